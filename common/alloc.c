@@ -1,0 +1,111 @@
+/* common/alloc.c - allocation wrappers with logging and fault injection. */
+#include "gsvd_config.h"
+#include "common/alloc.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+
+#ifdef GSVD_FAIL_ALLOC
+/* GENSVD_FAIL_ALLOC_AT=N: the N-th allocation fails.  Read once, on first use. */
+static atomic_long alloc_count;
+static long fail_at = -1;
+static atomic_int fail_init;
+
+static int should_fail(void)
+{
+    if (atomic_exchange(&fail_init, 1) == 0) {
+        const char *s = getenv("GENSVD_FAIL_ALLOC_AT");
+        fail_at = s ? strtol(s, NULL, 10) : 0;
+    }
+    if (fail_at <= 0)
+        return 0;
+    return atomic_fetch_add(&alloc_count, 1) + 1 == fail_at;
+}
+#else
+static int should_fail(void)
+{
+    return 0;
+}
+#endif
+
+void *gsvd_malloc(size_t n)
+{
+    void *p = should_fail() ? NULL : malloc(n ? n : 1);
+    if (!p)
+        gsvd_log_error("out of memory (%zu bytes)", n);
+    return p;
+}
+
+void *gsvd_calloc(size_t count, size_t size)
+{
+    void *p = NULL;
+    if (!should_fail())
+        p = calloc(count ? count : 1, size ? size : 1);
+    if (!p)
+        gsvd_log_error("out of memory (%zu x %zu bytes)", count, size);
+    return p;
+}
+
+void *gsvd_realloc(void *p, size_t n)
+{
+    void *q = should_fail() ? NULL : realloc(p, n ? n : 1);
+    if (!q)
+        gsvd_log_error("out of memory (%zu bytes)", n);
+    return q;
+}
+
+char *gsvd_strndup(const char *s, size_t n)
+{
+    size_t len = strnlen(s, n);
+    char *p = gsvd_malloc(len + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, len);
+    p[len] = '\0';
+    return p;
+}
+
+char *gsvd_strdup(const char *s)
+{
+    return gsvd_strndup(s, strlen(s));
+}
+
+void *gsvd_aligned_alloc(size_t align, size_t n)
+{
+    void *p = NULL;
+    if (should_fail() || posix_memalign(&p, align, n ? n : 1) != 0)
+        p = NULL;
+    if (!p)
+        gsvd_log_error("out of memory (%zu bytes aligned to %zu)", n, align);
+    return p;
+}
+
+void gsvd_free(void *p)
+{
+    free(p);
+}
+
+char *gsvd_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    char *p;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    p = gsvd_malloc((size_t)n + 1);
+    if (!p)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}

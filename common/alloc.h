@@ -1,0 +1,24 @@
+/* common/alloc.h - the only heap allocator of gensvd.
+ * Every call logs "[E::func] out of memory (N bytes)" and returns NULL on failure.  In builds
+ * with GSVD_FAIL_ALLOC (Debug), GENSVD_FAIL_ALLOC_AT=N makes the N-th allocation (1-based) fail,
+ * so tests can drive every error path.  Thread safety: all functions are thread-safe. */
+#ifndef GSVD_COMMON_ALLOC_H
+#define GSVD_COMMON_ALLOC_H
+#include <stddef.h>
+#include "common/gsvd_defs.h"
+GSVD_EXTERN_C_BEGIN
+
+void *gsvd_malloc(size_t n);                  /* caller owns; free with gsvd_free */
+void *gsvd_calloc(size_t count, size_t size); /* zeroed; count*size overflow fails */
+void *gsvd_realloc(void *p, size_t n);        /* on failure p is untouched and still owned */
+char *gsvd_strdup(const char *s);             /* caller owns */
+char *gsvd_strndup(const char *s, size_t n);  /* at most n bytes, NUL-terminated */
+/* Aligned (for SIMD and BLAS); `align` a power of two >= sizeof(void *). Free with gsvd_free. */
+void *gsvd_aligned_alloc(size_t align, size_t n);
+void gsvd_free(void *p); /* accepts NULL */
+
+/* printf into a new string; caller owns. */
+char *gsvd_asprintf(const char *fmt, ...) GSVD_PRINTF(1, 2);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_COMMON_ALLOC_H */

@@ -1,0 +1,130 @@
+/* common/buf.c - growable byte buffer and string list. */
+#include "gsvd_config.h"
+#include "common/buf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/log.h"
+
+int gsvd_buf_reserve(struct gsvd_buf *b, size_t extra)
+{
+    size_t need, cap;
+    char *p;
+
+    if (gsvd_add_size(b->len, extra, &need) < 0 || gsvd_add_size(need, 1, &need) < 0) {
+        gsvd_log_error("buffer size overflows size_t");
+        return GSVD_EFORMAT;
+    }
+    if (need <= b->cap)
+        return GSVD_OK;
+    cap = b->cap ? b->cap : 64;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+    p = gsvd_realloc(b->data, cap);
+    if (!p)
+        return GSVD_ENOMEM;
+    b->data = p;
+    b->cap = cap;
+    return GSVD_OK;
+}
+
+int gsvd_buf_append(struct gsvd_buf *b, const void *p, size_t n)
+{
+    int rc = gsvd_buf_reserve(b, n);
+    if (rc < 0)
+        return rc;
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return GSVD_OK;
+}
+
+int gsvd_buf_puts(struct gsvd_buf *b, const char *s)
+{
+    return gsvd_buf_append(b, s, strlen(s));
+}
+
+int gsvd_buf_printf(struct gsvd_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n, rc;
+
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return GSVD_EINTERNAL;
+    rc = gsvd_buf_reserve(b, (size_t)n);
+    if (rc < 0)
+        return rc;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return GSVD_OK;
+}
+
+void gsvd_buf_clear(struct gsvd_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+void gsvd_buf_free(struct gsvd_buf *b)
+{
+    gsvd_free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+int gsvd_strlist_pushn(struct gsvd_strlist *l, const char *s, size_t n)
+{
+    char *copy;
+
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 8;
+        char **items = gsvd_realloc(l->items, cap * sizeof *items);
+        if (!items)
+            return GSVD_ENOMEM;
+        l->items = items;
+        l->cap = cap;
+    }
+    copy = gsvd_strndup(s, n);
+    if (!copy)
+        return GSVD_ENOMEM;
+    l->items[l->n++] = copy;
+    return GSVD_OK;
+}
+
+int gsvd_strlist_push(struct gsvd_strlist *l, const char *s)
+{
+    return gsvd_strlist_pushn(l, s, strlen(s));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void gsvd_strlist_sort(struct gsvd_strlist *l)
+{
+    if (l->n > 1)
+        qsort(l->items, l->n, sizeof *l->items, cmp_str);
+}
+
+void gsvd_strlist_free(struct gsvd_strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        gsvd_free(l->items[i]);
+    gsvd_free(l->items);
+    l->items = NULL;
+    l->n = l->cap = 0;
+}

@@ -1,0 +1,54 @@
+/* tests/gsvd_test.h - minimal assertion harness for unit tests.
+ * GSVD_CHECK(cond) records a failure with file:line and goes on; GSVD_CHECK_RC(expr, code)
+ * checks a return code; gsvd_test_report() prints one summary line ("N passed, N failed") and
+ * returns the process exit status (0 when all passed). */
+#ifndef GSVD_TESTS_GSVD_TEST_H
+#define GSVD_TESTS_GSVD_TEST_H
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int gsvd_test_pass;
+static int gsvd_test_fail;
+
+#define GSVD_CHECK(cond)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            gsvd_test_pass++;                                                                      \
+        } else {                                                                                   \
+            gsvd_test_fail++;                                                                      \
+            fprintf(stderr, "FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond);                        \
+        }                                                                                          \
+    } while (0)
+
+#define GSVD_CHECK_RC(expr, want)                                                                  \
+    do {                                                                                           \
+        int gsvd_rc_ = (expr);                                                                     \
+        if (gsvd_rc_ == (want)) {                                                                  \
+            gsvd_test_pass++;                                                                      \
+        } else {                                                                                   \
+            gsvd_test_fail++;                                                                      \
+            fprintf(stderr, "FAIL %s:%d: %s returned %d, want %d (%s)\n", __FILE__, __LINE__,      \
+                    #expr, gsvd_rc_, (int)(want), #want);                                          \
+        }                                                                                          \
+    } while (0)
+
+#define GSVD_CHECK_NEAR(a, b, tol)                                                                 \
+    do {                                                                                           \
+        double gsvd_a_ = (a), gsvd_b_ = (b);                                                       \
+        if (fabs(gsvd_a_ - gsvd_b_) <= (tol)) {                                                    \
+            gsvd_test_pass++;                                                                      \
+        } else {                                                                                   \
+            gsvd_test_fail++;                                                                      \
+            fprintf(stderr, "FAIL %s:%d: %s = %.17g, %s = %.17g, tol %g\n", __FILE__, __LINE__,   \
+                    #a, gsvd_a_, #b, gsvd_b_, (double)(tol));                                      \
+        }                                                                                          \
+    } while (0)
+
+static inline int gsvd_test_report(const char *name)
+{
+    printf("%s: %d passed, %d failed\n", name, gsvd_test_pass, gsvd_test_fail);
+    return gsvd_test_fail ? 1 : 0;
+}
+
+#endif /* GSVD_TESTS_GSVD_TEST_H */
