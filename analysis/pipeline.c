@@ -1,0 +1,153 @@
+/* analysis/pipeline.c - worker threads fill slots in block order; the caller consumes in order.
+ * State per slot: FREE (may be claimed for block b if b % depth == slot), BUSY (a worker is
+ * producing), READY (produced, waiting for the consumer).  One mutex and two condition
+ * variables: `produced` wakes the consumer, `freed` wakes workers waiting for a slot. */
+#include "gsvd_config.h"
+#include "analysis/pipeline.h"
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+
+enum slot_state { SLOT_FREE = 0, SLOT_BUSY, SLOT_READY };
+
+struct pipe {
+    const struct gsvd_pipeline_params *p;
+    uint64_t n_blocks;
+    gsvd_pipe_produce_fn produce;
+    void *ctx;
+    pthread_mutex_t mu;
+    pthread_cond_t produced, freed;
+    uint64_t next_block;      /* next block a worker claims */
+    uint64_t *slot_block;     /* block held by each slot */
+    enum slot_state *state;   /* per slot */
+    int rc;                   /* first error, GSVD_OK while running */
+};
+
+struct worker_arg {
+    struct pipe *pp;
+    size_t id;
+};
+
+static void *worker_main(void *arg)
+{
+    struct worker_arg *wa = arg;
+    struct pipe *pp = wa->pp;
+    size_t depth = pp->p->depth;
+
+    pthread_mutex_lock(&pp->mu);
+    for (;;) {
+        uint64_t b;
+        size_t s;
+        if (pp->rc < 0 || pp->next_block >= pp->n_blocks)
+            break;
+        b = pp->next_block;
+        s = (size_t)(b % depth);
+        if (pp->state[s] != SLOT_FREE) {
+            pthread_cond_wait(&pp->freed, &pp->mu);
+            continue;
+        }
+        pp->next_block++;
+        pp->state[s] = SLOT_BUSY;
+        pp->slot_block[s] = b;
+        pthread_mutex_unlock(&pp->mu);
+        int rc = pp->produce(pp->ctx, wa->id, b, pp->p->slots[s]);
+        pthread_mutex_lock(&pp->mu);
+        if (rc < 0 && pp->rc == GSVD_OK)
+            pp->rc = rc;
+        pp->state[s] = SLOT_READY;
+        pthread_cond_broadcast(&pp->produced);
+    }
+    pthread_mutex_unlock(&pp->mu);
+    return NULL;
+}
+
+size_t gsvd_ncpu(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+
+int gsvd_pipeline_run(const struct gsvd_pipeline_params *p, uint64_t n_blocks,
+                      gsvd_pipe_produce_fn produce, gsvd_pipe_consume_fn consume, void *ctx)
+{
+    struct pipe pp = {0};
+    pthread_t *threads = NULL;
+    struct worker_arg *args = NULL;
+    size_t n_started = 0, depth = p->depth;
+    int rc = GSVD_OK;
+
+    if (p->n_workers == 0 || depth == 0 || !p->slots) {
+        gsvd_log_error("pipeline needs at least one worker and one slot");
+        return GSVD_EINVAL;
+    }
+    pp.p = p;
+    pp.n_blocks = n_blocks;
+    pp.produce = produce;
+    pp.ctx = ctx;
+    pthread_mutex_init(&pp.mu, NULL);
+    pthread_cond_init(&pp.produced, NULL);
+    pthread_cond_init(&pp.freed, NULL);
+    pp.slot_block = gsvd_calloc(depth, sizeof *pp.slot_block);
+    pp.state = gsvd_calloc(depth, sizeof *pp.state);
+    threads = gsvd_calloc(p->n_workers, sizeof *threads);
+    args = gsvd_calloc(p->n_workers, sizeof *args);
+    if (!pp.slot_block || !pp.state || !threads || !args) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < p->n_workers; i++) {
+        args[i].pp = &pp;
+        args[i].id = i;
+        if (pthread_create(&threads[i], NULL, worker_main, &args[i]) != 0) {
+            gsvd_log_error("cannot start worker thread %zu", i);
+            pthread_mutex_lock(&pp.mu);
+            pp.rc = GSVD_EINTERNAL;
+            pthread_cond_broadcast(&pp.freed);
+            pthread_mutex_unlock(&pp.mu);
+            break;
+        }
+        n_started++;
+    }
+    /* consume in order */
+    for (uint64_t b = 0; b < n_blocks; b++) {
+        size_t s = (size_t)(b % depth);
+        pthread_mutex_lock(&pp.mu);
+        while (pp.rc == GSVD_OK && !(pp.state[s] == SLOT_READY && pp.slot_block[s] == b))
+            pthread_cond_wait(&pp.produced, &pp.mu);
+        int err = pp.rc;
+        pthread_mutex_unlock(&pp.mu);
+        if (err < 0)
+            break;
+        int crc = consume(ctx, b, p->slots[s]);
+        pthread_mutex_lock(&pp.mu);
+        if (crc < 0 && pp.rc == GSVD_OK)
+            pp.rc = crc;
+        pp.state[s] = SLOT_FREE;
+        pthread_cond_broadcast(&pp.freed);
+        pthread_mutex_unlock(&pp.mu);
+        if (crc < 0)
+            break;
+    }
+    pthread_mutex_lock(&pp.mu);
+    if (pp.rc == GSVD_OK && n_started < p->n_workers)
+        pp.rc = GSVD_EINTERNAL;
+    pp.next_block = n_blocks; /* all consumed, or stopping on an error: hand out nothing */
+    pthread_cond_broadcast(&pp.freed);
+    pthread_mutex_unlock(&pp.mu);
+    for (size_t i = 0; i < n_started; i++)
+        pthread_join(threads[i], NULL);
+    rc = pp.rc;
+out:
+    gsvd_free(threads);
+    gsvd_free(args);
+    gsvd_free(pp.slot_block);
+    gsvd_free(pp.state);
+    pthread_cond_destroy(&pp.produced);
+    pthread_cond_destroy(&pp.freed);
+    pthread_mutex_destroy(&pp.mu);
+    return rc;
+}

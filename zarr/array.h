@@ -1,0 +1,56 @@
+/* zarr/array.h - one Zarr v2 array: chunk grid, chunk keys, chunk decoding, region reads.
+ * Decoded data is always C order and native (little-endian) byte order, whatever the array's
+ * "order" and byte order; missing chunks read as fill_value (zeros when it is null).
+ * Thread safety: after open, reads may run concurrently, each thread with its own codec
+ * workspace and scratch buffer. */
+#ifndef GSVD_ZARR_ARRAY_H
+#define GSVD_ZARR_ARRAY_H
+#include <stdint.h>
+#include "common/buf.h"
+#include "zarr/codec.h"
+#include "zarr/meta.h"
+#include "zarr/tree.h"
+GSVD_EXTERN_C_BEGIN
+
+typedef struct gsvd_array gsvd_array;
+
+/* Open the array at `path` ("" when the tree's root is the array).  The tree is borrowed and
+ * must outlive the array.  Returns GSVD_OK and a new array (caller owns; close with
+ * gsvd_array_close), or (logged) GSVD_ENOTFOUND (no array there), GSVD_EFORMAT,
+ * GSVD_EUNSUPPORTED, GSVD_ENOMEM, or a store error. */
+GSVD_NODISCARD int gsvd_array_open(gsvd_tree *t, const char *path, gsvd_array **out);
+void gsvd_array_close(gsvd_array *a); /* accepts NULL */
+
+const struct gsvd_zarray *gsvd_array_meta(const gsvd_array *a); /* borrowed */
+const char *gsvd_array_path(const gsvd_array *a);                /* borrowed; "" for root */
+/* Human name for messages: "URL/path".  Borrowed. */
+const char *gsvd_array_name(const gsvd_array *a);
+/* "_ARRAY_DIMENSIONS" from .zattrs, if present (appended to out; nothing when absent). */
+GSVD_NODISCARD int gsvd_array_dim_names(const gsvd_array *a, struct gsvd_strlist *out);
+
+/* Store key of chunk `idx` (ndim indices; 0-d arrays use "0").  Caller owns *out. */
+GSVD_NODISCARD int gsvd_array_chunk_key(const gsvd_array *a, const uint64_t *idx, char **out);
+
+/* Fetch the raw (encoded) bytes of chunk idx into raw.  Returns 1 when present, 0 when the
+ * chunk is missing (raw emptied), or a negative store error (logged). */
+GSVD_NODISCARD int gsvd_array_fetch_chunk(gsvd_array *a, const uint64_t *idx,
+                                          struct gsvd_buf *raw);
+
+/* Decode raw bytes of chunk idx (present = 1 from fetch) into dst, which holds chunk_bytes;
+ * present = 0 fills dst with fill_value.  `scratch` holds the F-order transpose.
+ * GSVD_ECODEC / GSVD_EFORMAT (logged, naming the key).  Not for 'O' arrays. */
+GSVD_NODISCARD int gsvd_array_decode_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *idx,
+                                           const struct gsvd_buf *raw, int present, void *dst,
+                                           struct gsvd_buf *scratch);
+
+/* Fetch + decode. */
+GSVD_NODISCARD int gsvd_array_read_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *idx,
+                                         void *dst, struct gsvd_buf *raw,
+                                         struct gsvd_buf *scratch);
+
+/* Sum of the stored sizes of all present chunks and their count (lists the store, or fetches
+ * each chunk when it cannot list).  For `gensvd info`. */
+GSVD_NODISCARD int gsvd_array_stored_bytes(gsvd_array *a, uint64_t *bytes, uint64_t *n_chunks);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_ZARR_ARRAY_H */

@@ -1,0 +1,319 @@
+/* zarr/reader.c - region and string reads through a per-thread reader with a one-chunk cache. */
+#include "gsvd_config.h"
+#include "zarr/reader.h"
+
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/log.h"
+
+#define MAX_VLEN_CHUNK_BYTES ((size_t)1 << 30)
+
+struct gsvd_reader {
+    gsvd_array *arr;                /* borrowed */
+    gsvd_codec_ws *ws;              /* owned */
+    struct gsvd_buf raw;            /* encoded bytes of the last fetched chunk */
+    struct gsvd_buf scratch;        /* F-order transpose */
+    unsigned char *chunk;           /* owned; chunk_bytes; the decoded cached chunk */
+    uint64_t cached[GSVD_MAX_DIMS]; /* index of the chunk in `chunk` */
+    int have_cached;                /* 1 when `chunk` holds chunk `cached` */
+};
+
+int gsvd_reader_new(gsvd_array *a, gsvd_reader **out)
+{
+    int rc = GSVD_OK;
+    gsvd_reader *r = gsvd_calloc(1, sizeof *r);
+
+    *out = NULL;
+    if (!r)
+        return GSVD_ENOMEM;
+    r->arr = a;
+    GSVD_TRY(gsvd_codec_ws_new(&r->ws));
+    *out = r;
+    r = NULL;
+out:
+    gsvd_reader_free(r);
+    return rc;
+}
+
+void gsvd_reader_free(gsvd_reader *r)
+{
+    if (!r)
+        return;
+    gsvd_codec_ws_free(r->ws);
+    gsvd_buf_free(&r->raw);
+    gsvd_buf_free(&r->scratch);
+    gsvd_free(r->chunk);
+    gsvd_free(r);
+}
+
+gsvd_array *gsvd_reader_array(const gsvd_reader *r)
+{
+    return r->arr;
+}
+
+/* Decode chunk idx into r->chunk unless it is already there. */
+static int load_chunk(gsvd_reader *r, const uint64_t *idx)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(r->arr);
+    int rc;
+
+    if (r->have_cached && memcmp(r->cached, idx, z->ndim * sizeof *idx) == 0)
+        return GSVD_OK;
+    if (!r->chunk) {
+        r->chunk = gsvd_malloc(z->chunk_bytes);
+        if (!r->chunk)
+            return GSVD_ENOMEM;
+    }
+    r->have_cached = 0;
+    rc = gsvd_array_read_chunk(r->arr, r->ws, idx, r->chunk, &r->raw, &r->scratch);
+    if (rc < 0)
+        return rc;
+    memcpy(r->cached, idx, z->ndim * sizeof *idx);
+    r->have_cached = 1;
+    return GSVD_OK;
+}
+
+static int check_region(const gsvd_array *a, const uint64_t *start, const uint64_t *count)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(a);
+    for (size_t d = 0; d < z->ndim; d++) {
+        if (start[d] > z->shape[d] || count[d] > z->shape[d] - start[d]) {
+            gsvd_log_error("%s: region [%llu, %llu) leaves axis %zu of length %llu", gsvd_array_name(a),
+                           (unsigned long long)start[d],
+                           (unsigned long long)(start[d] + count[d]), d,
+                           (unsigned long long)z->shape[d]);
+            return GSVD_EINVAL;
+        }
+    }
+    return GSVD_OK;
+}
+
+/* Copy the part of decoded chunk `cidx` (C order, full chunk shape) that falls inside the
+ * region (start, count) into dst (C order, shape count). */
+static void copy_intersection(const struct gsvd_zarray *z, const uint64_t *cidx,
+                              const unsigned char *chunk, const uint64_t *start,
+                              const uint64_t *count, unsigned char *dst)
+{
+    size_t nd = z->ndim, esz = z->dtype.size;
+    uint64_t lo[GSVD_MAX_DIMS], hi[GSVD_MAX_DIMS], pos[GSVD_MAX_DIMS];
+    size_t run;
+
+    if (nd == 0) {
+        memcpy(dst, chunk, esz);
+        return;
+    }
+    for (size_t d = 0; d < nd; d++) {
+        uint64_t c0 = cidx[d] * z->chunks[d], c1 = c0 + z->chunks[d];
+        lo[d] = start[d] > c0 ? start[d] : c0;
+        hi[d] = start[d] + count[d] < c1 ? start[d] + count[d] : c1;
+        if (lo[d] >= hi[d])
+            return;
+        pos[d] = lo[d];
+    }
+    run = (size_t)(hi[nd - 1] - lo[nd - 1]) * esz;
+    for (;;) {
+        size_t soff = 0, doff = 0;
+        for (size_t d = 0; d < nd; d++) {
+            soff = soff * (size_t)z->chunks[d] + (size_t)(pos[d] - cidx[d] * z->chunks[d]);
+            doff = doff * (size_t)count[d] + (size_t)(pos[d] - start[d]);
+        }
+        memcpy(dst + doff * esz, chunk + soff * esz, run);
+        size_t d = nd - 1;
+        while (d-- > 0) {
+            if (++pos[d] < hi[d])
+                break;
+            pos[d] = lo[d];
+        }
+        if (d == (size_t)-1)
+            break;
+    }
+}
+
+int gsvd_reader_read(gsvd_reader *r, const uint64_t *start, const uint64_t *count, void *dst)
+{
+    gsvd_array *a = r->arr;
+    const struct gsvd_zarray *z = gsvd_array_meta(a);
+    int rc = check_region(a, start, count);
+    uint64_t c_lo[GSVD_MAX_DIMS], c_hi[GSVD_MAX_DIMS], cidx[GSVD_MAX_DIMS];
+    size_t nd = z->ndim;
+
+    if (rc < 0)
+        return rc;
+    if (z->dtype.kind == 'O') {
+        gsvd_log_error("%s: object arrays are read as strings", gsvd_array_name(a));
+        return GSVD_EINVAL;
+    }
+    for (size_t d = 0; d < nd; d++) {
+        if (count[d] == 0)
+            return GSVD_OK;
+        c_lo[d] = start[d] / z->chunks[d];
+        c_hi[d] = (start[d] + count[d] - 1) / z->chunks[d] + 1;
+        cidx[d] = c_lo[d];
+    }
+    for (;;) {
+        GSVD_TRY(load_chunk(r, cidx));
+        copy_intersection(z, cidx, r->chunk, start, count, dst);
+        size_t d = nd;
+        while (d-- > 0) {
+            if (++cidx[d] < c_hi[d])
+                break;
+            cidx[d] = c_lo[d];
+        }
+        if (d == (size_t)-1)
+            break;
+    }
+out:
+    return rc;
+}
+
+int gsvd_reader_read_rows(gsvd_reader *r, uint64_t row, uint64_t n_rows, void *dst)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(r->arr);
+    uint64_t start[GSVD_MAX_DIMS] = {0}, count[GSVD_MAX_DIMS];
+
+    memcpy(count, z->shape, z->ndim * sizeof *count);
+    if (z->ndim > 0) {
+        start[0] = row;
+        count[0] = n_rows;
+    }
+    return gsvd_reader_read(r, start, count, dst);
+}
+
+/* Append a UCS-4 (native order) string of up to n code points as UTF-8, trailing NULs cut. */
+static int push_ucs4(struct gsvd_strlist *out, const uint32_t *s, size_t n)
+{
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    int rc = GSVD_OK;
+
+    while (n > 0 && s[n - 1] == 0)
+        n--;
+    GSVD_TRY(gsvd_buf_reserve(&b, 4 * n));
+    for (size_t i = 0; i < n; i++) {
+        uint32_t c = s[i];
+        unsigned char u[4];
+        size_t k;
+        if (c < 0x80) {
+            u[0] = (unsigned char)c;
+            k = 1;
+        } else if (c < 0x800) {
+            u[0] = (unsigned char)(0xc0 | (c >> 6));
+            u[1] = (unsigned char)(0x80 | (c & 0x3f));
+            k = 2;
+        } else if (c < 0x10000) {
+            u[0] = (unsigned char)(0xe0 | (c >> 12));
+            u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+            u[2] = (unsigned char)(0x80 | (c & 0x3f));
+            k = 3;
+        } else if (c < 0x110000) {
+            u[0] = (unsigned char)(0xf0 | (c >> 18));
+            u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+            u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+            u[3] = (unsigned char)(0x80 | (c & 0x3f));
+            k = 4;
+        } else {
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        GSVD_TRY(gsvd_buf_append(&b, u, k));
+    }
+    rc = gsvd_strlist_pushn(out, b.data ? b.data : "", b.len);
+out:
+    gsvd_buf_free(&b);
+    return rc;
+}
+
+static int read_vlen_strings(gsvd_reader *r, uint64_t start, uint64_t count,
+                             struct gsvd_strlist *out)
+{
+    gsvd_array *a = r->arr;
+    const struct gsvd_zarray *z = gsvd_array_meta(a);
+    struct gsvd_buf raw = GSVD_BUF_INIT;
+    struct gsvd_strlist items = GSVD_STRLIST_INIT;
+    char *key = NULL;
+    int rc = GSVD_OK;
+    uint64_t c0 = z->chunks[0];
+
+    for (uint64_t c = start / c0; count > 0 && c * c0 < start + count; c++) {
+        uint64_t lo = c * c0 > start ? c * c0 : start;
+        uint64_t hi = (c + 1) * c0 < start + count ? (c + 1) * c0 : start + count;
+        int present = gsvd_array_fetch_chunk(a, &c, &raw);
+        if (present < 0) {
+            rc = present;
+            goto out;
+        }
+        for (uint64_t i = lo; i < hi && !present; i++)
+            GSVD_TRY(gsvd_strlist_push(out, z->fill_str ? z->fill_str : ""));
+        if (!present)
+            continue;
+        gsvd_free(key);
+        key = NULL;
+        GSVD_TRY(gsvd_array_chunk_key(a, &c, &key));
+        gsvd_strlist_free(&items);
+        GSVD_TRY(gsvd_codec_chain_decode_vlen(z->codecs, r->ws, raw.data, raw.len, (size_t)c0,
+                                              MAX_VLEN_CHUNK_BYTES, key, &items));
+        for (uint64_t i = lo; i < hi; i++)
+            GSVD_TRY(gsvd_strlist_push(out, items.items[i - c * c0]));
+    }
+out:
+    gsvd_free(key);
+    gsvd_buf_free(&raw);
+    gsvd_strlist_free(&items);
+    return rc;
+}
+
+int gsvd_reader_read_strings(gsvd_reader *r, uint64_t start, uint64_t count,
+                             struct gsvd_strlist *out)
+{
+    gsvd_array *a = r->arr;
+    const struct gsvd_zarray *z = gsvd_array_meta(a);
+    unsigned char *buf = NULL;
+    size_t esz = z->dtype.size, bytes;
+    int rc = GSVD_OK;
+
+    if (z->ndim != 1 || (z->dtype.kind != 'O' && z->dtype.kind != 'S' && z->dtype.kind != 'U')) {
+        gsvd_log_error("%s: expected a 1-D array of strings", gsvd_array_name(a));
+        return GSVD_EINCONSIST;
+    }
+    GSVD_TRY(check_region(a, &start, &count));
+    if (z->dtype.kind == 'O')
+        return read_vlen_strings(r, start, count, out);
+    if (gsvd_mul_size((size_t)count, esz, &bytes) < 0) {
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    buf = gsvd_malloc(bytes);
+    if (!buf) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(gsvd_reader_read(r, &start, &count, buf));
+    for (size_t i = 0; i < (size_t)count; i++) {
+        const unsigned char *s = buf + i * esz;
+        if (z->dtype.kind == 'S') {
+            GSVD_TRY(gsvd_strlist_pushn(out, (const char *)s, esz)); /* stops at the first NUL */
+        } else {
+            uint32_t cps[256];
+            size_t n = esz / 4;
+            uint32_t *cp = n <= 256 ? cps : gsvd_malloc(n * 4);
+            if (!cp) {
+                rc = GSVD_ENOMEM;
+                goto out;
+            }
+            memcpy(cp, s, n * 4);
+            rc = push_ucs4(out, cp, n);
+            if (cp != cps)
+                gsvd_free(cp);
+            if (rc == GSVD_EFORMAT)
+                gsvd_log_error("%s: element %zu is not valid UCS-4 text", gsvd_array_name(a), i);
+            if (rc < 0)
+                goto out;
+        }
+    }
+out:
+    gsvd_free(buf);
+    return rc;
+}
+

@@ -1,0 +1,38 @@
+/* zarr/reader.h - one thread's reader of one array: decoded regions into caller memory.
+ * A reader owns a codec workspace and the buffers for a raw and a decoded chunk, and keeps the
+ * last decoded chunk, so reading a chunk row in several pieces decodes each chunk once.  Data
+ * comes out in C order and native byte order with fill_value applied (see zarr/array.h).
+ * Thread safety: a reader belongs to one thread; several readers may share one array. */
+#ifndef GSVD_ZARR_READER_H
+#define GSVD_ZARR_READER_H
+#include <stdint.h>
+#include "common/buf.h"
+#include "zarr/array.h"
+GSVD_EXTERN_C_BEGIN
+
+typedef struct gsvd_reader gsvd_reader;
+
+/* New reader of `a` (borrowed; must outlive the reader).  Caller owns *out; free with
+ * gsvd_reader_free.  GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_reader_new(gsvd_array *a, gsvd_reader **out);
+void gsvd_reader_free(gsvd_reader *r); /* accepts NULL */
+
+gsvd_array *gsvd_reader_array(const gsvd_reader *r); /* borrowed */
+
+/* Read the hyper-rectangle start[d] .. start[d]+count[d] into dst: C order, product(count) *
+ * dtype.size bytes.  Returns GSVD_OK, or GSVD_EINVAL (logged) if the region leaves the array or
+ * the array holds objects, or (logged) fetch/decode errors naming the chunk key. */
+GSVD_NODISCARD int gsvd_reader_read(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
+                                    void *dst);
+
+/* Rows [row, row + n_rows) along axis 0, every other axis whole. */
+GSVD_NODISCARD int gsvd_reader_read_rows(gsvd_reader *r, uint64_t row, uint64_t n_rows, void *dst);
+
+/* Elements [start, start+count) of a 1-D array of strings ('O', 'S' or 'U') as UTF-8 strings
+ * appended to out ('S' bytes as they are, up to the first NUL; 'U' trailing NULs cut).
+ * GSVD_EINCONSIST (logged) for other arrays. */
+GSVD_NODISCARD int gsvd_reader_read_strings(gsvd_reader *r, uint64_t start, uint64_t count,
+                                            struct gsvd_strlist *out);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_ZARR_READER_H */

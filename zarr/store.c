@@ -1,0 +1,222 @@
+/* zarr/store.c - scheme table, key validation and the wrappers over the store vtable. */
+#include "gsvd_config.h"
+#include "zarr/store.h"
+
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/store_internal.h"
+
+/* One row per scheme.  `ops` NULL: known scheme, not built into this binary. */
+static const struct scheme {
+    const char *prefix;
+    int strip; /* 1: pass what follows the prefix to open(), 0: the whole URL */
+    const struct gsvd_store_ops *ops;
+} schemes[] = {
+    {"file://", 1, &gsvd_store_file_ops},
+    {"mem:", 1, &gsvd_store_mem_ops},
+    {"http://", 0, NULL},
+    {"https://", 0, NULL},
+    {"gs://", 0, NULL},
+    {"s3://", 0, NULL},
+};
+
+const char *gsvd_store_supported(void)
+{
+    return "file, mem";
+}
+
+/* Length of "scheme:" if `url` starts with an RFC 3986 scheme followed by "://", else 0. */
+static size_t scheme_len(const char *url)
+{
+    size_t i = 0;
+    if (!((url[0] >= 'a' && url[0] <= 'z') || (url[0] >= 'A' && url[0] <= 'Z')))
+        return 0;
+    while (url[i] && (url[i] == '+' || url[i] == '-' || url[i] == '.' ||
+                      (url[i] >= 'a' && url[i] <= 'z') || (url[i] >= 'A' && url[i] <= 'Z') ||
+                      (url[i] >= '0' && url[i] <= '9')))
+        i++;
+    return strncmp(url + i, "://", 3) == 0 ? i : 0;
+}
+
+int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out)
+{
+    int rc = GSVD_OK;
+    gsvd_store *st = NULL;
+    size_t slen;
+
+    *out = NULL;
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(schemes); i++) {
+        const struct scheme *s = &schemes[i];
+        size_t plen = strlen(s->prefix);
+        if (strncmp(url, s->prefix, plen) != 0)
+            continue;
+        if (!s->ops) {
+            gsvd_log_error("%s: the %.*s store is not built into this gensvd (built-in: %s)", url,
+                           (int)(plen - (s->prefix[plen - 1] == '/' ? 3 : 1)), s->prefix,
+                           gsvd_store_supported());
+            return GSVD_ENOTBUILT;
+        }
+        GSVD_TRY(s->ops->open(s->strip ? url + plen : url, flags, &st));
+        goto found;
+    }
+    slen = scheme_len(url);
+    if (slen > 0) {
+        gsvd_log_error("%s: unknown URL scheme '%.*s' (supported: %s)", url, (int)slen, url,
+                       gsvd_store_supported());
+        return GSVD_EINVAL;
+    }
+    GSVD_TRY(gsvd_store_file_ops.open(url, flags, &st));
+found:
+    st->url = gsvd_strdup(url);
+    if (!st->url) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    st->flags = flags;
+    *out = st;
+    st = NULL;
+out:
+    gsvd_store_close(st);
+    return rc;
+}
+
+void gsvd_store_close(gsvd_store *st)
+{
+    char *url;
+    if (!st)
+        return;
+    url = st->url;
+    st->ops->close(st);
+    gsvd_free(url);
+}
+
+int gsvd_key_check(const char *key)
+{
+    const char *p = key;
+
+    if (!key || !*key || *key == '/')
+        return GSVD_EFORMAT;
+    while (*p) {
+        const char *e = strchr(p, '/');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+            return GSVD_EFORMAT;
+        for (size_t i = 0; i < n; i++)
+            if (p[i] == '\\' || (unsigned char)p[i] < 0x20)
+                return GSVD_EFORMAT;
+        if (!e)
+            break;
+        p = e + 1;
+        if (!*p)
+            return GSVD_EFORMAT; /* trailing '/' */
+    }
+    return GSVD_OK;
+}
+
+/* Checks the key and logs a bad one with the store's URL. */
+static int check_key(const gsvd_store *st, const char *key)
+{
+    if (gsvd_key_check(key) < 0) {
+        gsvd_log_error("%s: invalid key '%s' (empty, absolute, '.', '..' or control characters)",
+                       st->url ? st->url : "store", key ? key : "(null)");
+        return GSVD_EFORMAT;
+    }
+    return GSVD_OK;
+}
+
+int gsvd_store_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
+{
+    int rc = check_key(st, key);
+    if (rc < 0)
+        return rc;
+    gsvd_buf_clear(dst);
+    return st->ops->get(st, key, dst);
+}
+
+int gsvd_store_put(gsvd_store *st, const char *key, const void *p, size_t n)
+{
+    int rc = check_key(st, key);
+    if (rc < 0)
+        return rc;
+    if (!st->ops->put || !(st->flags & GSVD_STORE_WRITE)) {
+        gsvd_log_error("%s: store is read-only; cannot write '%s'", st->url, key);
+        return GSVD_EINVAL;
+    }
+    return st->ops->put(st, key, p, n);
+}
+
+int gsvd_store_list(gsvd_store *st, const char *prefix, struct gsvd_strlist *names)
+{
+    int rc;
+    if (!st->ops->list)
+        return GSVD_EUNSUPPORTED;
+    rc = st->ops->list(st, prefix ? prefix : "", names);
+    if (rc >= 0)
+        gsvd_strlist_sort(names);
+    return rc;
+}
+
+int gsvd_store_size(gsvd_store *st, const char *key, uint64_t *size)
+{
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    int rc = check_key(st, key);
+    if (rc < 0)
+        return rc;
+    if (st->ops->size)
+        return st->ops->size(st, key, size);
+    rc = st->ops->get(st, key, &b);
+    if (rc == GSVD_OK)
+        *size = b.len;
+    gsvd_buf_free(&b);
+    return rc;
+}
+
+int gsvd_store_commit(gsvd_store *st)
+{
+    if (!(st->flags & GSVD_STORE_WRITE)) {
+        gsvd_log_error("%s: commit on a read-only store", st->url);
+        return GSVD_EINVAL;
+    }
+    return st->ops->commit ? st->ops->commit(st) : GSVD_OK;
+}
+
+const char *gsvd_store_url(const gsvd_store *st)
+{
+    return st->url;
+}
+
+const char *gsvd_store_scheme(const gsvd_store *st)
+{
+    return st->ops->name;
+}
+
+int gsvd_key_join(const char *a, const char *b, char **out)
+{
+    size_t la, lb;
+    char *p;
+
+    *out = NULL;
+    while (a && *a == '/')
+        a++;
+    while (b && *b == '/')
+        b++;
+    la = a ? strlen(a) : 0;
+    while (la > 0 && a[la - 1] == '/')
+        la--;
+    lb = b ? strlen(b) : 0;
+    p = gsvd_malloc(la + lb + 2);
+    if (!p)
+        return GSVD_ENOMEM;
+    if (la)
+        memcpy(p, a, la);
+    if (la && lb)
+        p[la++] = '/';
+    if (lb)
+        memcpy(p + la, b, lb);
+    p[la + lb] = '\0';
+    *out = p;
+    return GSVD_OK;
+}

@@ -1,0 +1,204 @@
+/* zarr/tree.c - hierarchy over a store, with consolidated metadata when present. */
+#include "gsvd_config.h"
+#include "zarr/tree.h"
+
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/meta.h"
+
+struct gsvd_tree {
+    gsvd_store *st;                /* borrowed */
+    int consolidated;              /* 1 if .zmetadata was read */
+    struct gsvd_strlist keys;      /* consolidated: metadata keys */
+    struct gsvd_strlist docs;      /* consolidated: their JSON texts, same order */
+};
+
+gsvd_store *gsvd_tree_store(const gsvd_tree *t)
+{
+    return t->st;
+}
+
+int gsvd_tree_is_consolidated(const gsvd_tree *t)
+{
+    return t->consolidated;
+}
+
+void gsvd_tree_close(gsvd_tree *t)
+{
+    if (!t)
+        return;
+    gsvd_strlist_free(&t->keys);
+    gsvd_strlist_free(&t->docs);
+    gsvd_free(t);
+}
+
+int gsvd_tree_get_meta(gsvd_tree *t, const char *key, struct gsvd_buf *dst)
+{
+    if (!t->consolidated)
+        return gsvd_store_get(t->st, key, dst);
+    for (size_t i = 0; i < t->keys.n; i++) {
+        if (strcmp(t->keys.items[i], key) == 0) {
+            gsvd_buf_clear(dst);
+            return gsvd_buf_puts(dst, t->docs.items[i]);
+        }
+    }
+    return GSVD_ENOTFOUND;
+}
+
+/* Does metadata document path/name exist?  1 yes, 0 no, <0 error. */
+static int has_doc(gsvd_tree *t, const char *path, const char *name)
+{
+    char *key = NULL;
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    int rc = gsvd_key_join(path, name, &key);
+
+    if (rc == GSVD_OK) {
+        rc = gsvd_tree_get_meta(t, key, &b);
+        rc = rc == GSVD_OK ? 1 : rc == GSVD_ENOTFOUND ? 0 : rc;
+    }
+    gsvd_buf_free(&b);
+    gsvd_free(key);
+    return rc;
+}
+
+int gsvd_tree_node_kind(gsvd_tree *t, const char *path)
+{
+    int rc;
+    if (*path && gsvd_key_check(path) < 0) {
+        gsvd_log_error("%s: invalid node path '%s'", gsvd_store_url(t->st), path);
+        return GSVD_EINVAL;
+    }
+    rc = has_doc(t, path, ".zarray");
+    if (rc != 0)
+        return rc < 0 ? rc : GSVD_NODE_ARRAY;
+    rc = has_doc(t, path, ".zgroup");
+    if (rc != 0)
+        return rc < 0 ? rc : GSVD_NODE_GROUP;
+    return GSVD_NODE_NONE;
+}
+
+int gsvd_tree_open(gsvd_store *st, gsvd_tree **out)
+{
+    int rc = GSVD_OK;
+    gsvd_tree *t = gsvd_calloc(1, sizeof *t);
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    char *where = NULL;
+    int kind;
+
+    *out = NULL;
+    if (!t)
+        return GSVD_ENOMEM;
+    t->st = st;
+    rc = gsvd_store_get(st, ".zmetadata", &b);
+    if (rc == GSVD_OK) {
+        where = gsvd_asprintf("%s/.zmetadata", gsvd_store_url(st));
+        if (!where) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+        GSVD_TRY(gsvd_zmetadata_parse(b.data, b.len, where, &t->keys, &t->docs));
+        t->consolidated = 1;
+    } else if (rc != GSVD_ENOTFOUND) {
+        goto out;
+    }
+    kind = gsvd_tree_node_kind(t, "");
+    if (kind < 0) {
+        rc = kind;
+        goto out;
+    }
+    if (kind == GSVD_NODE_NONE) {
+        rc = gsvd_store_get(st, "zarr.json", &b);
+        if (rc == GSVD_OK) {
+            gsvd_log_error("%s: a Zarr v3 store (zarr.json); only Zarr v2 is supported",
+                           gsvd_store_url(st));
+            rc = GSVD_EUNSUPPORTED;
+        } else if (rc == GSVD_ENOTFOUND) {
+            gsvd_log_error("%s: not a Zarr v2 store (no .zgroup or .zarray)", gsvd_store_url(st));
+            rc = GSVD_EFORMAT;
+        }
+        goto out;
+    }
+    *out = t;
+    t = NULL;
+out:
+    gsvd_buf_free(&b);
+    gsvd_free(where);
+    gsvd_tree_close(t);
+    return rc;
+}
+
+/* Add `name` to out unless already there (keys arrive in several documents per node). */
+static int add_unique(struct gsvd_strlist *out, const char *name, size_t len)
+{
+    for (size_t i = 0; i < out->n; i++)
+        if (strlen(out->items[i]) == len && memcmp(out->items[i], name, len) == 0)
+            return GSVD_OK;
+    return gsvd_strlist_pushn(out, name, len);
+}
+
+/* Consolidated keys path/NAME/.zarray|.zgroup give the children NAME of `path`. */
+static int children_from_keys(const struct gsvd_strlist *keys, const char *path,
+                              struct gsvd_strlist *out)
+{
+    size_t plen = strlen(path);
+    for (size_t i = 0; i < keys->n; i++) {
+        const char *k = keys->items[i], *rest, *slash;
+        if (plen) {
+            if (strncmp(k, path, plen) != 0 || k[plen] != '/')
+                continue;
+            rest = k + plen + 1;
+        } else {
+            rest = k;
+        }
+        slash = strchr(rest, '/');
+        if (!slash || (strcmp(slash + 1, ".zarray") != 0 && strcmp(slash + 1, ".zgroup") != 0))
+            continue;
+        int rc = add_unique(out, rest, (size_t)(slash - rest));
+        if (rc < 0)
+            return rc;
+    }
+    return GSVD_OK;
+}
+
+int gsvd_tree_children(gsvd_tree *t, const char *path, struct gsvd_strlist *out)
+{
+    int rc = GSVD_OK;
+    struct gsvd_strlist names = GSVD_STRLIST_INIT;
+    struct gsvd_strlist found = GSVD_STRLIST_INIT;
+    char *sub = NULL;
+
+    if (t->consolidated) {
+        GSVD_TRY(children_from_keys(&t->keys, path, &found));
+    } else {
+        rc = gsvd_store_list(t->st, path, &names);
+        if (rc == GSVD_EUNSUPPORTED)
+            gsvd_log_error("%s: this store cannot be listed and has no .zmetadata; name the "
+                           "array explicitly", gsvd_store_url(t->st));
+        if (rc < 0)
+            goto out;
+        for (size_t i = 0; i < names.n; i++) {
+            const char *n = names.items[i];
+            if (n[0] == '.' || gsvd_key_check(n) < 0)
+                continue; /* metadata files, hidden entries, staging directories */
+            gsvd_free(sub);
+            GSVD_TRY(gsvd_key_join(path, n, &sub));
+            rc = gsvd_tree_node_kind(t, sub);
+            if (rc < 0)
+                goto out;
+            if (rc != GSVD_NODE_NONE)
+                GSVD_TRY(gsvd_strlist_push(&found, n));
+            rc = GSVD_OK;
+        }
+    }
+    gsvd_strlist_sort(&found);
+    for (size_t i = 0; i < found.n; i++)
+        GSVD_TRY(gsvd_strlist_push(out, found.items[i]));
+out:
+    gsvd_free(sub);
+    gsvd_strlist_free(&names);
+    gsvd_strlist_free(&found);
+    return rc;
+}

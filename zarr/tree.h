@@ -1,0 +1,44 @@
+/* zarr/tree.h - a Zarr v2 hierarchy on a store: nodes (groups and arrays), their metadata
+ * documents and children.  When the root holds consolidated metadata (.zmetadata), it is read
+ * once at open and is authoritative for every metadata key, as with zarr.open_consolidated;
+ * otherwise metadata is read from the store key by key and children come from listing.
+ * Thread safety: after open, all calls may run concurrently (the tree is read-only). */
+#ifndef GSVD_ZARR_TREE_H
+#define GSVD_ZARR_TREE_H
+#include "common/buf.h"
+#include "zarr/store.h"
+GSVD_EXTERN_C_BEGIN
+
+typedef struct gsvd_tree gsvd_tree;
+
+enum gsvd_node_kind {
+    GSVD_NODE_NONE = 0,
+    GSVD_NODE_GROUP = 1,
+    GSVD_NODE_ARRAY = 2,
+};
+
+/* Open the hierarchy rooted at the store (borrowed; must outlive the tree).  The root must be
+ * a Zarr v2 group or array.  Returns GSVD_OK and a new tree (caller owns; close with
+ * gsvd_tree_close), or (logged) GSVD_EFORMAT (no .zgroup/.zarray, bad .zmetadata),
+ * GSVD_EUNSUPPORTED (a Zarr v3 store), or a store error. */
+GSVD_NODISCARD int gsvd_tree_open(gsvd_store *st, gsvd_tree **out);
+void gsvd_tree_close(gsvd_tree *t); /* accepts NULL */
+
+gsvd_store *gsvd_tree_store(const gsvd_tree *t); /* borrowed */
+int gsvd_tree_is_consolidated(const gsvd_tree *t);
+
+/* Read metadata document `key` (e.g. "call_genotype/.zarray") into dst.  GSVD_ENOTFOUND (not
+ * logged) when absent. */
+GSVD_NODISCARD int gsvd_tree_get_meta(gsvd_tree *t, const char *key, struct gsvd_buf *dst);
+
+/* Kind of the node at `path` ("" = root); GSVD_NODE_NONE when neither .zarray nor .zgroup
+ * exists.  A negative return is a store error (logged). */
+GSVD_NODISCARD int gsvd_tree_node_kind(gsvd_tree *t, const char *path);
+
+/* Append the names (not paths) of the direct children of group `path` that are groups or
+ * arrays, sorted.  GSVD_EUNSUPPORTED (logged) when the store cannot list and there is no
+ * consolidated metadata. */
+GSVD_NODISCARD int gsvd_tree_children(gsvd_tree *t, const char *path, struct gsvd_strlist *out);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_ZARR_TREE_H */
