@@ -93,11 +93,11 @@ static int check_region(const gsvd_array *a, const uint64_t *start, const uint64
 
 /* Copy the part of decoded chunk `cidx` (C order, full chunk shape) that falls inside the
  * region (start, count) into dst (C order, shape count). */
-static void copy_intersection(const struct gsvd_zarray *z, const uint64_t *cidx,
-                              const unsigned char *chunk, const uint64_t *start,
-                              const uint64_t *count, unsigned char *dst)
+static void copy_intersection_esz(const struct gsvd_zarray *z, const uint64_t *cidx,
+                                  const unsigned char *chunk, const uint64_t *start,
+                                  const uint64_t *count, unsigned char *dst, size_t esz)
 {
-    size_t nd = z->ndim, esz = z->dtype.size;
+    size_t nd = z->ndim;
     uint64_t lo[GSVD_MAX_DIMS], hi[GSVD_MAX_DIMS], pos[GSVD_MAX_DIMS];
     size_t run;
 
@@ -129,6 +129,36 @@ static void copy_intersection(const struct gsvd_zarray *z, const uint64_t *cidx,
         }
         if (d == (size_t)-1)
             break;
+    }
+}
+
+static void copy_intersection(const struct gsvd_zarray *z, const uint64_t *cidx,
+                              const unsigned char *chunk, const uint64_t *start,
+                              const uint64_t *count, unsigned char *dst)
+{
+    copy_intersection_esz(z, cidx, chunk, start, count, dst, z->dtype.size);
+}
+
+/* F-order pointer array of a chunk to C order (see array.c for the byte version). */
+static void f_to_c_items(char **src, char **dst, const uint64_t *c, size_t nd)
+{
+    size_t idx[GSVD_MAX_DIMS] = {0}, fstride[GSVD_MAX_DIMS];
+    size_t total = 1, foff = 0;
+
+    for (size_t d = 0; d < nd; d++) {
+        fstride[d] = total;
+        total *= (size_t)c[d];
+    }
+    for (size_t i = 0; i < total; i++) {
+        dst[i] = src[foff];
+        for (size_t d = nd; d-- > 0;) {
+            if (++idx[d] < c[d]) {
+                foff += fstride[d];
+                break;
+            }
+            foff -= (idx[d] - 1) * fstride[d];
+            idx[d] = 0;
+        }
     }
 }
 
@@ -225,42 +255,111 @@ out:
     return rc;
 }
 
-static int read_vlen_strings(gsvd_reader *r, uint64_t start, uint64_t count,
+/* Decoded strings of object chunk idx (C order) into the empty list `items`. */
+static int load_object_chunk(gsvd_reader *r, const uint64_t *idx, struct gsvd_strlist *items)
+{
+    gsvd_array *a = r->arr;
+    const struct gsvd_zarray *z = gsvd_array_meta(a);
+    struct gsvd_strlist raw_items = GSVD_STRLIST_INIT;
+    char *key = NULL;
+    int rc = GSVD_OK, present = gsvd_array_fetch_chunk(a, idx, &r->raw);
+
+    if (present < 0)
+        return present;
+    if (!present) {
+        for (size_t i = 0; i < z->chunk_items; i++)
+            GSVD_TRY(gsvd_strlist_push(items, z->fill_str ? z->fill_str : ""));
+        goto out;
+    }
+    GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
+    GSVD_TRY(gsvd_codec_chain_decode_vlen(z->codecs, r->ws, r->raw.data, r->raw.len,
+                                          z->chunk_items, MAX_VLEN_CHUNK_BYTES, key, &raw_items));
+    if (z->order == 'F' && z->ndim > 1) {
+        /* reorder the pointers, then hand them over */
+        char **c_order = gsvd_malloc(z->chunk_items * sizeof *c_order);
+        if (!c_order) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+        f_to_c_items(raw_items.items, c_order, z->chunks, z->ndim);
+        gsvd_free(raw_items.items);
+        raw_items.items = c_order;
+        raw_items.cap = z->chunk_items;
+    }
+    *items = raw_items; /* ownership moves; `items` was empty */
+    raw_items = (struct gsvd_strlist)GSVD_STRLIST_INIT;
+out:
+    gsvd_strlist_free(&raw_items);
+    gsvd_free(key);
+    return rc;
+}
+
+int gsvd_reader_read_objects(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
                              struct gsvd_strlist *out)
 {
     gsvd_array *a = r->arr;
     const struct gsvd_zarray *z = gsvd_array_meta(a);
-    struct gsvd_buf raw = GSVD_BUF_INIT;
-    struct gsvd_strlist items = GSVD_STRLIST_INIT;
-    char *key = NULL;
+    const char **region = NULL;
+    struct gsvd_strlist *lists = NULL;
+    uint64_t c_lo[GSVD_MAX_DIMS], c_hi[GSVD_MAX_DIMS], cidx[GSVD_MAX_DIMS];
+    size_t nd = z->ndim, total = 1, n_lists = 0, cap_lists = 0;
     int rc = GSVD_OK;
-    uint64_t c0 = z->chunks[0];
 
-    for (uint64_t c = start / c0; count > 0 && c * c0 < start + count; c++) {
-        uint64_t lo = c * c0 > start ? c * c0 : start;
-        uint64_t hi = (c + 1) * c0 < start + count ? (c + 1) * c0 : start + count;
-        int present = gsvd_array_fetch_chunk(a, &c, &raw);
-        if (present < 0) {
-            rc = present;
+    if (z->dtype.kind != 'O') {
+        gsvd_log_error("%s: not an object array", gsvd_array_name(a));
+        return GSVD_EINCONSIST;
+    }
+    GSVD_TRY(check_region(a, start, count));
+    for (size_t d = 0; d < nd; d++) {
+        if (count[d] == 0)
+            return GSVD_OK;
+        if (gsvd_mul_size(total, (size_t)count[d], &total) < 0) {
+            rc = GSVD_EINVAL;
             goto out;
         }
-        for (uint64_t i = lo; i < hi && !present; i++)
-            GSVD_TRY(gsvd_strlist_push(out, z->fill_str ? z->fill_str : ""));
-        if (!present)
-            continue;
-        gsvd_free(key);
-        key = NULL;
-        GSVD_TRY(gsvd_array_chunk_key(a, &c, &key));
-        gsvd_strlist_free(&items);
-        GSVD_TRY(gsvd_codec_chain_decode_vlen(z->codecs, r->ws, raw.data, raw.len, (size_t)c0,
-                                              MAX_VLEN_CHUNK_BYTES, key, &items));
-        for (uint64_t i = lo; i < hi; i++)
-            GSVD_TRY(gsvd_strlist_push(out, items.items[i - c * c0]));
+        c_lo[d] = start[d] / z->chunks[d];
+        c_hi[d] = (start[d] + count[d] - 1) / z->chunks[d] + 1;
+        cidx[d] = c_lo[d];
     }
+    region = gsvd_calloc(total, sizeof *region);
+    if (!region) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    /* decoded chunks stay alive until the region is assembled from their pointers */
+    for (;;) {
+        if (n_lists == cap_lists) {
+            size_t cap = cap_lists ? 2 * cap_lists : 8;
+            struct gsvd_strlist *l = gsvd_realloc(lists, cap * sizeof *l);
+            if (!l) {
+                rc = GSVD_ENOMEM;
+                goto out;
+            }
+            for (size_t i = cap_lists; i < cap; i++)
+                l[i] = (struct gsvd_strlist)GSVD_STRLIST_INIT;
+            lists = l;
+            cap_lists = cap;
+        }
+        GSVD_TRY(load_object_chunk(r, cidx, &lists[n_lists]));
+        copy_intersection_esz(z, cidx, (const unsigned char *)lists[n_lists].items, start, count,
+                              (unsigned char *)region, sizeof(char *));
+        n_lists++;
+        size_t d = nd;
+        while (d-- > 0) {
+            if (++cidx[d] < c_hi[d])
+                break;
+            cidx[d] = c_lo[d];
+        }
+        if (d == (size_t)-1)
+            break;
+    }
+    for (size_t i = 0; i < total; i++)
+        GSVD_TRY(gsvd_strlist_push(out, region[i]));
 out:
-    gsvd_free(key);
-    gsvd_buf_free(&raw);
-    gsvd_strlist_free(&items);
+    for (size_t i = 0; i < cap_lists; i++)
+        gsvd_strlist_free(&lists[i]);
+    gsvd_free(lists);
+    gsvd_free(region);
     return rc;
 }
 
@@ -279,7 +378,7 @@ int gsvd_reader_read_strings(gsvd_reader *r, uint64_t start, uint64_t count,
     }
     GSVD_TRY(check_region(a, &start, &count));
     if (z->dtype.kind == 'O')
-        return read_vlen_strings(r, start, count, out);
+        return gsvd_reader_read_objects(r, &start, &count, out);
     if (gsvd_mul_size((size_t)count, esz, &bytes) < 0) {
         rc = GSVD_EFORMAT;
         goto out;

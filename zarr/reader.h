@@ -34,5 +34,10 @@ GSVD_NODISCARD int gsvd_reader_read_rows(gsvd_reader *r, uint64_t row, uint64_t 
 GSVD_NODISCARD int gsvd_reader_read_strings(gsvd_reader *r, uint64_t start, uint64_t count,
                                             struct gsvd_strlist *out);
 
+/* Object ('O', vlen-utf8) arrays of any rank: the region's strings in C order, appended to
+ * out.  Missing chunks read as the fill string.  GSVD_EINCONSIST (logged) for other dtypes. */
+GSVD_NODISCARD int gsvd_reader_read_objects(gsvd_reader *r, const uint64_t *start,
+                                            const uint64_t *count, struct gsvd_strlist *out);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ZARR_READER_H */

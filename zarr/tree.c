@@ -3,6 +3,7 @@
 #include "zarr/tree.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "common/alloc.h"
 #include "common/err.h"
@@ -201,4 +202,62 @@ out:
     gsvd_strlist_free(&names);
     gsvd_strlist_free(&found);
     return rc;
+}
+
+/* 1 if dir/.zgroup is a regular file. */
+static int is_group_dir(const char *dir, size_t len)
+{
+    struct stat sb;
+    char *p = gsvd_asprintf("%.*s/.zgroup", (int)len, dir);
+    int yes = p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+    gsvd_free(p);
+    return yes;
+}
+
+int gsvd_tree_locate(const char *input, char **root, char **node)
+{
+    size_t len = strlen(input), root_len, skip = 0;
+
+    *root = *node = NULL;
+    if (strncmp(input, "file://", 7) == 0)
+        skip = 7;
+    else if (strstr(input, "://") || strncmp(input, "mem:", 4) == 0)
+        goto whole;
+    while (len > skip + 1 && input[len - 1] == '/')
+        len--;
+    root_len = len;
+    for (;;) {
+        size_t i = root_len;
+        while (i > skip && input[i - 1] != '/')
+            i--;
+        if (i <= skip + 1) /* no parent directory in the input */
+            break;
+        size_t parent = i - 1;
+        while (parent > skip + 1 && input[parent - 1] == '/')
+            parent--;
+        if (!is_group_dir(input, parent))
+            break;
+        root_len = parent;
+    }
+    *root = gsvd_strndup(input, root_len);
+    if (root_len < len) {
+        size_t start = root_len;
+        while (start < len && input[start] == '/')
+            start++;
+        *node = gsvd_strndup(input + start, len - start);
+    } else {
+        *node = gsvd_strdup("");
+    }
+    goto done;
+whole:
+    *root = gsvd_strdup(input);
+    *node = gsvd_strdup("");
+done:
+    if (!*root || !*node) {
+        gsvd_free(*root);
+        gsvd_free(*node);
+        *root = *node = NULL;
+        return GSVD_ENOMEM;
+    }
+    return GSVD_OK;
 }

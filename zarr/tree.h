@@ -40,5 +40,11 @@ GSVD_NODISCARD int gsvd_tree_node_kind(gsvd_tree *t, const char *path);
  * consolidated metadata. */
 GSVD_NODISCARD int gsvd_tree_children(gsvd_tree *t, const char *path, struct gsvd_strlist *out);
 
+/* Split a user's input into the store holding the whole hierarchy and the node inside it, so
+ * "cohort.vcz/call_genotype" opens cohort.vcz (and its .zmetadata) and names node
+ * "call_genotype".  Local paths walk up while the parent directory is a Zarr group; URLs and
+ * "mem:" are taken as the root.  Caller owns *root and *node.  GSVD_ENOMEM only. */
+GSVD_NODISCARD int gsvd_tree_locate(const char *input, char **root, char **node);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ZARR_TREE_H */

@@ -1,0 +1,79 @@
+/* cli/cli.h - shared pieces of the command-line layer: exit codes, usage errors, checked number
+ * parsing, the options every command accepts, and input opening.
+ * Only cli/ prints for users and decides exit codes.  Thread safety: main thread only. */
+#ifndef GSVD_CLI_CLI_H
+#define GSVD_CLI_CLI_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "common/gsvd_defs.h"
+#include "zarr/array.h"
+#include "zarr/store.h"
+#include "zarr/tree.h"
+
+enum gsvd_exit {
+    GSVD_EXIT_OK = 0,
+    GSVD_EXIT_FAIL = 1,        /* runtime failure */
+    GSVD_EXIT_USAGE = 2,       /* bad usage */
+    GSVD_EXIT_UNAVAILABLE = 3, /* not built in, or no usable device */
+    GSVD_EXIT_INTERNAL = 70,   /* a bug */
+};
+
+/* Map a gsvd_err to the process exit status (README's table). */
+int gsvd_cli_exit_code(int rc);
+
+/* Print "gensvd CMD: message" and "Try 'gensvd CMD --help'." on stderr; returns
+ * GSVD_EXIT_USAGE. */
+int gsvd_cli_usage_error(const char *cmd, const char *fmt, ...) GSVD_PRINTF(2, 3);
+
+/* Checked parsers: the whole string must be consumed; GSVD_EINVAL on garbage or out of range.
+ * parse_size accepts K, M, G, T suffixes (powers of 1024), parse_uint accepts k/K, m/M, g/G as
+ * powers of 1000 when `suffix` is 1. */
+GSVD_NODISCARD int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix,
+                                       uint64_t *out);
+GSVD_NODISCARD int gsvd_cli_parse_size(const char *s, uint64_t *out);
+GSVD_NODISCARD int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out);
+
+/* Options every command takes. */
+struct gsvd_cli_common {
+    int verbosity;       /* -v adds one, -q subtracts one */
+    size_t threads;      /* --threads; 0 = all cores */
+    int progress;        /* 1 on, 0 off, -1 auto (stderr is a TTY) */
+};
+#define GSVD_CLI_COMMON_DEFAULT {0, 0, -1}
+
+/* getopt_long codes of the common long options, above any short option character. */
+enum {
+    GSVD_OPT_PROGRESS = 1000,
+    GSVD_OPT_NO_PROGRESS,
+    GSVD_OPT_FIRST_COMMAND_OPTION, /* commands number their own long options from here */
+};
+
+/* Handle a common option; 1 if `opt` was one (and was valid), 0 if not, or GSVD_EXIT_USAGE
+ * (already printed) for a bad value. */
+int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c);
+/* Apply verbosity to the log level; resolve threads (0 -> cores) and progress (-1 -> isatty). */
+void gsvd_cli_common_apply(struct gsvd_cli_common *c);
+
+/* An opened input: the store, its hierarchy and the node the user named. */
+struct gsvd_cli_input {
+    gsvd_store *store; /* owned */
+    gsvd_tree *tree;   /* owned */
+    char *node;        /* owned; path of the named node inside the store ("" = root) */
+};
+
+/* Open INPUT (path or URL; `array` from --array, may be NULL, is joined to the node).
+ * Errors are logged; returns a gsvd_err. */
+GSVD_NODISCARD int gsvd_cli_open_input(const char *input, const char *array,
+                                       struct gsvd_cli_input *in);
+void gsvd_cli_close_input(struct gsvd_cli_input *in); /* accepts a zeroed struct */
+
+/* The full command line as one string (for attributes).  Caller owns. */
+char *gsvd_cli_command_line(int argc, char **argv);
+
+/* Commands. */
+int gsvd_cmd_info(int argc, char **argv);
+int gsvd_cmd_dump(int argc, char **argv);
+int gsvd_cmd_simulate(int argc, char **argv);
+
+#endif /* GSVD_CLI_CLI_H */

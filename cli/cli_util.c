@@ -1,0 +1,243 @@
+/* cli/cli_util.c - exit codes, usage errors, number parsing, common options, input opening. */
+#include "gsvd_config.h"
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/pipeline.h"
+#include "common/alloc.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/log.h"
+
+int gsvd_cli_exit_code(int rc)
+{
+    switch (rc) {
+    case GSVD_OK:
+        return GSVD_EXIT_OK;
+    case GSVD_EINVAL:
+        return GSVD_EXIT_USAGE;
+    case GSVD_ENOTBUILT:
+    case GSVD_ENODEVICE:
+        return GSVD_EXIT_UNAVAILABLE;
+    case GSVD_EINTERNAL:
+        return GSVD_EXIT_INTERNAL;
+    default:
+        return rc > 0 ? GSVD_EXIT_OK : GSVD_EXIT_FAIL;
+    }
+}
+
+int gsvd_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "gensvd%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'gensvd%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
+    return GSVD_EXIT_USAGE;
+}
+
+int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix, uint64_t *out)
+{
+    char *end = NULL;
+    unsigned long long v;
+    uint64_t mult = 1;
+
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+        return GSVD_EINVAL;
+    errno = 0;
+    v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return GSVD_EINVAL;
+    if (suffix && *end) {
+        switch (*end) {
+        case 'k':
+        case 'K':
+            mult = 1000;
+            break;
+        case 'm':
+        case 'M':
+            mult = 1000000;
+            break;
+        case 'g':
+        case 'G':
+            mult = 1000000000;
+            break;
+        default:
+            return GSVD_EINVAL;
+        }
+        end++;
+    }
+    if (*end || (v && mult > UINT64_MAX / v))
+        return GSVD_EINVAL;
+    v *= mult;
+    if (v < lo || v > hi)
+        return GSVD_EINVAL;
+    *out = v;
+    return GSVD_OK;
+}
+
+int gsvd_cli_parse_size(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    double v;
+    double mult = 1;
+
+    if (!s || !*s || *s == '-')
+        return GSVD_EINVAL;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0)
+        return GSVD_EINVAL;
+    switch (*end) {
+    case '\0':
+        break;
+    case 'k':
+    case 'K':
+        mult = 1024.0;
+        break;
+    case 'm':
+    case 'M':
+        mult = 1024.0 * 1024;
+        break;
+    case 'g':
+    case 'G':
+        mult = 1024.0 * 1024 * 1024;
+        break;
+    case 't':
+    case 'T':
+        mult = 1024.0 * 1024 * 1024 * 1024;
+        break;
+    default:
+        return GSVD_EINVAL;
+    }
+    if (*end && end[1] != '\0' && !((end[1] == 'B' || end[1] == 'b') && end[2] == '\0'))
+        return GSVD_EINVAL;
+    v *= mult;
+    if (v >= 18446744073709551616.0)
+        return GSVD_EINVAL;
+    *out = (uint64_t)v;
+    return GSVD_OK;
+}
+
+int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    double v;
+
+    if (!s || !*s)
+        return GSVD_EINVAL;
+    errno = 0;
+    v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+        return GSVD_EINVAL;
+    *out = v;
+    return GSVD_OK;
+}
+
+int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c)
+{
+    uint64_t v;
+    switch (opt) {
+    case 'v':
+        c->verbosity++;
+        return 1;
+    case 'q':
+        c->verbosity--;
+        return 1;
+    case 't':
+        if (gsvd_cli_parse_uint(arg, 0, 4096, 0, &v) < 0)
+            return gsvd_cli_usage_error(cmd, "invalid --threads '%s' (0 = all cores, max 4096)",
+                                        arg);
+        c->threads = (size_t)v;
+        return 1;
+    case GSVD_OPT_PROGRESS:
+        c->progress = 1;
+        return 1;
+    case GSVD_OPT_NO_PROGRESS:
+        c->progress = 0;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void gsvd_cli_common_apply(struct gsvd_cli_common *c)
+{
+    int level = GSVD_LOG_WARN + c->verbosity;
+    const char *env = getenv("GENSVD_LOG_LEVEL");
+    if (env && c->verbosity == 0) {
+        uint64_t v;
+        if (gsvd_cli_parse_uint(env, 0, 4, 0, &v) == 0)
+            level = (int)v;
+    }
+    if (level < GSVD_LOG_ERROR)
+        level = GSVD_LOG_ERROR; /* -q keeps errors: failures always explain themselves */
+    if (level > GSVD_LOG_DEBUG)
+        level = GSVD_LOG_DEBUG;
+    gsvd_log_set_level((enum gsvd_log_level)level);
+    if (c->threads == 0)
+        c->threads = gsvd_ncpu();
+    if (c->progress < 0)
+        c->progress = isatty(STDERR_FILENO);
+}
+
+int gsvd_cli_open_input(const char *input, const char *array, struct gsvd_cli_input *in)
+{
+    int rc = GSVD_OK;
+    char *root = NULL, *node = NULL;
+
+    memset(in, 0, sizeof *in);
+    GSVD_TRY(gsvd_tree_locate(input, &root, &node));
+    if (array && *array) {
+        char *joined = NULL;
+        while (*array == '/')
+            array++;
+        GSVD_TRY(gsvd_key_join(node, array, &joined));
+        gsvd_free(node);
+        node = joined;
+    }
+    if (*node && gsvd_key_check(node) < 0) {
+        gsvd_log_error("%s: invalid node path '%s' (empty, '.' or '..' components)", input,
+                       node);
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    GSVD_TRY(gsvd_store_open(root, GSVD_STORE_READ, &in->store));
+    GSVD_TRY(gsvd_tree_open(in->store, &in->tree));
+    in->node = node;
+    node = NULL;
+out:
+    if (rc < 0)
+        gsvd_cli_close_input(in);
+    gsvd_free(root);
+    gsvd_free(node);
+    return rc;
+}
+
+void gsvd_cli_close_input(struct gsvd_cli_input *in)
+{
+    gsvd_tree_close(in->tree);
+    gsvd_store_close(in->store);
+    gsvd_free(in->node);
+    memset(in, 0, sizeof *in);
+}
+
+char *gsvd_cli_command_line(int argc, char **argv)
+{
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    if (gsvd_buf_puts(&b, "gensvd") < 0)
+        return NULL;
+    for (int i = 0; i < argc; i++)
+        if (gsvd_buf_printf(&b, " %s", argv[i]) < 0) {
+            gsvd_buf_free(&b);
+            return NULL;
+        }
+    return b.data;
+}

@@ -1,0 +1,522 @@
+/* cli/cmd_dump.c - `gensvd dump`: array values as TSV on stdout, or summary statistics.
+ * Rows of the selection are cut into blocks along axis 0 that follow the chunk grid; worker
+ * threads read and format blocks in parallel (each with its own reader) and the main thread
+ * writes them in order, so output is identical for any thread count. */
+#include "gsvd_config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/pipeline.h"
+#include "cli/cli.h"
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/array.h"
+#include "zarr/reader.h"
+
+struct dump_ctx {
+    gsvd_array *arr;
+    const struct gsvd_zarray *z;
+    gsvd_reader **readers;        /* one per worker */
+    uint64_t start[GSVD_MAX_DIMS];
+    uint64_t count[GSVD_MAX_DIMS];
+    uint64_t block_rows;          /* rows of axis 0 per block */
+    uint64_t n_blocks;
+    int stats;                    /* --stats instead of values */
+    /* --stats accumulators, merged in block order by the consumer */
+    uint64_t n_values, n_nan;
+    double sum, min, max;
+    int have_minmax;
+};
+
+struct dump_slot {
+    struct gsvd_buf text;   /* formatted TSV of the block */
+    unsigned char *data;    /* decoded block */
+    struct gsvd_strlist strs;
+    /* --stats partials */
+    uint64_t n_values, n_nan;
+    double sum, min, max;
+    int have_minmax;
+};
+
+static void usage(FILE *fp)
+{
+    fputs("Usage: gensvd dump [options] INPUT/ARRAY\n"
+          "Print the values of a Zarr array as TSV on stdout, without a header: one line per\n"
+          "element (1-D) or row (2-D); for N-D arrays one line per index of the leading N-2\n"
+          "axes, cells along axis N-2, values along the last axis joined by '/'.\n"
+          "  -a, --array PATH      array inside INPUT (instead of INPUT/ARRAY)\n"
+          "  -s, --slice SPEC      per-axis ranges START:STOP separated by commas, e.g. 0:10,0:5;\n"
+          "                        an empty range or ':' keeps the whole axis, one number I\n"
+          "                        selects I:I+1; omitted trailing axes are whole\n"
+          "      --stats           print count, NaN count, min, max and sum instead of values\n"
+          "                        (reads and decodes every selected chunk)\n"
+          "  -t, --threads INT     worker threads [all cores]\n"
+          "  -v, --verbose         more messages on stderr (repeatable)\n"
+          "  -q, --quiet           errors only\n"
+          "  -h, --help            print this help and exit\n"
+          "Numbers: integers exact; f8 as %.17g, f4 as %.9g, f2 as %.5g; nan, inf, -inf.\n"
+          "Strings: UTF-8 with \\t, \\n and \\\\ escaped; bytes outside printable ASCII as \\xHH.\n"
+          "Exit status: 0 success, 1 failure, 2 usage error.\n",
+          fp);
+}
+
+/* Parse --slice against the array shape into start/count. */
+static int parse_slice(const char *spec, const struct gsvd_zarray *z, uint64_t *start,
+                       uint64_t *count)
+{
+    size_t d = 0;
+    const char *p = spec;
+
+    for (size_t i = 0; i < z->ndim; i++) {
+        start[i] = 0;
+        count[i] = z->shape[i];
+    }
+    while (spec && *p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char part[64], *colon;
+        uint64_t a = 0, b;
+        if (d >= z->ndim || len >= sizeof part)
+            return GSVD_EINVAL;
+        memcpy(part, p, len);
+        part[len] = '\0';
+        b = z->shape[d];
+        colon = strchr(part, ':');
+        if (colon) {
+            *colon = '\0';
+            if (*part && gsvd_cli_parse_uint(part, 0, z->shape[d], 0, &a) < 0)
+                return GSVD_EINVAL;
+            if (colon[1] && gsvd_cli_parse_uint(colon + 1, 0, z->shape[d], 0, &b) < 0)
+                return GSVD_EINVAL;
+        } else if (*part) {
+            if (gsvd_cli_parse_uint(part, 0, z->shape[d] ? z->shape[d] - 1 : 0, 0, &a) < 0 ||
+                z->shape[d] == 0)
+                return GSVD_EINVAL;
+            b = a + 1;
+        }
+        if (b < a)
+            return GSVD_EINVAL;
+        start[d] = a;
+        count[d] = b - a;
+        d++;
+        if (!end)
+            break;
+        p = end + 1;
+    }
+    return GSVD_OK;
+}
+
+static uint16_t load_u16(const unsigned char *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
+
+static double half_to_double(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v;
+    if (e == 0)
+        v = ldexp(m, -24);
+    else if (e == 31)
+        v = m ? NAN : INFINITY;
+    else
+        v = ldexp(m | 0x400, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* Element value as double (numeric kinds) for --stats. */
+static double as_double(const struct gsvd_dtype *dt, const unsigned char *p)
+{
+    switch (dt->kind) {
+    case 'b':
+        return p[0] != 0;
+    case 'i':
+        switch (dt->size) {
+        case 1: return (int8_t)p[0];
+        case 2: { int16_t v; memcpy(&v, p, 2); return v; }
+        case 4: { int32_t v; memcpy(&v, p, 4); return v; }
+        default: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+        }
+    case 'u':
+        switch (dt->size) {
+        case 1: return p[0];
+        case 2: return load_u16(p);
+        case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+        default: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
+        }
+    case 'f':
+        if (dt->size == 2)
+            return half_to_double(load_u16(p));
+        if (dt->size == 4) {
+            float f;
+            memcpy(&f, p, 4);
+            return f;
+        }
+        {
+            double v;
+            memcpy(&v, p, 8);
+            return v;
+        }
+    default:
+        return NAN;
+    }
+}
+
+static int put_escaped(struct gsvd_buf *b, const unsigned char *s, size_t n, int bytes)
+{
+    int rc = GSVD_OK;
+    for (size_t i = 0; i < n && rc >= 0; i++) {
+        unsigned char ch = s[i];
+        if (ch == '\t')
+            rc = gsvd_buf_append(b, "\\t", 2);
+        else if (ch == '\n')
+            rc = gsvd_buf_append(b, "\\n", 2);
+        else if (ch == '\\')
+            rc = gsvd_buf_append(b, "\\\\", 2);
+        else if (ch < 0x20 || ch == 0x7f || (bytes && ch >= 0x80))
+            rc = gsvd_buf_printf(b, "\\x%02x", ch);
+        else
+            rc = gsvd_buf_append(b, &ch, 1);
+    }
+    return rc;
+}
+
+/* Append one element's text. */
+static int put_value(struct gsvd_buf *b, const struct gsvd_zarray *z, const unsigned char *p)
+{
+    const struct gsvd_dtype *dt = &z->dtype;
+    double v;
+    switch (dt->kind) {
+    case 'b':
+        return gsvd_buf_append(b, p[0] ? "1" : "0", 1);
+    case 'i': {
+        int64_t x;
+        if (dt->size == 8) {
+            memcpy(&x, p, 8);
+        } else {
+            x = (int64_t)as_double(dt, p);
+        }
+        return gsvd_buf_printf(b, "%" PRId64, x);
+    }
+    case 'u': {
+        uint64_t x = 0;
+        memcpy(&x, p, dt->size); /* little-endian host */
+        return gsvd_buf_printf(b, "%" PRIu64, x);
+    }
+    case 'f':
+        v = as_double(dt, p);
+        if (isnan(v))
+            return gsvd_buf_puts(b, "nan");
+        if (isinf(v))
+            return gsvd_buf_puts(b, v > 0 ? "inf" : "-inf");
+        return gsvd_buf_printf(b, dt->size == 2 ? "%.5g" : dt->size == 4 ? "%.9g" : "%.17g", v);
+    case 'S': {
+        size_t n = 0;
+        while (n < dt->size && p[n])
+            n++;
+        /* numpy strips trailing NULs only; an inner NUL ends the value here as well */
+        return put_escaped(b, p, n, 1);
+    }
+    case 'U': {
+        size_t n = dt->size / 4;
+        int rc = GSVD_OK;
+        while (n > 0 && load_u16(p + 4 * (n - 1)) == 0 && load_u16(p + 4 * (n - 1) + 2) == 0)
+            n--;
+        for (size_t i = 0; i < n && rc >= 0; i++) {
+            uint32_t c;
+            unsigned char u[4];
+            size_t k;
+            memcpy(&c, p + 4 * i, 4);
+            if (c < 0x80) {
+                u[0] = (unsigned char)c;
+                rc = put_escaped(b, u, 1, 0);
+                continue;
+            } else if (c < 0x800) {
+                u[0] = (unsigned char)(0xc0 | (c >> 6));
+                u[1] = (unsigned char)(0x80 | (c & 0x3f));
+                k = 2;
+            } else if (c < 0x10000) {
+                u[0] = (unsigned char)(0xe0 | (c >> 12));
+                u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+                u[2] = (unsigned char)(0x80 | (c & 0x3f));
+                k = 3;
+            } else {
+                u[0] = (unsigned char)(0xf0 | ((c >> 18) & 0x07));
+                u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+                u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+                u[3] = (unsigned char)(0x80 | (c & 0x3f));
+                k = 4;
+            }
+            rc = gsvd_buf_append(b, u, k);
+        }
+        return rc;
+    }
+    default:
+        return GSVD_EINTERNAL;
+    }
+}
+
+/* Separator after element i of a row-major selection with shape cnt[0..nd-1]. */
+static const char *separator(const uint64_t *cnt, size_t nd, uint64_t i)
+{
+    if (nd <= 1)
+        return "\n";
+    uint64_t last = cnt[nd - 1];
+    if (nd == 2)
+        return (i + 1) % last == 0 ? "\n" : "\t";
+    uint64_t cell = last * cnt[nd - 2];
+    if ((i + 1) % cell == 0)
+        return "\n";
+    return (i + 1) % last == 0 ? "\t" : "/";
+}
+
+static int dump_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
+{
+    struct dump_ctx *c = vctx;
+    struct dump_slot *s = vslot;
+    const struct gsvd_zarray *z = c->z;
+    uint64_t start[GSVD_MAX_DIMS], count[GSVD_MAX_DIMS], items = 1;
+    int rc = GSVD_OK;
+    size_t nd = z->ndim;
+
+    memcpy(start, c->start, sizeof start);
+    memcpy(count, c->count, sizeof count);
+    if (nd > 0) {
+        /* blocks follow the chunk grid of axis 0 */
+        uint64_t c0 = z->chunks[0], first = c->start[0];
+        uint64_t lo = block == 0 ? first : (first / c0 + block) * c0;
+        uint64_t hi = (first / c0 + block + 1) * c0;
+        if (hi > c->start[0] + c->count[0])
+            hi = c->start[0] + c->count[0];
+        start[0] = lo;
+        count[0] = hi - lo;
+    }
+    for (size_t d = 0; d < nd; d++)
+        items *= count[d];
+    gsvd_buf_clear(&s->text);
+    s->n_values = s->n_nan = 0;
+    s->sum = 0;
+    s->have_minmax = 0;
+    if (z->dtype.kind == 'O') {
+        gsvd_strlist_free(&s->strs);
+        GSVD_TRY(gsvd_reader_read_objects(c->readers[worker], start, count, &s->strs));
+        if (c->stats) {
+            s->n_values = s->strs.n;
+            goto out;
+        }
+        for (size_t i = 0; i < s->strs.n; i++) {
+            GSVD_TRY(put_escaped(&s->text, (const unsigned char *)s->strs.items[i],
+                                 strlen(s->strs.items[i]), 0));
+            GSVD_TRY(gsvd_buf_puts(&s->text, separator(count, nd, i)));
+        }
+        goto out;
+    }
+    GSVD_TRY(gsvd_reader_read(c->readers[worker], start, count, s->data));
+    for (uint64_t i = 0; i < items; i++) {
+        const unsigned char *p = s->data + i * z->dtype.size;
+        if (c->stats) {
+            double v = as_double(&z->dtype, p);
+            s->n_values++;
+            if (z->dtype.kind == 'S' || z->dtype.kind == 'U')
+                continue;
+            if (isnan(v)) {
+                s->n_nan++;
+                continue;
+            }
+            s->sum += v;
+            if (!s->have_minmax || v < s->min)
+                s->min = v;
+            if (!s->have_minmax || v > s->max)
+                s->max = v;
+            s->have_minmax = 1;
+            continue;
+        }
+        GSVD_TRY(put_value(&s->text, z, p));
+        GSVD_TRY(gsvd_buf_puts(&s->text, separator(count, nd, i)));
+    }
+out:
+    return rc;
+}
+
+static int dump_consume(void *vctx, uint64_t block, void *vslot)
+{
+    struct dump_ctx *c = vctx;
+    struct dump_slot *s = vslot;
+    (void)block;
+    if (c->stats) {
+        c->n_values += s->n_values;
+        c->n_nan += s->n_nan;
+        c->sum += s->sum;
+        if (s->have_minmax) {
+            if (!c->have_minmax || s->min < c->min)
+                c->min = s->min;
+            if (!c->have_minmax || s->max > c->max)
+                c->max = s->max;
+            c->have_minmax = 1;
+        }
+        return GSVD_OK;
+    }
+    if (s->text.len && fwrite(s->text.data, 1, s->text.len, stdout) != s->text.len) {
+        gsvd_log_error("error writing to standard output");
+        return GSVD_EIO;
+    }
+    return GSVD_OK;
+}
+
+static int run_dump(gsvd_array *a, const char *slice, int stats, size_t threads)
+{
+    struct dump_ctx c = {0};
+    struct dump_slot *slots = NULL;
+    void **ptrs = NULL;
+    size_t depth, block_bytes = 1, nw;
+    int rc = GSVD_OK;
+
+    c.arr = a;
+    c.z = gsvd_array_meta(a);
+    c.stats = stats;
+    if (parse_slice(slice, c.z, c.start, c.count) < 0) {
+        gsvd_log_error("invalid --slice '%s' for an array of shape with %zu axes", slice,
+                       c.z->ndim);
+        return GSVD_EINVAL;
+    }
+    if (c.z->ndim == 0) {
+        c.n_blocks = 1;
+    } else {
+        uint64_t c0 = c.z->chunks[0];
+        uint64_t lo = c.start[0] / c0, hi = (c.start[0] + c.count[0] + c0 - 1) / c0;
+        c.n_blocks = c.count[0] ? hi - lo : 0;
+        for (size_t d = 0; d < c.z->ndim; d++)
+            if (c.count[d] == 0)
+                c.n_blocks = 0;
+        if (gsvd_mul_size(block_bytes, (size_t)c0, &block_bytes) < 0)
+            return GSVD_EFORMAT;
+        for (size_t d = 1; d < c.z->ndim; d++)
+            if (gsvd_mul_size(block_bytes, (size_t)c.count[d], &block_bytes) < 0)
+                return GSVD_EFORMAT;
+    }
+    if (gsvd_mul_size(block_bytes, c.z->dtype.size, &block_bytes) < 0)
+        return GSVD_EFORMAT;
+    nw = threads;
+    if (c.n_blocks < nw)
+        nw = c.n_blocks ? (size_t)c.n_blocks : 1;
+    depth = 2 * nw;
+    c.readers = gsvd_calloc(nw, sizeof *c.readers);
+    slots = gsvd_calloc(depth, sizeof *slots);
+    ptrs = gsvd_calloc(depth, sizeof *ptrs);
+    if (!c.readers || !slots || !ptrs) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < nw; i++)
+        GSVD_TRY(gsvd_reader_new(a, &c.readers[i]));
+    for (size_t i = 0; i < depth; i++) {
+        if (c.z->dtype.kind != 'O') {
+            slots[i].data = gsvd_malloc(block_bytes);
+            if (!slots[i].data) {
+                rc = GSVD_ENOMEM;
+                goto out;
+            }
+        }
+        ptrs[i] = &slots[i];
+    }
+    struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};
+    GSVD_TRY(gsvd_pipeline_run(&pp, c.n_blocks, dump_produce, dump_consume, &c));
+    if (stats) {
+        printf("count\t%" PRIu64 "\n", c.n_values);
+        if (c.z->dtype.kind != 'O' && c.z->dtype.kind != 'S' && c.z->dtype.kind != 'U') {
+            printf("nan\t%" PRIu64 "\n", c.n_nan);
+            if (c.have_minmax)
+                printf("min\t%.17g\nmax\t%.17g\n", c.min, c.max);
+            else
+                printf("min\tnan\nmax\tnan\n");
+            printf("sum\t%.17g\n", c.sum);
+        }
+    }
+out:
+    for (size_t i = 0; c.readers && i < nw; i++)
+        gsvd_reader_free(c.readers[i]);
+    for (size_t i = 0; slots && i < depth; i++) {
+        gsvd_buf_free(&slots[i].text);
+        gsvd_free(slots[i].data);
+        gsvd_strlist_free(&slots[i].strs);
+    }
+    gsvd_free(c.readers);
+    gsvd_free(slots);
+    gsvd_free(ptrs);
+    return rc;
+}
+
+int gsvd_cmd_dump(int argc, char **argv)
+{
+    enum { OPT_STATS = GSVD_OPT_FIRST_COMMAND_OPTION };
+    static const struct option longopts[] = {
+        {"array", required_argument, NULL, 'a'},
+        {"slice", required_argument, NULL, 's'},
+        {"stats", no_argument, NULL, OPT_STATS},
+        {"threads", required_argument, NULL, 't'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
+    struct gsvd_cli_input in = {0};
+    gsvd_array *a = NULL;
+    const char *array = NULL, *slice = NULL;
+    int c, rc, stats = 0, kind;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "a:s:t:vqh", longopts, NULL)) != -1) {
+        int r = gsvd_cli_common_option("dump", c, optarg, &common);
+        if (r == GSVD_EXIT_USAGE)
+            return r;
+        if (r == 1)
+            continue;
+        switch (c) {
+        case 'a':
+            array = optarg;
+            break;
+        case 's':
+            slice = optarg;
+            break;
+        case OPT_STATS:
+            stats = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return GSVD_EXIT_OK;
+        default:
+            return gsvd_cli_usage_error("dump", "invalid option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return gsvd_cli_usage_error("dump", optind >= argc ? "missing INPUT" : "too many arguments");
+    gsvd_cli_common_apply(&common);
+    rc = gsvd_cli_open_input(argv[optind], array, &in);
+    if (rc < 0)
+        goto out;
+    kind = gsvd_tree_node_kind(in.tree, in.node);
+    if (kind == GSVD_NODE_GROUP) {
+        gsvd_log_error("%s: '%s' is a group; name an array (INPUT/ARRAY or --array)",
+                       argv[optind], in.node);
+        rc = GSVD_EINVAL;
+        goto out;
+    }
+    rc = gsvd_array_open(in.tree, in.node, &a);
+    if (rc < 0)
+        goto out;
+    rc = run_dump(a, slice, stats, common.threads);
+out:
+    gsvd_array_close(a);
+    gsvd_cli_close_input(&in);
+    return gsvd_cli_exit_code(rc);
+}

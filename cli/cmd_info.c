@@ -1,0 +1,186 @@
+/* cli/cmd_info.c - `gensvd info`: the tree of groups and arrays with their layout and sizes. */
+#include "gsvd_config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/array.h"
+#include "zarr/store.h"
+
+struct info_opts {
+    int exact_bytes; /* --bytes: print byte counts exactly */
+    int no_sizes;    /* --no-sizes: skip scanning chunk sizes */
+};
+
+static void usage(FILE *fp)
+{
+    fputs("Usage: gensvd info [options] INPUT\n"
+          "Print the tree of groups and arrays under INPUT (a Zarr v2 store, group or array):\n"
+          "shape, dtype, chunks, codec chain, stored and raw bytes and their ratio.\n"
+          "  -b, --bytes           print sizes as exact byte counts\n"
+          "      --no-sizes        do not look up stored chunk sizes (faster on remote stores)\n"
+          "  -v, --verbose         more messages on stderr (repeatable)\n"
+          "  -q, --quiet           errors only\n"
+          "  -h, --help            print this help and exit\n"
+          "Exit status: 0 success, 1 failure, 2 usage error.\n",
+          fp);
+}
+
+static void human(uint64_t n, int exact, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)n;
+    size_t u = 0;
+    if (exact || n < 1024) {
+        snprintf(buf, len, "%llu%s", (unsigned long long)n, exact ? "" : " B");
+        return;
+    }
+    while (v >= 1024 && u + 1 < GSVD_ARRAY_LEN(units)) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%.1f %s", v, units[u]);
+}
+
+static void dims_text(const uint64_t *d, size_t n, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (n == 0) {
+        snprintf(buf, len, "()");
+        return;
+    }
+    for (size_t i = 0; i < n && o < len; i++)
+        o += (size_t)snprintf(buf + o, len - o, "%s%llu", i ? " x " : "", (unsigned long long)d[i]);
+}
+
+static int print_array(struct gsvd_cli_input *in, const char *path, int depth,
+                       const struct info_opts *o)
+{
+    int rc = GSVD_OK;
+    gsvd_array *a = NULL;
+    struct gsvd_strlist dims = GSVD_STRLIST_INIT;
+    char shape[256], chunks[256], dt[32], codecs[256], stored[32], raw[32];
+    uint64_t stored_bytes = 0, n_chunks = 0, items = 1, total_chunks = 1;
+    const struct gsvd_zarray *z;
+    const char *name = strrchr(path, '/');
+
+    GSVD_TRY(gsvd_array_open(in->tree, path, &a));
+    z = gsvd_array_meta(a);
+    GSVD_TRY(gsvd_array_dim_names(a, &dims));
+    dims_text(z->shape, z->ndim, shape, sizeof shape);
+    dims_text(z->chunks, z->ndim, chunks, sizeof chunks);
+    gsvd_dtype_format(&z->dtype, dt, sizeof dt);
+    gsvd_codec_chain_describe(z->codecs, codecs, sizeof codecs);
+    for (size_t d = 0; d < z->ndim; d++) {
+        items *= z->shape[d];
+        total_chunks *= z->grid[d];
+    }
+    printf("%*s%s  array  shape %s  dtype %s  chunks %s  codecs %s", 2 * depth, "",
+           name ? name + 1 : (*path ? path : "/"), shape, dt, chunks, codecs);
+    if (z->order == 'F')
+        printf("  order F");
+    if (dims.n) {
+        printf("  dims ");
+        for (size_t i = 0; i < dims.n; i++)
+            printf("%s%s", i ? "," : "", dims.items[i]);
+    }
+    if (!o->no_sizes) {
+        GSVD_TRY(gsvd_array_stored_bytes(a, &stored_bytes, &n_chunks));
+        human(stored_bytes, o->exact_bytes, stored, sizeof stored);
+        printf("  stored %s in %llu/%llu chunks", stored, (unsigned long long)n_chunks,
+               (unsigned long long)total_chunks);
+        if (z->dtype.kind != 'O') {
+            human(items * z->dtype.size, o->exact_bytes, raw, sizeof raw);
+            printf("  raw %s", raw);
+            if (stored_bytes > 0)
+                printf("  ratio %.2f", (double)(items * z->dtype.size) / (double)stored_bytes);
+        }
+    }
+    putchar('\n');
+out:
+    gsvd_strlist_free(&dims);
+    gsvd_array_close(a);
+    return rc;
+}
+
+static int print_node(struct gsvd_cli_input *in, const char *path, int depth,
+                      const struct info_opts *o)
+{
+    int rc = GSVD_OK, kind = gsvd_tree_node_kind(in->tree, path);
+    struct gsvd_strlist children = GSVD_STRLIST_INIT;
+    char *sub = NULL;
+    const char *name = strrchr(path, '/');
+
+    if (kind < 0)
+        return kind;
+    if (kind == GSVD_NODE_ARRAY)
+        return print_array(in, path, depth, o);
+    if (kind == GSVD_NODE_NONE) {
+        gsvd_log_error("%s/%s: no Zarr group or array here", gsvd_store_url(in->store), path);
+        return GSVD_ENOTFOUND;
+    }
+    printf("%*s%s/  group%s\n", 2 * depth, "", name ? name + 1 : (*path ? path : gsvd_store_url(in->store)),
+           depth == 0 && gsvd_tree_is_consolidated(in->tree) ? "  consolidated" : "");
+    GSVD_TRY(gsvd_tree_children(in->tree, path, &children));
+    for (size_t i = 0; i < children.n; i++) {
+        gsvd_free(sub);
+        sub = NULL;
+        GSVD_TRY(gsvd_key_join(path, children.items[i], &sub));
+        GSVD_TRY(print_node(in, sub, depth + 1, o));
+    }
+out:
+    gsvd_free(sub);
+    gsvd_strlist_free(&children);
+    return rc;
+}
+
+int gsvd_cmd_info(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"bytes", no_argument, NULL, 'b'},
+        {"no-sizes", no_argument, NULL, GSVD_OPT_FIRST_COMMAND_OPTION},
+        {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
+    struct info_opts o = {0};
+    struct gsvd_cli_input in = {0};
+    int c, rc;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "bvqh", longopts, NULL)) != -1) {
+        int r = gsvd_cli_common_option("info", c, optarg, &common);
+        if (r == GSVD_EXIT_USAGE)
+            return r;
+        if (r == 1)
+            continue;
+        switch (c) {
+        case 'b':
+            o.exact_bytes = 1;
+            break;
+        case GSVD_OPT_FIRST_COMMAND_OPTION:
+            o.no_sizes = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return GSVD_EXIT_OK;
+        default:
+            return gsvd_cli_usage_error("info", "invalid option");
+        }
+    }
+    if (optind != argc - 1)
+        return gsvd_cli_usage_error("info", optind >= argc ? "missing INPUT" : "too many arguments");
+    gsvd_cli_common_apply(&common);
+    rc = gsvd_cli_open_input(argv[optind], NULL, &in);
+    if (rc == GSVD_OK)
+        rc = print_node(&in, in.node, 0, &o);
+    gsvd_cli_close_input(&in);
+    return gsvd_cli_exit_code(rc);
+}

@@ -1,0 +1,120 @@
+/* cli/main.c - command table, top-level help and version, process-wide setup, dispatch. */
+#include "gsvd_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <blosc.h>
+#include <zstd.h>
+#include <zlib.h>
+#include <lz4.h>
+
+#include "cli/cli.h"
+#include "common/err.h"
+#include "zarr/codec.h"
+#include "zarr/meta.h"
+#include "zarr/store.h"
+
+const char *gsvd_backend_list(void); /* cli/backend_registry.c */
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help; /* one line; NULL marks a section row */
+};
+
+static const struct command commands[] = {
+    {"-- Zarr stores", NULL, NULL},
+    {"info", gsvd_cmd_info, "tree of groups and arrays: shape, dtype, chunks, codecs, sizes"},
+    {"dump", gsvd_cmd_dump, "array values (or a slice) as TSV on stdout"},
+    {"simulate", gsvd_cmd_simulate, "structured genotypes (Balding-Nichols) as VCF-Zarr"},
+};
+
+static void usage(FILE *fp)
+{
+    fputs("Usage: gensvd <command> [options]\n"
+          "PCA and pairwise distances on genotype data stored as Zarr.\n",
+          fp);
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(commands); i++) {
+        if (!commands[i].help)
+            fprintf(fp, "\n%s\n", commands[i].name + 3);
+        else
+            fprintf(fp, "  %-10s %s\n", commands[i].name, commands[i].help);
+    }
+    fputs("\nOptions:\n"
+          "  -h, --help     print this help and exit ('gensvd help CMD' for a command)\n"
+          "      --version  print version and built-in features and exit\n"
+          "Exit status: 0 success, 1 failure, 2 usage error, 3 feature or device unavailable,\n"
+          "70 internal error.\n",
+          fp);
+}
+
+static void version(void)
+{
+    printf("gensvd %s\n", GSVD_VERSION);
+    printf("backends: %s\n", gsvd_backend_list());
+    printf("stores: %s\n", gsvd_store_supported());
+    printf("codecs: %s\n", gsvd_codec_supported());
+    printf("libraries: c-blosc %s, zstd %s, zlib %s, lz4 %s\n", BLOSC_VERSION_STRING,
+           ZSTD_versionString(), zlibVersion(), LZ4_versionString());
+}
+
+static const struct command *find(const char *name)
+{
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(commands); i++)
+        if (commands[i].help && strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const struct command *cmd;
+    int rc;
+
+    if (argc < 2) {
+        usage(stderr);
+        return GSVD_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(stdout);
+        return GSVD_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        version();
+        return GSVD_EXIT_OK;
+    }
+    if (strcmp(argv[1], "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return GSVD_EXIT_OK;
+        }
+        cmd = find(argv[2]);
+        if (!cmd)
+            return gsvd_cli_usage_error(NULL, "unknown command '%s'", argv[2]);
+        if (!cmd->run) {
+            printf("gensvd %s: %s\n", cmd->name, cmd->help);
+            return GSVD_EXIT_OK;
+        }
+        char *help_argv[] = {argv[2], (char *)"--help", NULL};
+        return cmd->run(2, help_argv);
+    }
+    cmd = find(argv[1]);
+    if (!cmd)
+        return gsvd_cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+    if (!cmd->run) {
+        fprintf(stderr, "[E::main] gensvd %s is not built into this version\n", cmd->name);
+        return gsvd_cli_exit_code(GSVD_ENOTBUILT);
+    }
+    gsvd_meta_global_init();
+    blosc_init();
+    rc = cmd->run(argc - 1, argv + 1);
+    blosc_destroy();
+    fflush(stdout);
+    if (ferror(stdout)) {
+        fprintf(stderr, "[E::main] error writing to standard output\n");
+        if (rc == GSVD_EXIT_OK)
+            rc = GSVD_EXIT_FAIL;
+    }
+    return rc;
+}
