@@ -15,7 +15,7 @@ Dump contract (TSV on stdout, no header):
   bool 1/0; integers exact decimal; floats %.17g (f8) / %.9g (f4) / %.5g (f2), nan, inf, -inf
   (compared after parsing and casting to the dtype); |S: trailing NULs stripped, bytes outside
   printable ASCII plus tab, newline, backslash as \\xHH / \\t / \\n / \\\\; <U and |O: UTF-8 with
-  \\t \\n \\\\ escaped. Missing chunks read as fill_value; fill_value null reads as 0 / "".
+  \\t \\n \\\\ escaped (other control characters written as \\xHH are accepted too). Missing chunks read as fill_value; fill_value null reads as 0 / "".
   --slice a:b,c:d,... per-axis start:stop, omitted trailing axes are whole.
 
 Last line: "N passed, N failed"; exit status 1 if anything failed.
@@ -158,6 +158,17 @@ def unescape_text(tok):
                 out.append("\t")
             elif n == "n":
                 out.append("\n")
+            elif n == "x" and len(tok) >= i + 4:
+                # tolerated: control characters (< 0x20, 0x7f) written as \xHH
+                try:
+                    code = int(tok[i + 2:i + 4], 16)
+                except ValueError:
+                    raise Mismatch("bad \\x escape in %r" % tok)
+                if not (code < 0x20 or code == 0x7F):
+                    raise Mismatch("\\x escape of a printable character in %r" % tok)
+                out.append(chr(code))
+                i += 4
+                continue
             else:
                 raise Mismatch("bad escape %r in %r" % (tok[i:i + 2], tok))
             i += 2
