@@ -77,11 +77,50 @@ struct sim_slot {
     uint32_t *thresh;     /* n_pops thresholds of the current variant */
 };
 
-/* Threshold t with P(u32 < t) = f, saturated at 2^32 - 1. */
-static uint64_t threshold(double f)
+/* Threshold t with P(u < t) = f for a 21-bit uniform u (rounded to the nearest 2^-21). */
+static uint32_t threshold(double f)
 {
-    double t = f * 4294967296.0;
-    return t >= 4294967295.0 ? 4294967295u : t <= 0 ? 0 : (uint64_t)t;
+    double t = floor(f * 2097152.0 + 0.5);
+    return t <= 0 ? 0 : t >= 2097152.0 ? 2097152u : (uint32_t)t;
+}
+
+/* SplitMix64's output function: a bijection on 64 bits with full avalanche. */
+static inline uint64_t mix64(uint64_t z)
+{
+    z ^= z >> 30;
+    z *= 0xbf58476d1ce4e5b9u;
+    z ^= z >> 27;
+    z *= 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+#define U21_MASK 0x1fffffu
+
+/* One variant's calls.  Genotype randomness is a hash of (seed, variant, sample, group): each
+ * 64-bit hash gives three 21-bit uniforms, the first for missingness, the others for the
+ * alleles (a diploid call takes one hash).  Thresholds are frequencies scaled to 2^21; this
+ * hash is used instead of Philox because it costs a third as much and genotypes dominate. */
+static void gen_row(const struct gsvd_sim_params *p, const uint32_t *pop_of,
+                    const uint32_t *thresh, uint64_t j, uint32_t miss, int8_t *row)
+{
+    size_t P = p->ploidy, N = (size_t)p->n_samples, groups = (P + 1 + 2) / 3;
+    uint64_t rowkey = mix64(p->seed ^ mix64(j * 0x9E3779B97F4A7C15u + GSVD_RNG_SIM_GENOTYPE));
+
+    for (size_t i = 0; i < N; i++) {
+        uint32_t t = thresh[pop_of[i]];
+        int8_t *g = row + i * P;
+        uint64_t h = mix64(rowkey + (uint64_t)i * groups * 0xD1B54A32D192ED03u);
+        if ((uint32_t)(h & U21_MASK) < miss) {
+            memset(g, -1, P);
+            continue;
+        }
+        for (size_t a = 0; a < P; a++) {
+            size_t slot = a + 1; /* slot 0 of group 0 decided missingness */
+            if (slot % 3 == 0)
+                h = mix64(rowkey + ((uint64_t)i * groups + slot / 3) * 0xD1B54A32D192ED03u);
+            g[a] = (uint32_t)((h >> (21 * (slot % 3))) & U21_MASK) < t;
+        }
+    }
 }
 
 static int sim_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
@@ -91,33 +130,18 @@ static int sim_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
     const struct gsvd_sim_params *p = c->p;
     uint64_t v0 = block * p->chunk_variants;
     uint64_t nv = p->n_variants - v0 < p->chunk_variants ? p->n_variants - v0 : p->chunk_variants;
-    uint32_t miss = (uint32_t)threshold(p->missing);
+    uint32_t miss = threshold(p->missing);
     size_t P = p->ploidy, N = (size_t)p->n_samples;
     int rc = GSVD_OK;
 
     for (uint64_t jj = 0; jj < nv; jj++) {
         uint64_t j = v0 + jj;
-        int8_t *row = s->gt + jj * N * P;
         for (size_t k = 0; k < p->n_pops; k++) {
             double f = gsvd_simulate_pop_freq(p, j, k);
             s->freq[jj * p->n_pops + k] = f;
-            s->thresh[k] = (uint32_t)threshold(f);
+            s->thresh[k] = threshold(f);
         }
-        for (size_t i = 0; i < N; i++) {
-            uint32_t t = s->thresh[c->pop_of[i]];
-            int8_t *g = row + i * P;
-            struct gsvd_rng4 r = gsvd_rng_words(p->seed, GSVD_RNG_SIM_GENOTYPE, j, i);
-            if (r.v[3] < miss) {
-                memset(g, -1, P);
-                continue;
-            }
-            for (size_t a = 0; a < P; a++) {
-                if (a == 3 || (a > 3 && a % 3 == 0))
-                    r = gsvd_rng_words(p->seed, GSVD_RNG_SIM_GENOTYPE, j,
-                                       ((uint64_t)(a / 3) << 40) | i);
-                g[a] = r.v[a % 3] < t;
-            }
-        }
+        gen_row(p, c->pop_of, s->thresh, j, miss, s->gt + jj * N * P);
     }
     GSVD_TRY(gsvd_warray_write_rows(c->gt, c->ws[worker], v0, nv, s->gt));
     GSVD_TRY(gsvd_warray_write_rows(c->pf, c->ws[worker], v0, nv, s->freq));
@@ -319,7 +343,12 @@ int gsvd_simulate(const struct gsvd_sim_params *p, const char *out_url)
                                  .chunks = {p->chunk_variants, p->chunk_samples, p->ploidy},
                                  .dtype = {'i', '|', 1},
                                  .dims = {"variants", "samples", "ploidy"},
-                                 .fill = &fill_gt};
+                                 .fill = &fill_gt,
+                                 /* level 1: genotypes are the bulk; higher levels cost
+                                    several times the generation for ~10% smaller chunks */
+                                 .compressor_json = "{\"blocksize\": 0, \"clevel\": 1, "
+                                                    "\"cname\": \"zstd\", \"id\": "
+                                                    "\"blosc\", \"shuffle\": 2}"};
     GSVD_TRY(gsvd_writer_array(w, &sg, &c.gt));
     double nan = NAN;
     struct gsvd_array_spec sf = {.path = "variant_population_frequency", .ndim = 2,

@@ -9,6 +9,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/ndcopy.h"
 
 struct gsvd_array {
     gsvd_tree *tree;           /* borrowed */
@@ -211,16 +212,7 @@ static void f_to_c(const unsigned char *src, unsigned char *dst, const uint64_t 
 
 static void fill_chunk(const struct gsvd_zarray *z, unsigned char *dst)
 {
-    size_t esz = z->dtype.size;
-    int zero = 1;
-    for (size_t j = 0; j < esz; j++)
-        zero &= z->fill[j] == 0;
-    if (zero) {
-        memset(dst, 0, z->chunk_bytes);
-        return;
-    }
-    for (size_t i = 0; i < z->chunk_items; i++)
-        memcpy(dst + i * esz, z->fill, esz);
+    gsvd_fill_elems(dst, z->chunk_items, z->fill, z->dtype.size);
 }
 
 int gsvd_array_decode_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *idx,

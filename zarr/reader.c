@@ -8,6 +8,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/ndcopy.h"
 
 #define MAX_VLEN_CHUNK_BYTES ((size_t)1 << 30)
 
@@ -98,38 +99,20 @@ static void copy_intersection_esz(const struct gsvd_zarray *z, const uint64_t *c
                                   const uint64_t *count, unsigned char *dst, size_t esz)
 {
     size_t nd = z->ndim;
-    uint64_t lo[GSVD_MAX_DIMS], hi[GSVD_MAX_DIMS], pos[GSVD_MAX_DIMS];
-    size_t run;
+    uint64_t lo[GSVD_MAX_DIMS], ext[GSVD_MAX_DIMS], corg[GSVD_MAX_DIMS], dorg[GSVD_MAX_DIMS];
 
-    if (nd == 0) {
-        memcpy(dst, chunk, esz);
-        return;
-    }
     for (size_t d = 0; d < nd; d++) {
         uint64_t c0 = cidx[d] * z->chunks[d], c1 = c0 + z->chunks[d];
+        uint64_t hi = start[d] + count[d] < c1 ? start[d] + count[d] : c1;
         lo[d] = start[d] > c0 ? start[d] : c0;
-        hi[d] = start[d] + count[d] < c1 ? start[d] + count[d] : c1;
-        if (lo[d] >= hi[d])
+        if (lo[d] >= hi)
             return;
-        pos[d] = lo[d];
+        ext[d] = hi - lo[d];
+        corg[d] = lo[d] - c0;
+        dorg[d] = lo[d] - start[d];
     }
-    run = (size_t)(hi[nd - 1] - lo[nd - 1]) * esz;
-    for (;;) {
-        size_t soff = 0, doff = 0;
-        for (size_t d = 0; d < nd; d++) {
-            soff = soff * (size_t)z->chunks[d] + (size_t)(pos[d] - cidx[d] * z->chunks[d]);
-            doff = doff * (size_t)count[d] + (size_t)(pos[d] - start[d]);
-        }
-        memcpy(dst + doff * esz, chunk + soff * esz, run);
-        size_t d = nd - 1;
-        while (d-- > 0) {
-            if (++pos[d] < hi[d])
-                break;
-            pos[d] = lo[d];
-        }
-        if (d == (size_t)-1)
-            break;
-    }
+    gsvd_ndcopy(nd, ext, esz, chunk, (struct gsvd_ndbox){z->chunks, corg}, dst,
+                (struct gsvd_ndbox){count, dorg});
 }
 
 static void copy_intersection(const struct gsvd_zarray *z, const uint64_t *cidx,

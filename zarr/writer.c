@@ -11,6 +11,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/ndcopy.h"
 #include "zarr/store.h"
 
 struct gsvd_warray {
@@ -355,41 +356,27 @@ out:
 }
 
 /* Copy the part of `data` (rows [row, row+n_rows), all other axes) that falls in chunk cidx
- * into the full-size chunk buffer, fill elsewhere. */
+ * into the full-size chunk buffer; the rest of an edge chunk gets the fill value. */
 static void gather_chunk(const struct gsvd_zarray *z, const uint64_t *cidx, uint64_t row,
                          uint64_t n_rows, const unsigned char *data, unsigned char *chunk)
 {
-    size_t nd = z->ndim, esz = z->dtype.size;
-    uint64_t ext[GSVD_MAX_DIMS], pos[GSVD_MAX_DIMS] = {0}, dshape[GSVD_MAX_DIMS];
+    size_t nd = z->ndim;
+    uint64_t ext[GSVD_MAX_DIMS], sorg[GSVD_MAX_DIMS], dshape[GSVD_MAX_DIMS];
+    uint64_t zero[GSVD_MAX_DIMS] = {0};
+    int edge = 0;
 
-    for (size_t i = 0; i < z->chunk_items; i++)
-        memcpy(chunk + i * esz, z->fill, esz);
     for (size_t d = 0; d < nd; d++) {
         uint64_t lo = cidx[d] * z->chunks[d];
         uint64_t end = d == 0 ? row + n_rows : z->shape[d];
         ext[d] = end - lo < z->chunks[d] ? end - lo : z->chunks[d];
+        edge |= ext[d] < z->chunks[d];
         dshape[d] = d == 0 ? n_rows : z->shape[d];
-        if (ext[d] == 0)
-            return;
+        sorg[d] = lo - (d == 0 ? row : 0);
     }
-    size_t run = (size_t)ext[nd - 1] * esz;
-    for (;;) {
-        size_t soff = 0, coff = 0;
-        for (size_t d = 0; d < nd; d++) {
-            uint64_t g = cidx[d] * z->chunks[d] + pos[d] - (d == 0 ? row : 0);
-            soff = soff * (size_t)dshape[d] + (size_t)g;
-            coff = coff * (size_t)z->chunks[d] + (size_t)pos[d];
-        }
-        memcpy(chunk + coff * esz, data + soff * esz, run);
-        size_t d = nd - 1;
-        while (d-- > 0) {
-            if (++pos[d] < ext[d])
-                break;
-            pos[d] = 0;
-        }
-        if (d == (size_t)-1)
-            break;
-    }
+    if (edge)
+        gsvd_fill_elems(chunk, z->chunk_items, z->fill, z->dtype.size);
+    gsvd_ndcopy(nd, ext, z->dtype.size, data, (struct gsvd_ndbox){dshape, sorg}, chunk,
+                (struct gsvd_ndbox){z->chunks, zero});
 }
 
 int gsvd_warray_write_rows(gsvd_warray *a, gsvd_codec_ws *ws, uint64_t row, uint64_t n_rows,
