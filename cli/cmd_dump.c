@@ -219,10 +219,9 @@ static int put_value(struct gsvd_buf *b, const struct gsvd_zarray *z, const unsi
             return gsvd_buf_puts(b, v > 0 ? "inf" : "-inf");
         return gsvd_buf_printf(b, dt->size == 2 ? "%.5g" : dt->size == 4 ? "%.9g" : "%.17g", v);
     case 'S': {
-        size_t n = 0;
-        while (n < dt->size && p[n])
-            n++;
-        /* numpy strips trailing NULs only; an inner NUL ends the value here as well */
+        size_t n = dt->size;
+        while (n > 0 && p[n - 1] == 0)
+            n--; /* numpy strips trailing NULs only */
         return put_escaped(b, p, n, 1);
     }
     case 'U': {

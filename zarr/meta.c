@@ -4,7 +4,9 @@
 #include "gsvd_config.h"
 #include "zarr/meta.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,7 +82,7 @@ static int parse_json(const char *json, size_t n, const char *where, int lenient
     if (!root && lenient) {
         char *fixed = nullify_nonfinite(json, n);
         if (fixed) {
-            root = cJSON_ParseWithLengthOpts(fixed, strlen(fixed), NULL, 0);
+            root = cJSON_ParseWithLengthOpts(fixed, strlen(fixed), NULL, 1);
             gsvd_free(fixed);
         }
     }
@@ -88,6 +90,16 @@ static int parse_json(const char *json, size_t n, const char *where, int lenient
         size_t at = end && end >= json && end <= json + n ? (size_t)(end - json) : 0;
         gsvd_log_error("%s: invalid JSON near byte %zu", where, at);
         return GSVD_EFORMAT;
+    }
+    if (end && end >= json && end <= json + n) {
+        while (end < json + n && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
+            end++;
+        if (end < json + n && *end != '\0') {
+            gsvd_log_error("%s: invalid JSON: trailing data at byte %zu", where,
+                           (size_t)(end - json));
+            cJSON_Delete(root);
+            return GSVD_EFORMAT;
+        }
     }
     *out = root;
     return GSVD_OK;
@@ -142,12 +154,12 @@ int gsvd_zarray_derive(struct gsvd_zarray *z, const char *where)
     for (size_t d = 0; d < z->ndim; d++) {
         z->grid[d] = z->shape[d] / z->chunks[d] + (z->shape[d] % z->chunks[d] != 0);
         if (z->chunks[d] > SIZE_MAX || gsvd_mul_size(items, (size_t)z->chunks[d], &items) < 0) {
-            gsvd_log_error("%s: chunk size overflows", where);
+            gsvd_log_error("%s: \"chunks\" product overflows size_t", where);
             return GSVD_EFORMAT;
         }
     }
     if (gsvd_mul_size(items, z->dtype.size, &bytes) < 0 || bytes >= GSVD_MAX_CHUNK_BYTES) {
-        gsvd_log_error("%s: one chunk would hold %s bytes (at most 2 GiB supported)", where,
+        gsvd_log_error("%s: one chunk of \"chunks\" would hold %s bytes (at most 2 GiB)", where,
                        bytes >= GSVD_MAX_CHUNK_BYTES ? "over 2^31" : "more than 2^64");
         return GSVD_EFORMAT;
     }
@@ -317,7 +329,61 @@ bad:
     return GSVD_EFORMAT;
 }
 
-static int parse_fill(struct gsvd_zarray *z, const cJSON *v, const char *where)
+/* Exact 64-bit integer fill values: cJSON keeps numbers as doubles (exact only to 2^53), so
+ * large values are re-read from the "fill_value" token of the document text. */
+static int fill_int_exact(struct gsvd_zarray *z, const char *json, size_t n, const char *where)
+{
+    const char *key = "\"fill_value\"", *p = json, *end = json + n;
+    char tok[32];
+    size_t len = 0;
+
+    for (;;) {
+        const char *hit = NULL;
+        for (const char *q = p; q + strlen(key) <= end; q++)
+            if (memcmp(q, key, strlen(key)) == 0) {
+                hit = q;
+                break;
+            }
+        if (!hit)
+            goto bad;
+        p = hit + strlen(key);
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+            p++;
+        if (p < end && *p == ':')
+            break;
+    }
+    p++;
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    while (p + len < end && len + 1 < sizeof tok && (p[len] == '-' || (p[len] >= '0' && p[len] <= '9')))
+        len++;
+    if (len == 0 || (p + len < end && (p[len] == '.' || p[len] == 'e' || p[len] == 'E')))
+        goto bad;
+    memcpy(tok, p, len);
+    tok[len] = '\0';
+    errno = 0;
+    if (z->dtype.kind == 'u') {
+        if (tok[0] == '-')
+            goto bad;
+        unsigned long long u = strtoull(tok, NULL, 10);
+        if (errno || (z->dtype.size < 8 && u >> (8 * z->dtype.size)))
+            goto bad;
+        memcpy(z->fill, &u, z->dtype.size);
+    } else {
+        long long i = strtoll(tok, NULL, 10);
+        if (errno || z->dtype.size < 8)
+            goto bad;
+        memcpy(z->fill, &i, 8);
+    }
+    return GSVD_OK;
+bad:
+    gsvd_log_error("%s: fill_value does not fit dtype %c%zu", where, z->dtype.kind,
+                   z->dtype.size);
+    return GSVD_EFORMAT;
+}
+
+static int parse_fill(struct gsvd_zarray *z, const cJSON *v, const char *json, size_t n,
+                      const char *where)
 {
     const struct gsvd_dtype *dt = &z->dtype;
 
@@ -345,6 +411,8 @@ static int parse_fill(struct gsvd_zarray *z, const cJSON *v, const char *where)
         return GSVD_OK;
     case 'i':
     case 'u':
+        if (cJSON_IsNumber(v) && fabs(v->valuedouble) >= MAX_EXACT_INT)
+            return fill_int_exact(z, json, n, where);
         if (cJSON_IsNumber(v))
             return fill_int(z, v->valuedouble, where);
         if (cJSON_IsBool(v))
@@ -473,7 +541,8 @@ int gsvd_zarray_parse(const char *json, size_t n, const char *where, struct gsvd
         z.sep = v->valuestring[0];
     }
     GSVD_TRY(gsvd_zarray_derive(&z, where));
-    GSVD_TRY(parse_fill(&z, cJSON_GetObjectItemCaseSensitive(root, "fill_value"), where));
+    GSVD_TRY(parse_fill(&z, cJSON_GetObjectItemCaseSensitive(root, "fill_value"), json, n,
+                        where));
     if (!cJSON_HasObjectItem(root, "compressor")) {
         gsvd_log_error("%s: \"compressor\" is missing (use null for none)", where);
         rc = GSVD_EFORMAT;

@@ -188,10 +188,9 @@ static int file_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
         goto out;
     }
     if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        /* a directory where a value should be: treat as absent (e.g. probing ".zarray") */
-        rc = S_ISDIR(sb.st_mode) ? GSVD_ENOTFOUND : GSVD_EIO;
-        if (rc == GSVD_EIO)
-            gsvd_log_error("%s: not a regular file", path);
+        /* keys are always leaves: a directory (or device) here is a malformed store */
+        gsvd_log_error("%s: not a regular file", path);
+        rc = GSVD_EFORMAT;
         goto out;
     }
     GSVD_TRY(gsvd_buf_reserve(dst, (size_t)sb.st_size));

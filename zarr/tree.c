@@ -105,6 +105,7 @@ int gsvd_tree_open(gsvd_store *st, gsvd_tree **out)
     } else if (rc != GSVD_ENOTFOUND) {
         goto out;
     }
+    rc = GSVD_OK;
     kind = gsvd_tree_node_kind(t, "");
     if (kind < 0) {
         rc = kind;
