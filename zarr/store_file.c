@@ -114,6 +114,11 @@ static int open_write(struct store_file *fs, const char *path, unsigned flags)
         rc = GSVD_EIO;
         goto out;
     }
+    /* mkdtemp makes it private; the finished output gets the usual permissions */
+    mode_t mask = umask(0);
+    umask(mask);
+    if (chmod(fs->root, 0777 & ~mask) != 0)
+        gsvd_log_warn("%s: cannot set permissions: %s", fs->root, strerror(errno));
 out:
     gsvd_free(parent);
     gsvd_free(name);

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Quick start 2: install what is missing (test tools included), build with -Werror, run the
+# whole test suite (ctest: unit, cli, interop, realdata, fuzz; gpu skips without a device), then
+# an ASan+UBSan build of the same suite, then the formatting check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON ${GENSVD_CMAKE_ARGS:-}"
+scripts/setup.sh --tests
+jobs=$(nproc)
+echo "== ctest (Release, -Werror)"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== ctest (Debug, ASan+UBSan, no CUDA)"
+GENSVD_BUILD_DIR=build-asan GENSVD_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF -DGENSVD_SANITIZE=address;undefined" \
+    scripts/setup.sh
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "gpu|bench|slow"
+
+echo "== clang-format"
+files=$(git ls-files '*.c' '*.h' '*.cu' 2>/dev/null || find common zarr analysis gpu cli tests -name '*.[ch]')
+clang-format --dry-run -Werror $files
+echo "format: $(echo "$files" | wc -w) files checked"

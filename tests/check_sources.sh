@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Mechanical checks of the sources (STYLE.md sections 2 and 12):
+#  - layering: common <- zarr <- analysis <- gpu <- cli; a file includes only its own or lower
+#    layers' headers, and *_internal.h only from its own folder (gpu/ may use
+#    analysis/backend_internal.h);
+#  - banned calls: atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets everywhere;
+#    exit abort printf puts outside cli/; raw malloc/calloc/realloc/free outside common/alloc.c.
+# Usage: check_sources.sh [ROOT]
+set -u
+root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$root" || exit 2
+layers=(common zarr analysis gpu cli)
+rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
+pass=0
+fail=0
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+files=$(ls common/*.[ch] zarr/*.[ch] analysis/*.[ch] gpu/*.[ch] gpu/*.cu gpu/*.cuh cli/*.[ch] 2>/dev/null)
+for f in $files; do
+    dir=${f%%/*}
+    r=$(rank "$dir")
+    ok=1
+    # includes of project headers: "folder/name.h"
+    while IFS= read -r inc; do
+        hdir=${inc%%/*}
+        hr=$(rank "$hdir")
+        [ "$hr" = -1 ] && continue
+        if [ "$hr" -gt "$r" ]; then
+            bad "$f includes $inc (higher layer $hdir)"; ok=0
+        fi
+        case "$inc" in
+        *_internal.h)
+            if [ "$hdir" != "$dir" ] && ! { [ "$dir" = gpu ] && [ "$inc" = analysis/backend_internal.h ]; }; then
+                bad "$f includes $inc (internal header of another folder)"; ok=0
+            fi ;;
+        esac
+    done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+    # banned calls, ignoring comments and string literals (crudely: strip // and /* */ on a line)
+    code=$(sed -e 's://.*$::' -e 's:/\*.*\*/::g' -e 's/"[^"]*"//g' "$f")
+    for fn in atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets; do
+        if grep -qE "(^|[^a-zA-Z0-9_.>])$fn[[:space:]]*\(" <<<"$code"; then
+            bad "$f calls banned $fn()"; ok=0
+        fi
+    done
+    if [ "$dir" != cli ]; then
+        for fn in exit abort printf puts; do
+            if grep -qE "(^|[^a-zA-Z0-9_.>])$fn[[:space:]]*\(" <<<"$code"; then
+                bad "$f calls $fn() outside cli/"; ok=0
+            fi
+        done
+    fi
+    if [ "$f" != common/alloc.c ]; then
+        for fn in malloc calloc realloc free strdup strndup posix_memalign aligned_alloc; do
+            if grep -qE "(^|[^a-zA-Z0-9_.>])$fn[[:space:]]*\(" <<<"$code"; then
+                bad "$f calls raw $fn() (use gsvd_$fn / gsvd_free)"; ok=0
+            fi
+        done
+    fi
+    [ $ok = 1 ] && pass=$((pass + 1))
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,1 @@
+"$GENSVD" dump "$TESTDATA/zarr/v2py/vcf_like.zarr"

@@ -1,0 +1,1 @@
+"$GENSVD" dump does/not/exist.zarr

@@ -1,0 +1,1 @@
+mkdir plain && "$GENSVD" dump plain

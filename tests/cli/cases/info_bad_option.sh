@@ -1,0 +1,1 @@
+"$GENSVD" info -Z x

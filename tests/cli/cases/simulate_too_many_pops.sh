@@ -1,0 +1,1 @@
+"$GENSVD" simulate out.zarr -n 3 -K 4
