@@ -326,17 +326,24 @@ int gsvd_codec_chain_decode(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const 
     for (size_t s = 0; s < n_stages; s++) {
         const struct stage *st = decode_stage(c, s);
         void *outp = dst;
-        size_t out_len = 0;
+        size_t out_len = 0, want = cap;
 
+        /* the size stage s must produce: cap, run back through the later stages' filters */
+        for (size_t later = n_stages - 1; later > s; later--) {
+            const struct stage *ls = decode_stage(c, later);
+            if (ls->ops->encoded_size)
+                want = ls->ops->encoded_size(ls->cfg, want);
+        }
         if (s + 1 < n_stages) {
             struct gsvd_buf *b = &ws->tmp[s % 2];
             gsvd_buf_clear(b);
-            GSVD_TRY(gsvd_buf_reserve(b, cap));
+            GSVD_TRY(gsvd_buf_reserve(b, want));
             outp = b->data;
         }
-        GSVD_TRY(st->ops->decode(st->cfg, ws, in, in_len, outp, cap, &out_len, key));
-        if (out_len != cap) {
-            gsvd_log_error("%s: decoded %zu bytes, expected %zu from .zarray", key, out_len, cap);
+        GSVD_TRY(st->ops->decode(st->cfg, ws, in, in_len, outp, want, &out_len, key));
+        if (out_len != want) {
+            gsvd_log_error("%s: decoded %zu bytes, expected %zu from .zarray", key, out_len,
+                           want);
             rc = GSVD_ECODEC;
             goto out;
         }

@@ -3,8 +3,9 @@
  * delta stores the first element, then differences; decoding is a running sum in the element
  * type (numpy's cumsum with out=dtype), so integers wrap around: the sum is done on uint64_t
  * and truncated to the element size, which is the same modulo 2^bits without signed overflow.
- * Only astype == dtype == the array dtype is supported (bio2zarr writes it so); a narrower
- * astype would change the chunk's byte count and is rejected as GSVD_EUNSUPPORTED.
+ * "astype" may differ from "dtype" as numcodecs allows: differences are stored as astype
+ * (integers truncated, floats rounded) and decoding sums them, converted to dtype, in dtype;
+ * integer and float types are not mixed (GSVD_EUNSUPPORTED).
  *
  * vlen-utf8 is parsed here, but its byte layout is read and written by codec.c, which turns
  * chunks into string lists. */
@@ -30,7 +31,7 @@
 
 struct delta_cfg {
     struct gsvd_dtype dtype;  /* element type; equals the array dtype */
-    struct gsvd_dtype astype; /* encoded type; equals dtype */
+    struct gsvd_dtype astype; /* encoded type: same kind family as dtype, any size */
 };
 
 static int same_dtype(const struct gsvd_dtype *a, const struct gsvd_dtype *b)
@@ -78,8 +79,9 @@ static int delta_parse(const cJSON *config, const struct gsvd_dtype *dt, const c
         c.astype = c.dtype; /* numcodecs' default */
     gsvd_dtype_format(&c.dtype, a, sizeof a);
     gsvd_dtype_format(&c.astype, b, sizeof b);
-    if (!same_dtype(&c.dtype, &c.astype)) {
-        gsvd_log_error("%s: delta astype '%s' differs from dtype '%s'; not supported", where, b, a);
+    if ((c.dtype.kind == 'f') != (c.astype.kind == 'f')) {
+        gsvd_log_error("%s: delta astype '%s' mixes integer and float with dtype '%s'; not "
+                       "supported", where, b, a);
         rc = GSVD_EUNSUPPORTED;
         goto out;
     }
@@ -201,12 +203,96 @@ static void delta_run(const struct gsvd_dtype *dt, const unsigned char *src, uns
     }
 }
 
+/* Element i of an array of type t, as a signed 64-bit integer (sign- or zero-extended) or a
+ * double. */
+static int64_t load_int(const struct gsvd_dtype *t, const unsigned char *p)
+{
+    uint64_t v = load_elem(p, t->size, t->byteorder == '>');
+    if (t->kind == 'i' && t->size < 8 && (v >> (8 * t->size - 1)) & 1)
+        v |= ~(uint64_t)0 << (8 * t->size);
+    return (int64_t)v;
+}
+
+static double load_float(const struct gsvd_dtype *t, const unsigned char *p)
+{
+    uint64_t v = load_elem(p, t->size, t->byteorder == '>');
+    if (t->size == 4) {
+        uint32_t u = (uint32_t)v;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    double d;
+    memcpy(&d, &v, 8);
+    return d;
+}
+
+static void store_float(const struct gsvd_dtype *t, unsigned char *p, double d)
+{
+    uint64_t v;
+    if (t->size == 4) {
+        float f = (float)d;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        v = u;
+    } else {
+        memcpy(&v, &d, 8);
+    }
+    store_elem(p, t->size, t->byteorder == '>', v);
+}
+
+/* Delta between different element types: decode sums astype values (converted) in dtype;
+ * encode stores dtype differences converted to astype. */
+static void delta_convert(const struct delta_cfg *cfg, const unsigned char *src,
+                          unsigned char *dst, size_t n_elem, int decode)
+{
+    const struct gsvd_dtype *in = decode ? &cfg->astype : &cfg->dtype;
+    const struct gsvd_dtype *out = decode ? &cfg->dtype : &cfg->astype;
+    if (cfg->dtype.kind == 'f') {
+        double prev = 0;
+        for (size_t i = 0; i < n_elem; i++) {
+            double x = load_float(in, src + i * in->size);
+            double y = i == 0 ? x : decode ? prev + x : x - prev;
+            if (decode && cfg->dtype.size == 4)
+                y = (float)y; /* numpy accumulates in the output dtype */
+            prev = decode ? y : x;
+            store_float(out, dst + i * out->size, y);
+        }
+        return;
+    }
+    uint64_t prev = 0;
+    for (size_t i = 0; i < n_elem; i++) {
+        uint64_t x = (uint64_t)load_int(in, src + i * in->size);
+        uint64_t y = decode ? prev + x : x - prev; /* mod 2^64; the store keeps the low bits */
+        prev = decode ? y : x;
+        store_elem(dst + i * out->size, out->size, out->byteorder == '>', y);
+    }
+}
+
+static size_t delta_encoded_size(const void *cfgp, size_t decoded)
+{
+    const struct delta_cfg *cfg = cfgp;
+    return decoded / cfg->dtype.size * cfg->astype.size;
+}
+
 static int delta_decode(const void *cfgp, gsvd_codec_ws *ws, const void *src, size_t n, void *dst,
                         size_t cap, size_t *out_len, const char *key)
 {
     const struct delta_cfg *cfg = cfgp;
 
     (void)ws;
+    if (!same_dtype(&cfg->dtype, &cfg->astype)) {
+        size_t n_elem = n / cfg->astype.size;
+        *out_len = 0;
+        if (n % cfg->astype.size != 0 || n_elem > cap / cfg->dtype.size) {
+            LOG_KEY(key, "%s: delta input of %zu bytes is not %zu elements of %zu bytes", key,
+                    n, cap / cfg->dtype.size, cfg->astype.size);
+            return GSVD_ECODEC;
+        }
+        delta_convert(cfg, src, dst, n_elem, 1);
+        *out_len = n_elem * cfg->dtype.size;
+        return GSVD_OK;
+    }
     *out_len = 0;
     if (n % cfg->dtype.size != 0 || n > cap) {
         LOG_KEY(key, "%s: delta input of %zu bytes is not %zu elements of %zu bytes", key, n,
@@ -230,6 +316,13 @@ static int delta_encode(const void *cfgp, gsvd_codec_ws *ws, const void *src, si
         return GSVD_EINVAL;
     }
     gsvd_buf_clear(dst);
+    if (!same_dtype(&cfg->dtype, &cfg->astype)) {
+        size_t n_elem = n / cfg->dtype.size;
+        GSVD_TRY(gsvd_buf_reserve(dst, n_elem * cfg->astype.size));
+        delta_convert(cfg, src, (unsigned char *)dst->data, n_elem, 0);
+        dst->len = n_elem * cfg->astype.size;
+        goto out;
+    }
     GSVD_TRY(gsvd_buf_reserve(dst, n));
     delta_run(&cfg->dtype, src, (unsigned char *)dst->data, n / cfg->dtype.size, 0);
     dst->len = n;
@@ -256,6 +349,7 @@ const struct gsvd_codec_ops gsvd_codec_delta_ops = {
     .decoded_size = NULL,
     .encode = delta_encode,
     .describe = delta_describe,
+    .encoded_size = delta_encoded_size,
 };
 
 /* ---- vlen-utf8 -------------------------------------------------------------------------- */

@@ -39,7 +39,13 @@ struct gsvd_codec_ops {
                   struct gsvd_buf *dst);
     /* Short description for `gensvd info`, e.g. "blosc(zstd:5,bitshuffle)". */
     void (*describe)(const void *cfg, char *buf, size_t len);
+    /* Optional, filters only (NULL: same size): the size this filter's encoded form has for
+     * `decoded` bytes of input, e.g. delta with a narrower "astype".  codec.c uses it to know
+     * the exact size each decode stage must produce. */
+    size_t (*encoded_size)(const void *cfg, size_t decoded);
 };
+/* A decode op called with key == NULL is a quiet size probe (codec.c growing a buffer for a
+ * vlen chunk): it returns GSVD_ECODEC without logging. */
 
 /* One thread's scratch.  Contexts are created lazily by the codec that needs them. */
 struct gsvd_codec_ws {
