@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Check testdata/realdata/*.vcz (written by bio2zarr) against the original files.
 
-usage: verify_realdata.py [REALDATA_DIR [VCZ_DIR]]
+usage: verify_realdata.py [--gensvd GENSVD] [REALDATA_DIR [VCZ_DIR]]
   REALDATA_DIR  default ../shared/realdata relative to the repository root
   VCZ_DIR       default testdata/realdata
+  --gensvd      also check `GENSVD dump VCZ/call_genotype` (whole, and a slice across a chunk
+                boundary) and `GENSVD dump VCZ/sample_id` against the same oracles
 
 Independent oracles, not bio2zarr:
   hapmap3.vcz       PLINK 1.9 `--bfile ... --keep-allele-order --recode A` (.raw dosages of the
@@ -31,6 +33,7 @@ REPO = os.path.dirname(HERE)
 
 passed = 0
 failed = 0
+GENSVD = None
 
 
 def check(ok, what, detail=""):
@@ -90,6 +93,50 @@ def first_diff(a, b):
     d = np.argwhere(a != b)
     return "%d differences, first at %s: %s vs %s" % (
         len(d), tuple(d[0]), a[tuple(d[0])], b[tuple(d[0])]) if len(d) else ""
+
+
+def gensvd_dump(target, slice_spec=None):
+    """Run `GENSVD dump [--slice S] target`; return stdout lines, or None (reported) on error."""
+    cmd = [GENSVD, "dump"] + (["--slice", slice_spec] if slice_spec else []) + [target]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        check(False, " ".join(cmd[1:]), "exit %d: %s" % (p.returncode, err[-1] if err else ""))
+        return None
+    text = p.stdout.decode("utf-8")
+    return text[:-1].split("\n") if text else []
+
+
+def gensvd_genotypes(vcz, slice_spec=None):
+    """call_genotype as dumped by gensvd (3-D contract: a line per variant, a tab-separated cell
+    per sample, alleles joined by '/'), as an int8 array; None on error."""
+    lines = gensvd_dump(os.path.join(vcz, "call_genotype"), slice_spec)
+    if lines is None:
+        return None
+    try:
+        return np.array([[[int(x) for x in cell.split("/")] for cell in line.split("\t")]
+                         for line in lines], dtype=np.int8)
+    except ValueError as e:
+        check(False, "gensvd dump %s/call_genotype output" % vcz, str(e))
+        return None
+
+
+def check_gensvd(name, vcz, samples, compare):
+    """compare(gt_array, variant_offset) -> (ok, detail)."""
+    lines = gensvd_dump(os.path.join(vcz, "sample_id"))
+    if lines is not None:
+        check(lines == samples, "%s: gensvd dump sample_id" % name)
+    gt = gensvd_genotypes(vcz)
+    if gt is not None:
+        ok, detail = compare(gt, 0)
+        check(ok, "%s: gensvd dump call_genotype" % name, detail)
+    # a slice across the first variant-chunk boundary and inside the sample axis
+    v0 = int(open_group(vcz)["call_genotype"].chunks[0]) - 7
+    spec = "%d:%d,3:%d" % (v0, v0 + 15, len(samples) - 2)
+    gt = gensvd_genotypes(vcz, spec)
+    if gt is not None:
+        ok, detail = compare(gt, (v0, 3, len(samples) - 2))
+        check(ok, "%s: gensvd dump --slice %s call_genotype" % (name, spec), detail)
 
 
 def plink_exe():
@@ -153,6 +200,14 @@ def verify_hapmap3(src, vcz):
           "hapmap3 missing calls have both alleles -1")
     check(int((raw < 0).sum()) > 0, "hapmap3 has missing calls (as SOURCES.md says)")
     check(not np.asarray(g.read("call_genotype_phased")).any(), "hapmap3 calls are unphased")
+    if GENSVD:
+        def compare(got, sl):
+            want = raw if not sl else raw[sl[0]:sl[0] + 15, sl[1]:sl[2]]
+            if got.ndim != 3 or got.shape[:2] != want.shape:
+                return False, "shape %s vs %s" % (got.shape, want.shape)
+            d = np.where((got == -1).any(axis=2), -1, (got > 0).sum(axis=2)).astype(np.int16)
+            return bool(np.array_equal(d, want)), first_diff(d, want)
+        check_gensvd("hapmap3", vcz, [r[1] for r in fam], compare)
 
 
 def parse_gt(field):
@@ -207,6 +262,13 @@ def verify_khuman(src, vcz):
     contigs = strs(g.read("contig_id"))
     vc = np.asarray(g.read("variant_contig"))
     check([contigs[i] for i in vc.tolist()] == chrom, "khuman contig_id[variant_contig] == CHROM")
+    if GENSVD:
+        def compare(got, sl):
+            want = exp if not sl else exp[sl[0]:sl[0] + 15, sl[1]:sl[2]]
+            if got.shape != want.shape:
+                return False, "shape %s vs %s" % (got.shape, want.shape)
+            return bool(np.array_equal(got, want)), first_diff(got, want)
+        check_gensvd("khuman", vcz, samples, compare)
     ac = (exp > 0).sum(axis=(1, 2))
     npoly = int(((ac > 0) & (ac < 2 * len(samples))).sum())
     check(npoly == 1194, "khuman has 1,194 polymorphic sites (as SOURCES.md says)", str(npoly))
@@ -229,8 +291,17 @@ def verify_labels(vcz_dir):
 
 
 def main(argv):
-    src = argv[1] if len(argv) > 1 else os.path.join(REPO, "..", "shared", "realdata")
-    vcz_dir = argv[2] if len(argv) > 2 else os.path.join(HERE, "realdata")
+    global GENSVD
+    args = list(argv[1:])
+    if "--gensvd" in args:
+        i = args.index("--gensvd")
+        if i + 1 >= len(args):
+            sys.stderr.write("verify_realdata.py: --gensvd needs a path\n")
+            return 2
+        GENSVD = args[i + 1]
+        del args[i:i + 2]
+    src = args[0] if len(args) > 0 else os.path.join(REPO, "..", "shared", "realdata")
+    vcz_dir = args[1] if len(args) > 1 else os.path.join(HERE, "realdata")
     verify_hapmap3(src, os.path.join(vcz_dir, "hapmap3.vcz"))
     verify_khuman(src, os.path.join(vcz_dir, "khuman_chr22.vcz"))
     verify_labels(vcz_dir)
