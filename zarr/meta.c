@@ -149,7 +149,7 @@ static int parse_dims(const cJSON *root, const char *name, const char *where, ui
 
 int gsvd_zarray_derive(struct gsvd_zarray *z, const char *where)
 {
-    size_t items = 1, bytes;
+    size_t items = 1, bytes = 0;
 
     for (size_t d = 0; d < z->ndim; d++) {
         z->grid[d] = z->shape[d] / z->chunks[d] + (z->shape[d] % z->chunks[d] != 0);
