@@ -1,7 +1,15 @@
-/* cli/backend_registry.c - the one file that names the compiled-in compute backends.
- * The compute-backend vtable arrives with the PCA issue; until then gensvd computes on the
- * CPU only and this file reports it. */
+/* cli/backend_registry.c - the one file that names every compiled-in compute backend. */
 #include "gsvd_config.h"
+
+#include "analysis/backend_internal.h"
+
+const struct gsvd_backend_ops *const gsvd_backend_registry[] = {
+#if GSVD_HAVE_CUDA
+    &gsvd_backend_cuda_ops,
+#endif
+    &gsvd_backend_cpu_ops,
+    NULL,
+};
 
 const char *gsvd_backend_list(void);
 

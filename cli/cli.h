@@ -72,6 +72,7 @@ void gsvd_cli_close_input(struct gsvd_cli_input *in); /* accepts a zeroed struct
 char *gsvd_cli_command_line(int argc, char **argv);
 
 /* Commands. */
+int gsvd_cmd_pca(int argc, char **argv);
 int gsvd_cmd_info(int argc, char **argv);
 int gsvd_cmd_dump(int argc, char **argv);
 int gsvd_cmd_simulate(int argc, char **argv);

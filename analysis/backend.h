@@ -1,0 +1,74 @@
+/* analysis/backend.h - compute backends (cpu, cuda) behind one handle.
+ * The analyses hand a backend compact genotype blocks and small dense float64 matrices; the
+ * backend standardises blocks and runs the large products (float32 inside a block, float64
+ * across blocks) and the small eigen/QR problems.  Which backends exist is decided by
+ * cli/backend_registry.c; analyses receive a backend and never name one.
+ * Thread safety: a backend handle is used by one thread at a time. */
+#ifndef GSVD_ANALYSIS_BACKEND_H
+#define GSVD_ANALYSIS_BACKEND_H
+#include <stddef.h>
+#include <stdint.h>
+#include "common/gsvd_defs.h"
+GSVD_EXTERN_C_BEGIN
+
+typedef struct gsvd_backend gsvd_backend;
+struct gsvd_backend_ops;
+
+/* A block of dosages for the variants of one read: rows = variants kept, cols = samples.
+ * Exactly one of i8 / f32 is set.  Values: dosages, -1 (i8) or NaN (f32) for missing. */
+struct gsvd_gblock {
+    size_t n_rows;        /* variants in the block */
+    size_t n_cols;        /* samples */
+    const int8_t *i8;     /* row-major n_rows x n_cols, or NULL */
+    const float *f32;     /* row-major n_rows x n_cols, or NULL */
+    const float *center;  /* per row: value subtracted (the mean, or 0) */
+    const float *scale;   /* per row: multiplier (1 / sigma) */
+};
+
+struct gsvd_backend_params {
+    size_t n_threads; /* BLAS threads for this backend; 0 = all cores */
+};
+
+/* Registry built by cli/backend_registry.c: NULL-terminated, best first. */
+extern const struct gsvd_backend_ops *const gsvd_backend_registry[];
+
+/* Choose and create a backend: name "auto" (highest probe score), "cpu", "cuda"/"gpu".
+ * Returns GSVD_OK, GSVD_EINVAL (unknown name), GSVD_ENOTBUILT (not compiled in),
+ * GSVD_ENODEVICE (compiled in, no usable device; the reason is logged) or GSVD_ENOMEM.
+ * Caller owns *out; free with gsvd_backend_destroy. */
+GSVD_NODISCARD int gsvd_backend_open(const char *name, const struct gsvd_backend_params *p,
+                                     gsvd_backend **out);
+/* Create a specific backend (tests pass one explicitly). */
+GSVD_NODISCARD int gsvd_backend_create(const struct gsvd_backend_ops *ops,
+                                       const struct gsvd_backend_params *p, gsvd_backend **out);
+void gsvd_backend_destroy(gsvd_backend *be); /* accepts NULL */
+const char *gsvd_backend_name(const gsvd_backend *be);
+
+/* ---- PCA products on the sample side ----------------------------------------------------------
+ * A pass computes Y = Z^T Z X for an N x c matrix X (row-major float64, host), block by block:
+ * pass_begin(X), pass_block(block) for each block, pass_end(Y).  Z is the standardised block:
+ * Z_ji = (G_ji - center_j) * scale_j, missing -> 0.  pass_block also adds sum(Z^2) of the
+ * block to *sumsq (the trace of Z^T Z) when sumsq is not NULL. */
+GSVD_NODISCARD int gsvd_backend_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x);
+GSVD_NODISCARD int gsvd_backend_pass_block(gsvd_backend *be, const struct gsvd_gblock *b,
+                                           double *sumsq);
+GSVD_NODISCARD int gsvd_backend_pass_end(gsvd_backend *be, double *y);
+
+/* Z times an N x c matrix: out (n_rows x c, row-major float64) = Z_block * U. */
+GSVD_NODISCARD int gsvd_backend_project(gsvd_backend *be, const struct gsvd_gblock *b,
+                                        size_t c, const double *u, double *out);
+
+/* Exact Gram: gram_begin(n), gram_block(block)..., gram_end(G) with G = Z^T Z (n x n,
+ * row-major float64, full symmetric). */
+GSVD_NODISCARD int gsvd_backend_gram_begin(gsvd_backend *be, size_t n);
+GSVD_NODISCARD int gsvd_backend_gram_block(gsvd_backend *be, const struct gsvd_gblock *b,
+                                           double *sumsq);
+GSVD_NODISCARD int gsvd_backend_gram_end(gsvd_backend *be, double *g);
+
+/* ---- small dense float64 algebra (host memory, row-major) ----------------------------------- */
+/* All eigenpairs of the symmetric n x n matrix a (overwritten): w ascending, eigenvectors in
+ * the columns of a.  GSVD_EDEGENERATE (logged) if the solver fails to converge. */
+GSVD_NODISCARD int gsvd_backend_eigh(gsvd_backend *be, size_t n, double *a, double *w);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_ANALYSIS_BACKEND_H */

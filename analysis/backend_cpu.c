@@ -1,0 +1,305 @@
+/* analysis/backend_cpu.c - the CPU backend: OpenBLAS for the block products, LAPACKE for the
+ * small dense problems.  Blocks are standardised into float32 (a per-row lookup table for
+ * integer dosages), multiplied with sgemm/ssyrk, and each block's result is added into float64
+ * accumulators, so rounding does not grow with the number of variants.  The BLAS thread count
+ * is set at create and restored at destroy. */
+#include "gsvd_config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <cblas.h>
+#include <lapacke.h>
+
+#include "analysis/backend_internal.h"
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/log.h"
+
+#define GRAM_F32_MAX_N 16384 /* above this the Gram is accumulated with dsyrk, no f32 copy */
+
+struct backend_cpu {
+    struct gsvd_backend base;
+    int saved_threads;  /* BLAS threads before create */
+    size_t n, c;        /* current pass: samples, columns of X */
+    float *x;           /* n x c, X in float32 */
+    double *y;          /* n x c accumulator */
+    float *yblk;        /* n x c, one block's Z^T T */
+    float *z;           /* standardised block, rows x n */
+    size_t z_cap;       /* floats allocated in z */
+    float *t;           /* rows x c, Z X */
+    size_t t_cap;
+    double *zd;         /* float64 block for dsyrk / project */
+    size_t zd_cap;
+    float *gblk;        /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
+    double *g;          /* n x n float64 Gram accumulator (upper triangle filled) */
+};
+
+static int cpu_probe(char *why, size_t why_len)
+{
+    (void)why;
+    (void)why_len;
+    return 1; /* always usable, lowest priority */
+}
+
+static void cpu_destroy(gsvd_backend *be)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    if (!b)
+        return;
+    openblas_set_num_threads(b->saved_threads);
+    gsvd_free(b->x);
+    gsvd_free(b->y);
+    gsvd_free(b->yblk);
+    gsvd_free(b->z);
+    gsvd_free(b->t);
+    gsvd_free(b->zd);
+    gsvd_free(b->gblk);
+    gsvd_free(b->g);
+    gsvd_free(b);
+}
+
+static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
+{
+    struct backend_cpu *b = gsvd_calloc(1, sizeof *b);
+    *out = NULL;
+    if (!b)
+        return GSVD_ENOMEM;
+    b->saved_threads = openblas_get_num_threads();
+    if (p && p->n_threads)
+        openblas_set_num_threads((int)p->n_threads);
+    *out = &b->base;
+    return GSVD_OK;
+}
+
+/* Grow a float buffer to at least n elements. */
+static int reserve_f(float **p, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return GSVD_OK;
+    float *q = gsvd_realloc(*p, n * sizeof *q);
+    if (!q)
+        return GSVD_ENOMEM;
+    *p = q;
+    *cap = n;
+    return GSVD_OK;
+}
+
+/* Standardise block rows into b->z (rows x n, float32); returns sum of squares in *sumsq. */
+static int standardise(struct backend_cpu *b, const struct gsvd_gblock *g, double *sumsq)
+{
+    size_t rows = g->n_rows, n = g->n_cols, cells;
+    double ss = 0;
+    int rc = gsvd_mul_size(rows, n, &cells);
+
+    if (rc < 0)
+        return rc;
+    rc = reserve_f(&b->z, &b->z_cap, cells ? cells : 1);
+    if (rc < 0)
+        return rc;
+    for (size_t r = 0; r < rows; r++) {
+        float *z = b->z + r * n;
+        float c0 = g->center[r], s0 = g->scale[r];
+        double rs = 0;
+        if (g->i8) {
+            /* dosages are small integers: a lookup table indexed by value + 1 (-1 = missing) */
+            float lut[130];
+            const int8_t *row = g->i8 + r * n;
+            lut[0] = 0.0f;
+            for (int v = 0; v <= 128; v++)
+                lut[v + 1] = ((float)v - c0) * s0;
+            for (size_t i = 0; i < n; i++) {
+                int v = row[i];
+                float x = v >= -1 ? lut[v + 1] : 0.0f;
+                z[i] = x;
+                rs += (double)x * x;
+            }
+        } else {
+            const float *row = g->f32 + r * n;
+            for (size_t i = 0; i < n; i++) {
+                float x = isnan(row[i]) ? 0.0f : (row[i] - c0) * s0;
+                z[i] = x;
+                rs += (double)x * x;
+            }
+        }
+        ss += rs;
+    }
+    if (sumsq)
+        *sumsq += ss;
+    return GSVD_OK;
+}
+
+static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
+{
+    struct backend_cpu *bk = (struct backend_cpu *)be;
+    size_t nc;
+
+    if (gsvd_mul_size(n, c, &nc) < 0)
+        return GSVD_EINVAL;
+    gsvd_free(bk->x);
+    gsvd_free(bk->y);
+    gsvd_free(bk->yblk);
+    bk->x = gsvd_malloc(nc * sizeof *bk->x);
+    bk->y = gsvd_calloc(nc, sizeof *bk->y);
+    bk->yblk = gsvd_malloc(nc * sizeof *bk->yblk);
+    if (!bk->x || !bk->y || !bk->yblk)
+        return GSVD_ENOMEM;
+    for (size_t i = 0; i < nc; i++)
+        bk->x[i] = (float)x[i];
+    bk->n = n;
+    bk->c = c;
+    return GSVD_OK;
+}
+
+static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t rows = g->n_rows, n = b->n, c = b->c;
+    int rc;
+
+    if (g->n_cols != n) {
+        gsvd_log_error("block has %zu samples, pass has %zu", g->n_cols, n);
+        return GSVD_EINTERNAL;
+    }
+    if (rows == 0)
+        return GSVD_OK;
+    GSVD_TRY(standardise(b, g, sumsq));
+    GSVD_TRY(reserve_f(&b->t, &b->t_cap, rows * c));
+    /* T = Z X  (rows x c), then Yblk = Z^T T (n x c); Y += Yblk in float64 */
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0f,
+                b->z, (int)n, b->x, (int)c, 0.0f, b->t, (int)c);
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)c, (int)rows, 1.0f, b->z,
+                (int)n, b->t, (int)c, 0.0f, b->yblk, (int)c);
+    for (size_t i = 0; i < n * c; i++)
+        b->y[i] += b->yblk[i];
+out:
+    return rc;
+}
+
+static int cpu_pass_end(gsvd_backend *be, double *y)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    memcpy(y, b->y, b->n * b->c * sizeof *y);
+    return GSVD_OK;
+}
+
+static int reserve_d(double **p, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return GSVD_OK;
+    double *q = gsvd_realloc(*p, n * sizeof *q);
+    if (!q)
+        return GSVD_ENOMEM;
+    *p = q;
+    *cap = n;
+    return GSVD_OK;
+}
+
+static int cpu_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c, const double *u,
+                       double *out)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t rows = g->n_rows, n = g->n_cols;
+    int rc = GSVD_OK;
+
+    if (rows == 0)
+        return GSVD_OK;
+    GSVD_TRY(standardise(b, g, NULL));
+    GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
+    for (size_t i = 0; i < rows * n; i++)
+        b->zd[i] = b->z[i];
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0,
+                b->zd, (int)n, u, (int)c, 0.0, out, (int)c);
+out:
+    return rc;
+}
+
+static int cpu_gram_begin(gsvd_backend *be, size_t n)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t nn;
+
+    if (gsvd_mul_size(n, n, &nn) < 0)
+        return GSVD_EINVAL;
+    gsvd_free(b->g);
+    gsvd_free(b->gblk);
+    b->gblk = NULL;
+    b->g = gsvd_calloc(nn, sizeof *b->g);
+    if (!b->g)
+        return GSVD_ENOMEM;
+    if (n <= GRAM_F32_MAX_N) {
+        b->gblk = gsvd_malloc(nn * sizeof *b->gblk);
+        if (!b->gblk)
+            return GSVD_ENOMEM;
+    }
+    b->n = n;
+    return GSVD_OK;
+}
+
+static int cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t rows = g->n_rows, n = b->n;
+    int rc = GSVD_OK;
+
+    if (rows == 0)
+        return GSVD_OK;
+    GSVD_TRY(standardise(b, g, sumsq));
+    if (b->gblk) {
+        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, (int)rows, 1.0f, b->z, (int)n,
+                    0.0f, b->gblk, (int)n);
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = i; j < n; j++)
+                b->g[i * n + j] += b->gblk[i * n + j];
+    } else {
+        GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
+        for (size_t i = 0; i < rows * n; i++)
+            b->zd[i] = b->z[i];
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, (int)rows, 1.0, b->zd, (int)n,
+                    1.0, b->g, (int)n);
+    }
+out:
+    return rc;
+}
+
+static int cpu_gram_end(gsvd_backend *be, double *gout)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t n = b->n;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++)
+            gout[i * n + j] = gout[j * n + i] = b->g[i * n + j];
+    return GSVD_OK;
+}
+
+static int cpu_eigh(gsvd_backend *be, size_t n, double *a, double *w)
+{
+    lapack_int info;
+    (void)be;
+    if (n == 0)
+        return GSVD_OK;
+    info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)n, a, (lapack_int)n, w);
+    if (info != 0) {
+        gsvd_log_error("symmetric eigensolver failed (LAPACKE_dsyevd info %d, n %zu)", (int)info,
+                       n);
+        return info < 0 ? GSVD_EINTERNAL : GSVD_EDEGENERATE;
+    }
+    return GSVD_OK;
+}
+
+const struct gsvd_backend_ops gsvd_backend_cpu_ops = {
+    .version = GSVD_BACKEND_OPS_VERSION,
+    .name = "cpu",
+    .probe = cpu_probe,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .pass_begin = cpu_pass_begin,
+    .pass_block = cpu_pass_block,
+    .pass_end = cpu_pass_end,
+    .project = cpu_project,
+    .gram_begin = cpu_gram_begin,
+    .gram_block = cpu_gram_block,
+    .gram_end = cpu_gram_end,
+    .eigh = cpu_eigh,
+};

@@ -1,0 +1,34 @@
+/* analysis/backend_internal.h - for backend*.c and gpu/ only: the compute backend vtable.
+ * A backend embeds struct gsvd_backend first.  Fields are appended, never reordered;
+ * backend.c reads a field added in version N only when ops->version >= N. */
+#ifndef GSVD_ANALYSIS_BACKEND_INTERNAL_H
+#define GSVD_ANALYSIS_BACKEND_INTERNAL_H
+#include "analysis/backend.h"
+
+#define GSVD_BACKEND_OPS_VERSION 1
+
+struct gsvd_backend_ops {
+    int version;      /* GSVD_BACKEND_OPS_VERSION */
+    const char *name; /* "cpu", "cuda" */
+    /* > 0 usable (higher wins), 0 unusable with a reason in why; never aborts. */
+    int (*probe)(char *why, size_t why_len);
+    int (*create)(const struct gsvd_backend_params *p, gsvd_backend **out);
+    void (*destroy)(gsvd_backend *be); /* accepts NULL */
+    int (*pass_begin)(gsvd_backend *be, size_t n, size_t c, const double *x);
+    int (*pass_block)(gsvd_backend *be, const struct gsvd_gblock *b, double *sumsq);
+    int (*pass_end)(gsvd_backend *be, double *y);
+    int (*project)(gsvd_backend *be, const struct gsvd_gblock *b, size_t c, const double *u,
+                   double *out);
+    int (*gram_begin)(gsvd_backend *be, size_t n);
+    int (*gram_block)(gsvd_backend *be, const struct gsvd_gblock *b, double *sumsq);
+    int (*gram_end)(gsvd_backend *be, double *g);
+    int (*eigh)(gsvd_backend *be, size_t n, double *a, double *w);
+};
+
+struct gsvd_backend {
+    const struct gsvd_backend_ops *ops;
+};
+
+extern const struct gsvd_backend_ops gsvd_backend_cpu_ops;
+
+#endif /* GSVD_ANALYSIS_BACKEND_INTERNAL_H */

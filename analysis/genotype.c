@@ -1,0 +1,701 @@
+/* analysis/genotype.c - genotype arrays to standardised dosage blocks, in parallel by chunk row.
+ * Worker threads read one chunk row of the variant axis (all samples), turn it into dosages,
+ * compute each variant's statistics, apply the filters and the scaler, and compact the kept
+ * variants into an int8 (integer input) or float32 (float input) block; the calling thread
+ * hands blocks to the callback in order (analysis/pipeline.h). */
+#include "gsvd_config.h"
+#include "analysis/genotype.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pipeline.h"
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/array.h"
+#include "zarr/reader.h"
+#include "zarr/store.h"
+
+struct gsvd_geno {
+    gsvd_tree *tree;             /* borrowed */
+    gsvd_array *arr;             /* owned */
+    char *arr_path;              /* owned */
+    struct gsvd_geno_params p;   /* copy; p.samples not used after open */
+    int is_float;                /* float input: f32 blocks, NaN missing */
+    int rank;                    /* 2 or 3 */
+    size_t ploidy;               /* alleles per call (3-D) or the dosage scale (2-D) */
+    uint64_t n_all_samples;      /* samples in the array */
+    uint64_t n_all_variants;     /* variants in the array */
+    uint64_t vs, ve;             /* variant range [vs, ve) */
+    uint64_t cv;                 /* chunk extent along the variant axis */
+    size_t n_samples;            /* analysed samples */
+    uint64_t *sample_idx;        /* owned; analysed sample -> array column, NULL = identity */
+    struct gsvd_strlist ids;     /* analysed sample IDs */
+    struct gsvd_geno_counts counts;
+};
+
+size_t gsvd_geno_n_samples(const gsvd_geno *g)
+{
+    return g->n_samples;
+}
+
+uint64_t gsvd_geno_n_variants(const gsvd_geno *g)
+{
+    return g->ve - g->vs;
+}
+
+size_t gsvd_geno_ploidy(const gsvd_geno *g)
+{
+    return g->ploidy;
+}
+
+const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g)
+{
+    return &g->ids;
+}
+
+const char *gsvd_geno_array_name(const gsvd_geno *g)
+{
+    return gsvd_array_name(g->arr);
+}
+
+const struct gsvd_geno_counts *gsvd_geno_counts(const gsvd_geno *g)
+{
+    return &g->counts;
+}
+
+void gsvd_geno_close(gsvd_geno *g)
+{
+    if (!g)
+        return;
+    gsvd_array_close(g->arr);
+    gsvd_free(g->arr_path);
+    gsvd_free(g->sample_idx);
+    gsvd_strlist_free(&g->ids);
+    gsvd_free(g);
+}
+
+/* Path of the genotype array: explicit, the node itself, or auto-detected in a group. */
+static int find_array(gsvd_tree *t, const char *node, const char *array, char **out)
+{
+    static const char *const candidates[] = {"call_genotype", "calldata/GT"};
+    int rc = GSVD_OK, kind;
+    char *path = NULL;
+
+    *out = NULL;
+    if (array)
+        return gsvd_key_join(node, array, out);
+    kind = gsvd_tree_node_kind(t, node);
+    if (kind < 0)
+        return kind;
+    if (kind == GSVD_NODE_ARRAY)
+        return gsvd_key_join(node, "", out);
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(candidates); i++) {
+        gsvd_free(path);
+        path = NULL;
+        GSVD_TRY(gsvd_key_join(node, candidates[i], &path));
+        kind = gsvd_tree_node_kind(t, path);
+        if (kind < 0) {
+            rc = kind;
+            goto out;
+        }
+        if (kind == GSVD_NODE_ARRAY) {
+            *out = path;
+            path = NULL;
+            goto out;
+        }
+    }
+    gsvd_log_error("%s/%s: no genotype array (looked for call_genotype and calldata/GT); name "
+                   "one with --array",
+                   gsvd_store_url(gsvd_tree_store(t)), node);
+    rc = GSVD_ENOTFOUND;
+out:
+    gsvd_free(path);
+    return rc;
+}
+
+/* Sample IDs: a 1-D "sample_id" (VCF-Zarr) or "samples" (scikit-allel) array of length n in the
+ * genotype array's group or any ancestor; otherwise generated names. */
+static int load_sample_ids(gsvd_geno *g, struct gsvd_strlist *all)
+{
+    static const char *const names[] = {"sample_id", "samples"};
+    int rc = GSVD_OK;
+    char *dir = gsvd_strdup(g->arr_path), *cand = NULL;
+    gsvd_array *a = NULL;
+    gsvd_reader *r = NULL;
+
+    if (!dir)
+        return GSVD_ENOMEM;
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            dir[0] = '\0';
+        for (size_t i = 0; i < GSVD_ARRAY_LEN(names); i++) {
+            gsvd_free(cand);
+            cand = NULL;
+            GSVD_TRY(gsvd_key_join(dir, names[i], &cand));
+            int kind = gsvd_tree_node_kind(g->tree, cand);
+            if (kind < 0) {
+                rc = kind;
+                goto out;
+            }
+            if (kind != GSVD_NODE_ARRAY)
+                continue;
+            GSVD_TRY(gsvd_array_open(g->tree, cand, &a));
+            const struct gsvd_zarray *z = gsvd_array_meta(a);
+            if (z->ndim == 1 && z->shape[0] == g->n_all_samples &&
+                (z->dtype.kind == 'O' || z->dtype.kind == 'S' || z->dtype.kind == 'U')) {
+                GSVD_TRY(gsvd_reader_new(a, &r));
+                GSVD_TRY(gsvd_reader_read_strings(r, 0, z->shape[0], all));
+                goto out;
+            }
+            gsvd_log_warn("%s: not a list of %llu sample IDs; ignored", gsvd_array_name(a),
+                          (unsigned long long)g->n_all_samples);
+            gsvd_array_close(a);
+            a = NULL;
+        }
+        if (!dir[0])
+            break;
+    }
+    gsvd_log_info("%s: no sample_id or samples array; naming samples sample_0...",
+                  gsvd_array_name(g->arr));
+    for (uint64_t i = 0; i < g->n_all_samples; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "sample_%llu", (unsigned long long)i);
+        GSVD_TRY(gsvd_strlist_push(all, name));
+    }
+out:
+    gsvd_reader_free(r);
+    gsvd_array_close(a);
+    gsvd_free(cand);
+    gsvd_free(dir);
+    return rc;
+}
+
+struct id_index {
+    const char *id;
+    uint64_t idx;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+    const struct id_index *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
+}
+
+/* Map the requested IDs onto array columns; unknown or repeated IDs are errors. */
+static int select_samples(gsvd_geno *g, const struct gsvd_strlist *all,
+                          const struct gsvd_strlist *want)
+{
+    int rc = GSVD_OK;
+    struct id_index *sorted = gsvd_malloc((all->n ? all->n : 1) * sizeof *sorted);
+    uint8_t *used = gsvd_calloc(all->n ? all->n : 1, 1);
+
+    g->sample_idx = gsvd_malloc((want->n ? want->n : 1) * sizeof *g->sample_idx);
+    if (!sorted || !used || !g->sample_idx) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < all->n; i++)
+        sorted[i] = (struct id_index){all->items[i], i};
+    qsort(sorted, all->n, sizeof *sorted, cmp_id);
+    for (size_t i = 1; i < all->n; i++)
+        if (strcmp(sorted[i - 1].id, sorted[i].id) == 0) {
+            gsvd_log_error("%s: sample ID '%s' appears more than once; cannot select by ID",
+                           gsvd_array_name(g->arr), sorted[i].id);
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+    for (size_t i = 0; i < want->n; i++) {
+        struct id_index key = {want->items[i], 0};
+        size_t lo = 0, hi = all->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(sorted[mid].id, key.id) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == all->n || strcmp(sorted[lo].id, key.id) != 0) {
+            gsvd_log_error("sample '%s' is not in %s", key.id, gsvd_array_name(g->arr));
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+        if (used[sorted[lo].idx]++) {
+            gsvd_log_error("sample '%s' is listed twice", key.id);
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+        g->sample_idx[i] = sorted[lo].idx;
+        GSVD_TRY(gsvd_strlist_push(&g->ids, key.id));
+    }
+    g->n_samples = want->n;
+out:
+    gsvd_free(sorted);
+    gsvd_free(used);
+    return rc;
+}
+
+int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params *p,
+                   gsvd_geno **out)
+{
+    int rc = GSVD_OK;
+    gsvd_geno *g = gsvd_calloc(1, sizeof *g);
+    struct gsvd_strlist all = GSVD_STRLIST_INIT;
+    const struct gsvd_zarray *z;
+
+    *out = NULL;
+    if (!g)
+        return GSVD_ENOMEM;
+    g->tree = t;
+    g->p = *p;
+    g->p.samples = NULL;
+    GSVD_TRY(find_array(t, path, p->array, &g->arr_path));
+    GSVD_TRY(gsvd_array_open(t, g->arr_path, &g->arr));
+    z = gsvd_array_meta(g->arr);
+    if (z->dtype.kind != 'i' && z->dtype.kind != 'u' && z->dtype.kind != 'f' &&
+        z->dtype.kind != 'b') {
+        gsvd_log_error("%s: dtype is not numeric; genotypes must be integers or floats",
+                       gsvd_array_name(g->arr));
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
+    g->is_float = z->dtype.kind == 'f';
+    if (z->ndim == 3 && !g->is_float && !p->transpose) {
+        g->rank = 3;
+        g->ploidy = (size_t)z->shape[2];
+        if (g->ploidy == 0 || g->ploidy > 100) {
+            gsvd_log_error("%s: ploidy axis of length %zu", gsvd_array_name(g->arr), g->ploidy);
+            rc = GSVD_EUNSUPPORTED;
+            goto out;
+        }
+        g->n_all_variants = z->shape[0];
+        g->n_all_samples = z->shape[1];
+        g->cv = z->chunks[0];
+    } else if (z->ndim == 2) {
+        g->rank = 2;
+        g->ploidy = p->ploidy ? p->ploidy : 2;
+        g->n_all_variants = z->shape[p->transpose ? 1 : 0];
+        g->n_all_samples = z->shape[p->transpose ? 0 : 1];
+        g->cv = z->chunks[p->transpose ? 1 : 0];
+    } else {
+        gsvd_log_error("%s: a genotype array must be 3-D integer calls (variants x samples x "
+                       "ploidy) or a 2-D dosage matrix; this one has %zu dimensions",
+                       gsvd_array_name(g->arr), z->ndim);
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
+    g->vs = p->var_start;
+    g->ve = p->var_stop ? p->var_stop : g->n_all_variants;
+    if (g->vs >= g->ve || g->ve > g->n_all_variants) {
+        gsvd_log_error("%s: variant range %llu:%llu is empty or outside 0:%llu",
+                       gsvd_array_name(g->arr), (unsigned long long)g->vs,
+                       (unsigned long long)g->ve, (unsigned long long)g->n_all_variants);
+        rc = GSVD_EINVAL;
+        goto out;
+    }
+    GSVD_TRY(load_sample_ids(g, &all));
+    if (p->samples) {
+        GSVD_TRY(select_samples(g, &all, p->samples));
+    } else {
+        g->n_samples = (size_t)g->n_all_samples;
+        g->ids = all;
+        all = (struct gsvd_strlist)GSVD_STRLIST_INIT;
+    }
+    if (g->n_samples == 0) {
+        gsvd_log_error("%s: no samples to analyse", gsvd_array_name(g->arr));
+        rc = GSVD_EDEGENERATE;
+        goto out;
+    }
+    *out = g;
+    g = NULL;
+out:
+    gsvd_strlist_free(&all);
+    gsvd_geno_close(g);
+    return rc;
+}
+
+/* ---- scanning ------------------------------------------------------------------------------ */
+
+struct scan_slot {
+    void *raw;                /* decoded region, array dtype */
+    size_t raw_cap;
+    int8_t *dos;              /* int8 dosages, n_variants x n_samples (all of the block) */
+    float *fdos;              /* float dosages for float input */
+    size_t dos_cap;
+    float *center, *scale;    /* kept rows */
+    uint8_t *kept;
+    double *mean, *inv_sd;    /* all rows */
+    size_t rows_cap;
+    struct gsvd_geno_info info;
+    struct gsvd_gblock blk;
+    struct gsvd_geno_counts counts; /* this block's */
+};
+
+struct scan_ctx {
+    gsvd_geno *g;
+    gsvd_reader **readers;
+    gsvd_geno_block_fn fn;
+    void *fn_ctx;
+    uint64_t first_chunk;
+    struct gsvd_geno_counts counts;
+};
+
+static int grow(void **p, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return GSVD_OK;
+    void *q = gsvd_realloc(*p, n ? n : 1);
+    if (!q)
+        return GSVD_ENOMEM;
+    *p = q;
+    *cap = n;
+    return GSVD_OK;
+}
+
+/* Integer element i of a decoded buffer of the given dtype, as int64 (bool as 0/1). */
+static int64_t load_int(const struct gsvd_dtype *dt, const unsigned char *base, size_t i)
+{
+    const unsigned char *p = base + i * dt->size;
+    if (dt->kind == 'b' || (dt->kind == 'u' && dt->size == 1))
+        return *p;
+    if (dt->kind == 'i' && dt->size == 1)
+        return (int8_t)*p;
+    if (dt->size == 2) {
+        if (dt->kind == 'i') { int16_t v; memcpy(&v, p, 2); return v; }
+        uint16_t v; memcpy(&v, p, 2); return v;
+    }
+    if (dt->size == 4) {
+        if (dt->kind == 'i') { int32_t v; memcpy(&v, p, 4); return v; }
+        uint32_t v; memcpy(&v, p, 4); return v;
+    }
+    int64_t v;
+    memcpy(&v, p, 8);
+    if (dt->kind == 'u' && v < 0)
+        return INT64_MAX;
+    return v;
+}
+
+static float load_float(const struct gsvd_dtype *dt, const unsigned char *base, size_t i)
+{
+    const unsigned char *p = base + i * dt->size;
+    if (dt->size == 4) {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    if (dt->size == 8) {
+        double d;
+        memcpy(&d, p, 8);
+        return (float)d;
+    }
+    /* half */
+    uint16_t h;
+    memcpy(&h, p, 2);
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY)
+                                                       : ldexpf((float)(m | 0x400), e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* Dosage rows for variants [v0, v0 + nv) into s->dos (int8, -1 missing) or s->fdos. */
+static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, struct scan_slot *s)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
+    const struct gsvd_dtype *dt = &z->dtype;
+    size_t N = g->n_samples, NA = (size_t)g->n_all_samples, P = g->ploidy, cells, bytes;
+    uint64_t start[3] = {0}, count[3];
+    int rc = GSVD_OK;
+
+    if (gsvd_mul_size(nv, NA, &cells) < 0 || (g->rank == 3 && gsvd_mul_size(cells, P, &cells) < 0) ||
+        gsvd_mul_size(cells, dt->size, &bytes) < 0)
+        return GSVD_EFORMAT;
+    GSVD_TRY(grow(&s->raw, &s->raw_cap, bytes));
+    if (g->rank == 3) {
+        start[0] = v0;
+        count[0] = nv;
+        count[1] = NA;
+        count[2] = P;
+    } else if (g->p.transpose) {
+        start[1] = v0;
+        count[0] = NA;
+        count[1] = nv;
+    } else {
+        start[0] = v0;
+        count[0] = nv;
+        count[1] = NA;
+    }
+    GSVD_TRY(gsvd_reader_read(r, start, count, s->raw));
+    if (g->is_float) {
+        GSVD_TRY(grow((void **)&s->fdos, &s->dos_cap, nv * N * sizeof(float)));
+        for (size_t j = 0; j < nv; j++)
+            for (size_t i = 0; i < N; i++) {
+                size_t col = g->sample_idx ? (size_t)g->sample_idx[i] : i;
+                size_t at = g->p.transpose ? col * nv + j : j * NA + col;
+                s->fdos[j * N + i] = load_float(dt, s->raw, at);
+            }
+        return GSVD_OK;
+    }
+    GSVD_TRY(grow((void **)&s->dos, &s->dos_cap, nv * N));
+    if (g->rank == 3 && dt->kind == 'i' && dt->size == 1) {
+        /* the common case, int8 calls: count alleles > 0, missing if any allele is -1 */
+        const int8_t *raw = s->raw;
+        for (size_t j = 0; j < nv; j++) {
+            int8_t *d = s->dos + j * N;
+            for (size_t i = 0; i < N; i++) {
+                size_t col = g->sample_idx ? (size_t)g->sample_idx[i] : i;
+                const int8_t *call = raw + (j * NA + col) * P;
+                int alt = 0, miss = 0, present = 0;
+                for (size_t a = 0; a < P; a++) {
+                    int v = call[a];
+                    alt += v > 0;
+                    miss |= v == -1 || v < -2;
+                    present += v != -2;
+                }
+                d[i] = (int8_t)(miss || !present ? -1 : alt);
+            }
+        }
+        return GSVD_OK;
+    }
+    for (size_t j = 0; j < nv; j++) {
+        int8_t *d = s->dos + j * N;
+        for (size_t i = 0; i < N; i++) {
+            size_t col = g->sample_idx ? (size_t)g->sample_idx[i] : i;
+            if (g->rank == 3) {
+                int alt = 0, miss = 0, present = 0;
+                for (size_t a = 0; a < P; a++) {
+                    int64_t v = load_int(dt, s->raw, (j * NA + col) * P + a);
+                    alt += v > 0;
+                    miss |= v == -1 || v < -2;
+                    present += v != -2;
+                }
+                d[i] = (int8_t)(miss || !present ? -1 : alt);
+            } else {
+                size_t at = g->p.transpose ? col * nv + j : j * NA + col;
+                int64_t v = load_int(dt, s->raw, at);
+                if (v > 127 || (v >= 0 && (size_t)v > P)) {
+                    gsvd_log_error("%s: dosage %lld of variant %llu exceeds ploidy %zu (use "
+                                   "--ploidy, or a float array)",
+                                   gsvd_array_name(g->arr), (long long)v,
+                                   (unsigned long long)(v0 + j), P);
+                    return GSVD_EFORMAT;
+                }
+                d[i] = (int8_t)(v < 0 ? -1 : v);
+            }
+        }
+    }
+out:
+    return rc;
+}
+
+/* Statistics, filters and scale of row j; returns 1 if kept. */
+static int judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t variant)
+{
+    size_t N = g->n_samples;
+    double n = 0, sum = 0, sum2 = 0, mean, p, sd, var;
+    int exact_var_zero = 0;
+
+    if (s->fdos) {
+        const float *row = s->fdos + j * N;
+        for (size_t i = 0; i < N; i++)
+            if (!isnan(row[i])) {
+                n++;
+                sum += row[i];
+                sum2 += (double)row[i] * row[i];
+            }
+    } else {
+        const int8_t *row = s->dos + j * N;
+        int64_t ni = 0, si = 0, s2 = 0;
+        for (size_t i = 0; i < N; i++) {
+            int v = row[i];
+            if (v >= 0) {
+                ni++;
+                si += v;
+                s2 += v * v;
+            }
+        }
+        n = (double)ni;
+        sum = (double)si;
+        sum2 = (double)s2;
+        exact_var_zero = ni > 0 && ni * s2 == si * si; /* all called dosages equal */
+    }
+    s->mean[j] = n > 0 ? sum / n : NAN;
+    s->inv_sd[j] = 0;
+    if (n == 0) {
+        s->counts.n_no_calls++;
+        return 0;
+    }
+    if (g->p.missing_error && n < (double)N) {
+        gsvd_log_error("%s: variant %llu has %.0f missing calls (--missing error)",
+                       gsvd_array_name(g->arr), (unsigned long long)variant, (double)N - n);
+        return -1;
+    }
+    mean = sum / n;
+    p = mean / (double)g->ploidy;
+    if (g->p.max_missing < 1 && 1.0 - n / (double)N > g->p.max_missing) {
+        s->counts.n_missing++;
+        return 0;
+    }
+    if (g->p.maf > 0 && (p < 1 - p ? p : 1 - p) < g->p.maf) {
+        s->counts.n_maf++;
+        return 0;
+    }
+    var = sum2 / n - mean * mean;
+    switch (g->p.scaler) {
+    case GSVD_SCALER_PATTERSON:
+        sd = sqrt(p * (1 - p));
+        break;
+    case GSVD_SCALER_HWE:
+        sd = sqrt((double)g->ploidy * p * (1 - p));
+        break;
+    case GSVD_SCALER_STANDARD:
+        sd = exact_var_zero || var <= 1e-12 * (mean * mean + 1) ? 0 : sqrt(var);
+        break;
+    default:
+        sd = 1;
+        break;
+    }
+    if (exact_var_zero && g->p.scaler != GSVD_SCALER_NONE && g->p.scaler != GSVD_SCALER_CENTER)
+        sd = 0;
+    if (!(sd > 0) || !isfinite(sd)) {
+        s->counts.n_zero_var++;
+        return 0;
+    }
+    s->inv_sd[j] = 1.0 / sd;
+    s->counts.n_missing_calls += (uint64_t)((double)N - n);
+    return 1;
+}
+
+static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
+{
+    struct scan_ctx *c = vctx;
+    struct scan_slot *s = vslot;
+    gsvd_geno *g = c->g;
+    uint64_t chunk = c->first_chunk + block;
+    uint64_t v0 = chunk * g->cv, v1 = v0 + g->cv;
+    size_t N = g->n_samples, nv, kept = 0;
+    int rc = GSVD_OK;
+
+    if (v0 < g->vs)
+        v0 = g->vs;
+    if (v1 > g->ve)
+        v1 = g->ve;
+    nv = (size_t)(v1 - v0);
+    memset(&s->counts, 0, sizeof s->counts);
+    if (nv > s->rows_cap) {
+        gsvd_free(s->center);
+        gsvd_free(s->scale);
+        gsvd_free(s->kept);
+        gsvd_free(s->mean);
+        gsvd_free(s->inv_sd);
+        s->center = gsvd_malloc(nv * sizeof *s->center);
+        s->scale = gsvd_malloc(nv * sizeof *s->scale);
+        s->kept = gsvd_malloc(nv);
+        s->mean = gsvd_malloc(nv * sizeof *s->mean);
+        s->inv_sd = gsvd_malloc(nv * sizeof *s->inv_sd);
+        s->rows_cap = nv;
+        if (!s->center || !s->scale || !s->kept || !s->mean || !s->inv_sd) {
+            s->rows_cap = 0;
+            return GSVD_ENOMEM;
+        }
+    }
+    GSVD_TRY(make_dosages(g, c->readers[worker], v0, nv, s));
+    for (size_t j = 0; j < nv; j++) {
+        int k = judge_row(g, s, j, v0 + j);
+        if (k < 0) {
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        s->kept[j] = (uint8_t)k;
+        if (!k)
+            continue;
+        /* compact kept rows to the front */
+        if (kept != j) {
+            if (s->fdos)
+                memmove(s->fdos + kept * N, s->fdos + j * N, N * sizeof *s->fdos);
+            else
+                memmove(s->dos + kept * N, s->dos + j * N, N);
+        }
+        s->center[kept] = g->p.scaler == GSVD_SCALER_NONE ? 0.0f : (float)s->mean[j];
+        s->scale[kept] = (float)s->inv_sd[j];
+        kept++;
+    }
+    s->counts.n_range = nv;
+    s->counts.n_kept = kept;
+    s->blk = (struct gsvd_gblock){.n_rows = kept, .n_cols = N,
+                                  .i8 = s->fdos ? NULL : s->dos,
+                                  .f32 = s->fdos, .center = s->center, .scale = s->scale};
+    s->info = (struct gsvd_geno_info){.first = v0 - g->vs, .n_variants = nv, .kept = s->kept,
+                                      .mean = s->mean, .scale = s->inv_sd};
+out:
+    return rc;
+}
+
+static int scan_consume(void *vctx, uint64_t block, void *vslot)
+{
+    struct scan_ctx *c = vctx;
+    struct scan_slot *s = vslot;
+    (void)block;
+    c->counts.n_range += s->counts.n_range;
+    c->counts.n_kept += s->counts.n_kept;
+    c->counts.n_no_calls += s->counts.n_no_calls;
+    c->counts.n_zero_var += s->counts.n_zero_var;
+    c->counts.n_maf += s->counts.n_maf;
+    c->counts.n_missing += s->counts.n_missing;
+    c->counts.n_missing_calls += s->counts.n_missing_calls;
+    return c->fn(c->fn_ctx, &s->blk, &s->info);
+}
+
+int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
+{
+    struct scan_ctx c = {.g = g, .fn = fn, .fn_ctx = ctx};
+    size_t nw = g->p.n_threads ? g->p.n_threads : 1, depth;
+    uint64_t last_chunk = (g->ve - 1) / g->cv, n_blocks;
+    struct scan_slot *slots = NULL;
+    void **ptrs = NULL;
+    int rc = GSVD_OK;
+
+    c.first_chunk = g->vs / g->cv;
+    n_blocks = last_chunk - c.first_chunk + 1;
+    if (nw > n_blocks)
+        nw = (size_t)n_blocks;
+    depth = nw + 1;
+    c.readers = gsvd_calloc(nw, sizeof *c.readers);
+    slots = gsvd_calloc(depth, sizeof *slots);
+    ptrs = gsvd_calloc(depth, sizeof *ptrs);
+    if (!c.readers || !slots || !ptrs) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < nw; i++)
+        GSVD_TRY(gsvd_reader_new(g->arr, &c.readers[i]));
+    for (size_t i = 0; i < depth; i++)
+        ptrs[i] = &slots[i];
+    struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};
+    GSVD_TRY(gsvd_pipeline_run(&pp, n_blocks, scan_produce, scan_consume, &c));
+    g->counts = c.counts;
+out:
+    for (size_t i = 0; c.readers && i < nw; i++)
+        gsvd_reader_free(c.readers[i]);
+    for (size_t i = 0; slots && i < depth; i++) {
+        gsvd_free(slots[i].raw);
+        gsvd_free(slots[i].dos);
+        gsvd_free(slots[i].fdos);
+        gsvd_free(slots[i].center);
+        gsvd_free(slots[i].scale);
+        gsvd_free(slots[i].kept);
+        gsvd_free(slots[i].mean);
+        gsvd_free(slots[i].inv_sd);
+    }
+    gsvd_free(c.readers);
+    gsvd_free(slots);
+    gsvd_free(ptrs);
+    return rc;
+}

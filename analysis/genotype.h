@@ -1,0 +1,91 @@
+/* analysis/genotype.h - genotype matrices read from Zarr as standardised variant blocks.
+ * Finds the genotype array in a store (VCF-Zarr call_genotype, scikit-allel calldata/GT, or a
+ * named 2-D dosage array), maps it to dosages (sgkit's rule: alleles > 0 among entries other
+ * than -2; missing if any entry is -1), applies the variant range, sample subset and filters,
+ * and computes each variant's centre and scale inside the same pass that delivers its block,
+ * so no separate statistics pass is needed.  Blocks follow the chunk grid of the variant axis
+ * and are decoded by worker threads; `scan` hands them to a callback in variant order.
+ * Thread safety: one scan at a time per handle. */
+#ifndef GSVD_ANALYSIS_GENOTYPE_H
+#define GSVD_ANALYSIS_GENOTYPE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis/backend.h"
+#include "common/buf.h"
+#include "zarr/tree.h"
+GSVD_EXTERN_C_BEGIN
+
+typedef struct gsvd_geno gsvd_geno;
+
+enum gsvd_scaler {
+    GSVD_SCALER_PATTERSON = 0, /* sigma = sqrt(p (1 - p)), p = mean / ploidy */
+    GSVD_SCALER_HWE,           /* sigma = sqrt(ploidy p (1 - p)) */
+    GSVD_SCALER_STANDARD,      /* sigma = standard deviation of called dosages (ddof 0) */
+    GSVD_SCALER_CENTER,        /* sigma = 1 */
+    GSVD_SCALER_NONE,          /* no centring, sigma = 1 */
+};
+
+struct gsvd_geno_params {
+    const char *array;      /* array path inside the node, or NULL to auto-detect */
+    int transpose;          /* 2-D arrays stored samples x variants */
+    uint64_t var_start;     /* first variant (0) */
+    uint64_t var_stop;      /* one past the last; 0 = all */
+    const struct gsvd_strlist *samples; /* sample IDs to keep (in this order), or NULL = all */
+    double maf;             /* keep variants with minor allele frequency >= maf (0 = all) */
+    double max_missing;     /* keep variants with missing fraction <= this (1 = all) */
+    enum gsvd_scaler scaler;
+    int missing_error;      /* 1: a missing call is an error */
+    size_t ploidy;          /* for 2-D dosage arrays (3-D arrays have their own); 0 = 2 */
+    size_t n_threads;       /* decode workers (>= 1) */
+};
+#define GSVD_GENO_PARAMS_DEFAULT                                                                   \
+    {.array = NULL, .transpose = 0, .var_start = 0, .var_stop = 0, .samples = NULL, .maf = 0,     \
+     .max_missing = 1, .scaler = GSVD_SCALER_PATTERSON, .missing_error = 0, .ploidy = 0,         \
+     .n_threads = 1}
+
+/* Per-block description handed to the scan callback with the block itself. */
+struct gsvd_geno_info {
+    uint64_t first;         /* index of the block's first variant within the range */
+    size_t n_variants;      /* variants of the range in this block (kept or not) */
+    const uint8_t *kept;    /* per variant: 1 if kept (its row is in the block) */
+    const double *mean;     /* per variant: mean called dosage (NaN if none) */
+    const double *scale;    /* per variant: 1 / sigma (0 when dropped) */
+};
+
+/* Called in variant order.  `blk` holds the kept variants' rows (possibly none). */
+typedef int (*gsvd_geno_block_fn)(void *ctx, const struct gsvd_gblock *blk,
+                                  const struct gsvd_geno_info *info);
+
+struct gsvd_geno_counts {
+    uint64_t n_range;        /* variants in the range */
+    uint64_t n_kept;         /* used in the analysis */
+    uint64_t n_no_calls;     /* dropped: no called genotype */
+    uint64_t n_zero_var;     /* dropped: zero variance (e.g. monomorphic) */
+    uint64_t n_maf;          /* dropped by --maf */
+    uint64_t n_missing;      /* dropped by --max-missing */
+    uint64_t n_missing_calls; /* missing calls among kept variants */
+};
+
+/* Open the genotype matrix under node `path` of tree t (borrowed; must outlive the handle).
+ * Returns GSVD_OK and a new handle (caller owns; free with gsvd_geno_close), or (logged)
+ * GSVD_ENOTFOUND (no genotype array), GSVD_EINCONSIST (unknown or duplicate sample IDs, shape
+ * disagreements), GSVD_EUNSUPPORTED (a dtype that is not integer or float, a rank other than
+ * 2 or 3), GSVD_EINVAL (bad range), or store/format errors. */
+GSVD_NODISCARD int gsvd_geno_open(gsvd_tree *t, const char *path,
+                                  const struct gsvd_geno_params *p, gsvd_geno **out);
+void gsvd_geno_close(gsvd_geno *g); /* accepts NULL */
+
+size_t gsvd_geno_n_samples(const gsvd_geno *g);        /* after subsetting */
+uint64_t gsvd_geno_n_variants(const gsvd_geno *g);     /* in the range, before filters */
+size_t gsvd_geno_ploidy(const gsvd_geno *g);
+const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g); /* borrowed */
+const char *gsvd_geno_array_name(const gsvd_geno *g);  /* borrowed; for messages and attrs */
+/* Counts from the last complete scan (all zero before one). */
+const struct gsvd_geno_counts *gsvd_geno_counts(const gsvd_geno *g);
+
+/* One pass over the data: every block, in order, to fn.  Returns GSVD_OK, the callback's
+ * error, or read/format errors (logged). */
+GSVD_NODISCARD int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_ANALYSIS_GENOTYPE_H */

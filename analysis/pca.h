@@ -1,0 +1,81 @@
+/* analysis/pca.h - principal components of a genotype matrix, streamed by variant block.
+ * Samples are the observations: X = Z^T (N samples x M variants) = U S V^T for the
+ * standardised matrix Z.  Iterative methods work on the sample side with the N x N operator
+ * Z^T Z, applied in one pass over the data per iteration (Y = Z^T (Z X) block by block), and
+ * extract eigenpairs by Rayleigh-Ritz in float64:
+ *   GSVD_PCA_RANDOMIZED  randomized block Krylov with a bounded basis (restarted with the top
+ *                        Ritz vectors when full): memory O(N (k + oversampling) window);
+ *   GSVD_PCA_KRYLOV      block Krylov keeping every iterate (basis grows each pass);
+ *   GSVD_PCA_SUBSPACE    block subspace (power) iteration with Rayleigh-Ritz, re-orthonormalised
+ *                        every pass;
+ *   GSVD_PCA_EXACT       the N x N Gram Z^T Z, then a symmetric eigensolver (N <= 50,000).
+ * Convergence: 1 - MEV between the top-k Ritz vectors of consecutive iterations below tol.
+ * Test matrix: Gaussian from the counter-based generator keyed by (seed, sample, column), so the
+ * result does not depend on thread count, block size or device.  Sign rule: the entry of
+ * largest magnitude of each sample vector (column of U) is positive.
+ * Thread safety: calls share no state. */
+#ifndef GSVD_ANALYSIS_PCA_H
+#define GSVD_ANALYSIS_PCA_H
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis/backend.h"
+#include "analysis/genotype.h"
+GSVD_EXTERN_C_BEGIN
+
+enum gsvd_pca_method {
+    GSVD_PCA_RANDOMIZED = 0,
+    GSVD_PCA_KRYLOV,
+    GSVD_PCA_SUBSPACE,
+    GSVD_PCA_EXACT,
+};
+
+#define GSVD_PCA_EXACT_MAX_N 50000
+
+struct gsvd_pca_params {
+    size_t n_components;      /* k, 1 .. N-1 */
+    enum gsvd_pca_method method;
+    size_t oversampling;      /* extra columns: block width l = k + oversampling */
+    double tol;               /* stop when 1 - MEV < tol */
+    size_t max_iter;          /* passes cap for iterative methods */
+    size_t power_iter;        /* > 0: exactly this many passes, tol ignored */
+    size_t window;            /* randomized: basis blocks kept before a restart (>= 2) */
+    uint64_t seed;            /* test matrix seed */
+    int loadings;             /* 1: one more pass for V (variant loadings) */
+    int progress;             /* 1: progress on stderr */
+};
+#define GSVD_PCA_PARAMS_DEFAULT                                                                    \
+    {.n_components = 10, .method = GSVD_PCA_RANDOMIZED, .oversampling = 10, .tol = 1e-6,          \
+     .max_iter = 60, .power_iter = 0, .window = 8, .seed = 42, .loadings = 0, .progress = 0}
+
+struct gsvd_pca_result {
+    size_t k;                 /* components */
+    size_t n;                 /* samples */
+    uint64_t m_range;         /* variants in the range */
+    uint64_t m_used;          /* variants kept */
+    double *s;                /* k singular values, descending */
+    double *u;                /* n x k row-major, unit columns (sample vectors) */
+    double trace;             /* ||Z||_F^2 */
+    size_t iterations;        /* passes for the eigenvectors (1 for exact) */
+    double convergence;       /* final 1 - MEV (0 for exact) */
+    double max_residual;      /* max over components of ||Z^T Z u - s^2 u|| / s^2 */
+    double *v;                /* with loadings: m_range x k, unit columns; rows of dropped
+                                 variants are NaN; NULL otherwise */
+    double *var_mean;         /* with loadings: m_range means (NaN when no calls) */
+    double *var_scale;        /* with loadings: m_range 1/sigma (0 when dropped) */
+    uint8_t *var_included;    /* with loadings: m_range flags */
+    struct gsvd_geno_counts counts;
+};
+
+/* Run PCA on g with backend be (both borrowed).  Returns GSVD_OK and a result in *out (caller
+ * owns; free with gsvd_pca_result_free), or
+ *   GSVD_EINVAL       k is 0 or >= N, or exact requested with N > 50,000,
+ *   GSVD_EDEGENERATE  no variant left after filtering, or fewer than k nonzero eigenvalues,
+ *   any error of the reads (I/O, codec, format) or the backend. */
+GSVD_NODISCARD int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
+                                struct gsvd_pca_result **out);
+void gsvd_pca_result_free(struct gsvd_pca_result *r); /* accepts NULL */
+
+const char *gsvd_pca_method_name(enum gsvd_pca_method m);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_ANALYSIS_PCA_H */

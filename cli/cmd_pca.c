@@ -1,0 +1,628 @@
+/* cli/cmd_pca.c - `gensvd pca`: options, input, backend, and the three output forms (Zarr group,
+ * TSV on stdout, plink2 .eigenvec/.eigenval). */
+#include "gsvd_config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/backend.h"
+#include "analysis/genotype.h"
+#include "analysis/pca.h"
+#include "cli/cli.h"
+#include "common/alloc.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/codec.h"
+#include "zarr/meta.h"
+#include "zarr/writer.h"
+
+enum {
+    OPT_SCALER = GSVD_OPT_FIRST_COMMAND_OPTION,
+    OPT_MISSING,
+    OPT_OVERSAMPLING,
+    OPT_TOL,
+    OPT_MAX_ITER,
+    OPT_POWER_ITER,
+    OPT_SEED,
+    OPT_VARIANTS,
+    OPT_SAMPLES,
+    OPT_MAF,
+    OPT_MAX_MISSING,
+    OPT_TRANSPOSE,
+    OPT_PLOIDY,
+    OPT_LOADINGS,
+    OPT_FORMAT,
+    OPT_PLINK,
+    OPT_MEMORY,
+    OPT_WINDOW,
+};
+
+struct pca_opts {
+    const char *input, *array, *output, *format, *plink, *device, *samples_file;
+    int force;
+    struct gsvd_pca_params pca;
+    struct gsvd_geno_params geno;
+    uint64_t memory;
+    char *command;
+};
+
+static void usage(FILE *fp)
+{
+    fputs("Usage: gensvd pca [options] INPUT\n"
+          "Principal components of the genotype matrix in INPUT (a VCF-Zarr store: call_genotype,\n"
+          "or scikit-allel calldata/GT, or a 2-D dosage array named with --array); samples are\n"
+          "the observations.\n"
+          "Output (default: TSV of the scores on stdout):\n"
+          "  -o, --output PATH      write a Zarr group (sgkit names: sample_pca_projection, ...)\n"
+          "  -f, --force            replace the output if it exists\n"
+          "      --format tsv       scores to stdout: sample_id, PC1..PCk (%.17g)\n"
+          "      --plink PREFIX     PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n"
+          "                         (s^2 / variants used), as plink2 --pca writes them\n"
+          "      --loadings         also variant loadings and the per-variant mean/scale (one\n"
+          "                         more pass; Zarr output only)\n"
+          "Method:\n"
+          "  -k, --components INT   principal components [10]\n"
+          "  -m, --method NAME      randomized (block Krylov, bounded memory), krylov (keeps\n"
+          "                         every iterate), subspace (power iteration) or exact (Gram +\n"
+          "                         eigensolver, N <= 50,000) [randomized]\n"
+          "      --scaler NAME      patterson sqrt(p(1-p)), hwe sqrt(ploidy p(1-p)), standard\n"
+          "                         (sd), center, none [patterson]\n"
+          "      --missing MODE     mean (missing call = variant mean) or error [mean]\n"
+          "      --oversampling INT extra block columns beyond k [10]\n"
+          "      --tol X            stop when 1 - MEV between iterations < X [1e-6]\n"
+          "      --max-iter INT     at most this many passes [60]\n"
+          "      --power-iter INT   exactly this many passes (ignores --tol)\n"
+          "      --window INT       randomized: basis blocks kept before a restart [8]\n"
+          "      --seed INT         test matrix seed [42]\n"
+          "Input:\n"
+          "  -a, --array PATH       genotype array inside INPUT\n"
+          "      --transpose        the 2-D array is samples x variants\n"
+          "      --ploidy INT       dosage scale of a 2-D array [2]\n"
+          "      --variants A:B     only variants A (inclusive) to B (exclusive)\n"
+          "      --samples FILE     only these sample IDs (one per line), in this order\n"
+          "      --maf X            drop variants with minor allele frequency below X\n"
+          "      --max-missing X    drop variants with a missing fraction above X\n"
+          "Resources:\n"
+          "  -d, --device DEV       auto, cpu or gpu [auto]\n"
+          "  -t, --threads INT      threads [all cores]\n"
+          "      --memory SIZE      cap the solver's basis memory (e.g. 2G)\n"
+          "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
+          "  -v, --verbose          per-iteration convergence on stderr (repeatable)\n"
+          "  -q, --quiet            errors only\n"
+          "  -h, --help             print this help and exit\n"
+          "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature unavailable.\n",
+          fp);
+}
+
+static int parse_method(const char *s, enum gsvd_pca_method *m)
+{
+    static const enum gsvd_pca_method all[] = {GSVD_PCA_RANDOMIZED, GSVD_PCA_KRYLOV,
+                                               GSVD_PCA_SUBSPACE, GSVD_PCA_EXACT};
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(all); i++)
+        if (strcmp(s, gsvd_pca_method_name(all[i])) == 0) {
+            *m = all[i];
+            return 0;
+        }
+    return -1;
+}
+
+static const char *const scaler_names[] = {"patterson", "hwe", "standard", "center", "none"};
+
+static int parse_range(const char *s, uint64_t *a, uint64_t *b)
+{
+    const char *colon = strchr(s, ':');
+    char left[32];
+    size_t len;
+
+    if (!colon || (len = (size_t)(colon - s)) >= sizeof left)
+        return -1;
+    memcpy(left, s, len);
+    left[len] = '\0';
+    *a = 0;
+    *b = 0;
+    if (len && gsvd_cli_parse_uint(left, 0, UINT64_MAX, 1, a) < 0)
+        return -1;
+    if (colon[1] && gsvd_cli_parse_uint(colon + 1, 1, UINT64_MAX, 1, b) < 0)
+        return -1;
+    return *b && *b <= *a ? -1 : 0;
+}
+
+/* One ID per line; blank lines and lines starting with '#' are skipped, '\r' stripped. */
+static int read_samples(const char *path, struct gsvd_strlist *out)
+{
+    FILE *fp = fopen(path, "r");
+    struct gsvd_buf text = GSVD_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    int rc = GSVD_OK;
+
+    if (!fp) {
+        gsvd_log_error("%s: %s", path, strerror(errno));
+        return GSVD_EIO;
+    }
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        GSVD_TRY(gsvd_buf_append(&text, chunk, n));
+    if (ferror(fp)) {
+        gsvd_log_error("%s: read error", path);
+        rc = GSVD_EIO;
+        goto out;
+    }
+    for (size_t i = 0; i < text.len;) {
+        size_t e = i, len;
+        while (e < text.len && text.data[e] != '\n')
+            e++;
+        len = e - i;
+        while (len > 0 && text.data[i + len - 1] == '\r')
+            len--;
+        if (len > 0 && text.data[i] != '#') {
+            if (memchr(text.data + i, '\0', len)) {
+                gsvd_log_error("%s: NUL byte in a sample ID", path);
+                rc = GSVD_EFORMAT;
+                goto out;
+            }
+            GSVD_TRY(gsvd_strlist_pushn(out, text.data + i, len));
+        }
+        i = e + 1;
+    }
+    if (out->n == 0) {
+        gsvd_log_error("%s: no sample IDs", path);
+        rc = GSVD_EFORMAT;
+    }
+out:
+    gsvd_buf_free(&text);
+    fclose(fp);
+    return rc;
+}
+
+static int write_tsv(const struct gsvd_pca_result *r, const struct gsvd_strlist *ids)
+{
+    printf("sample_id");
+    for (size_t q = 0; q < r->k; q++)
+        printf("\tPC%zu", q + 1);
+    putchar('\n');
+    for (size_t i = 0; i < r->n; i++) {
+        fputs(ids->items[i], stdout);
+        for (size_t q = 0; q < r->k; q++)
+            printf("\t%.17g", r->u[i * r->k + q] * r->s[q]);
+        putchar('\n');
+    }
+    return ferror(stdout) ? GSVD_EIO : GSVD_OK;
+}
+
+/* Write PREFIX.ext through a temporary name and a rename. */
+static int write_text_file(const char *prefix, const char *ext, const struct gsvd_buf *text)
+{
+    char *path = gsvd_asprintf("%s%s", prefix, ext);
+    char *tmp = gsvd_asprintf("%s%s.tmp", prefix, ext);
+    FILE *fp = NULL;
+    int rc = GSVD_OK;
+
+    if (!path || !tmp) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    fp = fopen(tmp, "w");
+    if (!fp || fwrite(text->data, 1, text->len, fp) != text->len || fclose(fp) != 0) {
+        gsvd_log_error("%s: cannot write: %s", tmp, strerror(errno));
+        if (!fp)
+            goto out_err;
+        fp = NULL;
+        remove(tmp);
+        goto out_err;
+    }
+    fp = NULL;
+    if (rename(tmp, path) != 0) {
+        gsvd_log_error("%s: cannot rename into place: %s", path, strerror(errno));
+        remove(tmp);
+        goto out_err;
+    }
+    goto out;
+out_err:
+    rc = GSVD_EIO;
+out:
+    gsvd_free(path);
+    gsvd_free(tmp);
+    return rc;
+}
+
+static int write_plink(const char *prefix, const struct gsvd_pca_result *r,
+                       const struct gsvd_strlist *ids)
+{
+    struct gsvd_buf vec = GSVD_BUF_INIT, val = GSVD_BUF_INIT;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_buf_puts(&vec, "#IID"));
+    for (size_t q = 0; q < r->k; q++)
+        GSVD_TRY(gsvd_buf_printf(&vec, "\tPC%zu", q + 1));
+    GSVD_TRY(gsvd_buf_puts(&vec, "\n"));
+    for (size_t i = 0; i < r->n; i++) {
+        GSVD_TRY(gsvd_buf_puts(&vec, ids->items[i]));
+        for (size_t q = 0; q < r->k; q++)
+            GSVD_TRY(gsvd_buf_printf(&vec, "\t%g", r->u[i * r->k + q]));
+        GSVD_TRY(gsvd_buf_puts(&vec, "\n"));
+    }
+    for (size_t q = 0; q < r->k; q++)
+        GSVD_TRY(gsvd_buf_printf(&val, "%g\n", r->s[q] * r->s[q] / (double)r->m_used));
+    GSVD_TRY(write_text_file(prefix, ".eigenvec", &vec));
+    GSVD_TRY(write_text_file(prefix, ".eigenval", &val));
+out:
+    gsvd_buf_free(&vec);
+    gsvd_buf_free(&val);
+    return rc;
+}
+
+/* A float64 array of `len` values (or len x k) in the output group. */
+static int put_f8(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, size_t ndim,
+                  uint64_t rows, uint64_t cols, const char *d0, const char *d1,
+                  const double *data)
+{
+    gsvd_warray *a;
+    double nan = NAN;
+    uint64_t chunk = rows < 100000 ? (rows ? rows : 1) : 100000;
+    struct gsvd_array_spec s = {.path = path, .ndim = ndim, .shape = {rows, cols},
+                                .chunks = {chunk, cols}, .dtype = {'f', '<', 8},
+                                .dims = {d0, d1}, .fill = &nan};
+    int rc = gsvd_writer_array(w, &s, &a);
+    for (uint64_t r0 = 0; rc == GSVD_OK && r0 < rows; r0 += chunk)
+        rc = gsvd_warray_write_rows(a, ws, r0, rows - r0 < chunk ? rows - r0 : chunk,
+                                    data + r0 * (ndim == 2 ? cols : 1));
+    return rc;
+}
+
+static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
+                      const struct gsvd_strlist *ids, const char *array_name)
+{
+    gsvd_writer *w = NULL;
+    gsvd_codec_ws *ws = NULL;
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
+    double *tmp = NULL;
+    size_t n = r->n, k = r->k;
+    uint8_t *incl = NULL;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_codec_ws_new(&ws));
+    GSVD_TRY(gsvd_writer_open(o->output, o->force, &w));
+    GSVD_TRY(gsvd_buf_printf(&attrs, "{\n    \"gensvd_version\": \"%s\",\n    \"command\": ",
+                             GSVD_VERSION));
+    GSVD_TRY(gsvd_json_quote(&attrs, o->command ? o->command : ""));
+    GSVD_TRY(gsvd_buf_puts(&attrs, ",\n    \"input\": "));
+    GSVD_TRY(gsvd_json_quote(&attrs, array_name));
+    GSVD_TRY(gsvd_buf_printf(
+        &attrs,
+        ",\n    \"method\": \"%s\",\n    \"n_components\": %zu,\n    \"oversampling\": %zu,\n"
+        "    \"iterations\": %zu,\n    \"convergence\": %.17g,\n    \"max_relative_residual\": "
+        "%.17g,\n    \"seed\": %llu,\n    \"scaler\": \"%s\",\n    \"missing\": \"%s\",\n"
+        "    \"n_samples\": %zu,\n    \"n_variants\": %llu,\n    \"n_variants_used\": %llu,\n"
+        "    \"trace\": %.17g\n}",
+        gsvd_pca_method_name(o->pca.method), k, o->pca.oversampling, r->iterations,
+        r->convergence, isfinite(r->max_residual) ? r->max_residual : -1.0,
+        (unsigned long long)o->pca.seed, scaler_names[o->geno.scaler],
+        o->geno.missing_error ? "error" : "mean", n, (unsigned long long)r->m_range,
+        (unsigned long long)r->m_used, r->trace));
+    GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
+    {
+        gsvd_warray *a;
+        struct gsvd_array_spec s = {.path = "sample_id", .ndim = 1, .shape = {n},
+                                    .chunks = {n < 100000 ? n : 100000},
+                                    .dtype = {'O', '|', sizeof(char *)}, .dims = {"samples"}};
+        GSVD_TRY(gsvd_writer_array(w, &s, &a));
+        GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)ids->items, n));
+    }
+    tmp = gsvd_malloc((n > r->m_range ? n : (size_t)r->m_range) * k * sizeof *tmp + 8);
+    if (!tmp) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n * k; i++)
+        tmp[i] = r->u[i] * r->s[i % k];
+    GSVD_TRY(put_f8(w, ws, "sample_pca_projection", 2, n, k, "samples", "components", tmp));
+    for (size_t q = 0; q < k; q++)
+        tmp[q] = r->s[q] * r->s[q] / (double)n;
+    GSVD_TRY(put_f8(w, ws, "sample_pca_explained_variance", 1, k, 0, "components", NULL, tmp));
+    for (size_t q = 0; q < k; q++)
+        tmp[q] = r->s[q] * r->s[q] / r->trace;
+    GSVD_TRY(put_f8(w, ws, "sample_pca_explained_variance_ratio", 1, k, 0, "components", NULL,
+                    tmp));
+    GSVD_TRY(put_f8(w, ws, "sample_pca_singular_value", 1, k, 0, "components", NULL, r->s));
+    for (size_t q = 0; q < k; q++)
+        tmp[q] = r->s[q] * r->s[q] / (double)r->m_used;
+    GSVD_TRY(put_f8(w, ws, "sample_pca_eigenvalue", 1, k, 0, "components", NULL, tmp));
+    if (r->v) {
+        uint64_t m = r->m_range;
+        GSVD_TRY(put_f8(w, ws, "sample_pca_component", 2, m, k, "variants", "components", r->v));
+        GSVD_TRY(put_f8(w, ws, "variant_pca_mean", 1, m, 0, "variants", NULL, r->var_mean));
+        for (uint64_t j = 0; j < m; j++)
+            tmp[j] = r->var_scale[j] > 0 ? 1.0 / r->var_scale[j] : NAN;
+        GSVD_TRY(put_f8(w, ws, "variant_pca_scale", 1, m, 0, "variants", NULL, tmp));
+        gsvd_warray *a;
+        uint64_t chunk = m < 100000 ? m : 100000;
+        struct gsvd_array_spec s = {.path = "variant_pca_included", .ndim = 1, .shape = {m},
+                                    .chunks = {chunk}, .dtype = {'b', '|', 1},
+                                    .dims = {"variants"}};
+        GSVD_TRY(gsvd_writer_array(w, &s, &a));
+        for (uint64_t r0 = 0; r0 < m; r0 += chunk)
+            GSVD_TRY(gsvd_warray_write_rows(a, ws, r0, m - r0 < chunk ? m - r0 : chunk,
+                                            r->var_included + r0));
+    }
+    GSVD_TRY(gsvd_writer_commit(w));
+out:
+    gsvd_free(incl);
+    gsvd_free(tmp);
+    gsvd_buf_free(&attrs);
+    gsvd_writer_close(w);
+    gsvd_codec_ws_free(ws);
+    return rc;
+}
+
+static void report(const struct pca_opts *o, const struct gsvd_pca_result *r)
+{
+    const struct gsvd_geno_counts *c = &r->counts;
+    if (gsvd_log_get_level() < GSVD_LOG_WARN)
+        return;
+    fprintf(stderr,
+            "[pca] %zu samples, %llu of %llu variants used (dropped: %llu without calls, %llu "
+            "zero variance, %llu --maf, %llu --max-missing); %llu missing calls set to the mean\n",
+            r->n, (unsigned long long)c->n_kept, (unsigned long long)c->n_range,
+            (unsigned long long)c->n_no_calls, (unsigned long long)c->n_zero_var,
+            (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
+            (unsigned long long)c->n_missing_calls);
+    if (o->pca.method == GSVD_PCA_EXACT)
+        fprintf(stderr, "[pca] exact: Gram matrix and symmetric eigensolver\n");
+    else
+        fprintf(stderr,
+                "[pca] %s: %zu passes, final 1-MEV %.3g, max relative residual "
+                "||Z'Zu - s^2 u||/s^2 = %.3g\n",
+                gsvd_pca_method_name(o->pca.method), r->iterations, r->convergence,
+                r->max_residual);
+    fprintf(stderr, "[pca] singular values:");
+    for (size_t q = 0; q < r->k; q++)
+        fprintf(stderr, " %.6g", r->s[q]);
+    fprintf(stderr, "\n");
+}
+
+static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
+{
+    struct gsvd_cli_input in = {0};
+    struct gsvd_strlist samples = GSVD_STRLIST_INIT;
+    gsvd_geno *g = NULL;
+    gsvd_backend *be = NULL;
+    struct gsvd_pca_result *r = NULL;
+    struct gsvd_backend_params bp = {.n_threads = common->threads};
+    int rc = GSVD_OK;
+
+    if (o->samples_file) {
+        GSVD_TRY(read_samples(o->samples_file, &samples));
+        o->geno.samples = &samples;
+    }
+    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
+    o->geno.n_threads = common->threads;
+    GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
+    if (o->pca.n_components >= gsvd_geno_n_samples(g)) {
+        gsvd_log_error("-k %zu needs more than %zu samples", o->pca.n_components,
+                       gsvd_geno_n_samples(g));
+        rc = GSVD_EINVAL;
+        goto out;
+    }
+    if (o->memory && o->pca.method == GSVD_PCA_RANDOMIZED) {
+        size_t l = o->pca.n_components + o->pca.oversampling;
+        double per_block = 3.0 * 8.0 * (double)l * (double)gsvd_geno_n_samples(g);
+        double blocks = (double)o->memory / per_block;
+        if (blocks < 2) {
+            gsvd_log_error("--memory %llu bytes is below the solver's minimum of %.0f bytes for "
+                           "%zu samples", (unsigned long long)o->memory, 2 * per_block,
+                           gsvd_geno_n_samples(g));
+            rc = GSVD_EINVAL;
+            goto out;
+        }
+        if (blocks < (double)o->pca.window)
+            o->pca.window = (size_t)blocks;
+    }
+    GSVD_TRY(gsvd_backend_open(o->device, &bp, &be));
+    o->pca.progress = common->progress;
+    GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
+    report(o, r);
+    if (o->output)
+        GSVD_TRY(write_zarr(o, r, gsvd_geno_sample_ids(g), gsvd_geno_array_name(g)));
+    if (o->plink)
+        GSVD_TRY(write_plink(o->plink, r, gsvd_geno_sample_ids(g)));
+    if (o->format || (!o->output && !o->plink))
+        GSVD_TRY(write_tsv(r, gsvd_geno_sample_ids(g)));
+out:
+    gsvd_pca_result_free(r);
+    gsvd_backend_destroy(be);
+    gsvd_geno_close(g);
+    gsvd_cli_close_input(&in);
+    gsvd_strlist_free(&samples);
+    return rc;
+}
+
+int gsvd_cmd_pca(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"plink", required_argument, NULL, OPT_PLINK},
+        {"loadings", no_argument, NULL, OPT_LOADINGS},
+        {"components", required_argument, NULL, 'k'},
+        {"method", required_argument, NULL, 'm'},
+        {"scaler", required_argument, NULL, OPT_SCALER},
+        {"missing", required_argument, NULL, OPT_MISSING},
+        {"oversampling", required_argument, NULL, OPT_OVERSAMPLING},
+        {"tol", required_argument, NULL, OPT_TOL},
+        {"max-iter", required_argument, NULL, OPT_MAX_ITER},
+        {"power-iter", required_argument, NULL, OPT_POWER_ITER},
+        {"window", required_argument, NULL, OPT_WINDOW},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"array", required_argument, NULL, 'a'},
+        {"transpose", no_argument, NULL, OPT_TRANSPOSE},
+        {"ploidy", required_argument, NULL, OPT_PLOIDY},
+        {"variants", required_argument, NULL, OPT_VARIANTS},
+        {"samples", required_argument, NULL, OPT_SAMPLES},
+        {"maf", required_argument, NULL, OPT_MAF},
+        {"max-missing", required_argument, NULL, OPT_MAX_MISSING},
+        {"device", required_argument, NULL, 'd'},
+        {"threads", required_argument, NULL, 't'},
+        {"memory", required_argument, NULL, OPT_MEMORY},
+        {"progress", no_argument, NULL, GSVD_OPT_PROGRESS},
+        {"no-progress", no_argument, NULL, GSVD_OPT_NO_PROGRESS},
+        {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
+    struct pca_opts o = {.device = "auto", .pca = GSVD_PCA_PARAMS_DEFAULT,
+                         .geno = GSVD_GENO_PARAMS_DEFAULT};
+    uint64_t v;
+    int c, rc, scaler_set = 0;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:fk:m:a:d:t:vqh", longopts, NULL)) != -1) {
+        int r = gsvd_cli_common_option("pca", c, optarg, &common);
+        if (r == GSVD_EXIT_USAGE)
+            return r;
+        if (r == 1)
+            continue;
+        switch (c) {
+        case 'o':
+            o.output = optarg;
+            break;
+        case 'f':
+            o.force = 1;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "tsv") != 0)
+                return gsvd_cli_usage_error("pca", "invalid --format '%s' (tsv)", optarg);
+            o.format = optarg;
+            break;
+        case OPT_PLINK:
+            if (!*optarg)
+                return gsvd_cli_usage_error("pca", "empty --plink prefix");
+            o.plink = optarg;
+            break;
+        case OPT_LOADINGS:
+            o.pca.loadings = 1;
+            break;
+        case 'k':
+            if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --components '%s'", optarg);
+            o.pca.n_components = (size_t)v;
+            break;
+        case 'm':
+            if (parse_method(optarg, &o.pca.method) < 0)
+                return gsvd_cli_usage_error(
+                    "pca", "invalid --method '%s' (randomized, krylov, subspace, exact)", optarg);
+            break;
+        case OPT_SCALER: {
+            size_t i;
+            for (i = 0; i < GSVD_ARRAY_LEN(scaler_names); i++)
+                if (strcmp(optarg, scaler_names[i]) == 0)
+                    break;
+            if (i == GSVD_ARRAY_LEN(scaler_names))
+                return gsvd_cli_usage_error(
+                    "pca", "invalid --scaler '%s' (patterson, hwe, standard, center, none)",
+                    optarg);
+            o.geno.scaler = (enum gsvd_scaler)i;
+            scaler_set = 1;
+            break;
+        }
+        case OPT_MISSING:
+            if (strcmp(optarg, "mean") == 0)
+                o.geno.missing_error = 0;
+            else if (strcmp(optarg, "error") == 0)
+                o.geno.missing_error = 1;
+            else
+                return gsvd_cli_usage_error("pca", "invalid --missing '%s' (mean, error)", optarg);
+            break;
+        case OPT_OVERSAMPLING:
+            if (gsvd_cli_parse_uint(optarg, 0, 10000, 0, &v) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --oversampling '%s'", optarg);
+            o.pca.oversampling = (size_t)v;
+            break;
+        case OPT_TOL:
+            if (gsvd_cli_parse_double(optarg, 0, 1, &o.pca.tol) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --tol '%s' (0..1)", optarg);
+            break;
+        case OPT_MAX_ITER:
+            if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --max-iter '%s'", optarg);
+            o.pca.max_iter = (size_t)v;
+            break;
+        case OPT_POWER_ITER:
+            if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --power-iter '%s'", optarg);
+            o.pca.power_iter = (size_t)v;
+            break;
+        case OPT_WINDOW:
+            if (gsvd_cli_parse_uint(optarg, 2, 10000, 0, &v) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --window '%s' (>= 2)", optarg);
+            o.pca.window = (size_t)v;
+            break;
+        case OPT_SEED:
+            if (gsvd_cli_parse_uint(optarg, 0, UINT64_MAX, 0, &o.pca.seed) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --seed '%s'", optarg);
+            break;
+        case 'a':
+            o.array = optarg;
+            o.geno.array = optarg;
+            break;
+        case OPT_TRANSPOSE:
+            o.geno.transpose = 1;
+            break;
+        case OPT_PLOIDY:
+            if (gsvd_cli_parse_uint(optarg, 1, 100, 0, &v) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --ploidy '%s'", optarg);
+            o.geno.ploidy = (size_t)v;
+            break;
+        case OPT_VARIANTS:
+            if (parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --variants '%s' (START:STOP)",
+                                            optarg);
+            break;
+        case OPT_SAMPLES:
+            o.samples_file = optarg;
+            break;
+        case OPT_MAF:
+            if (gsvd_cli_parse_double(optarg, 0, 0.5, &o.geno.maf) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --maf '%s' (0..0.5)", optarg);
+            break;
+        case OPT_MAX_MISSING:
+            if (gsvd_cli_parse_double(optarg, 0, 1, &o.geno.max_missing) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --max-missing '%s' (0..1)", optarg);
+            break;
+        case 'd':
+            if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "cpu") != 0 &&
+                strcmp(optarg, "gpu") != 0)
+                return gsvd_cli_usage_error("pca", "invalid --device '%s' (auto, cpu, gpu)",
+                                            optarg);
+            o.device = optarg;
+            break;
+        case OPT_MEMORY:
+            if (gsvd_cli_parse_size(optarg, &o.memory) < 0 || o.memory == 0)
+                return gsvd_cli_usage_error("pca", "invalid --memory '%s'", optarg);
+            break;
+        case 'h':
+            usage(stdout);
+            return GSVD_EXIT_OK;
+        default:
+            return gsvd_cli_usage_error("pca", "invalid option '%s'", argv[optind - 1]);
+        }
+    }
+    (void)scaler_set;
+    if (optind != argc - 1)
+        return gsvd_cli_usage_error("pca", optind >= argc ? "missing INPUT" : "too many arguments");
+    if (o.pca.loadings && !o.output)
+        return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
+    o.input = argv[optind];
+    gsvd_cli_common_apply(&common);
+    o.command = gsvd_cli_command_line(argc, argv);
+    rc = run(&o, &common);
+    gsvd_free(o.command);
+    return gsvd_cli_exit_code(rc);
+}
