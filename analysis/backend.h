@@ -29,6 +29,9 @@ struct gsvd_backend_params {
     size_t n_threads; /* BLAS threads for this backend; 0 = all cores */
 };
 
+/* The CPU backend's vtable (opaque here; cli/backend_registry.c lists it). */
+extern const struct gsvd_backend_ops gsvd_backend_cpu_ops;
+
 /* Registry built by cli/backend_registry.c: NULL-terminated, best first. */
 extern const struct gsvd_backend_ops *const gsvd_backend_registry[];
 

@@ -29,6 +29,4 @@ struct gsvd_backend {
     const struct gsvd_backend_ops *ops;
 };
 
-extern const struct gsvd_backend_ops gsvd_backend_cpu_ops;
-
 #endif /* GSVD_ANALYSIS_BACKEND_INTERNAL_H */

@@ -1,7 +1,7 @@
 /* cli/backend_registry.c - the one file that names every compiled-in compute backend. */
 #include "gsvd_config.h"
 
-#include "analysis/backend_internal.h"
+#include "analysis/backend.h"
 
 const struct gsvd_backend_ops *const gsvd_backend_registry[] = {
 #if GSVD_HAVE_CUDA
