@@ -103,17 +103,24 @@ static int standardise(struct backend_cpu *b, const struct gsvd_gblock *g, doubl
         float c0 = g->center[r], s0 = g->scale[r];
         double rs = 0;
         if (g->i8) {
-            /* dosages are small integers: a lookup table indexed by value + 1 (-1 = missing) */
-            float lut[130];
+            /* dosages are small integers: a lookup table indexed by value + 1 (-1 = missing);
+             * the sum of squares comes from a histogram of the values */
+            float lut[256];
+            uint32_t hist[256] = {0};
             const int8_t *row = g->i8 + r * n;
-            lut[0] = 0.0f;
-            for (int v = 0; v <= 128; v++)
-                lut[v + 1] = ((float)v - c0) * s0;
-            for (size_t i = 0; i < n; i++) {
-                int v = row[i];
-                float x = v >= -1 ? lut[v + 1] : 0.0f;
-                z[i] = x;
-                rs += (double)x * x;
+            for (int v = -128; v <= 127; v++)
+                lut[(uint8_t)v] = v < 0 ? 0.0f : ((float)v - c0) * s0;
+            if (sumsq) {
+                for (size_t i = 0; i < n; i++) {
+                    uint8_t v = (uint8_t)row[i];
+                    z[i] = lut[v];
+                    hist[v]++;
+                }
+                for (int v = 0; v < 256; v++)
+                    rs += (double)hist[v] * lut[v] * lut[v];
+            } else {
+                for (size_t i = 0; i < n; i++)
+                    z[i] = lut[(uint8_t)row[i]];
             }
         } else {
             const float *row = g->f32 + r * n;

@@ -444,8 +444,31 @@ static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, st
         return GSVD_OK;
     }
     GSVD_TRY(grow((void **)&s->dos, &s->dos_cap, nv * N));
+    if (g->rank == 3 && dt->kind == 'i' && dt->size == 1 && P == 2) {
+        /* the most common case, diploid int8 calls, written to vectorise */
+        const int8_t *raw = s->raw;
+        for (size_t j = 0; j < nv; j++) {
+            int8_t *d = s->dos + j * N;
+            const int8_t *row = raw + j * NA * 2;
+            if (!g->sample_idx) {
+                for (size_t i = 0; i < N; i++) {
+                    int a = row[2 * i], b = row[2 * i + 1];
+                    int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
+                    d[i] = (int8_t)(miss ? -1 : (a > 0) + (b > 0));
+                }
+            } else {
+                for (size_t i = 0; i < N; i++) {
+                    const int8_t *call = row + 2 * g->sample_idx[i];
+                    int a = call[0], b = call[1];
+                    int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
+                    d[i] = (int8_t)(miss ? -1 : (a > 0) + (b > 0));
+                }
+            }
+        }
+        return GSVD_OK;
+    }
     if (g->rank == 3 && dt->kind == 'i' && dt->size == 1) {
-        /* the common case, int8 calls: count alleles > 0, missing if any allele is -1 */
+        /* int8 calls: count alleles > 0, missing if any allele is -1 */
         const int8_t *raw = s->raw;
         for (size_t j = 0; j < nv; j++) {
             int8_t *d = s->dos + j * N;
@@ -513,13 +536,13 @@ static int judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t varia
     } else {
         const int8_t *row = s->dos + j * N;
         int64_t ni = 0, si = 0, s2 = 0;
+        /* branch-free so it vectorises; dosages are -1 (missing) or 0..ploidy */
         for (size_t i = 0; i < N; i++) {
             int v = row[i];
-            if (v >= 0) {
-                ni++;
-                si += v;
-                s2 += v * v;
-            }
+            int ok = v >= 0;
+            ni += ok;
+            si += ok * v;
+            s2 += ok * v * v;
         }
         n = (double)ni;
         sum = (double)si;

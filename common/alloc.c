@@ -10,6 +10,13 @@
 
 #include "common/log.h"
 
+static _Thread_local unsigned long n_failures; /* per thread: see gsvd_alloc_failures */
+
+unsigned long gsvd_alloc_failures(void)
+{
+    return n_failures;
+}
+
 #ifdef GSVD_FAIL_ALLOC
 /* GENSVD_FAIL_ALLOC_AT=N: the N-th allocation fails.  Read once, on first use. */
 static atomic_long alloc_count;
@@ -36,8 +43,10 @@ static int should_fail(void)
 void *gsvd_malloc(size_t n)
 {
     void *p = should_fail() ? NULL : malloc(n ? n : 1);
-    if (!p)
+    if (!p) {
+        n_failures++;
         gsvd_log_error("out of memory (%zu bytes)", n);
+    }
     return p;
 }
 
@@ -46,16 +55,20 @@ void *gsvd_calloc(size_t count, size_t size)
     void *p = NULL;
     if (!should_fail())
         p = calloc(count ? count : 1, size ? size : 1);
-    if (!p)
+    if (!p) {
+        n_failures++;
         gsvd_log_error("out of memory (%zu x %zu bytes)", count, size);
+    }
     return p;
 }
 
 void *gsvd_realloc(void *p, size_t n)
 {
     void *q = should_fail() ? NULL : realloc(p, n ? n : 1);
-    if (!q)
+    if (!q) {
+        n_failures++;
         gsvd_log_error("out of memory (%zu bytes)", n);
+    }
     return q;
 }
 
@@ -80,8 +93,10 @@ void *gsvd_aligned_alloc(size_t align, size_t n)
     void *p = NULL;
     if (should_fail() || posix_memalign(&p, align, n ? n : 1) != 0)
         p = NULL;
-    if (!p)
+    if (!p) {
+        n_failures++;
         gsvd_log_error("out of memory (%zu bytes aligned to %zu)", n, align);
+    }
     return p;
 }
 

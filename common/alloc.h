@@ -17,6 +17,10 @@ char *gsvd_strndup(const char *s, size_t n);  /* at most n bytes, NUL-terminated
 void *gsvd_aligned_alloc(size_t align, size_t n);
 void gsvd_free(void *p); /* accepts NULL */
 
+/* Number of allocations that have failed on the calling thread so far.  Lets code that calls a
+ * library allocating through these functions (cJSON) tell out-of-memory from bad input. */
+unsigned long gsvd_alloc_failures(void);
+
 /* printf into a new string; caller owns. */
 char *gsvd_asprintf(const char *fmt, ...) GSVD_PRINTF(1, 2);
 

@@ -114,8 +114,11 @@ static int parse_text(const char *text, const char *where, const char *what, cJS
     *out = NULL;
     if (!text)
         return GSVD_OK;
+    unsigned long failed = gsvd_alloc_failures();
     *out = cJSON_ParseWithLength(text, strlen(text));
     if (!*out) {
+        if (gsvd_alloc_failures() != failed)
+            return GSVD_ENOMEM; /* logged by the allocator */
         gsvd_log_error("%s: \"%s\" is not valid JSON", where, what);
         return GSVD_EFORMAT;
     }
@@ -546,6 +549,11 @@ static int decompress_vlen(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const v
         b->len = out_len;
         goto out;
     }
+    /* No recorded size: grow a guess, but never past what the format can expand to (deflate's
+     * ratio is at most 1032:1; 1100 covers every frame numcodecs writes without a size), so a
+     * tiny corrupt chunk cannot make us allocate max_bytes. */
+    if (n < (SIZE_MAX - 65536) / 1100 && 1100 * n + 65536 < max_bytes)
+        max_bytes = 1100 * n + 65536;
     /* a first guess: 4 bytes per item plus the count, or four times the compressed size */
     try = n_items < (SIZE_MAX - 4) / 4 ? 4 + 4 * n_items : SIZE_MAX;
     if (n < SIZE_MAX / 4 && 4 * n > try)

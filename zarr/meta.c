@@ -28,19 +28,19 @@ void gsvd_meta_global_init(void)
 #define MAX_EXACT_INT 9007199254740992.0 /* 2^53: larger JSON integers are inexact in cJSON */
 
 /* Replace bare NaN / Infinity / -Infinity tokens outside strings with null: zarr-python writes
- * them into .zattrs although they are not JSON.  Returns a new string (caller owns) or NULL. */
-static char *nullify_nonfinite(const char *s, size_t n)
+ * them into .zattrs although they are not JSON.  Returns GSVD_OK with the new text in *out
+ * (NUL-terminated, length in out->len; caller frees), or GSVD_ENOMEM. */
+static int nullify_nonfinite(const char *s, size_t n, struct gsvd_buf *out)
 {
-    struct gsvd_buf b = GSVD_BUF_INIT;
-    int in_str = 0;
+    int in_str = 0, rc = GSVD_OK;
 
+    GSVD_TRY(gsvd_buf_append(out, "", 0)); /* allocated and terminated even when n == 0 */
     for (size_t i = 0; i < n; i++) {
         const char *t = s + i;
         size_t left = n - i, skip = 0;
         if (in_str) {
             if (*t == '\\' && left > 1) {
-                if (gsvd_buf_append(&b, t, 2) < 0)
-                    goto fail;
+                GSVD_TRY(gsvd_buf_append(out, t, 2));
                 i++;
                 continue;
             }
@@ -56,53 +56,147 @@ static char *nullify_nonfinite(const char *s, size_t n)
             skip = 9;
         }
         if (skip) {
-            if (gsvd_buf_puts(&b, "null") < 0)
-                goto fail;
+            GSVD_TRY(gsvd_buf_puts(out, "null"));
             i += skip - 1;
             continue;
         }
-        if (gsvd_buf_append(&b, t, 1) < 0)
-            goto fail;
+        GSVD_TRY(gsvd_buf_append(out, t, 1));
     }
-    if (gsvd_buf_reserve(&b, 0) < 0)
-        goto fail;
-    return b.data;
-fail:
-    gsvd_buf_free(&b);
-    return NULL;
+out:
+    return rc;
 }
 
-/* Parse JSON text; on failure logs "<where>: invalid JSON near byte N". */
-static int parse_json(const char *json, size_t n, const char *where, int lenient, cJSON **out)
+static const char *skip_ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    return p;
+}
+
+/* Parse exactly one JSON value in text[0, n) (surrounding whitespace allowed).  On failure *at is
+ * the byte offset of the error; GSVD_ENOMEM if cJSON ran out of memory. */
+static int parse_exact(const char *text, size_t n, cJSON **out, size_t *at)
 {
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(json, n, &end, 0);
+    unsigned long failed = gsvd_alloc_failures();
+    cJSON *root = cJSON_ParseWithLengthOpts(text, n, &end, 0);
 
     *out = NULL;
-    if (!root && lenient) {
-        char *fixed = nullify_nonfinite(json, n);
-        if (fixed) {
-            root = cJSON_ParseWithLengthOpts(fixed, strlen(fixed), NULL, 1);
-            gsvd_free(fixed);
-        }
-    }
-    if (!root) {
-        size_t at = end && end >= json && end <= json + n ? (size_t)(end - json) : 0;
-        gsvd_log_error("%s: invalid JSON near byte %zu", where, at);
-        return GSVD_EFORMAT;
-    }
-    if (end && end >= json && end <= json + n) {
-        while (end < json + n && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
-            end++;
-        if (end < json + n && *end != '\0') {
-            gsvd_log_error("%s: invalid JSON: trailing data at byte %zu", where,
-                           (size_t)(end - json));
+    *at = end && end >= text && end <= text + n ? (size_t)(end - text) : 0;
+    if (!root)
+        return gsvd_alloc_failures() != failed ? GSVD_ENOMEM : GSVD_EFORMAT;
+    if (end && end >= text && end <= text + n) {
+        end = skip_ws(end, text + n);
+        if (end < text + n && *end != '\0') {
+            *at = (size_t)(end - text);
             cJSON_Delete(root);
             return GSVD_EFORMAT;
         }
     }
     *out = root;
     return GSVD_OK;
+}
+
+/* Parse a metadata document.  `lenient`: if the text is not JSON only because of bare NaN or
+ * Infinity, accept it with those values as null; then *fixed (when not NULL) receives the text
+ * actually parsed (caller frees it with gsvd_buf_free), else it is left empty. */
+static int parse_json_text(const char *json, size_t n, const char *where, int lenient,
+                           cJSON **out, struct gsvd_buf *fixed)
+{
+    struct gsvd_buf alt = GSVD_BUF_INIT;
+    size_t at = 0, alt_at;
+    int rc = parse_exact(json, n, out, &at);
+
+    if (rc == GSVD_EFORMAT && lenient) {
+        rc = nullify_nonfinite(json, n, &alt);
+        if (rc == GSVD_OK)
+            rc = parse_exact(alt.data, alt.len, out, &alt_at);
+        if (rc == GSVD_OK && fixed) {
+            *fixed = alt;
+            alt = (struct gsvd_buf)GSVD_BUF_INIT;
+        }
+    }
+    gsvd_buf_free(&alt);
+    if (rc == GSVD_EFORMAT)
+        gsvd_log_error("%s: invalid JSON at byte %zu", where, at);
+    return rc;
+}
+
+static int parse_json(const char *json, size_t n, const char *where, int lenient, cJSON **out)
+{
+    return parse_json_text(json, n, where, lenient, out, NULL);
+}
+
+/* ---- raw spans of values in text that cJSON has accepted -----------------------------------
+ * cJSON keeps numbers as doubles; where exact text matters (64-bit fill values, documents
+ * copied out of .zmetadata) we take the value's bytes from the text itself.  Members are
+ * paired with cJSON's children by position, which is text order. */
+static const char *skip_string(const char *p, const char *e)
+{
+    for (p++; p < e && *p != '"'; p++)
+        if (*p == '\\')
+            p++;
+    return p < e ? p + 1 : e;
+}
+
+static const char *skip_value(const char *p, const char *e)
+{
+    int depth = 0;
+    if (p < e && *p == '"')
+        return skip_string(p, e);
+    if (p < e && (*p == '{' || *p == '[')) {
+        while (p < e) {
+            if (*p == '"') {
+                p = skip_string(p, e);
+                continue;
+            }
+            if (*p == '{' || *p == '[')
+                depth++;
+            else if ((*p == '}' || *p == ']') && --depth == 0)
+                return p + 1;
+            p++;
+        }
+        return e;
+    }
+    while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
+           *p != '\n' && *p != '\r')
+        p++;
+    return p;
+}
+
+/* Value spans of the members of the object starting at p (at most max); returns the count. */
+static size_t object_spans(const char *p, const char *e, const char **vs, const char **ve,
+                           size_t max)
+{
+    size_t i = 0;
+    p = skip_ws(p, e);
+    if (p >= e || *p != '{')
+        return 0;
+    for (p++; i < max;) {
+        p = skip_ws(p, e);
+        if (p >= e || *p != '"')
+            break;
+        p = skip_ws(skip_string(p, e), e);
+        if (p >= e || *p != ':')
+            break;
+        p = skip_ws(p + 1, e);
+        vs[i] = p;
+        p = skip_value(p, e);
+        ve[i++] = p;
+        p = skip_ws(p, e);
+        if (p < e && *p == ',')
+            p++;
+    }
+    return i;
+}
+
+/* Position of child `item` among the children of `obj`. */
+static size_t child_index(const cJSON *obj, const cJSON *item)
+{
+    size_t i = 0;
+    for (const cJSON *c = obj->child; c && c != item; c = c->next)
+        i++;
+    return i;
 }
 
 /* A JSON number that is an integer in [lo, hi] (and exactly representable). */
@@ -330,37 +424,32 @@ bad:
 }
 
 /* Exact 64-bit integer fill values: cJSON keeps numbers as doubles (exact only to 2^53), so
- * large values are re-read from the "fill_value" token of the document text. */
-static int fill_int_exact(struct gsvd_zarray *z, const char *json, size_t n, const char *where)
+ * large values are re-read from the text of the "fill_value" member of `root` (parsed from
+ * json[0, n)). */
+static int fill_int_exact(struct gsvd_zarray *z, const cJSON *root, const cJSON *item,
+                          const char *json, size_t n, const char *where)
 {
-    const char *key = "\"fill_value\"", *p = json, *end = json + n;
+    size_t idx = child_index(root, item), cnt = (size_t)cJSON_GetArraySize(root);
+    const char **vs = gsvd_malloc((cnt ? cnt : 1) * sizeof *vs);
+    const char **ve = gsvd_malloc((cnt ? cnt : 1) * sizeof *ve);
     char tok[32];
-    size_t len = 0;
+    size_t len;
+    int rc = GSVD_OK;
 
-    for (;;) {
-        const char *hit = NULL;
-        for (const char *q = p; q + strlen(key) <= end; q++)
-            if (memcmp(q, key, strlen(key)) == 0) {
-                hit = q;
-                break;
-            }
-        if (!hit)
-            goto bad;
-        p = hit + strlen(key);
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-            p++;
-        if (p < end && *p == ':')
-            break;
+    if (!vs || !ve) {
+        rc = GSVD_ENOMEM;
+        goto out;
     }
-    p++;
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-        p++;
-    while (p + len < end && len + 1 < sizeof tok && (p[len] == '-' || (p[len] >= '0' && p[len] <= '9')))
-        len++;
-    if (len == 0 || (p + len < end && (p[len] == '.' || p[len] == 'e' || p[len] == 'E')))
+    if (object_spans(json, json + n, vs, ve, cnt) != cnt || idx >= cnt)
         goto bad;
-    memcpy(tok, p, len);
+    len = (size_t)(ve[idx] - vs[idx]);
+    if (len == 0 || len >= sizeof tok)
+        goto bad;
+    memcpy(tok, vs[idx], len);
     tok[len] = '\0';
+    for (size_t i = 0; i < len; i++)
+        if (!(tok[i] == '-' && i == 0) && !(tok[i] >= '0' && tok[i] <= '9'))
+            goto bad;
     errno = 0;
     if (z->dtype.kind == 'u') {
         if (tok[0] == '-')
@@ -375,16 +464,21 @@ static int fill_int_exact(struct gsvd_zarray *z, const char *json, size_t n, con
             goto bad;
         memcpy(z->fill, &i, 8);
     }
-    return GSVD_OK;
+    goto out;
 bad:
     gsvd_log_error("%s: fill_value does not fit dtype %c%zu", where, z->dtype.kind,
                    z->dtype.size);
-    return GSVD_EFORMAT;
+    rc = GSVD_EFORMAT;
+out:
+    gsvd_free(vs);
+    gsvd_free(ve);
+    return rc;
 }
 
-static int parse_fill(struct gsvd_zarray *z, const cJSON *v, const char *json, size_t n,
+static int parse_fill(struct gsvd_zarray *z, const cJSON *root, const char *json, size_t n,
                       const char *where)
 {
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "fill_value");
     const struct gsvd_dtype *dt = &z->dtype;
 
     if (dt->kind == 'O') {
@@ -412,7 +506,7 @@ static int parse_fill(struct gsvd_zarray *z, const cJSON *v, const char *json, s
     case 'i':
     case 'u':
         if (cJSON_IsNumber(v) && fabs(v->valuedouble) >= MAX_EXACT_INT)
-            return fill_int_exact(z, json, n, where);
+            return fill_int_exact(z, root, v, json, n, where);
         if (cJSON_IsNumber(v))
             return fill_int(z, v->valuedouble, where);
         if (cJSON_IsBool(v))
@@ -541,8 +635,7 @@ int gsvd_zarray_parse(const char *json, size_t n, const char *where, struct gsvd
         z.sep = v->valuestring[0];
     }
     GSVD_TRY(gsvd_zarray_derive(&z, where));
-    GSVD_TRY(parse_fill(&z, cJSON_GetObjectItemCaseSensitive(root, "fill_value"), json, n,
-                        where));
+    GSVD_TRY(parse_fill(&z, root, json, n, where));
     if (!cJSON_HasObjectItem(root, "compressor")) {
         gsvd_log_error("%s: \"compressor\" is missing (use null for none)", where);
         rc = GSVD_EFORMAT;
@@ -573,12 +666,76 @@ void gsvd_zarray_clear(struct gsvd_zarray *z)
     memset(z, 0, sizeof *z);
 }
 
+static double half_to_double(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+static int emit_base64(struct gsvd_buf *b, const unsigned char *p, size_t n)
+{
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    int rc = gsvd_buf_puts(b, "\"");
+    for (size_t i = 0; rc >= 0 && i < n; i += 3) {
+        unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+                     (i + 2 < n ? p[i + 2] : 0);
+        char q[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63],
+                     i + 1 < n ? tab[(v >> 6) & 63] : '=', i + 2 < n ? tab[v & 63] : '='};
+        rc = gsvd_buf_append(b, q, 4);
+    }
+    return rc < 0 ? rc : gsvd_buf_puts(b, "\"");
+}
+
+/* UCS-4 (native order) fill as a JSON string, trailing NULs cut. */
+static int emit_ucs4(struct gsvd_buf *b, const unsigned char *p, size_t size)
+{
+    struct gsvd_buf utf8 = GSVD_BUF_INIT;
+    size_t n = size / 4;
+    int rc = GSVD_OK;
+    uint32_t c;
+
+    while (n > 0 && (memcpy(&c, p + 4 * (n - 1), 4), c == 0))
+        n--;
+    GSVD_TRY(gsvd_buf_append(&utf8, "", 0));
+    for (size_t i = 0; i < n; i++) {
+        unsigned char u[4];
+        size_t k;
+        memcpy(&c, p + 4 * i, 4);
+        if (c < 0x80) {
+            u[0] = (unsigned char)c;
+            k = 1;
+        } else if (c < 0x800) {
+            u[0] = (unsigned char)(0xc0 | (c >> 6));
+            u[1] = (unsigned char)(0x80 | (c & 0x3f));
+            k = 2;
+        } else if (c < 0x10000) {
+            u[0] = (unsigned char)(0xe0 | (c >> 12));
+            u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+            u[2] = (unsigned char)(0x80 | (c & 0x3f));
+            k = 3;
+        } else {
+            u[0] = (unsigned char)(0xf0 | ((c >> 18) & 0x07));
+            u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+            u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+            u[3] = (unsigned char)(0x80 | (c & 0x3f));
+            k = 4;
+        }
+        GSVD_TRY(gsvd_buf_append(&utf8, u, k));
+    }
+    rc = gsvd_json_quote(b, utf8.data);
+out:
+    gsvd_buf_free(&utf8);
+    return rc;
+}
+
 /* Fill value as JSON text, as zarr-python writes it. */
 static int emit_fill(const struct gsvd_zarray *z, struct gsvd_buf *b)
 {
     const struct gsvd_dtype *dt = &z->dtype;
-    if (dt->kind == 'O')
-        return gsvd_buf_puts(b, "0");
+    if (dt->kind == 'O') /* zarr-python 2 writes 0 for "" */
+        return z->fill_str && *z->fill_str ? gsvd_json_quote(b, z->fill_str)
+                                           : gsvd_buf_puts(b, "0");
     if (!z->has_fill)
         return gsvd_buf_puts(b, "null");
     switch (dt->kind) {
@@ -599,14 +756,16 @@ static int emit_fill(const struct gsvd_zarray *z, struct gsvd_buf *b)
     }
     case 'f': {
         double d;
-        if (dt->size == 4) {
+        if (dt->size == 2) {
+            uint16_t h;
+            memcpy(&h, z->fill, 2);
+            d = half_to_double(h);
+        } else if (dt->size == 4) {
             float f;
             memcpy(&f, z->fill, 4);
             d = f;
-        } else if (dt->size == 8) {
-            memcpy(&d, z->fill, 8);
         } else {
-            return gsvd_buf_puts(b, "null"); /* writers never emit f2 with a fill */
+            memcpy(&d, z->fill, 8);
         }
         if (isnan(d))
             return gsvd_buf_puts(b, "\"NaN\"");
@@ -614,6 +773,10 @@ static int emit_fill(const struct gsvd_zarray *z, struct gsvd_buf *b)
             return gsvd_buf_puts(b, d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
         return gsvd_buf_printf(b, "%.17g", d);
     }
+    case 'S':
+        return emit_base64(b, z->fill, dt->size);
+    case 'U':
+        return emit_ucs4(b, z->fill, dt->size);
     default:
         return gsvd_buf_puts(b, "null");
     }
@@ -691,8 +854,13 @@ int gsvd_zmetadata_parse(const char *json, size_t n, const char *where,
     int rc = GSVD_OK;
     cJSON *root = NULL;
     const cJSON *meta, *v, *item;
+    struct gsvd_buf fixed = GSVD_BUF_INIT;
+    const char *text, **vs = NULL, **ve = NULL, *rvs[64], *rve[64];
+    size_t len, cnt, idx, i = 0;
 
-    GSVD_TRY(parse_json(json, n, where, 1, &root));
+    GSVD_TRY(parse_json_text(json, n, where, 1, &root, &fixed));
+    text = fixed.data ? fixed.data : json;
+    len = fixed.data ? fixed.len : n;
     v = cJSON_GetObjectItemCaseSensitive(root, "zarr_consolidated_format");
     if (!cJSON_IsObject(root) || !cJSON_IsNumber(v) || v->valuedouble != 1) {
         gsvd_log_error("%s: not consolidated metadata (\"zarr_consolidated_format\": 1)",
@@ -706,9 +874,28 @@ int gsvd_zmetadata_parse(const char *json, size_t n, const char *where,
         rc = GSVD_EFORMAT;
         goto out;
     }
+    /* the metadata object's own text, then each member's */
+    idx = child_index(root, meta);
+    cnt = (size_t)cJSON_GetArraySize(root);
+    if (cnt > GSVD_ARRAY_LEN(rvs) || object_spans(text, text + len, rvs, rve, cnt) != cnt) {
+        gsvd_log_error("%s: too many top-level members", where);
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    cnt = (size_t)cJSON_GetArraySize(meta);
+    vs = gsvd_malloc((cnt ? cnt : 1) * sizeof *vs);
+    ve = gsvd_malloc((cnt ? cnt : 1) * sizeof *ve);
+    if (!vs || !ve) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    if (object_spans(rvs[idx], rve[idx], vs, ve, cnt) != cnt) {
+        gsvd_log_error("%s: cannot delimit the metadata documents", where);
+        rc = GSVD_EINTERNAL;
+        goto out;
+    }
     cJSON_ArrayForEach(item, meta)
     {
-        char *text;
         const char *k = item->string;
         if (!k || gsvd_key_check(k) < 0 ||
             !(ends_with(k, ".zarray") || ends_with(k, ".zgroup") || ends_with(k, ".zattrs"))) {
@@ -721,19 +908,18 @@ int gsvd_zmetadata_parse(const char *json, size_t n, const char *where,
             rc = GSVD_EFORMAT;
             goto out;
         }
-        text = cJSON_PrintUnformatted(item);
-        if (!text) {
-            rc = GSVD_ENOMEM;
+        GSVD_TRY(gsvd_strlist_push(keys, k));
+        rc = gsvd_strlist_pushn(docs, vs[i], (size_t)(ve[i] - vs[i]));
+        if (rc < 0) {
+            gsvd_free(keys->items[--keys->n]); /* keep the lists the same length */
             goto out;
         }
-        rc = gsvd_strlist_push(keys, k);
-        if (rc >= 0)
-            rc = gsvd_strlist_push(docs, text);
-        cJSON_free(text);
-        if (rc < 0)
-            goto out;
+        i++;
     }
 out:
+    gsvd_free(vs);
+    gsvd_free(ve);
+    gsvd_buf_free(&fixed);
     cJSON_Delete(root);
     return rc;
 }

@@ -236,7 +236,7 @@ int gsvd_tree_locate(const char *input, char **root, char **node)
         size_t parent = i - 1;
         while (parent > skip + 1 && input[parent - 1] == '/')
             parent--;
-        if (!is_group_dir(input, parent))
+        if (!is_group_dir(input + skip, parent - skip))
             break;
         root_len = parent;
     }

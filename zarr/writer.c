@@ -3,7 +3,6 @@
 #include "zarr/writer.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,7 +18,9 @@ struct gsvd_warray {
     char *path;                  /* owned */
     struct gsvd_zarray meta;     /* owned members */
     uint64_t n_chunks;           /* chunks in the grid */
-    atomic_uint_least64_t n_written; /* chunks written so far */
+    uint64_t n_written;          /* distinct chunks written so far (under lock) */
+    uint8_t *written;            /* owned; one bit per chunk, C order of the grid */
+    pthread_mutex_t lock;        /* guards n_written and written */
 };
 
 struct gsvd_writer {
@@ -36,6 +37,8 @@ static void warray_free(gsvd_warray *a)
         return;
     gsvd_zarray_clear(&a->meta);
     gsvd_free(a->path);
+    gsvd_free(a->written);
+    pthread_mutex_destroy(&a->lock);
     gsvd_free(a);
 }
 
@@ -225,6 +228,7 @@ int gsvd_writer_array(gsvd_writer *w, const struct gsvd_array_spec *s, gsvd_warr
     a = gsvd_calloc(1, sizeof *a);
     if (!a)
         return GSVD_ENOMEM;
+    pthread_mutex_init(&a->lock, NULL);
     a->w = w;
     a->path = gsvd_strdup(s->path);
     parent = parent_of(s->path);
@@ -252,6 +256,17 @@ int gsvd_writer_array(gsvd_writer *w, const struct gsvd_array_spec *s, gsvd_warr
             goto out;
         }
     a->n_chunks = n;
+    if (n > ((uint64_t)1 << 36)) {
+        gsvd_log_error("%s: %llu chunks is more than gensvd writes in one array", s->path,
+                       (unsigned long long)n);
+        rc = GSVD_EINVAL;
+        goto out;
+    }
+    a->written = gsvd_calloc((size_t)(n / 8 + 1), 1);
+    if (!a->written) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
     if (s->dtype.kind == 'O') {
         a->meta.fill_str = gsvd_strdup("");
         if (!a->meta.fill_str) {
@@ -329,12 +344,21 @@ out:
 static int put_chunk(gsvd_warray *a, const uint64_t *idx, const struct gsvd_buf *enc)
 {
     char *key = NULL;
+    uint64_t flat = 0;
     int rc = chunk_key(a, idx, &key);
     if (rc < 0)
         return rc;
     rc = gsvd_store_put(a->w->st, key, enc->data, enc->len);
-    if (rc == GSVD_OK)
-        atomic_fetch_add(&a->n_written, 1);
+    if (rc == GSVD_OK) {
+        for (size_t d = 0; d < a->meta.ndim; d++)
+            flat = flat * a->meta.grid[d] + idx[d];
+        pthread_mutex_lock(&a->lock);
+        if (!(a->written[flat / 8] & (1u << (flat % 8)))) {
+            a->written[flat / 8] |= (uint8_t)(1u << (flat % 8));
+            a->n_written++;
+        }
+        pthread_mutex_unlock(&a->lock);
+    }
     gsvd_free(key);
     return rc;
 }
@@ -476,7 +500,7 @@ int gsvd_writer_commit(gsvd_writer *w)
 
     for (size_t i = 0; i < w->n_arrays; i++) {
         gsvd_warray *a = w->arrays[i];
-        uint64_t done = atomic_load(&a->n_written);
+        uint64_t done = a->n_written;
         if (done != a->n_chunks) {
             gsvd_log_error("%s: %llu of %llu chunks written; output discarded", a->path,
                            (unsigned long long)done, (unsigned long long)a->n_chunks);

@@ -267,6 +267,24 @@ static void test_delta(gsvd_codec_ws *ws)
         GSVD_CHECK_RC(decode_with(NULL, f, "<i4", enc.data, enc.len, got, sizeof got, ws), GSVD_OK);
         GSVD_CHECK(memcmp(got, vals, sizeof vals) == 0);
     }
+    /* astype narrower than dtype (numcodecs: the first value and the differences are cast to
+     * astype; decoding sums them, sign-extended, in dtype): <i4 [1000, 1003, 990, 1000] is
+     * stored as <i2 [1000, 3, -13, 10] */
+    {
+        const int32_t vals[4] = {1000, 1003, 990, 1000};
+        int32_t got[4];
+        int16_t stored[4];
+        const char *f = "[{\"astype\":\"<i2\",\"dtype\":\"<i4\",\"id\":\"delta\"}]";
+
+        GSVD_CHECK_RC(encode_with(NULL, f, "<i4", vals, sizeof vals, ws, &enc), GSVD_OK);
+        GSVD_CHECK(enc.len == 8);
+        memcpy(stored, enc.data, sizeof stored);
+        GSVD_CHECK(stored[0] == 1000 && stored[1] == 3 && stored[2] == -13 && stored[3] == 10);
+        GSVD_CHECK_RC(decode_with(NULL, f, "<i4", enc.data, enc.len, got, sizeof got, ws), GSVD_OK);
+        GSVD_CHECK(memcmp(got, vals, sizeof vals) == 0);
+        /* a stored size that is not a whole number of astype elements */
+        GSVD_CHECK_RC(decode_with(NULL, f, "<i4", enc.data, 7, got, sizeof got, ws), GSVD_ECODEC);
+    }
     /* wrap-around: |i1 [127, -128] differs by -255, stored as 1 */
     {
         const signed char vals[2] = {127, -128};
@@ -773,7 +791,8 @@ static void test_config(void)
         {NULL, "[{\"id\":\"delta\"}]", "<i4", GSVD_EFORMAT},
         {NULL, "[{\"id\":\"delta\",\"dtype\":4}]", "<i4", GSVD_EFORMAT},
         {NULL, "[{\"id\":\"delta\",\"dtype\":\"<q4\"}]", "<i4", GSVD_EFORMAT},
-        {NULL, "[{\"id\":\"delta\",\"dtype\":\"<i4\",\"astype\":\"<i2\"}]", "<i4",
+        {NULL, "[{\"id\":\"delta\",\"dtype\":\"<i4\",\"astype\":\"<i2\"}]", "<i4", GSVD_OK},
+        {NULL, "[{\"id\":\"delta\",\"dtype\":\"<i4\",\"astype\":\"<f4\"}]", "<i4",
          GSVD_EUNSUPPORTED},
         {NULL, "[{\"id\":\"delta\",\"dtype\":\"<i8\"}]", "<i4", GSVD_EUNSUPPORTED},
         {NULL, "[{\"id\":\"delta\",\"dtype\":\"<f2\"}]", "<f2", GSVD_EUNSUPPORTED},
