@@ -122,6 +122,27 @@ static int standardise(struct backend_cpu *b, const struct gsvd_gblock *g, doubl
                 for (size_t i = 0; i < n; i++)
                     z[i] = lut[(uint8_t)row[i]];
             }
+        } else if (g->p2) {
+            /* 2-bit codes: four values per byte; the sum of squares from code counts */
+            float lut[4] = {(0.0f - c0) * s0, (1.0f - c0) * s0, (2.0f - c0) * s0, 0.0f};
+            const uint8_t *row = g->p2 + r * ((n + 3) / 4);
+            uint32_t cnt[4] = {0};
+            size_t full = n / 4;
+            for (size_t q = 0; q < full; q++) {
+                uint8_t byte = row[q];
+                z[4 * q] = lut[byte & 3];
+                z[4 * q + 1] = lut[(byte >> 2) & 3];
+                z[4 * q + 2] = lut[(byte >> 4) & 3];
+                z[4 * q + 3] = lut[byte >> 6];
+            }
+            for (size_t i = 4 * full; i < n; i++)
+                z[i] = lut[(row[i / 4] >> (2 * (i % 4))) & 3];
+            if (sumsq) {
+                for (size_t i = 0; i < n; i++)
+                    cnt[(row[i / 4] >> (2 * (i % 4))) & 3]++;
+                for (int v = 0; v < 3; v++)
+                    rs += (double)cnt[v] * lut[v] * lut[v];
+            }
         } else {
             const float *row = g->f32 + r * n;
             for (size_t i = 0; i < n; i++) {

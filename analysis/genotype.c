@@ -36,7 +36,45 @@ struct gsvd_geno {
     uint64_t *sample_idx;        /* owned; analysed sample -> array column, NULL = identity */
     struct gsvd_strlist ids;     /* analysed sample IDs */
     struct gsvd_geno_counts counts;
+    struct cache_block *cache;   /* owned; blocks of the first scan, in order */
+    size_t n_cache, cap_cache;
+    uint64_t cache_used;         /* bytes held by the cache */
+    int cache_state;             /* 0 filling on the next scan, 1 complete, -1 off */
 };
+
+/* One block kept in memory: the kept rows (2-bit packed, int8 or float32) and the per-variant
+ * information the callbacks see. */
+struct cache_block {
+    struct gsvd_gblock blk;
+    struct gsvd_geno_info info;
+    struct gsvd_geno_counts counts;
+    void *rows;                  /* owned */
+    float *center, *scale;       /* owned, blk.n_rows */
+    uint8_t *kept;               /* owned, info.n_variants */
+    double *mean, *inv_sd;       /* owned, info.n_variants */
+};
+
+static void cache_free(gsvd_geno *g)
+{
+    for (size_t i = 0; i < g->n_cache; i++) {
+        struct cache_block *c = &g->cache[i];
+        gsvd_free(c->rows);
+        gsvd_free(c->center);
+        gsvd_free(c->scale);
+        gsvd_free(c->kept);
+        gsvd_free(c->mean);
+        gsvd_free(c->inv_sd);
+    }
+    gsvd_free(g->cache);
+    g->cache = NULL;
+    g->n_cache = g->cap_cache = 0;
+    g->cache_used = 0;
+}
+
+int gsvd_geno_cached(const gsvd_geno *g)
+{
+    return g->cache_state == 1;
+}
 
 size_t gsvd_geno_n_samples(const gsvd_geno *g)
 {
@@ -76,6 +114,7 @@ void gsvd_geno_close(gsvd_geno *g)
     gsvd_free(g->arr_path);
     gsvd_free(g->sample_idx);
     gsvd_strlist_free(&g->ids);
+    cache_free(g);
     gsvd_free(g);
 }
 
@@ -257,6 +296,7 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
     g->tree = t;
     g->p = *p;
     g->p.samples = NULL;
+    g->cache_state = p->cache_bytes ? 0 : -1;
     GSVD_TRY(find_array(t, path, p->array, &g->arr_path));
     GSVD_TRY(gsvd_array_open(t, g->arr_path, &g->arr));
     z = gsvd_array_meta(g->arr);
@@ -661,18 +701,94 @@ out:
     return rc;
 }
 
+/* Copy a produced block into the cache; on exceeding the budget, drop the whole cache. */
+static int cache_add(gsvd_geno *g, const struct scan_slot *s)
+{
+    const struct gsvd_gblock *b = &s->blk;
+    size_t nv = s->info.n_variants, rows = b->n_rows, n = b->n_cols;
+    size_t packed = b->i8 && g->ploidy <= 2, stride = packed ? (n + 3) / 4 : n;
+    size_t row_bytes = stride * (b->f32 ? sizeof(float) : 1);
+    uint64_t need = (uint64_t)rows * row_bytes + (uint64_t)rows * 8 + (uint64_t)nv * 17 + 256;
+    struct cache_block *c;
+
+    if (g->cache_used + need > g->p.cache_bytes) {
+        gsvd_log_info("not caching: the blocks need more than %llu bytes (--cache)",
+                      (unsigned long long)g->p.cache_bytes);
+        cache_free(g);
+        g->cache_state = -1;
+        return GSVD_OK;
+    }
+    if (g->n_cache == g->cap_cache) {
+        size_t cap = g->cap_cache ? 2 * g->cap_cache : 64;
+        struct cache_block *nc = gsvd_realloc(g->cache, cap * sizeof *nc);
+        if (!nc)
+            return GSVD_ENOMEM;
+        g->cache = nc;
+        g->cap_cache = cap;
+    }
+    c = &g->cache[g->n_cache];
+    memset(c, 0, sizeof *c);
+    g->n_cache++;
+    c->rows = gsvd_malloc(rows * row_bytes + 1);
+    c->center = gsvd_malloc((rows + 1) * sizeof *c->center);
+    c->scale = gsvd_malloc((rows + 1) * sizeof *c->scale);
+    c->kept = gsvd_malloc(nv + 1);
+    c->mean = gsvd_malloc((nv + 1) * sizeof *c->mean);
+    c->inv_sd = gsvd_malloc((nv + 1) * sizeof *c->inv_sd);
+    if (!c->rows || !c->center || !c->scale || !c->kept || !c->mean || !c->inv_sd)
+        return GSVD_ENOMEM;
+    if (packed) {
+        uint8_t *out = c->rows;
+        for (size_t r = 0; r < rows; r++) {
+            const int8_t *d = b->i8 + r * n;
+            uint8_t *o = out + r * stride;
+            memset(o, 0, stride);
+            for (size_t i = 0; i < n; i++)
+                o[i / 4] |= (uint8_t)((d[i] < 0 ? 3 : d[i]) << (2 * (i % 4)));
+        }
+    } else {
+        memcpy(c->rows, b->f32 ? (const void *)b->f32 : (const void *)b->i8, rows * row_bytes);
+    }
+    memcpy(c->center, b->center, rows * sizeof *c->center);
+    memcpy(c->scale, b->scale, rows * sizeof *c->scale);
+    memcpy(c->kept, s->info.kept, nv);
+    memcpy(c->mean, s->info.mean, nv * sizeof *c->mean);
+    memcpy(c->inv_sd, s->info.scale, nv * sizeof *c->inv_sd);
+    c->blk = (struct gsvd_gblock){.n_rows = rows, .n_cols = n,
+                                  .i8 = b->i8 && !packed ? c->rows : NULL,
+                                  .p2 = packed ? c->rows : NULL,
+                                  .f32 = b->f32 ? c->rows : NULL,
+                                  .center = c->center, .scale = c->scale};
+    c->info = (struct gsvd_geno_info){.first = s->info.first, .n_variants = nv,
+                                      .kept = c->kept, .mean = c->mean, .scale = c->inv_sd};
+    c->counts = s->counts;
+    g->cache_used += need;
+    return GSVD_OK;
+}
+
+static void add_counts(struct gsvd_geno_counts *to, const struct gsvd_geno_counts *from)
+{
+    to->n_range += from->n_range;
+    to->n_kept += from->n_kept;
+    to->n_no_calls += from->n_no_calls;
+    to->n_zero_var += from->n_zero_var;
+    to->n_maf += from->n_maf;
+    to->n_missing += from->n_missing;
+    to->n_missing_calls += from->n_missing_calls;
+}
+
 static int scan_consume(void *vctx, uint64_t block, void *vslot)
 {
     struct scan_ctx *c = vctx;
     struct scan_slot *s = vslot;
+    int rc;
     (void)block;
-    c->counts.n_range += s->counts.n_range;
-    c->counts.n_kept += s->counts.n_kept;
-    c->counts.n_no_calls += s->counts.n_no_calls;
-    c->counts.n_zero_var += s->counts.n_zero_var;
-    c->counts.n_maf += s->counts.n_maf;
-    c->counts.n_missing += s->counts.n_missing;
-    c->counts.n_missing_calls += s->counts.n_missing_calls;
+    if (c->g->cache_state == 0) {
+        rc = cache_add(c->g, s);
+        if (rc < 0)
+            return rc;
+    }
+    add_counts(&c->counts, &s->counts);
     return c->fn(c->fn_ctx, &s->blk, &s->info);
 }
 
@@ -685,6 +801,16 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
     void **ptrs = NULL;
     int rc = GSVD_OK;
 
+    if (g->cache_state == 1) {
+        /* replay the first scan's blocks from memory */
+        struct gsvd_geno_counts counts = {0};
+        for (size_t i = 0; i < g->n_cache; i++) {
+            GSVD_TRY(fn(ctx, &g->cache[i].blk, &g->cache[i].info));
+            add_counts(&counts, &g->cache[i].counts);
+        }
+        g->counts = counts;
+        return GSVD_OK;
+    }
     c.first_chunk = g->vs / g->cv;
     n_blocks = last_chunk - c.first_chunk + 1;
     if (nw > n_blocks)
@@ -704,7 +830,14 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
     struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};
     GSVD_TRY(gsvd_pipeline_run(&pp, n_blocks, scan_produce, scan_consume, &c));
     g->counts = c.counts;
+    if (g->cache_state == 0) {
+        g->cache_state = 1;
+        gsvd_log_info("%llu bytes of blocks cached in memory for the next passes",
+                      (unsigned long long)g->cache_used);
+    }
 out:
+    if (rc < 0 && g->cache_state == 0)
+        cache_free(g); /* a partial cache is useless; the next scan fills it again */
     for (size_t i = 0; c.readers && i < nw; i++)
         gsvd_reader_free(c.readers[i]);
     for (size_t i = 0; slots && i < depth; i++) {

@@ -37,11 +37,14 @@ struct gsvd_geno_params {
     int missing_error;      /* 1: a missing call is an error */
     size_t ploidy;          /* for 2-D dosage arrays (3-D arrays have their own); 0 = 2 */
     size_t n_threads;       /* decode workers (>= 1) */
+    uint64_t cache_bytes;   /* keep the standardised blocks in memory after the first scan, if
+                               they fit in this many bytes (2 bits per call for ploidy <= 2);
+                               later scans then read no data.  0: never cache */
 };
 #define GSVD_GENO_PARAMS_DEFAULT                                                                   \
     {.array = NULL, .transpose = 0, .var_start = 0, .var_stop = 0, .samples = NULL, .maf = 0,     \
      .max_missing = 1, .scaler = GSVD_SCALER_PATTERSON, .missing_error = 0, .ploidy = 0,         \
-     .n_threads = 1}
+     .n_threads = 1, .cache_bytes = 0}
 
 /* Per-block description handed to the scan callback with the block itself. */
 struct gsvd_geno_info {
@@ -82,6 +85,9 @@ const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g); /* borrowed
 const char *gsvd_geno_array_name(const gsvd_geno *g);  /* borrowed; for messages and attrs */
 /* Counts from the last complete scan (all zero before one). */
 const struct gsvd_geno_counts *gsvd_geno_counts(const gsvd_geno *g);
+
+/* 1 if the next scan will be served from the in-memory cache. */
+int gsvd_geno_cached(const gsvd_geno *g);
 
 /* One pass over the data: every block, in order, to fn.  Returns GSVD_OK, the callback's
  * error, or read/format errors (logged). */

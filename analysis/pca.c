@@ -346,16 +346,23 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
             orthonormalise(s->K, n, 0, width, p->seed, &s->fresh);
             continue;
         }
-        size_t add = width;
+        /* the residuals A u - theta u of the leading Ritz pairs are the new Krylov directions
+         * (without a restart they span the same block as A Q_last); after a thick restart
+         * they keep the iteration a Krylov method on the kept Ritz vectors */
+        size_t add = s->l, ncols = s->b;
+        if (add > ncols)
+            add = ncols;
+        double *rblk = s->Yrow; /* n x add, column-major here */
+        combine(s->K, n, ncols, s->H, s->order, add, s->tmp);
+        combine(s->Y, n, ncols, s->H, s->order, add, rblk);
+        for (size_t q = 0; q < add; q++)
+            axpy(-s->theta[q], s->tmp + q * n, rblk + q * n, n);
         if (s->b + add > s->cap) {
-            /* thick restart: keep the leading Ritz vectors (and their exact images) */
-            size_t keep = s->cap - add;
-            if (keep < s->k)
-                keep = s->k;
+            /* thick restart: keep the leading Ritz vectors and their exact images */
+            size_t keep = s->cap > add + s->k ? s->cap - add : s->k;
             combine(s->K, n, s->b, s->H, s->order, keep, s->tmp);
             memcpy(s->K, s->tmp, keep * n * sizeof *s->K);
             combine(s->Y, n, s->b, s->H, s->order, keep, s->tmp);
-            /* the newest images are needed below; they sit in Yrow as well */
             memcpy(s->Y, s->tmp, keep * n * sizeof *s->Y);
             s->b = keep;
             if (s->b + add > s->cap)
@@ -363,7 +370,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         }
         if (s->b + add > n)
             add = n - s->b;
-        from_row_major(s->Yrow, n, add, s->K, s->b);
+        memcpy(s->K + s->b * n, rblk, add * n * sizeof *s->K);
         last = s->b;
         orthonormalise(s->K, n, s->b, s->b + add, p->seed, &s->fresh);
         s->b += add;

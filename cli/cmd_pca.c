@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/backend.h"
 #include "analysis/genotype.h"
@@ -39,6 +40,7 @@ enum {
     OPT_PLINK,
     OPT_MEMORY,
     OPT_WINDOW,
+    OPT_CACHE,
 };
 
 struct pca_opts {
@@ -90,6 +92,9 @@ static void usage(FILE *fp)
           "  -d, --device DEV       auto, cpu or gpu [auto]\n"
           "  -t, --threads INT      threads [all cores]\n"
           "      --memory SIZE      cap the solver's basis memory (e.g. 2G)\n"
+          "      --cache SIZE       keep the genotypes in memory (2 bits per call) after the\n"
+          "                         first pass if they fit in SIZE; 0 re-reads the store on\n"
+          "                         every pass [a quarter of physical memory]\n"
           "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
           "  -v, --verbose          per-iteration convergence on stderr (repeatable)\n"
           "  -q, --quiet            errors only\n"
@@ -468,6 +473,7 @@ int gsvd_cmd_pca(int argc, char **argv)
         {"device", required_argument, NULL, 'd'},
         {"threads", required_argument, NULL, 't'},
         {"memory", required_argument, NULL, OPT_MEMORY},
+        {"cache", required_argument, NULL, OPT_CACHE},
         {"progress", no_argument, NULL, GSVD_OPT_PROGRESS},
         {"no-progress", no_argument, NULL, GSVD_OPT_NO_PROGRESS},
         {"verbose", no_argument, NULL, 'v'},
@@ -479,7 +485,7 @@ int gsvd_cmd_pca(int argc, char **argv)
     struct pca_opts o = {.device = "auto", .pca = GSVD_PCA_PARAMS_DEFAULT,
                          .geno = GSVD_GENO_PARAMS_DEFAULT};
     uint64_t v;
-    int c, rc, scaler_set = 0;
+    int c, rc, scaler_set = 0, cache_set = 0;
 
     optind = 1;
     opterr = 0;
@@ -607,6 +613,11 @@ int gsvd_cmd_pca(int argc, char **argv)
             if (gsvd_cli_parse_size(optarg, &o.memory) < 0 || o.memory == 0)
                 return gsvd_cli_usage_error("pca", "invalid --memory '%s'", optarg);
             break;
+        case OPT_CACHE:
+            if (gsvd_cli_parse_size(optarg, &o.geno.cache_bytes) < 0)
+                return gsvd_cli_usage_error("pca", "invalid --cache '%s'", optarg);
+            cache_set = 1;
+            break;
         case 'h':
             usage(stdout);
             return GSVD_EXIT_OK;
@@ -620,6 +631,10 @@ int gsvd_cmd_pca(int argc, char **argv)
     if (o.pca.loadings && !o.output)
         return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
     o.input = argv[optind];
+    if (!cache_set) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        o.geno.cache_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : 0;
+    }
     gsvd_cli_common_apply(&common);
     o.command = gsvd_cli_command_line(argc, argv);
     rc = run(&o, &common);
