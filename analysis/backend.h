@@ -26,6 +26,7 @@ struct gsvd_gblock {
     const float *f32;     /* row-major n_rows x n_cols, or NULL */
     const float *center;  /* per row: value subtracted (the mean, or 0) */
     const float *scale;   /* per row: multiplier (1 / sigma) */
+    const float *missing; /* per row: standardised value of a missing call; NULL = all 0 */
 };
 
 struct gsvd_backend_params {
@@ -53,8 +54,11 @@ const char *gsvd_backend_name(const gsvd_backend *be);
 /* ---- PCA products on the sample side ----------------------------------------------------------
  * A pass computes Y = Z^T Z X for an N x c matrix X (row-major float64, host), block by block:
  * pass_begin(X), pass_block(block) for each block, pass_end(Y).  Z is the standardised block:
- * Z_ji = (G_ji - center_j) * scale_j, missing -> 0.  pass_block also adds sum(Z^2) of the
- * block to *sumsq (the trace of Z^T Z) when sumsq is not NULL. */
+ * Z_ji = (G_ji - center_j) * scale_j, missing -> missing_j.  pass_block also adds sum(Z^2) of
+ * the block to *sumsq (the trace of Z^T Z) when sumsq is not NULL.
+ * Reproducibility: a backend groups rows into fixed-size groups counted from the first row of
+ * the pass, whatever the block boundaries, and reduces in a fixed order, so results do not
+ * depend on chunking or thread count. */
 GSVD_NODISCARD int gsvd_backend_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x);
 GSVD_NODISCARD int gsvd_backend_pass_block(gsvd_backend *be, const struct gsvd_gblock *b,
                                            double *sumsq);

@@ -34,7 +34,18 @@ struct backend_cpu {
     size_t zd_cap;
     float *gblk;        /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
     double *g;          /* n x n float64 Gram accumulator (upper triangle filled) */
+    size_t group;       /* rows per group (depends on n only) */
+    size_t filled;      /* rows of the current group standardised into z */
 };
+
+/* Rows per product group: about 16 MiB of float32, at least 64 and at most 4096 rows.  It
+ * depends on the sample count alone, so the grouping (and every rounding) is the same for any
+ * chunking of the same data. */
+static size_t group_rows(size_t n)
+{
+    size_t g = ((size_t)16 << 20) / (4 * (n ? n : 1));
+    return g < 64 ? 64 : g > 4096 ? 4096 : g;
+}
 
 static int cpu_probe(char *why, size_t why_len)
 {
@@ -66,9 +77,11 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     *out = NULL;
     if (!b)
         return GSVD_ENOMEM;
+    /* one BLAS thread: a multi-threaded sgemm may split the reduction differently for other
+     * thread counts, and results must not depend on --threads; parallel work is the decoding */
+    (void)p;
     b->saved_threads = openblas_get_num_threads();
-    if (p && p->n_threads)
-        openblas_set_num_threads((int)p->n_threads);
+    openblas_set_num_threads(1);
     *out = &b->base;
     return GSVD_OK;
 }
@@ -86,30 +99,24 @@ static int reserve_f(float **p, size_t *cap, size_t n)
     return GSVD_OK;
 }
 
-/* Standardise block rows into b->z (rows x n, float32); returns sum of squares in *sumsq. */
-static int standardise(struct backend_cpu *b, const struct gsvd_gblock *g, double *sumsq)
+/* Standardise rows [r0, r0 + rows) of the block into z (rows x n float32); each row's sum of
+ * squares is added to *sumsq in row order. */
+static void standardise_rows(const struct gsvd_gblock *g, size_t r0, size_t rows, float *zout,
+                             double *sumsq)
 {
-    size_t rows = g->n_rows, n = g->n_cols, cells;
-    double ss = 0;
-    int rc = gsvd_mul_size(rows, n, &cells);
-
-    if (rc < 0)
-        return rc;
-    rc = reserve_f(&b->z, &b->z_cap, cells ? cells : 1);
-    if (rc < 0)
-        return rc;
-    for (size_t r = 0; r < rows; r++) {
-        float *z = b->z + r * n;
-        float c0 = g->center[r], s0 = g->scale[r];
+    size_t n = g->n_cols;
+    for (size_t r = r0; r < r0 + rows; r++) {
+        float *z = zout + (r - r0) * n;
+        float c0 = g->center[r], s0 = g->scale[r], m0 = g->missing ? g->missing[r] : 0.0f;
         double rs = 0;
         if (g->i8) {
-            /* dosages are small integers: a lookup table indexed by value + 1 (-1 = missing);
+            /* dosages are small integers: a lookup table indexed by the byte (-1 = missing);
              * the sum of squares comes from a histogram of the values */
             float lut[256];
             uint32_t hist[256] = {0};
             const int8_t *row = g->i8 + r * n;
             for (int v = -128; v <= 127; v++)
-                lut[(uint8_t)v] = v < 0 ? 0.0f : ((float)v - c0) * s0;
+                lut[(uint8_t)v] = v < 0 ? m0 : ((float)v - c0) * s0;
             if (sumsq) {
                 for (size_t i = 0; i < n; i++) {
                     uint8_t v = (uint8_t)row[i];
@@ -124,9 +131,8 @@ static int standardise(struct backend_cpu *b, const struct gsvd_gblock *g, doubl
             }
         } else if (g->p2) {
             /* 2-bit codes: four values per byte; the sum of squares from code counts */
-            float lut[4] = {(0.0f - c0) * s0, (1.0f - c0) * s0, (2.0f - c0) * s0, 0.0f};
+            float lut[4] = {(0.0f - c0) * s0, (1.0f - c0) * s0, (2.0f - c0) * s0, m0};
             const uint8_t *row = g->p2 + r * ((n + 3) / 4);
-            uint32_t cnt[4] = {0};
             size_t full = n / 4;
             for (size_t q = 0; q < full; q++) {
                 uint8_t byte = row[q];
@@ -138,24 +144,58 @@ static int standardise(struct backend_cpu *b, const struct gsvd_gblock *g, doubl
             for (size_t i = 4 * full; i < n; i++)
                 z[i] = lut[(row[i / 4] >> (2 * (i % 4))) & 3];
             if (sumsq) {
+                uint32_t cnt[4] = {0};
                 for (size_t i = 0; i < n; i++)
                     cnt[(row[i / 4] >> (2 * (i % 4))) & 3]++;
-                for (int v = 0; v < 3; v++)
+                for (int v = 0; v < 4; v++)
                     rs += (double)cnt[v] * lut[v] * lut[v];
             }
         } else {
             const float *row = g->f32 + r * n;
             for (size_t i = 0; i < n; i++) {
-                float x = isnan(row[i]) ? 0.0f : (row[i] - c0) * s0;
+                float x = isnan(row[i]) ? m0 : (row[i] - c0) * s0;
                 z[i] = x;
                 rs += (double)x * x;
             }
         }
-        ss += rs;
+        if (sumsq)
+            *sumsq += rs;
     }
-    if (sumsq)
-        *sumsq += ss;
-    return GSVD_OK;
+}
+
+/* Make room for a group of rows in z. */
+static int reserve_group(struct backend_cpu *b, size_t n)
+{
+    size_t cells;
+    b->group = group_rows(n);
+    if (gsvd_mul_size(b->group, n, &cells) < 0)
+        return GSVD_EINVAL;
+    return reserve_f(&b->z, &b->z_cap, cells);
+}
+
+/* Feed a block's rows into groups; `flush` runs on every full group of b->filled rows. */
+static int feed(struct backend_cpu *b, const struct gsvd_gblock *g, double *sumsq,
+                int (*flush)(struct backend_cpu *b))
+{
+    size_t r = 0;
+    int rc = GSVD_OK;
+
+    if (g->n_cols != b->n) {
+        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, b->n);
+        return GSVD_EINTERNAL;
+    }
+    while (r < g->n_rows) {
+        size_t take = g->n_rows - r, room = b->group - b->filled;
+        if (take > room)
+            take = room;
+        standardise_rows(g, r, take, b->z + b->filled * b->n, sumsq);
+        b->filled += take;
+        r += take;
+        if (b->filled == b->group)
+            GSVD_TRY(flush(b));
+    }
+out:
+    return rc;
 }
 
 static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
@@ -177,39 +217,40 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
         bk->x[i] = (float)x[i];
     bk->n = n;
     bk->c = c;
-    return GSVD_OK;
+    bk->filled = 0;
+    return reserve_group(bk, n);
 }
 
-static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
+/* T = Z X for the group (rows x c), Yblk = Z^T T (n x c), then Y += Yblk in float64. */
+static int flush_pass(struct backend_cpu *b)
 {
-    struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t rows = g->n_rows, n = b->n, c = b->c;
-    int rc;
+    size_t rows = b->filled, n = b->n, c = b->c;
+    int rc = reserve_f(&b->t, &b->t_cap, rows * c);
 
-    if (g->n_cols != n) {
-        gsvd_log_error("block has %zu samples, pass has %zu", g->n_cols, n);
-        return GSVD_EINTERNAL;
-    }
-    if (rows == 0)
-        return GSVD_OK;
-    GSVD_TRY(standardise(b, g, sumsq));
-    GSVD_TRY(reserve_f(&b->t, &b->t_cap, rows * c));
-    /* T = Z X  (rows x c), then Yblk = Z^T T (n x c); Y += Yblk in float64 */
+    if (rc < 0 || rows == 0)
+        return rc;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0f,
                 b->z, (int)n, b->x, (int)c, 0.0f, b->t, (int)c);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)c, (int)rows, 1.0f, b->z,
                 (int)n, b->t, (int)c, 0.0f, b->yblk, (int)c);
     for (size_t i = 0; i < n * c; i++)
         b->y[i] += b->yblk[i];
-out:
-    return rc;
+    b->filled = 0;
+    return GSVD_OK;
+}
+
+static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
+{
+    return feed((struct backend_cpu *)be, g, sumsq, flush_pass);
 }
 
 static int cpu_pass_end(gsvd_backend *be, double *y)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
-    memcpy(y, b->y, b->n * b->c * sizeof *y);
-    return GSVD_OK;
+    int rc = flush_pass(b);
+    if (rc == GSVD_OK)
+        memcpy(y, b->y, b->n * b->c * sizeof *y);
+    return rc;
 }
 
 static int reserve_d(double **p, size_t *cap, size_t n)
@@ -233,7 +274,8 @@ static int cpu_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c, 
 
     if (rows == 0)
         return GSVD_OK;
-    GSVD_TRY(standardise(b, g, NULL));
+    GSVD_TRY(reserve_f(&b->z, &b->z_cap, rows * n));
+    standardise_rows(g, 0, rows, b->z, NULL);
     GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
     for (size_t i = 0; i < rows * n; i++)
         b->zd[i] = b->z[i];
@@ -262,18 +304,18 @@ static int cpu_gram_begin(gsvd_backend *be, size_t n)
             return GSVD_ENOMEM;
     }
     b->n = n;
-    return GSVD_OK;
+    b->filled = 0;
+    return reserve_group(b, n);
 }
 
-static int cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
+/* G += Z^T Z for the group: float32 ssyrk added into float64, or dsyrk for large n. */
+static int flush_gram(struct backend_cpu *b)
 {
-    struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t rows = g->n_rows, n = b->n;
+    size_t rows = b->filled, n = b->n;
     int rc = GSVD_OK;
 
     if (rows == 0)
         return GSVD_OK;
-    GSVD_TRY(standardise(b, g, sumsq));
     if (b->gblk) {
         cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, (int)rows, 1.0f, b->z, (int)n,
                     0.0f, b->gblk, (int)n);
@@ -287,14 +329,23 @@ static int cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
         cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, (int)rows, 1.0, b->zd, (int)n,
                     1.0, b->g, (int)n);
     }
+    b->filled = 0;
 out:
     return rc;
+}
+
+static int cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
+{
+    return feed((struct backend_cpu *)be, g, sumsq, flush_gram);
 }
 
 static int cpu_gram_end(gsvd_backend *be, double *gout)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
     size_t n = b->n;
+    int rc = flush_gram(b);
+    if (rc < 0)
+        return rc;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++)
             gout[i * n + j] = gout[j * n + i] = b->g[i * n + j];

@@ -49,7 +49,7 @@ struct cache_block {
     struct gsvd_geno_info info;
     struct gsvd_geno_counts counts;
     void *rows;                  /* owned */
-    float *center, *scale;       /* owned, blk.n_rows */
+    float *center, *scale, *miss; /* owned, blk.n_rows */
     uint8_t *kept;               /* owned, info.n_variants */
     double *mean, *inv_sd;       /* owned, info.n_variants */
 };
@@ -61,6 +61,7 @@ static void cache_free(gsvd_geno *g)
         gsvd_free(c->rows);
         gsvd_free(c->center);
         gsvd_free(c->scale);
+        gsvd_free(c->miss);
         gsvd_free(c->kept);
         gsvd_free(c->mean);
         gsvd_free(c->inv_sd);
@@ -371,6 +372,7 @@ struct scan_slot {
     float *fdos;              /* float dosages for float input */
     size_t dos_cap;
     float *center, *scale;    /* kept rows */
+    float *miss;              /* kept rows: standardised value of a missing call */
     uint8_t *kept;
     double *mean, *inv_sd;    /* all rows */
     size_t rows_cap;
@@ -625,8 +627,6 @@ static int judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t varia
         sd = 1;
         break;
     }
-    if (exact_var_zero && g->p.scaler != GSVD_SCALER_NONE && g->p.scaler != GSVD_SCALER_CENTER)
-        sd = 0;
     if (!(sd > 0) || !isfinite(sd)) {
         s->counts.n_zero_var++;
         return 0;
@@ -655,16 +655,18 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
     if (nv > s->rows_cap) {
         gsvd_free(s->center);
         gsvd_free(s->scale);
+        gsvd_free(s->miss);
         gsvd_free(s->kept);
         gsvd_free(s->mean);
         gsvd_free(s->inv_sd);
         s->center = gsvd_malloc(nv * sizeof *s->center);
         s->scale = gsvd_malloc(nv * sizeof *s->scale);
+        s->miss = gsvd_malloc(nv * sizeof *s->miss);
         s->kept = gsvd_malloc(nv);
         s->mean = gsvd_malloc(nv * sizeof *s->mean);
         s->inv_sd = gsvd_malloc(nv * sizeof *s->inv_sd);
         s->rows_cap = nv;
-        if (!s->center || !s->scale || !s->kept || !s->mean || !s->inv_sd) {
+        if (!s->center || !s->scale || !s->miss || !s->kept || !s->mean || !s->inv_sd) {
             s->rows_cap = 0;
             return GSVD_ENOMEM;
         }
@@ -688,13 +690,16 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         }
         s->center[kept] = g->p.scaler == GSVD_SCALER_NONE ? 0.0f : (float)s->mean[j];
         s->scale[kept] = (float)s->inv_sd[j];
+        /* mean imputation: a missing call standardises to (mean - centre) * scale */
+        s->miss[kept] = g->p.scaler == GSVD_SCALER_NONE ? (float)s->mean[j] : 0.0f;
         kept++;
     }
     s->counts.n_range = nv;
     s->counts.n_kept = kept;
     s->blk = (struct gsvd_gblock){.n_rows = kept, .n_cols = N,
                                   .i8 = s->fdos ? NULL : s->dos,
-                                  .f32 = s->fdos, .center = s->center, .scale = s->scale};
+                                  .f32 = s->fdos, .center = s->center, .scale = s->scale,
+                                  .missing = s->miss};
     s->info = (struct gsvd_geno_info){.first = v0 - g->vs, .n_variants = nv, .kept = s->kept,
                                       .mean = s->mean, .scale = s->inv_sd};
 out:
@@ -708,7 +713,7 @@ static int cache_add(gsvd_geno *g, const struct scan_slot *s)
     size_t nv = s->info.n_variants, rows = b->n_rows, n = b->n_cols;
     size_t packed = b->i8 && g->ploidy <= 2, stride = packed ? (n + 3) / 4 : n;
     size_t row_bytes = stride * (b->f32 ? sizeof(float) : 1);
-    uint64_t need = (uint64_t)rows * row_bytes + (uint64_t)rows * 8 + (uint64_t)nv * 17 + 256;
+    uint64_t need = (uint64_t)rows * row_bytes + (uint64_t)rows * 12 + (uint64_t)nv * 17 + 256;
     struct cache_block *c;
 
     if (g->cache_used + need > g->p.cache_bytes) {
@@ -732,10 +737,11 @@ static int cache_add(gsvd_geno *g, const struct scan_slot *s)
     c->rows = gsvd_malloc(rows * row_bytes + 1);
     c->center = gsvd_malloc((rows + 1) * sizeof *c->center);
     c->scale = gsvd_malloc((rows + 1) * sizeof *c->scale);
+    c->miss = gsvd_malloc((rows + 1) * sizeof *c->miss);
     c->kept = gsvd_malloc(nv + 1);
     c->mean = gsvd_malloc((nv + 1) * sizeof *c->mean);
     c->inv_sd = gsvd_malloc((nv + 1) * sizeof *c->inv_sd);
-    if (!c->rows || !c->center || !c->scale || !c->kept || !c->mean || !c->inv_sd)
+    if (!c->rows || !c->center || !c->scale || !c->miss || !c->kept || !c->mean || !c->inv_sd)
         return GSVD_ENOMEM;
     if (packed) {
         uint8_t *out = c->rows;
@@ -751,6 +757,7 @@ static int cache_add(gsvd_geno *g, const struct scan_slot *s)
     }
     memcpy(c->center, b->center, rows * sizeof *c->center);
     memcpy(c->scale, b->scale, rows * sizeof *c->scale);
+    memcpy(c->miss, b->missing, rows * sizeof *c->miss);
     memcpy(c->kept, s->info.kept, nv);
     memcpy(c->mean, s->info.mean, nv * sizeof *c->mean);
     memcpy(c->inv_sd, s->info.scale, nv * sizeof *c->inv_sd);
@@ -758,7 +765,8 @@ static int cache_add(gsvd_geno *g, const struct scan_slot *s)
                                   .i8 = b->i8 && !packed ? c->rows : NULL,
                                   .p2 = packed ? c->rows : NULL,
                                   .f32 = b->f32 ? c->rows : NULL,
-                                  .center = c->center, .scale = c->scale};
+                                  .center = c->center, .scale = c->scale,
+                                  .missing = c->miss};
     c->info = (struct gsvd_geno_info){.first = s->info.first, .n_variants = nv,
                                       .kept = c->kept, .mean = c->mean, .scale = c->inv_sd};
     c->counts = s->counts;
@@ -846,6 +854,7 @@ out:
         gsvd_free(slots[i].fdos);
         gsvd_free(slots[i].center);
         gsvd_free(slots[i].scale);
+        gsvd_free(slots[i].miss);
         gsvd_free(slots[i].kept);
         gsvd_free(slots[i].mean);
         gsvd_free(slots[i].inv_sd);

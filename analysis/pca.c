@@ -34,6 +34,8 @@ const char *gsvd_pca_method_name(enum gsvd_pca_method m)
         return "subspace";
     case GSVD_PCA_EXACT:
         return "exact";
+    case GSVD_PCA_AUTO:
+        return "auto";
     }
     return "unknown";
 }
@@ -523,13 +525,16 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     struct solver s = {0};
     double *evec = NULL, *eval = NULL;
     size_t n = gsvd_geno_n_samples(g), k = p->n_components;
+    enum gsvd_pca_method method = p->method;
 
     *out = NULL;
+    if (method == GSVD_PCA_AUTO)
+        method = n <= GSVD_PCA_AUTO_EXACT_N ? GSVD_PCA_EXACT : GSVD_PCA_RANDOMIZED;
     if (k == 0 || k >= n) {
         gsvd_log_error("%zu components requested for %zu samples (need 1 <= k < samples)", k, n);
         return GSVD_EINVAL;
     }
-    if (p->method == GSVD_PCA_EXACT && n > GSVD_PCA_EXACT_MAX_N) {
+    if (method == GSVD_PCA_EXACT && n > GSVD_PCA_EXACT_MAX_N) {
         gsvd_log_error("--method exact needs an N x N matrix; %zu samples is over the %d limit "
                        "(use the default randomized method)", n, GSVD_PCA_EXACT_MAX_N);
         return GSVD_EINVAL;
@@ -539,6 +544,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
         return GSVD_ENOMEM;
     r->k = k;
     r->n = n;
+    r->method = method;
     r->m_range = gsvd_geno_n_variants(g);
     r->s = gsvd_malloc(k * sizeof *r->s);
     r->u = gsvd_malloc(n * k * sizeof *r->u);
@@ -546,11 +552,14 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
         rc = GSVD_ENOMEM;
         goto out;
     }
-    if (p->method == GSVD_PCA_EXACT) {
+    if (method == GSVD_PCA_EXACT) {
         GSVD_TRY(run_exact(g, be, p, n, r, &evec, &eval));
-        /* ascending eigenvalues: reverse the top k */
-        for (size_t q = 0; q < k; q++)
+        /* ascending eigenvalues: the top k, largest first */
+        for (size_t q = 0; q < n / 2; q++) {
+            double t = eval[q];
             eval[q] = eval[n - 1 - q];
+            eval[n - 1 - q] = t;
+        }
         GSVD_TRY(finish(r, evec, n, 0, eval, n, k));
     } else {
         s.g = g;
@@ -561,7 +570,8 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
         s.l = k + p->oversampling;
         if (s.l > n)
             s.l = n;
-        switch (p->method) {
+        r->l = s.l;
+        switch (method) {
         case GSVD_PCA_SUBSPACE:
             s.cap = s.l;
             break;

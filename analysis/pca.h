@@ -8,7 +8,9 @@
  *   GSVD_PCA_KRYLOV      block Krylov keeping every iterate (basis grows each pass);
  *   GSVD_PCA_SUBSPACE    block subspace (power) iteration with Rayleigh-Ritz, re-orthonormalised
  *                        every pass;
- *   GSVD_PCA_EXACT       the N x N Gram Z^T Z, then a symmetric eigensolver (N <= 50,000).
+ *   GSVD_PCA_EXACT       the N x N Gram Z^T Z, then a symmetric eigensolver (N <= 50,000);
+ *   GSVD_PCA_AUTO        exact up to GSVD_PCA_AUTO_EXACT_N samples (one pass, exact, and
+ *                        cheaper than repeated passes at that size), randomized above.
  * Convergence: 1 - MEV between the top-k Ritz vectors of consecutive iterations below tol.
  * Test matrix: Gaussian from the counter-based generator keyed by (seed, sample, column), so the
  * result does not depend on thread count, block size or device.  Sign rule: the entry of
@@ -27,9 +29,11 @@ enum gsvd_pca_method {
     GSVD_PCA_KRYLOV,
     GSVD_PCA_SUBSPACE,
     GSVD_PCA_EXACT,
+    GSVD_PCA_AUTO,
 };
 
 #define GSVD_PCA_EXACT_MAX_N 50000
+#define GSVD_PCA_AUTO_EXACT_N 5000
 
 struct gsvd_pca_params {
     size_t n_components;      /* k, 1 .. N-1 */
@@ -44,11 +48,13 @@ struct gsvd_pca_params {
     int progress;             /* 1: progress on stderr */
 };
 #define GSVD_PCA_PARAMS_DEFAULT                                                                    \
-    {.n_components = 10, .method = GSVD_PCA_RANDOMIZED, .oversampling = 10, .tol = 1e-6,          \
+    {.n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10, .tol = 1e-6,          \
      .max_iter = 60, .power_iter = 0, .window = 8, .seed = 42, .loadings = 0, .progress = 0}
 
 struct gsvd_pca_result {
     size_t k;                 /* components */
+    enum gsvd_pca_method method; /* the method that ran (auto resolved) */
+    size_t l;                 /* block width of the iterative methods (0 for exact) */
     size_t n;                 /* samples */
     uint64_t m_range;         /* variants in the range */
     uint64_t m_used;          /* variants kept */

@@ -68,9 +68,10 @@ static void usage(FILE *fp)
           "                         more pass; Zarr output only)\n"
           "Method:\n"
           "  -k, --components INT   principal components [10]\n"
-          "  -m, --method NAME      randomized (block Krylov, bounded memory), krylov (keeps\n"
+          "  -m, --method NAME      auto (exact up to 5,000 samples, else randomized),\n"
+          "                         randomized (block Krylov, bounded memory), krylov (keeps\n"
           "                         every iterate), subspace (power iteration) or exact (Gram +\n"
-          "                         eigensolver, N <= 50,000) [randomized]\n"
+          "                         eigensolver, N <= 50,000) [auto]\n"
           "      --scaler NAME      patterson sqrt(p(1-p)), hwe sqrt(ploidy p(1-p)), standard\n"
           "                         (sd), center, none [patterson]\n"
           "      --missing MODE     mean (missing call = variant mean) or error [mean]\n"
@@ -105,7 +106,7 @@ static void usage(FILE *fp)
 
 static int parse_method(const char *s, enum gsvd_pca_method *m)
 {
-    static const enum gsvd_pca_method all[] = {GSVD_PCA_RANDOMIZED, GSVD_PCA_KRYLOV,
+    static const enum gsvd_pca_method all[] = {GSVD_PCA_AUTO, GSVD_PCA_RANDOMIZED, GSVD_PCA_KRYLOV,
                                                GSVD_PCA_SUBSPACE, GSVD_PCA_EXACT};
     for (size_t i = 0; i < GSVD_ARRAY_LEN(all); i++)
         if (strcmp(s, gsvd_pca_method_name(all[i])) == 0) {
@@ -291,19 +292,19 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
 
     GSVD_TRY(gsvd_codec_ws_new(&ws));
     GSVD_TRY(gsvd_writer_open(o->output, o->force, &w));
-    GSVD_TRY(gsvd_buf_printf(&attrs, "{\n    \"gensvd_version\": \"%s\",\n    \"command\": ",
+    GSVD_TRY(gsvd_buf_printf(&attrs, "{\n    \"version\": \"%s\",\n    \"command\": ",
                              GSVD_VERSION));
     GSVD_TRY(gsvd_json_quote(&attrs, o->command ? o->command : ""));
     GSVD_TRY(gsvd_buf_puts(&attrs, ",\n    \"input\": "));
     GSVD_TRY(gsvd_json_quote(&attrs, array_name));
     GSVD_TRY(gsvd_buf_printf(
         &attrs,
-        ",\n    \"method\": \"%s\",\n    \"n_components\": %zu,\n    \"oversampling\": %zu,\n"
+        ",\n    \"method\": \"%s\",\n    \"k\": %zu,\n    \"l\": %zu,\n"
         "    \"iterations\": %zu,\n    \"convergence\": %.17g,\n    \"max_relative_residual\": "
         "%.17g,\n    \"seed\": %llu,\n    \"scaler\": \"%s\",\n    \"missing\": \"%s\",\n"
-        "    \"n_samples\": %zu,\n    \"n_variants\": %llu,\n    \"n_variants_used\": %llu,\n"
+        "    \"N\": %zu,\n    \"M\": %llu,\n    \"M_used\": %llu,\n"
         "    \"trace\": %.17g\n}",
-        gsvd_pca_method_name(o->pca.method), k, o->pca.oversampling, r->iterations,
+        gsvd_pca_method_name(r->method), k, r->l, r->iterations,
         r->convergence, isfinite(r->max_residual) ? r->max_residual : -1.0,
         (unsigned long long)o->pca.seed, scaler_names[o->geno.scaler],
         o->geno.missing_error ? "error" : "mean", n, (unsigned long long)r->m_range,
@@ -363,7 +364,7 @@ out:
     return rc;
 }
 
-static void report(const struct pca_opts *o, const struct gsvd_pca_result *r)
+static void report(const struct gsvd_pca_result *r)
 {
     const struct gsvd_geno_counts *c = &r->counts;
     if (gsvd_log_get_level() < GSVD_LOG_WARN)
@@ -375,13 +376,13 @@ static void report(const struct pca_opts *o, const struct gsvd_pca_result *r)
             (unsigned long long)c->n_no_calls, (unsigned long long)c->n_zero_var,
             (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
             (unsigned long long)c->n_missing_calls);
-    if (o->pca.method == GSVD_PCA_EXACT)
-        fprintf(stderr, "[pca] exact: Gram matrix and symmetric eigensolver\n");
+    if (r->method == GSVD_PCA_EXACT)
+        fprintf(stderr, "[pca] exact: Gram matrix Z'Z and symmetric eigensolver, one pass\n");
     else
         fprintf(stderr,
                 "[pca] %s: %zu passes, final 1-MEV %.3g, max relative residual "
                 "||Z'Zu - s^2 u||/s^2 = %.3g\n",
-                gsvd_pca_method_name(o->pca.method), r->iterations, r->convergence,
+                gsvd_pca_method_name(r->method), r->iterations, r->convergence,
                 r->max_residual);
     fprintf(stderr, "[pca] singular values:");
     for (size_t q = 0; q < r->k; q++)
@@ -412,7 +413,7 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
         rc = GSVD_EINVAL;
         goto out;
     }
-    if (o->memory && o->pca.method == GSVD_PCA_RANDOMIZED) {
+    if (o->memory && (o->pca.method == GSVD_PCA_RANDOMIZED || o->pca.method == GSVD_PCA_AUTO)) {
         size_t l = o->pca.n_components + o->pca.oversampling;
         double per_block = 3.0 * 8.0 * (double)l * (double)gsvd_geno_n_samples(g);
         double blocks = (double)o->memory / per_block;
@@ -429,7 +430,7 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     GSVD_TRY(gsvd_backend_open(o->device, &bp, &be));
     o->pca.progress = common->progress;
     GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
-    report(o, r);
+    report(r);
     if (o->output)
         GSVD_TRY(write_zarr(o, r, gsvd_geno_sample_ids(g), gsvd_geno_array_name(g)));
     if (o->plink)
@@ -523,7 +524,8 @@ int gsvd_cmd_pca(int argc, char **argv)
         case 'm':
             if (parse_method(optarg, &o.pca.method) < 0)
                 return gsvd_cli_usage_error(
-                    "pca", "invalid --method '%s' (randomized, krylov, subspace, exact)", optarg);
+                    "pca", "invalid --method '%s' (auto, randomized, krylov, subspace, exact)",
+                    optarg);
             break;
         case OPT_SCALER: {
             size_t i;
