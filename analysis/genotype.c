@@ -72,6 +72,14 @@ static void cache_free(gsvd_geno *g)
     g->cache_used = 0;
 }
 
+void gsvd_geno_set_cache(gsvd_geno *g, uint64_t bytes)
+{
+    if (g->cache_state == 1 || g->n_cache)
+        return; /* already filled */
+    g->p.cache_bytes = bytes;
+    g->cache_state = bytes ? 0 : -1;
+}
+
 int gsvd_geno_cached(const gsvd_geno *g)
 {
     return g->cache_state == 1;

@@ -86,6 +86,9 @@ const char *gsvd_geno_array_name(const gsvd_geno *g);  /* borrowed; for messages
 /* Counts from the last complete scan (all zero before one). */
 const struct gsvd_geno_counts *gsvd_geno_counts(const gsvd_geno *g);
 
+/* Change the cache budget before the first scan (0 turns caching off). */
+void gsvd_geno_set_cache(gsvd_geno *g, uint64_t bytes);
+
 /* 1 if the next scan will be served from the in-memory cache. */
 int gsvd_geno_cached(const gsvd_geno *g);
 

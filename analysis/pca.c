@@ -530,6 +530,8 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     *out = NULL;
     if (method == GSVD_PCA_AUTO)
         method = n <= GSVD_PCA_AUTO_EXACT_N ? GSVD_PCA_EXACT : GSVD_PCA_RANDOMIZED;
+    if (method == GSVD_PCA_EXACT && !p->loadings)
+        gsvd_geno_set_cache(g, 0); /* a single pass: keeping the blocks would only cost time */
     if (k == 0 || k >= n) {
         gsvd_log_error("%zu components requested for %zu samples (need 1 <= k < samples)", k, n);
         return GSVD_EINVAL;
