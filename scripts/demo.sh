@@ -1,16 +1,24 @@
 #!/usr/bin/env bash
-# Quick start 1: install what is missing, build, and run gensvd on the bundled real data
-# (HapMap3: 957 samples x 14,389 SNPs, converted to VCF-Zarr with bio2zarr).
+# Quick start 1: install what is missing, build, and run gensvd pca on the bundled real data
+# (HapMap3: 957 samples x 14,389 SNPs, 11 populations, converted to VCF-Zarr with bio2zarr),
+# then print the mean of PC1 and PC2 per population.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 g=build/cli/gensvd
 store=testdata/realdata/hapmap3.vcz
-echo "== gensvd info $store"
-$g info "$store"
+pops=testdata/realdata/hapmap3_957.populations.tsv
+echo "== gensvd pca $store -k 10 --format tsv"
+$g pca "$store" -k 10 --format tsv >build/demo_pcs.tsv
 echo
-echo "== gensvd dump $store/call_genotype --slice 0:5,0:6   (first 5 variants x 6 samples)"
-$g dump "$store/call_genotype" --slice 0:5,0:6
+echo "== mean PC1 / PC2 per population (labels: $pops)"
+awk -F'\t' '
+    NR == FNR { if (FNR > 1) pop[$2] = $3; next }
+    FNR == 1 { next }
+    ($1 in pop) { p = pop[$1]; n[p]++; s1[p] += $2; s2[p] += $3 }
+    END {
+        printf "%-6s %5s %9s %9s\n", "pop", "n", "PC1", "PC2"
+        for (p in n) printf "%-6s %5d %9.2f %9.2f\n", p, n[p], s1[p] / n[p], s2[p] / n[p] | "sort -k3,3n"
+    }' "$pops" build/demo_pcs.tsv
 echo
-echo "== gensvd dump $store/call_genotype --stats   (all $($g dump "$store/call_genotype" --stats | head -1 | cut -f2) alleles decoded)"
-$g dump "$store/call_genotype" --stats
+echo "(scores for all samples: build/demo_pcs.tsv)"
