@@ -2,7 +2,7 @@
 # PCA benchmark (issue 3): top-10 principal components of a simulated VCF-Zarr store
 # (default 1,000,000 variants x 2,000 samples, 3 populations, Fst 0.05, 1% missing calls; the
 # store bench/bench_scan.sh makes, `gensvd simulate ... --seed 1`), in one run:
-#   gensvd        default settings (randomized), and --method exact
+#   gensvd        default settings (auto: exact at this N), --method randomized, --method exact
 #   dask          da.linalg.svd_compressed(Z, 10, n_power_iter=2, compute=True) on Z built lazily
 #                 from da.from_zarr (Patterson standardisation, missing -> mean, i.e. Z = 0,
 #                 monomorphic rows zero), float32, rechunked to 10,000 variants per block
@@ -41,7 +41,7 @@ out=bench/out
 store=$out/sim_${M}x${N}.vcz
 res=$out/pca_${M}x${N}
 bed=$out/sim_${M}x${N}
-TOOLS=${TOOLS:-"gensvd gensvd_exact dask sklearn allel plink2_approx plink2_exact"}
+TOOLS=${TOOLS:-"gensvd gensvd_randomized gensvd_exact dask sklearn allel plink2_approx plink2_exact"}
 mkdir -p "$res"
 nproc=$(nproc)
 
@@ -181,6 +181,11 @@ for tool in $TOOLS; do
         reference "$M"
         if measure gensvd "$M" "$G" pca "$store" -k $K -o "$res/gensvd.zarr" --force -q; then
             zarr_sv "$res/gensvd.zarr" >"$res/gensvd.sv"
+        fi ;;
+    gensvd_randomized)
+        reference "$M"
+        if measure gensvd_randomized "$M" "$G" pca "$store" -k $K -m randomized -o "$res/gensvd_randomized.zarr" --force -q; then
+            zarr_sv "$res/gensvd_randomized.zarr" >"$res/gensvd_randomized.sv"
         fi ;;
     gensvd_exact)
         reference "$M"
