@@ -65,8 +65,8 @@ GSVD_NODISCARD int gsvd_backend_pass_block(gsvd_backend *be, const struct gsvd_g
 GSVD_NODISCARD int gsvd_backend_pass_end(gsvd_backend *be, double *y);
 
 /* Z times an N x c matrix: out (n_rows x c, row-major float64) = Z_block * U. */
-GSVD_NODISCARD int gsvd_backend_project(gsvd_backend *be, const struct gsvd_gblock *b,
-                                        size_t c, const double *u, double *out);
+GSVD_NODISCARD int gsvd_backend_project(gsvd_backend *be, const struct gsvd_gblock *b, size_t c,
+                                        const double *u, double *out);
 
 /* Exact Gram: gram_begin(n), gram_block(block)..., gram_end(G) with G = Z^T Z (n x n,
  * row-major float64, full symmetric). */

@@ -21,21 +21,21 @@
 
 struct backend_cpu {
     struct gsvd_backend base;
-    int saved_threads;  /* BLAS threads before create */
-    size_t n, c;        /* current pass: samples, columns of X */
-    float *x;           /* n x c, X in float32 */
-    double *y;          /* n x c accumulator */
-    float *yblk;        /* n x c, one block's Z^T T */
-    float *z;           /* standardised block, rows x n */
-    size_t z_cap;       /* floats allocated in z */
-    float *t;           /* rows x c, Z X */
+    int saved_threads; /* BLAS threads before create */
+    size_t n, c;       /* current pass: samples, columns of X */
+    float *x;          /* n x c, X in float32 */
+    double *y;         /* n x c accumulator */
+    float *yblk;       /* n x c, one block's Z^T T */
+    float *z;          /* standardised block, rows x n */
+    size_t z_cap;      /* floats allocated in z */
+    float *t;          /* rows x c, Z X */
     size_t t_cap;
-    double *zd;         /* float64 block for dsyrk / project */
+    double *zd; /* float64 block for dsyrk / project */
     size_t zd_cap;
-    float *gblk;        /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
-    double *g;          /* n x n float64 Gram accumulator (upper triangle filled) */
-    size_t group;       /* rows per group (depends on n only) */
-    size_t filled;      /* rows of the current group standardised into z */
+    float *gblk;   /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
+    double *g;     /* n x n float64 Gram accumulator (upper triangle filled) */
+    size_t group;  /* rows per group (depends on n only) */
+    size_t filled; /* rows of the current group standardised into z */
 };
 
 /* Rows per product group: about 16 MiB of float32, at least 64 and at most 4096 rows.  It
@@ -229,8 +229,8 @@ static int flush_pass(struct backend_cpu *b)
 
     if (rc < 0 || rows == 0)
         return rc;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0f,
-                b->z, (int)n, b->x, (int)c, 0.0f, b->t, (int)c);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0f, b->z,
+                (int)n, b->x, (int)c, 0.0f, b->t, (int)c);
     cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)c, (int)rows, 1.0f, b->z,
                 (int)n, b->t, (int)c, 0.0f, b->yblk, (int)c);
     for (size_t i = 0; i < n * c; i++)
@@ -279,8 +279,8 @@ static int cpu_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c, 
     GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
     for (size_t i = 0; i < rows * n; i++)
         b->zd[i] = b->z[i];
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0,
-                b->zd, (int)n, u, (int)c, 0.0, out, (int)c);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0, b->zd,
+                (int)n, u, (int)c, 0.0, out, (int)c);
 out:
     return rc;
 }

@@ -21,25 +21,25 @@
 #include "zarr/store.h"
 
 struct gsvd_geno {
-    gsvd_tree *tree;             /* borrowed */
-    gsvd_array *arr;             /* owned */
-    char *arr_path;              /* owned */
-    struct gsvd_geno_params p;   /* copy; p.samples not used after open */
-    int is_float;                /* float input: f32 blocks, NaN missing */
-    int rank;                    /* 2 or 3 */
-    size_t ploidy;               /* alleles per call (3-D) or the dosage scale (2-D) */
-    uint64_t n_all_samples;      /* samples in the array */
-    uint64_t n_all_variants;     /* variants in the array */
-    uint64_t vs, ve;             /* variant range [vs, ve) */
-    uint64_t cv;                 /* chunk extent along the variant axis */
-    size_t n_samples;            /* analysed samples */
-    uint64_t *sample_idx;        /* owned; analysed sample -> array column, NULL = identity */
-    struct gsvd_strlist ids;     /* analysed sample IDs */
+    gsvd_tree *tree;           /* borrowed */
+    gsvd_array *arr;           /* owned */
+    char *arr_path;            /* owned */
+    struct gsvd_geno_params p; /* copy; p.samples not used after open */
+    int is_float;              /* float input: f32 blocks, NaN missing */
+    int rank;                  /* 2 or 3 */
+    size_t ploidy;             /* alleles per call (3-D) or the dosage scale (2-D) */
+    uint64_t n_all_samples;    /* samples in the array */
+    uint64_t n_all_variants;   /* variants in the array */
+    uint64_t vs, ve;           /* variant range [vs, ve) */
+    uint64_t cv;               /* chunk extent along the variant axis */
+    size_t n_samples;          /* analysed samples */
+    uint64_t *sample_idx;      /* owned; analysed sample -> array column, NULL = identity */
+    struct gsvd_strlist ids;   /* analysed sample IDs */
     struct gsvd_geno_counts counts;
-    struct cache_block *cache;   /* owned; blocks of the first scan, in order */
+    struct cache_block *cache; /* owned; blocks of the first scan, in order */
     size_t n_cache, cap_cache;
-    uint64_t cache_used;         /* bytes held by the cache */
-    int cache_state;             /* 0 filling on the next scan, 1 complete, -1 off */
+    uint64_t cache_used; /* bytes held by the cache */
+    int cache_state;     /* 0 filling on the next scan, 1 complete, -1 off */
 };
 
 /* One block kept in memory: the kept rows (2-bit packed, int8 or float32) and the per-variant
@@ -48,10 +48,10 @@ struct cache_block {
     struct gsvd_gblock blk;
     struct gsvd_geno_info info;
     struct gsvd_geno_counts counts;
-    void *rows;                  /* owned */
+    void *rows;                   /* owned */
     float *center, *scale, *miss; /* owned, blk.n_rows */
-    uint8_t *kept;               /* owned, info.n_variants */
-    double *mean, *inv_sd;       /* owned, info.n_variants */
+    uint8_t *kept;                /* owned, info.n_variants */
+    double *mean, *inv_sd;        /* owned, info.n_variants */
 };
 
 static void cache_free(gsvd_geno *g)
@@ -374,15 +374,15 @@ out:
 /* ---- scanning ------------------------------------------------------------------------------ */
 
 struct scan_slot {
-    void *raw;                /* decoded region, array dtype */
+    void *raw; /* decoded region, array dtype */
     size_t raw_cap;
-    int8_t *dos;              /* int8 dosages, n_variants x n_samples (all of the block) */
-    float *fdos;              /* float dosages for float input */
+    int8_t *dos; /* int8 dosages, n_variants x n_samples (all of the block) */
+    float *fdos; /* float dosages for float input */
     size_t dos_cap;
-    float *center, *scale;    /* kept rows */
-    float *miss;              /* kept rows: standardised value of a missing call */
+    float *center, *scale; /* kept rows */
+    float *miss;           /* kept rows: standardised value of a missing call */
     uint8_t *kept;
-    double *mean, *inv_sd;    /* all rows */
+    double *mean, *inv_sd; /* all rows */
     size_t rows_cap;
     struct gsvd_geno_info info;
     struct gsvd_gblock blk;
@@ -419,12 +419,24 @@ static int64_t load_int(const struct gsvd_dtype *dt, const unsigned char *base, 
     if (dt->kind == 'i' && dt->size == 1)
         return (int8_t)*p;
     if (dt->size == 2) {
-        if (dt->kind == 'i') { int16_t v; memcpy(&v, p, 2); return v; }
-        uint16_t v; memcpy(&v, p, 2); return v;
+        if (dt->kind == 'i') {
+            int16_t v;
+            memcpy(&v, p, 2);
+            return v;
+        }
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
     }
     if (dt->size == 4) {
-        if (dt->kind == 'i') { int32_t v; memcpy(&v, p, 4); return v; }
-        uint32_t v; memcpy(&v, p, 4); return v;
+        if (dt->kind == 'i') {
+            int32_t v;
+            memcpy(&v, p, 4);
+            return v;
+        }
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
     }
     int64_t v;
     memcpy(&v, p, 8);
@@ -450,8 +462,9 @@ static float load_float(const struct gsvd_dtype *dt, const unsigned char *base, 
     uint16_t h;
     memcpy(&h, p, 2);
     int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY)
-                                                       : ldexpf((float)(m | 0x400), e - 25);
+    float v = e == 0    ? ldexpf((float)m, -24)
+              : e == 31 ? (m ? NAN : INFINITY)
+                        : ldexpf((float)(m | 0x400), e - 25);
     return (h & 0x8000) ? -v : v;
 }
 
@@ -464,7 +477,8 @@ static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, st
     uint64_t start[3] = {0}, count[3];
     int rc = GSVD_OK;
 
-    if (gsvd_mul_size(nv, NA, &cells) < 0 || (g->rank == 3 && gsvd_mul_size(cells, P, &cells) < 0) ||
+    if (gsvd_mul_size(nv, NA, &cells) < 0 ||
+        (g->rank == 3 && gsvd_mul_size(cells, P, &cells) < 0) ||
         gsvd_mul_size(cells, dt->size, &bytes) < 0)
         return GSVD_EFORMAT;
     GSVD_TRY(grow(&s->raw, &s->raw_cap, bytes));
@@ -704,12 +718,18 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
     }
     s->counts.n_range = nv;
     s->counts.n_kept = kept;
-    s->blk = (struct gsvd_gblock){.n_rows = kept, .n_cols = N,
+    s->blk = (struct gsvd_gblock){.n_rows = kept,
+                                  .n_cols = N,
                                   .i8 = s->fdos ? NULL : s->dos,
-                                  .f32 = s->fdos, .center = s->center, .scale = s->scale,
+                                  .f32 = s->fdos,
+                                  .center = s->center,
+                                  .scale = s->scale,
                                   .missing = s->miss};
-    s->info = (struct gsvd_geno_info){.first = v0 - g->vs, .n_variants = nv, .kept = s->kept,
-                                      .mean = s->mean, .scale = s->inv_sd};
+    s->info = (struct gsvd_geno_info){.first = v0 - g->vs,
+                                      .n_variants = nv,
+                                      .kept = s->kept,
+                                      .mean = s->mean,
+                                      .scale = s->inv_sd};
 out:
     return rc;
 }
@@ -769,14 +789,19 @@ static int cache_add(gsvd_geno *g, const struct scan_slot *s)
     memcpy(c->kept, s->info.kept, nv);
     memcpy(c->mean, s->info.mean, nv * sizeof *c->mean);
     memcpy(c->inv_sd, s->info.scale, nv * sizeof *c->inv_sd);
-    c->blk = (struct gsvd_gblock){.n_rows = rows, .n_cols = n,
+    c->blk = (struct gsvd_gblock){.n_rows = rows,
+                                  .n_cols = n,
                                   .i8 = b->i8 && !packed ? c->rows : NULL,
                                   .p2 = packed ? c->rows : NULL,
                                   .f32 = b->f32 ? c->rows : NULL,
-                                  .center = c->center, .scale = c->scale,
+                                  .center = c->center,
+                                  .scale = c->scale,
                                   .missing = c->miss};
-    c->info = (struct gsvd_geno_info){.first = s->info.first, .n_variants = nv,
-                                      .kept = c->kept, .mean = c->mean, .scale = c->inv_sd};
+    c->info = (struct gsvd_geno_info){.first = s->info.first,
+                                      .n_variants = nv,
+                                      .kept = c->kept,
+                                      .mean = c->mean,
+                                      .scale = c->inv_sd};
     c->counts = s->counts;
     g->cache_used += need;
     return GSVD_OK;

@@ -26,33 +26,35 @@ enum gsvd_scaler {
 };
 
 struct gsvd_geno_params {
-    const char *array;      /* array path inside the node, or NULL to auto-detect */
-    int transpose;          /* 2-D arrays stored samples x variants */
-    uint64_t var_start;     /* first variant (0) */
-    uint64_t var_stop;      /* one past the last; 0 = all */
+    const char *array;                  /* array path inside the node, or NULL to auto-detect */
+    int transpose;                      /* 2-D arrays stored samples x variants */
+    uint64_t var_start;                 /* first variant (0) */
+    uint64_t var_stop;                  /* one past the last; 0 = all */
     const struct gsvd_strlist *samples; /* sample IDs to keep (in this order), or NULL = all */
-    double maf;             /* keep variants with minor allele frequency >= maf (0 = all) */
-    double max_missing;     /* keep variants with missing fraction <= this (1 = all) */
+    double maf;         /* keep variants with minor allele frequency >= maf (0 = all) */
+    double max_missing; /* keep variants with missing fraction <= this (1 = all) */
     enum gsvd_scaler scaler;
-    int missing_error;      /* 1: a missing call is an error */
-    size_t ploidy;          /* for 2-D dosage arrays (3-D arrays have their own); 0 = 2 */
-    size_t n_threads;       /* decode workers (>= 1) */
-    uint64_t cache_bytes;   /* keep the standardised blocks in memory after the first scan, if
-                               they fit in this many bytes (2 bits per call for ploidy <= 2);
-                               later scans then read no data.  0: never cache */
+    int missing_error;    /* 1: a missing call is an error */
+    size_t ploidy;        /* for 2-D dosage arrays (3-D arrays have their own); 0 = 2 */
+    size_t n_threads;     /* decode workers (>= 1) */
+    uint64_t cache_bytes; /* keep the standardised blocks in memory after the first scan, if
+                             they fit in this many bytes (2 bits per call for ploidy <= 2);
+                             later scans then read no data.  0: never cache */
 };
 #define GSVD_GENO_PARAMS_DEFAULT                                                                   \
-    {.array = NULL, .transpose = 0, .var_start = 0, .var_stop = 0, .samples = NULL, .maf = 0,     \
-     .max_missing = 1, .scaler = GSVD_SCALER_PATTERSON, .missing_error = 0, .ploidy = 0,         \
-     .n_threads = 1, .cache_bytes = 0}
+    {                                                                                              \
+        .array = NULL, .transpose = 0, .var_start = 0, .var_stop = 0, .samples = NULL, .maf = 0,   \
+        .max_missing = 1, .scaler = GSVD_SCALER_PATTERSON, .missing_error = 0, .ploidy = 0,        \
+        .n_threads = 1, .cache_bytes = 0                                                           \
+    }
 
 /* Per-block description handed to the scan callback with the block itself. */
 struct gsvd_geno_info {
-    uint64_t first;         /* index of the block's first variant within the range */
-    size_t n_variants;      /* variants of the range in this block (kept or not) */
-    const uint8_t *kept;    /* per variant: 1 if kept (its row is in the block) */
-    const double *mean;     /* per variant: mean called dosage (NaN if none) */
-    const double *scale;    /* per variant: 1 / sigma (0 when dropped) */
+    uint64_t first;      /* index of the block's first variant within the range */
+    size_t n_variants;   /* variants of the range in this block (kept or not) */
+    const uint8_t *kept; /* per variant: 1 if kept (its row is in the block) */
+    const double *mean;  /* per variant: mean called dosage (NaN if none) */
+    const double *scale; /* per variant: 1 / sigma (0 when dropped) */
 };
 
 /* Called in variant order.  `blk` holds the kept variants' rows (possibly none). */
@@ -60,12 +62,12 @@ typedef int (*gsvd_geno_block_fn)(void *ctx, const struct gsvd_gblock *blk,
                                   const struct gsvd_geno_info *info);
 
 struct gsvd_geno_counts {
-    uint64_t n_range;        /* variants in the range */
-    uint64_t n_kept;         /* used in the analysis */
-    uint64_t n_no_calls;     /* dropped: no called genotype */
-    uint64_t n_zero_var;     /* dropped: zero variance (e.g. monomorphic) */
-    uint64_t n_maf;          /* dropped by --maf */
-    uint64_t n_missing;      /* dropped by --max-missing */
+    uint64_t n_range;         /* variants in the range */
+    uint64_t n_kept;          /* used in the analysis */
+    uint64_t n_no_calls;      /* dropped: no called genotype */
+    uint64_t n_zero_var;      /* dropped: zero variance (e.g. monomorphic) */
+    uint64_t n_maf;           /* dropped by --maf */
+    uint64_t n_missing;       /* dropped by --max-missing */
     uint64_t n_missing_calls; /* missing calls among kept variants */
 };
 
@@ -74,15 +76,15 @@ struct gsvd_geno_counts {
  * GSVD_ENOTFOUND (no genotype array), GSVD_EINCONSIST (unknown or duplicate sample IDs, shape
  * disagreements), GSVD_EUNSUPPORTED (a dtype that is not integer or float, a rank other than
  * 2 or 3), GSVD_EINVAL (bad range), or store/format errors. */
-GSVD_NODISCARD int gsvd_geno_open(gsvd_tree *t, const char *path,
-                                  const struct gsvd_geno_params *p, gsvd_geno **out);
+GSVD_NODISCARD int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params *p,
+                                  gsvd_geno **out);
 void gsvd_geno_close(gsvd_geno *g); /* accepts NULL */
 
-size_t gsvd_geno_n_samples(const gsvd_geno *g);        /* after subsetting */
-uint64_t gsvd_geno_n_variants(const gsvd_geno *g);     /* in the range, before filters */
+size_t gsvd_geno_n_samples(const gsvd_geno *g);    /* after subsetting */
+uint64_t gsvd_geno_n_variants(const gsvd_geno *g); /* in the range, before filters */
 size_t gsvd_geno_ploidy(const gsvd_geno *g);
 const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g); /* borrowed */
-const char *gsvd_geno_array_name(const gsvd_geno *g);  /* borrowed; for messages and attrs */
+const char *gsvd_geno_array_name(const gsvd_geno *g); /* borrowed; for messages and attrs */
 /* Counts from the last complete scan (all zero before one). */
 const struct gsvd_geno_counts *gsvd_geno_counts(const gsvd_geno *g);
 

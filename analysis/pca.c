@@ -57,8 +57,8 @@ void gsvd_pca_result_free(struct gsvd_pca_result *r)
 
 struct pass_ctx {
     gsvd_backend *be;
-    double *sumsq;  /* accumulate the trace when not NULL */
-    int gram;       /* 1: Gram blocks, 0: pass blocks */
+    double *sumsq; /* accumulate the trace when not NULL */
+    int gram;      /* 1: Gram blocks, 0: pass blocks */
     size_t n_blocks, done;
     int progress;
     const char *what;
@@ -193,16 +193,16 @@ struct solver {
     gsvd_geno *g;
     gsvd_backend *be;
     const struct gsvd_pca_params *p;
-    size_t n, k, l, cap;   /* samples, components, block width, basis capacity (columns) */
-    size_t b;              /* basis columns in use */
-    double *K, *Y;         /* n x cap column-major */
-    double *H, *w;         /* cap x cap, cap */
-    double *X, *Yrow;      /* n x l row-major pass buffers */
-    double *U, *Uprev;     /* n x k Ritz vectors (column-major) */
-    double *tmp;           /* n x cap scratch */
-    size_t *order;         /* Ritz indices, largest first */
-    double *theta;         /* Ritz values, largest first */
-    uint64_t fresh;        /* next Gaussian column number */
+    size_t n, k, l, cap; /* samples, components, block width, basis capacity (columns) */
+    size_t b;            /* basis columns in use */
+    double *K, *Y;       /* n x cap column-major */
+    double *H, *w;       /* cap x cap, cap */
+    double *X, *Yrow;    /* n x l row-major pass buffers */
+    double *U, *Uprev;   /* n x k Ritz vectors (column-major) */
+    double *tmp;         /* n x cap scratch */
+    size_t *order;       /* Ritz indices, largest first */
+    double *theta;       /* Ritz values, largest first */
+    uint64_t fresh;      /* next Gaussian column number */
 };
 
 static void solver_free(struct solver *s)
@@ -237,8 +237,8 @@ static int solver_alloc(struct solver *s)
     s->Uprev = gsvd_calloc(s->n * s->k, sizeof *s->Uprev);
     s->order = gsvd_malloc(s->cap * sizeof *s->order);
     s->theta = gsvd_malloc(s->cap * sizeof *s->theta);
-    if (!s->K || !s->Y || !s->tmp || !s->H || !s->w || !s->X || !s->Yrow || !s->U ||
-        !s->Uprev || !s->order || !s->theta)
+    if (!s->K || !s->Y || !s->tmp || !s->H || !s->w || !s->X || !s->Yrow || !s->U || !s->Uprev ||
+        !s->order || !s->theta)
         return GSVD_ENOMEM;
     return GSVD_OK;
 }
@@ -250,7 +250,8 @@ static int rayleigh_ritz(struct solver *s)
     int rc;
     for (size_t i = 0; i < b; i++)
         for (size_t j = i; j < b; j++) {
-            double h = 0.5 * (dot(s->K + i * n, s->Y + j * n, n) + dot(s->K + j * n, s->Y + i * n, n));
+            double h =
+                0.5 * (dot(s->K + i * n, s->Y + j * n, n) + dot(s->K + j * n, s->Y + i * n, n));
             s->H[i * b + j] = s->H[j * b + i] = h;
         }
     rc = gsvd_backend_eigh(s->be, b, s->H, s->w);
@@ -302,8 +303,8 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         char what[32];
         snprintf(what, sizeof what, "pass %zu", it);
         to_row_major(s->K, n, last, width, s->X);
-        GSVD_TRY(apply_a(s->g, s->be, n, width, s->X, s->Yrow, it == 1 ? &trace : NULL,
-                         p->progress, what));
+        GSVD_TRY(apply_a(s->g, s->be, n, width, s->X, s->Yrow, it == 1 ? &trace : NULL, p->progress,
+                         what));
         if (it == 1) {
             res->trace = trace;
             res->counts = *gsvd_geno_counts(s->g);
@@ -390,8 +391,8 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
 {
     int rc = GSVD_OK;
     size_t nn;
-    struct pass_ctx pc = {.be = be, .sumsq = &res->trace, .gram = 1, .progress = p->progress,
-                          .what = "Gram"};
+    struct pass_ctx pc = {
+        .be = be, .sumsq = &res->trace, .gram = 1, .progress = p->progress, .what = "Gram"};
 
     *evec = *eval = NULL;
     if (gsvd_mul_size(n, n, &nn) < 0)
@@ -424,8 +425,8 @@ out:
 struct load_ctx {
     gsvd_backend *be;
     struct gsvd_pca_result *res;
-    const double *us;  /* n x k row-major: U / s */
-    double *rows;      /* scratch: kept rows x k */
+    const double *us; /* n x k row-major: U / s */
+    double *rows;     /* scratch: kept rows x k */
     size_t rows_cap;
 };
 
@@ -496,7 +497,8 @@ static int finish(struct gsvd_pca_result *r, const double *vecs, size_t stride_v
         double th = vals[q];
         if (!(th > 1e-10 * fmax(vals[0], 1e-300))) {
             gsvd_log_error("the data have only %zu nonzero eigenvalues; ask for at most %zu "
-                           "components", q, q);
+                           "components",
+                           q, q);
             return GSVD_EDEGENERATE;
         }
         r->s[q] = sqrt(th);
@@ -538,7 +540,8 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     }
     if (method == GSVD_PCA_EXACT && n > GSVD_PCA_EXACT_MAX_N) {
         gsvd_log_error("--method exact needs an N x N matrix; %zu samples is over the %d limit "
-                       "(use the default randomized method)", n, GSVD_PCA_EXACT_MAX_N);
+                       "(use the default randomized method)",
+                       n, GSVD_PCA_EXACT_MAX_N);
         return GSVD_EINVAL;
     }
     r = gsvd_calloc(1, sizeof *r);

@@ -36,39 +36,41 @@ enum gsvd_pca_method {
 #define GSVD_PCA_AUTO_EXACT_N 5000
 
 struct gsvd_pca_params {
-    size_t n_components;      /* k, 1 .. N-1 */
+    size_t n_components; /* k, 1 .. N-1 */
     enum gsvd_pca_method method;
-    size_t oversampling;      /* extra columns: block width l = k + oversampling */
-    double tol;               /* stop when 1 - MEV < tol */
-    size_t max_iter;          /* passes cap for iterative methods */
-    size_t power_iter;        /* > 0: exactly this many passes, tol ignored */
-    size_t window;            /* randomized: basis blocks kept before a restart (>= 2) */
-    uint64_t seed;            /* test matrix seed */
-    int loadings;             /* 1: one more pass for V (variant loadings) */
-    int progress;             /* 1: progress on stderr */
+    size_t oversampling; /* extra columns: block width l = k + oversampling */
+    double tol;          /* stop when 1 - MEV < tol */
+    size_t max_iter;     /* passes cap for iterative methods */
+    size_t power_iter;   /* > 0: exactly this many passes, tol ignored */
+    size_t window;       /* randomized: basis blocks kept before a restart (>= 2) */
+    uint64_t seed;       /* test matrix seed */
+    int loadings;        /* 1: one more pass for V (variant loadings) */
+    int progress;        /* 1: progress on stderr */
 };
 #define GSVD_PCA_PARAMS_DEFAULT                                                                    \
-    {.n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10, .tol = 1e-6,          \
-     .max_iter = 60, .power_iter = 0, .window = 8, .seed = 42, .loadings = 0, .progress = 0}
+    {                                                                                              \
+        .n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10, .tol = 1e-6,              \
+        .max_iter = 60, .power_iter = 0, .window = 8, .seed = 42, .loadings = 0, .progress = 0     \
+    }
 
 struct gsvd_pca_result {
-    size_t k;                 /* components */
+    size_t k;                    /* components */
     enum gsvd_pca_method method; /* the method that ran (auto resolved) */
-    size_t l;                 /* block width of the iterative methods (0 for exact) */
-    size_t n;                 /* samples */
-    uint64_t m_range;         /* variants in the range */
-    uint64_t m_used;          /* variants kept */
-    double *s;                /* k singular values, descending */
-    double *u;                /* n x k row-major, unit columns (sample vectors) */
-    double trace;             /* ||Z||_F^2 */
-    size_t iterations;        /* passes for the eigenvectors (1 for exact) */
-    double convergence;       /* final 1 - MEV (0 for exact) */
-    double max_residual;      /* max over components of ||Z^T Z u - s^2 u|| / s^2 */
-    double *v;                /* with loadings: m_range x k, unit columns; rows of dropped
-                                 variants are NaN; NULL otherwise */
-    double *var_mean;         /* with loadings: m_range means (NaN when no calls) */
-    double *var_scale;        /* with loadings: m_range 1/sigma (0 when dropped) */
-    uint8_t *var_included;    /* with loadings: m_range flags */
+    size_t l;                    /* block width of the iterative methods (0 for exact) */
+    size_t n;                    /* samples */
+    uint64_t m_range;            /* variants in the range */
+    uint64_t m_used;             /* variants kept */
+    double *s;                   /* k singular values, descending */
+    double *u;                   /* n x k row-major, unit columns (sample vectors) */
+    double trace;                /* ||Z||_F^2 */
+    size_t iterations;           /* passes for the eigenvectors (1 for exact) */
+    double convergence;          /* final 1 - MEV (0 for exact) */
+    double max_residual;         /* max over components of ||Z^T Z u - s^2 u|| / s^2 */
+    double *v;                   /* with loadings: m_range x k, unit columns; rows of dropped
+                                    variants are NaN; NULL otherwise */
+    double *var_mean;            /* with loadings: m_range means (NaN when no calls) */
+    double *var_scale;           /* with loadings: m_range 1/sigma (0 when dropped) */
+    uint8_t *var_included;       /* with loadings: m_range flags */
     struct gsvd_geno_counts counts;
 };
 

@@ -21,10 +21,10 @@ struct pipe {
     void *ctx;
     pthread_mutex_t mu;
     pthread_cond_t produced, freed;
-    uint64_t next_block;      /* next block a worker claims */
-    uint64_t *slot_block;     /* block held by each slot */
-    enum slot_state *state;   /* per slot */
-    int rc;                   /* first error, GSVD_OK while running */
+    uint64_t next_block;    /* next block a worker claims */
+    uint64_t *slot_block;   /* block held by each slot */
+    enum slot_state *state; /* per slot */
+    int rc;                 /* first error, GSVD_OK while running */
 };
 
 struct worker_arg {

@@ -21,9 +21,9 @@ typedef int (*gsvd_pipe_produce_fn)(void *ctx, size_t worker, uint64_t block, vo
 typedef int (*gsvd_pipe_consume_fn)(void *ctx, uint64_t block, void *slot);
 
 struct gsvd_pipeline_params {
-    size_t n_workers;  /* >= 1 producer threads */
-    size_t depth;      /* >= 1 slots; 2 * n_workers keeps every worker busy */
-    void **slots;      /* `depth` slot pointers, borrowed */
+    size_t n_workers; /* >= 1 producer threads */
+    size_t depth;     /* >= 1 slots; 2 * n_workers keeps every worker busy */
+    void **slots;     /* `depth` slot pointers, borrowed */
 };
 
 /* Run the pipeline over blocks [0, n_blocks).  Returns GSVD_OK, the first error of produce or

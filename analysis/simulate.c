@@ -24,8 +24,8 @@ static double gamma_draw(uint64_t seed, uint64_t variant, uint64_t which, double
 {
     double boost = 1.0;
     if (a < 1.0) {
-        struct gsvd_rng4 r = gsvd_rng_words(seed, GSVD_RNG_SIM_POPFREQ, variant,
-                                            (which << 16) | 0xffffu);
+        struct gsvd_rng4 r =
+            gsvd_rng_words(seed, GSVD_RNG_SIM_POPFREQ, variant, (which << 16) | 0xffffu);
         boost = pow(gsvd_rng_unit(r.v[0], r.v[1]), 1.0 / a);
         a += 1.0;
     }
@@ -65,16 +65,16 @@ double gsvd_simulate_pop_freq(const struct gsvd_sim_params *p, uint64_t j, size_
 struct sim_ctx {
     const struct gsvd_sim_params *p;
     gsvd_warray *gt, *pf;
-    gsvd_codec_ws **ws;   /* one per worker */
-    uint32_t *pop_of;     /* population of each sample */
+    gsvd_codec_ws **ws; /* one per worker */
+    uint32_t *pop_of;   /* population of each sample */
     uint64_t n_blocks;
     int progress;
 };
 
 struct sim_slot {
-    int8_t *gt;           /* chunk_variants x n_samples x ploidy */
-    double *freq;         /* chunk_variants x n_pops */
-    uint32_t *thresh;     /* n_pops thresholds of the current variant */
+    int8_t *gt;       /* chunk_variants x n_samples x ploidy */
+    double *freq;     /* chunk_variants x n_pops */
+    uint32_t *thresh; /* n_pops thresholds of the current variant */
 };
 
 /* Threshold t with P(u < t) = f for a 21-bit uniform u (rounded to the nearest 2^-21). */
@@ -100,8 +100,8 @@ static inline uint64_t mix64(uint64_t z)
  * 64-bit hash gives three 21-bit uniforms, the first for missingness, the others for the
  * alleles (a diploid call takes one hash).  Thresholds are frequencies scaled to 2^21; this
  * hash is used instead of Philox because it costs a third as much and genotypes dominate. */
-static void gen_row(const struct gsvd_sim_params *p, const uint32_t *pop_of,
-                    const uint32_t *thresh, uint64_t j, uint32_t miss, int8_t *row)
+static void gen_row(const struct gsvd_sim_params *p, const uint32_t *pop_of, const uint32_t *thresh,
+                    uint64_t j, uint32_t miss, int8_t *row)
 {
     size_t P = p->ploidy, N = (size_t)p->n_samples, groups = (P + 1 + 2) / 3;
     uint64_t rowkey = mix64(p->seed ^ mix64(j * 0x9E3779B97F4A7C15u + GSVD_RNG_SIM_GENOTYPE));
@@ -164,10 +164,9 @@ static int sim_consume(void *vctx, uint64_t block, void *slot)
 
 static int check_params(const struct gsvd_sim_params *p)
 {
-    if (p->n_variants == 0 || p->n_samples == 0 || p->n_pops == 0 ||
-        p->n_pops > p->n_samples || p->ploidy == 0 || p->ploidy > 8 ||
-        p->chunk_variants == 0 || p->chunk_samples == 0 || p->n_threads == 0 ||
-        !(p->missing >= 0 && p->missing < 1) ||
+    if (p->n_variants == 0 || p->n_samples == 0 || p->n_pops == 0 || p->n_pops > p->n_samples ||
+        p->ploidy == 0 || p->ploidy > 8 || p->chunk_variants == 0 || p->chunk_samples == 0 ||
+        p->n_threads == 0 || !(p->missing >= 0 && p->missing < 1) ||
         (p->n_pops > 1 && !(p->fst > 0 && p->fst < 1)) || p->n_samples > UINT32_MAX) {
         gsvd_log_error("simulation parameters out of range (variants and samples >= 1, "
                        "1 <= populations <= samples, 0 < fst < 1, 0 <= missing < 1, "
@@ -178,8 +177,8 @@ static int check_params(const struct gsvd_sim_params *p)
 }
 
 /* Small per-sample / per-variant arrays that are written in one piece. */
-static int write_small_arrays(gsvd_writer *w, const struct gsvd_sim_params *p,
-                              gsvd_codec_ws *ws, const uint32_t *pop_of)
+static int write_small_arrays(gsvd_writer *w, const struct gsvd_sim_params *p, gsvd_codec_ws *ws,
+                              const uint32_t *pop_of)
 {
     int rc = GSVD_OK;
     char **ids = NULL, **pops = NULL;
@@ -221,40 +220,63 @@ static int write_small_arrays(gsvd_writer *w, const struct gsvd_sim_params *p,
         alleles[2 * j + 1] = 'T';
         anc[j] = ancestral_freq(p, j);
     }
-    struct gsvd_array_spec s1 = {.path = "sample_id", .ndim = 1, .shape = {N}, .chunks = {N},
-                                 .dtype = {'O', '|', sizeof(char *)}, .dims = {"samples"}};
+    struct gsvd_array_spec s1 = {.path = "sample_id",
+                                 .ndim = 1,
+                                 .shape = {N},
+                                 .chunks = {N},
+                                 .dtype = {'O', '|', sizeof(char *)},
+                                 .dims = {"samples"}};
     GSVD_TRY(gsvd_writer_array(w, &s1, &a));
     GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)ids, (size_t)N));
     s1.path = "sample_population";
     GSVD_TRY(gsvd_writer_array(w, &s1, &a));
     GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)pops, (size_t)N));
-    struct gsvd_array_spec s2 = {.path = "contig_id", .ndim = 1, .shape = {1}, .chunks = {1},
-                                 .dtype = {'O', '|', sizeof(char *)}, .dims = {"contigs"}};
+    struct gsvd_array_spec s2 = {.path = "contig_id",
+                                 .ndim = 1,
+                                 .shape = {1},
+                                 .chunks = {1},
+                                 .dtype = {'O', '|', sizeof(char *)},
+                                 .dims = {"contigs"}};
     GSVD_TRY(gsvd_writer_array(w, &s2, &a));
     GSVD_TRY(gsvd_warray_write_strings(a, ws, contigs, 1));
     int32_t fill_pos = -1;
-    struct gsvd_array_spec s3 = {.path = "variant_position", .ndim = 1, .shape = {V},
-                                 .chunks = {cv}, .dtype = {'i', '<', 4}, .dims = {"variants"},
+    struct gsvd_array_spec s3 = {.path = "variant_position",
+                                 .ndim = 1,
+                                 .shape = {V},
+                                 .chunks = {cv},
+                                 .dtype = {'i', '<', 4},
+                                 .dims = {"variants"},
                                  .fill = &fill_pos};
     GSVD_TRY(gsvd_writer_array(w, &s3, &a));
     for (uint64_t r = 0; r < V; r += cv)
         GSVD_TRY(gsvd_warray_write_rows(a, ws, r, V - r < cv ? V - r : cv, pos + r));
     int8_t fill_contig = -1;
-    struct gsvd_array_spec s4 = {.path = "variant_contig", .ndim = 1, .shape = {V},
-                                 .chunks = {cv}, .dtype = {'i', '|', 1}, .dims = {"variants"},
+    struct gsvd_array_spec s4 = {.path = "variant_contig",
+                                 .ndim = 1,
+                                 .shape = {V},
+                                 .chunks = {cv},
+                                 .dtype = {'i', '|', 1},
+                                 .dims = {"variants"},
                                  .fill = &fill_contig};
     GSVD_TRY(gsvd_writer_array(w, &s4, &a));
     for (uint64_t r = 0; r < V; r += cv)
         GSVD_TRY(gsvd_warray_write_rows(a, ws, r, V - r < cv ? V - r : cv, contig + r));
-    struct gsvd_array_spec s5 = {.path = "variant_allele", .ndim = 2, .shape = {V, 2},
-                                 .chunks = {cv, 2}, .dtype = {'S', '|', 1},
+    struct gsvd_array_spec s5 = {.path = "variant_allele",
+                                 .ndim = 2,
+                                 .shape = {V, 2},
+                                 .chunks = {cv, 2},
+                                 .dtype = {'S', '|', 1},
                                  .dims = {"variants", "alleles"}};
     GSVD_TRY(gsvd_writer_array(w, &s5, &a));
     for (uint64_t r = 0; r < V; r += cv)
         GSVD_TRY(gsvd_warray_write_rows(a, ws, r, V - r < cv ? V - r : cv, alleles + 2 * r));
     double nan = NAN;
-    struct gsvd_array_spec s6 = {.path = "variant_ancestral_frequency", .ndim = 1, .shape = {V},
-                                 .chunks = {cv}, .dtype = {'f', '<', 8}, .dims = {"variants"},
+    struct gsvd_array_spec s6 = {.path = "variant_ancestral_frequency",
+                                 .ndim = 1,
+                                 .shape = {V},
+                                 .chunks = {cv},
+                                 .dtype = {'f', '<', 8},
+                                 .dims = {"variants"},
                                  .fill = &nan};
     GSVD_TRY(gsvd_writer_array(w, &s6, &a));
     for (uint64_t r = 0; r < V; r += cv)
@@ -338,7 +360,8 @@ int gsvd_simulate(const struct gsvd_sim_params *p, const char *out_url)
     GSVD_TRY(root_attrs(p, &attrs));
     GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
     int8_t fill_gt = -1;
-    struct gsvd_array_spec sg = {.path = "call_genotype", .ndim = 3,
+    struct gsvd_array_spec sg = {.path = "call_genotype",
+                                 .ndim = 3,
                                  .shape = {p->n_variants, p->n_samples, p->ploidy},
                                  .chunks = {p->chunk_variants, p->chunk_samples, p->ploidy},
                                  .dtype = {'i', '|', 1},
@@ -351,10 +374,12 @@ int gsvd_simulate(const struct gsvd_sim_params *p, const char *out_url)
                                                     "\"blosc\", \"shuffle\": 2}"};
     GSVD_TRY(gsvd_writer_array(w, &sg, &c.gt));
     double nan = NAN;
-    struct gsvd_array_spec sf = {.path = "variant_population_frequency", .ndim = 2,
+    struct gsvd_array_spec sf = {.path = "variant_population_frequency",
+                                 .ndim = 2,
                                  .shape = {p->n_variants, p->n_pops},
                                  .chunks = {p->chunk_variants, p->n_pops},
-                                 .dtype = {'f', '<', 8}, .dims = {"variants", "populations"},
+                                 .dtype = {'f', '<', 8},
+                                 .dims = {"variants", "populations"},
                                  .fill = &nan};
     GSVD_TRY(gsvd_writer_array(w, &sf, &c.pf));
     GSVD_TRY(write_small_arrays(w, p, c.ws[0], c.pop_of));

@@ -34,9 +34,11 @@ struct gsvd_sim_params {
     int progress;            /* 1: progress bar on stderr */
 };
 #define GSVD_SIM_PARAMS_DEFAULT                                                                    \
-    {.n_variants = 10000, .n_samples = 100, .n_pops = 3, .fst = 0.05, .missing = 0.0,             \
-     .seed = 42, .ploidy = 2, .chunk_variants = 1000, .chunk_samples = 10000, .n_threads = 1,    \
-     .command = NULL, .overwrite = 0, .progress = 0}
+    {                                                                                              \
+        .n_variants = 10000, .n_samples = 100, .n_pops = 3, .fst = 0.05, .missing = 0.0,           \
+        .seed = 42, .ploidy = 2, .chunk_variants = 1000, .chunk_samples = 10000, .n_threads = 1,   \
+        .command = NULL, .overwrite = 0, .progress = 0                                             \
+    }
 
 /* Simulate and write to `out_url` (staged: nothing appears unless everything succeeded).
  * Returns GSVD_OK, GSVD_EINVAL (logged) for out-of-range parameters, or writer errors. */

@@ -36,11 +36,14 @@ GSVD_NODISCARD int gsvd_cli_parse_double(const char *s, double lo, double hi, do
 
 /* Options every command takes. */
 struct gsvd_cli_common {
-    int verbosity;       /* -v adds one, -q subtracts one */
-    size_t threads;      /* --threads; 0 = all cores */
-    int progress;        /* 1 on, 0 off, -1 auto (stderr is a TTY) */
+    int verbosity;  /* -v adds one, -q subtracts one */
+    size_t threads; /* --threads; 0 = all cores */
+    int progress;   /* 1 on, 0 off, -1 auto (stderr is a TTY) */
 };
-#define GSVD_CLI_COMMON_DEFAULT {0, 0, -1}
+#define GSVD_CLI_COMMON_DEFAULT                                                                    \
+    {                                                                                              \
+        0, 0, -1                                                                                   \
+    }
 
 /* getopt_long codes of the common long options, above any short option character. */
 enum {

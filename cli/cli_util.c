@@ -204,8 +204,7 @@ int gsvd_cli_open_input(const char *input, const char *array, struct gsvd_cli_in
         node = joined;
     }
     if (*node && gsvd_key_check(node) < 0) {
-        gsvd_log_error("%s: invalid node path '%s' (empty, '.' or '..' components)", input,
-                       node);
+        gsvd_log_error("%s: invalid node path '%s' (empty, '.' or '..' components)", input, node);
         rc = GSVD_EFORMAT;
         goto out;
     }

@@ -22,12 +22,12 @@
 struct dump_ctx {
     gsvd_array *arr;
     const struct gsvd_zarray *z;
-    gsvd_reader **readers;        /* one per worker */
+    gsvd_reader **readers; /* one per worker */
     uint64_t start[GSVD_MAX_DIMS];
     uint64_t count[GSVD_MAX_DIMS];
-    uint64_t block_rows;          /* rows of axis 0 per block */
+    uint64_t block_rows; /* rows of axis 0 per block */
     uint64_t n_blocks;
-    int stats;                    /* --stats instead of values */
+    int stats; /* --stats instead of values */
     /* --stats accumulators, merged in block order by the consumer */
     uint64_t n_values, n_nan;
     double sum, min, max;
@@ -35,8 +35,8 @@ struct dump_ctx {
 };
 
 struct dump_slot {
-    struct gsvd_buf text;   /* formatted TSV of the block */
-    unsigned char *data;    /* decoded block */
+    struct gsvd_buf text; /* formatted TSV of the block */
+    unsigned char *data;  /* decoded block */
     struct gsvd_strlist strs;
     /* --stats partials */
     uint64_t n_values, n_nan;
@@ -140,17 +140,40 @@ static double as_double(const struct gsvd_dtype *dt, const unsigned char *p)
         return p[0] != 0;
     case 'i':
         switch (dt->size) {
-        case 1: return (int8_t)p[0];
-        case 2: { int16_t v; memcpy(&v, p, 2); return v; }
-        case 4: { int32_t v; memcpy(&v, p, 4); return v; }
-        default: { int64_t v; memcpy(&v, p, 8); return (double)v; }
+        case 1:
+            return (int8_t)p[0];
+        case 2: {
+            int16_t v;
+            memcpy(&v, p, 2);
+            return v;
+        }
+        case 4: {
+            int32_t v;
+            memcpy(&v, p, 4);
+            return v;
+        }
+        default: {
+            int64_t v;
+            memcpy(&v, p, 8);
+            return (double)v;
+        }
         }
     case 'u':
         switch (dt->size) {
-        case 1: return p[0];
-        case 2: return load_u16(p);
-        case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
-        default: { uint64_t v; memcpy(&v, p, 8); return (double)v; }
+        case 1:
+            return p[0];
+        case 2:
+            return load_u16(p);
+        case 4: {
+            uint32_t v;
+            memcpy(&v, p, 4);
+            return v;
+        }
+        default: {
+            uint64_t v;
+            memcpy(&v, p, 8);
+            return (double)v;
+        }
         }
     case 'f':
         if (dt->size == 2)
@@ -503,14 +526,10 @@ int gsvd_cmd_dump(int argc, char **argv)
 {
     enum { OPT_STATS = GSVD_OPT_FIRST_COMMAND_OPTION };
     static const struct option longopts[] = {
-        {"array", required_argument, NULL, 'a'},
-        {"slice", required_argument, NULL, 's'},
-        {"stats", no_argument, NULL, OPT_STATS},
-        {"threads", required_argument, NULL, 't'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"array", required_argument, NULL, 'a'}, {"slice", required_argument, NULL, 's'},
+        {"stats", no_argument, NULL, OPT_STATS}, {"threads", required_argument, NULL, 't'},
+        {"verbose", no_argument, NULL, 'v'},     {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
     struct gsvd_cli_input in = {0};
@@ -544,15 +563,16 @@ int gsvd_cmd_dump(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return gsvd_cli_usage_error("dump", optind >= argc ? "missing INPUT" : "too many arguments");
+        return gsvd_cli_usage_error("dump",
+                                    optind >= argc ? "missing INPUT" : "too many arguments");
     gsvd_cli_common_apply(&common);
     rc = gsvd_cli_open_input(argv[optind], array, &in);
     if (rc < 0)
         goto out;
     kind = gsvd_tree_node_kind(in.tree, in.node);
     if (kind == GSVD_NODE_GROUP) {
-        gsvd_log_error("%s: '%s' is a group; name an array (INPUT/ARRAY or --array)",
-                       argv[optind], in.node);
+        gsvd_log_error("%s: '%s' is a group; name an array (INPUT/ARRAY or --array)", argv[optind],
+                       in.node);
         rc = GSVD_EINVAL;
         goto out;
     }

@@ -124,7 +124,8 @@ static int print_node(struct gsvd_cli_input *in, const char *path, int depth,
         gsvd_log_error("%s/%s: no Zarr group or array here", gsvd_store_url(in->store), path);
         return GSVD_ENOTFOUND;
     }
-    printf("%*s%s/  group%s\n", 2 * depth, "", name ? name + 1 : (*path ? path : gsvd_store_url(in->store)),
+    printf("%*s%s/  group%s\n", 2 * depth, "",
+           name ? name + 1 : (*path ? path : gsvd_store_url(in->store)),
            depth == 0 && gsvd_tree_is_consolidated(in->tree) ? "  consolidated" : "");
     GSVD_TRY(gsvd_tree_children(in->tree, path, &children));
     for (size_t i = 0; i < children.n; i++) {
@@ -176,7 +177,8 @@ int gsvd_cmd_info(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return gsvd_cli_usage_error("info", optind >= argc ? "missing INPUT" : "too many arguments");
+        return gsvd_cli_usage_error("info",
+                                    optind >= argc ? "missing INPUT" : "too many arguments");
     gsvd_cli_common_apply(&common);
     rc = gsvd_cli_open_input(argv[optind], NULL, &in);
     if (rc == GSVD_OK)

@@ -262,16 +262,19 @@ out:
 }
 
 /* A float64 array of `len` values (or len x k) in the output group. */
-static int put_f8(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, size_t ndim,
-                  uint64_t rows, uint64_t cols, const char *d0, const char *d1,
-                  const double *data)
+static int put_f8(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, size_t ndim, uint64_t rows,
+                  uint64_t cols, const char *d0, const char *d1, const double *data)
 {
     gsvd_warray *a;
     double nan = NAN;
     uint64_t chunk = rows < 100000 ? (rows ? rows : 1) : 100000;
-    struct gsvd_array_spec s = {.path = path, .ndim = ndim, .shape = {rows, cols},
-                                .chunks = {chunk, cols}, .dtype = {'f', '<', 8},
-                                .dims = {d0, d1}, .fill = &nan};
+    struct gsvd_array_spec s = {.path = path,
+                                .ndim = ndim,
+                                .shape = {rows, cols},
+                                .chunks = {chunk, cols},
+                                .dtype = {'f', '<', 8},
+                                .dims = {d0, d1},
+                                .fill = &nan};
     int rc = gsvd_writer_array(w, &s, &a);
     for (uint64_t r0 = 0; rc == GSVD_OK && r0 < rows; r0 += chunk)
         rc = gsvd_warray_write_rows(a, ws, r0, rows - r0 < chunk ? rows - r0 : chunk,
@@ -292,8 +295,8 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
 
     GSVD_TRY(gsvd_codec_ws_new(&ws));
     GSVD_TRY(gsvd_writer_open(o->output, o->force, &w));
-    GSVD_TRY(gsvd_buf_printf(&attrs, "{\n    \"version\": \"%s\",\n    \"command\": ",
-                             GSVD_VERSION));
+    GSVD_TRY(
+        gsvd_buf_printf(&attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
     GSVD_TRY(gsvd_json_quote(&attrs, o->command ? o->command : ""));
     GSVD_TRY(gsvd_buf_puts(&attrs, ",\n    \"input\": "));
     GSVD_TRY(gsvd_json_quote(&attrs, array_name));
@@ -304,17 +307,19 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
         "%.17g,\n    \"seed\": %llu,\n    \"scaler\": \"%s\",\n    \"missing\": \"%s\",\n"
         "    \"N\": %zu,\n    \"M\": %llu,\n    \"M_used\": %llu,\n"
         "    \"trace\": %.17g\n}",
-        gsvd_pca_method_name(r->method), k, r->l, r->iterations,
-        r->convergence, isfinite(r->max_residual) ? r->max_residual : -1.0,
-        (unsigned long long)o->pca.seed, scaler_names[o->geno.scaler],
-        o->geno.missing_error ? "error" : "mean", n, (unsigned long long)r->m_range,
-        (unsigned long long)r->m_used, r->trace));
+        gsvd_pca_method_name(r->method), k, r->l, r->iterations, r->convergence,
+        isfinite(r->max_residual) ? r->max_residual : -1.0, (unsigned long long)o->pca.seed,
+        scaler_names[o->geno.scaler], o->geno.missing_error ? "error" : "mean", n,
+        (unsigned long long)r->m_range, (unsigned long long)r->m_used, r->trace));
     GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
     {
         gsvd_warray *a;
-        struct gsvd_array_spec s = {.path = "sample_id", .ndim = 1, .shape = {n},
+        struct gsvd_array_spec s = {.path = "sample_id",
+                                    .ndim = 1,
+                                    .shape = {n},
                                     .chunks = {n < 100000 ? n : 100000},
-                                    .dtype = {'O', '|', sizeof(char *)}, .dims = {"samples"}};
+                                    .dtype = {'O', '|', sizeof(char *)},
+                                    .dims = {"samples"}};
         GSVD_TRY(gsvd_writer_array(w, &s, &a));
         GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)ids->items, n));
     }
@@ -331,8 +336,8 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
     GSVD_TRY(put_f8(w, ws, "sample_pca_explained_variance", 1, k, 0, "components", NULL, tmp));
     for (size_t q = 0; q < k; q++)
         tmp[q] = r->s[q] * r->s[q] / r->trace;
-    GSVD_TRY(put_f8(w, ws, "sample_pca_explained_variance_ratio", 1, k, 0, "components", NULL,
-                    tmp));
+    GSVD_TRY(
+        put_f8(w, ws, "sample_pca_explained_variance_ratio", 1, k, 0, "components", NULL, tmp));
     GSVD_TRY(put_f8(w, ws, "sample_pca_singular_value", 1, k, 0, "components", NULL, r->s));
     for (size_t q = 0; q < k; q++)
         tmp[q] = r->s[q] * r->s[q] / (double)r->m_used;
@@ -346,8 +351,11 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
         GSVD_TRY(put_f8(w, ws, "variant_pca_scale", 1, m, 0, "variants", NULL, tmp));
         gsvd_warray *a;
         uint64_t chunk = m < 100000 ? m : 100000;
-        struct gsvd_array_spec s = {.path = "variant_pca_included", .ndim = 1, .shape = {m},
-                                    .chunks = {chunk}, .dtype = {'b', '|', 1},
+        struct gsvd_array_spec s = {.path = "variant_pca_included",
+                                    .ndim = 1,
+                                    .shape = {m},
+                                    .chunks = {chunk},
+                                    .dtype = {'b', '|', 1},
                                     .dims = {"variants"}};
         GSVD_TRY(gsvd_writer_array(w, &s, &a));
         for (uint64_t r0 = 0; r0 < m; r0 += chunk)
@@ -382,8 +390,7 @@ static void report(const struct gsvd_pca_result *r)
         fprintf(stderr,
                 "[pca] %s: %zu passes, final 1-MEV %.3g, max relative residual "
                 "||Z'Zu - s^2 u||/s^2 = %.3g\n",
-                gsvd_pca_method_name(r->method), r->iterations, r->convergence,
-                r->max_residual);
+                gsvd_pca_method_name(r->method), r->iterations, r->convergence, r->max_residual);
     fprintf(stderr, "[pca] singular values:");
     for (size_t q = 0; q < r->k; q++)
         fprintf(stderr, " %.6g", r->s[q]);
@@ -419,8 +426,8 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
         double blocks = (double)o->memory / per_block;
         if (blocks < 2) {
             gsvd_log_error("--memory %llu bytes is below the solver's minimum of %.0f bytes for "
-                           "%zu samples", (unsigned long long)o->memory, 2 * per_block,
-                           gsvd_geno_n_samples(g));
+                           "%zu samples",
+                           (unsigned long long)o->memory, 2 * per_block, gsvd_geno_n_samples(g));
             rc = GSVD_EINVAL;
             goto out;
         }
@@ -483,8 +490,8 @@ int gsvd_cmd_pca(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
-    struct pca_opts o = {.device = "auto", .pca = GSVD_PCA_PARAMS_DEFAULT,
-                         .geno = GSVD_GENO_PARAMS_DEFAULT};
+    struct pca_opts o = {
+        .device = "auto", .pca = GSVD_PCA_PARAMS_DEFAULT, .geno = GSVD_GENO_PARAMS_DEFAULT};
     uint64_t v;
     int c, rc, scaler_set = 0, cache_set = 0;
 
@@ -590,8 +597,7 @@ int gsvd_cmd_pca(int argc, char **argv)
             break;
         case OPT_VARIANTS:
             if (parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --variants '%s' (START:STOP)",
-                                            optarg);
+                return gsvd_cli_usage_error("pca", "invalid --variants '%s' (START:STOP)", optarg);
             break;
         case OPT_SAMPLES:
             o.samples_file = optarg;

@@ -124,7 +124,8 @@ int gsvd_cmd_simulate(int argc, char **argv)
         }
     }
     if (optind != argc - 1)
-        return gsvd_cli_usage_error("simulate", optind >= argc ? "missing OUT" : "too many arguments");
+        return gsvd_cli_usage_error("simulate",
+                                    optind >= argc ? "missing OUT" : "too many arguments");
     if (p.n_pops > p.n_samples)
         return gsvd_cli_usage_error("simulate", "more populations (%zu) than samples (%llu)",
                                     p.n_pops, (unsigned long long)p.n_samples);

@@ -12,7 +12,10 @@ struct gsvd_buf {
     size_t len; /* bytes used */
     size_t cap; /* bytes allocated */
 };
-#define GSVD_BUF_INIT {NULL, 0, 0}
+#define GSVD_BUF_INIT                                                                              \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* Make room for at least `extra` more bytes past len (+1 for a NUL).  GSVD_ENOMEM (logged)
  * or GSVD_EFORMAT if the size overflows.  May move data. */
@@ -29,7 +32,10 @@ struct gsvd_strlist {
     size_t n;     /* items used */
     size_t cap;   /* items allocated */
 };
-#define GSVD_STRLIST_INIT {NULL, 0, 0}
+#define GSVD_STRLIST_INIT                                                                          \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 /* Append a copy of s (or of its first n bytes). */
 GSVD_NODISCARD int gsvd_strlist_push(struct gsvd_strlist *l, const char *s);

@@ -4,8 +4,8 @@
 
 #include <string.h>
 
-void gsvd_ndcopy(size_t nd, const uint64_t *ext, size_t esz, const void *src,
-                 struct gsvd_ndbox s, void *dst, struct gsvd_ndbox d)
+void gsvd_ndcopy(size_t nd, const uint64_t *ext, size_t esz, const void *src, struct gsvd_ndbox s,
+                 void *dst, struct gsvd_ndbox d)
 {
     const unsigned char *sp = src;
     unsigned char *dp = dst;

@@ -17,8 +17,8 @@ struct gsvd_ndbox {
 
 /* Copy the box of extent ext[0..nd-1] from src (shape/origin s) to dst (shape/origin d);
  * elements of esz bytes.  nd <= GSVD_NDCOPY_MAX_DIMS; the caller guarantees the box fits both. */
-void gsvd_ndcopy(size_t nd, const uint64_t *ext, size_t esz, const void *src,
-                 struct gsvd_ndbox s, void *dst, struct gsvd_ndbox d);
+void gsvd_ndcopy(size_t nd, const uint64_t *ext, size_t esz, const void *src, struct gsvd_ndbox s,
+                 void *dst, struct gsvd_ndbox d);
 
 /* Fill n elements of esz bytes at dst with the value at `value` (memset when its bytes are
  * all equal). */

@@ -40,7 +40,7 @@ static int gsvd_test_fail;
             gsvd_test_pass++;                                                                      \
         } else {                                                                                   \
             gsvd_test_fail++;                                                                      \
-            fprintf(stderr, "FAIL %s:%d: %s = %.17g, %s = %.17g, tol %g\n", __FILE__, __LINE__,   \
+            fprintf(stderr, "FAIL %s:%d: %s = %.17g, %s = %.17g, tol %g\n", __FILE__, __LINE__,    \
                     #a, gsvd_a_, #b, gsvd_b_, (double)(tol));                                      \
         }                                                                                          \
     } while (0)

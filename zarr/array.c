@@ -12,11 +12,11 @@
 #include "common/ndcopy.h"
 
 struct gsvd_array {
-    gsvd_tree *tree;           /* borrowed */
-    char *path;                /* owned; "" for a root array */
-    char *name;                /* owned; "URL/path" for messages */
-    struct gsvd_zarray meta;   /* owned members */
-    struct gsvd_buf zattrs;    /* .zattrs text, empty when absent */
+    gsvd_tree *tree;         /* borrowed */
+    char *path;              /* owned; "" for a root array */
+    char *name;              /* owned; "URL/path" for messages */
+    struct gsvd_zarray meta; /* owned members */
+    struct gsvd_buf zattrs;  /* .zattrs text, empty when absent */
 };
 
 const struct gsvd_zarray *gsvd_array_meta(const gsvd_array *a)
@@ -115,8 +115,8 @@ int gsvd_array_dim_names(const gsvd_array *a, struct gsvd_strlist *out)
     int rc;
     if (a->zattrs.len == 0)
         return GSVD_OK;
-    rc = gsvd_meta_get_string_list(a->zattrs.data, a->zattrs.len, "_ARRAY_DIMENSIONS", a->name,
-                                   out);
+    rc =
+        gsvd_meta_get_string_list(a->zattrs.data, a->zattrs.len, "_ARRAY_DIMENSIONS", a->name, out);
     return rc == GSVD_ENOTFOUND ? GSVD_OK : rc;
 }
 
@@ -238,8 +238,8 @@ int gsvd_array_decode_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *id
         GSVD_TRY(gsvd_buf_reserve(scratch, z->chunk_bytes));
         target = scratch->data;
     }
-    GSVD_TRY(gsvd_codec_chain_decode(z->codecs, ws, raw->data, raw->len, target, z->chunk_bytes,
-                                     key));
+    GSVD_TRY(
+        gsvd_codec_chain_decode(z->codecs, ws, raw->data, raw->len, target, z->chunk_bytes, key));
     if (f_order)
         f_to_c((const unsigned char *)target, dst, z->chunks, z->ndim, z->dtype.size);
     if (gsvd_dtype_needs_swap(&z->dtype))

@@ -22,7 +22,7 @@ GSVD_NODISCARD int gsvd_array_open(gsvd_tree *t, const char *path, gsvd_array **
 void gsvd_array_close(gsvd_array *a); /* accepts NULL */
 
 const struct gsvd_zarray *gsvd_array_meta(const gsvd_array *a); /* borrowed */
-const char *gsvd_array_path(const gsvd_array *a);                /* borrowed; "" for root */
+const char *gsvd_array_path(const gsvd_array *a);               /* borrowed; "" for root */
 /* Human name for messages: "URL/path".  Borrowed. */
 const char *gsvd_array_name(const gsvd_array *a);
 /* "_ARRAY_DIMENSIONS" from .zattrs, if present (appended to out; nothing when absent). */
@@ -33,8 +33,7 @@ GSVD_NODISCARD int gsvd_array_chunk_key(const gsvd_array *a, const uint64_t *idx
 
 /* Fetch the raw (encoded) bytes of chunk idx into raw.  Returns 1 when present, 0 when the
  * chunk is missing (raw emptied), or a negative store error (logged). */
-GSVD_NODISCARD int gsvd_array_fetch_chunk(gsvd_array *a, const uint64_t *idx,
-                                          struct gsvd_buf *raw);
+GSVD_NODISCARD int gsvd_array_fetch_chunk(gsvd_array *a, const uint64_t *idx, struct gsvd_buf *raw);
 
 /* Decode raw bytes of chunk idx (present = 1 from fetch) into dst, which holds chunk_bytes;
  * present = 0 fills dst with fill_value.  `scratch` holds the F-order transpose.
@@ -45,8 +44,7 @@ GSVD_NODISCARD int gsvd_array_decode_chunk(gsvd_array *a, gsvd_codec_ws *ws, con
 
 /* Fetch + decode. */
 GSVD_NODISCARD int gsvd_array_read_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *idx,
-                                         void *dst, struct gsvd_buf *raw,
-                                         struct gsvd_buf *scratch);
+                                         void *dst, struct gsvd_buf *raw, struct gsvd_buf *scratch);
 
 /* Sum of the stored sizes of all present chunks and their count (lists the store, or fetches
  * each chunk when it cannot list).  For `gensvd info`. */

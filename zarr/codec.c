@@ -345,8 +345,7 @@ int gsvd_codec_chain_decode(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const 
         }
         GSVD_TRY(st->ops->decode(st->cfg, ws, in, in_len, outp, want, &out_len, key));
         if (out_len != want) {
-            gsvd_log_error("%s: decoded %zu bytes, expected %zu from .zarray", key, out_len,
-                           want);
+            gsvd_log_error("%s: decoded %zu bytes, expected %zu from .zarray", key, out_len, want);
             rc = GSVD_ECODEC;
             goto out;
         }

@@ -81,7 +81,8 @@ static int delta_parse(const cJSON *config, const struct gsvd_dtype *dt, const c
     gsvd_dtype_format(&c.astype, b, sizeof b);
     if ((c.dtype.kind == 'f') != (c.astype.kind == 'f')) {
         gsvd_log_error("%s: delta astype '%s' mixes integer and float with dtype '%s'; not "
-                       "supported", where, b, a);
+                       "supported",
+                       where, b, a);
         rc = GSVD_EUNSUPPORTED;
         goto out;
     }
@@ -243,8 +244,8 @@ static void store_float(const struct gsvd_dtype *t, unsigned char *p, double d)
 
 /* Delta between different element types: decode sums astype values (converted) in dtype;
  * encode stores dtype differences converted to astype. */
-static void delta_convert(const struct delta_cfg *cfg, const unsigned char *src,
-                          unsigned char *dst, size_t n_elem, int decode)
+static void delta_convert(const struct delta_cfg *cfg, const unsigned char *src, unsigned char *dst,
+                          size_t n_elem, int decode)
 {
     const struct gsvd_dtype *in = decode ? &cfg->astype : &cfg->dtype;
     const struct gsvd_dtype *out = decode ? &cfg->dtype : &cfg->astype;
@@ -285,8 +286,8 @@ static int delta_decode(const void *cfgp, gsvd_codec_ws *ws, const void *src, si
         size_t n_elem = n / cfg->astype.size;
         *out_len = 0;
         if (n % cfg->astype.size != 0 || n_elem > cap / cfg->dtype.size) {
-            LOG_KEY(key, "%s: delta input of %zu bytes is not %zu elements of %zu bytes", key,
-                    n, cap / cfg->dtype.size, cfg->astype.size);
+            LOG_KEY(key, "%s: delta input of %zu bytes is not %zu elements of %zu bytes", key, n,
+                    cap / cfg->dtype.size, cfg->astype.size);
             return GSVD_ECODEC;
         }
         delta_convert(cfg, src, dst, n_elem, 1);

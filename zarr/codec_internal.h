@@ -49,9 +49,9 @@ struct gsvd_codec_ops {
 
 /* One thread's scratch.  Contexts are created lazily by the codec that needs them. */
 struct gsvd_codec_ws {
-    void *zstd_dctx;         /* ZSTD_DCtx *, created on first zstd decode */
-    void *zstd_cctx;         /* ZSTD_CCtx *, created on first zstd encode */
-    struct gsvd_buf tmp[2];  /* ping-pong buffers between chain stages */
+    void *zstd_dctx;        /* ZSTD_DCtx *, created on first zstd decode */
+    void *zstd_cctx;        /* ZSTD_CCtx *, created on first zstd encode */
+    struct gsvd_buf tmp[2]; /* ping-pong buffers between chain stages */
 };
 
 extern const struct gsvd_codec_ops gsvd_codec_blosc_ops;

@@ -100,8 +100,8 @@ static int parse_exact(const char *text, size_t n, cJSON **out, size_t *at)
 /* Parse a metadata document.  `lenient`: if the text is not JSON only because of bare NaN or
  * Infinity, accept it with those values as null; then *fixed (when not NULL) receives the text
  * actually parsed (caller frees it with gsvd_buf_free), else it is left empty. */
-static int parse_json_text(const char *json, size_t n, const char *where, int lenient,
-                           cJSON **out, struct gsvd_buf *fixed)
+static int parse_json_text(const char *json, size_t n, const char *where, int lenient, cJSON **out,
+                           struct gsvd_buf *fixed)
 {
     struct gsvd_buf alt = GSVD_BUF_INIT;
     size_t at = 0, alt_at;
@@ -158,8 +158,8 @@ static const char *skip_value(const char *p, const char *e)
         }
         return e;
     }
-    while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
-           *p != '\n' && *p != '\r')
+    while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' && *p != '\n' &&
+           *p != '\r')
         p++;
     return p;
 }
@@ -231,8 +231,8 @@ static int parse_dims(const cJSON *root, const char *name, const char *where, ui
     cJSON_ArrayForEach(v, arr)
     {
         if (json_uint(v, MAX_EXACT_INT, &dims[i]) < 0 || dims[i] < (uint64_t)min_value) {
-            gsvd_log_error("%s: \"%s\"[%zu] must be an integer >= %d and <= 2^53", where, name,
-                           i, min_value);
+            gsvd_log_error("%s: \"%s\"[%zu] must be an integer >= %d and <= 2^53", where, name, i,
+                           min_value);
             return GSVD_EFORMAT;
         }
         i++;
@@ -316,26 +316,53 @@ static int fill_int(struct gsvd_zarray *z, double d, const char *where)
             goto bad;
         int64_t v = (int64_t)d;
         switch (dt->size) {
-        case 1: { int8_t x = (int8_t)v; memcpy(z->fill, &x, 1); break; }
-        case 2: { int16_t x = (int16_t)v; memcpy(z->fill, &x, 2); break; }
-        case 4: { int32_t x = (int32_t)v; memcpy(z->fill, &x, 4); break; }
-        default: memcpy(z->fill, &v, 8); break;
+        case 1: {
+            int8_t x = (int8_t)v;
+            memcpy(z->fill, &x, 1);
+            break;
+        }
+        case 2: {
+            int16_t x = (int16_t)v;
+            memcpy(z->fill, &x, 2);
+            break;
+        }
+        case 4: {
+            int32_t x = (int32_t)v;
+            memcpy(z->fill, &x, 4);
+            break;
+        }
+        default:
+            memcpy(z->fill, &v, 8);
+            break;
         }
     } else {
         if (d < 0 || d >= ldexp(1.0, bits))
             goto bad;
         uint64_t v = (uint64_t)d;
         switch (dt->size) {
-        case 1: { uint8_t x = (uint8_t)v; memcpy(z->fill, &x, 1); break; }
-        case 2: { uint16_t x = (uint16_t)v; memcpy(z->fill, &x, 2); break; }
-        case 4: { uint32_t x = (uint32_t)v; memcpy(z->fill, &x, 4); break; }
-        default: memcpy(z->fill, &v, 8); break;
+        case 1: {
+            uint8_t x = (uint8_t)v;
+            memcpy(z->fill, &x, 1);
+            break;
+        }
+        case 2: {
+            uint16_t x = (uint16_t)v;
+            memcpy(z->fill, &x, 2);
+            break;
+        }
+        case 4: {
+            uint32_t x = (uint32_t)v;
+            memcpy(z->fill, &x, 4);
+            break;
+        }
+        default:
+            memcpy(z->fill, &v, 8);
+            break;
         }
     }
     return GSVD_OK;
 bad:
-    gsvd_log_error("%s: fill_value %.17g does not fit dtype %c%zu", where, d, dt->kind,
-                   dt->size);
+    gsvd_log_error("%s: fill_value %.17g does not fit dtype %c%zu", where, d, dt->kind, dt->size);
     return GSVD_EFORMAT;
 }
 
@@ -466,8 +493,7 @@ static int fill_int_exact(struct gsvd_zarray *z, const cJSON *root, const cJSON 
     }
     goto out;
 bad:
-    gsvd_log_error("%s: fill_value does not fit dtype %c%zu", where, z->dtype.kind,
-                   z->dtype.size);
+    gsvd_log_error("%s: fill_value does not fit dtype %c%zu", where, z->dtype.kind, z->dtype.size);
     rc = GSVD_EFORMAT;
 out:
     gsvd_free(vs);
@@ -545,8 +571,7 @@ static int parse_fill(struct gsvd_zarray *z, const cJSON *root, const char *json
     default:
         break;
     }
-    gsvd_log_error("%s: fill_value has the wrong type for dtype %c%zu", where, dt->kind,
-                   dt->size);
+    gsvd_log_error("%s: fill_value has the wrong type for dtype %c%zu", where, dt->kind, dt->size);
     return GSVD_EFORMAT;
 }
 
@@ -588,8 +613,7 @@ int gsvd_zarray_parse(const char *json, size_t n, const char *where, struct gsvd
         goto out;
     }
     if (v->valuedouble != 2) {
-        gsvd_log_error("%s: zarr_format %g is not supported (only Zarr v2)", where,
-                       v->valuedouble);
+        gsvd_log_error("%s: zarr_format %g is not supported (only Zarr v2)", where, v->valuedouble);
         rc = GSVD_EUNSUPPORTED;
         goto out;
     }
@@ -616,8 +640,8 @@ int gsvd_zarray_parse(const char *json, size_t n, const char *where, struct gsvd
         goto out;
     }
     v = cJSON_GetObjectItemCaseSensitive(root, "order");
-    if (!cJSON_IsString(v) || (strcmp(v->valuestring, "C") != 0 &&
-                               strcmp(v->valuestring, "F") != 0)) {
+    if (!cJSON_IsString(v) ||
+        (strcmp(v->valuestring, "C") != 0 && strcmp(v->valuestring, "F") != 0)) {
         gsvd_log_error("%s: \"order\" must be \"C\" or \"F\"", where);
         rc = GSVD_EFORMAT;
         goto out;
@@ -626,8 +650,8 @@ int gsvd_zarray_parse(const char *json, size_t n, const char *where, struct gsvd
     v = cJSON_GetObjectItemCaseSensitive(root, "dimension_separator");
     z.sep = '.';
     if (v && !cJSON_IsNull(v)) {
-        if (!cJSON_IsString(v) || (strcmp(v->valuestring, ".") != 0 &&
-                                   strcmp(v->valuestring, "/") != 0)) {
+        if (!cJSON_IsString(v) ||
+            (strcmp(v->valuestring, ".") != 0 && strcmp(v->valuestring, "/") != 0)) {
             gsvd_log_error("%s: \"dimension_separator\" must be \".\" or \"/\"", where);
             rc = GSVD_EFORMAT;
             goto out;
@@ -680,8 +704,8 @@ static int emit_base64(struct gsvd_buf *b, const unsigned char *p, size_t n)
     for (size_t i = 0; rc >= 0 && i < n; i += 3) {
         unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
                      (i + 2 < n ? p[i + 2] : 0);
-        char q[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63],
-                     i + 1 < n ? tab[(v >> 6) & 63] : '=', i + 2 < n ? tab[v & 63] : '='};
+        char q[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63], i + 1 < n ? tab[(v >> 6) & 63] : '=',
+                     i + 2 < n ? tab[v & 63] : '='};
         rc = gsvd_buf_append(b, q, 4);
     }
     return rc < 0 ? rc : gsvd_buf_puts(b, "\"");
@@ -743,10 +767,20 @@ static int emit_fill(const struct gsvd_zarray *z, struct gsvd_buf *b)
         return gsvd_buf_puts(b, z->fill[0] ? "true" : "false");
     case 'i': {
         int64_t v = 0;
-        if (dt->size == 1) { int8_t x; memcpy(&x, z->fill, 1); v = x; }
-        else if (dt->size == 2) { int16_t x; memcpy(&x, z->fill, 2); v = x; }
-        else if (dt->size == 4) { int32_t x; memcpy(&x, z->fill, 4); v = x; }
-        else memcpy(&v, z->fill, 8);
+        if (dt->size == 1) {
+            int8_t x;
+            memcpy(&x, z->fill, 1);
+            v = x;
+        } else if (dt->size == 2) {
+            int16_t x;
+            memcpy(&x, z->fill, 2);
+            v = x;
+        } else if (dt->size == 4) {
+            int32_t x;
+            memcpy(&x, z->fill, 4);
+            v = x;
+        } else
+            memcpy(&v, z->fill, 8);
         return gsvd_buf_printf(b, "%lld", (long long)v);
     }
     case 'u': {
@@ -793,12 +827,14 @@ int gsvd_zarray_emit(const struct gsvd_zarray *z, struct gsvd_buf *dst)
     GSVD_TRY(gsvd_buf_puts(dst, "{\n    \"chunks\": ["));
     for (size_t d = 0; d < z->ndim; d++)
         GSVD_TRY(gsvd_buf_printf(dst, "%s%llu", d ? ", " : "", (unsigned long long)z->chunks[d]));
-    GSVD_TRY(gsvd_buf_printf(dst, "],\n    \"compressor\": %s,\n    \"dimension_separator\": "
-                                  "\"%c\",\n    \"dtype\": \"%s\",\n    \"fill_value\": ",
+    GSVD_TRY(gsvd_buf_printf(dst,
+                             "],\n    \"compressor\": %s,\n    \"dimension_separator\": "
+                             "\"%c\",\n    \"dtype\": \"%s\",\n    \"fill_value\": ",
                              comp.data ? comp.data : "null", z->sep ? z->sep : '.', dt));
     GSVD_TRY(emit_fill(z, dst));
-    GSVD_TRY(gsvd_buf_printf(dst, ",\n    \"filters\": %s,\n    \"order\": \"%c\",\n    "
-                                  "\"shape\": [",
+    GSVD_TRY(gsvd_buf_printf(dst,
+                             ",\n    \"filters\": %s,\n    \"order\": \"%c\",\n    "
+                             "\"shape\": [",
                              filt.data ? filt.data : "null", z->order ? z->order : 'C'));
     for (size_t d = 0; d < z->ndim; d++)
         GSVD_TRY(gsvd_buf_printf(dst, "%s%llu", d ? ", " : "", (unsigned long long)z->shape[d]));
@@ -833,8 +869,7 @@ int gsvd_zgroup_parse(const char *json, size_t n, const char *where)
         gsvd_log_error("%s: not a .zgroup (an object with \"zarr_format\")", where);
         rc = GSVD_EFORMAT;
     } else if (v->valuedouble != 2) {
-        gsvd_log_error("%s: zarr_format %g is not supported (only Zarr v2)", where,
-                       v->valuedouble);
+        gsvd_log_error("%s: zarr_format %g is not supported (only Zarr v2)", where, v->valuedouble);
         rc = GSVD_EUNSUPPORTED;
     }
     cJSON_Delete(root);
@@ -844,12 +879,11 @@ int gsvd_zgroup_parse(const char *json, size_t n, const char *where)
 static int ends_with(const char *s, const char *suffix)
 {
     size_t ls = strlen(s), lx = strlen(suffix);
-    return ls >= lx && strcmp(s + ls - lx, suffix) == 0 &&
-           (ls == lx || s[ls - lx - 1] == '/');
+    return ls >= lx && strcmp(s + ls - lx, suffix) == 0 && (ls == lx || s[ls - lx - 1] == '/');
 }
 
-int gsvd_zmetadata_parse(const char *json, size_t n, const char *where,
-                         struct gsvd_strlist *keys, struct gsvd_strlist *docs)
+int gsvd_zmetadata_parse(const char *json, size_t n, const char *where, struct gsvd_strlist *keys,
+                         struct gsvd_strlist *docs)
 {
     int rc = GSVD_OK;
     cJSON *root = NULL;
@@ -863,8 +897,7 @@ int gsvd_zmetadata_parse(const char *json, size_t n, const char *where,
     len = fixed.data ? fixed.len : n;
     v = cJSON_GetObjectItemCaseSensitive(root, "zarr_consolidated_format");
     if (!cJSON_IsObject(root) || !cJSON_IsNumber(v) || v->valuedouble != 1) {
-        gsvd_log_error("%s: not consolidated metadata (\"zarr_consolidated_format\": 1)",
-                       where);
+        gsvd_log_error("%s: not consolidated metadata (\"zarr_consolidated_format\": 1)", where);
         rc = GSVD_EFORMAT;
         goto out;
     }
@@ -940,8 +973,8 @@ out:
     return rc;
 }
 
-static int get_member(const char *json, size_t n, const char *name, const char *where,
-                      cJSON **root, const cJSON **v)
+static int get_member(const char *json, size_t n, const char *name, const char *where, cJSON **root,
+                      const cJSON **v)
 {
     int rc = parse_json(json, n, where, 1, root);
     if (rc < 0)

@@ -15,20 +15,20 @@ GSVD_EXTERN_C_BEGIN
 #define GSVD_MAX_CHUNK_BYTES ((size_t)1 << 31) /* Blosc1's limit, and a sane cap on one chunk */
 
 struct gsvd_zarray {
-    size_t ndim;                      /* 0..GSVD_MAX_DIMS */
-    uint64_t shape[GSVD_MAX_DIMS];    /* elements per axis */
-    uint64_t chunks[GSVD_MAX_DIMS];   /* chunk extent per axis, each >= 1 */
-    uint64_t grid[GSVD_MAX_DIMS];     /* chunks per axis: ceil(shape / chunks) */
-    struct gsvd_dtype dtype;          /* as stored (byte order included) */
-    char order;                       /* 'C' or 'F': layout inside each chunk */
-    char sep;                         /* chunk key separator: '.' or '/' */
-    size_t chunk_items;               /* elements per chunk (edge chunks are stored full size) */
-    size_t chunk_bytes;               /* chunk_items * dtype.size, < GSVD_MAX_CHUNK_BYTES */
-    int has_fill;                     /* 0: fill_value null (missing chunks read as zeros) */
-    unsigned char *fill;              /* owned; dtype.size bytes, native byte order; zeros if
-                                         !has_fill; unused for 'O' */
-    char *fill_str;                   /* owned; 'O' arrays only: the fill string ("" default) */
-    gsvd_codec_chain *codecs;         /* owned; filters + compressor */
+    size_t ndim;                    /* 0..GSVD_MAX_DIMS */
+    uint64_t shape[GSVD_MAX_DIMS];  /* elements per axis */
+    uint64_t chunks[GSVD_MAX_DIMS]; /* chunk extent per axis, each >= 1 */
+    uint64_t grid[GSVD_MAX_DIMS];   /* chunks per axis: ceil(shape / chunks) */
+    struct gsvd_dtype dtype;        /* as stored (byte order included) */
+    char order;                     /* 'C' or 'F': layout inside each chunk */
+    char sep;                       /* chunk key separator: '.' or '/' */
+    size_t chunk_items;             /* elements per chunk (edge chunks are stored full size) */
+    size_t chunk_bytes;             /* chunk_items * dtype.size, < GSVD_MAX_CHUNK_BYTES */
+    int has_fill;                   /* 0: fill_value null (missing chunks read as zeros) */
+    unsigned char *fill;            /* owned; dtype.size bytes, native byte order; zeros if
+                                       !has_fill; unused for 'O' */
+    char *fill_str;                 /* owned; 'O' arrays only: the fill string ("" default) */
+    gsvd_codec_chain *codecs;       /* owned; filters + compressor */
 };
 
 /* Once, from main() before threads start: route cJSON's allocations through gsvd_malloc, so

@@ -82,8 +82,8 @@ static int check_region(const gsvd_array *a, const uint64_t *start, const uint64
     const struct gsvd_zarray *z = gsvd_array_meta(a);
     for (size_t d = 0; d < z->ndim; d++) {
         if (start[d] > z->shape[d] || count[d] > z->shape[d] - start[d]) {
-            gsvd_log_error("%s: region [%llu, %llu) leaves axis %zu of length %llu", gsvd_array_name(a),
-                           (unsigned long long)start[d],
+            gsvd_log_error("%s: region [%llu, %llu) leaves axis %zu of length %llu",
+                           gsvd_array_name(a), (unsigned long long)start[d],
                            (unsigned long long)(start[d] + count[d]), d,
                            (unsigned long long)z->shape[d]);
             return GSVD_EINVAL;
@@ -255,8 +255,8 @@ static int load_object_chunk(gsvd_reader *r, const uint64_t *idx, struct gsvd_st
         goto out;
     }
     GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
-    GSVD_TRY(gsvd_codec_chain_decode_vlen(z->codecs, r->ws, r->raw.data, r->raw.len,
-                                          z->chunk_items, MAX_VLEN_CHUNK_BYTES, key, &raw_items));
+    GSVD_TRY(gsvd_codec_chain_decode_vlen(z->codecs, r->ws, r->raw.data, r->raw.len, z->chunk_items,
+                                          MAX_VLEN_CHUNK_BYTES, key, &raw_items));
     if (z->order == 'F' && z->ndim > 1) {
         /* reorder the pointers, then hand them over */
         char **c_order = gsvd_malloc(z->chunk_items * sizeof *c_order);
@@ -398,4 +398,3 @@ out:
     gsvd_free(buf);
     return rc;
 }
-

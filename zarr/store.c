@@ -34,9 +34,9 @@ static size_t scheme_len(const char *url)
     size_t i = 0;
     if (!((url[0] >= 'a' && url[0] <= 'z') || (url[0] >= 'A' && url[0] <= 'Z')))
         return 0;
-    while (url[i] && (url[i] == '+' || url[i] == '-' || url[i] == '.' ||
-                      (url[i] >= 'a' && url[i] <= 'z') || (url[i] >= 'A' && url[i] <= 'Z') ||
-                      (url[i] >= '0' && url[i] <= '9')))
+    while (url[i] &&
+           (url[i] == '+' || url[i] == '-' || url[i] == '.' || (url[i] >= 'a' && url[i] <= 'z') ||
+            (url[i] >= 'A' && url[i] <= 'Z') || (url[i] >= '0' && url[i] <= '9')))
         i++;
     return strncmp(url + i, "://", 3) == 0 ? i : 0;
 }

@@ -58,7 +58,7 @@ GSVD_NODISCARD int gsvd_store_size(gsvd_store *st, const char *key, uint64_t *si
  * after which the target is as before. */
 GSVD_NODISCARD int gsvd_store_commit(gsvd_store *st);
 
-const char *gsvd_store_url(const gsvd_store *st); /* borrowed; valid until close */
+const char *gsvd_store_url(const gsvd_store *st);    /* borrowed; valid until close */
 const char *gsvd_store_scheme(const gsvd_store *st); /* "file", "mem", ... */
 
 /* Validate a key (see above); GSVD_EFORMAT (not logged) if bad. */

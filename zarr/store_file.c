@@ -22,9 +22,9 @@
 
 struct store_file {
     struct gsvd_store base;
-    char *root;      /* directory that keys are relative to (the staging dir when writing) */
-    char *target;    /* final path of a writable store; NULL for reads */
-    int committed;   /* 1 after a successful commit */
+    char *root;    /* directory that keys are relative to (the staging dir when writing) */
+    char *target;  /* final path of a writable store; NULL for reads */
+    int committed; /* 1 after a successful commit */
 };
 
 /* Remove a directory tree; best effort (used on cleanup paths that cannot fail). */

@@ -13,8 +13,8 @@ struct gsvd_store_ops {
     const char *name; /* "file", "mem", "http", "gcs", "s3" */
     /* `url` is what follows the scheme prefix for file and mem; the whole URL otherwise. */
     int (*open)(const char *url, unsigned flags, gsvd_store **out);
-    void (*close)(gsvd_store *st);                                         /* accepts NULL */
-    int (*get)(gsvd_store *st, const char *key, struct gsvd_buf *dst);     /* absent: ENOTFOUND */
+    void (*close)(gsvd_store *st);                                        /* accepts NULL */
+    int (*get)(gsvd_store *st, const char *key, struct gsvd_buf *dst);    /* absent: ENOTFOUND */
     int (*put)(gsvd_store *st, const char *key, const void *p, size_t n); /* NULL: read-only */
     int (*list)(gsvd_store *st, const char *prefix, struct gsvd_strlist *names); /* optional */
     int (*commit)(gsvd_store *st); /* optional: NULL means writes are final when put */

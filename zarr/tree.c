@@ -11,10 +11,10 @@
 #include "zarr/meta.h"
 
 struct gsvd_tree {
-    gsvd_store *st;                /* borrowed */
-    int consolidated;              /* 1 if .zmetadata was read */
-    struct gsvd_strlist keys;      /* consolidated: metadata keys */
-    struct gsvd_strlist docs;      /* consolidated: their JSON texts, same order */
+    gsvd_store *st;           /* borrowed */
+    int consolidated;         /* 1 if .zmetadata was read */
+    struct gsvd_strlist keys; /* consolidated: metadata keys */
+    struct gsvd_strlist docs; /* consolidated: their JSON texts, same order */
 };
 
 gsvd_store *gsvd_tree_store(const gsvd_tree *t)
@@ -178,7 +178,8 @@ int gsvd_tree_children(gsvd_tree *t, const char *path, struct gsvd_strlist *out)
         rc = gsvd_store_list(t->st, path, &names);
         if (rc == GSVD_EUNSUPPORTED)
             gsvd_log_error("%s: this store cannot be listed and has no .zmetadata; name the "
-                           "array explicitly", gsvd_store_url(t->st));
+                           "array explicitly",
+                           gsvd_store_url(t->st));
         if (rc < 0)
             goto out;
         for (size_t i = 0; i < names.n; i++) {

@@ -14,20 +14,20 @@
 #include "zarr/store.h"
 
 struct gsvd_warray {
-    gsvd_writer *w;              /* the writer that owns this array */
-    char *path;                  /* owned */
-    struct gsvd_zarray meta;     /* owned members */
-    uint64_t n_chunks;           /* chunks in the grid */
-    uint64_t n_written;          /* distinct chunks written so far (under lock) */
-    uint8_t *written;            /* owned; one bit per chunk, C order of the grid */
-    pthread_mutex_t lock;        /* guards n_written and written */
+    gsvd_writer *w;          /* the writer that owns this array */
+    char *path;              /* owned */
+    struct gsvd_zarray meta; /* owned members */
+    uint64_t n_chunks;       /* chunks in the grid */
+    uint64_t n_written;      /* distinct chunks written so far (under lock) */
+    uint8_t *written;        /* owned; one bit per chunk, C order of the grid */
+    pthread_mutex_t lock;    /* guards n_written and written */
 };
 
 struct gsvd_writer {
-    gsvd_store *st;              /* owned; staged */
-    struct gsvd_strlist keys;    /* metadata keys written, for .zmetadata */
-    struct gsvd_strlist docs;    /* their texts, same order */
-    gsvd_warray **arrays;        /* owned */
+    gsvd_store *st;           /* owned; staged */
+    struct gsvd_strlist keys; /* metadata keys written, for .zmetadata */
+    struct gsvd_strlist docs; /* their texts, same order */
+    gsvd_warray **arrays;     /* owned */
     size_t n_arrays;
 };
 
@@ -139,8 +139,8 @@ int gsvd_writer_open(const char *url, int overwrite, gsvd_writer **out)
     *out = NULL;
     if (!w)
         return GSVD_ENOMEM;
-    GSVD_TRY(gsvd_store_open(url, GSVD_STORE_WRITE | (overwrite ? GSVD_STORE_OVERWRITE : 0),
-                             &w->st));
+    GSVD_TRY(
+        gsvd_store_open(url, GSVD_STORE_WRITE | (overwrite ? GSVD_STORE_OVERWRITE : 0), &w->st));
     GSVD_TRY(ensure_groups(w, ""));
     *out = w;
     w = NULL;
@@ -442,8 +442,7 @@ out:
     return rc;
 }
 
-int gsvd_warray_write_strings(gsvd_warray *a, gsvd_codec_ws *ws, const char *const *items,
-                              size_t n)
+int gsvd_warray_write_strings(gsvd_warray *a, gsvd_codec_ws *ws, const char *const *items, size_t n)
 {
     const struct gsvd_zarray *z = &a->meta;
     int rc = GSVD_OK;

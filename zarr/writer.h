@@ -29,17 +29,17 @@ void gsvd_writer_close(gsvd_writer *w); /* discards an uncommitted output; accep
 GSVD_NODISCARD int gsvd_writer_group(gsvd_writer *w, const char *path, const char *attrs_json);
 
 struct gsvd_array_spec {
-    const char *path;                 /* array path in the hierarchy, e.g. "sample_id" */
-    size_t ndim;                      /* 0..GSVD_MAX_DIMS */
-    uint64_t shape[GSVD_MAX_DIMS];    /* elements per axis */
-    uint64_t chunks[GSVD_MAX_DIMS];   /* chunk extent per axis, >= 1 */
-    struct gsvd_dtype dtype;          /* little-endian numeric, 'S', or 'O' (strings) */
-    const char *dims[GSVD_MAX_DIMS];  /* _ARRAY_DIMENSIONS names (all NULL: "dim_0", ...) */
-    const void *fill;                 /* dtype.size bytes, native order; NULL: no fill (null)
-                                         for floats NaN is common, for ints 0 */
-    const char *compressor_json;      /* NULL: gensvd's default chain */
-    const char *filters_json;         /* used only with compressor_json; NULL = none */
-    const char *attrs_json;           /* extra .zattrs members as a JSON object text, or NULL */
+    const char *path;                /* array path in the hierarchy, e.g. "sample_id" */
+    size_t ndim;                     /* 0..GSVD_MAX_DIMS */
+    uint64_t shape[GSVD_MAX_DIMS];   /* elements per axis */
+    uint64_t chunks[GSVD_MAX_DIMS];  /* chunk extent per axis, >= 1 */
+    struct gsvd_dtype dtype;         /* little-endian numeric, 'S', or 'O' (strings) */
+    const char *dims[GSVD_MAX_DIMS]; /* _ARRAY_DIMENSIONS names (all NULL: "dim_0", ...) */
+    const void *fill;                /* dtype.size bytes, native order; NULL: no fill (null)
+                                        for floats NaN is common, for ints 0 */
+    const char *compressor_json;     /* NULL: gensvd's default chain */
+    const char *filters_json;        /* used only with compressor_json; NULL = none */
+    const char *attrs_json;          /* extra .zattrs members as a JSON object text, or NULL */
 };
 
 /* Create an array (and missing ancestor groups).  *out is borrowed from the writer (valid

@@ -68,7 +68,7 @@ static void value(const struct gsvd_dtype *dt, uint64_t i, unsigned char *out)
         out[0] = i % 3 == 0;
     } else if (dt->kind == 'i' || dt->kind == 'u') {
         uint64_t v = i * 2654435761u; /* wraps mod 2^64; low bytes are the value */
-        memcpy(out, &v, dt->size);  /* little-endian host */
+        memcpy(out, &v, dt->size);    /* little-endian host */
     } else {
         double f = i % 97 == 5 ? NAN : (double)(i % 1000) * 0.25 - 100.0;
         if (dt->size == 8) {
@@ -113,8 +113,11 @@ int main(int argc, char **argv)
     for (size_t c = 0; c < GSVD_ARRAY_LEN(codecs); c++) {
         for (size_t d = 0; d < GSVD_ARRAY_LEN(dtypes); d++) {
             const struct gsvd_dtype *dt = &dtypes[d].dt;
-            struct gsvd_array_spec s = {.path = path, .ndim = 2, .shape = {ROWS, COLS},
-                                        .chunks = {10, 7}, .dtype = *dt,
+            struct gsvd_array_spec s = {.path = path,
+                                        .ndim = 2,
+                                        .shape = {ROWS, COLS},
+                                        .chunks = {10, 7},
+                                        .dtype = *dt,
                                         .dims = {"rows", "cols"},
                                         .compressor_json = codecs[c].json};
             snprintf(path, sizeof path, "%s_%s", dtypes[d].name, codecs[c].name);
@@ -125,8 +128,12 @@ int main(int argc, char **argv)
                 GSVD_TRY(gsvd_warray_write_rows(a, ws, r, ROWS - r < 10 ? ROWS - r : 10,
                                                 data + r * COLS * dt->size));
         }
-        struct gsvd_array_spec s = {.path = path, .ndim = 1, .shape = {41}, .chunks = {10},
-                                    .dtype = {'O', '|', sizeof(char *)}, .dims = {"items"},
+        struct gsvd_array_spec s = {.path = path,
+                                    .ndim = 1,
+                                    .shape = {41},
+                                    .chunks = {10},
+                                    .dtype = {'O', '|', sizeof(char *)},
+                                    .dims = {"items"},
                                     .compressor_json = codecs[c].json,
                                     .filters_json = "[{\"id\": \"vlen-utf8\"}]"};
         snprintf(path, sizeof path, "str_%s", codecs[c].name);
