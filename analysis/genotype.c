@@ -16,6 +16,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/textnum.h"
 #include "zarr/array.h"
 #include "zarr/reader.h"
 #include "zarr/store.h"
@@ -458,14 +459,9 @@ static float load_float(const struct gsvd_dtype *dt, const unsigned char *base, 
         memcpy(&d, p, 8);
         return (float)d;
     }
-    /* half */
     uint16_t h;
     memcpy(&h, p, 2);
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    float v = e == 0    ? ldexpf((float)m, -24)
-              : e == 31 ? (m ? NAN : INFINITY)
-                        : ldexpf((float)(m | 0x400), e - 25);
-    return (h & 0x8000) ? -v : v;
+    return (float)gsvd_half_to_double(h);
 }
 
 /* Dosage rows for variants [v0, v0 + nv) into s->dos (int8, -1 missing) or s->fdos. */

@@ -16,6 +16,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/textnum.h"
 #include "zarr/array.h"
 #include "zarr/reader.h"
 
@@ -119,19 +120,6 @@ static uint16_t load_u16(const unsigned char *p)
     return v;
 }
 
-static double half_to_double(uint16_t h)
-{
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    double v;
-    if (e == 0)
-        v = ldexp(m, -24);
-    else if (e == 31)
-        v = m ? NAN : INFINITY;
-    else
-        v = ldexp(m | 0x400, e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
 /* Element value as double (numeric kinds) for --stats. */
 static double as_double(const struct gsvd_dtype *dt, const unsigned char *p)
 {
@@ -177,7 +165,7 @@ static double as_double(const struct gsvd_dtype *dt, const unsigned char *p)
         }
     case 'f':
         if (dt->size == 2)
-            return half_to_double(load_u16(p));
+            return gsvd_half_to_double(load_u16(p));
         if (dt->size == 4) {
             float f;
             memcpy(&f, p, 4);
@@ -257,27 +245,13 @@ static int put_value(struct gsvd_buf *b, const struct gsvd_zarray *z, const unsi
             unsigned char u[4];
             size_t k;
             memcpy(&c, p + 4 * i, 4);
-            if (c < 0x80) {
-                u[0] = (unsigned char)c;
+            k = gsvd_utf8_encode(c, u);
+            if (k == 0) /* not a code point: show the raw value */
+                rc = gsvd_buf_printf(b, "\\U%08x", c);
+            else if (k == 1)
                 rc = put_escaped(b, u, 1, 0);
-                continue;
-            } else if (c < 0x800) {
-                u[0] = (unsigned char)(0xc0 | (c >> 6));
-                u[1] = (unsigned char)(0x80 | (c & 0x3f));
-                k = 2;
-            } else if (c < 0x10000) {
-                u[0] = (unsigned char)(0xe0 | (c >> 12));
-                u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-                u[2] = (unsigned char)(0x80 | (c & 0x3f));
-                k = 3;
-            } else {
-                u[0] = (unsigned char)(0xf0 | ((c >> 18) & 0x07));
-                u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
-                u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-                u[3] = (unsigned char)(0x80 | (c & 0x3f));
-                k = 4;
-            }
-            rc = gsvd_buf_append(b, u, k);
+            else
+                rc = gsvd_buf_append(b, u, k);
         }
         return rc;
     }
@@ -301,24 +275,37 @@ static const char *separator(const uint64_t *cnt, size_t nd, uint64_t i)
 }
 
 /* Typed loops: --stats is the full-scan benchmark, so no per-element dispatch.  Sums of types
- * up to 32 bits are exact (int64); wider integers and floats sum in double. */
-#define INT_STATS(T, ACC)                                                                          \
+ * up to 32 bits are exact: 8- and 16-bit values are summed in int32 over runs short enough not
+ * to overflow, then in int64; wider integers and floats sum in double. */
+#define INT_STATS(T, ACC, RUN)                                                                     \
     do {                                                                                           \
         const T *v = (const T *)data;                                                              \
         T mn = v[0], mx = v[0];                                                                    \
-        ACC sum = 0;                                                                               \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            sum += (ACC)v[i];                                                                      \
-            mn = v[i] < mn ? v[i] : mn;                                                            \
-            mx = v[i] > mx ? v[i] : mx;                                                            \
+        double total = 0;                                                                          \
+        int64_t exact = 0;                                                                         \
+        for (size_t b0 = 0; b0 < n; b0 += (RUN)) {                                                 \
+            size_t b1 = n - b0 < (RUN) ? n : b0 + (RUN);                                           \
+            ACC sum = 0;                                                                           \
+            for (size_t i = b0; i < b1; i++) {                                                     \
+                sum += (ACC)v[i];                                                                  \
+                mn = v[i] < mn ? v[i] : mn;                                                        \
+                mx = v[i] > mx ? v[i] : mx;                                                        \
+            }                                                                                      \
+            if (sizeof(ACC) <= 4)                                                                  \
+                exact += (int64_t)sum;                                                             \
+            else                                                                                   \
+                total += (double)sum;                                                              \
         }                                                                                          \
-        s->sum = (double)sum;                                                                      \
+        s->sum = total + (double)exact;                                                            \
         s->min = (double)mn;                                                                       \
         s->max = (double)mx;                                                                       \
     } while (0)
 
-static void block_stats(const struct gsvd_dtype *dt, const unsigned char *data, size_t n,
-                        struct dump_slot *s)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+static void
+block_stats(const struct gsvd_dtype *dt, const unsigned char *data, size_t n, struct dump_slot *s)
 {
     s->n_values = n;
     s->have_minmax = 0;
@@ -326,21 +313,21 @@ static void block_stats(const struct gsvd_dtype *dt, const unsigned char *data, 
         return;
     s->have_minmax = 1;
     if (dt->kind == 'b' || (dt->kind == 'u' && dt->size == 1))
-        INT_STATS(uint8_t, int64_t);
+        INT_STATS(uint8_t, int32_t, (size_t)1 << 20);
     else if (dt->kind == 'i' && dt->size == 1)
-        INT_STATS(int8_t, int64_t);
+        INT_STATS(int8_t, int32_t, (size_t)1 << 20);
     else if (dt->kind == 'i' && dt->size == 2)
-        INT_STATS(int16_t, int64_t);
+        INT_STATS(int16_t, int32_t, (size_t)1 << 12);
     else if (dt->kind == 'u' && dt->size == 2)
-        INT_STATS(uint16_t, int64_t);
+        INT_STATS(uint16_t, int32_t, (size_t)1 << 12);
     else if (dt->kind == 'i' && dt->size == 4)
-        INT_STATS(int32_t, int64_t);
+        INT_STATS(int32_t, int64_t, (size_t)1 << 30);
     else if (dt->kind == 'u' && dt->size == 4)
-        INT_STATS(uint32_t, int64_t);
+        INT_STATS(uint32_t, int64_t, (size_t)1 << 30);
     else if (dt->kind == 'i')
-        INT_STATS(int64_t, double);
+        INT_STATS(int64_t, double, (size_t)1 << 30);
     else if (dt->kind == 'u')
-        INT_STATS(uint64_t, double);
+        INT_STATS(uint64_t, double, (size_t)1 << 30);
     else {
         /* floats (f2 converted): NaNs are counted and skipped */
         s->have_minmax = 0;

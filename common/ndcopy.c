@@ -80,3 +80,28 @@ void gsvd_fill_elems(void *dst, size_t n, const void *value, size_t esz)
         done += k;
     }
 }
+
+void gsvd_f_to_c(const void *src, void *dst, const uint64_t *c, size_t nd, size_t esz)
+{
+    const unsigned char *sp = src;
+    unsigned char *dp = dst;
+    size_t idx[GSVD_NDCOPY_MAX_DIMS] = {0}, fstride[GSVD_NDCOPY_MAX_DIMS];
+    size_t total = 1, foff = 0;
+
+    for (size_t d = 0; d < nd; d++) {
+        fstride[d] = total;
+        total *= (size_t)c[d];
+    }
+    for (size_t i = 0; i < total; i++) {
+        memcpy(dp + i * esz, sp + foff * esz, esz);
+        /* advance the C-order odometer (last axis fastest) and the F offset with it */
+        for (size_t d = nd; d-- > 0;) {
+            if (++idx[d] < c[d]) {
+                foff += fstride[d];
+                break;
+            }
+            foff -= (idx[d] - 1) * fstride[d];
+            idx[d] = 0;
+        }
+    }
+}

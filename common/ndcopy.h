@@ -20,6 +20,9 @@ struct gsvd_ndbox {
 void gsvd_ndcopy(size_t nd, const uint64_t *ext, size_t esz, const void *src, struct gsvd_ndbox s,
                  void *dst, struct gsvd_ndbox d);
 
+/* Fortran-order array src (shape c[0..nd-1], elements of esz bytes) to C order in dst. */
+void gsvd_f_to_c(const void *src, void *dst, const uint64_t *c, size_t nd, size_t esz);
+
 /* Fill n elements of esz bytes at dst with the value at `value` (memset when its bytes are
  * all equal). */
 void gsvd_fill_elems(void *dst, size_t n, const void *value, size_t esz);

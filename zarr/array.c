@@ -185,31 +185,6 @@ static void byteswap(unsigned char *p, size_t n, size_t esz)
         }
 }
 
-/* Chunk data in Fortran order (src) to C order (dst); shape c[0..nd-1], element size esz. */
-static void f_to_c(const unsigned char *src, unsigned char *dst, const uint64_t *c, size_t nd,
-                   size_t esz)
-{
-    size_t idx[GSVD_MAX_DIMS] = {0}, fstride[GSVD_MAX_DIMS];
-    size_t total = 1, foff = 0;
-
-    for (size_t d = 0; d < nd; d++) {
-        fstride[d] = total;
-        total *= (size_t)c[d];
-    }
-    for (size_t i = 0; i < total; i++) {
-        memcpy(dst + i * esz, src + foff * esz, esz);
-        /* advance the C-order odometer (last axis fastest) and the F offset with it */
-        for (size_t d = nd; d-- > 0;) {
-            if (++idx[d] < c[d]) {
-                foff += fstride[d];
-                break;
-            }
-            foff -= (idx[d] - 1) * fstride[d];
-            idx[d] = 0;
-        }
-    }
-}
-
 static void fill_chunk(const struct gsvd_zarray *z, unsigned char *dst)
 {
     gsvd_fill_elems(dst, z->chunk_items, z->fill, z->dtype.size);
@@ -241,7 +216,7 @@ int gsvd_array_decode_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *id
     GSVD_TRY(
         gsvd_codec_chain_decode(z->codecs, ws, raw->data, raw->len, target, z->chunk_bytes, key));
     if (f_order)
-        f_to_c((const unsigned char *)target, dst, z->chunks, z->ndim, z->dtype.size);
+        gsvd_f_to_c(target, dst, z->chunks, z->ndim, z->dtype.size);
     if (gsvd_dtype_needs_swap(&z->dtype))
         byteswap(dst, z->dtype.kind == 'U' ? z->chunk_items * (z->dtype.size / 4) : z->chunk_items,
                  z->dtype.kind == 'U' ? 4 : z->dtype.size);

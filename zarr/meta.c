@@ -17,6 +17,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/textnum.h"
 #include "zarr/store.h"
 
 void gsvd_meta_global_init(void)
@@ -366,38 +367,10 @@ bad:
     return GSVD_EFORMAT;
 }
 
-/* IEEE half from double (round to nearest even); used only for fill values. */
-static uint16_t half_from_double(double d)
-{
-    float f = (float)d;
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000u, exp = (x >> 23) & 0xffu, man = x & 0x7fffffu;
-    if (exp == 0xff)
-        return (uint16_t)(sign | 0x7c00u | (man ? 0x200u : 0));
-    int e = (int)exp - 127 + 15;
-    if (e >= 31)
-        return (uint16_t)(sign | 0x7c00u);
-    if (e <= 0) {
-        if (e < -10)
-            return (uint16_t)sign;
-        man |= 0x800000u;
-        uint32_t shift = (uint32_t)(14 - e);
-        uint32_t h = man >> shift, rem = man & ((1u << shift) - 1), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (h & 1)))
-            h++;
-        return (uint16_t)(sign | h);
-    }
-    uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fffu;
-    if (rem > 0x1000u || (rem == 0x1000u && (h & 1)))
-        h++;
-    return (uint16_t)(sign | h);
-}
-
 static int fill_float(struct gsvd_zarray *z, double d)
 {
     if (z->dtype.size == 2) {
-        uint16_t h = half_from_double(d);
+        uint16_t h = gsvd_half_from_double(d);
         memcpy(z->fill, &h, 2);
     } else if (z->dtype.size == 4) {
         float f = (float)d;
@@ -690,13 +663,6 @@ void gsvd_zarray_clear(struct gsvd_zarray *z)
     memset(z, 0, sizeof *z);
 }
 
-static double half_to_double(uint16_t h)
-{
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
 static int emit_base64(struct gsvd_buf *b, const unsigned char *p, size_t n)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -726,24 +692,10 @@ static int emit_ucs4(struct gsvd_buf *b, const unsigned char *p, size_t size)
         unsigned char u[4];
         size_t k;
         memcpy(&c, p + 4 * i, 4);
-        if (c < 0x80) {
-            u[0] = (unsigned char)c;
-            k = 1;
-        } else if (c < 0x800) {
-            u[0] = (unsigned char)(0xc0 | (c >> 6));
-            u[1] = (unsigned char)(0x80 | (c & 0x3f));
-            k = 2;
-        } else if (c < 0x10000) {
-            u[0] = (unsigned char)(0xe0 | (c >> 12));
-            u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-            u[2] = (unsigned char)(0x80 | (c & 0x3f));
-            k = 3;
-        } else {
-            u[0] = (unsigned char)(0xf0 | ((c >> 18) & 0x07));
-            u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
-            u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-            u[3] = (unsigned char)(0x80 | (c & 0x3f));
-            k = 4;
+        k = gsvd_utf8_encode(c, u);
+        if (k == 0) {
+            rc = GSVD_EINVAL;
+            goto out;
         }
         GSVD_TRY(gsvd_buf_append(&utf8, u, k));
     }
@@ -793,7 +745,7 @@ static int emit_fill(const struct gsvd_zarray *z, struct gsvd_buf *b)
         if (dt->size == 2) {
             uint16_t h;
             memcpy(&h, z->fill, 2);
-            d = half_to_double(h);
+            d = gsvd_half_to_double(h);
         } else if (dt->size == 4) {
             float f;
             memcpy(&f, z->fill, 4);

@@ -9,6 +9,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/ndcopy.h"
+#include "common/textnum.h"
 
 #define MAX_VLEN_CHUNK_BYTES ((size_t)1 << 30)
 
@@ -122,29 +123,6 @@ static void copy_intersection(const struct gsvd_zarray *z, const uint64_t *cidx,
     copy_intersection_esz(z, cidx, chunk, start, count, dst, z->dtype.size);
 }
 
-/* F-order pointer array of a chunk to C order (see array.c for the byte version). */
-static void f_to_c_items(char **src, char **dst, const uint64_t *c, size_t nd)
-{
-    size_t idx[GSVD_MAX_DIMS] = {0}, fstride[GSVD_MAX_DIMS];
-    size_t total = 1, foff = 0;
-
-    for (size_t d = 0; d < nd; d++) {
-        fstride[d] = total;
-        total *= (size_t)c[d];
-    }
-    for (size_t i = 0; i < total; i++) {
-        dst[i] = src[foff];
-        for (size_t d = nd; d-- > 0;) {
-            if (++idx[d] < c[d]) {
-                foff += fstride[d];
-                break;
-            }
-            foff -= (idx[d] - 1) * fstride[d];
-            idx[d] = 0;
-        }
-    }
-}
-
 int gsvd_reader_read(gsvd_reader *r, const uint64_t *start, const uint64_t *count, void *dst)
 {
     gsvd_array *a = r->arr;
@@ -159,12 +137,18 @@ int gsvd_reader_read(gsvd_reader *r, const uint64_t *start, const uint64_t *coun
         gsvd_log_error("%s: object arrays are read as strings", gsvd_array_name(a));
         return GSVD_EINVAL;
     }
+    int whole = 1; /* the region is exactly one full chunk: decode straight into dst */
     for (size_t d = 0; d < nd; d++) {
         if (count[d] == 0)
             return GSVD_OK;
         c_lo[d] = start[d] / z->chunks[d];
         c_hi[d] = (start[d] + count[d] - 1) / z->chunks[d] + 1;
         cidx[d] = c_lo[d];
+        whole &= start[d] % z->chunks[d] == 0 && count[d] == z->chunks[d];
+    }
+    if (whole && nd > 0) {
+        r->have_cached = 0;
+        return gsvd_array_read_chunk(a, r->ws, cidx, dst, &r->raw, &r->scratch);
     }
     for (;;) {
         GSVD_TRY(load_chunk(r, cidx));
@@ -205,28 +189,9 @@ static int push_ucs4(struct gsvd_strlist *out, const uint32_t *s, size_t n)
         n--;
     GSVD_TRY(gsvd_buf_reserve(&b, 4 * n));
     for (size_t i = 0; i < n; i++) {
-        uint32_t c = s[i];
         unsigned char u[4];
-        size_t k;
-        if (c < 0x80) {
-            u[0] = (unsigned char)c;
-            k = 1;
-        } else if (c < 0x800) {
-            u[0] = (unsigned char)(0xc0 | (c >> 6));
-            u[1] = (unsigned char)(0x80 | (c & 0x3f));
-            k = 2;
-        } else if (c < 0x10000) {
-            u[0] = (unsigned char)(0xe0 | (c >> 12));
-            u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-            u[2] = (unsigned char)(0x80 | (c & 0x3f));
-            k = 3;
-        } else if (c < 0x110000) {
-            u[0] = (unsigned char)(0xf0 | (c >> 18));
-            u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
-            u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
-            u[3] = (unsigned char)(0x80 | (c & 0x3f));
-            k = 4;
-        } else {
+        size_t k = gsvd_utf8_encode(s[i], u);
+        if (k == 0) {
             rc = GSVD_EFORMAT;
             goto out;
         }
@@ -264,7 +229,7 @@ static int load_object_chunk(gsvd_reader *r, const uint64_t *idx, struct gsvd_st
             rc = GSVD_ENOMEM;
             goto out;
         }
-        f_to_c_items(raw_items.items, c_order, z->chunks, z->ndim);
+        gsvd_f_to_c(raw_items.items, c_order, z->chunks, z->ndim, sizeof *c_order);
         gsvd_free(raw_items.items);
         raw_items.items = c_order;
         raw_items.cap = z->chunk_items;
