@@ -7,7 +7,10 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <blosc.h>
 
 #include <zlib.h>
 #include <zstd.h>
@@ -993,6 +996,54 @@ out:
     return rc;
 }
 
+/* The bit-shuffled one-byte fast path must decode exactly what c-blosc itself decodes: frames
+ * made by c-blosc (zstd and lz4, several block sizes, sizes with leftover blocks and with byte
+ * counts that are not multiples of 8), checked against blosc_decompress_ctx. */
+static void test_blosc_fast_path(gsvd_codec_ws *ws)
+{
+    static const size_t sizes[] = {1, 7, 8, 9, 64, 1000, 4096, 65536, 100003, 262144, 700001};
+    static const int blocks[] = {0, 256, 4096, 65536};
+    static const char *const cnames[] = {"zstd", "lz4", "blosclz"};
+    uint64_t state = 88172645463325252ull;
+
+    for (size_t si = 0; si < GSVD_ARRAY_LEN(sizes); si++) {
+        size_t n = sizes[si];
+        unsigned char *src = malloc(n), *frame = malloc(n + BLOSC_MAX_OVERHEAD);
+        unsigned char *ref = malloc(n), *got = malloc(n);
+        if (!src || !frame || !ref || !got) {
+            GSVD_CHECK(0);
+            free(src), free(frame), free(ref), free(got);
+            return;
+        }
+        for (size_t i = 0; i < n; i++) { /* genotype-like: mostly 0/1, some -1 */
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            src[i] = (unsigned char)((state % 16) == 0 ? 0xff : (state >> 8) % 2);
+        }
+        for (size_t ci = 0; ci < GSVD_ARRAY_LEN(cnames); ci++) {
+            for (size_t bi = 0; bi < GSVD_ARRAY_LEN(blocks); bi++) {
+                char comp[160];
+                int csize =
+                    blosc_compress_ctx(5, BLOSC_BITSHUFFLE, 1, n, src, frame,
+                                       n + BLOSC_MAX_OVERHEAD, cnames[ci], (size_t)blocks[bi], 1);
+                GSVD_CHECK(csize > 0);
+                if (csize <= 0)
+                    continue;
+                GSVD_CHECK(blosc_decompress_ctx(frame, ref, n, 1) == (int)n);
+                GSVD_CHECK(memcmp(ref, src, n) == 0);
+                snprintf(comp, sizeof comp,
+                         "{\"id\":\"blosc\",\"cname\":\"%s\",\"clevel\":5,\"shuffle\":2,"
+                         "\"blocksize\":%d}",
+                         cnames[ci], blocks[bi]);
+                memset(got, 0x5a, n);
+                GSVD_CHECK_RC(decode_with(comp, NULL, "|i1", frame, (size_t)csize, got, n, ws),
+                              GSVD_OK);
+                GSVD_CHECK(memcmp(got, src, n) == 0);
+            }
+        }
+        free(src), free(frame), free(ref), free(got);
+    }
+}
+
 int main(int argc, char **argv)
 {
     gsvd_codec_ws *ws = NULL;
@@ -1015,6 +1066,7 @@ int main(int argc, char **argv)
         test_known(ws);
         test_vlen(ws);
         test_corrupt(ws);
+        test_blosc_fast_path(ws);
     }
     gsvd_codec_ws_free(ws);
     test_config();
