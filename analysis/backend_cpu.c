@@ -6,6 +6,8 @@
 #include "gsvd_config.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <cblas.h>
@@ -32,10 +34,11 @@ struct backend_cpu {
     size_t t_cap;
     double *zd; /* float64 block for dsyrk / project */
     size_t zd_cap;
-    float *gblk;   /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
-    double *g;     /* n x n float64 Gram accumulator (upper triangle filled) */
-    size_t group;  /* rows per group (depends on n only) */
-    size_t filled; /* rows of the current group standardised into z */
+    float *gblk;      /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
+    double *g;        /* n x n float64 Gram accumulator (upper triangle filled) */
+    size_t group;     /* rows per group (depends on n only) */
+    size_t filled;    /* rows of the current group standardised into z */
+    size_t n_threads; /* threads for the Gram tiles */
 };
 
 /* Rows per product group: about 16 MiB of float32, at least 64 and at most 4096 rows.  It
@@ -78,8 +81,9 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     if (!b)
         return GSVD_ENOMEM;
     /* one BLAS thread: a multi-threaded sgemm may split the reduction differently for other
-     * thread counts, and results must not depend on --threads; parallel work is the decoding */
-    (void)p;
+     * thread counts, and results must not depend on --threads; parallel work is the decoding
+     * and our own fixed tiling of the Gram */
+    b->n_threads = p && p->n_threads ? p->n_threads : 1;
     b->saved_threads = openblas_get_num_threads();
     openblas_set_num_threads(1);
     *out = &b->base;
@@ -308,27 +312,93 @@ static int cpu_gram_begin(gsvd_backend *be, size_t n)
     return reserve_group(b, n);
 }
 
-/* G += Z^T Z for the group: float32 ssyrk added into float64, or dsyrk for large n. */
+/* G += Z^T Z for the group, in fixed 256-column tiles of the upper triangle: float32
+ * ssyrk/sgemm per tile added into float64 (or dsyrk/dgemm straight into G for large n).  Every
+ * tile is computed by the same BLAS calls whatever thread takes it, so the result does not
+ * depend on the thread count. */
+#define GRAM_TILE 256
+
+struct gram_job {
+    struct backend_cpu *b;
+    size_t rows, nt;    /* group rows, tiles per side */
+    atomic_size_t next; /* next tile task */
+};
+
+static void gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj)
+{
+    size_t n = b->n, i0 = ti * GRAM_TILE, j0 = tj * GRAM_TILE;
+    size_t wi = n - i0 < GRAM_TILE ? n - i0 : GRAM_TILE,
+           wj = n - j0 < GRAM_TILE ? n - j0 : GRAM_TILE;
+
+    if (b->gblk) {
+        float *c = b->gblk + i0 * n + j0;
+        if (ti == tj)
+            cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0f, b->z + i0,
+                        (int)n, 0.0f, c, (int)n);
+        else
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0f,
+                        b->z + i0, (int)n, b->z + j0, (int)n, 0.0f, c, (int)n);
+        for (size_t i = i0; i < i0 + wi; i++)
+            for (size_t j = ti == tj ? i : j0; j < j0 + wj; j++)
+                b->g[i * n + j] += b->gblk[i * n + j];
+    } else {
+        double *c = b->g + i0 * n + j0;
+        if (ti == tj)
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0, b->zd + i0,
+                        (int)n, 1.0, c, (int)n);
+        else
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0,
+                        b->zd + i0, (int)n, b->zd + j0, (int)n, 1.0, c, (int)n);
+    }
+}
+
+static void *gram_worker(void *arg)
+{
+    struct gram_job *job = arg;
+    size_t n_tasks = job->nt * (job->nt + 1) / 2;
+    for (;;) {
+        size_t t = atomic_fetch_add(&job->next, 1), ti = 0;
+        if (t >= n_tasks)
+            break;
+        /* task t -> tile (ti, tj) of the upper triangle, row by row */
+        while (t >= job->nt - ti) {
+            t -= job->nt - ti;
+            ti++;
+        }
+        gram_tile(job->b, job->rows, ti, ti + t);
+    }
+    return NULL;
+}
+
 static int flush_gram(struct backend_cpu *b)
 {
-    size_t rows = b->filled, n = b->n;
+    size_t rows = b->filled, n = b->n, n_helpers;
+    struct gram_job job;
+    pthread_t helpers[63];
     int rc = GSVD_OK;
 
     if (rows == 0)
         return GSVD_OK;
-    if (b->gblk) {
-        cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, (int)rows, 1.0f, b->z, (int)n,
-                    0.0f, b->gblk, (int)n);
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = i; j < n; j++)
-                b->g[i * n + j] += b->gblk[i * n + j];
-    } else {
+    if (!b->gblk) {
         GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
         for (size_t i = 0; i < rows * n; i++)
             b->zd[i] = b->z[i];
-        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)n, (int)rows, 1.0, b->zd, (int)n,
-                    1.0, b->g, (int)n);
     }
+    job.b = b;
+    job.rows = rows;
+    job.nt = (n + GRAM_TILE - 1) / GRAM_TILE;
+    atomic_init(&job.next, 0);
+    n_helpers = b->n_threads > 1 ? b->n_threads - 1 : 0;
+    if (n_helpers > GSVD_ARRAY_LEN(helpers))
+        n_helpers = GSVD_ARRAY_LEN(helpers);
+    for (size_t i = 0; i < n_helpers; i++)
+        if (pthread_create(&helpers[i], NULL, gram_worker, &job) != 0) {
+            n_helpers = i; /* fewer helpers: the calling thread does the rest */
+            break;
+        }
+    gram_worker(&job);
+    for (size_t i = 0; i < n_helpers; i++)
+        pthread_join(helpers[i], NULL);
     b->filled = 0;
 out:
     return rc;
