@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "common/buf.h"
 #include "common/gsvd_defs.h"
 #include "zarr/array.h"
 #include "zarr/store.h"
@@ -33,6 +34,13 @@ GSVD_NODISCARD int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, 
                                        uint64_t *out);
 GSVD_NODISCARD int gsvd_cli_parse_size(const char *s, uint64_t *out);
 GSVD_NODISCARD int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out);
+
+/* "A:B", "A:" or ":B" into [*a, *b) (*b = 0: to the end); -1 if malformed or empty. */
+int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b);
+
+/* Read one ID per line from `path` (blank lines and '#' lines skipped, '\r' stripped) into out.
+ * GSVD_EIO (logged) if unreadable, GSVD_EFORMAT (logged) if it holds no ID or a NUL byte. */
+GSVD_NODISCARD int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out);
 
 /* Options every command takes. */
 struct gsvd_cli_common {
@@ -76,6 +84,7 @@ char *gsvd_cli_command_line(int argc, char **argv);
 
 /* Commands. */
 int gsvd_cmd_pca(int argc, char **argv);
+int gsvd_cmd_pdist(int argc, char **argv);
 int gsvd_cmd_info(int argc, char **argv);
 int gsvd_cmd_dump(int argc, char **argv);
 int gsvd_cmd_simulate(int argc, char **argv);

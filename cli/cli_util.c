@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -239,4 +240,70 @@ char *gsvd_cli_command_line(int argc, char **argv)
             return NULL;
         }
     return b.data;
+}
+
+int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
+{
+    const char *colon = strchr(s, ':');
+    char left[32];
+    size_t len;
+
+    if (!colon || (len = (size_t)(colon - s)) >= sizeof left)
+        return -1;
+    memcpy(left, s, len);
+    left[len] = '\0';
+    *a = 0;
+    *b = 0;
+    if (len && gsvd_cli_parse_uint(left, 0, UINT64_MAX, 1, a) < 0)
+        return -1;
+    if (colon[1] && gsvd_cli_parse_uint(colon + 1, 1, UINT64_MAX, 1, b) < 0)
+        return -1;
+    return *b && *b <= *a ? -1 : 0;
+}
+
+/* One ID per line; blank lines and lines starting with '#' are skipped, '\r' stripped. */
+int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out)
+{
+    FILE *fp = fopen(path, "r");
+    struct gsvd_buf text = GSVD_BUF_INIT;
+    char chunk[65536];
+    size_t n;
+    int rc = GSVD_OK;
+
+    if (!fp) {
+        gsvd_log_error("%s: %s", path, strerror(errno));
+        return GSVD_EIO;
+    }
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        GSVD_TRY(gsvd_buf_append(&text, chunk, n));
+    if (ferror(fp)) {
+        gsvd_log_error("%s: read error", path);
+        rc = GSVD_EIO;
+        goto out;
+    }
+    for (size_t i = 0; i < text.len;) {
+        size_t e = i, len;
+        while (e < text.len && text.data[e] != '\n')
+            e++;
+        len = e - i;
+        while (len > 0 && text.data[i + len - 1] == '\r')
+            len--;
+        if (len > 0 && text.data[i] != '#') {
+            if (memchr(text.data + i, '\0', len)) {
+                gsvd_log_error("%s: NUL byte in a sample ID", path);
+                rc = GSVD_EFORMAT;
+                goto out;
+            }
+            GSVD_TRY(gsvd_strlist_pushn(out, text.data + i, len));
+        }
+        i = e + 1;
+    }
+    if (out->n == 0) {
+        gsvd_log_error("%s: no sample IDs", path);
+        rc = GSVD_EFORMAT;
+    }
+out:
+    gsvd_buf_free(&text);
+    fclose(fp);
+    return rc;
 }

@@ -118,72 +118,6 @@ static int parse_method(const char *s, enum gsvd_pca_method *m)
 
 static const char *const scaler_names[] = {"patterson", "hwe", "standard", "center", "none"};
 
-static int parse_range(const char *s, uint64_t *a, uint64_t *b)
-{
-    const char *colon = strchr(s, ':');
-    char left[32];
-    size_t len;
-
-    if (!colon || (len = (size_t)(colon - s)) >= sizeof left)
-        return -1;
-    memcpy(left, s, len);
-    left[len] = '\0';
-    *a = 0;
-    *b = 0;
-    if (len && gsvd_cli_parse_uint(left, 0, UINT64_MAX, 1, a) < 0)
-        return -1;
-    if (colon[1] && gsvd_cli_parse_uint(colon + 1, 1, UINT64_MAX, 1, b) < 0)
-        return -1;
-    return *b && *b <= *a ? -1 : 0;
-}
-
-/* One ID per line; blank lines and lines starting with '#' are skipped, '\r' stripped. */
-static int read_samples(const char *path, struct gsvd_strlist *out)
-{
-    FILE *fp = fopen(path, "r");
-    struct gsvd_buf text = GSVD_BUF_INIT;
-    char chunk[65536];
-    size_t n;
-    int rc = GSVD_OK;
-
-    if (!fp) {
-        gsvd_log_error("%s: %s", path, strerror(errno));
-        return GSVD_EIO;
-    }
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        GSVD_TRY(gsvd_buf_append(&text, chunk, n));
-    if (ferror(fp)) {
-        gsvd_log_error("%s: read error", path);
-        rc = GSVD_EIO;
-        goto out;
-    }
-    for (size_t i = 0; i < text.len;) {
-        size_t e = i, len;
-        while (e < text.len && text.data[e] != '\n')
-            e++;
-        len = e - i;
-        while (len > 0 && text.data[i + len - 1] == '\r')
-            len--;
-        if (len > 0 && text.data[i] != '#') {
-            if (memchr(text.data + i, '\0', len)) {
-                gsvd_log_error("%s: NUL byte in a sample ID", path);
-                rc = GSVD_EFORMAT;
-                goto out;
-            }
-            GSVD_TRY(gsvd_strlist_pushn(out, text.data + i, len));
-        }
-        i = e + 1;
-    }
-    if (out->n == 0) {
-        gsvd_log_error("%s: no sample IDs", path);
-        rc = GSVD_EFORMAT;
-    }
-out:
-    gsvd_buf_free(&text);
-    fclose(fp);
-    return rc;
-}
-
 static int write_tsv(const struct gsvd_pca_result *r, const struct gsvd_strlist *ids)
 {
     printf("sample_id");
@@ -408,7 +342,7 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     int rc = GSVD_OK;
 
     if (o->samples_file) {
-        GSVD_TRY(read_samples(o->samples_file, &samples));
+        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
         o->geno.samples = &samples;
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
@@ -596,7 +530,7 @@ int gsvd_cmd_pca(int argc, char **argv)
             o.geno.ploidy = (size_t)v;
             break;
         case OPT_VARIANTS:
-            if (parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
+            if (gsvd_cli_parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
                 return gsvd_cli_usage_error("pca", "invalid --variants '%s' (START:STOP)", optarg);
             break;
         case OPT_SAMPLES:
