@@ -156,13 +156,31 @@ static void *pair_worker(void *arg)
     return NULL;
 }
 
+/* The pair loop over c->t (n x c->rows), rows of the pair matrix interleaved over threads. */
+static void run_pairs(struct pd_ctx *c)
+{
+    pthread_t th[64];
+    struct pair_job jobs[64];
+    size_t started = 0;
+
+    for (size_t k = 1; k < c->n_threads && k < GSVD_ARRAY_LEN(th); k++) {
+        jobs[k] = (struct pair_job){c, k};
+        if (pthread_create(&th[k], NULL, pair_worker, &jobs[k]) != 0)
+            break;
+        started = k;
+    }
+    /* shares of threads that did not start run here, as do share 0 */
+    for (size_t k = started + 1; k < c->n_threads; k++)
+        add_pairs(c, k, c->n_threads);
+    add_pairs(c, 0, c->n_threads);
+    for (size_t k = 1; k <= started; k++)
+        pthread_join(th[k], NULL);
+}
+
 static int block_cb(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
 {
     struct pd_ctx *c = vctx;
     size_t rows = blk->n_rows, n = c->n, cells;
-    pthread_t th[64];
-    struct pair_job jobs[64];
-    size_t started = 0;
     (void)info;
 
     if (rows == 0)
@@ -191,20 +209,7 @@ static int block_cb(void *vctx, const struct gsvd_gblock *blk, const struct gsvd
             c->t[i * rows + r] = v;
         }
     c->rows = rows;
-    for (size_t k = 1; k < c->n_threads && k < GSVD_ARRAY_LEN(th); k++) {
-        jobs[k] = (struct pair_job){c, k};
-        if (pthread_create(&th[k], NULL, pair_worker, &jobs[k]) != 0)
-            break;
-        started = k;
-    }
-    if (started + 1 < c->n_threads) {
-        /* threads missing: run their shares here, in order */
-        for (size_t k = started + 1; k < c->n_threads; k++)
-            add_pairs(c, k, c->n_threads);
-    }
-    add_pairs(c, 0, c->n_threads);
-    for (size_t k = 1; k <= started; k++)
-        pthread_join(th[k], NULL);
+    run_pairs(c);
     return GSVD_OK;
 }
 
@@ -249,60 +254,110 @@ static double finish(const struct gsvd_pdist_params *p, const double *s, uint64_
     }
 }
 
-int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p, struct gsvd_pdist_result **out)
+/* Allocate the sums and the result for n items. */
+static int pd_setup(struct pd_ctx *c, const struct gsvd_pdist_params *p, size_t n, uint64_t m,
+                    struct gsvd_pdist_result **rp)
 {
-    struct pd_ctx c = {.p = p};
-    struct gsvd_pdist_result *r = NULL;
-    size_t n = gsvd_geno_n_samples(g), n_pairs, nn;
-    int rc = GSVD_OK;
+    size_t n_pairs = n * (n - 1) / 2, nn;
+    struct gsvd_pdist_result *r;
 
-    *out = NULL;
+    *rp = NULL;
+    memset(c, 0, sizeof *c);
+    c->p = p;
     if (p->metric == GSVD_PDIST_MINKOWSKI && !(p->p > 0 && isfinite(p->p))) {
         gsvd_log_error("minkowski needs p > 0 (got %g)", p->p);
         return GSVD_EINVAL;
     }
-    n_pairs = n * (n - 1) / 2;
-    if (gsvd_mul_size(n, n, &nn) < 0 || nn > SIZE_MAX / sizeof(double)) {
-        gsvd_log_error("%zu samples: the distance matrix does not fit in memory", n);
+    if (gsvd_mul_size(n, n, &nn) < 0 || nn > SIZE_MAX / sizeof(double) / N_SUMS) {
+        gsvd_log_error("%zu items: the distance matrix does not fit in memory", n);
         return GSVD_ENOMEM;
     }
-    c.n = n;
-    c.n_threads = p->n_threads ? p->n_threads : 1;
-    c.sums = gsvd_calloc(n_pairs ? n_pairs * N_SUMS : 1, sizeof *c.sums);
-    c.called = gsvd_calloc(n ? n : 1, sizeof *c.called);
-    r = gsvd_calloc(1, sizeof *r);
-    if (!c.sums || !c.called || !r) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
+    c->n = n;
+    c->n_threads = p->n_threads ? p->n_threads : 1;
+    c->sums = gsvd_calloc(n_pairs ? n_pairs * N_SUMS : 1, sizeof *c->sums);
+    c->called = gsvd_calloc(n ? n : 1, sizeof *c->called);
+    r = *rp = gsvd_calloc(1, sizeof *r);
+    if (!c->sums || !c->called || !r)
+        return GSVD_ENOMEM;
     r->n = n;
-    r->m = gsvd_geno_n_variants(g);
+    r->m = m;
     r->dist = gsvd_calloc(nn ? nn : 1, sizeof *r->dist);
     r->n_sites = gsvd_calloc(nn ? nn : 1, sizeof *r->n_sites);
-    if (!r->dist || !r->n_sites) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    GSVD_TRY(gsvd_geno_scan(g, block_cb, &c));
-    r->n_missing = c.n_missing;
+    return r->dist && r->n_sites ? GSVD_OK : GSVD_ENOMEM;
+}
+
+/* Distances from the sums; the diagonal is 0 with the item's own called sites. */
+static void pd_finish(struct pd_ctx *c, struct gsvd_pdist_result *r, size_t ploidy)
+{
+    size_t n = c->n;
+    r->n_missing = c->n_missing;
     for (size_t i = 0; i < n; i++) {
         for (size_t j = i + 1; j < n; j++) {
-            const double *s = c.sums + tri(n, i, j) * N_SUMS;
-            double d = finish(p, s, r->m, gsvd_geno_ploidy(g));
+            const double *s = c->sums + tri(n, i, j) * N_SUMS;
+            double d = finish(c->p, s, r->m, ploidy);
             r->dist[i * n + j] = r->dist[j * n + i] = d;
             r->n_sites[i * n + j] = r->n_sites[j * n + i] =
                 s[S_N] > UINT32_MAX ? UINT32_MAX : (uint32_t)s[S_N];
         }
+        r->n_sites[i * n + i] = (uint32_t)(c->called[i] > UINT32_MAX ? UINT32_MAX : c->called[i]);
     }
-    /* the diagonal: 0 distance; sites = the sample's called sites */
-    for (size_t i = 0; i < n; i++)
-        r->n_sites[i * n + i] = (uint32_t)(c.called[i] > UINT32_MAX ? UINT32_MAX : c.called[i]);
-    *out = r;
-    r = NULL;
-out:
-    gsvd_free(c.sums);
-    gsvd_free(c.called);
-    gsvd_free(c.t);
+}
+
+static void pd_free(struct pd_ctx *c)
+{
+    gsvd_free(c->sums);
+    gsvd_free(c->called);
+    gsvd_free(c->t);
+}
+
+int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p, struct gsvd_pdist_result **out)
+{
+    struct pd_ctx c;
+    struct gsvd_pdist_result *r = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = pd_setup(&c, p, gsvd_geno_n_samples(g), gsvd_geno_n_variants(g), &r);
+    if (rc == GSVD_OK)
+        rc = gsvd_geno_scan(g, block_cb, &c);
+    if (rc == GSVD_OK) {
+        pd_finish(&c, r, gsvd_geno_ploidy(g));
+        *out = r;
+        r = NULL;
+    }
+    pd_free(&c);
+    gsvd_pdist_result_free(r);
+    return rc;
+}
+
+int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m, size_t ploidy,
+                          const struct gsvd_pdist_params *p, struct gsvd_pdist_result **out)
+{
+    struct pd_ctx c;
+    struct gsvd_pdist_result *r = NULL;
+    int rc;
+
+    *out = NULL;
+    rc = pd_setup(&c, p, n, m, &r);
+    if (rc == GSVD_OK && m > 0) {
+        /* the matrix is already sample-major float64: one block of all features */
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < m; j++) {
+                int miss = isnan(x[i * m + j]);
+                c.n_missing += (uint64_t)miss;
+                c.called[i] += (uint64_t)!miss;
+            }
+        c.t = (double *)(uintptr_t)x; /* read only; not freed (t_cap stays 0) */
+        c.rows = m;
+        run_pairs(&c);
+        c.t = NULL;
+    }
+    if (rc == GSVD_OK) {
+        pd_finish(&c, r, ploidy);
+        *out = r;
+        r = NULL;
+    }
+    pd_free(&c);
     gsvd_pdist_result_free(r);
     return rc;
 }

@@ -67,6 +67,12 @@ const char *gsvd_pdist_metric_list(void); /* "euclidean, sqeuclidean, ..." */
  * or read errors (missing calls with GSVD_PDIST_ERROR come from the genotype reader). */
 GSVD_NODISCARD int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p,
                                   struct gsvd_pdist_result **out);
+/* The same for an in-memory matrix: n items x m features, row-major float64, NaN = missing
+ * (borrowed).  ploidy is only used by `ibs`. */
+GSVD_NODISCARD int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m, size_t ploidy,
+                                         const struct gsvd_pdist_params *p,
+                                         struct gsvd_pdist_result **out);
+
 void gsvd_pdist_result_free(struct gsvd_pdist_result *r); /* accepts NULL */
 
 GSVD_EXTERN_C_END

@@ -2,10 +2,13 @@
  * square TSV matrix. */
 #include "gsvd_config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analysis/genotype.h"
 #include "analysis/pdist.h"
@@ -14,6 +17,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/textmatrix.h"
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/writer.h"
@@ -44,6 +48,9 @@ static void usage(FILE *fp)
           "store, a scikit-allel layout, or a 2-D dosage array named with --array), with\n"
           "scipy's definitions; on data without missing calls the values equal\n"
           "scipy.spatial.distance.pdist on the dosage matrix (samples x variants).\n"
+          "INPUT may also be a TSV/CSV numeric matrix (a file, or '-' / no INPUT for standard\n"
+          "input): one row per item, optional header line and ID column, empty / nan / NA\n"
+          "missing; e.g. gensvd pca X --format tsv | gensvd pdist\n"
           "  -m, --metric NAME      euclidean, sqeuclidean, cityblock, minkowski, chebyshev,\n"
           "                         cosine, correlation, hamming, jaccard, braycurtis, canberra,\n"
           "                         or ibs (PLINK 1.9 1-ibs: sum |g_i - g_j| / (ploidy n_ij))\n"
@@ -152,6 +159,69 @@ out:
     gsvd_buf_free(&attrs);
     gsvd_writer_close(w);
     gsvd_codec_ws_free(ws);
+    return rc;
+}
+
+/* Read a whole stream or file into b. */
+static int slurp(const char *path, struct gsvd_buf *b)
+{
+    FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    char chunk[65536];
+    size_t n;
+    int rc = GSVD_OK;
+
+    if (!fp) {
+        gsvd_log_error("%s: %s", path, strerror(errno));
+        return GSVD_EIO;
+    }
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        if ((rc = gsvd_buf_append(b, chunk, n)) < 0)
+            break;
+    if (rc == GSVD_OK && ferror(fp)) {
+        gsvd_log_error("%s: read error", strcmp(path, "-") == 0 ? "standard input" : path);
+        rc = GSVD_EIO;
+    }
+    if (fp != stdin)
+        fclose(fp);
+    return rc;
+}
+
+/* A numeric matrix from TSV/CSV text: rows are the items. */
+static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
+{
+    struct gsvd_buf text = GSVD_BUF_INIT;
+    struct gsvd_textmatrix m = {0};
+    struct gsvd_pdist_result *r = NULL;
+    const char *where = strcmp(o->input, "-") == 0 ? "standard input" : o->input;
+    int rc = GSVD_OK;
+
+    if (o->samples_file || o->geno.var_start || o->geno.var_stop || o->geno.array ||
+        o->geno.transpose) {
+        gsvd_log_error("%s: --samples, --variants, --array and --transpose apply to Zarr input",
+                       where);
+        return GSVD_EINVAL;
+    }
+    GSVD_TRY(slurp(o->input, &text));
+    GSVD_TRY(gsvd_textmatrix_parse(text.data ? text.data : "", text.len, where, &m));
+    if (o->pd.missing == GSVD_PDIST_ERROR)
+        for (size_t i = 0; i < m.n_rows * m.n_cols; i++)
+            if (isnan(m.values[i])) {
+                gsvd_log_error("%s: row %zu has a missing value (--missing error)", where,
+                               i / m.n_cols + 1);
+                rc = GSVD_EFORMAT;
+                goto out;
+            }
+    o->pd.n_threads = common->threads;
+    GSVD_TRY(gsvd_pdist_run_matrix(m.values, m.n_rows, m.n_cols,
+                                   o->geno.ploidy ? o->geno.ploidy : 2, &o->pd, &r));
+    if (o->output)
+        GSVD_TRY(write_zarr(o, r, &m.ids));
+    if (o->format || !o->output)
+        GSVD_TRY(write_tsv(r, &m.ids));
+out:
+    gsvd_pdist_result_free(r);
+    gsvd_textmatrix_clear(&m);
+    gsvd_buf_free(&text);
     return rc;
 }
 
@@ -288,13 +358,18 @@ int gsvd_cmd_pdist(int argc, char **argv)
             return gsvd_cli_usage_error("pdist", "invalid option '%s'", argv[optind - 1]);
         }
     }
-    if (optind != argc - 1)
-        return gsvd_cli_usage_error("pdist",
-                                    optind >= argc ? "missing INPUT" : "too many arguments");
-    o.input = argv[optind];
+    if (optind < argc - 1)
+        return gsvd_cli_usage_error("pdist", "too many arguments");
+    if (optind == argc && isatty(STDIN_FILENO))
+        return gsvd_cli_usage_error("pdist", "missing INPUT (a Zarr store, a TSV/CSV file, or -)");
+    o.input = optind < argc ? argv[optind] : "-";
     gsvd_cli_common_apply(&common);
     o.command = gsvd_cli_command_line(argc, argv);
-    rc = run(&o, &common);
+    {
+        struct stat sb;
+        int text = strcmp(o.input, "-") == 0 || (stat(o.input, &sb) == 0 && S_ISREG(sb.st_mode));
+        rc = text ? run_text(&o, &common) : run(&o, &common);
+    }
     gsvd_free(o.command);
     return gsvd_cli_exit_code(rc);
 }
