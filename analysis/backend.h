@@ -15,7 +15,7 @@ typedef struct gsvd_backend gsvd_backend;
 struct gsvd_backend_ops;
 
 /* A block of dosages for the variants of one read: rows = variants kept, cols = samples.
- * Exactly one of i8 / p2 / f32 is set.  Values: dosages, -1 (i8) or NaN (f32) for missing;
+ * Exactly one of i8 / p2 / f64 is set.  Values: dosages, -1 (i8) or NaN (f64) for missing;
  * p2 packs four 2-bit codes per byte (code 0, 1, 2 = dosage, 3 = missing; sample i of a row is
  * bits 2(i%4) of byte i/4; rows are (n_cols + 3) / 4 bytes apart). */
 struct gsvd_gblock {
@@ -23,7 +23,7 @@ struct gsvd_gblock {
     size_t n_cols;        /* samples */
     const int8_t *i8;     /* row-major n_rows x n_cols, or NULL */
     const uint8_t *p2;    /* packed 2-bit rows, or NULL */
-    const float *f32;     /* row-major n_rows x n_cols, or NULL */
+    const double *f64;    /* row-major n_rows x n_cols (float input), or NULL */
     const float *center;  /* per row: value subtracted (the mean, or 0) */
     const float *scale;   /* per row: multiplier (1 / sigma) */
     const float *missing; /* per row: standardised value of a missing call; NULL = all 0 */

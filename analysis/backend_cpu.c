@@ -155,9 +155,9 @@ static void standardise_rows(const struct gsvd_gblock *g, size_t r0, size_t rows
                     rs += (double)cnt[v] * lut[v] * lut[v];
             }
         } else {
-            const float *row = g->f32 + r * n;
+            const double *row = g->f64 + r * n;
             for (size_t i = 0; i < n; i++) {
-                float x = isnan(row[i]) ? m0 : (row[i] - c0) * s0;
+                float x = isnan(row[i]) ? m0 : (float)((row[i] - c0) * s0);
                 z[i] = x;
                 rs += (double)x * x;
             }

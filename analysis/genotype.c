@@ -26,7 +26,7 @@ struct gsvd_geno {
     gsvd_array *arr;           /* owned */
     char *arr_path;            /* owned */
     struct gsvd_geno_params p; /* copy; p.samples not used after open */
-    int is_float;              /* float input: f32 blocks, NaN missing */
+    int is_float;              /* float input: float64 blocks, NaN missing */
     int rank;                  /* 2 or 3 */
     size_t ploidy;             /* alleles per call (3-D) or the dosage scale (2-D) */
     uint64_t n_all_samples;    /* samples in the array */
@@ -377,8 +377,8 @@ out:
 struct scan_slot {
     void *raw; /* decoded region, array dtype */
     size_t raw_cap;
-    int8_t *dos; /* int8 dosages, n_variants x n_samples (all of the block) */
-    float *fdos; /* float dosages for float input */
+    int8_t *dos;  /* int8 dosages, n_variants x n_samples (all of the block) */
+    double *fdos; /* float input, as float64 */
     size_t dos_cap;
     float *center, *scale; /* kept rows */
     float *miss;           /* kept rows: standardised value of a missing call */
@@ -446,7 +446,7 @@ static int64_t load_int(const struct gsvd_dtype *dt, const unsigned char *base, 
     return v;
 }
 
-static float load_float(const struct gsvd_dtype *dt, const unsigned char *base, size_t i)
+static double load_float(const struct gsvd_dtype *dt, const unsigned char *base, size_t i)
 {
     const unsigned char *p = base + i * dt->size;
     if (dt->size == 4) {
@@ -457,11 +457,11 @@ static float load_float(const struct gsvd_dtype *dt, const unsigned char *base, 
     if (dt->size == 8) {
         double d;
         memcpy(&d, p, 8);
-        return (float)d;
+        return d;
     }
     uint16_t h;
     memcpy(&h, p, 2);
-    return (float)gsvd_half_to_double(h);
+    return gsvd_half_to_double(h);
 }
 
 /* Dosage rows for variants [v0, v0 + nv) into s->dos (int8, -1 missing) or s->fdos. */
@@ -494,7 +494,7 @@ static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, st
     }
     GSVD_TRY(gsvd_reader_read(r, start, count, s->raw));
     if (g->is_float) {
-        GSVD_TRY(grow((void **)&s->fdos, &s->dos_cap, nv * N * sizeof(float)));
+        GSVD_TRY(grow((void **)&s->fdos, &s->dos_cap, nv * N * sizeof(double)));
         for (size_t j = 0; j < nv; j++)
             for (size_t i = 0; i < N; i++) {
                 size_t col = g->sample_idx ? (size_t)g->sample_idx[i] : i;
@@ -586,7 +586,7 @@ static int judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t varia
     int exact_var_zero = 0;
 
     if (s->fdos) {
-        const float *row = s->fdos + j * N;
+        const double *row = s->fdos + j * N;
         for (size_t i = 0; i < N; i++)
             if (!isnan(row[i])) {
                 n++;
@@ -717,7 +717,7 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
     s->blk = (struct gsvd_gblock){.n_rows = kept,
                                   .n_cols = N,
                                   .i8 = s->fdos ? NULL : s->dos,
-                                  .f32 = s->fdos,
+                                  .f64 = s->fdos,
                                   .center = s->center,
                                   .scale = s->scale,
                                   .missing = s->miss};
@@ -736,7 +736,7 @@ static int cache_add(gsvd_geno *g, const struct scan_slot *s)
     const struct gsvd_gblock *b = &s->blk;
     size_t nv = s->info.n_variants, rows = b->n_rows, n = b->n_cols;
     size_t packed = b->i8 && g->ploidy <= 2, stride = packed ? (n + 3) / 4 : n;
-    size_t row_bytes = stride * (b->f32 ? sizeof(float) : 1);
+    size_t row_bytes = stride * (b->f64 ? sizeof(double) : 1);
     uint64_t need = (uint64_t)rows * row_bytes + (uint64_t)rows * 12 + (uint64_t)nv * 17 + 256;
     struct cache_block *c;
 
@@ -777,7 +777,7 @@ static int cache_add(gsvd_geno *g, const struct scan_slot *s)
                 o[i / 4] |= (uint8_t)((d[i] < 0 ? 3 : d[i]) << (2 * (i % 4)));
         }
     } else {
-        memcpy(c->rows, b->f32 ? (const void *)b->f32 : (const void *)b->i8, rows * row_bytes);
+        memcpy(c->rows, b->f64 ? (const void *)b->f64 : (const void *)b->i8, rows * row_bytes);
     }
     memcpy(c->center, b->center, rows * sizeof *c->center);
     memcpy(c->scale, b->scale, rows * sizeof *c->scale);
@@ -789,7 +789,7 @@ static int cache_add(gsvd_geno *g, const struct scan_slot *s)
                                   .n_cols = n,
                                   .i8 = b->i8 && !packed ? c->rows : NULL,
                                   .p2 = packed ? c->rows : NULL,
-                                  .f32 = b->f32 ? c->rows : NULL,
+                                  .f64 = b->f64 ? c->rows : NULL,
                                   .center = c->center,
                                   .scale = c->scale,
                                   .missing = c->miss};

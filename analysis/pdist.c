@@ -202,7 +202,7 @@ static int block_cb(void *vctx, const struct gsvd_gblock *blk, const struct gsvd
                 int g = blk->i8[r * n + i];
                 v = g < 0 ? NAN : (double)g;
             } else {
-                v = blk->f32[r * n + i];
+                v = blk->f64[r * n + i];
             }
             c->n_missing += isnan(v);
             c->called[i] += !isnan(v);
