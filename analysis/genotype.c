@@ -853,15 +853,13 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
     if (nw > n_blocks)
         nw = (size_t)n_blocks;
     depth = nw + 1;
-    c.readers = gsvd_calloc(nw, sizeof *c.readers);
     slots = gsvd_calloc(depth, sizeof *slots);
     ptrs = gsvd_calloc(depth, sizeof *ptrs);
-    if (!c.readers || !slots || !ptrs) {
+    if (!slots || !ptrs) {
         rc = GSVD_ENOMEM;
         goto out;
     }
-    for (size_t i = 0; i < nw; i++)
-        GSVD_TRY(gsvd_reader_new(g->arr, &c.readers[i]));
+    GSVD_TRY(gsvd_reader_pool_new(g->arr, nw, &c.readers));
     for (size_t i = 0; i < depth; i++)
         ptrs[i] = &slots[i];
     struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};
@@ -875,8 +873,7 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
 out:
     if (rc < 0 && g->cache_state == 0)
         cache_free(g); /* a partial cache is useless; the next scan fills it again */
-    for (size_t i = 0; c.readers && i < nw; i++)
-        gsvd_reader_free(c.readers[i]);
+    gsvd_reader_pool_free(c.readers, nw);
     for (size_t i = 0; slots && i < depth; i++) {
         gsvd_free(slots[i].raw);
         gsvd_free(slots[i].dos);
@@ -888,7 +885,6 @@ out:
         gsvd_free(slots[i].mean);
         gsvd_free(slots[i].inv_sd);
     }
-    gsvd_free(c.readers);
     gsvd_free(slots);
     gsvd_free(ptrs);
     return rc;

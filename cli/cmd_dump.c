@@ -463,15 +463,13 @@ static int run_dump(gsvd_array *a, const char *slice, int stats, size_t threads)
     if (c.n_blocks < nw)
         nw = c.n_blocks ? (size_t)c.n_blocks : 1;
     depth = 2 * nw;
-    c.readers = gsvd_calloc(nw, sizeof *c.readers);
     slots = gsvd_calloc(depth, sizeof *slots);
     ptrs = gsvd_calloc(depth, sizeof *ptrs);
-    if (!c.readers || !slots || !ptrs) {
+    if (!slots || !ptrs) {
         rc = GSVD_ENOMEM;
         goto out;
     }
-    for (size_t i = 0; i < nw; i++)
-        GSVD_TRY(gsvd_reader_new(a, &c.readers[i]));
+    GSVD_TRY(gsvd_reader_pool_new(a, nw, &c.readers));
     for (size_t i = 0; i < depth; i++) {
         if (c.z->dtype.kind != 'O') {
             slots[i].data = gsvd_malloc(block_bytes);
@@ -496,14 +494,12 @@ static int run_dump(gsvd_array *a, const char *slice, int stats, size_t threads)
         }
     }
 out:
-    for (size_t i = 0; c.readers && i < nw; i++)
-        gsvd_reader_free(c.readers[i]);
+    gsvd_reader_pool_free(c.readers, nw);
     for (size_t i = 0; slots && i < depth; i++) {
         gsvd_buf_free(&slots[i].text);
         gsvd_free(slots[i].data);
         gsvd_strlist_free(&slots[i].strs);
     }
-    gsvd_free(c.readers);
     gsvd_free(slots);
     gsvd_free(ptrs);
     return rc;

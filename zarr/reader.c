@@ -56,6 +56,30 @@ gsvd_array *gsvd_reader_array(const gsvd_reader *r)
     return r->arr;
 }
 
+int gsvd_reader_pool_new(gsvd_array *a, size_t n, gsvd_reader ***out)
+{
+    gsvd_reader **pool = gsvd_calloc(n ? n : 1, sizeof *pool);
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    if (!pool)
+        return GSVD_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        GSVD_TRY(gsvd_reader_new(a, &pool[i]));
+    *out = pool;
+    pool = NULL;
+out:
+    gsvd_reader_pool_free(pool, n);
+    return rc;
+}
+
+void gsvd_reader_pool_free(gsvd_reader **pool, size_t n)
+{
+    for (size_t i = 0; pool && i < n; i++)
+        gsvd_reader_free(pool[i]);
+    gsvd_free(pool);
+}
+
 /* Decode chunk idx into r->chunk unless it is already there. */
 static int load_chunk(gsvd_reader *r, const uint64_t *idx)
 {

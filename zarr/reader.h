@@ -19,6 +19,11 @@ void gsvd_reader_free(gsvd_reader *r); /* accepts NULL */
 
 gsvd_array *gsvd_reader_array(const gsvd_reader *r); /* borrowed */
 
+/* n readers of `a`, one per worker thread.  Caller owns *out (an array of n handles); free
+ * with gsvd_reader_pool_free.  GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_reader_pool_new(gsvd_array *a, size_t n, gsvd_reader ***out);
+void gsvd_reader_pool_free(gsvd_reader **pool, size_t n); /* accepts NULL */
+
 /* Read the hyper-rectangle start[d] .. start[d]+count[d] into dst: C order, product(count) *
  * dtype.size bytes.  Returns GSVD_OK, or GSVD_EINVAL (logged) if the region leaves the array or
  * the array holds objects, or (logged) fetch/decode errors naming the chunk key. */
