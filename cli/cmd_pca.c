@@ -224,7 +224,6 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
     struct gsvd_buf attrs = GSVD_BUF_INIT;
     double *tmp = NULL;
     size_t n = r->n, k = r->k;
-    uint8_t *incl = NULL;
     int rc = GSVD_OK;
 
     GSVD_TRY(gsvd_codec_ws_new(&ws));
@@ -298,7 +297,6 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
     }
     GSVD_TRY(gsvd_writer_commit(w));
 out:
-    gsvd_free(incl);
     gsvd_free(tmp);
     gsvd_buf_free(&attrs);
     gsvd_writer_close(w);
@@ -427,7 +425,7 @@ int gsvd_cmd_pca(int argc, char **argv)
     struct pca_opts o = {
         .device = "auto", .pca = GSVD_PCA_PARAMS_DEFAULT, .geno = GSVD_GENO_PARAMS_DEFAULT};
     uint64_t v;
-    int c, rc, scaler_set = 0, cache_set = 0;
+    int c, rc, cache_set = 0;
 
     optind = 1;
     opterr = 0;
@@ -478,7 +476,6 @@ int gsvd_cmd_pca(int argc, char **argv)
                     "pca", "invalid --scaler '%s' (patterson, hwe, standard, center, none)",
                     optarg);
             o.geno.scaler = (enum gsvd_scaler)i;
-            scaler_set = 1;
             break;
         }
         case OPT_MISSING:
@@ -567,7 +564,6 @@ int gsvd_cmd_pca(int argc, char **argv)
             return gsvd_cli_usage_error("pca", "invalid option '%s'", argv[optind - 1]);
         }
     }
-    (void)scaler_set;
     if (optind != argc - 1)
         return gsvd_cli_usage_error("pca", optind >= argc ? "missing INPUT" : "too many arguments");
     if (o.pca.loadings && !o.output)

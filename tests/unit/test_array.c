@@ -26,6 +26,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "tests/gsvd_test.h"
+#include "tests/gsvd_test_fs.h"
 #include "zarr/array.h"
 #include "zarr/codec.h"
 #include "zarr/dtype.h"
@@ -98,32 +99,6 @@ static struct gsvd_dtype dtype_of(const char *s)
 
     GSVD_CHECK_RC(gsvd_dtype_parse(s, &dt), GSVD_OK);
     return dt;
-}
-
-/* rm -r; best effort. */
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *e;
-
-    if (!d) {
-        unlink(path);
-        return;
-    }
-    while ((e = readdir(d)) != NULL) {
-        char *sub;
-        struct stat sb;
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        sub = gsvd_asprintf("%s/%s", path, e->d_name);
-        if (sub && lstat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
-            remove_tree(sub);
-        else if (sub)
-            unlink(sub);
-        gsvd_free(sub);
-    }
-    closedir(d);
-    rmdir(path);
 }
 
 /* Entries of tmp (not . and ..). */
@@ -547,7 +522,7 @@ out:
     for (size_t i = 0; i < GSVD_ARRAY_LEN(rt_cases); i++)
         gsvd_free(srcs[i]);
     if (url)
-        remove_tree(url);
+        gsvd_test_remove_tree(url);
     gsvd_free(url);
 }
 
@@ -657,7 +632,7 @@ static void test_writer_errors(void)
     gsvd_writer_close(w);
     w = NULL;
     if (count_tmp_entries() != before) { /* the bug committed a store: remove it */
-        remove_tree(url);
+        gsvd_test_remove_tree(url);
         GSVD_CHECK(0);
     }
 
@@ -673,7 +648,7 @@ static void test_writer_errors(void)
         GSVD_CHECK(w2 == NULL);
         GSVD_CHECK_RC(gsvd_writer_open(url, 1, &w2), GSVD_OK);
         gsvd_writer_close(w2);
-        remove_tree(url);
+        gsvd_test_remove_tree(url);
     }
     GSVD_CHECK_RC(gsvd_writer_open("foo://x", 0, &w), GSVD_EINVAL);
     GSVD_CHECK(w == NULL);
@@ -788,7 +763,7 @@ out:
     gsvd_codec_ws_free(ws);
     gsvd_strlist_free(&l);
     if (url)
-        remove_tree(url);
+        gsvd_test_remove_tree(url);
     gsvd_free(url);
 }
 
@@ -1536,7 +1511,7 @@ out:
     gsvd_writer_close(w);
     gsvd_codec_ws_free(ws);
     if (url)
-        remove_tree(url);
+        gsvd_test_remove_tree(url);
     gsvd_free(url);
     gsvd_free(chunk);
 }
@@ -1715,6 +1690,6 @@ int main(int argc, char **argv)
     test_corrupt_chunks();
     test_chunk_is_dir();
     GSVD_CHECK_RC(one_roundtrip(), GSVD_OK);
-    remove_tree(tmp);
+    gsvd_test_remove_tree(tmp);
     return gsvd_test_report("test_array");
 }

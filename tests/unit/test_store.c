@@ -20,6 +20,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "tests/gsvd_test.h"
+#include "tests/gsvd_test_fs.h"
 #include "zarr/meta.h"
 #include "zarr/store.h"
 #include "zarr/tree.h"
@@ -105,32 +106,6 @@ static int count_entries(const char *rel, const char *prefix, const char *infix)
         closedir(d);
     gsvd_free(p);
     return n;
-}
-
-/* rm -r; best effort. */
-static void remove_tree(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *e;
-
-    if (!d) {
-        unlink(path);
-        return;
-    }
-    while ((e = readdir(d)) != NULL) {
-        char *sub;
-        struct stat sb;
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        sub = gsvd_asprintf("%s/%s", path, e->d_name);
-        if (sub && lstat(sub, &sb) == 0 && S_ISDIR(sb.st_mode))
-            remove_tree(sub);
-        else if (sub)
-            unlink(sub);
-        gsvd_free(sub);
-    }
-    closedir(d);
-    rmdir(path);
 }
 
 static int list_is(gsvd_store *st, const char *prefix, const char *const *want, size_t n_want)
@@ -637,6 +612,6 @@ int main(int argc, char **argv)
     test_file_write();
     test_mem();
     test_locate();
-    remove_tree(tmp);
+    gsvd_test_remove_tree(tmp);
     return gsvd_test_report("test_store");
 }
