@@ -96,6 +96,11 @@ uint64_t gsvd_geno_n_variants(const gsvd_geno *g)
     return g->ve - g->vs;
 }
 
+int gsvd_geno_is_float(const gsvd_geno *g)
+{
+    return g->is_float;
+}
+
 size_t gsvd_geno_ploidy(const gsvd_geno *g)
 {
     return g->ploidy;

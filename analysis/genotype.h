@@ -83,6 +83,7 @@ void gsvd_geno_close(gsvd_geno *g); /* accepts NULL */
 size_t gsvd_geno_n_samples(const gsvd_geno *g);    /* after subsetting */
 uint64_t gsvd_geno_n_variants(const gsvd_geno *g); /* in the range, before filters */
 size_t gsvd_geno_ploidy(const gsvd_geno *g);
+int gsvd_geno_is_float(const gsvd_geno *g); /* 1: float input (float64 blocks, NaN missing) */
 const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g); /* borrowed */
 const char *gsvd_geno_array_name(const gsvd_geno *g); /* borrowed; for messages and attrs */
 /* Counts from the last complete scan (all zero before one). */

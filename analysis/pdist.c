@@ -1,20 +1,20 @@
-/* analysis/pdist.c - pairwise distances, accumulated block by block.
- * Each block is turned sample-major (N x rows, NaN for missing) and, for every pair, the sums
- * the metric needs are added over the sites called in both.  Pairs are split among threads by
- * row of the pair matrix, each pair owned by one thread, so sums are added in the same order
- * whatever the thread count. */
+/* analysis/pdist.c - the pdist engine: picks a kernel, plans bands of rows under the memory
+ * cap, drives one pass over the data per band (or a replay of the kept bit planes), turns each
+ * pair's sums into a distance and hands finished bands to the sink.  A kernel that cannot take
+ * the data hands over to the next one during the first pass, before any band was emitted. */
 #include "gsvd_config.h"
 #include "analysis/pdist.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/pdist_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/parallel.h"
 
 static const char *const metric_names[GSVD_PDIST_N_METRICS] = {
     "euclidean",   "sqeuclidean", "cityblock", "minkowski",  "chebyshev", "cosine",
@@ -42,322 +42,518 @@ const char *gsvd_pdist_metric_list(void)
            "hamming, jaccard, braycurtis, canberra, ibs";
 }
 
-void gsvd_pdist_result_free(struct gsvd_pdist_result *r)
+const char *gsvd_pdist_missing_name(enum gsvd_pdist_missing m)
 {
-    if (!r)
-        return;
-    gsvd_free(r->dist);
-    gsvd_free(r->n_sites);
-    gsvd_free(r);
+    return m == GSVD_PDIST_SCALE ? "scale" : m == GSVD_PDIST_ERROR ? "error" : "pairwise";
 }
 
-/* Per-pair sums; which ones are used depends on the metric (see finish()). */
-enum { S_N, S_A, S_B, S_C, S_D, S_E, N_SUMS };
+/* ---- the engine ---------------------------------------------------------------------------- */
 
-struct pd_ctx {
+struct pd_run;
+
+/* Where the features come from: one call of `pass` feeds every stripe to pd_feed. */
+struct pd_source {
+    int (*pass)(struct pd_source *src, struct pd_run *run);
+    void *ctx;
+};
+
+struct pd_run {
     const struct gsvd_pdist_params *p;
-    size_t n;
-    double *sums; /* n_pairs x N_SUMS, pair (i < j) at tri(i, j) */
-    double *t;    /* sample-major block: n x rows */
-    size_t t_cap, rows;
+    struct pd_env env;
+    double ploidy;
+    const struct pd_kernel_ops *kops;
+    void *kst;
+    int first_pass; /* counting called values this pass */
+    uint64_t *called;
     uint64_t n_missing;
-    uint64_t *called; /* per sample: called sites */
-    size_t n_threads;
+    /* bands */
+    size_t *band_rows; /* first row of each band, plus n at the end */
+    size_t n_bands, band;
+    double *dist;
+    uint32_t *n_sites;
+    size_t out_cap;
+    /* progress */
+    uint64_t work_done, work_total;
+    int last_pct;
+    struct gsvd_pdist_summary sum;
 };
 
-static size_t tri(size_t n, size_t i, size_t j) /* i < j */
+static void progress(struct pd_run *r, uint64_t features)
 {
-    return i * n - i * (i + 1) / 2 + (j - i - 1);
+    int pct;
+    if (!r->p->progress || r->work_total == 0)
+        return;
+    r->work_done += features;
+    pct = (int)(100.0 * (double)r->work_done / (double)r->work_total);
+    if (pct > 100)
+        pct = 100;
+    if (pct != r->last_pct) {
+        r->last_pct = pct;
+        fprintf(stderr, "\r[pdist] %s, band %zu/%zu: %3d%%", r->kops->name, r->band + 1, r->n_bands,
+                pct);
+    }
 }
 
-/* Add one block's contribution to the pairs (i, j) for i in [i0, n) step `step`. */
-static void add_pairs(struct pd_ctx *c, size_t i0, size_t step)
+/* Count called values of a stripe (first pass only), then give it to the kernel. */
+static int pd_feed(struct pd_run *r, const struct pd_stripe *s)
 {
-    size_t n = c->n, rows = c->rows;
-    enum gsvd_pdist_metric m = c->p->metric;
-    double pw = c->p->p;
-
-    for (size_t i = i0; i < n; i += step) {
-        const double *x = c->t + i * rows;
-        for (size_t j = i + 1; j < n; j++) {
-            const double *y = c->t + j * rows;
-            double *s = c->sums + tri(n, i, j) * N_SUMS;
-            double cnt = 0, a = 0, b = 0, cc = 0, d = 0, e = 0;
-            for (size_t r = 0; r < rows; r++) {
-                double u = x[r], v = y[r], diff;
-                if (isnan(u) || isnan(v))
-                    continue;
-                cnt++;
-                diff = fabs(u - v);
-                switch (m) {
-                case GSVD_PDIST_EUCLIDEAN:
-                case GSVD_PDIST_SQEUCLIDEAN:
-                    a += diff * diff;
-                    break;
-                case GSVD_PDIST_CITYBLOCK:
-                case GSVD_PDIST_IBS:
-                    a += diff;
-                    break;
-                case GSVD_PDIST_MINKOWSKI:
-                    a += pow(diff, pw);
-                    break;
-                case GSVD_PDIST_CHEBYSHEV:
-                    a = diff > a ? diff : a;
-                    break;
-                case GSVD_PDIST_HAMMING:
-                    a += u != v;
-                    break;
-                case GSVD_PDIST_JACCARD:
-                    a += (u != 0) != (v != 0);
-                    b += (u != 0) || (v != 0);
-                    break;
-                case GSVD_PDIST_BRAYCURTIS:
-                    a += diff;
-                    b += fabs(u + v);
-                    break;
-                case GSVD_PDIST_CANBERRA:
-                    if (fabs(u) + fabs(v) > 0)
-                        a += diff / (fabs(u) + fabs(v));
-                    break;
-                case GSVD_PDIST_COSINE:
-                case GSVD_PDIST_CORRELATION:
-                    a += u;
-                    b += v;
-                    cc += u * v;
-                    d += u * u;
-                    e += v * v;
-                    break;
-                default:
-                    break;
-                }
+    size_t n = r->env.n;
+    if (r->first_pass) {
+        if (s->i8 && s->item_stride == 1) {
+            for (size_t f = 0; f < s->n_feat; f++) {
+                const int8_t *row = s->i8 + f * s->feat_stride;
+                for (size_t i = 0; i < n; i++)
+                    r->called[i] += row[i] >= 0;
             }
-            s[S_N] += cnt;
-            if (m == GSVD_PDIST_CHEBYSHEV)
-                s[S_A] = a > s[S_A] ? a : s[S_A];
-            else
-                s[S_A] += a;
-            s[S_B] += b;
-            s[S_C] += cc;
-            s[S_D] += d;
-            s[S_E] += e;
+        } else {
+            for (size_t i = 0; i < n; i++)
+                for (size_t f = 0; f < s->n_feat; f++)
+                    r->called[i] += !isnan(pd_value(s, i, f));
         }
     }
+    progress(r, s->n_feat);
+    return r->kops->add(r->kst, s);
 }
 
-struct pair_job {
-    struct pd_ctx *c;
-    size_t i0;
-};
-
-static void *pair_worker(void *arg)
+/* Kernels in the order they are tried for this metric and data. */
+static size_t kernel_chain(const struct gsvd_pdist_params *p, int is_float,
+                           const struct pd_kernel_ops **chain)
 {
-    struct pair_job *job = arg;
-    add_pairs(job->c, job->i0, job->c->n_threads);
-    return NULL;
-}
+    size_t k = 0;
+    enum gsvd_pdist_metric m = p->metric;
+    int gram_ok = m == GSVD_PDIST_EUCLIDEAN || m == GSVD_PDIST_SQEUCLIDEAN ||
+                  m == GSVD_PDIST_COSINE || m == GSVD_PDIST_CORRELATION;
+    int bp_ok = gsvd_pd_bitplane_metric(m);
 
-/* The pair loop over c->t (n x c->rows), rows of the pair matrix interleaved over threads. */
-static void run_pairs(struct pd_ctx *c)
-{
-    pthread_t th[64];
-    struct pair_job jobs[64];
-    size_t started = 0;
-
-    for (size_t k = 1; k < c->n_threads && k < GSVD_ARRAY_LEN(th); k++) {
-        jobs[k] = (struct pair_job){c, k};
-        if (pthread_create(&th[k], NULL, pair_worker, &jobs[k]) != 0)
-            break;
-        started = k;
+    switch (p->kernel) {
+    case GSVD_PDIST_KERNEL_BITPLANE:
+        if (bp_ok)
+            chain[k++] = &gsvd_pd_bitplane_ops;
+        break;
+    case GSVD_PDIST_KERNEL_GRAM:
+        if (gram_ok)
+            chain[k++] = &gsvd_pd_gram_ops;
+        break;
+    case GSVD_PDIST_KERNEL_GENERIC:
+        break;
+    default:
+        /* float input: the Gram first (exact enough, no missing); genotypes: bit planes */
+        if (gram_ok && (is_float || !bp_ok))
+            chain[k++] = &gsvd_pd_gram_ops;
+        if (bp_ok)
+            chain[k++] = &gsvd_pd_bitplane_ops;
+        break;
     }
-    /* shares of threads that did not start run here, as do share 0 */
-    for (size_t k = started + 1; k < c->n_threads; k++)
-        add_pairs(c, k, c->n_threads);
-    add_pairs(c, 0, c->n_threads);
-    for (size_t k = 1; k <= started; k++)
-        pthread_join(th[k], NULL);
+    chain[k++] = &gsvd_pd_generic_ops;
+    return k;
 }
 
-static int block_cb(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
+/* Plan the bands for kernel kops; sets env.stripe_bytes and env.cache_bytes. */
+static int plan_bands(struct pd_run *r, uint64_t features_hint)
 {
-    struct pd_ctx *c = vctx;
-    size_t rows = blk->n_rows, n = c->n, cells;
-    (void)info;
+    const struct gsvd_pdist_params *p = r->p;
+    size_t n = r->env.n, align = p->row_align > 1 ? p->row_align : 1;
+    uint64_t per_pair = r->kops->pair_bytes + sizeof(double) + sizeof(uint32_t);
+    uint64_t budget = p->memory, fixed, avail, cache = 0;
 
-    if (rows == 0)
+    r->env.stripe_bytes = budget ? budget / 8 : (uint64_t)256 << 20;
+    if (r->env.stripe_bytes > (uint64_t)256 << 20)
+        r->env.stripe_bytes = (uint64_t)256 << 20;
+    if (r->env.stripe_bytes < (uint64_t)16 << 20)
+        r->env.stripe_bytes = (uint64_t)16 << 20;
+    fixed = p->sink_bytes + r->env.stripe_bytes + r->kops->fixed_bytes(&r->env) +
+            (uint64_t)n * (sizeof(uint64_t) + 64);
+    gsvd_free(r->band_rows);
+    r->band_rows = gsvd_malloc((n + 2) * sizeof *r->band_rows);
+    if (!r->band_rows)
+        return GSVD_ENOMEM;
+    if (budget == 0) {
+        r->band_rows[0] = 0;
+        r->band_rows[1] = n;
+        r->n_bands = n ? 1 : 0;
+        r->sum.peak_bytes = fixed + (uint64_t)n * n * per_pair;
+        r->env.cache_bytes = 0;
         return GSVD_OK;
-    if (gsvd_mul_size(rows, n, &cells) < 0)
-        return GSVD_EINVAL;
-    if (cells > c->t_cap) {
-        double *t = gsvd_realloc(c->t, cells * sizeof *t);
-        if (!t)
-            return GSVD_ENOMEM;
-        c->t = t;
-        c->t_cap = cells;
     }
-    /* sample-major copy; raw dosages (the reader ran without centring or scaling) */
-    for (size_t r = 0; r < rows; r++)
-        for (size_t i = 0; i < n; i++) {
-            double v;
-            if (blk->i8) {
-                int g = blk->i8[r * n + i];
-                v = g < 0 ? NAN : (double)g;
-            } else {
-                v = blk->f64[r * n + i];
-            }
-            c->n_missing += isnan(v);
-            c->called[i] += !isnan(v);
-            c->t[i * rows + r] = v;
+    if (fixed >= budget) {
+        gsvd_log_error("--memory %llu bytes is below the %llu bytes needed before any pair "
+                       "(%zu items)",
+                       (unsigned long long)budget, (unsigned long long)fixed, n);
+        return GSVD_ENOMEM;
+    }
+    avail = budget - fixed;
+    /* the bit planes of the whole input, if a later band can replay them instead of reading
+     * the input again and they leave at least half of the budget to the bands */
+    if (r->kops->replay && (double)n * (double)n * (double)per_pair > (double)avail) {
+        uint64_t planes = (uint64_t)((double)n * 3 * ((double)features_hint + 4096 * 8) / 8);
+        if (planes <= avail / 2)
+            cache = planes + (uint64_t)n * 3 * 4096; /* slack: segments are whole */
+        if (cache > avail / 2)
+            cache = 0;
+    }
+    r->env.cache_bytes = cache;
+    avail -= cache;
+    size_t row = 0, k = 0;
+    while (row < n) {
+        uint64_t per_row = (uint64_t)(n - row) * per_pair;
+        uint64_t rows = avail / per_row;
+        if (rows < align && rows < n - row) {
+            gsvd_log_error("--memory %llu bytes cannot hold %zu row(s) of %zu pairs (%llu bytes "
+                           "each); raise --memory",
+                           (unsigned long long)budget, align, n - row, (unsigned long long)per_row);
+            return GSVD_ENOMEM;
         }
-    c->rows = rows;
-    run_pairs(c);
+        if (rows >= n - row)
+            rows = n - row;
+        else
+            rows = rows / align * align;
+        r->band_rows[k++] = row;
+        row += (size_t)rows;
+    }
+    r->band_rows[k] = n;
+    r->n_bands = k;
+    r->sum.peak_bytes =
+        budget - avail + (uint64_t)(r->band_rows[1] - r->band_rows[0]) * n * per_pair;
     return GSVD_OK;
 }
 
-/* Distance of one pair from its sums. */
-static double finish(const struct gsvd_pdist_params *p, const double *s, uint64_t m, size_t ploidy)
-{
-    double n = s[S_N], a = s[S_A], scale = 1;
+/* Distances of the current band from the kernel's sums. */
+struct fin_job {
+    struct pd_run *r;
+    size_t row0, nb, nc;
+};
 
-    if (n == 0)
-        return NAN;
-    if (p->missing == GSVD_PDIST_SCALE)
-        scale = (double)m / n;
-    switch (p->metric) {
-    case GSVD_PDIST_EUCLIDEAN:
-        return sqrt(a * scale);
-    case GSVD_PDIST_SQEUCLIDEAN:
-    case GSVD_PDIST_CITYBLOCK:
-        return a * scale;
-    case GSVD_PDIST_MINKOWSKI:
-        return pow(a * scale, 1.0 / p->p);
-    case GSVD_PDIST_CHEBYSHEV:
-        return a;
-    case GSVD_PDIST_HAMMING:
-        return a / n;
-    case GSVD_PDIST_IBS:
-        return a / ((double)ploidy * n);
-    case GSVD_PDIST_JACCARD:
-        return s[S_B] > 0 ? a / s[S_B] : 0;
-    case GSVD_PDIST_BRAYCURTIS:
-        return a / s[S_B];
-    case GSVD_PDIST_CANBERRA:
-        return a;
-    case GSVD_PDIST_COSINE:
-        return 1 - s[S_C] / sqrt(s[S_D] * s[S_E]);
-    case GSVD_PDIST_CORRELATION: {
-        double sxy = s[S_C] - s[S_A] * s[S_B] / n;
-        double sxx = s[S_D] - s[S_A] * s[S_A] / n, syy = s[S_E] - s[S_B] * s[S_B] / n;
-        return 1 - sxy / sqrt(sxx * syy);
+static int finish_worker(void *ctx, size_t t)
+{
+    struct fin_job *f = ctx;
+    struct pd_run *r = f->r;
+    const struct gsvd_pdist_params *p = r->p;
+    double m_total = (double)r->env.m;
+
+    for (size_t row = t; row < f->nb; row += r->env.n_threads) {
+        double *d = r->dist + row * f->nc;
+        uint32_t *ns = r->n_sites + row * f->nc;
+        for (size_t c = row + 1; c < f->nc; c++) {
+            struct gsvd_pd_sums s;
+            r->kops->pair_sums(r->kst, row, c, &s);
+            d[c] = gsvd_pd_finish(p->metric, p->p, p->missing, &s, m_total, r->ploidy);
+            ns[c] = s.n > UINT32_MAX ? UINT32_MAX : (uint32_t)s.n;
+        }
+        d[row] = 0;
+        ns[row] =
+            r->called[f->row0 + row] > UINT32_MAX ? UINT32_MAX : (uint32_t)r->called[f->row0 + row];
     }
-    default:
-        return NAN;
-    }
+    return GSVD_OK;
 }
 
-/* Allocate the sums and the result for n items. */
-static int pd_setup(struct pd_ctx *c, const struct gsvd_pdist_params *p, size_t n, uint64_t m,
-                    struct gsvd_pdist_result **rp)
+static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
 {
-    size_t n_pairs = n * (n - 1) / 2, nn;
-    struct gsvd_pdist_result *r;
+    size_t row0 = r->band_rows[r->band], nb = r->band_rows[r->band + 1] - row0;
+    size_t nc = r->env.n - row0, cells;
+    struct fin_job f = {.r = r, .row0 = row0, .nb = nb, .nc = nc};
+    struct gsvd_pdist_band b;
+    int rc;
 
-    *rp = NULL;
-    memset(c, 0, sizeof *c);
-    c->p = p;
+    if (gsvd_mul_size(nb, nc, &cells) < 0)
+        return GSVD_ENOMEM;
+    if (cells > r->out_cap) {
+        gsvd_free(r->dist);
+        gsvd_free(r->n_sites);
+        r->dist = gsvd_malloc(cells * sizeof *r->dist);
+        r->n_sites = gsvd_malloc(cells * sizeof *r->n_sites);
+        r->out_cap = r->dist && r->n_sites ? cells : 0;
+        if (!r->dist || !r->n_sites)
+            return GSVD_ENOMEM;
+    }
+    if ((rc = gsvd_parallel(r->env.n_threads, finish_worker, &f)) < 0)
+        return rc;
+    for (size_t row = 0; row < nb; row++) /* lower half of the band's own square */
+        for (size_t c = 0; c < row; c++) {
+            r->dist[row * nc + c] = r->dist[c * nc + row];
+            r->n_sites[row * nc + c] = r->n_sites[c * nc + row];
+        }
+    b = (struct gsvd_pdist_band){.n = r->env.n,
+                                 .row0 = row0,
+                                 .n_rows = nb,
+                                 .ld = nc,
+                                 .dist = r->dist,
+                                 .n_sites = r->n_sites,
+                                 .n_missing = r->n_missing};
+    return sink(ctx, &b);
+}
+
+static void run_clear(struct pd_run *r)
+{
+    if (r->kops && r->kst)
+        r->kops->destroy(r->kst);
+    r->kst = NULL;
+    gsvd_free(r->band_rows);
+    gsvd_free(r->called);
+    gsvd_free(r->dist);
+    gsvd_free(r->n_sites);
+}
+
+/* Run every band through the chain of kernels. */
+static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
+                      gsvd_pdist_sink_fn sink, void *ctx)
+{
+    const struct gsvd_pdist_params *p = r->p;
+    const struct pd_kernel_ops *chain[4];
+    size_t n_chain = kernel_chain(p, is_float, chain), k = 0;
+    size_t n = r->env.n;
+    int rc = GSVD_OK;
+
     if (p->metric == GSVD_PDIST_MINKOWSKI && !(p->p > 0 && isfinite(p->p))) {
         gsvd_log_error("minkowski needs p > 0 (got %g)", p->p);
         return GSVD_EINVAL;
     }
-    if (gsvd_mul_size(n, n, &nn) < 0 || nn > SIZE_MAX / sizeof(double) / N_SUMS) {
-        gsvd_log_error("%zu items: the distance matrix does not fit in memory", n);
+    r->env.p = p;
+    r->env.n_threads = p->n_threads ? p->n_threads : 1;
+    r->called = gsvd_calloc(n ? n : 1, sizeof *r->called);
+    if (!r->called)
         return GSVD_ENOMEM;
-    }
-    c->n = n;
-    c->n_threads = p->n_threads ? p->n_threads : 1;
-    c->sums = gsvd_calloc(n_pairs ? n_pairs * N_SUMS : 1, sizeof *c->sums);
-    c->called = gsvd_calloc(n ? n : 1, sizeof *c->called);
-    r = *rp = gsvd_calloc(1, sizeof *r);
-    if (!c->sums || !c->called || !r)
-        return GSVD_ENOMEM;
-    r->n = n;
-    r->m = m;
-    r->dist = gsvd_calloc(nn ? nn : 1, sizeof *r->dist);
-    r->n_sites = gsvd_calloc(nn ? nn : 1, sizeof *r->n_sites);
-    return r->dist && r->n_sites ? GSVD_OK : GSVD_ENOMEM;
-}
-
-/* Distances from the sums; the diagonal is 0 with the item's own called sites. */
-static void pd_finish(struct pd_ctx *c, struct gsvd_pdist_result *r, size_t ploidy)
-{
-    size_t n = c->n;
-    r->n_missing = c->n_missing;
-    for (size_t i = 0; i < n; i++) {
-        for (size_t j = i + 1; j < n; j++) {
-            const double *s = c->sums + tri(n, i, j) * N_SUMS;
-            double d = finish(c->p, s, r->m, ploidy);
-            r->dist[i * n + j] = r->dist[j * n + i] = d;
-            r->n_sites[i * n + j] = r->n_sites[j * n + i] =
-                s[S_N] > UINT32_MAX ? UINT32_MAX : (uint32_t)s[S_N];
+    r->last_pct = -1;
+    for (;;) {
+        r->kops = chain[k];
+        GSVD_TRY(plan_bands(r, r->env.m));
+        GSVD_TRY(r->kops->create(&r->env, &r->kst));
+        r->work_total = (uint64_t)r->n_bands * r->env.m;
+        r->work_done = 0;
+        r->sum.n_bands = r->n_bands;
+        for (r->band = 0; r->band < r->n_bands; r->band++) {
+            size_t row0 = r->band_rows[r->band], nb = r->band_rows[r->band + 1] - row0;
+            int replayed = 0;
+            if (r->band > 0 && r->kops->replay) {
+                GSVD_TRY(replayed = r->kops->replay(r->kst, row0, nb));
+                if (replayed)
+                    progress(r, r->env.m);
+            }
+            if (!replayed) {
+                r->first_pass = r->band == 0;
+                if (r->first_pass) {
+                    memset(r->called, 0, n * sizeof *r->called);
+                    r->n_missing = 0;
+                }
+                GSVD_TRY(r->kops->band_begin(r->kst, row0, nb));
+                rc = src->pass(src, r);
+                r->sum.n_scans++;
+                if (rc == PD_HANDOVER)
+                    break;
+                if (rc < 0)
+                    goto out;
+                GSVD_TRY(r->kops->band_end(r->kst));
+                if (r->first_pass) {
+                    uint64_t calls = 0;
+                    for (size_t i = 0; i < n; i++)
+                        calls += r->called[i];
+                    /* variants the reader dropped for having no call count as missing */
+                    r->n_missing = (uint64_t)n * r->env.m - calls;
+                }
+            }
+            GSVD_TRY(emit_band(r, sink, ctx));
         }
-        r->n_sites[i * n + i] = (uint32_t)(c->called[i] > UINT32_MAX ? UINT32_MAX : c->called[i]);
+        if (rc != PD_HANDOVER)
+            break;
+        /* the data does not suit this kernel: start again with the next one */
+        gsvd_log_debug("pdist: %s kernel hands over to %s", r->kops->name, chain[k + 1]->name);
+        r->kops->destroy(r->kst);
+        r->kst = NULL;
+        rc = GSVD_OK;
+        k++;
+        if (k >= n_chain) {
+            rc = GSVD_EINTERNAL;
+            goto out;
+        }
     }
-}
-
-static void pd_free(struct pd_ctx *c)
-{
-    gsvd_free(c->sums);
-    gsvd_free(c->called);
-    gsvd_free(c->t);
-}
-
-int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p, struct gsvd_pdist_result **out)
-{
-    struct pd_ctx c;
-    struct gsvd_pdist_result *r = NULL;
-    int rc;
-
-    *out = NULL;
-    rc = pd_setup(&c, p, gsvd_geno_n_samples(g), gsvd_geno_n_variants(g), &r);
-    if (rc == GSVD_OK)
-        rc = gsvd_geno_scan(g, block_cb, &c);
-    if (rc == GSVD_OK) {
-        pd_finish(&c, r, gsvd_geno_ploidy(g));
-        *out = r;
-        r = NULL;
-    }
-    pd_free(&c);
-    gsvd_pdist_result_free(r);
+    if (p->progress && r->n_bands)
+        fputc('\n', stderr);
+    r->sum.n = n;
+    r->sum.m = r->env.m;
+    r->sum.n_missing = r->n_missing;
+    r->sum.kernel = r->kops->name;
+out:
     return rc;
 }
 
-int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m, size_t ploidy,
-                          const struct gsvd_pdist_params *p, struct gsvd_pdist_result **out)
+/* ---- sources ------------------------------------------------------------------------------- */
+
+static int geno_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
 {
-    struct pd_ctx c;
-    struct gsvd_pdist_result *r = NULL;
+    struct pd_run *r = ctx;
+    struct pd_stripe s = {.n_feat = blk->n_rows,
+                          .i8 = blk->i8,
+                          .f64 = blk->f64,
+                          .item_stride = 1,
+                          .feat_stride = blk->n_cols};
+    int rc;
+    (void)info;
+    if (blk->n_rows == 0)
+        return GSVD_OK;
+    if (!blk->i8 && !blk->f64)
+        return GSVD_EINTERNAL; /* packed (cached) blocks are not used by pdist */
+    rc = pd_feed(r, &s);
+    /* the scan stops on any non-zero return; a hand-over travels as ECANCELED */
+    return rc == PD_HANDOVER ? GSVD_ECANCELED : rc;
+}
+
+struct geno_src {
+    struct pd_source base;
+    gsvd_geno *g;
+};
+
+static int geno_pass(struct pd_source *src, struct pd_run *r)
+{
+    struct geno_src *gs = (struct geno_src *)src;
+    int rc = gsvd_geno_scan(gs->g, geno_block, r);
+    if (rc == GSVD_ECANCELED)
+        return PD_HANDOVER;
+    return rc;
+}
+
+int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p, gsvd_pdist_sink_fn sink,
+                   void *ctx, struct gsvd_pdist_summary *sum)
+{
+    struct pd_run r = {.p = p};
+    struct geno_src src = {.base = {.pass = geno_pass}, .g = g};
     int rc;
 
-    *out = NULL;
-    rc = pd_setup(&c, p, n, m, &r);
-    if (rc == GSVD_OK && m > 0) {
-        /* the matrix is already sample-major float64: one block of all features */
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < m; j++) {
-                int miss = isnan(x[i * m + j]);
-                c.n_missing += (uint64_t)miss;
-                c.called[i] += (uint64_t)!miss;
+    r.env.n = gsvd_geno_n_samples(g);
+    r.env.m = gsvd_geno_n_variants(g);
+    r.ploidy = (double)gsvd_geno_ploidy(g);
+    if (r.env.m > UINT32_MAX) {
+        gsvd_log_error("%llu variants: more than pdist's per-pair counts hold (2^32 - 1); "
+                       "use --variants to split the range",
+                       (unsigned long long)r.env.m);
+        return GSVD_EINVAL;
+    }
+    rc = run_engine(&r, &src.base, gsvd_geno_is_float(g), sink, ctx);
+    if (rc == GSVD_OK && sum)
+        *sum = r.sum;
+    run_clear(&r);
+    return rc;
+}
+
+struct matrix_src {
+    struct pd_source base;
+    const double *x;
+    size_t n, m;
+};
+
+static int matrix_pass(struct pd_source *src, struct pd_run *r)
+{
+    struct matrix_src *ms = (struct matrix_src *)src;
+    struct pd_stripe s = {.n_feat = ms->m, .f64 = ms->x, .item_stride = ms->m, .feat_stride = 1};
+    if (ms->m == 0)
+        return GSVD_OK;
+    return pd_feed(r, &s);
+}
+
+int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m, const struct gsvd_pdist_params *p,
+                          gsvd_pdist_sink_fn sink, void *ctx, struct gsvd_pdist_summary *sum)
+{
+    struct pd_run r = {.p = p};
+    struct matrix_src src = {.base = {.pass = matrix_pass}, .x = x, .n = n, .m = m};
+    int is_int = 1, rc;
+
+    if (p->missing == GSVD_PDIST_ERROR)
+        for (size_t k = 0; k < n * m; k++)
+            if (isnan(x[k])) {
+                gsvd_log_error("item %zu has a missing value (--missing error)", k / m + 1);
+                return GSVD_EFORMAT;
             }
-        c.t = (double *)(uintptr_t)x; /* read only; not freed (t_cap stays 0) */
-        c.rows = m;
-        run_pairs(&c);
-        c.t = NULL;
+    for (size_t k = 0; k < n * m && is_int; k++)
+        is_int = isnan(x[k]) || x[k] == 0 || x[k] == 1 || x[k] == 2;
+    if (m > UINT32_MAX) {
+        gsvd_log_error("%zu features: more than pdist's per-pair counts hold (2^32 - 1)", m);
+        return GSVD_EINVAL;
     }
+    r.env.n = n;
+    r.env.m = m;
+    r.ploidy = p->ploidy ? (double)p->ploidy : 2;
+    rc = run_engine(&r, &src.base, !is_int, sink, ctx);
+    if (rc == GSVD_OK && sum)
+        *sum = r.sum;
+    run_clear(&r);
+    return rc;
+}
+
+/* ---- distances between variants ------------------------------------------------------------ */
+
+struct var_collect {
+    double *x; /* kept variants x samples */
+    size_t rows, cap, n;
+    uint64_t *ids;
+    uint64_t limit; /* bytes; 0 = none */
+};
+
+static int var_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
+{
+    struct var_collect *v = ctx;
+    size_t n = v->n, need = v->rows + blk->n_rows, kept = 0;
+
+    if (blk->n_rows == 0)
+        return GSVD_OK;
+    if (!blk->i8 && !blk->f64)
+        return GSVD_EINTERNAL;
+    if (need > v->cap) {
+        size_t cap = v->cap ? v->cap : 1024, cells;
+        while (cap < need)
+            cap *= 2;
+        if (gsvd_mul_size(cap, n ? n : 1, &cells) < 0 || cells > SIZE_MAX / sizeof(double))
+            return GSVD_ENOMEM;
+        if (v->limit && (uint64_t)need * n * sizeof(double) > v->limit) {
+            gsvd_log_error("--axis variants: %zu variants x %zu samples do not fit in --memory "
+                           "%llu bytes (8 bytes per call, up to half of it); narrow --variants",
+                           need, n, (unsigned long long)v->limit * 2);
+            return GSVD_ENOMEM;
+        }
+        double *x = gsvd_realloc(v->x, cells * sizeof *x);
+        if (!x)
+            return GSVD_ENOMEM;
+        v->x = x;
+        uint64_t *ids = gsvd_realloc(v->ids, cap * sizeof *ids);
+        if (!ids)
+            return GSVD_ENOMEM;
+        v->ids = ids;
+        v->cap = cap;
+    }
+    for (size_t r = 0; r < blk->n_rows; r++) {
+        double *dst = v->x + (v->rows + r) * n;
+        for (size_t i = 0; i < n; i++) {
+            if (blk->i8) {
+                int g = blk->i8[r * n + i];
+                dst[i] = g < 0 ? NAN : (double)g;
+            } else {
+                dst[i] = blk->f64[r * n + i];
+            }
+        }
+    }
+    for (size_t j = 0; j < info->n_variants; j++)
+        if (info->kept[j])
+            v->ids[v->rows + kept++] = info->first + j;
+    if (kept != blk->n_rows)
+        return GSVD_EINTERNAL;
+    v->rows = need;
+    return GSVD_OK;
+}
+
+int gsvd_pdist_collect_variants(gsvd_geno *g, uint64_t memory_cap, double **x, size_t *rows,
+                                uint64_t **ids)
+{
+    struct var_collect v = {.n = gsvd_geno_n_samples(g), .limit = memory_cap / 2};
+    int rc;
+
+    *x = NULL;
+    *ids = NULL;
+    *rows = 0;
+    rc = gsvd_geno_scan(g, var_block, &v);
     if (rc == GSVD_OK) {
-        pd_finish(&c, r, ploidy);
-        *out = r;
-        r = NULL;
+        *x = v.x;
+        *ids = v.ids;
+        *rows = v.rows;
+        return GSVD_OK;
     }
-    pd_free(&c);
-    gsvd_pdist_result_free(r);
+    gsvd_free(v.x);
+    gsvd_free(v.ids);
     return rc;
 }

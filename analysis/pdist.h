@@ -1,10 +1,20 @@
-/* analysis/pdist.h - pairwise distances between samples of a genotype (or dosage) matrix.
+/* analysis/pdist.h - pairwise distances between the items (samples, or variants) of a genotype
+ * or numeric matrix.
  * Metrics follow scipy.spatial.distance definitions; `ibs` is PLINK 1.9's 1 - IBS.  Missing
- * data: GSVD_PDIST_PAIRWISE uses, for each pair, the sites called in both (NaN when there are
+ * data: GSVD_PDIST_PAIRWISE uses, for each pair, the features called in both (NaN when there are
  * none); GSVD_PDIST_SCALE also rescales the additive metrics by M / n_ij (PLINK flat-missing);
- * GSVD_PDIST_ERROR fails on the first missing call.  Per-pair sums are float64, exact for
- * integer dosages (every partial sum is an integer below 2^53), accumulated block by block in
- * variant order, so the result does not depend on chunking or threads.
+ * GSVD_PDIST_ERROR fails on the first missing call.
+ *
+ * Kernels: genotypes (0..2, missing) go through bit planes and popcounts (exact integer counts);
+ * euclidean / sqeuclidean / cosine / correlation on complete data through a Gram matrix (dgemm,
+ * float64); everything else through a generic pair loop with float64 sums in feature order.
+ * Results never depend on --threads or the chunking.  A kernel that meets data it cannot take
+ * (a missing value for the Gram kernel, a value other than 0, 1, 2 for the bit planes) hands
+ * over to the next one and the pass starts again.
+ *
+ * Out of core: the pairs are computed in bands of rows (the upper triangle only), each band in
+ * one pass over the data, sized so the working set stays under params.memory.  Every finished
+ * band goes to the caller's sink and is then dropped, so memory does not grow with N^2.
  * Thread safety: calls share no state. */
 #ifndef GSVD_ANALYSIS_PDIST_H
 #define GSVD_ANALYSIS_PDIST_H
@@ -35,45 +45,98 @@ enum gsvd_pdist_missing {
     GSVD_PDIST_ERROR,
 };
 
+enum gsvd_pdist_kernel {
+    GSVD_PDIST_KERNEL_AUTO = 0,
+    GSVD_PDIST_KERNEL_BITPLANE, /* genotypes 0..2 with missing: popcounts */
+    GSVD_PDIST_KERNEL_GRAM,     /* complete data: dgemm */
+    GSVD_PDIST_KERNEL_GENERIC,  /* anything: pair loop */
+};
+
+enum gsvd_pdist_simd {
+    GSVD_PDIST_SIMD_AUTO = 0, /* best the CPU has */
+    GSVD_PDIST_SIMD_SCALAR,   /* 64-bit popcounts only (tests compare the two) */
+};
+
 struct gsvd_pdist_params {
     enum gsvd_pdist_metric metric;
     double p; /* minkowski order, > 0 */
     enum gsvd_pdist_missing missing;
-    size_t n_threads; /* pair-loop threads (>= 1) */
-    int progress;     /* 1: progress on stderr */
+    size_t n_threads;              /* threads (>= 1) */
+    int progress;                  /* 1: progress on stderr */
+    uint64_t memory;               /* working-set cap in bytes; 0 = none (one band) */
+    uint64_t sink_bytes;           /* memory the sink itself holds (counted against memory) */
+    size_t row_align;              /* band heights are multiples of this (the sink's chunk
+                                      rows), except the last; 0 or 1 = any */
+    enum gsvd_pdist_kernel kernel; /* first kernel to try (AUTO: by metric and data) */
+    enum gsvd_pdist_simd simd;
+    size_t ploidy; /* `ibs` divides by ploidy n_ij: matrix input (0 = 2); genotypes use theirs */
 };
 #define GSVD_PDIST_PARAMS_DEFAULT                                                                  \
     {                                                                                              \
         .metric = GSVD_PDIST_EUCLIDEAN, .p = 2, .missing = GSVD_PDIST_PAIRWISE, .n_threads = 1,    \
-        .progress = 0                                                                              \
+        .progress = 0, .memory = 0, .sink_bytes = 0, .row_align = 1,                               \
+        .kernel = GSVD_PDIST_KERNEL_AUTO, .simd = GSVD_PDIST_SIMD_AUTO, .ploidy = 0                \
     }
 
-struct gsvd_pdist_result {
-    size_t n;           /* items (samples) */
-    uint64_t m;         /* variants in the range */
-    double *dist;       /* n x n, row-major, symmetric, zero diagonal */
-    uint32_t *n_sites;  /* n x n sites called in both (diagonal: the item's called sites) */
-    uint64_t n_missing; /* missing calls seen */
+/* One finished band: rows [row0, row0 + n_rows) against columns [row0, n).  Entry (r, c) is
+ * the pair (row0 + r, row0 + c); ld = n - row0.  Inside the band's own square (c < n_rows) both
+ * triangles and the zero diagonal are filled; nothing left of row0 is given (it is the mirror
+ * of an earlier band).  n_sites: features called in both (the diagonal: the item's own). */
+struct gsvd_pdist_band {
+    size_t n; /* items */
+    size_t row0, n_rows;
+    size_t ld; /* n - row0 */
+    const double *dist;
+    const uint32_t *n_sites;
+    uint64_t n_missing; /* missing values in the whole input (known from the first band on) */
+};
+/* Called once per band, in row order.  A negative return stops the run with that error. */
+typedef int (*gsvd_pdist_sink_fn)(void *ctx, const struct gsvd_pdist_band *b);
+
+struct gsvd_pdist_summary {
+    size_t n;            /* items */
+    uint64_t m;          /* features (variants in the range, or samples) */
+    uint64_t n_missing;  /* missing values seen */
+    size_t n_bands;      /* bands (passes over the data, unless the planes were cached) */
+    size_t n_scans;      /* passes that read the input */
+    const char *kernel;  /* the kernel that produced the result (static string) */
+    uint64_t peak_bytes; /* the planned working set */
 };
 
 /* Parse / name metrics ("euclidean", ..., "ibs").  Parse returns -1 for unknown names. */
 int gsvd_pdist_metric_parse(const char *name, enum gsvd_pdist_metric *out);
 const char *gsvd_pdist_metric_name(enum gsvd_pdist_metric m);
 const char *gsvd_pdist_metric_list(void); /* "euclidean, sqeuclidean, ..." */
+const char *gsvd_pdist_missing_name(enum gsvd_pdist_missing m);
 
 /* Distances between the samples of g (borrowed; open it with the NONE scaler and no filters so
- * blocks carry raw dosages).  Returns GSVD_OK and a result (caller owns; free with
- * gsvd_pdist_result_free), GSVD_EINVAL (bad p), GSVD_ENOMEM (the n x n matrices do not fit),
- * or read errors (missing calls with GSVD_PDIST_ERROR come from the genotype reader). */
+ * blocks carry raw dosages).  Finished bands go to sink(ctx, band).  Returns GSVD_OK (and the
+ * summary in *sum when not NULL), GSVD_EINVAL (bad p, logged), GSVD_ENOMEM (logged when the
+ * cap cannot hold one band of rows), the sink's errors, or read errors (missing calls with
+ * GSVD_PDIST_ERROR come from the genotype reader). */
 GSVD_NODISCARD int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p,
-                                  struct gsvd_pdist_result **out);
-/* The same for an in-memory matrix: n items x m features, row-major float64, NaN = missing
- * (borrowed).  ploidy is only used by `ibs`. */
-GSVD_NODISCARD int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m, size_t ploidy,
-                                         const struct gsvd_pdist_params *p,
-                                         struct gsvd_pdist_result **out);
+                                  gsvd_pdist_sink_fn sink, void *ctx,
+                                  struct gsvd_pdist_summary *sum);
 
-void gsvd_pdist_result_free(struct gsvd_pdist_result *r); /* accepts NULL */
+/* The same for an in-memory matrix: n items x m features, row-major float64, NaN = missing
+ * (borrowed).  GSVD_PDIST_ERROR fails (logged, GSVD_EFORMAT) on a NaN. */
+GSVD_NODISCARD int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m,
+                                         const struct gsvd_pdist_params *p, gsvd_pdist_sink_fn sink,
+                                         void *ctx, struct gsvd_pdist_summary *sum);
+
+/* For distances between variants: read the kept variants of g into memory as an items x
+ * features matrix (variants x samples, float64, NaN missing; caller owns *x, freed with
+ * gsvd_free) with each row's variant index within the range in *ids (caller owns).  Variants
+ * without any call are dropped by the reader.  GSVD_ENOMEM (logged) when the matrix would
+ * exceed half of memory_cap (0 = no cap). */
+GSVD_NODISCARD int gsvd_pdist_collect_variants(gsvd_geno *g, uint64_t memory_cap, double **x,
+                                               size_t *rows, uint64_t **ids);
+
+/* Position of pair (i, j), i < j < n, in scipy's condensed vector (64-bit for any n). */
+static inline uint64_t gsvd_pdist_condensed_index(uint64_t n, uint64_t i, uint64_t j)
+{
+    return n * i - i * (i + 1) / 2 + (j - i - 1);
+}
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_PDIST_H */

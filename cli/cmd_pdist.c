@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/textmatrix.h"
+#include "cli/pdist_out.h"
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/writer.h"
@@ -31,11 +33,16 @@ enum {
     OPT_TRANSPOSE,
     OPT_PLOIDY,
     OPT_COUNTS,
+    OPT_AXIS,
+    OPT_LAYOUT,
+    OPT_DTYPE,
+    OPT_MEMORY,
+    OPT_KERNEL,
 };
 
 struct pdist_opts {
     const char *input, *output, *format, *samples_file;
-    int force, counts;
+    int force, counts, axis_variants, condensed, f4;
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
     char *command;
@@ -44,7 +51,8 @@ struct pdist_opts {
 static void usage(FILE *fp)
 {
     fputs("Usage: gensvd pdist [options] INPUT\n"
-          "Pairwise distances between the samples of the genotype matrix in INPUT (a VCF-Zarr\n"
+          "Pairwise distances between the samples (or variants) of the genotype matrix in INPUT (a "
+          "VCF-Zarr\n"
           "store, a scikit-allel layout, or a 2-D dosage array named with --array), with\n"
           "scipy's definitions; on data without missing calls the values equal\n"
           "scipy.spatial.distance.pdist on the dosage matrix (samples x variants).\n"
@@ -59,11 +67,21 @@ static void usage(FILE *fp)
           "      --missing MODE     pairwise: only sites called in both samples (NaN when none);\n"
           "                         scale: also multiply additive metrics by M / n_ij (PLINK\n"
           "                         flat-missing); error: fail on a missing call [pairwise]\n"
+          "      --axis AXIS        samples: distances between samples; variants: between\n"
+          "                         variants (features are then the samples) [samples]\n"
           "  -o, --output PATH      Zarr group: distance (N x N f8), n_sites (uint32, when there\n"
           "                         are missing calls or with --counts), sample_id\n"
+          "                         (variant_index with --axis variants)\n"
           "  -f, --force            replace the output if it exists\n"
           "      --counts           always write n_sites\n"
-          "      --format tsv       the square matrix on stdout (default without -o)\n"
+          "      --layout L         square (N x N) or condensed (scipy's 1-D upper triangle;\n"
+          "                         with --format tsv: one line per pair) [square]\n"
+          "      --dtype T          f8 or f4 for the distance array [f8]\n"
+          "      --format tsv       the matrix on stdout (default without -o)\n"
+          "      --memory SIZE      cap the working set (e.g. 2G): pairs are computed in bands\n"
+          "                         of rows, one pass over the input per band, and written as\n"
+          "                         they finish [no cap]\n"
+          "      --kernel K         auto, bitplane, gram or generic (for tests) [auto]\n"
           "  -a, --array PATH       genotype array inside INPUT\n"
           "      --transpose        the 2-D array is samples x variants\n"
           "      --ploidy INT       dosage scale of a 2-D array [2]\n"
@@ -75,91 +93,6 @@ static void usage(FILE *fp)
           "  -h, --help             print this help and exit\n"
           "Exit status: 0 success, 1 failure, 2 usage error.\n",
           fp);
-}
-
-static int write_tsv(const struct gsvd_pdist_result *r, const struct gsvd_strlist *ids)
-{
-    size_t n = r->n;
-    fputs("sample_id", stdout);
-    for (size_t i = 0; i < n; i++)
-        printf("\t%s", ids->items[i]);
-    putchar('\n');
-    for (size_t i = 0; i < n; i++) {
-        fputs(ids->items[i], stdout);
-        for (size_t j = 0; j < n; j++) {
-            double d = r->dist[i * n + j];
-            if (isnan(d))
-                fputs("\tnan", stdout);
-            else
-                printf("\t%.17g", d);
-        }
-        putchar('\n');
-    }
-    return ferror(stdout) ? GSVD_EIO : GSVD_OK;
-}
-
-static int write_zarr(const struct pdist_opts *o, const struct gsvd_pdist_result *r,
-                      const struct gsvd_strlist *ids)
-{
-    gsvd_writer *w = NULL;
-    gsvd_codec_ws *ws = NULL;
-    struct gsvd_buf attrs = GSVD_BUF_INIT;
-    gsvd_warray *a;
-    uint64_t n = r->n, chunk = n < 1000 ? (n ? n : 1) : 1000;
-    double nan = NAN;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_codec_ws_new(&ws));
-    GSVD_TRY(gsvd_writer_open(o->output, o->force, &w));
-    GSVD_TRY(
-        gsvd_buf_printf(&attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
-    GSVD_TRY(gsvd_json_quote(&attrs, o->command ? o->command : ""));
-    GSVD_TRY(gsvd_buf_printf(&attrs,
-                             ",\n    \"metric\": \"%s\",\n    \"p\": %.17g,\n    \"missing\": "
-                             "\"%s\",\n    \"M\": %llu,\n    \"N\": %llu\n}",
-                             gsvd_pdist_metric_name(o->pd.metric), o->pd.p,
-                             o->pd.missing == GSVD_PDIST_SCALE   ? "scale"
-                             : o->pd.missing == GSVD_PDIST_ERROR ? "error"
-                                                                 : "pairwise",
-                             (unsigned long long)r->m, (unsigned long long)n));
-    GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
-    struct gsvd_array_spec sid = {.path = "sample_id",
-                                  .ndim = 1,
-                                  .shape = {n},
-                                  .chunks = {n ? n : 1},
-                                  .dtype = {'O', '|', sizeof(char *)},
-                                  .dims = {"samples"}};
-    GSVD_TRY(gsvd_writer_array(w, &sid, &a));
-    GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)ids->items, (size_t)n));
-    struct gsvd_array_spec sd = {.path = "distance",
-                                 .ndim = 2,
-                                 .shape = {n, n},
-                                 .chunks = {chunk, chunk},
-                                 .dtype = {'f', '<', 8},
-                                 .dims = {"samples", "samples_2"},
-                                 .fill = &nan};
-    GSVD_TRY(gsvd_writer_array(w, &sd, &a));
-    for (uint64_t r0 = 0; r0 < n; r0 += chunk)
-        GSVD_TRY(
-            gsvd_warray_write_rows(a, ws, r0, n - r0 < chunk ? n - r0 : chunk, r->dist + r0 * n));
-    if (r->n_missing || o->counts) {
-        struct gsvd_array_spec sn = {.path = "n_sites",
-                                     .ndim = 2,
-                                     .shape = {n, n},
-                                     .chunks = {chunk, chunk},
-                                     .dtype = {'u', '<', 4},
-                                     .dims = {"samples", "samples_2"}};
-        GSVD_TRY(gsvd_writer_array(w, &sn, &a));
-        for (uint64_t r0 = 0; r0 < n; r0 += chunk)
-            GSVD_TRY(gsvd_warray_write_rows(a, ws, r0, n - r0 < chunk ? n - r0 : chunk,
-                                            r->n_sites + r0 * n));
-    }
-    GSVD_TRY(gsvd_writer_commit(w));
-out:
-    gsvd_buf_free(&attrs);
-    gsvd_writer_close(w);
-    gsvd_codec_ws_free(ws);
-    return rc;
 }
 
 /* Read a whole stream or file into b. */
@@ -186,18 +119,91 @@ static int slurp(const char *path, struct gsvd_buf *b)
     return rc;
 }
 
+/* Root attributes of the Zarr output. */
+static int make_attrs(const struct pdist_opts *o, const struct gsvd_pdist_summary *sum,
+                      struct gsvd_buf *attrs)
+{
+    int rc = GSVD_OK;
+    GSVD_TRY(
+        gsvd_buf_printf(attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
+    GSVD_TRY(gsvd_json_quote(attrs, o->command ? o->command : ""));
+    GSVD_TRY(gsvd_buf_printf(
+        attrs,
+        ",\n    \"metric\": \"%s\",\n    \"p\": %.17g,\n    \"missing\": \"%s\",\n    \"axis\": "
+        "\"%s\",\n    \"layout\": \"%s\",\n    \"M\": %llu,\n    \"N\": %llu,\n    "
+        "\"n_missing\": %llu,\n    \"kernel\": \"%s\"\n}",
+        gsvd_pdist_metric_name(o->pd.metric), o->pd.p, gsvd_pdist_missing_name(o->pd.missing),
+        o->axis_variants ? "variants" : "samples", o->condensed ? "condensed" : "square",
+        (unsigned long long)sum->m, (unsigned long long)sum->n, (unsigned long long)sum->n_missing,
+        sum->kernel ? sum->kernel : "none"));
+out:
+    return rc;
+}
+
+/* Output set-up, the run (through `fn`), and the finish, common to every input kind. */
+struct pdist_job {
+    gsvd_geno *g;    /* genotype input, or */
+    const double *x; /* a matrix (n x m) */
+    size_t n, m;
+    const struct gsvd_strlist *ids;
+};
+
+static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
+                   struct pdist_job *job)
+{
+    struct pdist_out_cfg cfg = {.output = o->output,
+                                .force = o->force,
+                                .tsv = o->format || !o->output,
+                                .condensed = o->condensed,
+                                .f4 = o->f4,
+                                .counts = o->counts,
+                                .axis = o->axis_variants ? "variants" : "samples",
+                                .ids = job->ids,
+                                .n = job->n,
+                                .threads = common->threads,
+                                .memory = o->pd.memory};
+    struct pdist_out *out = NULL;
+    struct gsvd_pdist_summary sum = {0};
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(pdist_out_open(&cfg, &out));
+    o->pd.row_align = pdist_out_row_align(out);
+    o->pd.sink_bytes = pdist_out_bytes(out);
+    o->pd.n_threads = common->threads;
+    o->pd.progress = common->progress;
+    if (job->g)
+        GSVD_TRY(gsvd_pdist_run(job->g, &o->pd, pdist_out_band, out, &sum));
+    else
+        GSVD_TRY(gsvd_pdist_run_matrix(job->x, job->n, job->m, &o->pd, pdist_out_band, out, &sum));
+    if (gsvd_log_get_level() >= GSVD_LOG_WARN)
+        fprintf(stderr, "[pdist] %zu %s, %llu features, %s, %llu missing values\n", sum.n,
+                o->axis_variants ? "variants" : "items", (unsigned long long)sum.m,
+                gsvd_pdist_metric_name(o->pd.metric), (unsigned long long)sum.n_missing);
+    gsvd_log_info("pdist: %s kernel, %zu band(s), %zu pass(es) over the input, planned working "
+                  "set %.1f MB",
+                  sum.kernel ? sum.kernel : "none", sum.n_bands, sum.n_scans,
+                  (double)sum.peak_bytes / 1e6);
+    GSVD_TRY(make_attrs(o, &sum, &attrs));
+    GSVD_TRY(pdist_out_finish(out, attrs.data));
+out:
+    gsvd_buf_free(&attrs);
+    pdist_out_close(out);
+    return rc;
+}
+
 /* A numeric matrix from TSV/CSV text: rows are the items. */
 static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
 {
     struct gsvd_buf text = GSVD_BUF_INIT;
     struct gsvd_textmatrix m = {0};
-    struct gsvd_pdist_result *r = NULL;
     const char *where = strcmp(o->input, "-") == 0 ? "standard input" : o->input;
     int rc = GSVD_OK;
 
     if (o->samples_file || o->geno.var_start || o->geno.var_stop || o->geno.array ||
-        o->geno.transpose) {
-        gsvd_log_error("%s: --samples, --variants, --array and --transpose apply to Zarr input",
+        o->geno.transpose || o->axis_variants) {
+        gsvd_log_error("%s: --samples, --variants, --array, --transpose and --axis apply to Zarr "
+                       "input",
                        where);
         return GSVD_EINVAL;
     }
@@ -211,17 +217,45 @@ static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
                 rc = GSVD_EFORMAT;
                 goto out;
             }
-    o->pd.n_threads = common->threads;
-    GSVD_TRY(gsvd_pdist_run_matrix(m.values, m.n_rows, m.n_cols,
-                                   o->geno.ploidy ? o->geno.ploidy : 2, &o->pd, &r));
-    if (o->output)
-        GSVD_TRY(write_zarr(o, r, &m.ids));
-    if (o->format || !o->output)
-        GSVD_TRY(write_tsv(r, &m.ids));
+    o->pd.ploidy = o->geno.ploidy ? o->geno.ploidy : 2;
+    {
+        struct pdist_job job = {.x = m.values, .n = m.n_rows, .m = m.n_cols, .ids = &m.ids};
+        GSVD_TRY(run_job(o, common, &job));
+    }
 out:
-    gsvd_pdist_result_free(r);
     gsvd_textmatrix_clear(&m);
     gsvd_buf_free(&text);
+    return rc;
+}
+
+/* Distances between variants: collect them, then the matrix path with their indices as IDs. */
+static int run_variants(struct pdist_opts *o, const struct gsvd_cli_common *common, gsvd_geno *g)
+{
+    struct gsvd_strlist ids = GSVD_STRLIST_INIT;
+    uint64_t *idx = NULL;
+    double *x = NULL;
+    size_t rows = 0;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_pdist_collect_variants(g, o->pd.memory, &x, &rows, &idx));
+    for (size_t i = 0; i < rows; i++) {
+        char num[32];
+        snprintf(num, sizeof num, "%llu", (unsigned long long)(o->geno.var_start + idx[i]));
+        GSVD_TRY(gsvd_strlist_push(&ids, num));
+    }
+    o->pd.ploidy = gsvd_geno_ploidy(g);
+    if (o->pd.memory) { /* the matrix itself is part of the working set */
+        uint64_t held = (uint64_t)rows * gsvd_geno_n_samples(g) * sizeof(double);
+        o->pd.memory = held < o->pd.memory ? o->pd.memory - held : 1;
+    }
+    {
+        struct pdist_job job = {.x = x, .n = rows, .m = gsvd_geno_n_samples(g), .ids = &ids};
+        GSVD_TRY(run_job(o, common, &job));
+    }
+out:
+    gsvd_free(idx);
+    gsvd_free(x);
+    gsvd_strlist_free(&ids);
     return rc;
 }
 
@@ -230,7 +264,6 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     struct gsvd_cli_input in = {0};
     struct gsvd_strlist samples = GSVD_STRLIST_INIT;
     gsvd_geno *g = NULL;
-    struct gsvd_pdist_result *r = NULL;
     int rc = GSVD_OK;
 
     if (o->samples_file) {
@@ -242,19 +275,14 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages: centre 0, scale 1 */
     o->geno.missing_error = o->pd.missing == GSVD_PDIST_ERROR;
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
-    o->pd.n_threads = common->threads;
-    o->pd.progress = common->progress;
-    GSVD_TRY(gsvd_pdist_run(g, &o->pd, &r));
-    if (gsvd_log_get_level() >= GSVD_LOG_WARN)
-        fprintf(stderr, "[pdist] %zu samples, %llu variants, %s, %llu missing calls\n", r->n,
-                (unsigned long long)r->m, gsvd_pdist_metric_name(o->pd.metric),
-                (unsigned long long)r->n_missing);
-    if (o->output)
-        GSVD_TRY(write_zarr(o, r, gsvd_geno_sample_ids(g)));
-    if (o->format || !o->output)
-        GSVD_TRY(write_tsv(r, gsvd_geno_sample_ids(g)));
+    if (o->axis_variants) {
+        GSVD_TRY(run_variants(o, common, g));
+    } else {
+        struct pdist_job job = {
+            .g = g, .n = gsvd_geno_n_samples(g), .ids = gsvd_geno_sample_ids(g)};
+        GSVD_TRY(run_job(o, common, &job));
+    }
 out:
-    gsvd_pdist_result_free(r);
     gsvd_geno_close(g);
     gsvd_cli_close_input(&in);
     gsvd_strlist_free(&samples);
@@ -270,6 +298,11 @@ int gsvd_cmd_pdist(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"force", no_argument, NULL, 'f'},
         {"counts", no_argument, NULL, OPT_COUNTS},
+        {"axis", required_argument, NULL, OPT_AXIS},
+        {"layout", required_argument, NULL, OPT_LAYOUT},
+        {"dtype", required_argument, NULL, OPT_DTYPE},
+        {"memory", required_argument, NULL, OPT_MEMORY},
+        {"kernel", required_argument, NULL, OPT_KERNEL},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"array", required_argument, NULL, 'a'},
         {"transpose", no_argument, NULL, OPT_TRANSPOSE},
@@ -327,6 +360,49 @@ int gsvd_cmd_pdist(int argc, char **argv)
         case OPT_COUNTS:
             o.counts = 1;
             break;
+        case OPT_AXIS:
+            if (strcmp(optarg, "samples") == 0)
+                o.axis_variants = 0;
+            else if (strcmp(optarg, "variants") == 0)
+                o.axis_variants = 1;
+            else
+                return gsvd_cli_usage_error("pdist", "invalid --axis '%s' (samples, variants)",
+                                            optarg);
+            break;
+        case OPT_LAYOUT:
+            if (strcmp(optarg, "square") == 0)
+                o.condensed = 0;
+            else if (strcmp(optarg, "condensed") == 0)
+                o.condensed = 1;
+            else
+                return gsvd_cli_usage_error("pdist", "invalid --layout '%s' (square, condensed)",
+                                            optarg);
+            break;
+        case OPT_DTYPE:
+            if (strcmp(optarg, "f8") == 0 || strcmp(optarg, "float64") == 0)
+                o.f4 = 0;
+            else if (strcmp(optarg, "f4") == 0 || strcmp(optarg, "float32") == 0)
+                o.f4 = 1;
+            else
+                return gsvd_cli_usage_error("pdist", "invalid --dtype '%s' (f8, f4)", optarg);
+            break;
+        case OPT_MEMORY:
+            if (gsvd_cli_parse_size(optarg, &o.pd.memory) < 0 || o.pd.memory == 0)
+                return gsvd_cli_usage_error("pdist", "invalid --memory '%s' (e.g. 2G)", optarg);
+            break;
+        case OPT_KERNEL:
+            if (strcmp(optarg, "auto") == 0)
+                o.pd.kernel = GSVD_PDIST_KERNEL_AUTO;
+            else if (strcmp(optarg, "bitplane") == 0)
+                o.pd.kernel = GSVD_PDIST_KERNEL_BITPLANE;
+            else if (strcmp(optarg, "gram") == 0)
+                o.pd.kernel = GSVD_PDIST_KERNEL_GRAM;
+            else if (strcmp(optarg, "generic") == 0)
+                o.pd.kernel = GSVD_PDIST_KERNEL_GENERIC;
+            else
+                return gsvd_cli_usage_error(
+                    "pdist", "invalid --kernel '%s' (auto, bitplane, gram, generic)", optarg);
+            break;
         case OPT_FORMAT:
             if (strcmp(optarg, "tsv") != 0)
                 return gsvd_cli_usage_error("pdist", "invalid --format '%s' (tsv)", optarg);
@@ -364,6 +440,11 @@ int gsvd_cmd_pdist(int argc, char **argv)
         return gsvd_cli_usage_error("pdist", "missing INPUT (a Zarr store, a TSV/CSV file, or -)");
     o.input = optind < argc ? argv[optind] : "-";
     gsvd_cli_common_apply(&common);
+    {
+        const char *simd = getenv("GENSVD_PDIST_SIMD");
+        if (simd && strcmp(simd, "scalar") == 0)
+            o.pd.simd = GSVD_PDIST_SIMD_SCALAR;
+    }
     o.command = gsvd_cli_command_line(argc, argv);
     {
         struct stat sb;

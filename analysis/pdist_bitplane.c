@@ -1,0 +1,465 @@
+/* analysis/pdist_bitplane.c - the bit-plane kernel: genotypes in {0, 1, 2} (or missing) become
+ * three bit planes per item, C = called, A = [g >= 1], B = [g >= 2], 64 features per word, and a
+ * pair's counts (n, da, db, two; see pdist_metric.h) are popcounts of ANDs and XORs of its
+ * planes.  Counts are integers, so the result is exact and independent of the order in which
+ * threads add them.
+ *
+ * Features are packed into a segment of W words per plane (W a multiple of 8); a full segment
+ * is "flushed": every pair of the band gets the segment's counts, tile by tile over threads.
+ * With a cache budget the segments of the first pass are kept and later bands replay them
+ * instead of reading the input again. */
+#include "gsvd_config.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PD_X86 1
+#else
+#define PD_X86 0
+#endif
+
+#include "analysis/pdist_internal.h"
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/parallel.h"
+
+enum { ROW_TILE = 16, COL_TILE = 32 };
+
+struct segment {
+    uint64_t *planes; /* n x 3 x W words: [item][C|A|B][word] */
+    size_t bits;      /* features packed */
+};
+
+struct bp {
+    struct pd_env env;
+    size_t n, W;
+    struct segment cur;
+    /* kept segments of the first pass (cache) */
+    struct segment *kept;
+    size_t n_kept, kept_cap;
+    uint64_t kept_bytes;
+    int caching;  /* 1 while the first pass is being kept */
+    int complete; /* 1 once a whole pass is kept */
+    /* band */
+    size_t row0, nb, nc;
+    uint32_t *cnt; /* nb x nc x 4 */
+    size_t cnt_cap;
+    int avx512;
+};
+
+static int cpu_has_avx512(void)
+{
+#if PD_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+#else
+    return 0;
+#endif
+}
+
+static size_t seg_words(const struct bp *b)
+{
+    return b->n * 3 * b->W;
+}
+
+static uint64_t bp_fixed_bytes(const struct pd_env *env)
+{
+    (void)env;
+    return 0; /* accounted for by the engine's stripe_bytes */
+}
+
+static int bp_create(const struct pd_env *env, void **out)
+{
+    struct bp *b = gsvd_calloc(1, sizeof *b);
+    size_t words;
+
+    *out = NULL;
+    if (!b)
+        return GSVD_ENOMEM;
+    b->env = *env;
+    b->n = env->n;
+    b->W = 512;
+    while (b->W > 8 && (uint64_t)b->n * 24 * b->W > env->stripe_bytes)
+        b->W /= 2;
+    if (gsvd_mul_size(b->n ? b->n : 1, 3 * b->W, &words) < 0 || words > SIZE_MAX / 8) {
+        gsvd_free(b);
+        return GSVD_ENOMEM;
+    }
+    b->cur.planes = gsvd_aligned_alloc(64, words * sizeof(uint64_t));
+    if (!b->cur.planes) {
+        gsvd_free(b);
+        return GSVD_ENOMEM;
+    }
+    memset(b->cur.planes, 0, words * sizeof(uint64_t));
+    b->caching = env->cache_bytes > 0;
+    b->avx512 = env->p->simd == GSVD_PDIST_SIMD_AUTO && cpu_has_avx512();
+    *out = b;
+    return GSVD_OK;
+}
+
+static void drop_kept(struct bp *b)
+{
+    for (size_t i = 0; i < b->n_kept; i++)
+        gsvd_free(b->kept[i].planes);
+    gsvd_free(b->kept);
+    b->kept = NULL;
+    b->n_kept = b->kept_cap = 0;
+    b->kept_bytes = 0;
+    b->caching = b->complete = 0;
+}
+
+static void bp_destroy(void *st)
+{
+    struct bp *b = st;
+    if (!b)
+        return;
+    drop_kept(b);
+    gsvd_free(b->cur.planes);
+    gsvd_free(b->cnt);
+    gsvd_free(b);
+}
+
+static int bp_band_begin(void *st, size_t row0, size_t n_rows)
+{
+    struct bp *b = st;
+    size_t cells;
+
+    b->row0 = row0;
+    b->nb = n_rows;
+    b->nc = b->n - row0;
+    if (gsvd_mul_size(n_rows, b->nc, &cells) < 0 || gsvd_mul_size(cells, 4, &cells) < 0)
+        return GSVD_ENOMEM;
+    if (cells > b->cnt_cap) {
+        gsvd_free(b->cnt);
+        b->cnt = gsvd_malloc(cells * sizeof *b->cnt);
+        b->cnt_cap = b->cnt ? cells : 0;
+        if (!b->cnt)
+            return GSVD_ENOMEM;
+    }
+    memset(b->cnt, 0, cells * sizeof *b->cnt);
+    return GSVD_OK;
+}
+
+/* ---- pair counts ---------------------------------------------------------------------------- */
+
+/* Counts of x against y[0..3] over nw words (planes W apart): out[k][0..3] = n, da, db, two. */
+#if PD_X86
+__attribute__((target("avx512f,avx512vpopcntdq"))) static void
+pair4_avx512(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw, uint64_t out[4][4])
+{
+    __m512i acc[4][4];
+    for (int k = 0; k < 4; k++)
+        for (int q = 0; q < 4; q++)
+            acc[k][q] = _mm512_setzero_si512();
+    for (size_t w = 0; w < nw; w += 8) {
+        __m512i xc = _mm512_loadu_si512((const void *)(x + w));
+        __m512i xa = _mm512_loadu_si512((const void *)(x + W + w));
+        __m512i xb = _mm512_loadu_si512((const void *)(x + 2 * W + w));
+        for (int k = 0; k < 4; k++) {
+            const uint64_t *yk = y[k];
+            __m512i yc = _mm512_loadu_si512((const void *)(yk + w));
+            __m512i ya = _mm512_loadu_si512((const void *)(yk + W + w));
+            __m512i yb = _mm512_loadu_si512((const void *)(yk + 2 * W + w));
+            __m512i kk = _mm512_and_si512(xc, yc);
+            /* 0x28: (a ^ b) & c */
+            __m512i da = _mm512_ternarylogic_epi64(xa, ya, kk, 0x28);
+            __m512i db = _mm512_ternarylogic_epi64(xb, yb, kk, 0x28);
+            __m512i two = _mm512_and_si512(da, db);
+            acc[k][0] = _mm512_add_epi64(acc[k][0], _mm512_popcnt_epi64(kk));
+            acc[k][1] = _mm512_add_epi64(acc[k][1], _mm512_popcnt_epi64(da));
+            acc[k][2] = _mm512_add_epi64(acc[k][2], _mm512_popcnt_epi64(db));
+            acc[k][3] = _mm512_add_epi64(acc[k][3], _mm512_popcnt_epi64(two));
+        }
+    }
+    for (int k = 0; k < 4; k++)
+        for (int q = 0; q < 4; q++)
+            out[k][q] = (uint64_t)_mm512_reduce_add_epi64(acc[k][q]);
+}
+
+__attribute__((target("popcnt")))
+#endif
+static void
+pair4_scalar(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw, uint64_t out[4][4])
+{
+    for (int k = 0; k < 4; k++) {
+        const uint64_t *yk = y[k];
+        uint64_t n = 0, da = 0, db = 0, two = 0;
+        for (size_t w = 0; w < nw; w++) {
+            uint64_t kk = x[w] & yk[w];
+            uint64_t a = (x[W + w] ^ yk[W + w]) & kk;
+            uint64_t b = (x[2 * W + w] ^ yk[2 * W + w]) & kk;
+            n += (uint64_t)__builtin_popcountll(kk);
+            da += (uint64_t)__builtin_popcountll(a);
+            db += (uint64_t)__builtin_popcountll(b);
+            two += (uint64_t)__builtin_popcountll(a & b);
+        }
+        out[k][0] = n;
+        out[k][1] = da;
+        out[k][2] = db;
+        out[k][3] = two;
+    }
+}
+
+struct flush_job {
+    struct bp *b;
+    const struct segment *seg;
+    size_t nw;
+    size_t n_row_tiles, n_jobs;
+    const size_t *job_start; /* per row tile: index of its first job */
+    atomic_size_t next;
+};
+
+/* Row tile and column tile of job j. */
+static void job_tiles(const struct flush_job *f, size_t j, size_t *rt, size_t *ct)
+{
+    size_t lo = 0, hi = f->n_row_tiles;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (f->job_start[mid] <= j)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    *rt = lo;
+    *ct = (lo * ROW_TILE) / COL_TILE + (j - f->job_start[lo]);
+}
+
+static int flush_worker(void *ctx, size_t t)
+{
+    struct flush_job *f = ctx;
+    struct bp *b = f->b;
+    const uint64_t *pl = f->seg->planes;
+    size_t W = b->W, stride = 3 * W, nc = b->nc;
+    (void)t;
+
+    for (;;) {
+        size_t j = atomic_fetch_add(&f->next, 1), rt, ct;
+        if (j >= f->n_jobs)
+            break;
+        job_tiles(f, j, &rt, &ct);
+        size_t r_end = (rt + 1) * ROW_TILE < b->nb ? (rt + 1) * ROW_TILE : b->nb;
+        size_t c_end = (ct + 1) * COL_TILE < nc ? (ct + 1) * COL_TILE : nc;
+        for (size_t r = rt * ROW_TILE; r < r_end; r++) {
+            const uint64_t *x = pl + (b->row0 + r) * stride;
+            size_t c = ct * COL_TILE > r + 1 ? ct * COL_TILE : r + 1;
+            while (c < c_end) {
+                const uint64_t *y[4];
+                uint64_t res[4][4];
+                size_t k = c_end - c < 4 ? c_end - c : 4;
+                for (size_t q = 0; q < 4; q++)
+                    y[q] = pl + (b->row0 + c + (q < k ? q : 0)) * stride;
+#if PD_X86
+                if (b->avx512)
+                    pair4_avx512(x, y, W, f->nw, res);
+                else
+#endif
+                    pair4_scalar(x, y, W, f->nw, res);
+                for (size_t q = 0; q < k; q++) {
+                    uint32_t *cn = b->cnt + (r * nc + c + q) * 4;
+                    for (int s = 0; s < 4; s++)
+                        cn[s] += (uint32_t)res[q][s];
+                }
+                c += k;
+            }
+        }
+    }
+    return GSVD_OK;
+}
+
+/* Add a segment's counts to every pair of the band. */
+static int flush_pairs(struct bp *b, const struct segment *seg)
+{
+    size_t n_rt = (b->nb + ROW_TILE - 1) / ROW_TILE, n_ct = (b->nc + COL_TILE - 1) / COL_TILE;
+    size_t *starts;
+    struct flush_job f = {.b = b, .seg = seg};
+    int rc;
+
+    if (seg->bits == 0 || b->nb == 0)
+        return GSVD_OK;
+    f.nw = (seg->bits + 63) / 64;
+    if (b->avx512)
+        f.nw = (f.nw + 7) / 8 * 8; /* whole vectors; the words past `bits` are zero */
+    starts = gsvd_malloc(n_rt * sizeof *starts);
+    if (!starts)
+        return GSVD_ENOMEM;
+    f.n_jobs = 0;
+    for (size_t rt = 0; rt < n_rt; rt++) {
+        starts[rt] = f.n_jobs;
+        f.n_jobs += n_ct - (rt * ROW_TILE) / COL_TILE;
+    }
+    f.n_row_tiles = n_rt;
+    f.job_start = starts;
+    atomic_init(&f.next, 0);
+    rc = gsvd_parallel(b->env.n_threads, flush_worker, &f);
+    gsvd_free(starts);
+    return rc;
+}
+
+/* The current segment is full (or the pass ended): count it, keep it when caching, reset. */
+static int flush_current(struct bp *b)
+{
+    size_t words = seg_words(b);
+    int rc = flush_pairs(b, &b->cur);
+    if (rc < 0)
+        return rc;
+    if (b->caching && b->cur.bits > 0) {
+        uint64_t bytes = (uint64_t)words * 8;
+        if (b->kept_bytes + bytes > b->env.cache_bytes) {
+            drop_kept(b); /* does not fit: later bands read the input again */
+        } else {
+            if (b->n_kept == b->kept_cap) {
+                size_t cap = b->kept_cap ? 2 * b->kept_cap : 16;
+                struct segment *k = gsvd_realloc(b->kept, cap * sizeof *k);
+                if (!k)
+                    return GSVD_ENOMEM;
+                b->kept = k;
+                b->kept_cap = cap;
+            }
+            uint64_t *fresh = gsvd_aligned_alloc(64, words * sizeof(uint64_t));
+            if (!fresh)
+                return GSVD_ENOMEM;
+            b->kept[b->n_kept++] = b->cur;
+            b->kept_bytes += bytes;
+            b->cur.planes = fresh;
+        }
+    }
+    memset(b->cur.planes, 0, words * sizeof(uint64_t));
+    b->cur.bits = 0;
+    return GSVD_OK;
+}
+
+/* ---- packing ------------------------------------------------------------------------------- */
+
+/* Variant-major int8 rows (n values per feature), features [0, nf) at bit position pos. */
+static int pack_i8_rows(struct bp *b, const int8_t *v, size_t n, size_t nf, size_t pos)
+{
+    size_t W = b->W, stride = 3 * W;
+    uint64_t *pl = b->cur.planes;
+
+    for (size_t i0 = 0; i0 < n; i0 += 64) {
+        size_t ni = n - i0 < 64 ? n - i0 : 64;
+        for (size_t f = 0; f < nf;) {
+            size_t bit = (pos + f) & 63, w = (pos + f) >> 6;
+            size_t k = 64 - bit < nf - f ? 64 - bit : nf - f;
+            uint64_t C[64] = {0}, A[64] = {0}, B[64] = {0};
+            int bad = 0;
+            for (size_t t = 0; t < k; t++) {
+                const int8_t *row = v + (f + t) * n + i0;
+                uint64_t bt = 1ull << (bit + t);
+                for (size_t ii = 0; ii < ni; ii++) {
+                    int g = row[ii];
+                    C[ii] |= g >= 0 ? bt : 0;
+                    A[ii] |= g >= 1 ? bt : 0;
+                    B[ii] |= g >= 2 ? bt : 0;
+                    bad |= g > 2;
+                }
+            }
+            if (bad)
+                return PD_HANDOVER;
+            for (size_t ii = 0; ii < ni; ii++) {
+                uint64_t *p = pl + (i0 + ii) * stride + w;
+                p[0] |= C[ii];
+                p[W] |= A[ii];
+                p[2 * W] |= B[ii];
+            }
+            f += k;
+        }
+    }
+    return GSVD_OK;
+}
+
+/* Any other layout, value by value: features [0, nf) of the stripe at bit position pos. */
+static int pack_any(struct bp *b, const struct pd_stripe *s, size_t f0, size_t nf, size_t pos)
+{
+    size_t W = b->W, stride = 3 * W;
+    for (size_t i = 0; i < b->n; i++) {
+        uint64_t *p = b->cur.planes + i * stride;
+        for (size_t f = 0; f < nf; f++) {
+            double v = pd_value(s, i, f0 + f);
+            size_t at = pos + f;
+            uint64_t bt = 1ull << (at & 63);
+            if (isnan(v))
+                continue;
+            if (v != 0 && v != 1 && v != 2)
+                return PD_HANDOVER;
+            p[at >> 6] |= bt;
+            if (v >= 1)
+                p[W + (at >> 6)] |= bt;
+            if (v >= 2)
+                p[2 * W + (at >> 6)] |= bt;
+        }
+    }
+    return GSVD_OK;
+}
+
+static int bp_add(void *st, const struct pd_stripe *s)
+{
+    struct bp *b = st;
+    size_t cap = b->W * 64;
+    int rc;
+
+    for (size_t f = 0; f < s->n_feat;) {
+        size_t k = cap - b->cur.bits < s->n_feat - f ? cap - b->cur.bits : s->n_feat - f;
+        if (s->i8 && s->item_stride == 1 && s->feat_stride == b->n)
+            rc = pack_i8_rows(b, s->i8 + f * b->n, b->n, k, b->cur.bits);
+        else
+            rc = pack_any(b, s, f, k, b->cur.bits);
+        if (rc != GSVD_OK)
+            return rc;
+        b->cur.bits += k;
+        f += k;
+        if (b->cur.bits == cap && (rc = flush_current(b)) < 0)
+            return rc;
+    }
+    return GSVD_OK;
+}
+
+static int bp_band_end(void *st)
+{
+    struct bp *b = st;
+    int rc = flush_current(b);
+    if (rc < 0)
+        return rc;
+    if (b->caching) {
+        b->caching = 0;
+        b->complete = 1;
+    }
+    return GSVD_OK;
+}
+
+static int bp_replay(void *st, size_t row0, size_t n_rows)
+{
+    struct bp *b = st;
+    int rc;
+    if (!b->complete)
+        return 0;
+    if ((rc = bp_band_begin(b, row0, n_rows)) < 0)
+        return rc;
+    for (size_t i = 0; i < b->n_kept; i++)
+        if ((rc = flush_pairs(b, &b->kept[i])) < 0)
+            return rc;
+    return 1;
+}
+
+static void bp_pair_sums(void *st, size_t r, size_t c, struct gsvd_pd_sums *out)
+{
+    struct bp *b = st;
+    gsvd_pd_counts_to_sums(b->env.p->metric, b->env.p->p, b->cnt + (r * b->nc + c) * 4, out);
+}
+
+const struct pd_kernel_ops gsvd_pd_bitplane_ops = {
+    .name = "bitplane",
+    .pair_bytes = 4 * sizeof(uint32_t),
+    .fixed_bytes = bp_fixed_bytes,
+    .create = bp_create,
+    .destroy = bp_destroy,
+    .band_begin = bp_band_begin,
+    .add = bp_add,
+    .band_end = bp_band_end,
+    .replay = bp_replay,
+    .pair_sums = bp_pair_sums,
+};

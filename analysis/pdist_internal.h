@@ -1,0 +1,73 @@
+/* analysis/pdist_internal.h - the pdist engine's kernel vtable (analysis/pdist*.c only).
+ *
+ * The engine (pdist.c) plans bands of rows, drives passes over the data and turns every pair's
+ * sums into a distance; a kernel (pdist_bitplane.c, pdist_gram.c, pdist_generic.c) owns the
+ * per-pair accumulators of the current band and adds stripes of features to them.
+ *
+ * A stripe is a slice of features for all n items: value (item i, feature f) sits at
+ * i * item_stride + f * feat_stride of either i8 (genotype dosages, < 0 missing) or f64 (NaN
+ * missing).  Genotype blocks are variant-major (feat_stride = n, item_stride = 1); in-memory
+ * matrices are item-major. */
+#ifndef GSVD_ANALYSIS_PDIST_INTERNAL_H
+#define GSVD_ANALYSIS_PDIST_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis/pdist.h"
+#include "analysis/pdist_metric.h"
+
+struct pd_stripe {
+    size_t n_feat;
+    const int8_t *i8;
+    const double *f64;
+    size_t item_stride, feat_stride;
+};
+
+/* Value (i, f) of a stripe as a double, NaN when missing. */
+static inline double pd_value(const struct pd_stripe *s, size_t i, size_t f)
+{
+    size_t k = i * s->item_stride + f * s->feat_stride;
+    if (s->i8)
+        return s->i8[k] < 0 ? NAN : (double)s->i8[k];
+    return s->f64[k];
+}
+
+/* Returned by kernel `add` when the data does not suit the kernel; the engine moves on to the
+ * next kernel and restarts the pass. */
+#define PD_HANDOVER 1
+
+/* What a kernel sees of the engine. */
+struct pd_env {
+    const struct gsvd_pdist_params *p;
+    size_t n;   /* items */
+    uint64_t m; /* features per pass */
+    size_t n_threads;
+    uint64_t stripe_bytes; /* soft cap on a kernel's stripe buffer */
+    uint64_t cache_bytes;  /* the bit-plane kernel may keep this much for later bands (0: no) */
+};
+
+struct pd_kernel_ops {
+    const char *name;
+    /* Bytes of accumulator per pair of a band, and fixed bytes (stripe buffers). */
+    size_t pair_bytes;
+    uint64_t (*fixed_bytes)(const struct pd_env *env);
+    /* Create the kernel's state (caller owns; destroy). */
+    int (*create)(const struct pd_env *env, void **st);
+    void (*destroy)(void *st);
+    /* Zero the accumulators of rows [row0, row0 + n_rows) x columns [row0, n). */
+    int (*band_begin)(void *st, size_t row0, size_t n_rows);
+    /* Add a stripe: GSVD_OK, PD_HANDOVER, or an error. */
+    int (*add)(void *st, const struct pd_stripe *s);
+    /* Finish the band's pass (flush buffered features). */
+    int (*band_end)(void *st);
+    /* Replay the band from features kept in memory during the first pass; 1 if it did, 0 if
+     * the kernel keeps nothing (the engine then scans again).  May be NULL. */
+    int (*replay)(void *st, size_t row0, size_t n_rows);
+    /* Sums of band pair (r, c) (band-relative, c > r). */
+    void (*pair_sums)(void *st, size_t r, size_t c, struct gsvd_pd_sums *out);
+};
+
+extern const struct pd_kernel_ops gsvd_pd_bitplane_ops;
+extern const struct pd_kernel_ops gsvd_pd_gram_ops;
+extern const struct pd_kernel_ops gsvd_pd_generic_ops;
+
+#endif /* GSVD_ANALYSIS_PDIST_INTERNAL_H */

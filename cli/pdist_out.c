@@ -1,0 +1,414 @@
+/* cli/pdist_out.c - see pdist_out.h.
+ * Square layout: chunks of c x c; the band of rows [row0, row0 + nb) (row0 and nb multiples of
+ * c) holds every chunk (I, J >= I) of its chunk rows, and chunk (J, I) is written at the same
+ * time as the transpose of (I, J), so each chunk is written once and nothing waits for a later
+ * band.  Condensed layout: the band's pairs are the next stretch of scipy's order; chunks are
+ * written as they fill. */
+#include "gsvd_config.h"
+#include "cli/pdist_out.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/parallel.h"
+#include "zarr/codec.h"
+#include "zarr/writer.h"
+
+enum { CONDENSED_CHUNK = 1 << 20 };
+
+struct worker {
+    gsvd_codec_ws *ws;
+    struct gsvd_buf enc;
+    void *tile; /* c x c values */
+};
+
+struct pdist_out {
+    struct pdist_out_cfg cfg;
+    gsvd_writer *w;
+    gsvd_warray *dist, *nsites;
+    int nsites_wanted, arrays_made;
+    uint64_t chunk; /* square: rows and columns of a chunk; condensed: elements */
+    struct worker *wk;
+    size_t n_wk;
+    /* condensed stream */
+    double *cbuf;
+    float *fbuf;
+    uint32_t *nbuf;
+    uint64_t cpos, total;
+    /* TSV square */
+    double *full;
+    /* the band being written (square) */
+    const struct gsvd_pdist_band *band;
+    uint64_t n_jobs;
+    uint64_t *jobs; /* (I << 32) | J */
+    atomic_uint_fast64_t next;
+    int is_counts; /* which array the workers write this round */
+};
+
+size_t pdist_out_row_align(const struct pdist_out *o)
+{
+    return o->cfg.output && !o->cfg.condensed ? (size_t)o->chunk : 1;
+}
+
+uint64_t pdist_out_bytes(const struct pdist_out *o)
+{
+    uint64_t b = 0;
+    if (o->cfg.output) {
+        if (o->cfg.condensed)
+            b += o->chunk * (sizeof(double) + sizeof(uint32_t));
+        else
+            b += (uint64_t)o->n_wk * o->chunk * o->chunk * sizeof(double) * 2;
+    }
+    if (o->cfg.tsv && !o->cfg.condensed)
+        b += (uint64_t)o->cfg.n * o->cfg.n * sizeof(double);
+    return b;
+}
+
+static const char *dim1(const struct pdist_out *o)
+{
+    return strcmp(o->cfg.axis, "variants") == 0 ? "variants_1" : "samples_1";
+}
+
+static const char *dim0(const struct pdist_out *o)
+{
+    return strcmp(o->cfg.axis, "variants") == 0 ? "variants_0" : "samples_0";
+}
+
+int pdist_out_open(const struct pdist_out_cfg *cfg, struct pdist_out **out)
+{
+    struct pdist_out *o = gsvd_calloc(1, sizeof *o);
+    gsvd_codec_ws *ws = NULL;
+    gsvd_warray *a;
+    uint64_t n = cfg->n;
+    int rc = GSVD_OK;
+
+    *out = o;
+    if (!o)
+        return GSVD_ENOMEM;
+    o->cfg = *cfg;
+    o->n_wk = cfg->threads ? cfg->threads : 1;
+    if (cfg->condensed) {
+        o->total = n * (n ? n - 1 : 0) / 2;
+        o->chunk = o->total < CONDENSED_CHUNK ? (o->total ? o->total : 1) : CONDENSED_CHUNK;
+    } else {
+        o->chunk = n < 1000 ? (n ? n : 1) : 1000;
+        /* with a memory cap the chunk rows (the bands' granule) must leave room for a band */
+        while (cfg->memory && o->chunk > 64 && o->chunk * n * 64 > cfg->memory)
+            o->chunk /= 2;
+    }
+    if (cfg->tsv && !cfg->condensed) {
+        if (cfg->memory && n * n * sizeof(double) > cfg->memory / 2) {
+            gsvd_log_error("--format tsv holds the %llu x %llu matrix (%llu bytes), more than half "
+                           "of --memory; write Zarr (-o) or use --layout condensed",
+                           (unsigned long long)n, (unsigned long long)n,
+                           (unsigned long long)(n * n * sizeof(double)));
+            return GSVD_ENOMEM;
+        }
+        o->full = gsvd_malloc((n ? n * n : 1) * sizeof *o->full);
+        if (!o->full)
+            return GSVD_ENOMEM;
+    }
+    if (!cfg->output)
+        return GSVD_OK;
+    o->wk = gsvd_calloc(o->n_wk, sizeof *o->wk);
+    if (!o->wk)
+        return GSVD_ENOMEM;
+    for (size_t t = 0; t < o->n_wk; t++) {
+        GSVD_TRY(gsvd_codec_ws_new(&o->wk[t].ws));
+        if (!cfg->condensed && !(o->wk[t].tile = gsvd_malloc(o->chunk * o->chunk * sizeof(double))))
+            return GSVD_ENOMEM;
+    }
+    if (cfg->condensed) {
+        o->cbuf = gsvd_malloc(o->chunk * sizeof(double));
+        o->fbuf = gsvd_malloc(o->chunk * sizeof(float));
+        o->nbuf = gsvd_malloc(o->chunk * sizeof(uint32_t));
+        if (!o->cbuf || !o->fbuf || !o->nbuf)
+            return GSVD_ENOMEM;
+    }
+    GSVD_TRY(gsvd_writer_open(cfg->output, cfg->force, &o->w));
+    ws = o->wk[0].ws;
+    {
+        int variants = strcmp(cfg->axis, "variants") == 0;
+        struct gsvd_array_spec sid = {.path = variants ? "variant_index" : "sample_id",
+                                      .ndim = 1,
+                                      .shape = {n},
+                                      .chunks = {n ? n : 1},
+                                      .dtype = {'O', '|', sizeof(char *)},
+                                      .dims = {dim0(o)}};
+        GSVD_TRY(gsvd_writer_array(o->w, &sid, &a));
+        GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)cfg->ids->items, (size_t)n));
+    }
+out:
+    return rc;
+}
+
+/* The distance and n_sites arrays, once the first band says whether values were missing. */
+static int make_arrays(struct pdist_out *o, uint64_t n_missing)
+{
+    uint64_t n = o->cfg.n;
+    double nan = NAN;
+    float nanf = NAN;
+    int rc = GSVD_OK;
+
+    o->arrays_made = 1;
+    o->nsites_wanted = n_missing > 0 || o->cfg.counts;
+    struct gsvd_array_spec sd = {.path = "distance",
+                                 .dtype = {'f', '<', o->cfg.f4 ? 4 : 8},
+                                 .fill = o->cfg.f4 ? (const void *)&nanf : (const void *)&nan};
+    if (o->cfg.condensed) {
+        sd.ndim = 1;
+        sd.shape[0] = o->total;
+        sd.chunks[0] = o->chunk;
+        sd.dims[0] = "pairs";
+    } else {
+        sd.ndim = 2;
+        sd.shape[0] = sd.shape[1] = n;
+        sd.chunks[0] = sd.chunks[1] = o->chunk;
+        sd.dims[0] = dim0(o);
+        sd.dims[1] = dim1(o);
+    }
+    GSVD_TRY(gsvd_writer_array(o->w, &sd, &o->dist));
+    if (o->nsites_wanted) {
+        struct gsvd_array_spec sn = sd;
+        sn.path = "n_sites";
+        sn.dtype = (struct gsvd_dtype){'u', '<', 4};
+        sn.fill = NULL;
+        GSVD_TRY(gsvd_writer_array(o->w, &sn, &o->nsites));
+    }
+out:
+    return rc;
+}
+
+/* ---- square --------------------------------------------------------------------------------- */
+
+/* Copy chunk (I, J) (or its transpose) of the band into a c x c tile. */
+static void fill_tile(const struct pdist_out *o, uint64_t I, uint64_t J, int transpose, void *tile)
+{
+    const struct gsvd_pdist_band *b = o->band;
+    uint64_t c = o->chunk, n = b->n;
+    /* the source block: rows from chunk row I (in the band), columns from chunk column J */
+    uint64_t r0 = I * c - b->row0, c0 = J * c - b->row0;
+    uint64_t nr = n - I * c < c ? n - I * c : c, nc = n - J * c < c ? n - J * c : c;
+    if (nr < c || nc < c) /* edge chunk: zero padding */
+        memset(tile, 0, (size_t)(c * c) * (o->is_counts || o->cfg.f4 ? 4 : 8));
+    for (uint64_t i = 0; i < (transpose ? nc : nr); i++)
+        for (uint64_t j = 0; j < (transpose ? nr : nc); j++) {
+            uint64_t sr = transpose ? r0 + j : r0 + i, sc = transpose ? c0 + i : c0 + j;
+            size_t at = (size_t)(sr * b->ld + sc), to = (size_t)(i * c + j);
+            if (o->is_counts)
+                ((uint32_t *)tile)[to] = b->n_sites[at];
+            else if (o->cfg.f4)
+                ((float *)tile)[to] = (float)b->dist[at];
+            else
+                ((double *)tile)[to] = b->dist[at];
+        }
+}
+
+static int square_worker(void *ctx, size_t t)
+{
+    struct pdist_out *o = ctx;
+    struct worker *w = &o->wk[t];
+    gsvd_warray *a = o->is_counts ? o->nsites : o->dist;
+    int rc;
+
+    for (;;) {
+        uint64_t j = atomic_fetch_add(&o->next, 1);
+        if (j >= o->n_jobs)
+            return GSVD_OK;
+        uint64_t I = o->jobs[j] >> 32, J = o->jobs[j] & 0xffffffffu;
+        uint64_t idx[2] = {I, J};
+        fill_tile(o, I, J, 0, w->tile);
+        if ((rc = gsvd_warray_write_chunk(a, w->ws, idx, w->tile, &w->enc)) < 0)
+            return rc;
+        if (J != I) {
+            uint64_t tidx[2] = {J, I};
+            fill_tile(o, I, J, 1, w->tile);
+            if ((rc = gsvd_warray_write_chunk(a, w->ws, tidx, w->tile, &w->enc)) < 0)
+                return rc;
+        }
+    }
+}
+
+static int square_band(struct pdist_out *o, const struct gsvd_pdist_band *b)
+{
+    uint64_t c = o->chunk, n = b->n, nct = (n + c - 1) / c;
+    uint64_t I0 = b->row0 / c, I1 = (b->row0 + b->n_rows + c - 1) / c, k = 0;
+    int rc;
+
+    if (b->row0 % c != 0 || (b->n_rows % c != 0 && b->row0 + b->n_rows != n))
+        return GSVD_EINTERNAL;
+    gsvd_free(o->jobs);
+    o->jobs = gsvd_malloc((size_t)((I1 - I0) * nct + 1) * sizeof *o->jobs);
+    if (!o->jobs)
+        return GSVD_ENOMEM;
+    for (uint64_t I = I0; I < I1; I++)
+        for (uint64_t J = I; J < nct; J++)
+            o->jobs[k++] = I << 32 | J;
+    o->n_jobs = k;
+    o->band = b;
+    for (o->is_counts = 0; o->is_counts <= o->nsites_wanted; o->is_counts++) {
+        atomic_store(&o->next, 0);
+        if ((rc = gsvd_parallel(o->n_wk, square_worker, o)) < 0)
+            return rc;
+    }
+    return GSVD_OK;
+}
+
+/* ---- condensed ------------------------------------------------------------------------------ */
+
+static int condensed_flush(struct pdist_out *o, uint64_t fill)
+{
+    uint64_t idx[1] = {(o->cpos - fill) / o->chunk};
+    struct worker *w = &o->wk[0];
+    const void *data = o->cbuf;
+    int rc;
+    if (o->cfg.f4) {
+        for (uint64_t k = 0; k < fill; k++)
+            o->fbuf[k] = (float)o->cbuf[k];
+        data = o->fbuf;
+    }
+    if ((rc = gsvd_warray_write_chunk(o->dist, w->ws, idx, data, &w->enc)) < 0)
+        return rc;
+    if (o->nsites_wanted &&
+        (rc = gsvd_warray_write_chunk(o->nsites, w->ws, idx, o->nbuf, &w->enc)) < 0)
+        return rc;
+    return GSVD_OK;
+}
+
+static int condensed_band(struct pdist_out *o, const struct gsvd_pdist_band *b)
+{
+    double *cb = o->cbuf;
+    int rc;
+    for (size_t r = 0; r < b->n_rows; r++)
+        for (size_t c = r + 1; c < b->ld; c++) {
+            uint64_t fill = o->cpos % o->chunk;
+            cb[fill] = b->dist[r * b->ld + c];
+            o->nbuf[fill] = b->n_sites[r * b->ld + c];
+            o->cpos++;
+            if (o->cpos % o->chunk == 0 && (rc = condensed_flush(o, o->chunk)) < 0)
+                return rc;
+        }
+    return GSVD_OK;
+}
+
+/* ---- TSV ------------------------------------------------------------------------------------ */
+
+static void tsv_pairs(const struct pdist_out *o, const struct gsvd_pdist_band *b)
+{
+    char *const *ids = o->cfg.ids->items;
+    for (size_t r = 0; r < b->n_rows; r++)
+        for (size_t c = r + 1; c < b->ld; c++) {
+            double d = b->dist[r * b->ld + c];
+            printf("%s\t%s\t", ids[b->row0 + r], ids[b->row0 + c]);
+            if (isnan(d))
+                fputs("nan", stdout);
+            else
+                printf("%.17g", d);
+            printf("\t%u\n", b->n_sites[r * b->ld + c]);
+        }
+}
+
+static void tsv_keep(struct pdist_out *o, const struct gsvd_pdist_band *b)
+{
+    size_t n = b->n;
+    for (size_t r = 0; r < b->n_rows; r++)
+        for (size_t c = r; c < b->ld; c++) {
+            size_t i = b->row0 + r, j = b->row0 + c;
+            o->full[i * n + j] = o->full[j * n + i] = b->dist[r * b->ld + c];
+        }
+}
+
+static int tsv_square(const struct pdist_out *o)
+{
+    size_t n = o->cfg.n;
+    char *const *ids = o->cfg.ids->items;
+    fputs(strcmp(o->cfg.axis, "variants") == 0 ? "variant_index" : "sample_id", stdout);
+    for (size_t i = 0; i < n; i++)
+        printf("\t%s", ids[i]);
+    putchar('\n');
+    for (size_t i = 0; i < n; i++) {
+        fputs(ids[i], stdout);
+        for (size_t j = 0; j < n; j++) {
+            double d = o->full[i * n + j];
+            if (isnan(d))
+                fputs("\tnan", stdout);
+            else
+                printf("\t%.17g", d);
+        }
+        putchar('\n');
+    }
+    return ferror(stdout) ? GSVD_EIO : GSVD_OK;
+}
+
+/* ---- the sink ------------------------------------------------------------------------------- */
+
+int pdist_out_band(void *ctx, const struct gsvd_pdist_band *b)
+{
+    struct pdist_out *o = ctx;
+    int rc = GSVD_OK;
+
+    if (o->cfg.output) {
+        if (!o->arrays_made)
+            GSVD_TRY(make_arrays(o, b->n_missing));
+        if (o->cfg.condensed)
+            GSVD_TRY(condensed_band(o, b));
+        else
+            GSVD_TRY(square_band(o, b));
+    }
+    if (o->cfg.tsv && o->cfg.condensed) {
+        if (b->row0 == 0)
+            puts(strcmp(o->cfg.axis, "variants") == 0 ? "variant_i\tvariant_j\tdistance\tn_sites"
+                                                      : "sample_i\tsample_j\tdistance\tn_sites");
+        tsv_pairs(o, b);
+        if (ferror(stdout))
+            return GSVD_EIO;
+    } else if (o->cfg.tsv) {
+        tsv_keep(o, b);
+    }
+out:
+    return rc;
+}
+
+int pdist_out_finish(struct pdist_out *o, const char *attrs_json)
+{
+    int rc = GSVD_OK;
+
+    if (o->cfg.output) {
+        if (!o->arrays_made) /* no band: n = 0 */
+            GSVD_TRY(make_arrays(o, 0));
+        if (o->cfg.condensed && o->cpos % o->chunk != 0)
+            GSVD_TRY(condensed_flush(o, o->cpos % o->chunk));
+        GSVD_TRY(gsvd_writer_group(o->w, "", attrs_json));
+        GSVD_TRY(gsvd_writer_commit(o->w));
+    }
+    if (o->cfg.tsv && !o->cfg.condensed)
+        GSVD_TRY(tsv_square(o));
+    if (fflush(stdout) != 0)
+        rc = GSVD_EIO;
+out:
+    return rc;
+}
+
+void pdist_out_close(struct pdist_out *o)
+{
+    if (!o)
+        return;
+    gsvd_writer_close(o->w);
+    for (size_t t = 0; o->wk && t < o->n_wk; t++) {
+        gsvd_codec_ws_free(o->wk[t].ws);
+        gsvd_buf_free(&o->wk[t].enc);
+        gsvd_free(o->wk[t].tile);
+    }
+    gsvd_free(o->wk);
+    gsvd_free(o->cbuf);
+    gsvd_free(o->fbuf);
+    gsvd_free(o->nbuf);
+    gsvd_free(o->full);
+    gsvd_free(o->jobs);
+    gsvd_free(o);
+}
