@@ -470,6 +470,33 @@ static double load_float(const struct gsvd_dtype *dt, const unsigned char *base,
 }
 
 /* Dosage rows for variants [v0, v0 + nv) into s->dos (int8, -1 missing) or s->fdos. */
+/* Dosages of n diploid int8 calls (pairs of alleles): alleles > 0, -1 if missing. */
+GSVD_CLONES static void diploid_dosages(const int8_t *row, size_t n, int8_t *d)
+{
+    for (size_t i = 0; i < n; i++) {
+        int a = row[2 * i], b = row[2 * i + 1];
+        int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
+        d[i] = (int8_t)(miss ? -1 : (a > 0) + (b > 0));
+    }
+}
+
+/* Called count, sum and sum of squares of a row of dosages (-1 missing). */
+GSVD_CLONES static void dosage_sums(const int8_t *row, size_t n, int64_t out[3])
+{
+    int64_t ni = 0, si = 0, s2 = 0;
+    /* branch-free so it vectorises; dosages are -1 (missing) or 0..ploidy */
+    for (size_t i = 0; i < n; i++) {
+        int v = row[i];
+        int ok = v >= 0;
+        ni += ok;
+        si += ok * v;
+        s2 += ok * v * v;
+    }
+    out[0] = ni;
+    out[1] = si;
+    out[2] = s2;
+}
+
 static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, struct scan_slot *s)
 {
     const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
@@ -516,11 +543,7 @@ static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, st
             int8_t *d = s->dos + j * N;
             const int8_t *row = raw + j * NA * 2;
             if (!g->sample_idx) {
-                for (size_t i = 0; i < N; i++) {
-                    int a = row[2 * i], b = row[2 * i + 1];
-                    int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
-                    d[i] = (int8_t)(miss ? -1 : (a > 0) + (b > 0));
-                }
+                diploid_dosages(row, N, d);
             } else {
                 for (size_t i = 0; i < N; i++) {
                     const int8_t *call = row + 2 * g->sample_idx[i];
@@ -599,16 +622,11 @@ static int judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t varia
                 sum2 += (double)row[i] * row[i];
             }
     } else {
-        const int8_t *row = s->dos + j * N;
-        int64_t ni = 0, si = 0, s2 = 0;
-        /* branch-free so it vectorises; dosages are -1 (missing) or 0..ploidy */
-        for (size_t i = 0; i < N; i++) {
-            int v = row[i];
-            int ok = v >= 0;
-            ni += ok;
-            si += ok * v;
-            s2 += ok * v * v;
-        }
+        int64_t sums[3], ni, si, s2;
+        dosage_sums(s->dos + j * N, N, sums);
+        ni = sums[0];
+        si = sums[1];
+        s2 = sums[2];
         n = (double)ni;
         sum = (double)si;
         sum2 = (double)s2;

@@ -1,7 +1,8 @@
 /* analysis/pdist_bitplane.c - the bit-plane kernel: genotypes in {0, 1, 2} (or missing) become
  * three bit planes per item, C = called, A = [g >= 1], B = [g >= 2], 64 features per word, and a
- * pair's counts (n, da, db, two; see pdist_metric.h) are popcounts of ANDs and XORs of its
- * planes.  Counts are integers, so the result is exact and independent of the order in which
+ * pair's counts (n, one, two; see pdist_metric.h) are popcounts of ANDs and XORs of its
+ * planes: with K = Cx & Cy, a = (Ax ^ Ay) & K, b = (Bx ^ By) & K: n = |K|, one = |a ^ b|,
+ * two = |a & b|.  Counts are integers, so the result is exact and independent of the order in which
  * threads add them.
  *
  * Features are packed into a segment of W words per plane (W a multiple of 8); a full segment
@@ -27,7 +28,7 @@
 #include "common/err.h"
 #include "common/parallel.h"
 
-enum { ROW_TILE = 16, COL_TILE = 32 };
+enum { ROW_TILE = 64, COL_TILE = 64, NC = 3 };
 
 struct segment {
     uint64_t *planes; /* n x 3 x W words: [item][C|A|B][word] */
@@ -46,9 +47,10 @@ struct bp {
     int complete; /* 1 once a whole pass is kept */
     /* band */
     size_t row0, nb, nc;
-    uint32_t *cnt; /* nb x nc x 4 */
+    uint32_t *cnt; /* nb x nc x NC */
     size_t cnt_cap;
     int avx512;
+    int l1; /* the metric needs only n and sum |u - v| */
 };
 
 static int cpu_has_avx512(void)
@@ -82,7 +84,7 @@ static int bp_create(const struct pd_env *env, void **out)
         return GSVD_ENOMEM;
     b->env = *env;
     b->n = env->n;
-    b->W = 512;
+    b->W = 256;
     while (b->W > 8 && (uint64_t)b->n * 24 * b->W > env->stripe_bytes)
         b->W /= 2;
     if (gsvd_mul_size(b->n ? b->n : 1, 3 * b->W, &words) < 0 || words > SIZE_MAX / 8) {
@@ -97,6 +99,7 @@ static int bp_create(const struct pd_env *env, void **out)
     memset(b->cur.planes, 0, words * sizeof(uint64_t));
     b->caching = env->cache_bytes > 0;
     b->avx512 = env->p->simd == GSVD_PDIST_SIMD_AUTO && cpu_has_avx512();
+    b->l1 = env->p->metric == GSVD_PDIST_CITYBLOCK || env->p->metric == GSVD_PDIST_IBS;
     *out = b;
     return GSVD_OK;
 }
@@ -131,7 +134,7 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
     b->row0 = row0;
     b->nb = n_rows;
     b->nc = b->n - row0;
-    if (gsvd_mul_size(n_rows, b->nc, &cells) < 0 || gsvd_mul_size(cells, 4, &cells) < 0)
+    if (gsvd_mul_size(n_rows, b->nc, &cells) < 0 || gsvd_mul_size(cells, NC, &cells) < 0)
         return GSVD_ENOMEM;
     if (cells > b->cnt_cap) {
         gsvd_free(b->cnt);
@@ -146,14 +149,18 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
 
 /* ---- pair counts ---------------------------------------------------------------------------- */
 
-/* Counts of x against y[0..3] over nw words (planes W apart): out[k][0..3] = n, da, db, two. */
+/* Counts of x against y[0..3] over nw words (planes W apart): out[k] = n, one, two; with l1
+ * (metrics that only need |u - v| summed), out[k] = n, one + 2 two, 0 - one operation fewer
+ * per word. */
 #if PD_X86
-__attribute__((target("avx512f,avx512vpopcntdq"))) static void
-pair4_avx512(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw, uint64_t out[4][4])
+#define PD_AVX512 __attribute__((target("avx512f,avx512vpopcntdq")))
+PD_AVX512 static inline __attribute__((always_inline)) void
+pair4_avx512_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                  uint64_t out[4][NC], const int l1)
 {
-    __m512i acc[4][4];
+    __m512i acc[4][NC];
     for (int k = 0; k < 4; k++)
-        for (int q = 0; q < 4; q++)
+        for (int q = 0; q < NC; q++)
             acc[k][q] = _mm512_setzero_si512();
     for (size_t w = 0; w < nw; w += 8) {
         __m512i xc = _mm512_loadu_si512((const void *)(x + w));
@@ -161,46 +168,66 @@ pair4_avx512(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
         __m512i xb = _mm512_loadu_si512((const void *)(x + 2 * W + w));
         for (int k = 0; k < 4; k++) {
             const uint64_t *yk = y[k];
-            __m512i yc = _mm512_loadu_si512((const void *)(yk + w));
-            __m512i ya = _mm512_loadu_si512((const void *)(yk + W + w));
-            __m512i yb = _mm512_loadu_si512((const void *)(yk + 2 * W + w));
-            __m512i kk = _mm512_and_si512(xc, yc);
+            __m512i kk = _mm512_and_si512(xc, _mm512_loadu_si512((const void *)(yk + w)));
             /* 0x28: (a ^ b) & c */
-            __m512i da = _mm512_ternarylogic_epi64(xa, ya, kk, 0x28);
-            __m512i db = _mm512_ternarylogic_epi64(xb, yb, kk, 0x28);
-            __m512i two = _mm512_and_si512(da, db);
+            __m512i da = _mm512_ternarylogic_epi64(
+                xa, _mm512_loadu_si512((const void *)(yk + W + w)), kk, 0x28);
+            __m512i db = _mm512_ternarylogic_epi64(
+                xb, _mm512_loadu_si512((const void *)(yk + 2 * W + w)), kk, 0x28);
             acc[k][0] = _mm512_add_epi64(acc[k][0], _mm512_popcnt_epi64(kk));
-            acc[k][1] = _mm512_add_epi64(acc[k][1], _mm512_popcnt_epi64(da));
-            acc[k][2] = _mm512_add_epi64(acc[k][2], _mm512_popcnt_epi64(db));
-            acc[k][3] = _mm512_add_epi64(acc[k][3], _mm512_popcnt_epi64(two));
+            if (l1) {
+                acc[k][1] = _mm512_add_epi64(acc[k][1], _mm512_popcnt_epi64(da));
+                acc[k][2] = _mm512_add_epi64(acc[k][2], _mm512_popcnt_epi64(db));
+            } else {
+                acc[k][1] =
+                    _mm512_add_epi64(acc[k][1], _mm512_popcnt_epi64(_mm512_xor_si512(da, db)));
+                acc[k][2] =
+                    _mm512_add_epi64(acc[k][2], _mm512_popcnt_epi64(_mm512_and_si512(da, db)));
+            }
         }
     }
-    for (int k = 0; k < 4; k++)
-        for (int q = 0; q < 4; q++)
+    for (int k = 0; k < 4; k++) {
+        for (int q = 0; q < NC; q++)
             out[k][q] = (uint64_t)_mm512_reduce_add_epi64(acc[k][q]);
+        if (l1) {
+            out[k][1] += out[k][2];
+            out[k][2] = 0;
+        }
+    }
+}
+
+PD_AVX512 static void pair4_avx512_l1(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                      size_t nw, uint64_t out[4][NC])
+{
+    pair4_avx512_body(x, y, W, nw, out, 1);
+}
+
+PD_AVX512 static void pair4_avx512(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                   size_t nw, uint64_t out[4][NC])
+{
+    pair4_avx512_body(x, y, W, nw, out, 0);
 }
 
 __attribute__((target("popcnt")))
 #endif
 static void
-pair4_scalar(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw, uint64_t out[4][4])
+pair4_scalar(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+             uint64_t out[4][NC])
 {
     for (int k = 0; k < 4; k++) {
         const uint64_t *yk = y[k];
-        uint64_t n = 0, da = 0, db = 0, two = 0;
+        uint64_t n = 0, one = 0, two = 0;
         for (size_t w = 0; w < nw; w++) {
             uint64_t kk = x[w] & yk[w];
             uint64_t a = (x[W + w] ^ yk[W + w]) & kk;
             uint64_t b = (x[2 * W + w] ^ yk[2 * W + w]) & kk;
             n += (uint64_t)__builtin_popcountll(kk);
-            da += (uint64_t)__builtin_popcountll(a);
-            db += (uint64_t)__builtin_popcountll(b);
+            one += (uint64_t)__builtin_popcountll(a ^ b);
             two += (uint64_t)__builtin_popcountll(a & b);
         }
         out[k][0] = n;
-        out[k][1] = da;
-        out[k][2] = db;
-        out[k][3] = two;
+        out[k][1] = one;
+        out[k][2] = two;
     }
 }
 
@@ -241,29 +268,32 @@ static int flush_worker(void *ctx, size_t t)
         if (j >= f->n_jobs)
             break;
         job_tiles(f, j, &rt, &ct);
-        size_t r_end = (rt + 1) * ROW_TILE < b->nb ? (rt + 1) * ROW_TILE : b->nb;
+        size_t r0 = rt * ROW_TILE, r_end = r0 + ROW_TILE < b->nb ? r0 + ROW_TILE : b->nb;
         size_t c_end = (ct + 1) * COL_TILE < nc ? (ct + 1) * COL_TILE : nc;
-        for (size_t r = rt * ROW_TILE; r < r_end; r++) {
-            const uint64_t *x = pl + (b->row0 + r) * stride;
-            size_t c = ct * COL_TILE > r + 1 ? ct * COL_TILE : r + 1;
-            while (c < c_end) {
-                const uint64_t *y[4];
-                uint64_t res[4][4];
-                size_t k = c_end - c < 4 ? c_end - c : 4;
-                for (size_t q = 0; q < 4; q++)
-                    y[q] = pl + (b->row0 + c + (q < k ? q : 0)) * stride;
+        /* four columns at a time stay in L1 while the tile's rows stream past them */
+        for (size_t c = ct * COL_TILE; c < c_end; c += 4) {
+            size_t k = c_end - c < 4 ? c_end - c : 4;
+            const uint64_t *y[4];
+            for (size_t q = 0; q < 4; q++)
+                y[q] = pl + (b->row0 + c + (q < k ? q : 0)) * stride;
+            for (size_t r = r0; r < r_end && r < c + k - 1; r++) {
+                const uint64_t *x = pl + (b->row0 + r) * stride;
+                uint64_t res[4][NC];
 #if PD_X86
-                if (b->avx512)
+                if (b->avx512 && b->l1)
+                    pair4_avx512_l1(x, y, W, f->nw, res);
+                else if (b->avx512)
                     pair4_avx512(x, y, W, f->nw, res);
                 else
 #endif
                     pair4_scalar(x, y, W, f->nw, res);
                 for (size_t q = 0; q < k; q++) {
-                    uint32_t *cn = b->cnt + (r * nc + c + q) * 4;
-                    for (int s = 0; s < 4; s++)
+                    if (c + q <= r)
+                        continue; /* only the upper triangle */
+                    uint32_t *cn = b->cnt + (r * nc + c + q) * NC;
+                    for (int s = 0; s < NC; s++)
                         cn[s] += (uint32_t)res[q][s];
                 }
-                c += k;
             }
         }
     }
@@ -334,42 +364,112 @@ static int flush_current(struct bp *b)
 
 /* ---- packing ------------------------------------------------------------------------------- */
 
-/* Variant-major int8 rows (n values per feature), features [0, nf) at bit position pos. */
-static int pack_i8_rows(struct bp *b, const int8_t *v, size_t n, size_t nf, size_t pos)
+/* a[t] bit i -> a[i] bit t (64 x 64 bit matrix transpose, in place). */
+static void transpose64(uint64_t a[64])
 {
-    size_t W = b->W, stride = 3 * W;
-    uint64_t *pl = b->cur.planes;
+    uint64_t m = 0x00000000FFFFFFFFull;
+    for (unsigned j = 32; j != 0; j >>= 1, m ^= m << j)
+        for (unsigned k = 0; k < 64; k = ((k | j) + 1) & ~j) {
+            uint64_t t = ((a[k] >> j) ^ a[k | j]) & m;
+            a[k | j] ^= t;
+            a[k] ^= t << j;
+        }
+}
 
-    for (size_t i0 = 0; i0 < n; i0 += 64) {
+/* Bit i of each mask: value i of the 64 in g is >= 0, >= 1, >= 2, > 2. */
+static void row_masks(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_t *bad)
+{
+#if PD_X86
+    const __m128i m1 = _mm_set1_epi8(-1), z = _mm_setzero_si128(), one = _mm_set1_epi8(1),
+                  two = _mm_set1_epi8(2);
+    uint64_t mc = 0, ma = 0, mb = 0, mx = 0;
+    for (int q = 0; q < 4; q++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(g + 16 * q));
+        mc |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpgt_epi8(x, m1)) << (16 * q);
+        ma |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpgt_epi8(x, z)) << (16 * q);
+        mb |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpgt_epi8(x, one)) << (16 * q);
+        mx |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpgt_epi8(x, two)) << (16 * q);
+    }
+    *c = mc;
+    *a = ma;
+    *b = mb;
+    *bad |= mx;
+#else
+    uint64_t mc = 0, ma = 0, mb = 0, mx = 0;
+    for (int i = 0; i < 64; i++) {
+        mc |= (uint64_t)(g[i] >= 0) << i;
+        ma |= (uint64_t)(g[i] >= 1) << i;
+        mb |= (uint64_t)(g[i] >= 2) << i;
+        mx |= (uint64_t)(g[i] > 2) << i;
+    }
+    *c = mc;
+    *a = ma;
+    *b = mb;
+    *bad |= mx;
+#endif
+}
+
+struct pack_job {
+    struct bp *b;
+    const int8_t *v;
+    size_t n, nf, pos, nt;
+    atomic_int bad;
+};
+
+/* Variant-major int8 rows: the job's features into the planes of 64-sample groups t, t + T,
+ * ...: 64 rows x 64 samples at a time become row masks, transposed into per-sample words. */
+static int pack_worker(void *ctx, size_t t)
+{
+    struct pack_job *j = ctx;
+    struct bp *b = j->b;
+    size_t W = b->W, stride = 3 * W, n = j->n, nf = j->nf, pos = j->pos;
+    uint64_t *pl = b->cur.planes, bad = 0;
+    int8_t pad[64];
+
+    for (size_t i0 = 64 * t; i0 < n; i0 += 64 * j->nt) {
         size_t ni = n - i0 < 64 ? n - i0 : 64;
         for (size_t f = 0; f < nf;) {
             size_t bit = (pos + f) & 63, w = (pos + f) >> 6;
             size_t k = 64 - bit < nf - f ? 64 - bit : nf - f;
-            uint64_t C[64] = {0}, A[64] = {0}, B[64] = {0};
-            int bad = 0;
-            for (size_t t = 0; t < k; t++) {
-                const int8_t *row = v + (f + t) * n + i0;
-                uint64_t bt = 1ull << (bit + t);
-                for (size_t ii = 0; ii < ni; ii++) {
-                    int g = row[ii];
-                    C[ii] |= g >= 0 ? bt : 0;
-                    A[ii] |= g >= 1 ? bt : 0;
-                    B[ii] |= g >= 2 ? bt : 0;
-                    bad |= g > 2;
+            uint64_t C[64], A[64], B[64];
+            for (size_t r = 0; r < k; r++) {
+                const int8_t *row = j->v + (f + r) * n + i0;
+                if (ni < 64) {
+                    memset(pad, -1, sizeof pad);
+                    memcpy(pad, row, ni);
+                    row = pad;
                 }
+                row_masks(row, &C[r], &A[r], &B[r], &bad);
             }
-            if (bad)
-                return PD_HANDOVER;
+            for (size_t r = k; r < 64; r++)
+                C[r] = A[r] = B[r] = 0;
+            transpose64(C);
+            transpose64(A);
+            transpose64(B);
             for (size_t ii = 0; ii < ni; ii++) {
                 uint64_t *p = pl + (i0 + ii) * stride + w;
-                p[0] |= C[ii];
-                p[W] |= A[ii];
-                p[2 * W] |= B[ii];
+                p[0] |= C[ii] << bit;
+                p[W] |= A[ii] << bit;
+                p[2 * W] |= B[ii] << bit;
             }
             f += k;
         }
     }
+    if (bad)
+        atomic_store(&j->bad, 1);
     return GSVD_OK;
+}
+
+static int pack_i8_rows(struct bp *b, const int8_t *v, size_t n, size_t nf, size_t pos)
+{
+    struct pack_job j = {.b = b, .v = v, .n = n, .nf = nf, .pos = pos};
+    size_t groups = (n + 63) / 64;
+    int rc;
+    j.nt = b->env.n_threads < groups ? b->env.n_threads : groups;
+    atomic_init(&j.bad, 0);
+    if ((rc = gsvd_parallel(j.nt, pack_worker, &j)) < 0)
+        return rc;
+    return atomic_load(&j.bad) ? PD_HANDOVER : GSVD_OK;
 }
 
 /* Any other layout, value by value: features [0, nf) of the stripe at bit position pos. */
@@ -448,12 +548,12 @@ static int bp_replay(void *st, size_t row0, size_t n_rows)
 static void bp_pair_sums(void *st, size_t r, size_t c, struct gsvd_pd_sums *out)
 {
     struct bp *b = st;
-    gsvd_pd_counts_to_sums(b->env.p->metric, b->env.p->p, b->cnt + (r * b->nc + c) * 4, out);
+    gsvd_pd_counts_to_sums(b->env.p->metric, b->env.p->p, b->cnt + (r * b->nc + c) * NC, out);
 }
 
 const struct pd_kernel_ops gsvd_pd_bitplane_ops = {
     .name = "bitplane",
-    .pair_bytes = 4 * sizeof(uint32_t),
+    .pair_bytes = NC * sizeof(uint32_t),
     .fixed_bytes = bp_fixed_bytes,
     .create = bp_create,
     .destroy = bp_destroy,

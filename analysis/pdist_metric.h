@@ -2,11 +2,12 @@
  * every pdist kernel (and written for nvcc too: GSVD_HD functions, no libc beyond math.h).
  *
  * A kernel reduces a pair (u, v) over the features called in both to `struct gsvd_pd_sums`;
- * gsvd_pd_finish turns the sums into the metric's value.  The bit-plane kernel produces four
+ * gsvd_pd_finish turns the sums into the metric's value.  The bit-plane kernel produces three
  * integer counts per pair on genotypes g in {0, 1, 2}, with A = [g >= 1], B = [g >= 2]:
  *   n    features called in both
- *   da   those where A differs,  db  where B differs,  two  where both differ (|u - v| = 2)
- * so |u - v| = [A differs] + [B differs] and every metric below derives from them exactly. */
+ *   one  those where exactly one of A, B differs (|u - v| = 1)
+ *   two  those where both differ (|u - v| = 2)
+ * and every bit-plane metric below derives from them exactly. */
 #ifndef GSVD_ANALYSIS_PDIST_METRIC_H
 #define GSVD_ANALYSIS_PDIST_METRIC_H
 #include <math.h>
@@ -34,7 +35,6 @@ static inline GSVD_HD int gsvd_pd_bitplane_metric(enum gsvd_pdist_metric m)
     case GSVD_PDIST_MINKOWSKI:
     case GSVD_PDIST_CHEBYSHEV:
     case GSVD_PDIST_HAMMING:
-    case GSVD_PDIST_CANBERRA:
     case GSVD_PDIST_IBS:
         return 1;
     default:
@@ -42,34 +42,30 @@ static inline GSVD_HD int gsvd_pd_bitplane_metric(enum gsvd_pdist_metric m)
     }
 }
 
-/* Sums from the bit-plane counts (n, da, db, two); exact: every value is an integer below
- * 2^53 except canberra's thirds and minkowski's 2^p. */
+/* Sums from the bit-plane counts (n, one, two); exact: every value is an integer below 2^53
+ * except minkowski's 2^p. */
 static inline GSVD_HD void gsvd_pd_counts_to_sums(enum gsvd_pdist_metric m, double p,
-                                                  const uint32_t cnt[4], struct gsvd_pd_sums *s)
+                                                  const uint32_t cnt[3], struct gsvd_pd_sums *s)
 {
-    double n = cnt[0], da = cnt[1], db = cnt[2], two = cnt[3];
+    double n = cnt[0], one = cnt[1], two = cnt[2];
     s->n = n;
     s->b = s->c = s->d = s->e = 0;
     switch (m) {
     case GSVD_PDIST_EUCLIDEAN:
     case GSVD_PDIST_SQEUCLIDEAN:
-        s->a = da + db + 2 * two; /* 1 per |d| = 1, 2 + 2 per |d| = 2 */
+        s->a = one + 4 * two;
         break;
     case GSVD_PDIST_MINKOWSKI:
-        s->a = (da + db - 2 * two) + pow(2.0, p) * two;
+        s->a = one + pow(2.0, p) * two;
         break;
     case GSVD_PDIST_CHEBYSHEV:
-        s->a = two > 0 ? 2 : da + db > 0 ? 1 : 0;
+        s->a = two > 0 ? 2 : one > 0 ? 1 : 0;
         break;
     case GSVD_PDIST_HAMMING:
-        s->a = da + db - two;
-        break;
-    case GSVD_PDIST_CANBERRA:
-        /* (0,1), (0,2): 1 each (A differs); (1,2): 1/3 (B differs, A does not) */
-        s->a = da + (db - two) / 3.0;
+        s->a = one + two;
         break;
     default: /* cityblock, ibs */
-        s->a = da + db;
+        s->a = one + 2 * two;
         break;
     }
 }

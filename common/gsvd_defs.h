@@ -27,6 +27,14 @@
 #define GSVD_HD
 #endif
 
+/* Hot loops compiled for several x86-64 levels, chosen at load time (ifunc). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) &&                            \
+    !defined(__SANITIZE_ADDRESS__)
+#define GSVD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define GSVD_CLONES
+#endif
+
 #define GSVD_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #endif /* GSVD_COMMON_GSVD_DEFS_H */
