@@ -194,6 +194,10 @@ static void cuda_destroy(gsvd_backend *be)
     gsvd_free(b);
 }
 
+/* Bind the first usable device, create the two streams (copy, compute), the cuBLAS and
+ * cuSOLVER handles on the compute stream, the slot events, and the CPU helper backend.
+ * GSVD_ENODEVICE (logged) when no device qualifies; GSVD_EGPU / GSVD_ENOMEM when the runtime
+ * fails.  Buffers are allocated by the first pass, Gram or projection. */
 static int cuda_create(const struct gsvd_backend_params *p, gsvd_backend **out)
 {
     int rc = GSVD_OK;
