@@ -14,6 +14,7 @@
 #include <lapacke.h>
 
 #include "analysis/backend_internal.h"
+#include "analysis/gblock_std.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
@@ -104,7 +105,8 @@ static int reserve_f(float **p, size_t *cap, size_t n)
 }
 
 /* Standardise rows [r0, r0 + rows) of the block into z (rows x n float32); each row's sum of
- * squares is added to *sumsq in row order. */
+ * squares is added to *sumsq in row order.  Values and sums come from analysis/gblock_std.h,
+ * the definitions the CUDA kernels run too. */
 static void standardise_rows(const struct gsvd_gblock *g, size_t r0, size_t rows, float *zout,
                              double *sumsq)
 {
@@ -112,32 +114,33 @@ static void standardise_rows(const struct gsvd_gblock *g, size_t r0, size_t rows
     for (size_t r = r0; r < r0 + rows; r++) {
         float *z = zout + (r - r0) * n;
         float c0 = g->center[r], s0 = g->scale[r], m0 = g->missing ? g->missing[r] : 0.0f;
+        uint32_t hist[GSVD_STD_BINS] = {0};
         double rs = 0;
         if (g->i8) {
             /* dosages are small integers: a lookup table indexed by the byte (-1 = missing);
              * the sum of squares comes from a histogram of the values */
-            float lut[256];
-            uint32_t hist[256] = {0};
+            float lut[GSVD_STD_BINS];
             const int8_t *row = g->i8 + r * n;
-            for (int v = -128; v <= 127; v++)
-                lut[(uint8_t)v] = v < 0 ? m0 : ((float)v - c0) * s0;
+            for (unsigned b = 0; b < GSVD_STD_BINS; b++)
+                lut[b] = gsvd_std_bin_value(b, c0, s0, m0);
             if (sumsq) {
                 for (size_t i = 0; i < n; i++) {
                     uint8_t v = (uint8_t)row[i];
                     z[i] = lut[v];
                     hist[v]++;
                 }
-                for (int v = 0; v < 256; v++)
-                    rs += (double)hist[v] * lut[v] * lut[v];
+                rs = gsvd_std_sumsq_hist(hist, c0, s0, m0);
             } else {
                 for (size_t i = 0; i < n; i++)
                     z[i] = lut[(uint8_t)row[i]];
             }
         } else if (g->p2) {
             /* 2-bit codes: four values per byte; the sum of squares from code counts */
-            float lut[4] = {(0.0f - c0) * s0, (1.0f - c0) * s0, (2.0f - c0) * s0, m0};
-            const uint8_t *row = g->p2 + r * ((n + 3) / 4);
+            float lut[4];
+            const uint8_t *row = g->p2 + r * gsvd_std_p2_row_bytes(n);
             size_t full = n / 4;
+            for (unsigned c = 0; c < 4; c++)
+                lut[c] = gsvd_std_p2(c, c0, s0, m0);
             for (size_t q = 0; q < full; q++) {
                 uint8_t byte = row[q];
                 z[4 * q] = lut[byte & 3];
@@ -146,21 +149,21 @@ static void standardise_rows(const struct gsvd_gblock *g, size_t r0, size_t rows
                 z[4 * q + 3] = lut[byte >> 6];
             }
             for (size_t i = 4 * full; i < n; i++)
-                z[i] = lut[(row[i / 4] >> (2 * (i % 4))) & 3];
+                z[i] = lut[gsvd_std_p2_code(row, i)];
             if (sumsq) {
                 uint32_t cnt[4] = {0};
                 for (size_t i = 0; i < n; i++)
-                    cnt[(row[i / 4] >> (2 * (i % 4))) & 3]++;
-                for (int v = 0; v < 4; v++)
-                    rs += (double)cnt[v] * lut[v] * lut[v];
+                    cnt[gsvd_std_p2_code(row, i)]++;
+                for (unsigned c = 0; c < 4; c++)
+                    hist[gsvd_std_p2_bin(c)] = cnt[c];
+                rs = gsvd_std_sumsq_hist(hist, c0, s0, m0);
             }
         } else {
             const double *row = g->f64 + r * n;
-            for (size_t i = 0; i < n; i++) {
-                float x = isnan(row[i]) ? m0 : (float)((row[i] - c0) * s0);
-                z[i] = x;
-                rs += (double)x * x;
-            }
+            for (size_t i = 0; i < n; i++)
+                z[i] = gsvd_std_f64(row[i], c0, s0, m0);
+            if (sumsq)
+                rs = gsvd_std_sumsq_f32(z, n);
         }
         if (sumsq)
             *sumsq += rs;

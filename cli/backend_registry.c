@@ -2,6 +2,9 @@
 #include "gsvd_config.h"
 
 #include "analysis/backend.h"
+#if GSVD_HAVE_CUDA
+#include "gpu/backend_cuda.h"
+#endif
 
 const struct gsvd_backend_ops *const gsvd_backend_registry[] = {
 #if GSVD_HAVE_CUDA
@@ -12,6 +15,7 @@ const struct gsvd_backend_ops *const gsvd_backend_registry[] = {
 };
 
 const char *gsvd_backend_list(void);
+const char *gsvd_backend_cuda_info(void);
 
 const char *gsvd_backend_list(void)
 {
@@ -19,5 +23,15 @@ const char *gsvd_backend_list(void)
     return "cuda, cpu";
 #else
     return "cpu";
+#endif
+}
+
+/* The --version line about CUDA. */
+const char *gsvd_backend_cuda_info(void)
+{
+#if GSVD_HAVE_CUDA
+    return gsvd_cuda_build_info();
+#else
+    return "not built in";
 #endif
 }

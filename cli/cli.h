@@ -66,6 +66,14 @@ int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsv
 /* Apply verbosity to the log level; resolve threads (0 -> cores) and progress (-1 -> isatty). */
 void gsvd_cli_common_apply(struct gsvd_cli_common *c);
 
+/* --device DEV for commands with a compute backend: "auto", "cpu" or "gpu".  Returns GSVD_OK
+ * with *out set to the same name (a static string), or GSVD_EINVAL (nothing printed; the
+ * caller reports the usage error). */
+GSVD_NODISCARD int gsvd_cli_parse_device(const char *s, const char **out);
+
+/* The help line of --device, shared so every command describes it the same way. */
+#define GSVD_CLI_DEVICE_HELP "  -d, --device DEV       auto, cpu or gpu [auto]\n"
+
 /* An opened input: the store, its hierarchy and the node the user named. */
 struct gsvd_cli_input {
     gsvd_store *store; /* owned */

@@ -189,6 +189,17 @@ void gsvd_cli_common_apply(struct gsvd_cli_common *c)
         c->progress = isatty(STDERR_FILENO);
 }
 
+int gsvd_cli_parse_device(const char *s, const char **out)
+{
+    static const char *const names[] = {"auto", "cpu", "gpu"};
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(names); i++)
+        if (strcmp(s, names[i]) == 0) {
+            *out = names[i];
+            return GSVD_OK;
+        }
+    return GSVD_EINVAL;
+}
+
 int gsvd_cli_open_input(const char *input, const char *array, struct gsvd_cli_input *in)
 {
     int rc = GSVD_OK;

@@ -89,9 +89,7 @@ static void usage(FILE *fp)
           "      --samples FILE     only these sample IDs (one per line), in this order\n"
           "      --maf X            drop variants with minor allele frequency below X\n"
           "      --max-missing X    drop variants with a missing fraction above X\n"
-          "Resources:\n"
-          "  -d, --device DEV       auto, cpu or gpu [auto]\n"
-          "  -t, --threads INT      threads [all cores]\n"
+          "Resources:\n" GSVD_CLI_DEVICE_HELP "  -t, --threads INT      threads [all cores]\n"
           "      --memory SIZE      cap the solver's basis memory (e.g. 2G)\n"
           "      --cache SIZE       keep the genotypes in memory (2 bits per call) after the\n"
           "                         first pass if they fit in SIZE; 0 re-reads the store on\n"
@@ -339,6 +337,8 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     struct gsvd_backend_params bp = {.n_threads = common->threads};
     int rc = GSVD_OK;
 
+    /* first, so that an unavailable device fails before any data is read */
+    GSVD_TRY(gsvd_backend_open(o->device, &bp, &be));
     if (o->samples_file) {
         GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
         o->geno.samples = &samples;
@@ -366,7 +366,6 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
         if (blocks < (double)o->pca.window)
             o->pca.window = (size_t)blocks;
     }
-    GSVD_TRY(gsvd_backend_open(o->device, &bp, &be));
     o->pca.progress = common->progress;
     GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
     report(r);
@@ -542,11 +541,9 @@ int gsvd_cmd_pca(int argc, char **argv)
                 return gsvd_cli_usage_error("pca", "invalid --max-missing '%s' (0..1)", optarg);
             break;
         case 'd':
-            if (strcmp(optarg, "auto") != 0 && strcmp(optarg, "cpu") != 0 &&
-                strcmp(optarg, "gpu") != 0)
+            if (gsvd_cli_parse_device(optarg, &o.device) < 0)
                 return gsvd_cli_usage_error("pca", "invalid --device '%s' (auto, cpu, gpu)",
                                             optarg);
-            o.device = optarg;
             break;
         case OPT_MEMORY:
             if (gsvd_cli_parse_size(optarg, &o.memory) < 0 || o.memory == 0)

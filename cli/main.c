@@ -15,7 +15,8 @@
 #include "zarr/meta.h"
 #include "zarr/store.h"
 
-const char *gsvd_backend_list(void); /* cli/backend_registry.c */
+const char *gsvd_backend_list(void);      /* cli/backend_registry.c */
+const char *gsvd_backend_cuda_info(void); /* cli/backend_registry.c */
 
 struct command {
     const char *name;
@@ -56,6 +57,7 @@ static void version(void)
 {
     printf("gensvd %s\n", GSVD_VERSION);
     printf("backends: %s\n", gsvd_backend_list());
+    printf("cuda: %s\n", gsvd_backend_cuda_info());
     printf("stores: %s\n", gsvd_store_supported());
     printf("codecs: %s\n", gsvd_codec_supported());
     printf("libraries: c-blosc %s, zstd %s, zlib %s, lz4 %s\n", BLOSC_VERSION_STRING,

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Quick start 2: install what is missing (test tools included), build with -Werror, run the
-# whole test suite (ctest: unit, cli, interop, realdata, fuzz; gpu skips without a device), then
-# an ASan+UBSan build of the same suite, then the formatting check.
+# Quick start 2: install what is missing (test tools included), build with -Werror and the CUDA
+# backend (GENSVD_CUDA=ON: the toolkit is required, a GPU is not), run the whole test suite
+# (ctest: unit, cli, interop, realdata, fuzz; gpu skips without a device), then an ASan+UBSan
+# build of the same suite without CUDA, then the formatting check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON ${GENSVD_CMAKE_ARGS:-}"
+export GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=ON ${GENSVD_CMAKE_ARGS:-}"
 scripts/setup.sh --tests
+# GENSVD_CUDA=ON: configure fails without a toolkit; check the backend is really linked in
+build/cli/gensvd --version | grep -q '^backends: cuda' || { echo "CUDA backend not built" >&2; exit 1; }
 jobs=$(nproc)
 echo "== ctest (Release, -Werror)"
 ctest --test-dir build --output-on-failure -j"$jobs"

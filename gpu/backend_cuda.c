@@ -1,0 +1,753 @@
+/* gpu/backend_cuda.c - the CUDA backend (contract in gpu/backend_cuda.h), compiled as C against
+ * the C APIs of the CUDA runtime, cuBLAS and cuSOLVER.
+ *
+ * Data path of a block: the scan owns the block only during the call, so its rows (and their
+ * centre/scale/missing values) are copied into the next of two pinned staging slots, uploaded
+ * on the copy stream, and standardised into the current group of rows on the compute stream,
+ * which waits for that upload only.  The call then returns and the host decodes the next block
+ * while the device copies and computes; a slot is refilled only after its previous upload has
+ * finished (host waits on `uploaded`) and its device copy is overwritten only after the kernels
+ * have read it (copy stream waits on `consumed`).  Everything on the compute stream runs in
+ * order, so one group buffer is enough.
+ *
+ * Rows are grouped into fixed-size groups counted from the first row of the pass (size from the
+ * sample count only), as the CPU backend does, so the result does not depend on block sizes. */
+#include "gsvd_config.h"
+#include "gpu/backend_cuda.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+
+#include "analysis/backend_internal.h"
+#include "analysis/gblock_std.h"
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "gpu/cuda_check.h"
+#include "gpu/kernels.h"
+
+#define GRAM_F32_MAX_N 16384            /* above this the Gram is accumulated with Dsyrk */
+#define GROUP_BYTES ((size_t)256 << 20) /* float32 bytes of one group of standardised rows */
+#define GROUP_MIN 256
+#define GROUP_MAX 8192 /* <= GSVD_KB_GRID_Y_MAX: a group is one standardise launch at most */
+#define MIN_MAJOR 8    /* compute capability the build targets (sm_80 and newer) */
+
+struct slot {
+    unsigned char *host;  /* pinned staging: rows, then center, scale, missing (float each) */
+    unsigned char *dev;   /* device copy of host */
+    size_t cap;           /* bytes of each */
+    cudaEvent_t uploaded; /* copy stream: dev holds the piece, host may be refilled */
+    cudaEvent_t consumed; /* compute stream: the kernels have read dev */
+    cudaEvent_t t0, t1;   /* around the last copy */
+    int timed;            /* 1: t0/t1 hold a copy not yet counted */
+};
+
+struct backend_cuda {
+    struct gsvd_backend base;
+    gsvd_backend *host; /* CPU backend: eigenproblems below GSVD_CUDA_EIGH_DEVICE_MIN */
+    int device;
+    cudaStream_t copy, compute;
+    cublasHandle_t blas;
+    cusolverDnHandle_t solver;
+    struct slot slot[2];
+    unsigned next;        /* slot of the next upload */
+    int busy;             /* a pass or Gram is open */
+    size_t n, c;          /* samples; columns of X in a pass */
+    size_t group, filled; /* rows per group; rows of the open group on the device */
+    float *z;             /* group x n standardised rows */
+    uint32_t *hist;       /* group x GSVD_STD_BINS byte counts */
+    double *rs;           /* group row sums of squares */
+    double *acc;          /* 1: sum of squares since the pass began */
+    double *sumsq_out;    /* host: where the end call adds acc */
+    float *x, *t, *yblk;  /* pass: n x c, group x c, n x c */
+    double *y;            /* pass: n x c accumulator */
+    float *gblk;          /* Gram: n x n float32 group Gram (n <= GRAM_F32_MAX_N) */
+    double *zd;           /* group x n float64 rows (project; Gram above GRAM_F32_MAX_N) */
+    double *g;            /* Gram: n x n float64 accumulator */
+    double *u, *out;      /* project: n x c, group x c */
+    size_t x_cap, t_cap, yblk_cap, y_cap, zd_cap, u_cap, out_cap; /* bytes */
+    uint64_t h2d_bytes;                                           /* uploads, for the -v report */
+    double h2d_ms;
+    size_t n_uploads;
+};
+
+/* ---- device selection ---------------------------------------------------------------------- */
+
+/* First device with compute capability >= MIN_MAJOR; reason in why otherwise. */
+static int pick_device(int *dev, char *why, size_t why_len)
+{
+    int count = 0, major = 0, minor = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+
+    if (e != cudaSuccess)
+        (void)cudaGetLastError(); /* not sticky, but leave no error behind */
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
+        snprintf(why, why_len, "no CUDA device found");
+        return 0;
+    }
+    if (e == cudaErrorInsufficientDriver) {
+        snprintf(why, why_len, "no NVIDIA driver, or one older than the CUDA %d.%d runtime",
+                 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+        return 0;
+    }
+    if (e != cudaSuccess) {
+        snprintf(why, why_len, "%s", cudaGetErrorString(e));
+        return 0;
+    }
+    for (int d = 0; d < count; d++) {
+        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) != cudaSuccess ||
+            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) != cudaSuccess)
+            continue;
+        if (major >= MIN_MAJOR) {
+            *dev = d;
+            return 1;
+        }
+    }
+    snprintf(why, why_len, "device 0 has compute capability %d.%d; this build needs %d.0 or newer",
+             major, minor, MIN_MAJOR);
+    return 0;
+}
+
+static int cuda_probe(char *why, size_t why_len)
+{
+    int dev = 0;
+    return pick_device(&dev, why, why_len) ? 10 : 0; /* above the CPU's 1 */
+}
+
+const char *gsvd_cuda_build_info(void)
+{
+    return GSVD_CUDA_BUILD;
+}
+
+/* ---- lifetime ------------------------------------------------------------------------------ */
+
+/* Add the time of the slot's last copy (which has finished) to the statistics. */
+static void count_copy(struct backend_cuda *b, struct slot *s)
+{
+    float ms = 0;
+    if (s->timed && cudaEventElapsedTime(&ms, s->t0, s->t1) == cudaSuccess)
+        b->h2d_ms += ms;
+    s->timed = 0;
+}
+
+static void slot_free(struct slot *s)
+{
+    cudaFreeHost(s->host);
+    cudaFree(s->dev);
+    s->host = s->dev = NULL;
+    s->cap = 0;
+}
+
+static void cuda_destroy(gsvd_backend *be)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    if (!b)
+        return;
+    if (b->compute)
+        cudaStreamSynchronize(b->compute);
+    if (b->copy)
+        cudaStreamSynchronize(b->copy);
+    for (int i = 0; i < 2; i++) {
+        struct slot *s = &b->slot[i];
+        count_copy(b, s);
+        slot_free(s);
+        if (s->uploaded)
+            cudaEventDestroy(s->uploaded);
+        if (s->consumed)
+            cudaEventDestroy(s->consumed);
+        if (s->t0)
+            cudaEventDestroy(s->t0);
+        if (s->t1)
+            cudaEventDestroy(s->t1);
+    }
+    if (b->n_uploads)
+        gsvd_log_info("cuda: H2D %.1f MiB in %zu uploads, %.1f ms of copies: %.2f GB/s",
+                      (double)b->h2d_bytes / 1048576.0, b->n_uploads, b->h2d_ms,
+                      b->h2d_ms > 0 ? (double)b->h2d_bytes / (b->h2d_ms * 1e6) : 0.0);
+    cudaFree(b->z);
+    cudaFree(b->hist);
+    cudaFree(b->rs);
+    cudaFree(b->acc);
+    cudaFree(b->x);
+    cudaFree(b->t);
+    cudaFree(b->yblk);
+    cudaFree(b->y);
+    cudaFree(b->gblk);
+    cudaFree(b->zd);
+    cudaFree(b->g);
+    cudaFree(b->u);
+    cudaFree(b->out);
+    if (b->solver)
+        cusolverDnDestroy(b->solver);
+    if (b->blas)
+        cublasDestroy(b->blas);
+    if (b->copy)
+        cudaStreamDestroy(b->copy);
+    if (b->compute)
+        cudaStreamDestroy(b->compute);
+    gsvd_backend_destroy(b->host);
+    gsvd_free(b);
+}
+
+/* Bind the first usable device, create the two streams (copy, compute), the cuBLAS and
+ * cuSOLVER handles on the compute stream, the slot events, and the CPU helper backend.
+ * GSVD_ENODEVICE (logged) when no device qualifies; GSVD_EGPU / GSVD_ENOMEM when the runtime
+ * fails.  Buffers are allocated by the first pass, Gram or projection. */
+static int cuda_create(const struct gsvd_backend_params *p, gsvd_backend **out)
+{
+    int rc = GSVD_OK;
+    char why[256] = "";
+    struct cudaDeviceProp prop;
+    struct backend_cuda *b = gsvd_calloc(1, sizeof *b);
+
+    *out = NULL;
+    if (!b)
+        return GSVD_ENOMEM;
+    b->base.ops = &gsvd_backend_cuda_ops;
+    GSVD_TRY(gsvd_backend_create(&gsvd_backend_cpu_ops, p, &b->host));
+    if (!pick_device(&b->device, why, sizeof why)) {
+        gsvd_log_error("no usable cuda device: %s", why);
+        rc = GSVD_ENODEVICE;
+        goto out;
+    }
+    GSVD_CUDA_TRY(cudaSetDevice(b->device));
+    GSVD_CUDA_TRY(cudaStreamCreateWithFlags(&b->copy, cudaStreamNonBlocking));
+    GSVD_CUDA_TRY(cudaStreamCreateWithFlags(&b->compute, cudaStreamNonBlocking));
+    GSVD_CUBLAS_TRY(cublasCreate(&b->blas));
+    GSVD_CUBLAS_TRY(cublasSetStream(b->blas, b->compute));
+    /* float32 GEMMs stay float32 (TF32 tensor cores would round the inputs to 10 bits) */
+    GSVD_CUBLAS_TRY(cublasSetMathMode(b->blas, CUBLAS_DEFAULT_MATH));
+    GSVD_CUSOLVER_TRY(cusolverDnCreate(&b->solver));
+    GSVD_CUSOLVER_TRY(cusolverDnSetStream(b->solver, b->compute));
+    for (int i = 0; i < 2; i++) {
+        struct slot *s = &b->slot[i];
+        GSVD_CUDA_TRY(cudaEventCreateWithFlags(&s->uploaded, cudaEventDisableTiming));
+        GSVD_CUDA_TRY(cudaEventCreateWithFlags(&s->consumed, cudaEventDisableTiming));
+        GSVD_CUDA_TRY(cudaEventCreate(&s->t0));
+        GSVD_CUDA_TRY(cudaEventCreate(&s->t1));
+    }
+    GSVD_CUDA_TRY(cudaMalloc((void **)&b->acc, sizeof *b->acc));
+    if (cudaGetDeviceProperties(&prop, b->device) == cudaSuccess)
+        gsvd_log_info("cuda: device %d %s (compute capability %d.%d, %.1f GiB)", b->device,
+                      prop.name, prop.major, prop.minor,
+                      (double)prop.totalGlobalMem / 1073741824.0);
+    *out = &b->base;
+    b = NULL;
+out:
+    cuda_destroy(b ? &b->base : NULL);
+    return rc;
+}
+
+/* ---- buffers ------------------------------------------------------------------------------- */
+
+/* Device buffer of at least `bytes`; the old contents are not kept. */
+static int dev_reserve(void **p, size_t *cap, size_t bytes)
+{
+    int rc = GSVD_OK;
+    if (bytes <= *cap && *p)
+        return GSVD_OK;
+    cudaFree(*p);
+    *p = NULL;
+    *cap = 0;
+    GSVD_CUDA_TRY(cudaMalloc(p, bytes ? bytes : 1));
+    *cap = bytes;
+out:
+    return rc;
+}
+
+/* Rows per group: about GROUP_BYTES of float32; depends on the sample count only. */
+static size_t group_rows(size_t n)
+{
+    size_t g = GROUP_BYTES / (4 * (n ? n : 1));
+    return g < GROUP_MIN ? GROUP_MIN : g > GROUP_MAX ? GROUP_MAX : g;
+}
+
+/* Group buffers for n samples (kept while n does not change). */
+static int ensure_group(struct backend_cuda *b, size_t n)
+{
+    int rc = GSVD_OK;
+    size_t group = group_rows(n), cells;
+
+    if (n > 0x7fffffff) {
+        gsvd_log_error("%zu samples: cuBLAS takes at most 2^31 - 1", n);
+        return GSVD_EINVAL;
+    }
+    b->filled = 0;
+    if (b->z && b->n == n)
+        return GSVD_OK;
+    if (gsvd_mul_size(group, n, &cells) < 0)
+        return GSVD_EINVAL;
+    cudaFree(b->z);
+    cudaFree(b->hist);
+    cudaFree(b->rs);
+    b->z = NULL;
+    b->hist = NULL;
+    b->rs = NULL;
+    GSVD_CUDA_TRY(cudaMalloc((void **)&b->z, cells * sizeof *b->z));
+    GSVD_CUDA_TRY(cudaMalloc((void **)&b->hist, group * GSVD_STD_BINS * sizeof *b->hist));
+    GSVD_CUDA_TRY(cudaMalloc((void **)&b->rs, group * sizeof *b->rs));
+    b->n = n;
+    b->group = group;
+out:
+    if (rc < 0)
+        b->n = 0;
+    return rc;
+}
+
+/* ---- upload and standardise ---------------------------------------------------------------- */
+
+static size_t row_bytes(const struct gsvd_gblock *g)
+{
+    return g->i8 ? g->n_cols : g->p2 ? gsvd_std_p2_row_bytes(g->n_cols) : g->n_cols * 8;
+}
+
+static int slot_grow(struct slot *s, size_t bytes)
+{
+    int rc = GSVD_OK;
+    /* the old device copy may still be read by queued kernels */
+    GSVD_CUDA_TRY(cudaEventSynchronize(s->consumed));
+    slot_free(s);
+    bytes += bytes / 4; /* fewer regrowths when block sizes vary */
+    GSVD_CUDA_TRY(cudaHostAlloc((void **)&s->host, bytes, cudaHostAllocDefault));
+    GSVD_CUDA_TRY(cudaMalloc((void **)&s->dev, bytes));
+    s->cap = bytes;
+out:
+    return rc;
+}
+
+/* Stage rows [r0, r0 + rows) of g and their per-row values in the next slot, upload them on the
+ * copy stream and make the compute stream wait for the copy.  Fills the input fields of *a
+ * (device addresses) and returns the slot in *used; the caller records used->consumed after
+ * the last kernel that reads the slot. */
+static int upload_rows(struct backend_cuda *b, const struct gsvd_gblock *g, size_t r0, size_t rows,
+                       struct gsvd_kb_std_args *a, struct slot **used)
+{
+    int rc = GSVD_OK;
+    struct slot *s = &b->slot[b->next];
+    size_t rb = row_bytes(g), data = rows * rb, bytes;
+    const unsigned char *src = g->i8   ? (const unsigned char *)g->i8
+                               : g->p2 ? g->p2
+                                       : (const unsigned char *)g->f64;
+    float *prm;
+
+    b->next ^= 1;
+    data = (data + 15) & ~(size_t)15;
+    bytes = data + 3 * rows * sizeof(float);
+    GSVD_CUDA_TRY(cudaEventSynchronize(s->uploaded)); /* the host buffer is free again */
+    count_copy(b, s);
+    if (bytes > s->cap)
+        GSVD_TRY(slot_grow(s, bytes));
+    memcpy(s->host, src + r0 * rb, rows * rb);
+    prm = (float *)(void *)(s->host + data);
+    memcpy(prm, g->center + r0, rows * sizeof *prm);
+    memcpy(prm + rows, g->scale + r0, rows * sizeof *prm);
+    if (g->missing)
+        memcpy(prm + 2 * rows, g->missing + r0, rows * sizeof *prm);
+    else
+        memset(prm + 2 * rows, 0, rows * sizeof *prm);
+    GSVD_CUDA_TRY(cudaStreamWaitEvent(b->copy, s->consumed, 0));
+    GSVD_CUDA_TRY(cudaEventRecord(s->t0, b->copy));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(s->dev, s->host, bytes, cudaMemcpyHostToDevice, b->copy));
+    GSVD_CUDA_TRY(cudaEventRecord(s->t1, b->copy));
+    GSVD_CUDA_TRY(cudaEventRecord(s->uploaded, b->copy));
+    GSVD_CUDA_TRY(cudaStreamWaitEvent(b->compute, s->uploaded, 0));
+    s->timed = 1;
+    b->h2d_bytes += bytes;
+    b->n_uploads++;
+    memset(a, 0, sizeof *a);
+    if (g->i8)
+        a->i8 = (const int8_t *)s->dev;
+    else if (g->p2)
+        a->p2 = s->dev;
+    else
+        a->f64 = (const double *)(void *)s->dev;
+    a->center = (const float *)(void *)(s->dev + data);
+    a->scale = a->center + rows;
+    a->missing = a->center + 2 * rows;
+    a->n = g->n_cols;
+    a->rows = rows;
+    *used = s;
+out:
+    return rc;
+}
+
+/* Standardise rows [r0, r0 + rows) of g into the open group (rows <= group - filled); with
+ * `sums`, add their sums of squares, in row order, to the device accumulator. */
+static int standardise(struct backend_cuda *b, const struct gsvd_gblock *g, size_t r0, size_t rows,
+                       int sums)
+{
+    int rc = GSVD_OK;
+    struct gsvd_kb_std_args a;
+    struct gsvd_kb_rowsq_args q;
+    struct slot *s = NULL;
+
+    GSVD_TRY(upload_rows(b, g, r0, rows, &a, &s));
+    a.z = b->z + b->filled * b->n;
+    if (sums && !g->f64) {
+        a.hist = b->hist + b->filled * GSVD_STD_BINS;
+        GSVD_CUDA_TRY(
+            cudaMemsetAsync(a.hist, 0, rows * GSVD_STD_BINS * sizeof *a.hist, b->compute));
+    }
+    GSVD_TRY(gsvd_cuda_standardise(b->compute, &a));
+    if (sums) {
+        q.hist = a.hist;
+        q.z = a.z;
+        q.center = a.center;
+        q.scale = a.scale;
+        q.missing = a.missing;
+        q.n = b->n;
+        q.rows = rows;
+        q.rs = b->rs + b->filled;
+        GSVD_TRY(gsvd_cuda_rowsq(b->compute, &q));
+        GSVD_TRY(gsvd_cuda_sum_ordered(b->compute, q.rs, rows, b->acc));
+    }
+    GSVD_CUDA_TRY(cudaEventRecord(s->consumed, b->compute));
+    b->filled += rows;
+out:
+    return rc;
+}
+
+/* Feed a block's rows into groups; `flush` runs on every full group. */
+static int feed(struct backend_cuda *b, const struct gsvd_gblock *g, double *sumsq,
+                int (*flush)(struct backend_cuda *b))
+{
+    int rc = GSVD_OK;
+    size_t r = 0;
+
+    if (!b->busy || g->n_cols != b->n) {
+        gsvd_log_error("block of %zu samples outside a pass of %zu", g->n_cols, b->n);
+        return GSVD_EINTERNAL;
+    }
+    if (sumsq)
+        b->sumsq_out = sumsq;
+    while (r < g->n_rows) {
+        size_t take = g->n_rows - r, room = b->group - b->filled;
+        if (take > room)
+            take = room;
+        GSVD_TRY(standardise(b, g, r, take, sumsq != NULL));
+        r += take;
+        if (b->filled == b->group)
+            GSVD_TRY(flush(b));
+    }
+out:
+    return rc;
+}
+
+/* Wait for both streams, count the copies, and add the pass's sum of squares. */
+static int finish_sums(struct backend_cuda *b)
+{
+    int rc = GSVD_OK;
+    double acc = 0;
+
+    GSVD_CUDA_TRY(cudaStreamSynchronize(b->copy));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(&acc, b->acc, sizeof acc, cudaMemcpyDeviceToHost, b->compute));
+    GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
+    count_copy(b, &b->slot[0]);
+    count_copy(b, &b->slot[1]);
+    if (b->sumsq_out)
+        *b->sumsq_out += acc;
+out:
+    b->sumsq_out = NULL;
+    b->busy = 0;
+    return rc;
+}
+
+/* Start a pass or Gram over n samples. */
+static int open_pass(struct backend_cuda *b, size_t n)
+{
+    int rc = GSVD_OK;
+    GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
+    GSVD_TRY(ensure_group(b, n));
+    GSVD_CUDA_TRY(cudaMemsetAsync(b->acc, 0, sizeof *b->acc, b->compute));
+    b->sumsq_out = NULL;
+    b->busy = 1;
+out:
+    return rc;
+}
+
+/* ---- pass: Y = Z^T Z X ---------------------------------------------------------------------- */
+
+static int cuda_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    int rc = GSVD_OK;
+    size_t nc;
+    float *xf = NULL;
+
+    if (gsvd_mul_size(n, c, &nc) < 0 || c > 0x7fffffff)
+        return GSVD_EINVAL;
+    GSVD_TRY(open_pass(b, n));
+    b->c = c;
+    GSVD_TRY(dev_reserve((void **)&b->x, &b->x_cap, nc * sizeof *b->x));
+    GSVD_TRY(dev_reserve((void **)&b->yblk, &b->yblk_cap, nc * sizeof *b->yblk));
+    GSVD_TRY(dev_reserve((void **)&b->y, &b->y_cap, nc * sizeof *b->y));
+    GSVD_TRY(dev_reserve((void **)&b->t, &b->t_cap, b->group * c * sizeof *b->t));
+    xf = gsvd_malloc((nc ? nc : 1) * sizeof *xf);
+    if (!xf) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < nc; i++)
+        xf[i] = (float)x[i];
+    GSVD_CUDA_TRY(cudaMemcpy(b->x, xf, nc * sizeof *xf, cudaMemcpyHostToDevice));
+    GSVD_CUDA_TRY(cudaMemsetAsync(b->y, 0, nc * sizeof *b->y, b->compute));
+out:
+    if (rc < 0)
+        b->busy = 0;
+    gsvd_free(xf);
+    return rc;
+}
+
+/* T = Z X (rows x c), Yblk = Z^T T (n x c), Y += Yblk in float64.  Row-major matrices are the
+ * transposes of cuBLAS's column-major ones: T^T = X^T Z^T and Yblk^T = T^T Z. */
+static int flush_pass(struct backend_cuda *b)
+{
+    int rc = GSVD_OK;
+    const float one = 1.0f, zero = 0.0f;
+    int rows = (int)b->filled, n = (int)b->n, c = (int)b->c;
+
+    if (rows == 0 || c == 0)
+        goto out;
+    GSVD_CUBLAS_TRY(cublasSgemm(b->blas, CUBLAS_OP_N, CUBLAS_OP_N, c, rows, n, &one, b->x, c, b->z,
+                                n, &zero, b->t, c));
+    GSVD_CUBLAS_TRY(cublasSgemm(b->blas, CUBLAS_OP_N, CUBLAS_OP_T, c, n, rows, &one, b->t, c, b->z,
+                                n, &zero, b->yblk, c));
+    GSVD_TRY(gsvd_cuda_acc_f32(b->compute, b->y, b->yblk, b->n * b->c));
+out:
+    b->filled = 0;
+    return rc;
+}
+
+static int cuda_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
+{
+    return feed((struct backend_cuda *)be, g, sumsq, flush_pass);
+}
+
+static int cuda_pass_end(gsvd_backend *be, double *y)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(flush_pass(b));
+    if (b->n > 0 && b->c > 0)
+        GSVD_CUDA_TRY(
+            cudaMemcpyAsync(y, b->y, b->n * b->c * sizeof *y, cudaMemcpyDeviceToHost, b->compute));
+    rc = finish_sums(b);
+out:
+    b->busy = 0;
+    return rc;
+}
+
+/* ---- project: out = Z U ------------------------------------------------------------------- */
+
+static int cuda_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c, const double *u,
+                        double *out)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    const double one = 1.0, zero = 0.0;
+    size_t n = g->n_cols, nc;
+    int rc = GSVD_OK;
+
+    if (g->n_rows == 0)
+        return GSVD_OK;
+    if (gsvd_mul_size(n, c, &nc) < 0 || c > 0x7fffffff)
+        return GSVD_EINVAL;
+    GSVD_TRY(open_pass(b, n));
+    GSVD_TRY(dev_reserve((void **)&b->u, &b->u_cap, nc * sizeof *b->u));
+    GSVD_TRY(dev_reserve((void **)&b->zd, &b->zd_cap, b->group * n * sizeof *b->zd));
+    GSVD_TRY(dev_reserve((void **)&b->out, &b->out_cap, b->group * c * sizeof *b->out));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(b->u, u, nc * sizeof *u, cudaMemcpyHostToDevice, b->compute));
+    for (size_t r = 0; r < g->n_rows;) {
+        size_t take = g->n_rows - r < b->group ? g->n_rows - r : b->group;
+        b->filled = 0;
+        GSVD_TRY(standardise(b, g, r, take, 0));
+        GSVD_TRY(gsvd_cuda_widen(b->compute, b->zd, b->z, take * n));
+        /* out^T (c x take) = U^T (c x n) Z^T (n x take), all column-major views */
+        GSVD_CUBLAS_TRY(cublasDgemm(b->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)c, (int)take, (int)n,
+                                    &one, b->u, (int)c, b->zd, (int)n, &zero, b->out, (int)c));
+        GSVD_CUDA_TRY(cudaMemcpyAsync(out + r * c, b->out, take * c * sizeof *out,
+                                      cudaMemcpyDeviceToHost, b->compute));
+        GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
+        r += take;
+    }
+    GSVD_TRY(finish_sums(b));
+out:
+    b->busy = 0;
+    b->filled = 0;
+    return rc;
+}
+
+/* ---- exact Gram: G = Z^T Z ----------------------------------------------------------------- */
+
+static int cuda_gram_begin(gsvd_backend *be, size_t n)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    int rc = GSVD_OK;
+    size_t nn, need, free_b = 0, total_b = 0;
+
+    if (gsvd_mul_size(n, n, &nn) < 0 || n > GSVD_KB_GRID_Y_MAX)
+        return GSVD_EINVAL;
+    GSVD_TRY(open_pass(b, n));
+    cudaFree(b->gblk);
+    cudaFree(b->g);
+    b->gblk = NULL;
+    b->g = NULL;
+    need = nn * (sizeof *b->g + (n <= GRAM_F32_MAX_N ? sizeof *b->gblk : 0));
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && need > free_b) {
+        gsvd_log_error("the Gram of %zu samples needs %.1f GiB of device memory; %.1f GiB free", n,
+                       (double)need / 1073741824.0, (double)free_b / 1073741824.0);
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_CUDA_TRY(cudaMalloc((void **)&b->g, nn * sizeof *b->g));
+    GSVD_CUDA_TRY(cudaMemsetAsync(b->g, 0, nn * sizeof *b->g, b->compute));
+    if (n <= GRAM_F32_MAX_N) {
+        /* syrk writes the lower triangle only; the zeroed upper one adds nothing */
+        GSVD_CUDA_TRY(cudaMalloc((void **)&b->gblk, nn * sizeof *b->gblk));
+        GSVD_CUDA_TRY(cudaMemsetAsync(b->gblk, 0, nn * sizeof *b->gblk, b->compute));
+    } else {
+        GSVD_TRY(dev_reserve((void **)&b->zd, &b->zd_cap, b->group * n * sizeof *b->zd));
+    }
+out:
+    if (rc < 0)
+        b->busy = 0;
+    return rc;
+}
+
+/* G += Z^T Z for the group: Ssyrk into the float32 block Gram, added into float64 (or Dsyrk
+ * straight into G for large n).  Z^T Z row-major is Zc Zc^T for cuBLAS's Zc = Z^T (n x rows). */
+static int flush_gram(struct backend_cuda *b)
+{
+    int rc = GSVD_OK;
+    int rows = (int)b->filled, n = (int)b->n;
+
+    if (rows == 0)
+        goto out;
+    if (b->gblk) {
+        const float one = 1.0f, zero = 0.0f;
+        GSVD_CUBLAS_TRY(cublasSsyrk(b->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, rows, &one,
+                                    b->z, n, &zero, b->gblk, n));
+        GSVD_TRY(gsvd_cuda_acc_f32(b->compute, b->g, b->gblk, b->n * b->n));
+    } else {
+        const double one = 1.0;
+        GSVD_TRY(gsvd_cuda_widen(b->compute, b->zd, b->z, b->filled * b->n));
+        GSVD_CUBLAS_TRY(cublasDsyrk(b->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, rows, &one,
+                                    b->zd, n, &one, b->g, n));
+    }
+out:
+    b->filled = 0;
+    return rc;
+}
+
+static int cuda_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
+{
+    return feed((struct backend_cuda *)be, g, sumsq, flush_gram);
+}
+
+static int cuda_gram_end(gsvd_backend *be, double *gout)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(flush_gram(b));
+    GSVD_TRY(gsvd_cuda_symmetrise(b->compute, b->g, b->n));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(gout, b->g, b->n * b->n * sizeof *gout, cudaMemcpyDeviceToHost,
+                                  b->compute));
+    GSVD_TRY(finish_sums(b));
+out:
+    b->busy = 0;
+    /* the eigensolver that follows needs the memory */
+    cudaStreamSynchronize(b->compute);
+    cudaFree(b->gblk);
+    cudaFree(b->g);
+    b->gblk = NULL;
+    b->g = NULL;
+    return rc;
+}
+
+/* ---- symmetric eigensolver ------------------------------------------------------------------ */
+
+/* cuSOLVER's 64-bit syevd on the device for large orders (the exact method's Gram); the small
+ * Rayleigh-Ritz problems stay on the host, where a transfer would cost more than the solve.
+ * The column-major eigenvectors are transposed on the device (cublasDgeam) into the row-major
+ * "eigenvectors in columns" layout of the contract. */
+static int cuda_eigh(gsvd_backend *be, size_t n, double *a, double *w)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    int rc = GSVD_OK, info = 0;
+    double *da = NULL, *dw = NULL, *dt = NULL;
+    int *dinfo = NULL;
+    void *dwork = NULL, *hwork = NULL;
+    size_t dbytes = 0, hbytes = 0, nn = n * n;
+    cusolverDnParams_t prm = NULL;
+    const double one = 1.0, zero = 0.0;
+
+    if (n < GSVD_CUDA_EIGH_DEVICE_MIN)
+        return gsvd_backend_eigh(b->host, n, a, w);
+    if (n > 0x7fffffff)
+        return GSVD_EINVAL;
+    GSVD_CUDA_TRY(cudaMalloc((void **)&da, nn * sizeof *da));
+    GSVD_CUDA_TRY(cudaMalloc((void **)&dw, n * sizeof *dw));
+    GSVD_CUDA_TRY(cudaMalloc((void **)&dinfo, sizeof *dinfo));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(da, a, nn * sizeof *da, cudaMemcpyHostToDevice, b->compute));
+    GSVD_CUSOLVER_TRY(cusolverDnCreateParams(&prm));
+    GSVD_CUSOLVER_TRY(cusolverDnXsyevd_bufferSize(
+        b->solver, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F,
+        da, (int64_t)n, CUDA_R_64F, dw, CUDA_R_64F, &dbytes, &hbytes));
+    GSVD_CUDA_TRY(cudaMalloc(&dwork, dbytes ? dbytes : 1));
+    hwork = gsvd_malloc(hbytes ? hbytes : 1);
+    if (!hwork) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_CUSOLVER_TRY(cusolverDnXsyevd(
+        b->solver, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F,
+        da, (int64_t)n, CUDA_R_64F, dw, CUDA_R_64F, dwork, dbytes, hwork, hbytes, dinfo));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(&info, dinfo, sizeof info, cudaMemcpyDeviceToHost, b->compute));
+    GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
+    if (info != 0) {
+        gsvd_log_error("symmetric eigensolver failed (cusolverDnXsyevd info %d, n %zu)", info, n);
+        rc = info < 0 ? GSVD_EINTERNAL : GSVD_EDEGENERATE;
+        goto out;
+    }
+    cudaFree(dwork); /* before the transpose buffer: the largest matrices need the room */
+    dwork = NULL;
+    GSVD_CUDA_TRY(cudaMalloc((void **)&dt, nn * sizeof *dt));
+    GSVD_CUBLAS_TRY(cublasDgeam(b->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)n, &one, da, (int)n,
+                                &zero, da, (int)n, dt, (int)n));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(a, dt, nn * sizeof *a, cudaMemcpyDeviceToHost, b->compute));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(w, dw, n * sizeof *w, cudaMemcpyDeviceToHost, b->compute));
+    GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
+out:
+    if (prm)
+        cusolverDnDestroyParams(prm);
+    cudaStreamSynchronize(b->compute);
+    cudaFree(da);
+    cudaFree(dw);
+    cudaFree(dt);
+    cudaFree(dinfo);
+    cudaFree(dwork);
+    gsvd_free(hwork);
+    return rc;
+}
+
+const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
+    .version = GSVD_BACKEND_OPS_VERSION,
+    .name = "cuda",
+    .probe = cuda_probe,
+    .create = cuda_create,
+    .destroy = cuda_destroy,
+    .pass_begin = cuda_pass_begin,
+    .pass_block = cuda_pass_block,
+    .pass_end = cuda_pass_end,
+    .project = cuda_project,
+    .gram_begin = cuda_gram_begin,
+    .gram_block = cuda_gram_block,
+    .gram_end = cuda_gram_end,
+    .eigh = cuda_eigh,
+};

@@ -1,0 +1,44 @@
+/* gpu/cuda_check.h - error checks for CUDA runtime, cuBLAS and cuSOLVER calls in the C files of
+ * gpu/. Each macro runs the call; on failure it logs the call and the library's reason, sets the
+ * caller's `rc` to GSVD_EGPU (GSVD_ENOMEM when the device or pinned memory is exhausted) and
+ * jumps to the caller's `out:` label (STYLE.md section 5).
+ * Thread safety: as the wrapped call. */
+#ifndef GSVD_GPU_CUDA_CHECK_H
+#define GSVD_GPU_CUDA_CHECK_H
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <cusolverDn.h>
+#include "common/err.h"
+#include "common/log.h"
+
+#define GSVD_CUDA_TRY(call)                                                                        \
+    do {                                                                                           \
+        cudaError_t gsvd_ce_ = (call);                                                             \
+        if (gsvd_ce_ != cudaSuccess) {                                                             \
+            gsvd_log_error("%s: %s", #call, cudaGetErrorString(gsvd_ce_));                         \
+            rc = gsvd_ce_ == cudaErrorMemoryAllocation ? GSVD_ENOMEM : GSVD_EGPU;                  \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+#define GSVD_CUBLAS_TRY(call)                                                                      \
+    do {                                                                                           \
+        cublasStatus_t gsvd_bs_ = (call);                                                          \
+        if (gsvd_bs_ != CUBLAS_STATUS_SUCCESS) {                                                   \
+            gsvd_log_error("%s: %s", #call, cublasGetStatusString(gsvd_bs_));                      \
+            rc = gsvd_bs_ == CUBLAS_STATUS_ALLOC_FAILED ? GSVD_ENOMEM : GSVD_EGPU;                 \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+#define GSVD_CUSOLVER_TRY(call)                                                                    \
+    do {                                                                                           \
+        cusolverStatus_t gsvd_ss_ = (call);                                                        \
+        if (gsvd_ss_ != CUSOLVER_STATUS_SUCCESS) {                                                 \
+            gsvd_log_error("%s: cuSOLVER status %d", #call, (int)gsvd_ss_);                        \
+            rc = gsvd_ss_ == CUSOLVER_STATUS_ALLOC_FAILED ? GSVD_ENOMEM : GSVD_EGPU;               \
+            goto out;                                                                              \
+        }                                                                                          \
+    } while (0)
+
+#endif /* GSVD_GPU_CUDA_CHECK_H */

@@ -1,0 +1,144 @@
+/* gpu/kernels.cu - the CUDA backend's custom kernels: thin __global__ wrappers that hand
+ * blockIdx/threadIdx to the bodies in gpu/kernel_body.h (shared with the CPU tests), and their
+ * launchers.  Kept small on purpose: nvcc compile time is paid for every target architecture. */
+#include "gsvd_config.h"
+#include "gpu/kernels.h"
+
+#include <cuda_runtime.h>
+
+#include "common/err.h"
+#include "common/log.h"
+
+namespace
+{
+
+__global__ void k_standardise(gsvd_kb_std_args a)
+{
+    gsvd_kb_std(&a, blockIdx.x, blockIdx.y, threadIdx.x);
+}
+
+__global__ void k_rowsq(gsvd_kb_rowsq_args a)
+{
+    gsvd_kb_rowsq(&a, blockIdx.x, threadIdx.x);
+}
+
+__global__ void k_sum_ordered(const double *rs, size_t rows, double *acc)
+{
+    gsvd_kb_sum_ordered(rs, rows, acc, blockIdx.x, threadIdx.x);
+}
+
+__global__ void k_acc_f32(double *dst, const float *src, size_t count)
+{
+    gsvd_kb_acc_f32(dst, src, count, blockIdx.x, threadIdx.x);
+}
+
+__global__ void k_widen(double *dst, const float *src, size_t count)
+{
+    gsvd_kb_widen(dst, src, count, blockIdx.x, threadIdx.x);
+}
+
+__global__ void k_symmetrise(double *g, size_t n)
+{
+    gsvd_kb_symmetrise(g, n, blockIdx.x, blockIdx.y, threadIdx.x);
+}
+
+__global__ void k_rng_words(uint64_t seed, uint32_t stream, uint64_t row0, uint64_t cols,
+                            size_t count, uint32_t *out)
+{
+    gsvd_kb_rng_words(seed, stream, row0, cols, count, out, blockIdx.x, threadIdx.x);
+}
+
+/* Check a launch; grid dimensions beyond CUDA's limits are a caller bug. */
+int launched(const char *what)
+{
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) {
+        gsvd_log_error("launching %s: %s", what, cudaGetErrorString(e));
+        return GSVD_EGPU;
+    }
+    return GSVD_OK;
+}
+
+int grid_ok(const char *what, size_t x, size_t y)
+{
+    if (x > 0x7fffffffu || y > GSVD_KB_GRID_Y_MAX) {
+        gsvd_log_error("%s: grid %zu x %zu is over CUDA's limits", what, x, y);
+        return 0;
+    }
+    return 1;
+}
+
+} // namespace
+
+int gsvd_cuda_standardise(cudaStream_t stream, const struct gsvd_kb_std_args *a)
+{
+    size_t gx = gsvd_kb_std_grid_x(a->n);
+    if (a->rows == 0 || gx == 0)
+        return GSVD_OK;
+    if (!grid_ok("standardise", gx, a->rows))
+        return GSVD_EINTERNAL;
+    k_standardise<<<dim3((unsigned)gx, (unsigned)a->rows), GSVD_KB_THREADS, 0, stream>>>(*a);
+    return launched("standardise");
+}
+
+int gsvd_cuda_rowsq(cudaStream_t stream, const struct gsvd_kb_rowsq_args *a)
+{
+    if (a->rows == 0)
+        return GSVD_OK;
+    k_rowsq<<<(unsigned)gsvd_kb_blocks(a->rows), GSVD_KB_THREADS, 0, stream>>>(*a);
+    return launched("rowsq");
+}
+
+int gsvd_cuda_sum_ordered(cudaStream_t stream, const double *rs, size_t rows, double *acc)
+{
+    if (rows == 0)
+        return GSVD_OK;
+    k_sum_ordered<<<1, 1, 0, stream>>>(rs, rows, acc);
+    return launched("sum_ordered");
+}
+
+int gsvd_cuda_acc_f32(cudaStream_t stream, double *dst, const float *src, size_t count)
+{
+    size_t gx = gsvd_kb_blocks(count);
+    if (count == 0)
+        return GSVD_OK;
+    if (!grid_ok("acc_f32", gx, 1))
+        return GSVD_EINTERNAL;
+    k_acc_f32<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(dst, src, count);
+    return launched("acc_f32");
+}
+
+int gsvd_cuda_widen(cudaStream_t stream, double *dst, const float *src, size_t count)
+{
+    size_t gx = gsvd_kb_blocks(count);
+    if (count == 0)
+        return GSVD_OK;
+    if (!grid_ok("widen", gx, 1))
+        return GSVD_EINTERNAL;
+    k_widen<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(dst, src, count);
+    return launched("widen");
+}
+
+int gsvd_cuda_symmetrise(cudaStream_t stream, double *g, size_t n)
+{
+    if (n < 2)
+        return GSVD_OK;
+    if (!grid_ok("symmetrise", gsvd_kb_blocks(n), n))
+        return GSVD_EINTERNAL;
+    k_symmetrise<<<dim3((unsigned)gsvd_kb_blocks(n), (unsigned)n), GSVD_KB_THREADS, 0, stream>>>(g,
+                                                                                                 n);
+    return launched("symmetrise");
+}
+
+int gsvd_cuda_rng_words(cudaStream_t stream, uint64_t seed, uint32_t rng_stream, uint64_t row0,
+                        uint64_t cols, size_t count, uint32_t *out)
+{
+    size_t gx = gsvd_kb_blocks(count);
+    if (count == 0 || cols == 0)
+        return GSVD_OK;
+    if (!grid_ok("rng_words", gx, 1))
+        return GSVD_EINTERNAL;
+    k_rng_words<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(seed, rng_stream, row0, cols, count,
+                                                              out);
+    return launched("rng_words");
+}

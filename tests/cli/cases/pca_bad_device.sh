@@ -1,0 +1,1 @@
+"$GENSVD" pca --device tpu "$TESTDATA/realdata/hapmap3.vcz"
