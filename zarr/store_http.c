@@ -99,6 +99,7 @@ struct store_http {
     /* writes */
     struct gsvd_strlist written; /* keys put successfully (for the report on failure) */
     int committed;
+    int no_head; /* the server refused HEAD once: sizes come from GET */
 };
 
 static double now_s(void)
@@ -260,7 +261,8 @@ static int setup_easy(struct store_http *h, struct req *r)
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    if (strncmp(r->url, "https:", 6) == 0)
+        curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L); /* h2 is negotiated over TLS only */
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)p->timeout_s);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)p->connect_timeout_s);
@@ -284,6 +286,13 @@ static int setup_easy(struct store_http *h, struct req *r)
         curl_easy_setopt(e, CURLOPT_READDATA, r);
         curl_easy_setopt(e, CURLOPT_INFILESIZE_LARGE, (curl_off_t)r->body_len);
         add_hdr(r, "Content-Type: application/octet-stream", &oom);
+        /* servers that never answer "Expect: 100-continue" cost a second per PUT: drop the
+         * header, or where it would be signed (libcurl 7.88 signs every user header) wait
+         * briefly for the 100 */
+        if (h->auth == GSVD_HTTP_AUTH_SIGV4)
+            curl_easy_setopt(e, CURLOPT_EXPECT_100_TIMEOUT_MS, 50L);
+        else
+            add_hdr(r, "Expect:", &oom);
         break;
     }
     if (h->auth == GSVD_HTTP_AUTH_BEARER) {
@@ -653,20 +662,41 @@ static int http_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
     return rc;
 }
 
-static int http_size(gsvd_store *st, const char *key, uint64_t *size)
+/* Size of `key` by HEAD, or by GET from servers without HEAD (405/501, e.g. emulators). */
+static int head(struct store_http *h, const char *key, uint64_t *size)
 {
-    struct store_http *h = (struct store_http *)st;
-    struct req *r = req_new(h, key, M_HEAD);
+    struct req *r = NULL;
     int rc;
 
-    if (!r)
-        return GSVD_ENOMEM;
-    run_req(h, r);
+    if (!h->no_head) {
+        r = req_new(h, key, M_HEAD);
+        if (!r)
+            return GSVD_ENOMEM;
+        run_req(h, r);
+        if (r->cc == CURLE_OK && (r->status == 405 || r->status == 501)) {
+            gsvd_log_debug("%s: the server does not answer HEAD; using GET", h->display);
+            h->no_head = 1;
+            req_free(r);
+            r = NULL;
+        }
+    }
+    if (!r) {
+        r = req_new(h, key, M_GET);
+        if (!r)
+            return GSVD_ENOMEM;
+        run_req(h, r);
+        r->length = (curl_off_t)r->data.len;
+    }
     rc = outcome(h, r);
     if (rc == GSVD_OK)
         *size = r->length > 0 ? (uint64_t)r->length : 0;
     req_free(r);
     return rc;
+}
+
+static int http_size(gsvd_store *st, const char *key, uint64_t *size)
+{
+    return head((struct store_http *)st, key, size);
 }
 
 static int do_put(struct store_http *h, const char *key, const void *p, size_t n)
@@ -853,12 +883,9 @@ static int check_output(struct store_http *h, unsigned flags)
     int rc = GSVD_OK;
 
     for (size_t i = 0; i < GSVD_ARRAY_LEN(marks); i++) {
-        struct req *r = req_new(h, marks[i], M_HEAD);
-        if (!r)
-            return GSVD_ENOMEM;
-        run_req(h, r);
-        rc = outcome(h, r);
-        req_free(r);
+        struct req *r;
+        uint64_t size;
+        rc = head(h, marks[i], &size);
         if (rc == GSVD_ENOTFOUND) {
             rc = GSVD_OK;
             continue;
