@@ -58,6 +58,7 @@ struct req {
     struct curl_slist *hdrs; /* engine's; rebuilt per attempt */
     enum state state;
     int prefetched, claimed, abandoned, queued_urgent, too_big;
+    size_t ahead_idx;  /* prefetched: index in the plan (store_http.ahead) */
     unsigned attempt;  /* attempts made */
     double retry_at;   /* R_BACKOFF: monotonic seconds */
     long status;       /* last HTTP status (0: none) */
@@ -620,6 +621,9 @@ static struct req *claim(struct store_http *h, const char *key)
         *pp = r->hnext;
         r->hnext = NULL;
         r->claimed = 1;
+        /* the claimer frees r when done: the plan must not point at it any more */
+        if (r->ahead_idx < h->n_ahead && h->ahead[r->ahead_idx] == r)
+            h->ahead[r->ahead_idx] = NULL;
         if (r->state == R_DONE) {
             h->ready_count--;
             h->ready_bytes -= r->data.len;
@@ -668,14 +672,19 @@ static int head(struct store_http *h, const char *key, uint64_t *size)
     struct req *r = NULL;
     int rc;
 
-    if (!h->no_head) {
+    pthread_mutex_lock(&h->mu);
+    int use_head = !h->no_head;
+    pthread_mutex_unlock(&h->mu);
+    if (use_head) {
         r = req_new(h, key, M_HEAD);
         if (!r)
             return GSVD_ENOMEM;
         run_req(h, r);
         if (r->cc == CURLE_OK && (r->status == 405 || r->status == 501)) {
             gsvd_log_debug("%s: the server does not answer HEAD; using GET", h->display);
+            pthread_mutex_lock(&h->mu);
             h->no_head = 1;
+            pthread_mutex_unlock(&h->mu);
             req_free(r);
             r = NULL;
         }
@@ -775,6 +784,7 @@ static int http_prefetch(gsvd_store *st, const char *const *keys, size_t n)
             goto out;
         }
         plan[i]->prefetched = 1;
+        plan[i]->ahead_idx = i;
     }
     pthread_mutex_lock(&h->mu);
     drop_plan(h);
