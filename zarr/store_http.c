@@ -261,6 +261,7 @@ static int setup_easy(struct store_http *h, struct req *r)
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, r->err);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(e, CURLOPT_BUFFERSIZE, 256L * 1024); /* fewer callbacks for MB chunks */
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
     if (strncmp(r->url, "https:", 6) == 0)
         curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L); /* h2 is negotiated over TLS only */
