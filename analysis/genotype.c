@@ -852,6 +852,20 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
     return c->fn(c->fn_ctx, &s->blk, &s->info);
 }
 
+/* Read-ahead hint: the chunks of the variant range, in the order the blocks are consumed, so a
+ * remote store keeps many requests in flight while the workers decode. */
+static int prefetch_range(gsvd_geno *g)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
+    uint64_t start[GSVD_MAX_DIMS] = {0}, count[GSVD_MAX_DIMS];
+    size_t axis = g->rank == 2 && g->p.transpose ? 1 : 0;
+
+    memcpy(count, z->shape, z->ndim * sizeof *count);
+    start[axis] = g->vs;
+    count[axis] = g->ve - g->vs;
+    return gsvd_array_prefetch(g->arr, axis, start, count);
+}
+
 int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
 {
     struct scan_ctx c = {.g = g, .fn = fn, .fn_ctx = ctx};
@@ -883,6 +897,7 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
         goto out;
     }
     GSVD_TRY(gsvd_reader_pool_new(g->arr, nw, &c.readers));
+    GSVD_TRY(prefetch_range(g));
     for (size_t i = 0; i < depth; i++)
         ptrs[i] = &slots[i];
     struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};

@@ -47,10 +47,14 @@ struct gsvd_cli_common {
     int verbosity;  /* -v adds one, -q subtracts one */
     size_t threads; /* --threads; 0 = all cores */
     int progress;   /* 1 on, 0 off, -1 auto (stderr is a TTY) */
+    /* remote stores (GSVD_CLI_REMOTE_LONGOPTS); 0 / NULL = not given on the command line */
+    unsigned concurrency, retries_plus1, timeout_s;
+    const char *endpoint, *s3_addressing, *gcs_token_file; /* borrowed from argv */
+    int no_sign_request;
 };
 #define GSVD_CLI_COMMON_DEFAULT                                                                    \
     {                                                                                              \
-        0, 0, -1                                                                                   \
+        .verbosity = 0, .threads = 0, .progress = -1                                               \
     }
 
 /* getopt_long codes of the common long options, above any short option character. */
@@ -59,6 +63,37 @@ enum {
     GSVD_OPT_NO_PROGRESS,
     GSVD_OPT_FIRST_COMMAND_OPTION, /* commands number their own long options from here */
 };
+
+/* Long options of the remote stores, for a command's getopt_long table (codes below 1000 so
+ * they never meet a command's own), and their help lines. */
+enum {
+    GSVD_OPT_CONCURRENCY = 900,
+    GSVD_OPT_RETRIES,
+    GSVD_OPT_TIMEOUT,
+    GSVD_OPT_ENDPOINT,
+    GSVD_OPT_S3_ADDRESSING,
+    GSVD_OPT_NO_SIGN_REQUEST,
+    GSVD_OPT_GCS_TOKEN_FILE,
+};
+#define GSVD_CLI_REMOTE_LONGOPTS                                                                   \
+    {"concurrency", required_argument, NULL, GSVD_OPT_CONCURRENCY},                                \
+        {"retries", required_argument, NULL, GSVD_OPT_RETRIES},                                    \
+        {"timeout", required_argument, NULL, GSVD_OPT_TIMEOUT},                                    \
+        {"endpoint", required_argument, NULL, GSVD_OPT_ENDPOINT},                                  \
+        {"s3-addressing", required_argument, NULL, GSVD_OPT_S3_ADDRESSING},                        \
+        {"no-sign-request", no_argument, NULL, GSVD_OPT_NO_SIGN_REQUEST},                          \
+    {                                                                                              \
+        "gcs-token-file", required_argument, NULL, GSVD_OPT_GCS_TOKEN_FILE                         \
+    }
+#define GSVD_CLI_REMOTE_HELP                                                                       \
+    "Remote stores (http(s)://, gs://, s3://):\n"                                                  \
+    "      --concurrency INT  requests in flight [32]\n"                                           \
+    "      --retries INT      retries of a failed request (408, 429, 5xx, transport) [8]\n"        \
+    "      --timeout SEC      retry a transfer stalled this long [60]\n"                           \
+    "      --endpoint URL     S3 endpoint (path-style), e.g. http://127.0.0.1:9000\n"              \
+    "      --s3-addressing M  auto, path or virtual [auto]\n"                                      \
+    "      --no-sign-request  anonymous S3 requests (public buckets)\n"                            \
+    "      --gcs-token-file F file holding a GCS OAuth2 access token\n"
 
 /* Handle a common option; 1 if `opt` was one (and was valid), 0 if not, or GSVD_EXIT_USAGE
  * (already printed) for a bad value. */

@@ -164,9 +164,89 @@ int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsv
     case GSVD_OPT_NO_PROGRESS:
         c->progress = 0;
         return 1;
+    case GSVD_OPT_CONCURRENCY:
+        if (gsvd_cli_parse_uint(arg, 1, 1024, 0, &v) < 0)
+            return gsvd_cli_usage_error(cmd, "invalid --concurrency '%s' (1 to 1024)", arg);
+        c->concurrency = (unsigned)v;
+        return 1;
+    case GSVD_OPT_RETRIES:
+        if (gsvd_cli_parse_uint(arg, 0, 100, 0, &v) < 0)
+            return gsvd_cli_usage_error(cmd, "invalid --retries '%s' (0 to 100)", arg);
+        c->retries_plus1 = (unsigned)v + 1;
+        return 1;
+    case GSVD_OPT_TIMEOUT:
+        if (gsvd_cli_parse_uint(arg, 1, 86400, 0, &v) < 0)
+            return gsvd_cli_usage_error(cmd, "invalid --timeout '%s' (1 to 86400 seconds)", arg);
+        c->timeout_s = (unsigned)v;
+        return 1;
+    case GSVD_OPT_ENDPOINT:
+        if (!strstr(arg, "://"))
+            return gsvd_cli_usage_error(cmd, "invalid --endpoint '%s' (a URL, e.g. https://HOST)",
+                                        arg);
+        c->endpoint = arg;
+        return 1;
+    case GSVD_OPT_S3_ADDRESSING:
+        if (strcmp(arg, "auto") && strcmp(arg, "path") && strcmp(arg, "virtual"))
+            return gsvd_cli_usage_error(cmd, "invalid --s3-addressing '%s' (auto, path, virtual)",
+                                        arg);
+        c->s3_addressing = arg;
+        return 1;
+    case GSVD_OPT_NO_SIGN_REQUEST:
+        c->no_sign_request = 1;
+        return 1;
+    case GSVD_OPT_GCS_TOKEN_FILE:
+        c->gcs_token_file = arg;
+        return 1;
     default:
         return 0;
     }
+}
+
+/* Unsigned environment setting `name` in [lo, hi] into *dst; a bad value is warned about and
+ * ignored. */
+static void env_uint(const char *name, uint64_t lo, uint64_t hi, unsigned *dst)
+{
+    const char *s = getenv(name);
+    uint64_t v;
+    if (!s || !*s)
+        return;
+    if (gsvd_cli_parse_uint(s, lo, hi, 0, &v) < 0) {
+        gsvd_log_warn("ignoring %s='%s' (expected %llu to %llu)", name, s, (unsigned long long)lo,
+                      (unsigned long long)hi);
+        return;
+    }
+    *dst = (unsigned)v;
+}
+
+/* Remote-store settings: defaults, then GENSVD_* environment, then the command line. */
+static void apply_remote(const struct gsvd_cli_common *c)
+{
+    struct gsvd_remote_params p = GSVD_REMOTE_PARAMS_DEFAULT;
+    const char *s;
+
+    env_uint("GENSVD_CONCURRENCY", 1, 1024, &p.concurrency);
+    env_uint("GENSVD_RETRY_MAX", 0, 100, &p.retries);
+    env_uint("GENSVD_RETRY_BASE_MS", 1, 60000, &p.retry_base_ms);
+    env_uint("GENSVD_HTTP_TIMEOUT", 1, 86400, &p.timeout_s);
+    s = getenv("GENSVD_S3_ADDRESSING");
+    if (s && (!strcmp(s, "auto") || !strcmp(s, "path") || !strcmp(s, "virtual")))
+        p.s3_addressing = s;
+    else if (s && *s)
+        gsvd_log_warn("ignoring GENSVD_S3_ADDRESSING='%s' (auto, path or virtual)", s);
+    if (c->concurrency)
+        p.concurrency = c->concurrency;
+    if (c->retries_plus1)
+        p.retries = c->retries_plus1 - 1;
+    if (c->timeout_s)
+        p.timeout_s = c->timeout_s;
+    if (c->endpoint)
+        p.endpoint = c->endpoint;
+    if (c->s3_addressing)
+        p.s3_addressing = c->s3_addressing;
+    p.no_sign_request = c->no_sign_request;
+    if (c->gcs_token_file)
+        p.gcs_token_file = c->gcs_token_file;
+    gsvd_store_set_remote(&p);
 }
 
 void gsvd_cli_common_apply(struct gsvd_cli_common *c)
@@ -187,6 +267,7 @@ void gsvd_cli_common_apply(struct gsvd_cli_common *c)
         c->threads = gsvd_ncpu();
     if (c->progress < 0)
         c->progress = isatty(STDERR_FILENO);
+    apply_remote(c);
 }
 
 int gsvd_cli_parse_device(const char *s, const char **out)

@@ -62,8 +62,8 @@ static void usage(FILE *fp)
           "  -q, --quiet           errors only\n"
           "  -h, --help            print this help and exit\n"
           "Numbers: integers exact; f8 as %.17g, f4 as %.9g, f2 as %.5g; nan, inf, -inf.\n"
-          "Strings: UTF-8 with \\t, \\n and \\\\ escaped; bytes outside printable ASCII as \\xHH.\n"
-          "Exit status: 0 success, 1 failure, 2 usage error.\n",
+          "Strings: UTF-8 with \\t, \\n and \\\\ escaped; bytes outside printable ASCII as "
+          "\\xHH.\n" GSVD_CLI_REMOTE_HELP "Exit status: 0 success, 1 failure, 2 usage error.\n",
           fp);
 }
 
@@ -470,6 +470,8 @@ static int run_dump(gsvd_array *a, const char *slice, int stats, size_t threads)
         goto out;
     }
     GSVD_TRY(gsvd_reader_pool_new(a, nw, &c.readers));
+    if (c.n_blocks > 0)
+        GSVD_TRY(gsvd_array_prefetch(a, 0, c.start, c.count)); /* read-ahead for remote stores */
     for (size_t i = 0; i < depth; i++) {
         if (c.z->dtype.kind != 'O') {
             slots[i].data = gsvd_malloc(block_bytes);
@@ -509,10 +511,15 @@ int gsvd_cmd_dump(int argc, char **argv)
 {
     enum { OPT_STATS = GSVD_OPT_FIRST_COMMAND_OPTION };
     static const struct option longopts[] = {
-        {"array", required_argument, NULL, 'a'}, {"slice", required_argument, NULL, 's'},
-        {"stats", no_argument, NULL, OPT_STATS}, {"threads", required_argument, NULL, 't'},
-        {"verbose", no_argument, NULL, 'v'},     {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+        {"array", required_argument, NULL, 'a'},
+        {"slice", required_argument, NULL, 's'},
+        {"stats", no_argument, NULL, OPT_STATS},
+        {"threads", required_argument, NULL, 't'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        GSVD_CLI_REMOTE_LONGOPTS,
+        {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
     struct gsvd_cli_input in = {0};

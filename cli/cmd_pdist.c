@@ -91,7 +91,7 @@ static void usage(FILE *fp)
           "  -v, --verbose          more messages on stderr (repeatable)\n"
           "  -q, --quiet            errors only\n"
           "  -h, --help             print this help and exit\n"
-          "Exit status: 0 success, 1 failure, 2 usage error.\n",
+          "Exit status: 0 success, 1 failure, 2 usage error.\n" GSVD_CLI_REMOTE_HELP,
           fp);
 }
 
@@ -315,6 +315,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
+        GSVD_CLI_REMOTE_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;

@@ -30,7 +30,7 @@ static void usage(FILE *fp)
           "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
           "  -v, --verbose          more messages on stderr (repeatable)\n"
           "  -q, --quiet            errors only\n"
-          "  -h, --help             print this help and exit\n"
+          "  -h, --help             print this help and exit\n" GSVD_CLI_REMOTE_HELP
           "Exit status: 0 success, 1 failure, 2 usage error.\n",
           fp);
 }
@@ -53,6 +53,7 @@ int gsvd_cmd_simulate(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
+        GSVD_CLI_REMOTE_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;

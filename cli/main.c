@@ -112,9 +112,12 @@ int main(int argc, char **argv)
         return gsvd_cli_exit_code(GSVD_ENOTBUILT);
     }
     gsvd_meta_global_init();
+    if (gsvd_store_global_init() < 0)
+        return GSVD_EXIT_INTERNAL;
     blosc_init();
     rc = cmd->run(argc - 1, argv + 1);
     blosc_destroy();
+    gsvd_store_global_cleanup();
     fflush(stdout);
     if (ferror(stdout)) {
         fprintf(stderr, "[E::main] error writing to standard output\n");

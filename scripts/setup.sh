@@ -2,7 +2,8 @@
 # Install what gensvd needs on Debian 12 (as root, or with passwordless sudo), then configure
 # and build it.  Idempotent and quiet when everything is already there.
 #   scripts/setup.sh            build dependencies + Release build in build/
-#   scripts/setup.sh --tests    also the test tools: Python venvs (.venv/zarr3, .venv/zarr2)
+#   scripts/setup.sh --tests    also the test tools: Python venvs (.venv/zarr3, .venv/zarr2,
+#                               .venv/net)
 #                               with pinned packages, plink1.9, plink2, clang-format
 # Environment: GENSVD_BUILD_DIR (default build), GENSVD_CMAKE_ARGS (extra cmake arguments).
 set -euo pipefail
@@ -16,7 +17,7 @@ for a in "$@"; do
 done
 
 pkgs=(build-essential cmake pkg-config libblosc-dev libzstd-dev zlib1g-dev liblz4-dev
-      libcurl4-openssl-dev libcjson-dev libopenblas-dev liblapacke-dev)
+      libcurl4-openssl-dev libssl-dev libcjson-dev libopenblas-dev liblapacke-dev)
 if [ $want_tests = 1 ]; then
     pkgs+=(python3 python3-venv python3-dev plink1.9 plink2 clang-format time)
 fi
@@ -49,6 +50,7 @@ make_venv() { # name requirements-file
 if [ $want_tests = 1 ]; then
     make_venv zarr3 tests/requirements-zarr3.txt
     make_venv zarr2 tests/requirements-zarr2.txt
+    make_venv net tests/requirements-net.txt # S3/GCS emulators, s3fs (net tests, bench/io)
 fi
 
 build=${GENSVD_BUILD_DIR:-build}

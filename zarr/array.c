@@ -174,6 +174,55 @@ out:
     return rc;
 }
 
+int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start, const uint64_t *count)
+{
+    const struct gsvd_zarray *z = &a->meta;
+    uint64_t lo[GSVD_MAX_DIMS], hi[GSVD_MAX_DIMS], idx[GSVD_MAX_DIMS];
+    struct gsvd_strlist keys = GSVD_STRLIST_INIT;
+    size_t nd = z->ndim, order[GSVD_MAX_DIMS], k = 0;
+    char *key = NULL;
+    int rc = GSVD_OK;
+
+    if (nd == 0 || axis >= nd)
+        return GSVD_OK;
+    for (size_t d = 0; d < nd; d++) {
+        if (start[d] > z->shape[d] || count[d] > z->shape[d] - start[d]) {
+            gsvd_log_error("%s: prefetch region leaves axis %zu", a->name, d);
+            return GSVD_EINVAL;
+        }
+        if (count[d] == 0)
+            return GSVD_OK;
+        lo[d] = start[d] / z->chunks[d];
+        hi[d] = (start[d] + count[d] - 1) / z->chunks[d] + 1;
+        idx[d] = lo[d];
+    }
+    /* odometer over the axes with `axis` slowest, the others in C order */
+    order[k++] = axis;
+    for (size_t d = 0; d < nd; d++)
+        if (d != axis)
+            order[k++] = d;
+    for (;;) {
+        GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
+        GSVD_TRY(gsvd_strlist_push(&keys, key));
+        gsvd_free(key);
+        key = NULL;
+        size_t j = nd;
+        while (j-- > 0) {
+            size_t d = order[j];
+            if (++idx[d] < hi[d])
+                break;
+            idx[d] = lo[d];
+        }
+        if (j == (size_t)-1)
+            break;
+    }
+    rc = gsvd_store_prefetch(gsvd_tree_store(a->tree), (const char *const *)keys.items, keys.n);
+out:
+    gsvd_free(key);
+    gsvd_strlist_free(&keys);
+    return rc;
+}
+
 /* Reverse the bytes of each of n elements of size esz in place. */
 static void byteswap(unsigned char *p, size_t n, size_t esz)
 {

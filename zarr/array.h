@@ -46,6 +46,13 @@ GSVD_NODISCARD int gsvd_array_decode_chunk(gsvd_array *a, gsvd_codec_ws *ws, con
 GSVD_NODISCARD int gsvd_array_read_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *idx,
                                          void *dst, struct gsvd_buf *raw, struct gsvd_buf *scratch);
 
+/* Tell the store which chunks a scan of the region start..start+count will read (a read-ahead
+ * hint for remote stores, see gsvd_store_prefetch): chunk rows along `axis` in increasing
+ * order, each in C order over the other axes.  Replaces any earlier hint on the store.
+ * Returns GSVD_OK, GSVD_EINVAL (logged: region outside the array) or GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start,
+                                       const uint64_t *count);
+
 /* Sum of the stored sizes of all present chunks and their count (lists the store, or fetches
  * each chunk when it cannot list).  For `gensvd info`. */
 GSVD_NODISCARD int gsvd_array_stored_bytes(gsvd_array *a, uint64_t *bytes, uint64_t *n_chunks);

@@ -4,6 +4,10 @@
 
 #include <string.h>
 
+#if GSVD_HAVE_CURL
+#include <curl/curl.h>
+#endif
+
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -15,17 +19,56 @@ static const struct scheme {
     int strip; /* 1: pass what follows the prefix to open(), 0: the whole URL */
     const struct gsvd_store_ops *ops;
 } schemes[] = {
-    {"file://", 1, &gsvd_store_file_ops},
-    {"mem:", 1, &gsvd_store_mem_ops},
+    {"file://", 1, &gsvd_store_file_ops}, {"mem:", 1, &gsvd_store_mem_ops},
+#if GSVD_HAVE_CURL
+    {"http://", 0, &gsvd_store_http_ops}, {"https://", 0, &gsvd_store_http_ops},
+    {"gs://", 0, &gsvd_store_gcs_ops},    {"s3://", 0, &gsvd_store_s3_ops},
+#else
     {"http://", 0, NULL},
     {"https://", 0, NULL},
     {"gs://", 0, NULL},
     {"s3://", 0, NULL},
+#endif
 };
+
+/* Set once in main() before threads start (see store.h), read by the remote stores' open. */
+static struct gsvd_remote_params remote = GSVD_REMOTE_PARAMS_DEFAULT;
+
+void gsvd_store_set_remote(const struct gsvd_remote_params *p)
+{
+    remote = *p;
+}
+
+const struct gsvd_remote_params *gsvd_store_remote(void)
+{
+    return &remote;
+}
+
+int gsvd_store_global_init(void)
+{
+#if GSVD_HAVE_CURL
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        gsvd_log_error("libcurl initialisation failed");
+        return GSVD_EINTERNAL;
+    }
+#endif
+    return GSVD_OK;
+}
+
+void gsvd_store_global_cleanup(void)
+{
+#if GSVD_HAVE_CURL
+    curl_global_cleanup();
+#endif
+}
 
 const char *gsvd_store_supported(void)
 {
+#if GSVD_HAVE_CURL
+    return "file, mem, http, https, gs, s3";
+#else
     return "file, mem";
+#endif
 }
 
 /* Length of "scheme:" if `url` starts with an RFC 3986 scheme followed by "://", else 0. */
@@ -172,6 +215,18 @@ int gsvd_store_size(gsvd_store *st, const char *key, uint64_t *size)
         *size = b.len;
     gsvd_buf_free(&b);
     return rc;
+}
+
+int gsvd_store_prefetch(gsvd_store *st, const char *const *keys, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = check_key(st, keys[i]);
+        if (rc < 0)
+            return rc;
+    }
+    if (st->ops->version < 2 || !st->ops->prefetch || n == 0)
+        return GSVD_OK;
+    return st->ops->prefetch(st, keys, n);
 }
 
 int gsvd_store_commit(gsvd_store *st)

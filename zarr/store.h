@@ -1,5 +1,6 @@
 /* zarr/store.h - key/value stores holding Zarr hierarchies: local directories ("file"), memory
- * ("mem:", for tests and fuzzing) and, when built with libcurl, http(s), gs and s3 (later).
+ * ("mem:", for tests and fuzzing) and, when built with libcurl, http(s):// (read-only), gs://
+ * and s3:// (read and write; see zarr/store_http.c for the request engine).
  *
  * Keys are '/'-separated relative paths ("call_genotype/0.0.0").  Every key is validated before
  * use: empty components, "." and "..", leading '/', backslashes and NUL are rejected with
@@ -7,9 +8,13 @@
  *
  * Writable stores are staged: gsvd_store_open(..., GSVD_STORE_WRITE) writes into a temporary
  * sibling of the target; gsvd_store_commit() moves it into place; closing without a commit
- * removes everything written, so a failed run leaves no partial result.
+ * removes everything written, so a failed run leaves no partial result.  Remote stores cannot
+ * stage: they write each object when put, and the writer puts .zmetadata last, so an output
+ * without .zmetadata is incomplete; closing an uncommitted remote store logs what was left.
  *
- * Thread safety: get/put on one store may be called from several threads at once. */
+ * Thread safety: get/put/prefetch on one store may be called from several threads at once.
+ * gsvd_store_global_init and gsvd_store_set_remote are process-wide and run once in main()
+ * before any thread starts. */
 #ifndef GSVD_ZARR_STORE_H
 #define GSVD_ZARR_STORE_H
 #include <stddef.h>
@@ -20,17 +25,54 @@ GSVD_EXTERN_C_BEGIN
 
 typedef struct gsvd_store gsvd_store;
 
+/* Settings of the remote (http, gs, s3) stores.  Strings are borrowed and must stay valid
+ * until the last remote store is closed (argv and getenv strings do). */
+struct gsvd_remote_params {
+    unsigned concurrency;   /* requests in flight per store, 1..1024 */
+    unsigned retries;       /* retries after the first attempt of a request */
+    unsigned retry_base_ms; /* full-jitter backoff: uniform in [0, min(cap, base * 2^n)) */
+    unsigned retry_cap_ms;  /* upper bound of one backoff (and of an honoured Retry-After) */
+    unsigned timeout_s;     /* a transfer slower than 1 byte/s for this long is retried */
+    unsigned connect_timeout_s;
+    const char *endpoint;       /* s3: endpoint URL (path-style), or NULL: environment / AWS */
+    const char *s3_addressing;  /* "auto", "path" or "virtual"; NULL = "auto" */
+    int no_sign_request;        /* s3: anonymous requests, no credentials looked up */
+    const char *gcs_token_file; /* gs: file holding an OAuth2 access token, or NULL */
+};
+#define GSVD_REMOTE_PARAMS_DEFAULT                                                                 \
+    {                                                                                              \
+        .concurrency = 32, .retries = 8, .retry_base_ms = 500, .retry_cap_ms = 32000,              \
+        .timeout_s = 60, .connect_timeout_s = 20, .endpoint = NULL, .s3_addressing = NULL,         \
+        .no_sign_request = 0, .gcs_token_file = NULL                                               \
+    }
+
+/* Process-wide setup of the store layer (libcurl's global init when built with it).  Call once
+ * from main() before threads start.  GSVD_ENOMEM / GSVD_EINTERNAL (logged) on failure. */
+GSVD_NODISCARD int gsvd_store_global_init(void);
+void gsvd_store_global_cleanup(void);
+
+/* Replace the remote-store settings used by later opens (copied; the strings are borrowed).
+ * Process-wide, like the log level: call from main() before threads start. */
+void gsvd_store_set_remote(const struct gsvd_remote_params *p);
+/* The current settings (borrowed). */
+const struct gsvd_remote_params *gsvd_store_remote(void);
+
 enum gsvd_store_flags {
     GSVD_STORE_READ = 0,
     GSVD_STORE_WRITE = 1u << 0,     /* staged output; the target must not exist... */
     GSVD_STORE_OVERWRITE = 1u << 1, /* ...unless this is set: commit replaces it */
 };
 
-/* Open the store at `url`: a local path, "file://PATH", or "mem:NAME".  Returns GSVD_OK and a
- * new store (caller owns; close with gsvd_store_close), or
+/* Open the store at `url`: a local path, "file://PATH", "mem:NAME", or (with libcurl)
+ * "http(s)://HOST/PATH" (read-only), "gs://BUCKET/PREFIX", "s3://BUCKET/PREFIX".  Returns
+ * GSVD_OK and a new store (caller owns; close with gsvd_store_close), or
  *   GSVD_ENOTFOUND  (logged) a read store whose directory does not exist,
  *   GSVD_EIO        the staging directory could not be made, or the target exists (WRITE
- *                   without OVERWRITE),
+ *                   without OVERWRITE; for remote stores: a .zmetadata, .zgroup or .zarray
+ *                   exists under the prefix),
+ *   GSVD_EAUTH      (logged) credentials could not be read, or a write store would be
+ *                   anonymous,
+ *   GSVD_ENET       (logged) the existence check of a remote write store failed,
  *   GSVD_ENOTBUILT  a known scheme not compiled in (http, https, gs, s3 without libcurl),
  *   GSVD_EINVAL     an unknown scheme. */
 GSVD_NODISCARD int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out);
@@ -42,7 +84,8 @@ void gsvd_store_close(gsvd_store *st);
  * when absent; GSVD_EFORMAT for an invalid key; GSVD_EIO, GSVD_ENET, GSVD_EAUTH (logged). */
 GSVD_NODISCARD int gsvd_store_get(gsvd_store *st, const char *key, struct gsvd_buf *dst);
 
-/* Write a value (creating parent "directories").  GSVD_EINVAL for a read-only store. */
+/* Write a value (creating parent "directories").  GSVD_EINVAL for a read-only store; remote
+ * stores: GSVD_ENET, GSVD_EAUTH, GSVD_EIO (logged, naming the key and the HTTP status). */
 GSVD_NODISCARD int gsvd_store_put(gsvd_store *st, const char *key, const void *p, size_t n);
 
 /* Append to `names` the names directly under `prefix` ("" for the root): keys and "directory"
@@ -53,6 +96,13 @@ GSVD_NODISCARD int gsvd_store_list(gsvd_store *st, const char *prefix, struct gs
 /* Size in bytes of the value at `key` without reading it where the store can (else it is
  * read).  GSVD_ENOTFOUND (not logged) when absent. */
 GSVD_NODISCARD int gsvd_store_size(gsvd_store *st, const char *key, uint64_t *size);
+
+/* Hint that keys[0..n) will be read soon, in this order.  Remote stores start fetching them
+ * (at most `concurrency` at a time, bounded read-ahead memory) so a later get returns without
+ * a round trip; each prefetch call replaces the previous plan, dropping unread data.  Stores
+ * without the feature ignore it.  Returns GSVD_OK, GSVD_EFORMAT (invalid key, logged) or
+ * GSVD_ENOMEM; fetch errors surface at the get of that key. */
+GSVD_NODISCARD int gsvd_store_prefetch(gsvd_store *st, const char *const *keys, size_t n);
 
 /* Move staged output into place.  GSVD_EINVAL on a read store; GSVD_EIO (logged) on failure,
  * after which the target is as before. */

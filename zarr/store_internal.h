@@ -4,9 +4,10 @@
 #ifndef GSVD_ZARR_STORE_INTERNAL_H
 #define GSVD_ZARR_STORE_INTERNAL_H
 #include <stdint.h>
+#include "gsvd_config.h"
 #include "zarr/store.h"
 
-#define GSVD_STORE_OPS_VERSION 1
+#define GSVD_STORE_OPS_VERSION 2
 
 struct gsvd_store_ops {
     int version;      /* GSVD_STORE_OPS_VERSION; fields are appended, never reordered */
@@ -19,6 +20,8 @@ struct gsvd_store_ops {
     int (*list)(gsvd_store *st, const char *prefix, struct gsvd_strlist *names); /* optional */
     int (*commit)(gsvd_store *st); /* optional: NULL means writes are final when put */
     int (*size)(gsvd_store *st, const char *key, uint64_t *size); /* optional; absent: ENOTFOUND */
+    /* version 2 */
+    int (*prefetch)(gsvd_store *st, const char *const *keys, size_t n); /* optional hint */
 };
 
 struct gsvd_store {
@@ -29,5 +32,51 @@ struct gsvd_store {
 
 extern const struct gsvd_store_ops gsvd_store_file_ops;
 extern const struct gsvd_store_ops gsvd_store_mem_ops;
+
+#if GSVD_HAVE_CURL
+extern const struct gsvd_store_ops gsvd_store_http_ops;
+extern const struct gsvd_store_ops gsvd_store_gcs_ops;
+extern const struct gsvd_store_ops gsvd_store_s3_ops;
+
+/* How store_gcs.c and store_s3.c put a bucket onto the HTTP engine of store_http.c. */
+enum gsvd_http_auth {
+    GSVD_HTTP_AUTH_NONE = 0,
+    GSVD_HTTP_AUTH_BEARER, /* Authorization: Bearer <secret> */
+    GSVD_HTTP_AUTH_SIGV4,  /* CURLOPT_AWS_SIGV4 with user:secret, optional session token */
+};
+struct gsvd_http_config {
+    const char *scheme;        /* "http", "gcs" or "s3": picks the vtable */
+    const char *display;       /* the URL as the user gave it: the only URL in messages */
+    const char *base;          /* URL that "/" + percent-encoded key is appended to */
+    const char *delete_base;   /* DELETE URL prefix taking "/" + encoded(object_prefix + key)
+                                  as one segment (GCS JSON API), or NULL: DELETE base/key */
+    const char *object_prefix; /* with delete_base: object-name prefix ("" or "dir/") */
+    enum gsvd_http_auth auth;
+    const char *secret;        /* bearer token, or SigV4 "ACCESS_KEY:SECRET"; copied, wiped */
+    const char *session_token; /* SigV4 x-amz-security-token, or NULL */
+    const char *sigv4;         /* CURLOPT_AWS_SIGV4, "aws:amz:REGION:s3" */
+    int can_write;             /* 1: PUT base/key uploads */
+    const char *why_read_only; /* reason shown when a read-only store is opened for writing */
+};
+
+/* Open the HTTP engine on cfg (strings copied).  `flags` as for gsvd_store_open; a write store
+ * checks that the output does not exist yet (unless OVERWRITE, which deletes the old
+ * .zmetadata first so a half-rewritten output never looks complete).  Caller owns *out. */
+GSVD_NODISCARD int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned flags,
+                                  gsvd_store **out);
+
+/* Open functions of store_gcs.c and store_s3.c (the whole URL). */
+GSVD_NODISCARD int gsvd_store_gcs_open(const char *url, unsigned flags, gsvd_store **out);
+GSVD_NODISCARD int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out);
+
+/* Split "SCHEME://BUCKET[/PREFIX]" (slen = length of "SCHEME://") into bucket and prefix
+ * (caller owns both; prefix "" when absent, without leading or trailing '/').  GSVD_EINVAL
+ * (logged) for a missing or invalid bucket name or prefix; GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_split_bucket_url(const char *url, size_t slen, char **bucket,
+                                         char **prefix);
+
+/* Percent-encode `s` (RFC 3986 unreserved kept, and '/' when keep_slash) onto b. */
+GSVD_NODISCARD int gsvd_http_encode(struct gsvd_buf *b, const char *s, int keep_slash);
+#endif
 
 #endif /* GSVD_ZARR_STORE_INTERNAL_H */

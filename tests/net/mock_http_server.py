@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Loopback HTTP server for the net tests and the I/O benchmark (Python stdlib only).
+
+Serves the files under --root read-only at /PATH, with keep-alive, HEAD and single Range
+requests, on 127.0.0.1 and a free port (printed as the first line of stdout).  --mode injects
+faults into requests for chunk keys (paths whose last component does not start with '.'):
+
+  normal      no faults
+  429         the first request of each chunk: 429 with Retry-After: 1
+  503         the first two requests of each chunk: 503, then 500
+  reset       the first request of each chunk: headers, half the body, then a TCP reset
+  truncate    the first request of each chunk: full Content-Length, half the body, clean close
+  slow        the first request of each chunk: headers, then silence for --stall seconds
+  always500   every request of a chunk: 500 (never succeeds)
+  403         every request of a chunk: 403 with an S3-style XML error body
+
+Every wait is bounded (--stall, default 30 s).  Request counts per path are kept in
+MockServer.counts for tests that import this module.
+"""
+import argparse
+import http.server
+import os
+import socket
+import struct
+import sys
+import threading
+import time
+from urllib.parse import unquote, urlsplit
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "gensvd-mock/1"
+
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    def _path(self):
+        rel = unquote(urlsplit(self.path).path).lstrip("/")
+        full = os.path.realpath(os.path.join(self.server.root, rel))
+        if not full.startswith(self.server.root + os.sep) and full != self.server.root:
+            return None, rel
+        return full, rel
+
+    def _send(self, code, body=b"", headers=()):
+        self.send_response(code)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        full, rel = self._path()
+        srv = self.server
+        is_chunk = not os.path.basename(rel).startswith(".")
+        with srv.lock:
+            n = srv.counts.get(rel, 0)
+            srv.counts[rel] = n + 1
+        mode = srv.mode if is_chunk else "normal"
+        if full is None or not os.path.isfile(full):
+            return self._send(404, b"not found\n")
+        if mode == "always500":
+            return self._send(500, b"internal error\n")
+        if mode == "403":
+            body = (b"<?xml version='1.0'?><Error><Code>AccessDenied</Code>"
+                    b"<Message>Access Denied</Message></Error>")
+            return self._send(403, body, [("Content-Type", "application/xml")])
+        if mode == "429" and n == 0:
+            return self._send(429, b"slow down\n", [("Retry-After", "1")])
+        if mode == "503" and n < 2:
+            return self._send(503 if n == 0 else 500, b"unavailable\n")
+        with open(full, "rb") as f:
+            data = f.read()
+        status, headers = 200, []
+        rng = self.headers.get("Range")
+        if rng and rng.startswith("bytes="):
+            a, _, b = rng[6:].partition("-")
+            if a == "":
+                start, end = max(0, len(data) - int(b)), len(data) - 1
+            else:
+                start, end = int(a), (int(b) if b else len(data) - 1)
+            end = min(end, len(data) - 1)
+            headers.append(("Content-Range", f"bytes {start}-{end}/{len(data)}"))
+            data, status = data[start:end + 1], 206
+        if mode in ("reset", "truncate", "slow") and n == 0 and self.command == "GET":
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            if mode == "slow":
+                self.wfile.flush()
+                time.sleep(srv.stall)
+            else:
+                self.wfile.write(data[: len(data) // 2])
+                self.wfile.flush()
+                if mode == "reset":  # RST instead of FIN
+                    self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                               struct.pack("ii", 1, 0))
+            self.close_connection = True
+            return
+        self._send(status, data, headers)
+
+
+class MockServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(self, root, mode="normal", stall=30.0):
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.root = os.path.realpath(root)
+        self.mode = mode
+        self.stall = stall
+        self.lock = threading.Lock()
+        self.counts = {}
+
+    @property
+    def port(self):
+        return self.server_address[1]
+
+    def start(self):
+        t = threading.Thread(target=self.serve_forever, daemon=True)
+        t.start()
+        return self
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--mode", default="normal",
+                    choices=["normal", "429", "503", "reset", "truncate", "slow", "always500",
+                             "403"])
+    ap.add_argument("--stall", type=float, default=30.0)
+    a = ap.parse_args()
+    srv = MockServer(a.root, a.mode, a.stall)
+    print(srv.port, flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Shared helpers of the net tests: run gensvd, compare remote results with local ones."""
+import os
+import subprocess
+import sys
+import tempfile
+
+FAILURES = []
+STORE = "vcf_like.zarr"
+DUMP_ARRAYS = ["call_genotype", "sample_id", "variant_position", "call_DS"]
+
+
+def run(gensvd, args, env=None, timeout=120):
+    e = dict(os.environ)
+    e.pop("GENSVD_LOG_LEVEL", None)
+    e.update(env or {})
+    p = subprocess.run([gensvd] + args, capture_output=True, env=e, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr.decode(errors="replace")
+
+
+def check(name, cond, detail=""):
+    if cond:
+        print(f"ok   {name}")
+    else:
+        print(f"FAIL {name} {detail}")
+        FAILURES.append(name)
+
+
+def expect_ok(name, rc, err):
+    check(name, rc == 0, f"exit {rc}: {err[-2000:]}")
+
+
+def same_outputs(name, gensvd, local, remote, env=None, arrays=DUMP_ARRAYS):
+    """dump of each array and pca + pdist of the store: remote byte-identical to local."""
+    for a in arrays:
+        rl, ol, el = run(gensvd, ["dump", f"{local}/{a}"])
+        rr, orr, er = run(gensvd, ["dump", f"{remote}/{a}"], env)
+        expect_ok(f"{name}: dump {a} (local)", rl, el)
+        expect_ok(f"{name}: dump {a}", rr, er)
+        check(f"{name}: dump {a} equals local", rl == 0 and ol == orr and len(ol) > 0)
+
+
+def same_analyses(name, gensvd, local, remote, env=None, extra=()):
+    """info (modulo the URL), pca projections and pdist TSV: remote equal to local."""
+    rl, ol, el = run(gensvd, ["info", local])
+    rr, orr, er = run(gensvd, ["info", remote] + list(extra), env)
+    expect_ok(f"{name}: info", rr, er)
+    check(f"{name}: info equals local",
+          ol.replace(local.encode(), b"X") == orr.replace(remote.encode(), b"X"),
+          f"\n{ol.decode()}\n---\n{orr.decode()}")
+    with tempfile.TemporaryDirectory() as td:
+        outs = []
+        for src, env_, ex in ((local, None, []), (remote, env, list(extra))):
+            out = os.path.join(td, f"pca{len(outs)}.zarr")
+            rc, _, err = run(gensvd, ["pca", "-k", "3", "-t", "2", src, "-o", out] + ex, env_)
+            expect_ok(f"{name}: pca {src}", rc, err)
+            rc, o, err = run(gensvd, ["dump", f"{out}/sample_pca_projection"])
+            outs.append(o)
+        check(f"{name}: pca projection equals local", outs[0] == outs[1] and len(outs[0]) > 0)
+    rl, ol, el = run(gensvd, ["pdist", local])
+    rr, orr, er = run(gensvd, ["pdist", remote], env)
+    expect_ok(f"{name}: pdist", rr, er)
+    check(f"{name}: pdist equals local", rl == 0 and ol == orr and len(ol) > 0)
+
+
+def no_secret(name, text, secrets):
+    for s in secrets:
+        check(f"{name}: no secret in output", s not in text, "(a credential was printed)")
+
+
+def finish():
+    if FAILURES:
+        print(f"{len(FAILURES)} failed: {', '.join(FAILURES)}")
+        sys.exit(1)
+    print("all passed")
+    sys.exit(0)

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""net: the https:// store against tests/net/mock_http_server.py on 127.0.0.1.
+Remote results must equal local ones byte for byte, through every injected transient fault,
+or fail with a clear error naming the key and the status; never differ silently.
+Usage: test_http_faults.py GENSVD TESTDATA_DIR"""
+import os
+import shutil
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netlib  # noqa: E402
+from mock_http_server import MockServer  # noqa: E402
+from netlib import STORE, check, expect_ok, run, same_analyses, same_outputs  # noqa: E402
+
+FAST = {"GENSVD_RETRY_BASE_MS": "20"}
+
+
+def main():
+    gensvd, testdata = sys.argv[1], sys.argv[2]
+    root = os.path.join(testdata, "zarr", "v2py")
+    local = os.path.join(root, STORE)
+
+    srv = MockServer(root).start()
+    url = f"http://127.0.0.1:{srv.port}/{STORE}"
+    same_outputs("normal", gensvd, local, url)
+    same_analyses("normal", gensvd, local, url)
+    rc, out, err = run(gensvd, ["dump", "-v", "-v", f"{url}/call_genotype", "--concurrency", "1"])
+    expect_ok("concurrency 1", rc, err)
+    srv.shutdown()
+
+    # transient faults: retried, results identical
+    for mode in ["429", "503", "reset", "truncate", "slow"]:
+        srv = MockServer(root, mode, stall=8).start()
+        url = f"http://127.0.0.1:{srv.port}/{STORE}"
+        env = dict(FAST, GENSVD_HTTP_TIMEOUT="1")
+        same_outputs(f"fault {mode}", gensvd, local, url, env, arrays=["call_genotype"])
+        retried = [k for k, n in srv.counts.items() if n > 1]
+        check(f"fault {mode}: chunks were retried", len(retried) > 0, str(srv.counts))
+        srv.shutdown()
+
+    # permanent failures: a clear error naming the key and the status, exit 1
+    srv = MockServer(root, "always500").start()
+    url = f"http://127.0.0.1:{srv.port}/{STORE}"
+    rc, out, err = run(gensvd, ["dump", f"{url}/call_genotype", "--retries", "2"], FAST)
+    check("500: exit 1", rc == 1, f"exit {rc}")
+    check("500: names key, status and attempts",
+          "call_genotype/0.0.0" in err and "HTTP 500" in err and "3 attempts" in err, err)
+    check("500: no data on stdout", out == b"", out[:200])
+    rc, out, err = run(gensvd, ["pca", url, "-o", "/dev/null/x.zarr", "--retries", "1"], FAST)
+    check("500: pca fails with exit 1", rc == 1 and "HTTP 500" in err, f"exit {rc}: {err}")
+    srv.shutdown()
+
+    srv = MockServer(root, "403").start()
+    url = f"http://127.0.0.1:{srv.port}/{STORE}"
+    rc, out, err = run(gensvd, ["dump", f"{url}/call_genotype"], FAST)
+    check("403: exit 1 with status and code",
+          rc == 1 and "HTTP 403" in err and "AccessDenied" in err and "call_genotype/" in err,
+          f"exit {rc}: {err}")
+    chunks = [n for k, n in srv.counts.items() if not os.path.basename(k).startswith(".")]
+    check("403: not retried", chunks and max(chunks) == 1, str(srv.counts))
+    srv.shutdown()
+
+    with tempfile.TemporaryDirectory() as td:
+        # a missing chunk (404) is fill_value, as in the local store
+        shutil.copytree(local, os.path.join(td, "miss.zarr"))
+        os.remove(os.path.join(td, "miss.zarr", "call_genotype", "1.1.0"))
+        # a missing .zarray (no consolidated metadata) is an error, never a fill
+        shutil.copytree(local, os.path.join(td, "nometa.zarr"))
+        os.remove(os.path.join(td, "nometa.zarr", ".zmetadata"))
+        os.remove(os.path.join(td, "nometa.zarr", "call_genotype", ".zarray"))
+        srv = MockServer(td).start()
+        base = f"http://127.0.0.1:{srv.port}"
+        same_outputs("404 chunk", gensvd, os.path.join(td, "miss.zarr"), f"{base}/miss.zarr",
+                     arrays=["call_genotype"])
+        rc, out, err = run(gensvd, ["dump", f"{base}/nometa.zarr/call_genotype"])
+        check("404 .zarray: exit 1 naming it", rc == 1 and "call_genotype" in err and
+              ".zarray" in err, f"exit {rc}: {err}")
+        rc, out, err = run(gensvd, ["info", f"{base}/none.zarr"])
+        check("404 store: exit 1", rc == 1 and "none.zarr" in err, f"exit {rc}: {err}")
+        srv.shutdown()
+
+    # https:// and http:// stores are read-only
+    rc, out, err = run(gensvd, ["pca", local, "-o", "http://127.0.0.1:9/out.zarr"])
+    check("http output refused", rc in (1, 2) and "read-only" in err, f"exit {rc}: {err}")
+    # nothing listening: transport error after retries
+    rc, out, err = run(gensvd, ["info", "http://127.0.0.1:9/x.zarr", "--retries", "1"], FAST)
+    check("connection refused: exit 1", rc == 1 and "x.zarr" in err and "attempts" in err,
+          f"exit {rc}: {err}")
+    rc, out, err = run(gensvd, ["info", local, "--concurrency", "0"])
+    check("bad --concurrency: exit 2", rc == 2, f"exit {rc}")
+    netlib.finish()
+
+
+if __name__ == "__main__":
+    main()
