@@ -159,8 +159,8 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     r->env.stripe_bytes = budget ? budget / 8 : (uint64_t)256 << 20;
     if (r->env.stripe_bytes > (uint64_t)256 << 20)
         r->env.stripe_bytes = (uint64_t)256 << 20;
-    if (r->env.stripe_bytes < (uint64_t)16 << 20)
-        r->env.stripe_bytes = (uint64_t)16 << 20;
+    if (r->env.stripe_bytes < (uint64_t)1 << 20)
+        r->env.stripe_bytes = (uint64_t)1 << 20;
     fixed = p->sink_bytes + r->env.stripe_bytes + r->kops->fixed_bytes(&r->env) +
             (uint64_t)n * (sizeof(uint64_t) + 64);
     gsvd_free(r->band_rows);
@@ -185,11 +185,9 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     /* the bit planes of the whole input, if a later band can replay them instead of reading
      * the input again and they leave at least half of the budget to the bands */
     if (r->kops->replay && (double)n * (double)n * (double)per_pair > (double)avail) {
-        uint64_t planes = (uint64_t)((double)n * 3 * ((double)features_hint + 4096 * 8) / 8);
+        uint64_t planes = gsvd_pd_bitplane_cache_bytes(n, features_hint, r->env.stripe_bytes);
         if (planes <= avail / 2)
-            cache = planes + (uint64_t)n * 3 * 4096; /* slack: segments are whole */
-        if (cache > avail / 2)
-            cache = 0;
+            cache = planes;
     }
     r->env.cache_bytes = cache;
     avail -= cache;

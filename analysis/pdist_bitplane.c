@@ -68,6 +68,22 @@ static size_t seg_words(const struct bp *b)
     return b->n * 3 * b->W;
 }
 
+size_t gsvd_pd_bitplane_words(size_t n, uint64_t m, uint64_t stripe_bytes)
+{
+    size_t W = 256;
+    uint64_t need = (m + 511) / 512 * 8; /* words of all features, whole vectors */
+    while (W > 8 && ((uint64_t)n * 24 * W > stripe_bytes || W / 2 >= need))
+        W /= 2;
+    return W;
+}
+
+uint64_t gsvd_pd_bitplane_cache_bytes(size_t n, uint64_t m, uint64_t stripe_bytes)
+{
+    size_t W = gsvd_pd_bitplane_words(n, m, stripe_bytes);
+    uint64_t segments = (m + 64 * (uint64_t)W - 1) / (64 * (uint64_t)W);
+    return segments * n * 3 * W * sizeof(uint64_t);
+}
+
 static uint64_t bp_fixed_bytes(const struct pd_env *env)
 {
     (void)env;
@@ -84,9 +100,7 @@ static int bp_create(const struct pd_env *env, void **out)
         return GSVD_ENOMEM;
     b->env = *env;
     b->n = env->n;
-    b->W = 256;
-    while (b->W > 8 && (uint64_t)b->n * 24 * b->W > env->stripe_bytes)
-        b->W /= 2;
+    b->W = gsvd_pd_bitplane_words(env->n, env->m, env->stripe_bytes);
     if (gsvd_mul_size(b->n ? b->n : 1, 3 * b->W, &words) < 0 || words > SIZE_MAX / 8) {
         gsvd_free(b);
         return GSVD_ENOMEM;

@@ -67,6 +67,9 @@ struct pd_kernel_ops {
 };
 
 extern const struct pd_kernel_ops gsvd_pd_bitplane_ops;
+/* Words per plane of a bit-plane segment, and the bytes all segments of m features take. */
+size_t gsvd_pd_bitplane_words(size_t n, uint64_t m, uint64_t stripe_bytes);
+uint64_t gsvd_pd_bitplane_cache_bytes(size_t n, uint64_t m, uint64_t stripe_bytes);
 extern const struct pd_kernel_ops gsvd_pd_gram_ops;
 extern const struct pd_kernel_ops gsvd_pd_generic_ops;
 
