@@ -49,6 +49,24 @@ const char *gsvd_pdist_missing_name(enum gsvd_pdist_missing m)
 
 /* ---- the engine ---------------------------------------------------------------------------- */
 
+int gsvd_pd_band_acc(void **buf, size_t *cap, size_t n_rows, size_t n_cols, size_t per_pair,
+                     size_t elem)
+{
+    size_t cells;
+    if (gsvd_mul_size(n_rows, n_cols, &cells) < 0 || gsvd_mul_size(cells, per_pair, &cells) < 0 ||
+        cells > SIZE_MAX / elem)
+        return GSVD_ENOMEM;
+    if (cells > *cap || !*buf) {
+        gsvd_free(*buf);
+        *buf = gsvd_malloc((cells ? cells : 1) * elem);
+        *cap = *buf ? cells : 0;
+        if (!*buf)
+            return GSVD_ENOMEM;
+    }
+    memset(*buf, 0, cells * elem);
+    return GSVD_OK;
+}
+
 struct pd_run;
 
 /* Where the features come from: one call of `pass` feeds every stripe to pd_feed. */

@@ -143,22 +143,15 @@ static void bp_destroy(void *st)
 static int bp_band_begin(void *st, size_t row0, size_t n_rows)
 {
     struct bp *b = st;
-    size_t cells;
+    void *acc = b->cnt;
+    int rc;
 
     b->row0 = row0;
     b->nb = n_rows;
     b->nc = b->n - row0;
-    if (gsvd_mul_size(n_rows, b->nc, &cells) < 0 || gsvd_mul_size(cells, NC, &cells) < 0)
-        return GSVD_ENOMEM;
-    if (cells > b->cnt_cap) {
-        gsvd_free(b->cnt);
-        b->cnt = gsvd_malloc(cells * sizeof *b->cnt);
-        b->cnt_cap = b->cnt ? cells : 0;
-        if (!b->cnt)
-            return GSVD_ENOMEM;
-    }
-    memset(b->cnt, 0, cells * sizeof *b->cnt);
-    return GSVD_OK;
+    rc = gsvd_pd_band_acc(&acc, &b->cnt_cap, n_rows, b->nc, NC, sizeof *b->cnt);
+    b->cnt = acc;
+    return rc;
 }
 
 /* ---- pair counts ---------------------------------------------------------------------------- */

@@ -57,22 +57,15 @@ static void gen_destroy(void *st)
 static int gen_band_begin(void *st, size_t row0, size_t n_rows)
 {
     struct gen *g = st;
-    size_t cells;
+    void *acc = g->sums;
+    int rc;
 
     g->row0 = row0;
     g->nb = n_rows;
     g->nc = g->n - row0;
-    if (gsvd_mul_size(n_rows, g->nc, &cells) < 0 || gsvd_mul_size(cells, N_SUMS, &cells) < 0)
-        return GSVD_ENOMEM;
-    if (cells > g->sums_cap) {
-        gsvd_free(g->sums);
-        g->sums = gsvd_malloc((cells ? cells : 1) * sizeof *g->sums);
-        g->sums_cap = g->sums ? cells : 0;
-        if (!g->sums)
-            return GSVD_ENOMEM;
-    }
-    memset(g->sums, 0, cells * sizeof *g->sums);
-    return GSVD_OK;
+    rc = gsvd_pd_band_acc(&acc, &g->sums_cap, n_rows, g->nc, N_SUMS, sizeof *g->sums);
+    g->sums = acc;
+    return rc;
 }
 
 /* One pair's sums over the stripe, added to s. */

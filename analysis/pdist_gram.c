@@ -78,25 +78,18 @@ static void gram_destroy(void *st)
 static int gram_band_begin(void *st, size_t row0, size_t n_rows)
 {
     struct gram *g = st;
-    size_t cells;
+    void *acc = g->g;
+    int rc;
 
     g->row0 = row0;
     g->nb = n_rows;
     g->nc = g->n - row0;
-    if (gsvd_mul_size(n_rows, g->nc, &cells) < 0)
-        return GSVD_ENOMEM;
-    if (cells > g->g_cap) {
-        gsvd_free(g->g);
-        g->g = gsvd_malloc((cells ? cells : 1) * sizeof *g->g);
-        g->g_cap = g->g ? cells : 0;
-        if (!g->g)
-            return GSVD_ENOMEM;
-    }
-    memset(g->g, 0, cells * sizeof *g->g);
     memset(g->sx, 0, g->n * sizeof *g->sx);
     memset(g->sxx, 0, g->n * sizeof *g->sxx);
     g->m_seen = 0;
-    return GSVD_OK;
+    rc = gsvd_pd_band_acc(&acc, &g->g_cap, n_rows, g->nc, 1, sizeof *g->g);
+    g->g = acc;
+    return rc;
 }
 
 static int tiles_worker(void *ctx, size_t t)

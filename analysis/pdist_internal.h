@@ -66,6 +66,12 @@ struct pd_kernel_ops {
     void (*pair_sums)(void *st, size_t r, size_t c, struct gsvd_pd_sums *out);
 };
 
+/* Zeroed accumulators of a band: n_rows x n_cols pairs x per_pair elements of `elem` bytes in
+ * *buf, grown (contents dropped) when *cap elements are too few.  GSVD_ENOMEM on overflow or
+ * allocation failure (*buf is then NULL and *cap 0). */
+int gsvd_pd_band_acc(void **buf, size_t *cap, size_t n_rows, size_t n_cols, size_t per_pair,
+                     size_t elem);
+
 extern const struct pd_kernel_ops gsvd_pd_bitplane_ops;
 /* Words per plane of a bit-plane segment, and the bytes all segments of m features take. */
 size_t gsvd_pd_bitplane_words(size_t n, uint64_t m, uint64_t stripe_bytes);

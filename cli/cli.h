@@ -34,6 +34,8 @@ GSVD_NODISCARD int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, 
                                        uint64_t *out);
 GSVD_NODISCARD int gsvd_cli_parse_size(const char *s, uint64_t *out);
 GSVD_NODISCARD int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out);
+/* Index of s in the NULL-terminated names, or -1. */
+GSVD_NODISCARD int gsvd_cli_parse_choice(const char *s, const char *const *names);
 
 /* "A:B", "A:" or ":B" into [*a, *b) (*b = 0: to the end); -1 if malformed or empty. */
 int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b);

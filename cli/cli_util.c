@@ -127,6 +127,14 @@ int gsvd_cli_parse_size(const char *s, uint64_t *out)
     return GSVD_OK;
 }
 
+int gsvd_cli_parse_choice(const char *s, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    return -1;
+}
+
 int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out)
 {
     char *end = NULL;

@@ -341,17 +341,15 @@ int gsvd_cmd_pdist(int argc, char **argv)
             if (gsvd_cli_parse_double(optarg, 1e-300, 1e300, &o.pd.p) < 0)
                 return gsvd_cli_usage_error("pdist", "invalid -p '%s' (a number > 0)", optarg);
             break;
-        case OPT_MISSING:
-            if (strcmp(optarg, "pairwise") == 0)
-                o.pd.missing = GSVD_PDIST_PAIRWISE;
-            else if (strcmp(optarg, "scale") == 0)
-                o.pd.missing = GSVD_PDIST_SCALE;
-            else if (strcmp(optarg, "error") == 0)
-                o.pd.missing = GSVD_PDIST_ERROR;
-            else
+        case OPT_MISSING: {
+            static const char *const names[] = {"pairwise", "scale", "error", NULL};
+            int k = gsvd_cli_parse_choice(optarg, names);
+            if (k < 0)
                 return gsvd_cli_usage_error(
                     "pdist", "invalid --missing '%s' (pairwise, scale, error)", optarg);
+            o.pd.missing = (enum gsvd_pdist_missing)k;
             break;
+        }
         case 'o':
             o.output = optarg;
             break;
@@ -361,49 +359,41 @@ int gsvd_cmd_pdist(int argc, char **argv)
         case OPT_COUNTS:
             o.counts = 1;
             break;
-        case OPT_AXIS:
-            if (strcmp(optarg, "samples") == 0)
-                o.axis_variants = 0;
-            else if (strcmp(optarg, "variants") == 0)
-                o.axis_variants = 1;
-            else
+        case OPT_AXIS: {
+            static const char *const names[] = {"samples", "variants", NULL};
+            if ((o.axis_variants = gsvd_cli_parse_choice(optarg, names)) < 0)
                 return gsvd_cli_usage_error("pdist", "invalid --axis '%s' (samples, variants)",
                                             optarg);
             break;
-        case OPT_LAYOUT:
-            if (strcmp(optarg, "square") == 0)
-                o.condensed = 0;
-            else if (strcmp(optarg, "condensed") == 0)
-                o.condensed = 1;
-            else
+        }
+        case OPT_LAYOUT: {
+            static const char *const names[] = {"square", "condensed", NULL};
+            if ((o.condensed = gsvd_cli_parse_choice(optarg, names)) < 0)
                 return gsvd_cli_usage_error("pdist", "invalid --layout '%s' (square, condensed)",
                                             optarg);
             break;
-        case OPT_DTYPE:
-            if (strcmp(optarg, "f8") == 0 || strcmp(optarg, "float64") == 0)
-                o.f4 = 0;
-            else if (strcmp(optarg, "f4") == 0 || strcmp(optarg, "float32") == 0)
-                o.f4 = 1;
-            else
+        }
+        case OPT_DTYPE: {
+            static const char *const names[] = {"f8", "f4", "float64", "float32", NULL};
+            int k = gsvd_cli_parse_choice(optarg, names);
+            if (k < 0)
                 return gsvd_cli_usage_error("pdist", "invalid --dtype '%s' (f8, f4)", optarg);
+            o.f4 = k % 2;
             break;
+        }
         case OPT_MEMORY:
             if (gsvd_cli_parse_size(optarg, &o.pd.memory) < 0 || o.pd.memory == 0)
                 return gsvd_cli_usage_error("pdist", "invalid --memory '%s' (e.g. 2G)", optarg);
             break;
-        case OPT_KERNEL:
-            if (strcmp(optarg, "auto") == 0)
-                o.pd.kernel = GSVD_PDIST_KERNEL_AUTO;
-            else if (strcmp(optarg, "bitplane") == 0)
-                o.pd.kernel = GSVD_PDIST_KERNEL_BITPLANE;
-            else if (strcmp(optarg, "gram") == 0)
-                o.pd.kernel = GSVD_PDIST_KERNEL_GRAM;
-            else if (strcmp(optarg, "generic") == 0)
-                o.pd.kernel = GSVD_PDIST_KERNEL_GENERIC;
-            else
+        case OPT_KERNEL: {
+            static const char *const names[] = {"auto", "bitplane", "gram", "generic", NULL};
+            int k = gsvd_cli_parse_choice(optarg, names);
+            if (k < 0)
                 return gsvd_cli_usage_error(
                     "pdist", "invalid --kernel '%s' (auto, bitplane, gram, generic)", optarg);
+            o.pd.kernel = (enum gsvd_pdist_kernel)k;
             break;
+        }
         case OPT_FORMAT:
             if (strcmp(optarg, "tsv") != 0)
                 return gsvd_cli_usage_error("pdist", "invalid --format '%s' (tsv)", optarg);

@@ -62,8 +62,8 @@ uint64_t pdist_out_bytes(const struct pdist_out *o)
     uint64_t b = 0;
     if (o->cfg.output) {
         if (o->cfg.condensed)
-            b += (uint64_t)o->n_wk * o->chunk * (sizeof(double) + sizeof(float) +
-                                                 sizeof(uint32_t) * 2);
+            b += (uint64_t)o->n_wk * o->chunk *
+                 (sizeof(double) + sizeof(float) + sizeof(uint32_t) * 2);
         else
             b += (uint64_t)o->n_wk * o->chunk * o->chunk * sizeof(double) * 2;
     }
