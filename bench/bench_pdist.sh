@@ -6,10 +6,10 @@
 #           not timed), for cityblock and euclidean; error = max relative difference
 #   plink   2,000 samples x 200,000 variants, 1% missing calls; the same genotypes as a .bed
 #           (tests/pca/pca_oracle.py write-bed, cached): plink1.9 --distance square
-#           1-ibs flat-missing and --distance square flat-missing (allele counts), --threads 2,
+#           bin 1-ibs flat-missing and --distance square bin flat-missing (allele counts, binary
+#           float64 output as in shared/reference/pdist.md), --threads = all cores,
 #           against gensvd -m ibs and -m cityblock --missing scale (the same definitions),
-#           plus gensvd -m euclidean (pairwise); error = max |gensvd - plink| (PLINK prints
-#           6 significant digits)
+#           plus gensvd -m euclidean (pairwise); error = max relative |gensvd - plink|
 #   memory  20,000 samples x 20,000 variants, 1% missing, gensvd -m ibs --memory 2G to a
 #           square Zarr (N^2 = 3.2 GB of float64 distances): bands, passes, peak RSS
 # Reported: wall time, pair-variants per second (N(N-1)/2 x M / time), peak RSS
@@ -66,13 +66,13 @@ if [[ " $PARTS " == *" plink "* ]]; then
         tm "$G" pdist "$S" -m "$m" $gopts -t "$T" -o "$out/pd_plink_$m.zarr" -f -q
         gw=$wall grss=$rss
         # shellcheck disable=SC2086
-        tm "$PLINK1" --bfile "$B" --distance square $popts --threads "$T" --out "$out/pd_plink_$m" --allow-extra-chr >/dev/null
+        tm "$PLINK1" --bfile "$B" --distance square bin $popts --threads "$T" --out "$out/pd_plink_$m" --allow-extra-chr >/dev/null
         pw=$wall prss=$rss
-        err=$("$PY" - "$out/pd_plink_$m.zarr" "$out/pd_plink_$m.$ext" <<'PY'
+        err=$("$PY" - "$out/pd_plink_$m.zarr" "$out/pd_plink_$m.$ext.bin" <<'PY'
 import sys, numpy as np, zarr
 got = zarr.open_group(sys.argv[1], mode="r")["distance"][:]
-ref = np.loadtxt(sys.argv[2])
-print(f"{np.max(np.abs(got - ref)):.2e}")
+ref = np.fromfile(sys.argv[2], dtype="<f8").reshape(got.shape)
+print(f"{np.max(np.abs(got - ref) / np.maximum(np.abs(ref), 1e-300)):.2e}")
 PY
 )
         printf '%-10s %-34s %9.2f %12s %9d %12s\n' plink "gensvd -m $m $gopts" "$gw" "$(rate 2000 200000 "$gw")" $((grss / 1024)) "$err"
@@ -81,7 +81,7 @@ PY
     done
     tm "$G" pdist "$S" -m euclidean -t "$T" -o "$out/pd_plink_euclidean.zarr" -f -q
     printf '%-10s %-34s %9.2f %12s %9d %12s\n' plink "gensvd -m euclidean (pairwise)" "$wall" "$(rate 2000 200000 "$wall")" $((rss / 1024)) -
-    rm -f "$out"/pd_plink_*.mdist "$out"/pd_plink_*.dist
+    rm -f "$out"/pd_plink_*.bin
 fi
 
 if [[ " $PARTS " == *" memory "* ]]; then
