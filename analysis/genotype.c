@@ -349,7 +349,10 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
     }
     g->vs = p->var_start;
     g->ve = p->var_stop ? p->var_stop : g->n_all_variants;
-    if (g->vs >= g->ve || g->ve > g->n_all_variants) {
+    /* an array without variants is allowed (every scan is then empty); an empty range the
+     * user asked for is not */
+    if ((g->vs >= g->ve && !(g->n_all_variants == 0 && !p->var_stop)) ||
+        g->ve > g->n_all_variants) {
         gsvd_log_error("%s: variant range %llu:%llu is empty or outside 0:%llu",
                        gsvd_array_name(g->arr), (unsigned long long)g->vs,
                        (unsigned long long)g->ve, (unsigned long long)g->n_all_variants);
@@ -870,7 +873,7 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
 {
     struct scan_ctx c = {.g = g, .fn = fn, .fn_ctx = ctx};
     size_t nw = g->p.n_threads ? g->p.n_threads : 1, depth;
-    uint64_t last_chunk = (g->ve - 1) / g->cv, n_blocks;
+    uint64_t last_chunk, n_blocks;
     struct scan_slot *slots = NULL;
     void **ptrs = NULL;
     int rc = GSVD_OK;
@@ -885,6 +888,11 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
         g->counts = counts;
         return GSVD_OK;
     }
+    if (g->ve == g->vs) { /* no variants */
+        memset(&g->counts, 0, sizeof g->counts);
+        return GSVD_OK;
+    }
+    last_chunk = (g->ve - 1) / g->cv;
     c.first_chunk = g->vs / g->cv;
     n_blocks = last_chunk - c.first_chunk + 1;
     if (nw > n_blocks)

@@ -19,6 +19,7 @@ Cases
   gram       complete float input: euclidean, sqeuclidean, cosine, correlation through the Gram
              kernel within 1e-12 of scipy; with a NaN the run hands over to the generic kernel
   progress   --progress reports on stderr and does not change the output
+  edges      M = 0 (NaN between items, n_sites 0), N = 1 condensed (empty)
   usage      bad --axis/--layout/--dtype/--memory/--kernel exit 2; a --memory below the minimum,
              --format tsv beyond --memory exit 1; --axis with TSV input exits 2 with a message
 """
@@ -262,6 +263,36 @@ def case_progress(tmp):
     check("progress leaves the output alone", r1.stdout == r2.stdout)
 
 
+def case_edges(tmp):
+    """M = 0 (a store without variants): NaN between items (no shared site), 0 on the
+    diagonal, n_sites 0; N = 1 condensed: an empty vector."""
+    import zarr
+    store = os.path.join(tmp, "m0.vcz")
+    g = zarr.open_group(store, mode="w", zarr_format=2)
+    a = g.create_array("call_genotype", shape=(0, 3, 2), chunks=(10, 3, 2), dtype="i1",
+                       fill_value=-1)
+    a.attrs["_ARRAY_DIMENSIONS"] = ["variants", "samples", "ploidy"]
+    sid = g.create_array("sample_id", shape=(3,), dtype=str, chunks=(3,))
+    sid[:] = np.array(["x", "y", "z"])
+    sid.attrs["_ARRAY_DIMENSIONS"] = ["samples"]
+    zarr.consolidate_metadata(store)
+    out = os.path.join(tmp, "m0_out.zarr")
+    r = run([store, "-m", "cityblock", "--counts", "-o", out])
+    if check("edges M=0 exit", r.returncode == 0, r.stderr[-300:]):
+        o = zopen(out)
+        d = o["distance"][:]
+        want = np.full((3, 3), np.nan)
+        np.fill_diagonal(want, 0)
+        check("edges M=0 NaN off the diagonal, 0 on it", np.array_equal(d, want, equal_nan=True),
+              d)
+        check("edges M=0 n_sites 0", not o["n_sites"][:].any())
+        check("edges M=0 attrs M", o.attrs.get("M") == 0, dict(o.attrs))
+    out = os.path.join(tmp, "n1.zarr")
+    r = run(["-", "--layout", "condensed", "-o", out], stdin="a\t1\t2\n")
+    if check("edges N=1 condensed exit", r.returncode == 0, r.stderr[-300:]):
+        check("edges N=1 condensed empty", zopen(out)["distance"].shape == (0,))
+
+
 def case_usage(tmp):
     for args, code, text in [
         (["--axis", "rows"], 2, "--axis"),
@@ -331,7 +362,8 @@ def main():
     tmp = tempfile.mkdtemp(prefix="pdist_engine_")
     try:
         cases = [case_big] if big else [case_kernels, case_bands, case_condensed, case_f4,
-                                        case_variants, case_gram, case_progress, case_usage]
+                                        case_variants, case_gram, case_progress, case_edges,
+                                        case_usage]
         for c in cases:
             print(f"# {c.__name__[5:]}")
             c(tmp)
