@@ -67,6 +67,25 @@ int gsvd_pd_band_acc(void **buf, size_t *cap, size_t n_rows, size_t n_cols, size
     return GSVD_OK;
 }
 
+int gsvd_pd_stripe_f64(const struct pd_stripe *s, size_t n, int item_major, double **buf,
+                       size_t *cap)
+{
+    size_t nf = s->n_feat, cells;
+    if (gsvd_mul_size(n, nf, &cells) < 0)
+        return GSVD_ENOMEM;
+    if (cells > *cap) {
+        double *b = gsvd_realloc(*buf, cells * sizeof *b);
+        if (!b)
+            return GSVD_ENOMEM;
+        *buf = b;
+        *cap = cells;
+    }
+    for (size_t f = 0; f < nf; f++)
+        for (size_t i = 0; i < n; i++)
+            (*buf)[item_major ? i * nf + f : f * n + i] = pd_value(s, i, f);
+    return GSVD_OK;
+}
+
 struct pd_run;
 
 /* Where the features come from: one call of `pass` feeds every stripe to pd_feed. */

@@ -156,19 +156,9 @@ static int gen_add(void *st, const struct pd_stripe *s)
         g->x = s->f64; /* item-major already */
         g->ld = s->item_stride;
     } else {
-        size_t cells;
-        if (gsvd_mul_size(n, nf, &cells) < 0)
-            return GSVD_ENOMEM;
-        if (cells > g->t_cap) {
-            double *t = gsvd_realloc(g->t, cells * sizeof *t);
-            if (!t)
-                return GSVD_ENOMEM;
-            g->t = t;
-            g->t_cap = cells;
-        }
-        for (size_t f = 0; f < nf; f++)
-            for (size_t i = 0; i < n; i++)
-                g->t[i * nf + f] = pd_value(s, i, f);
+        int rc = gsvd_pd_stripe_f64(s, n, 1, &g->t, &g->t_cap);
+        if (rc < 0)
+            return rc;
         g->x = g->t;
         g->ld = nf;
     }

@@ -137,19 +137,9 @@ static int gram_add(void *st, const struct pd_stripe *s)
         g->item_major = s->feat_stride == 1;
         g->ld = g->item_major ? s->item_stride : s->feat_stride;
     } else {
-        size_t cells;
-        if (gsvd_mul_size(n, nf, &cells) < 0)
-            return GSVD_ENOMEM;
-        if (cells > g->buf_cap) {
-            double *b = gsvd_realloc(g->buf, cells * sizeof *b);
-            if (!b)
-                return GSVD_ENOMEM;
-            g->buf = b;
-            g->buf_cap = cells;
-        }
-        for (size_t f = 0; f < nf; f++)
-            for (size_t i = 0; i < n; i++)
-                g->buf[f * n + i] = pd_value(s, i, f);
+        int rc = gsvd_pd_stripe_f64(s, n, 0, &g->buf, &g->buf_cap);
+        if (rc < 0)
+            return rc;
         g->x = g->buf;
         g->item_major = 0;
         g->ld = n;

@@ -72,6 +72,11 @@ struct pd_kernel_ops {
 int gsvd_pd_band_acc(void **buf, size_t *cap, size_t n_rows, size_t n_cols, size_t per_pair,
                      size_t elem);
 
+/* The stripe's values as float64 (NaN missing) in *buf, grown when *cap values are too few:
+ * item-major (n x n_feat) when item_major, else feature-major (n_feat x n).  GSVD_ENOMEM. */
+int gsvd_pd_stripe_f64(const struct pd_stripe *s, size_t n, int item_major, double **buf,
+                       size_t *cap);
+
 extern const struct pd_kernel_ops gsvd_pd_bitplane_ops;
 /* Words per plane of a bit-plane segment, and the bytes all segments of m features take. */
 size_t gsvd_pd_bitplane_words(size_t n, uint64_t m, uint64_t stripe_bytes);
