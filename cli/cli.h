@@ -87,6 +87,13 @@ enum {
     {                                                                                              \
         "gcs-token-file", required_argument, NULL, GSVD_OPT_GCS_TOKEN_FILE                         \
     }
+
+/* The long options every command takes (its getopt table ends with these), remote ones included. */
+#define GSVD_CLI_COMMON_LONGOPTS                                                                   \
+    {"progress", no_argument, NULL, GSVD_OPT_PROGRESS},                                            \
+        {"no-progress", no_argument, NULL, GSVD_OPT_NO_PROGRESS},                                  \
+        {"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'},                    \
+        {"help", no_argument, NULL, 'h'}, GSVD_CLI_REMOTE_LONGOPTS
 #define GSVD_CLI_REMOTE_HELP                                                                       \
     "Remote stores (http(s)://, gs://, s3://):\n"                                                  \
     "      --concurrency INT  requests in flight [32]\n"                                           \

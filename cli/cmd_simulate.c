@@ -48,12 +48,7 @@ int gsvd_cmd_simulate(int argc, char **argv)
         {"chunks", required_argument, NULL, 'c'},
         {"force", no_argument, NULL, 'f'},
         {"threads", required_argument, NULL, 't'},
-        {"progress", no_argument, NULL, GSVD_OPT_PROGRESS},
-        {"no-progress", no_argument, NULL, GSVD_OPT_NO_PROGRESS},
-        {"verbose", no_argument, NULL, 'v'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        GSVD_CLI_REMOTE_LONGOPTS,
+        GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
