@@ -131,17 +131,32 @@ static void progress(struct pd_run *r, uint64_t features)
     }
 }
 
+/* called[i] += number of rows r < nf with rows[r * ld + i] >= 0 (int8 dosages, -1 missing). */
+GSVD_CLONES static void count_called_rows(const int8_t *rows, size_t nf, size_t ld, size_t n,
+                                          uint64_t *called)
+{
+    for (size_t i0 = 0; i0 < n; i0 += 4096) {
+        uint32_t acc[4096];
+        size_t ni = n - i0 < 4096 ? n - i0 : 4096;
+        for (size_t i = 0; i < ni; i++)
+            acc[i] = 0;
+        for (size_t f = 0; f < nf; f++) {
+            const int8_t *row = rows + f * ld + i0;
+            for (size_t i = 0; i < ni; i++)
+                acc[i] += row[i] >= 0;
+        }
+        for (size_t i = 0; i < ni; i++)
+            called[i0 + i] += acc[i];
+    }
+}
+
 /* Count called values of a stripe (first pass only), then give it to the kernel. */
 static int pd_feed(struct pd_run *r, const struct pd_stripe *s)
 {
     size_t n = r->env.n;
     if (r->first_pass) {
         if (s->i8 && s->item_stride == 1) {
-            for (size_t f = 0; f < s->n_feat; f++) {
-                const int8_t *row = s->i8 + f * s->feat_stride;
-                for (size_t i = 0; i < n; i++)
-                    r->called[i] += row[i] >= 0;
-            }
+            count_called_rows(s->i8, s->n_feat, s->feat_stride, n, r->called);
         } else {
             for (size_t i = 0; i < n; i++)
                 for (size_t f = 0; f < s->n_feat; f++)

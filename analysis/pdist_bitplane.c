@@ -50,7 +50,8 @@ struct bp {
     uint32_t *cnt; /* nb x nc x NC */
     size_t cnt_cap;
     int avx512;
-    int l1; /* the metric needs only n and sum |u - v| */
+    int l1;       /* the metric needs only n and sum |u - v| */
+    int avx512bw; /* byte compares into masks (packing) */
 };
 
 static int cpu_has_avx512(void)
@@ -113,6 +114,9 @@ static int bp_create(const struct pd_env *env, void **out)
     memset(b->cur.planes, 0, words * sizeof(uint64_t));
     b->caching = env->cache_bytes > 0;
     b->avx512 = env->p->simd == GSVD_PDIST_SIMD_AUTO && cpu_has_avx512();
+#if PD_X86
+    b->avx512bw = env->p->simd == GSVD_PDIST_SIMD_AUTO && __builtin_cpu_supports("avx512bw");
+#endif
     b->l1 = env->p->metric == GSVD_PDIST_CITYBLOCK || env->p->metric == GSVD_PDIST_IBS;
     *out = b;
     return GSVD_OK;
@@ -423,9 +427,12 @@ struct pack_job {
     atomic_int bad;
 };
 
+typedef void (*row_masks_fn)(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_t *bad);
+
 /* Variant-major int8 rows: the job's features into the planes of 64-sample groups t, t + T,
  * ...: 64 rows x 64 samples at a time become row masks, transposed into per-sample words. */
-static int pack_worker(void *ctx, size_t t)
+static inline __attribute__((always_inline)) int pack_body(void *ctx, size_t t,
+                                                           const row_masks_fn masks)
 {
     struct pack_job *j = ctx;
     struct bp *b = j->b;
@@ -446,7 +453,7 @@ static int pack_worker(void *ctx, size_t t)
                     memcpy(pad, row, ni);
                     row = pad;
                 }
-                row_masks(row, &C[r], &A[r], &B[r], &bad);
+                masks(row, &C[r], &A[r], &B[r], &bad);
             }
             for (size_t r = k; r < 64; r++)
                 C[r] = A[r] = B[r] = 0;
@@ -467,6 +474,29 @@ static int pack_worker(void *ctx, size_t t)
     return GSVD_OK;
 }
 
+static int pack_worker(void *ctx, size_t t)
+{
+    return pack_body(ctx, t, row_masks);
+}
+
+#if PD_X86
+/* The same masks with AVX-512BW: one compare per mask for all 64 values. */
+__attribute__((target("avx512f,avx512bw"))) static inline void
+row_masks_avx512(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_t *bad)
+{
+    __m512i x = _mm512_loadu_si512((const void *)g);
+    *c = _mm512_cmpgt_epi8_mask(x, _mm512_set1_epi8(-1));
+    *a = _mm512_cmpgt_epi8_mask(x, _mm512_setzero_si512());
+    *b = _mm512_cmpgt_epi8_mask(x, _mm512_set1_epi8(1));
+    *bad |= _mm512_cmpgt_epi8_mask(x, _mm512_set1_epi8(2));
+}
+
+__attribute__((target("avx512f,avx512bw"))) static int pack_worker_avx512(void *ctx, size_t t)
+{
+    return pack_body(ctx, t, row_masks_avx512);
+}
+#endif
+
 static int pack_i8_rows(struct bp *b, const int8_t *v, size_t n, size_t nf, size_t pos)
 {
     struct pack_job j = {.b = b, .v = v, .n = n, .nf = nf, .pos = pos};
@@ -474,7 +504,12 @@ static int pack_i8_rows(struct bp *b, const int8_t *v, size_t n, size_t nf, size
     int rc;
     j.nt = b->env.n_threads < groups ? b->env.n_threads : groups;
     atomic_init(&j.bad, 0);
-    if ((rc = gsvd_parallel(j.nt, pack_worker, &j)) < 0)
+    int (*worker)(void *, size_t) = pack_worker;
+#if PD_X86
+    if (b->avx512bw)
+        worker = pack_worker_avx512;
+#endif
+    if ((rc = gsvd_parallel(j.nt, worker, &j)) < 0)
         return rc;
     return atomic_load(&j.bad) ? PD_HANDOVER : GSVD_OK;
 }
