@@ -95,30 +95,6 @@ static void usage(FILE *fp)
           fp);
 }
 
-/* Read a whole stream or file into b. */
-static int slurp(const char *path, struct gsvd_buf *b)
-{
-    FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    char chunk[65536];
-    size_t n;
-    int rc = GSVD_OK;
-
-    if (!fp) {
-        gsvd_log_error("%s: %s", path, strerror(errno));
-        return GSVD_EIO;
-    }
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        if ((rc = gsvd_buf_append(b, chunk, n)) < 0)
-            break;
-    if (rc == GSVD_OK && ferror(fp)) {
-        gsvd_log_error("%s: read error", strcmp(path, "-") == 0 ? "standard input" : path);
-        rc = GSVD_EIO;
-    }
-    if (fp != stdin)
-        fclose(fp);
-    return rc;
-}
-
 /* Root attributes of the Zarr output. */
 static int make_attrs(const struct pdist_opts *o, const struct gsvd_pdist_summary *sum,
                       struct gsvd_buf *attrs)
@@ -207,7 +183,7 @@ static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
                        where);
         return GSVD_EINVAL;
     }
-    GSVD_TRY(slurp(o->input, &text));
+    GSVD_TRY(gsvd_cli_read_file(o->input, &text));
     GSVD_TRY(gsvd_textmatrix_parse(text.data ? text.data : "", text.len, where, &m));
     if (o->pd.missing == GSVD_PDIST_ERROR)
         for (size_t i = 0; i < m.n_rows * m.n_cols; i++)
