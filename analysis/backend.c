@@ -110,3 +110,36 @@ int gsvd_backend_eigh(gsvd_backend *be, size_t n, double *a, double *w)
 {
     return be->ops->eigh(be, n, a, w);
 }
+
+/* ---- pdist on a device --------------------------------------------------------------------- */
+
+int gsvd_backend_has_pdist(const gsvd_backend *be)
+{
+    return be && be->ops->version >= 2 && be->ops->pd_begin != NULL;
+}
+
+int gsvd_backend_pd_memory(gsvd_backend *be, uint64_t *bytes)
+{
+    *bytes = 0;
+    return gsvd_backend_has_pdist(be) ? be->ops->pd_memory(be, bytes) : GSVD_ENOTBUILT;
+}
+
+int gsvd_backend_pd_begin(gsvd_backend *be, const struct gsvd_pd_dev_band *band)
+{
+    return gsvd_backend_has_pdist(be) ? be->ops->pd_begin(be, band) : GSVD_ENOTBUILT;
+}
+
+int gsvd_backend_pd_planes(gsvd_backend *be, const uint64_t *planes, size_t nw)
+{
+    return gsvd_backend_has_pdist(be) ? be->ops->pd_planes(be, planes, nw) : GSVD_ENOTBUILT;
+}
+
+int gsvd_backend_pd_rows(gsvd_backend *be, const double *x, size_t nf)
+{
+    return gsvd_backend_has_pdist(be) ? be->ops->pd_rows(be, x, nf) : GSVD_ENOTBUILT;
+}
+
+int gsvd_backend_pd_end(gsvd_backend *be, void *acc)
+{
+    return gsvd_backend_has_pdist(be) ? be->ops->pd_end(be, acc) : GSVD_ENOTBUILT;
+}

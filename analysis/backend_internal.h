@@ -5,7 +5,7 @@
 #define GSVD_ANALYSIS_BACKEND_INTERNAL_H
 #include "analysis/backend.h"
 
-#define GSVD_BACKEND_OPS_VERSION 1
+#define GSVD_BACKEND_OPS_VERSION 2
 
 struct gsvd_backend_ops {
     int version;      /* GSVD_BACKEND_OPS_VERSION */
@@ -23,6 +23,12 @@ struct gsvd_backend_ops {
     int (*gram_block)(gsvd_backend *be, const struct gsvd_gblock *b, double *sumsq);
     int (*gram_end)(gsvd_backend *be, double *g);
     int (*eigh)(gsvd_backend *be, size_t n, double *a, double *w);
+    /* version 2: pdist accumulators on the device (analysis/backend.h); all NULL or all set */
+    int (*pd_memory)(gsvd_backend *be, uint64_t *bytes);
+    int (*pd_begin)(gsvd_backend *be, const struct gsvd_pd_dev_band *band);
+    int (*pd_planes)(gsvd_backend *be, const uint64_t *planes, size_t nw);
+    int (*pd_rows)(gsvd_backend *be, const double *x, size_t nf);
+    int (*pd_end)(gsvd_backend *be, void *acc);
 };
 
 struct gsvd_backend {

@@ -10,9 +10,8 @@
  * codes 0..2 count in bins 0..2, code 3 in bin 255 = (uint8_t)-1), summed over the bins in
  * increasing order, so the result does not depend on the order the calls were counted in.
  * Float rows: the float64 sum of the float32 values squared, in column order.
- * The float64 arithmetic goes through GSVD_STD_DMUL / GSVD_STD_DADD, which on the device are
- * the round-to-nearest intrinsics that nvcc never fuses into an FMA, as the host C compiler
- * (ISO C, -ffp-contract=off) does not either.
+ * The float64 arithmetic goes through GSVD_DMUL / GSVD_DADD (common/gsvd_defs.h), which nvcc
+ * never fuses into an FMA, as the host C compiler (ISO C, -ffp-contract=off) does not either.
  * Thread safety: pure functions. */
 #ifndef GSVD_ANALYSIS_GBLOCK_STD_H
 #define GSVD_ANALYSIS_GBLOCK_STD_H
@@ -23,14 +22,6 @@ GSVD_EXTERN_C_BEGIN
 
 #define GSVD_STD_BINS 256        /* histogram bins per row: one per byte value */
 #define GSVD_STD_BIN_MISSING 255 /* bin of a missing call: (uint8_t)-1 */
-
-#ifdef __CUDA_ARCH__
-#define GSVD_STD_DMUL(a, b) __dmul_rn((a), (b))
-#define GSVD_STD_DADD(a, b) __dadd_rn((a), (b))
-#else
-#define GSVD_STD_DMUL(a, b) ((a) * (b))
-#define GSVD_STD_DADD(a, b) ((a) + (b))
-#endif
 
 /* Standardised value of an int8 dosage (negative = missing). */
 GSVD_HD static inline float gsvd_std_i8(int8_t v, float center, float scale, float missing)
@@ -81,7 +72,7 @@ GSVD_HD static inline double gsvd_std_sumsq_hist(const uint32_t *hist, float cen
     double rs = 0;
     for (unsigned b = 0; b < GSVD_STD_BINS; b++) {
         double z = (double)gsvd_std_bin_value(b, center, scale, missing);
-        rs = GSVD_STD_DADD(rs, GSVD_STD_DMUL(GSVD_STD_DMUL((double)hist[b], z), z));
+        rs = GSVD_DADD(rs, GSVD_DMUL(GSVD_DMUL((double)hist[b], z), z));
     }
     return rs;
 }
@@ -91,7 +82,7 @@ GSVD_HD static inline double gsvd_std_sumsq_f32(const float *z, size_t n)
 {
     double rs = 0;
     for (size_t i = 0; i < n; i++)
-        rs = GSVD_STD_DADD(rs, GSVD_STD_DMUL((double)z[i], (double)z[i]));
+        rs = GSVD_DADD(rs, GSVD_DMUL((double)z[i], (double)z[i]));
     return rs;
 }
 

@@ -168,7 +168,7 @@ static int pd_feed(struct pd_run *r, const struct pd_stripe *s)
 }
 
 /* Kernels in the order they are tried for this metric and data. */
-static size_t kernel_chain(const struct gsvd_pdist_params *p, int is_float,
+static size_t kernel_chain(const struct gsvd_pdist_params *p, int is_float, int dev,
                            const struct pd_kernel_ops **chain)
 {
     size_t k = 0;
@@ -189,8 +189,9 @@ static size_t kernel_chain(const struct gsvd_pdist_params *p, int is_float,
     case GSVD_PDIST_KERNEL_GENERIC:
         break;
     default:
-        /* float input: the Gram first (exact enough, no missing); genotypes: bit planes */
-        if (gram_ok && (is_float || !bp_ok))
+        /* float input: the Gram first (exact enough, no missing); genotypes: bit planes.  On a
+         * device the generic kernel takes the Gram's place (float64 pair sums there). */
+        if (gram_ok && (is_float || !bp_ok) && !dev)
             chain[k++] = &gsvd_pd_gram_ops;
         if (bp_ok)
             chain[k++] = &gsvd_pd_bitplane_ops;
@@ -200,13 +201,38 @@ static size_t kernel_chain(const struct gsvd_pdist_params *p, int is_float,
     return k;
 }
 
-/* Plan the bands for kernel kops; sets env.stripe_bytes and env.cache_bytes. */
+/* Device memory for band accumulators when kops accumulates on env.dev (UINT64_MAX when it
+ * does not): the device's free memory less two staging copies of the stripe buffers. */
+static int device_avail(struct pd_run *r, uint64_t *avail)
+{
+    uint64_t free_b = 0, fixed;
+    int rc;
+
+    *avail = UINT64_MAX;
+    if (!r->env.dev || !r->kops->device)
+        return GSVD_OK;
+    if ((rc = gsvd_backend_pd_memory(r->env.dev, &free_b)) < 0)
+        return rc;
+    fixed = 2 * (r->env.stripe_bytes + r->kops->fixed_bytes(&r->env));
+    if (free_b <= fixed) {
+        gsvd_log_error("the %s device has %llu bytes free; pdist needs %llu before any pair",
+                       gsvd_backend_name(r->env.dev), (unsigned long long)free_b,
+                       (unsigned long long)fixed);
+        return GSVD_ENOMEM;
+    }
+    *avail = free_b - fixed;
+    return GSVD_OK;
+}
+
+/* Plan the bands for kernel kops: under --memory on the host and, when the kernel accumulates
+ * on a device, under the device's free memory; sets env.stripe_bytes and env.cache_bytes. */
 static int plan_bands(struct pd_run *r, uint64_t features_hint)
 {
     const struct gsvd_pdist_params *p = r->p;
     size_t n = r->env.n, align = p->row_align > 1 ? p->row_align : 1;
     uint64_t per_pair = r->kops->pair_bytes + sizeof(double) + sizeof(uint32_t);
-    uint64_t budget = p->memory, fixed, avail, cache = 0;
+    uint64_t budget = p->memory, fixed, avail = UINT64_MAX, dev_avail, cache = 0;
+    int rc;
 
     r->env.stripe_bytes = budget ? budget / 8 : (uint64_t)256 << 20;
     if (r->env.stripe_bytes > (uint64_t)256 << 20)
@@ -219,38 +245,57 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     r->band_rows = gsvd_malloc((n + 2) * sizeof *r->band_rows);
     if (!r->band_rows)
         return GSVD_ENOMEM;
-    if (budget == 0) {
+    r->env.cache_bytes = 0;
+    if ((rc = device_avail(r, &dev_avail)) < 0)
+        return rc;
+    if (budget == 0 && dev_avail == UINT64_MAX) {
         r->band_rows[0] = 0;
         r->band_rows[1] = n;
         r->n_bands = n ? 1 : 0;
         r->sum.peak_bytes = fixed + (uint64_t)n * n * per_pair;
-        r->env.cache_bytes = 0;
         return GSVD_OK;
     }
-    if (fixed >= budget) {
-        gsvd_log_error("--memory %llu bytes is below the %llu bytes needed before any pair "
-                       "(%zu items)",
-                       (unsigned long long)budget, (unsigned long long)fixed, n);
-        return GSVD_ENOMEM;
+    if (budget) {
+        if (fixed >= budget) {
+            gsvd_log_error("--memory %llu bytes is below the %llu bytes needed before any pair "
+                           "(%zu items)",
+                           (unsigned long long)budget, (unsigned long long)fixed, n);
+            return GSVD_ENOMEM;
+        }
+        avail = budget - fixed;
     }
-    avail = budget - fixed;
     /* the bit planes of the whole input, if a later band can replay them instead of reading
      * the input again and they leave at least half of the budget to the bands */
-    if (r->kops->replay && (double)n * (double)n * (double)per_pair > (double)avail) {
+    if (r->kops->replay &&
+        ((double)n * (double)n * (double)per_pair > (double)avail ||
+         (double)n * (double)n * (double)r->kops->pair_bytes > (double)dev_avail)) {
         uint64_t planes = gsvd_pd_bitplane_cache_bytes(n, features_hint, r->env.stripe_bytes);
         if (planes <= avail / 2)
             cache = planes;
     }
     r->env.cache_bytes = cache;
-    avail -= cache;
+    if (avail != UINT64_MAX)
+        avail -= cache;
     size_t row = 0, k = 0;
     while (row < n) {
         uint64_t per_row = (uint64_t)(n - row) * per_pair;
         uint64_t rows = avail / per_row;
+        uint64_t dev_rows = dev_avail / ((uint64_t)(n - row) * r->kops->pair_bytes);
+        int on_dev = dev_rows < rows;
+        if (on_dev)
+            rows = dev_rows;
         if (rows < align && rows < n - row) {
-            gsvd_log_error("--memory %llu bytes cannot hold %zu row(s) of %zu pairs (%llu bytes "
-                           "each); raise --memory",
-                           (unsigned long long)budget, align, n - row, (unsigned long long)per_row);
+            if (on_dev)
+                gsvd_log_error("the %s device's free memory (%llu bytes for pairs) cannot hold "
+                               "%zu row(s) of %zu pairs (%llu bytes each)",
+                               gsvd_backend_name(r->env.dev), (unsigned long long)dev_avail, align,
+                               n - row,
+                               (unsigned long long)((uint64_t)(n - row) * r->kops->pair_bytes));
+            else
+                gsvd_log_error("--memory %llu bytes cannot hold %zu row(s) of %zu pairs (%llu "
+                               "bytes each); raise --memory",
+                               (unsigned long long)budget, align, n - row,
+                               (unsigned long long)per_row);
             return GSVD_ENOMEM;
         }
         if (rows >= n - row)
@@ -263,7 +308,7 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     r->band_rows[k] = n;
     r->n_bands = k;
     r->sum.peak_bytes =
-        budget - avail + (uint64_t)(r->band_rows[1] - r->band_rows[0]) * n * per_pair;
+        fixed + cache + (uint64_t)(r->band_rows[1] - r->band_rows[0]) * n * per_pair;
     return GSVD_OK;
 }
 
@@ -349,7 +394,7 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
 {
     const struct gsvd_pdist_params *p = r->p;
     const struct pd_kernel_ops *chain[4];
-    size_t n_chain = kernel_chain(p, is_float, chain), k = 0;
+    size_t n_chain, k = 0;
     size_t n = r->env.n;
     int rc = GSVD_OK;
 
@@ -359,6 +404,8 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     }
     r->env.p = p;
     r->env.n_threads = p->n_threads ? p->n_threads : 1;
+    r->env.dev = gsvd_backend_has_pdist(p->device) ? p->device : NULL;
+    n_chain = kernel_chain(p, is_float, r->env.dev != NULL, chain);
     r->called = gsvd_calloc(n ? n : 1, sizeof *r->called);
     if (!r->called)
         return GSVD_ENOMEM;
@@ -421,6 +468,7 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     r->sum.m = r->env.m;
     r->sum.n_missing = r->n_missing;
     r->sum.kernel = r->kops->name;
+    r->sum.device = r->env.dev && r->kops->device ? gsvd_backend_name(r->env.dev) : "cpu";
 out:
     return rc;
 }

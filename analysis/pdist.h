@@ -15,11 +15,15 @@
  * Out of core: the pairs are computed in bands of rows (the upper triangle only), each band in
  * one pass over the data, sized so the working set stays under params.memory.  Every finished
  * band goes to the caller's sink and is then dropped, so memory does not grow with N^2.
- * Thread safety: calls share no state. */
+ * On a device (params.device): the bit-plane counts and the generic float64 sums are
+ * accumulated there, band by band (bands also fit the device's free memory); the counts are
+ * the host's integers, so distances are identical; the Gram kernel is not used in AUTO.
+ * Thread safety: calls share no state (a device backend is used by one run at a time). */
 #ifndef GSVD_ANALYSIS_PDIST_H
 #define GSVD_ANALYSIS_PDIST_H
 #include <stddef.h>
 #include <stdint.h>
+#include "analysis/backend.h"
 #include "analysis/genotype.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -70,12 +74,16 @@ struct gsvd_pdist_params {
     enum gsvd_pdist_kernel kernel; /* first kernel to try (AUTO: by metric and data) */
     enum gsvd_pdist_simd simd;
     size_t ploidy; /* `ibs` divides by ploidy n_ij: matrix input (0 = 2); genotypes use theirs */
+    gsvd_backend *device; /* borrowed; when it accumulates pdist bands (gsvd_backend_has_pdist),
+                             the bit-plane and generic kernels run their pair loops there; NULL
+                             or any other backend: the host */
 };
 #define GSVD_PDIST_PARAMS_DEFAULT                                                                  \
     {                                                                                              \
         .metric = GSVD_PDIST_EUCLIDEAN, .p = 2, .missing = GSVD_PDIST_PAIRWISE, .n_threads = 1,    \
         .progress = 0, .memory = 0, .sink_bytes = 0, .row_align = 1,                               \
-        .kernel = GSVD_PDIST_KERNEL_AUTO, .simd = GSVD_PDIST_SIMD_AUTO, .ploidy = 0                \
+        .kernel = GSVD_PDIST_KERNEL_AUTO, .simd = GSVD_PDIST_SIMD_AUTO, .ploidy = 0,               \
+        .device = NULL                                                                             \
     }
 
 /* One finished band: rows [row0, row0 + n_rows) against columns [row0, n).  Entry (r, c) is
@@ -100,6 +108,7 @@ struct gsvd_pdist_summary {
     size_t n_bands;      /* bands (passes over the data, unless the planes were cached) */
     size_t n_scans;      /* passes that read the input */
     const char *kernel;  /* the kernel that produced the result (static string) */
+    const char *device;  /* where its pair loop ran: "cpu" or the backend's name (static) */
     uint64_t peak_bytes; /* the planned working set */
 };
 

@@ -8,7 +8,9 @@
  * Features are packed into a segment of W words per plane (W a multiple of 8); a full segment
  * is "flushed": every pair of the band gets the segment's counts, tile by tile over threads.
  * With a cache budget the segments of the first pass are kept and later bands replay them
- * instead of reading the input again. */
+ * instead of reading the input again.  With a device (env.dev) a flushed segment goes to the
+ * device, which adds the same counts to its copy of the band (gpu/pdist_body.h); band_end and
+ * replay bring them back into cnt. */
 #include "gsvd_config.h"
 
 #include <math.h>
@@ -155,6 +157,11 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
     b->nc = b->n - row0;
     rc = gsvd_pd_band_acc(&acc, &b->cnt_cap, n_rows, b->nc, NC, sizeof *b->cnt);
     b->cnt = acc;
+    if (rc == GSVD_OK && b->env.dev) {
+        struct gsvd_pd_dev_band band = {
+            .kind = GSVD_PD_DEV_COUNTS, .nb = n_rows, .nc = b->nc, .W = b->W, .l1 = b->l1};
+        rc = gsvd_backend_pd_begin(b->env.dev, &band);
+    }
     return rc;
 }
 
@@ -322,6 +329,9 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
     if (seg->bits == 0 || b->nb == 0)
         return GSVD_OK;
     f.nw = (seg->bits + 63) / 64;
+    if (b->env.dev) /* the device counts the planes of items row0.. in groups of 8 words */
+        return gsvd_backend_pd_planes(b->env.dev, seg->planes + b->row0 * 3 * b->W,
+                                      (f.nw + 7) / 8 * 8);
     if (b->avx512)
         f.nw = (f.nw + 7) / 8 * 8; /* whole vectors; the words past `bits` are zero */
     starts = gsvd_malloc(n_rt * sizeof *starts);
@@ -570,7 +580,7 @@ static int bp_band_end(void *st)
         b->caching = 0;
         b->complete = 1;
     }
-    return GSVD_OK;
+    return b->env.dev ? gsvd_backend_pd_end(b->env.dev, b->cnt) : GSVD_OK;
 }
 
 static int bp_replay(void *st, size_t row0, size_t n_rows)
@@ -584,6 +594,8 @@ static int bp_replay(void *st, size_t row0, size_t n_rows)
     for (size_t i = 0; i < b->n_kept; i++)
         if ((rc = flush_pairs(b, &b->kept[i])) < 0)
             return rc;
+    if (b->env.dev && (rc = gsvd_backend_pd_end(b->env.dev, b->cnt)) < 0)
+        return rc;
     return 1;
 }
 
@@ -597,6 +609,7 @@ const struct pd_kernel_ops gsvd_pd_bitplane_ops = {
     .name = "bitplane",
     .pair_bytes = NC * sizeof(uint32_t),
     .fixed_bytes = bp_fixed_bytes,
+    .device = 1,
     .create = bp_create,
     .destroy = bp_destroy,
     .band_begin = bp_band_begin,

@@ -12,6 +12,7 @@
 #define GSVD_ANALYSIS_PDIST_INTERNAL_H
 #include <stddef.h>
 #include <stdint.h>
+#include "analysis/backend.h"
 #include "analysis/pdist.h"
 #include "analysis/pdist_metric.h"
 
@@ -43,6 +44,7 @@ struct pd_env {
     size_t n_threads;
     uint64_t stripe_bytes; /* soft cap on a kernel's stripe buffer */
     uint64_t cache_bytes;  /* the bit-plane kernel may keep this much for later bands (0: no) */
+    gsvd_backend *dev; /* accumulate on this backend's device (kernels with `device`), or NULL */
 };
 
 struct pd_kernel_ops {
@@ -50,6 +52,9 @@ struct pd_kernel_ops {
     /* Bytes of accumulator per pair of a band, and fixed bytes (stripe buffers). */
     size_t pair_bytes;
     uint64_t (*fixed_bytes)(const struct pd_env *env);
+    /* 1: the kernel hands its accumulation to env.dev when set (the device then holds
+     * pair_bytes per pair of a band and two staging copies of the stripe buffers) */
+    int device;
     /* Create the kernel's state (caller owns; destroy). */
     int (*create)(const struct pd_env *env, void **st);
     void (*destroy)(void *st);

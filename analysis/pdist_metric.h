@@ -70,6 +70,92 @@ static inline GSVD_HD void gsvd_pd_counts_to_sums(enum gsvd_pdist_metric m, doub
     }
 }
 
+/* One feature of a pair (u, v) added to the pair's running sums s (struct gsvd_pd_sums above),
+ * skipped when either value is missing (NaN).  Kernels that sum in float64 (the generic pair
+ * loop on the host, its CUDA twin in gpu/pdist_body.h) call this for every feature in order
+ * (between gsvd_pd_sums_load and gsvd_pd_sums_store below); the same calls in the same order
+ * give the same bits on both, since the float64 products and sums go through GSVD_DMUL /
+ * GSVD_DADD (no FMA).  Only minkowski's pow may differ
+ * between the host's libm and CUDA's (within 2 ulp). */
+static inline GSVD_HD void gsvd_pd_sums_add(enum gsvd_pdist_metric m, double pw, double u, double v,
+                                            struct gsvd_pd_sums *s)
+{
+    double diff, au, av;
+    if (isnan(u) || isnan(v))
+        return;
+    s->n = GSVD_DADD(s->n, 1.0);
+    diff = fabs(u - v);
+    switch (m) {
+    case GSVD_PDIST_EUCLIDEAN:
+    case GSVD_PDIST_SQEUCLIDEAN:
+        s->a = GSVD_DADD(s->a, GSVD_DMUL(diff, diff));
+        break;
+    case GSVD_PDIST_CITYBLOCK:
+    case GSVD_PDIST_IBS:
+        s->a = GSVD_DADD(s->a, diff);
+        break;
+    case GSVD_PDIST_MINKOWSKI:
+        s->a = GSVD_DADD(s->a, pow(diff, pw));
+        break;
+    case GSVD_PDIST_CHEBYSHEV:
+        s->a = diff > s->a ? diff : s->a;
+        break;
+    case GSVD_PDIST_HAMMING:
+        s->a = GSVD_DADD(s->a, u != v ? 1.0 : 0.0);
+        break;
+    case GSVD_PDIST_JACCARD:
+        s->a = GSVD_DADD(s->a, (u != 0) != (v != 0) ? 1.0 : 0.0);
+        s->b = GSVD_DADD(s->b, (u != 0) || (v != 0) ? 1.0 : 0.0);
+        break;
+    case GSVD_PDIST_BRAYCURTIS:
+        s->a = GSVD_DADD(s->a, diff);
+        s->b = GSVD_DADD(s->b, fabs(u + v));
+        break;
+    case GSVD_PDIST_CANBERRA:
+        au = fabs(u);
+        av = fabs(v);
+        if (au + av > 0)
+            s->a = GSVD_DADD(s->a, diff / (au + av));
+        break;
+    case GSVD_PDIST_COSINE:
+    case GSVD_PDIST_CORRELATION:
+        s->a = GSVD_DADD(s->a, u);
+        s->b = GSVD_DADD(s->b, v);
+        s->c = GSVD_DADD(s->c, GSVD_DMUL(u, v));
+        s->d = GSVD_DADD(s->d, GSVD_DMUL(u, u));
+        s->e = GSVD_DADD(s->e, GSVD_DMUL(v, v));
+        break;
+    default:
+        break;
+    }
+}
+
+/* Elements of a pair's float64 accumulator: n, a, b, c, d, e. */
+#define GSVD_PD_N_SUMS 6
+
+/* A pair's running sums from / back to its accumulator acc[GSVD_PD_N_SUMS]: kernels load them,
+ * add a run of features in order and store them back, so the result is the same additions in
+ * feature order however the features are split into stripes or pieces. */
+static inline GSVD_HD void gsvd_pd_sums_load(const double *acc, struct gsvd_pd_sums *s)
+{
+    s->n = acc[0];
+    s->a = acc[1];
+    s->b = acc[2];
+    s->c = acc[3];
+    s->d = acc[4];
+    s->e = acc[5];
+}
+
+static inline GSVD_HD void gsvd_pd_sums_store(const struct gsvd_pd_sums *s, double *acc)
+{
+    acc[0] = s->n;
+    acc[1] = s->a;
+    acc[2] = s->b;
+    acc[3] = s->c;
+    acc[4] = s->d;
+    acc[5] = s->e;
+}
+
 /* The metric's value from the sums; m_total: all features (for the scale policy). */
 static inline GSVD_HD double gsvd_pd_finish(enum gsvd_pdist_metric metric, double p,
                                             enum gsvd_pdist_missing missing,

@@ -41,7 +41,7 @@ enum {
 };
 
 struct pdist_opts {
-    const char *input, *output, *format, *samples_file;
+    const char *input, *output, *format, *samples_file, *device;
     int force, counts, axis_variants, condensed, f4;
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
@@ -81,7 +81,10 @@ static void usage(FILE *fp)
           "      --memory SIZE      cap the working set (e.g. 2G): pairs are computed in bands\n"
           "                         of rows, one pass over the input per band, and written as\n"
           "                         they finish [no cap]\n"
-          "      --kernel K         auto, bitplane, gram or generic (for tests) [auto]\n"
+          "      --kernel K         auto, bitplane, gram or generic (for tests) "
+          "[auto]\n" GSVD_CLI_DEVICE_HELP
+          "                         (gpu: bit-plane counts and float64 sums on the device,\n"
+          "                         identical results; the gram kernel stays on the CPU)\n"
           "  -a, --array PATH       genotype array inside INPUT\n"
           "      --transpose        the 2-D array is samples x variants\n"
           "      --ploidy INT       dosage scale of a 2-D array [2]\n"
@@ -91,7 +94,8 @@ static void usage(FILE *fp)
           "  -v, --verbose          more messages on stderr (repeatable)\n"
           "  -q, --quiet            errors only\n"
           "  -h, --help             print this help and exit\n"
-          "Exit status: 0 success, 1 failure, 2 usage error.\n" GSVD_CLI_REMOTE_HELP,
+          "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature "
+          "unavailable.\n" GSVD_CLI_REMOTE_HELP,
           fp);
 }
 
@@ -107,11 +111,11 @@ static int make_attrs(const struct pdist_opts *o, const struct gsvd_pdist_summar
         attrs,
         ",\n    \"metric\": \"%s\",\n    \"p\": %.17g,\n    \"missing\": \"%s\",\n    \"axis\": "
         "\"%s\",\n    \"layout\": \"%s\",\n    \"M\": %llu,\n    \"N\": %llu,\n    "
-        "\"n_missing\": %llu,\n    \"kernel\": \"%s\"\n}",
+        "\"n_missing\": %llu,\n    \"kernel\": \"%s\",\n    \"device\": \"%s\"\n}",
         gsvd_pdist_metric_name(o->pd.metric), o->pd.p, gsvd_pdist_missing_name(o->pd.missing),
         o->axis_variants ? "variants" : "samples", o->condensed ? "condensed" : "square",
         (unsigned long long)sum->m, (unsigned long long)sum->n, (unsigned long long)sum->n_missing,
-        sum->kernel ? sum->kernel : "none"));
+        sum->kernel ? sum->kernel : "none", sum->device ? sum->device : "cpu"));
 out:
     return rc;
 }
@@ -156,10 +160,10 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
         fprintf(stderr, "[pdist] %zu %s, %llu features, %s, %llu missing values\n", sum.n,
                 o->axis_variants ? "variants" : "items", (unsigned long long)sum.m,
                 gsvd_pdist_metric_name(o->pd.metric), (unsigned long long)sum.n_missing);
-    gsvd_log_info("pdist: %s kernel, %zu band(s), %zu pass(es) over the input, planned working "
-                  "set %.1f MB",
-                  sum.kernel ? sum.kernel : "none", sum.n_bands, sum.n_scans,
-                  (double)sum.peak_bytes / 1e6);
+    gsvd_log_info("pdist: %s kernel on %s, %zu band(s), %zu pass(es) over the input, planned "
+                  "working set %.1f MB",
+                  sum.kernel ? sum.kernel : "none", sum.device ? sum.device : "cpu", sum.n_bands,
+                  sum.n_scans, (double)sum.peak_bytes / 1e6);
     GSVD_TRY(make_attrs(o, &sum, &attrs));
     GSVD_TRY(pdist_out_finish(out, attrs.data));
 out:
@@ -286,17 +290,19 @@ int gsvd_cmd_pdist(int argc, char **argv)
         {"variants", required_argument, NULL, OPT_VARIANTS},
         {"samples", required_argument, NULL, OPT_SAMPLES},
         {"threads", required_argument, NULL, 't'},
+        {"device", required_argument, NULL, 'd'},
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
-    struct pdist_opts o = {.pd = GSVD_PDIST_PARAMS_DEFAULT, .geno = GSVD_GENO_PARAMS_DEFAULT};
+    struct pdist_opts o = {
+        .device = "auto", .pd = GSVD_PDIST_PARAMS_DEFAULT, .geno = GSVD_GENO_PARAMS_DEFAULT};
     uint64_t v;
     int c, rc;
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "m:p:o:fa:t:vqh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:p:o:fa:t:d:vqh", longopts, NULL)) != -1) {
         int r = gsvd_cli_common_option("pdist", c, optarg, &common);
         if (r == GSVD_EXIT_USAGE)
             return r;
@@ -389,6 +395,11 @@ int gsvd_cmd_pdist(int argc, char **argv)
         case OPT_SAMPLES:
             o.samples_file = optarg;
             break;
+        case 'd':
+            if (gsvd_cli_parse_device(optarg, &o.device) < 0)
+                return gsvd_cli_usage_error("pdist", "invalid --device '%s' (auto, cpu, gpu)",
+                                            optarg);
+            break;
         case 'h':
             usage(stdout);
             return GSVD_EXIT_OK;
@@ -409,10 +420,15 @@ int gsvd_cmd_pdist(int argc, char **argv)
     }
     o.command = gsvd_cli_command_line(argc, argv);
     {
+        struct gsvd_backend_params bp = {.n_threads = common.threads};
         struct stat sb;
         int text = strcmp(o.input, "-") == 0 || (stat(o.input, &sb) == 0 && S_ISREG(sb.st_mode));
-        rc = text ? run_text(&o, &common) : run(&o, &common);
+        /* first, so that an unavailable device fails before any data is read */
+        rc = gsvd_backend_open(o.device, &bp, &o.pd.device);
+        if (rc == GSVD_OK)
+            rc = text ? run_text(&o, &common) : run(&o, &common);
     }
+    gsvd_backend_destroy(o.pd.device);
     gsvd_free(o.command);
     return gsvd_cli_exit_code(rc);
 }

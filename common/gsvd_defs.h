@@ -27,6 +27,17 @@
 #define GSVD_HD
 #endif
 
+/* float64 multiply / add rounded once each: on the device the round-to-nearest intrinsics,
+ * which nvcc never fuses into an FMA, as the host C compiler (ISO C, -ffp-contract=off) does
+ * not either.  Shared host/device arithmetic that must agree bit for bit goes through these. */
+#ifdef __CUDA_ARCH__
+#define GSVD_DMUL(a, b) __dmul_rn((a), (b))
+#define GSVD_DADD(a, b) __dadd_rn((a), (b))
+#else
+#define GSVD_DMUL(a, b) ((a) * (b))
+#define GSVD_DADD(a, b) ((a) + (b))
+#endif
+
 /* Hot loops compiled for several x86-64 levels, chosen at load time (ifunc). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) &&                            \
     !defined(__SANITIZE_ADDRESS__)

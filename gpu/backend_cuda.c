@@ -30,22 +30,14 @@
 #include "common/log.h"
 #include "gpu/cuda_check.h"
 #include "gpu/kernels.h"
+#include "gpu/pdist_cuda.h"
+#include "gpu/staging.h"
 
 #define GRAM_F32_MAX_N 16384            /* above this the Gram is accumulated with Dsyrk */
 #define GROUP_BYTES ((size_t)256 << 20) /* float32 bytes of one group of standardised rows */
 #define GROUP_MIN 256
 #define GROUP_MAX 8192 /* <= GSVD_KB_GRID_Y_MAX: a group is one standardise launch at most */
 #define MIN_MAJOR 8    /* compute capability the build targets (sm_80 and newer) */
-
-struct slot {
-    unsigned char *host;  /* pinned staging: rows, then center, scale, missing (float each) */
-    unsigned char *dev;   /* device copy of host */
-    size_t cap;           /* bytes of each */
-    cudaEvent_t uploaded; /* copy stream: dev holds the piece, host may be refilled */
-    cudaEvent_t consumed; /* compute stream: the kernels have read dev */
-    cudaEvent_t t0, t1;   /* around the last copy */
-    int timed;            /* 1: t0/t1 hold a copy not yet counted */
-};
 
 struct backend_cuda {
     struct gsvd_backend base;
@@ -54,26 +46,25 @@ struct backend_cuda {
     cudaStream_t copy, compute;
     cublasHandle_t blas;
     cusolverDnHandle_t solver;
-    struct slot slot[2];
-    unsigned next;        /* slot of the next upload */
-    int busy;             /* a pass or Gram is open */
-    size_t n, c;          /* samples; columns of X in a pass */
-    size_t group, filled; /* rows per group; rows of the open group on the device */
-    float *z;             /* group x n standardised rows */
-    uint32_t *hist;       /* group x GSVD_STD_BINS byte counts */
-    double *rs;           /* group row sums of squares */
-    double *acc;          /* 1: sum of squares since the pass began */
-    double *sumsq_out;    /* host: where the end call adds acc */
-    float *x, *t, *yblk;  /* pass: n x c, group x c, n x c */
-    double *y;            /* pass: n x c accumulator */
-    float *gblk;          /* Gram: n x n float32 group Gram (n <= GRAM_F32_MAX_N) */
-    double *zd;           /* group x n float64 rows (project; Gram above GRAM_F32_MAX_N) */
-    double *g;            /* Gram: n x n float64 accumulator */
-    double *u, *out;      /* project: n x c, group x c */
+    struct gsvd_cuda_slot slot[2]; /* staging: rows, then center, scale, missing (float each) */
+    unsigned next;                 /* slot of the next upload */
+    int busy;                      /* a pass or Gram is open */
+    size_t n, c;                   /* samples; columns of X in a pass */
+    size_t group, filled;          /* rows per group; rows of the open group on the device */
+    float *z;                      /* group x n standardised rows */
+    uint32_t *hist;                /* group x GSVD_STD_BINS byte counts */
+    double *rs;                    /* group row sums of squares */
+    double *acc;                   /* 1: sum of squares since the pass began */
+    double *sumsq_out;             /* host: where the end call adds acc */
+    float *x, *t, *yblk;           /* pass: n x c, group x c, n x c */
+    double *y;                     /* pass: n x c accumulator */
+    float *gblk;                   /* Gram: n x n float32 group Gram (n <= GRAM_F32_MAX_N) */
+    double *zd;                    /* group x n float64 rows (project; Gram above GRAM_F32_MAX_N) */
+    double *g;                     /* Gram: n x n float64 accumulator */
+    double *u, *out;               /* project: n x c, group x c */
     size_t x_cap, t_cap, yblk_cap, y_cap, zd_cap, u_cap, out_cap; /* bytes */
-    uint64_t h2d_bytes;                                           /* uploads, for the -v report */
-    double h2d_ms;
-    size_t n_uploads;
+    struct gsvd_cuda_xfer xfer;                                   /* uploads, for the -v report */
+    gsvd_cuda_pd *pd;                                             /* pdist bands (first use) */
 };
 
 /* ---- device selection ---------------------------------------------------------------------- */
@@ -126,23 +117,6 @@ const char *gsvd_cuda_build_info(void)
 
 /* ---- lifetime ------------------------------------------------------------------------------ */
 
-/* Add the time of the slot's last copy (which has finished) to the statistics. */
-static void count_copy(struct backend_cuda *b, struct slot *s)
-{
-    float ms = 0;
-    if (s->timed && cudaEventElapsedTime(&ms, s->t0, s->t1) == cudaSuccess)
-        b->h2d_ms += ms;
-    s->timed = 0;
-}
-
-static void slot_free(struct slot *s)
-{
-    cudaFreeHost(s->host);
-    cudaFree(s->dev);
-    s->host = s->dev = NULL;
-    s->cap = 0;
-}
-
 static void cuda_destroy(gsvd_backend *be)
 {
     struct backend_cuda *b = (struct backend_cuda *)be;
@@ -152,23 +126,13 @@ static void cuda_destroy(gsvd_backend *be)
         cudaStreamSynchronize(b->compute);
     if (b->copy)
         cudaStreamSynchronize(b->copy);
-    for (int i = 0; i < 2; i++) {
-        struct slot *s = &b->slot[i];
-        count_copy(b, s);
-        slot_free(s);
-        if (s->uploaded)
-            cudaEventDestroy(s->uploaded);
-        if (s->consumed)
-            cudaEventDestroy(s->consumed);
-        if (s->t0)
-            cudaEventDestroy(s->t0);
-        if (s->t1)
-            cudaEventDestroy(s->t1);
-    }
-    if (b->n_uploads)
+    gsvd_cuda_pd_destroy(b->pd);
+    for (int i = 0; i < 2; i++)
+        gsvd_cuda_slot_fini(&b->slot[i], &b->xfer);
+    if (b->xfer.n)
         gsvd_log_info("cuda: H2D %.1f MiB in %zu uploads, %.1f ms of copies: %.2f GB/s",
-                      (double)b->h2d_bytes / 1048576.0, b->n_uploads, b->h2d_ms,
-                      b->h2d_ms > 0 ? (double)b->h2d_bytes / (b->h2d_ms * 1e6) : 0.0);
+                      (double)b->xfer.bytes / 1048576.0, b->xfer.n, b->xfer.ms,
+                      b->xfer.ms > 0 ? (double)b->xfer.bytes / (b->xfer.ms * 1e6) : 0.0);
     cudaFree(b->z);
     cudaFree(b->hist);
     cudaFree(b->rs);
@@ -224,13 +188,8 @@ static int cuda_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     GSVD_CUBLAS_TRY(cublasSetMathMode(b->blas, CUBLAS_DEFAULT_MATH));
     GSVD_CUSOLVER_TRY(cusolverDnCreate(&b->solver));
     GSVD_CUSOLVER_TRY(cusolverDnSetStream(b->solver, b->compute));
-    for (int i = 0; i < 2; i++) {
-        struct slot *s = &b->slot[i];
-        GSVD_CUDA_TRY(cudaEventCreateWithFlags(&s->uploaded, cudaEventDisableTiming));
-        GSVD_CUDA_TRY(cudaEventCreateWithFlags(&s->consumed, cudaEventDisableTiming));
-        GSVD_CUDA_TRY(cudaEventCreate(&s->t0));
-        GSVD_CUDA_TRY(cudaEventCreate(&s->t1));
-    }
+    for (int i = 0; i < 2; i++)
+        GSVD_TRY(gsvd_cuda_slot_init(&b->slot[i]));
     GSVD_CUDA_TRY(cudaMalloc((void **)&b->acc, sizeof *b->acc));
     if (cudaGetDeviceProperties(&prop, b->device) == cudaSuccess)
         gsvd_log_info("cuda: device %d %s (compute capability %d.%d, %.1f GiB)", b->device,
@@ -306,29 +265,15 @@ static size_t row_bytes(const struct gsvd_gblock *g)
     return g->i8 ? g->n_cols : g->p2 ? gsvd_std_p2_row_bytes(g->n_cols) : g->n_cols * 8;
 }
 
-static int slot_grow(struct slot *s, size_t bytes)
-{
-    int rc = GSVD_OK;
-    /* the old device copy may still be read by queued kernels */
-    GSVD_CUDA_TRY(cudaEventSynchronize(s->consumed));
-    slot_free(s);
-    bytes += bytes / 4; /* fewer regrowths when block sizes vary */
-    GSVD_CUDA_TRY(cudaHostAlloc((void **)&s->host, bytes, cudaHostAllocDefault));
-    GSVD_CUDA_TRY(cudaMalloc((void **)&s->dev, bytes));
-    s->cap = bytes;
-out:
-    return rc;
-}
-
 /* Stage rows [r0, r0 + rows) of g and their per-row values in the next slot, upload them on the
  * copy stream and make the compute stream wait for the copy.  Fills the input fields of *a
  * (device addresses) and returns the slot in *used; the caller records used->consumed after
  * the last kernel that reads the slot. */
 static int upload_rows(struct backend_cuda *b, const struct gsvd_gblock *g, size_t r0, size_t rows,
-                       struct gsvd_kb_std_args *a, struct slot **used)
+                       struct gsvd_kb_std_args *a, struct gsvd_cuda_slot **used)
 {
     int rc = GSVD_OK;
-    struct slot *s = &b->slot[b->next];
+    struct gsvd_cuda_slot *s = &b->slot[b->next];
     size_t rb = row_bytes(g), data = rows * rb, bytes;
     const unsigned char *src = g->i8   ? (const unsigned char *)g->i8
                                : g->p2 ? g->p2
@@ -338,10 +283,7 @@ static int upload_rows(struct backend_cuda *b, const struct gsvd_gblock *g, size
     b->next ^= 1;
     data = (data + 15) & ~(size_t)15;
     bytes = data + 3 * rows * sizeof(float);
-    GSVD_CUDA_TRY(cudaEventSynchronize(s->uploaded)); /* the host buffer is free again */
-    count_copy(b, s);
-    if (bytes > s->cap)
-        GSVD_TRY(slot_grow(s, bytes));
+    GSVD_TRY(gsvd_cuda_slot_acquire(s, bytes, &b->xfer));
     memcpy(s->host, src + r0 * rb, rows * rb);
     prm = (float *)(void *)(s->host + data);
     memcpy(prm, g->center + r0, rows * sizeof *prm);
@@ -350,15 +292,7 @@ static int upload_rows(struct backend_cuda *b, const struct gsvd_gblock *g, size
         memcpy(prm + 2 * rows, g->missing + r0, rows * sizeof *prm);
     else
         memset(prm + 2 * rows, 0, rows * sizeof *prm);
-    GSVD_CUDA_TRY(cudaStreamWaitEvent(b->copy, s->consumed, 0));
-    GSVD_CUDA_TRY(cudaEventRecord(s->t0, b->copy));
-    GSVD_CUDA_TRY(cudaMemcpyAsync(s->dev, s->host, bytes, cudaMemcpyHostToDevice, b->copy));
-    GSVD_CUDA_TRY(cudaEventRecord(s->t1, b->copy));
-    GSVD_CUDA_TRY(cudaEventRecord(s->uploaded, b->copy));
-    GSVD_CUDA_TRY(cudaStreamWaitEvent(b->compute, s->uploaded, 0));
-    s->timed = 1;
-    b->h2d_bytes += bytes;
-    b->n_uploads++;
+    GSVD_TRY(gsvd_cuda_slot_upload(s, bytes, b->copy, b->compute, &b->xfer));
     memset(a, 0, sizeof *a);
     if (g->i8)
         a->i8 = (const int8_t *)s->dev;
@@ -384,7 +318,7 @@ static int standardise(struct backend_cuda *b, const struct gsvd_gblock *g, size
     int rc = GSVD_OK;
     struct gsvd_kb_std_args a;
     struct gsvd_kb_rowsq_args q;
-    struct slot *s = NULL;
+    struct gsvd_cuda_slot *s = NULL;
 
     GSVD_TRY(upload_rows(b, g, r0, rows, &a, &s));
     a.z = b->z + b->filled * b->n;
@@ -406,7 +340,7 @@ static int standardise(struct backend_cuda *b, const struct gsvd_gblock *g, size
         GSVD_TRY(gsvd_cuda_rowsq(b->compute, &q));
         GSVD_TRY(gsvd_cuda_sum_ordered(b->compute, q.rs, rows, b->acc));
     }
-    GSVD_CUDA_TRY(cudaEventRecord(s->consumed, b->compute));
+    GSVD_TRY(gsvd_cuda_slot_consumed(s, b->compute));
     b->filled += rows;
 out:
     return rc;
@@ -447,8 +381,8 @@ static int finish_sums(struct backend_cuda *b)
     GSVD_CUDA_TRY(cudaStreamSynchronize(b->copy));
     GSVD_CUDA_TRY(cudaMemcpyAsync(&acc, b->acc, sizeof acc, cudaMemcpyDeviceToHost, b->compute));
     GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
-    count_copy(b, &b->slot[0]);
-    count_copy(b, &b->slot[1]);
+    gsvd_cuda_slot_count(&b->slot[0], &b->xfer);
+    gsvd_cuda_slot_count(&b->slot[1], &b->xfer);
     if (b->sumsq_out)
         *b->sumsq_out += acc;
 out:
@@ -736,6 +670,34 @@ out:
     return rc;
 }
 
+/* ---- pdist (gpu/pdist_cuda.c) ------------------------------------------------------------- */
+
+static int cuda_pd_memory(gsvd_backend *be, uint64_t *bytes)
+{
+    (void)be;
+    return gsvd_cuda_pd_memory(bytes);
+}
+
+static int cuda_pd_begin(gsvd_backend *be, const struct gsvd_pd_dev_band *band)
+{
+    return gsvd_cuda_pd_begin(&((struct backend_cuda *)be)->pd, band);
+}
+
+static int cuda_pd_planes(gsvd_backend *be, const uint64_t *planes, size_t nw)
+{
+    return gsvd_cuda_pd_planes(((struct backend_cuda *)be)->pd, planes, nw);
+}
+
+static int cuda_pd_rows(gsvd_backend *be, const double *x, size_t nf)
+{
+    return gsvd_cuda_pd_rows(((struct backend_cuda *)be)->pd, x, nf);
+}
+
+static int cuda_pd_end(gsvd_backend *be, void *acc)
+{
+    return gsvd_cuda_pd_end(((struct backend_cuda *)be)->pd, acc);
+}
+
 const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
     .version = GSVD_BACKEND_OPS_VERSION,
     .name = "cuda",
@@ -750,4 +712,9 @@ const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
     .gram_block = cuda_gram_block,
     .gram_end = cuda_gram_end,
     .eigh = cuda_eigh,
+    .pd_memory = cuda_pd_memory,
+    .pd_begin = cuda_pd_begin,
+    .pd_planes = cuda_pd_planes,
+    .pd_rows = cuda_pd_rows,
+    .pd_end = cuda_pd_end,
 };

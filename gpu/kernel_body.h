@@ -139,7 +139,7 @@ GSVD_HD static inline void gsvd_kb_sum_ordered(const double *rs, size_t rows, do
         return;
     s = *acc;
     for (size_t r = 0; r < rows; r++)
-        s = GSVD_STD_DADD(s, rs[r]);
+        s = GSVD_DADD(s, rs[r]);
     *acc = s;
 }
 
@@ -150,7 +150,7 @@ GSVD_HD static inline void gsvd_kb_acc_f32(double *dst, const float *src, size_t
 {
     size_t i = (size_t)bx * GSVD_KB_THREADS + tx;
     if (i < count)
-        dst[i] = GSVD_STD_DADD(dst[i], (double)src[i]);
+        dst[i] = GSVD_DADD(dst[i], (double)src[i]);
 }
 
 GSVD_HD static inline void gsvd_kb_widen(double *dst, const float *src, size_t count, uint32_t bx,

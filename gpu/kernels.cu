@@ -48,6 +48,28 @@ __global__ void k_rng_words(uint64_t seed, uint32_t stream, uint64_t row0, uint6
     gsvd_kb_rng_words(seed, stream, row0, cols, count, out, blockIdx.x, threadIdx.x);
 }
 
+__global__ void k_pd_counts(gsvd_pdk_counts_args a)
+{
+    __shared__ gsvd_pdk_tile t;
+    gsvd_pdk_acc acc = {};
+    uint32_t tid = threadIdx.y * GSVD_PDK_TILE + threadIdx.x;
+
+    if (gsvd_pdk_counts_skip(&a, blockIdx.x, blockIdx.y))
+        return; /* the whole block: no thread reaches a barrier */
+    for (size_t w0 = 0; w0 < a.nw; w0 += GSVD_PDK_CH) {
+        gsvd_pdk_counts_load(&a, &t, blockIdx.x, blockIdx.y, tid, w0);
+        __syncthreads();
+        gsvd_pdk_counts_chunk(&a, &t, threadIdx.x, threadIdx.y, &acc);
+        __syncthreads();
+    }
+    gsvd_pdk_counts_store(&a, blockIdx.x, blockIdx.y, threadIdx.x, threadIdx.y, &acc);
+}
+
+__global__ void k_pd_sums(gsvd_pdk_sums_args a)
+{
+    gsvd_pdk_sums(&a, blockIdx.x, blockIdx.y, threadIdx.x);
+}
+
 /* Check a launch; grid dimensions beyond CUDA's limits are a caller bug. */
 int launched(const char *what)
 {
@@ -58,6 +80,13 @@ int launched(const char *what)
     }
     return GSVD_OK;
 }
+
+#define GSVD_TRY_LAUNCH(what)                                                                      \
+    do {                                                                                           \
+        int rc_ = launched(what);                                                                  \
+        if (rc_ < 0)                                                                               \
+            return rc_;                                                                            \
+    } while (0)
 
 int grid_ok(const char *what, size_t x, size_t y)
 {
@@ -141,4 +170,46 @@ int gsvd_cuda_rng_words(cudaStream_t stream, uint64_t seed, uint32_t rng_stream,
     k_rng_words<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(seed, rng_stream, row0, cols, count,
                                                               out);
     return launched("rng_words");
+}
+
+int gsvd_cuda_pd_counts(cudaStream_t stream, const struct gsvd_pdk_counts_args *a)
+{
+    size_t gx = gsvd_pdk_tiles(a->nc), gy = gsvd_pdk_tiles(a->nb);
+    gsvd_pdk_counts_args l = *a;
+
+    if (a->nb == 0 || a->nw == 0)
+        return GSVD_OK;
+    if (a->nw % GSVD_PDK_CH != 0 || a->nw > a->W || a->W % GSVD_PDK_CH != 0) {
+        gsvd_log_error("pd_counts: %zu words of %zu per plane (chunks of %d)", a->nw, a->W,
+                       GSVD_PDK_CH);
+        return GSVD_EINTERNAL;
+    }
+    for (size_t y0 = 0; y0 < gy; y0 += GSVD_PDK_GRID_Y_MAX) {
+        size_t ny = gy - y0 < GSVD_PDK_GRID_Y_MAX ? gy - y0 : GSVD_PDK_GRID_Y_MAX;
+        if (!grid_ok("pd_counts", gx, 1))
+            return GSVD_EINTERNAL;
+        l.tile_row0 = a->tile_row0 + y0;
+        k_pd_counts<<<dim3((unsigned)gx, (unsigned)ny), dim3(GSVD_PDK_TILE, GSVD_PDK_TY), 0,
+                      stream>>>(l);
+        GSVD_TRY_LAUNCH("pd_counts");
+    }
+    return GSVD_OK;
+}
+
+int gsvd_cuda_pd_sums(cudaStream_t stream, const struct gsvd_pdk_sums_args *a)
+{
+    size_t gx = gsvd_pdk_sums_blocks(a->nc);
+    gsvd_pdk_sums_args l = *a;
+
+    if (a->nb == 0 || a->nf == 0)
+        return GSVD_OK;
+    if (!grid_ok("pd_sums", gx, 1))
+        return GSVD_EINTERNAL;
+    for (size_t y0 = 0; y0 < a->nb; y0 += GSVD_PDK_GRID_Y_MAX) {
+        size_t ny = a->nb - y0 < GSVD_PDK_GRID_Y_MAX ? a->nb - y0 : GSVD_PDK_GRID_Y_MAX;
+        l.row_first = a->row_first + y0;
+        k_pd_sums<<<dim3((unsigned)gx, (unsigned)ny), GSVD_PDK_SUMS_THREADS, 0, stream>>>(l);
+        GSVD_TRY_LAUNCH("pd_sums");
+    }
+    return GSVD_OK;
 }

@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 #include "common/gsvd_defs.h"
 #include "gpu/kernel_body.h"
+#include "gpu/pdist_body.h"
 GSVD_EXTERN_C_BEGIN
 
 /* Standardise a->rows rows into a->z (and count into a->hist when set); rows <= 65535. */
@@ -37,6 +38,13 @@ GSVD_NODISCARD int gsvd_cuda_symmetrise(cudaStream_t stream, double *g, size_t n
 /* out[4 t + w] = Philox word w of counter (row0 + t / cols, t % cols), t < count. */
 GSVD_NODISCARD int gsvd_cuda_rng_words(cudaStream_t stream, uint64_t seed, uint32_t rng_stream,
                                        uint64_t row0, uint64_t cols, size_t count, uint32_t *out);
+
+/* pdist: add a band's bit-plane counts of a->nw words per plane to a->cnt (grid from nb, nc;
+ * rows split into launches of <= 65535 row tiles). */
+GSVD_NODISCARD int gsvd_cuda_pd_counts(cudaStream_t stream, const struct gsvd_pdk_counts_args *a);
+
+/* pdist: add a band's float64 sums over a->nf features to a->sums (rows split likewise). */
+GSVD_NODISCARD int gsvd_cuda_pd_sums(cudaStream_t stream, const struct gsvd_pdk_sums_args *a);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_GPU_KERNELS_H */

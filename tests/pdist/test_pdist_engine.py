@@ -123,7 +123,7 @@ def case_bands(tmp):
         if not check(f"bands {tag} exit", r.returncode == 0, r.stderr[-300:]):
             continue
         line = [l for l in r.stderr.split("\n") if "band(s)" in l]
-        nb = int(line[0].split("kernel, ")[1].split(" band")[0]) if line else 0
+        nb = int(line[0].split(" band(s)")[0].split(" ")[-1]) if line else 0
         npass = int(line[0].split("band(s), ")[1].split(" pass")[0]) if line else 0
         check(f"bands {tag} several bands", nb > 1, line)
         check(f"bands {tag} {kind}", npass == (1 if "one pass" in kind else nb), line)

@@ -1,0 +1,1 @@
+"$GENSVD" pdist --device tpu "$TESTDATA/realdata/hapmap3.vcz"
