@@ -7,7 +7,8 @@
 #           wall time, peak RSS, GPU/CPU time ratio, max relative difference of the top-10
 #           singular values, and the host-to-device bandwidth the CUDA backend achieved (its
 #           -v report: bytes uploaded / time the copies took on the copy stream).
-#   pdist   section below: runs once `gensvd pdist` takes --device (the GPU pdist kernels).
+#   pdist   ibs, cityblock (bit-plane counts) and braycurtis (float64 pair loop) on both
+#           devices: wall time, peak RSS, pair-variants/s, H2D bandwidth, outputs identical
 # The store is `gensvd simulate -K 3 --fst 0.05 --missing 0.01 --seed 1` (made once, cached in
 # bench/out/); logs and times go to bench/out/gpu_MxN/.
 #
@@ -74,20 +75,32 @@ done
 grep -h "cuda: H2D" "$out"/pca_*_gpu.log | sed 's/^/  /' || true
 
 echo
-echo "== pdist"
-# Section for the GPU pdist kernels: active as soon as `gensvd pdist` accepts --device.  It
-# times the same metrics on both devices and checks that the outputs are identical (integer
-# genotype distances are exact on both).
-if "$G" pdist --help | grep -q -- '--device'; then
-    for metric in ibs euclidean; do
-        for d in cpu gpu; do
-            run "pdist_${metric}_$d" pdist "$store" --metric "$metric" --device "$d" --format tsv
-        done
-        same=$(cmp -s "$out/pdist_${metric}_cpu.out" "$out/pdist_${metric}_gpu.out" && echo identical || echo DIFFERENT)
-        printf '%-10s cpu %8.2f s   gpu %8.2f s   output %s\n' "$metric" \
-            "$(cut -d' ' -f1 "$out/pdist_${metric}_cpu.time")" \
-            "$(cut -d' ' -f1 "$out/pdist_${metric}_gpu.time")" "$same"
+echo "== pdist: $N samples x $M variants (1% missing), Zarr output, $T threads"
+# The same metrics on both devices: ibs and cityblock (bit-plane counts), braycurtis (the
+# float64 pair loop).  The outputs must be identical: the chunk files of the two Zarr groups
+# are compared byte for byte (not .zattrs and .zmetadata: they record the device and command
+# line).
+printf '%-11s %-6s %10s %8s %12s %16s %12s %s\n' metric device "wall s" "vs cpu" "peak RSS MB" \
+    "pair-variants/s" "H2D GB/s" output
+for metric in ibs cityblock braycurtis; do
+    vars=$M
+    [ "$metric" = braycurtis ] && vars=$((M < 20000 ? M : 20000)) # the pair loop is slow on a CPU
+    for d in cpu gpu; do
+        rm -rf "$out/pdist_${metric}_$d.zarr"
+        run "pdist_${metric}_$d" pdist "$store" --metric "$metric" --device "$d" \
+            --variants "0:$vars" -o "$out/pdist_${metric}_$d.zarr"
     done
-else
-    echo "skipped: gensvd pdist has no --device option in this build"
-fi
+    same=$(diff -rq --exclude=.zattrs --exclude=.zmetadata "$out/pdist_${metric}_cpu.zarr" \
+        "$out/pdist_${metric}_gpu.zarr" >/dev/null && echo identical || echo DIFFERENT)
+    for d in cpu gpu; do
+        read -r wall rss <"$out/pdist_${metric}_$d.time"
+        cpu_wall=$(cut -d' ' -f1 "$out/pdist_${metric}_cpu.time")
+        bw=$(sed -n 's/.*cuda pdist: .*copies: \([0-9.]*\) GB\/s.*/\1/p' "$out/pdist_${metric}_$d.log")
+        printf '%-11s %-6s %10.2f %8.2f %12.0f %16.2e %12s %s\n' "$metric" "$d" "$wall" \
+            "$(awk -v a="$wall" -v b="$cpu_wall" 'BEGIN { print a / b }')" \
+            "$(awk -v r="$rss" 'BEGIN { print r / 1024 }')" \
+            "$(awk -v n="$N" -v m="$vars" -v w="$wall" 'BEGIN { print n * (n - 1) / 2 * m / w }')" \
+            "${bw:--}" "$same"
+    done
+done
+grep -h "cuda pdist:" "$out"/pdist_*_gpu.log | sed 's/^/  /' || true
