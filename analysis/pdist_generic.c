@@ -183,13 +183,7 @@ static int gen_band_end(void *st)
 static void gen_pair_sums(void *st, size_t r, size_t c, struct gsvd_pd_sums *out)
 {
     struct gen *g = st;
-    const double *s = g->sums + (r * g->nc + c) * N_SUMS;
-    out->n = s[0];
-    out->a = s[1];
-    out->b = s[2];
-    out->c = s[3];
-    out->d = s[4];
-    out->e = s[5];
+    gsvd_pd_sums_load(g->sums + (r * g->nc + c) * N_SUMS, out);
 }
 
 const struct pd_kernel_ops gsvd_pd_generic_ops = {
