@@ -5,6 +5,9 @@
  *    bit-identical, project to 1e-6;
  *  - eigh on the host path (small order) and the cuSOLVER path (order >= 512);
  *  - Philox words generated on the device equal the host's;
+ *  - pdist ops: bit-plane counts of a band (offset rows, two segments, both counting forms)
+ *    bit-identical to the kernel bodies run serially on the host; float64 sums bit-identical
+ *    (minkowski within 1e-14); a second band reuses the accumulators;
  *  - whole PCA runs on the store named by argv[1] (exact with loadings, and randomized, whose
  *    later passes read the 2-bit cache): singular values to 1e-5 relative, 1 - MEV between the
  *    sample subspaces below 1e-5, traces identical.
@@ -27,6 +30,7 @@
 #include "gpu/backend_cuda.h"
 #include "gpu/kernels.h"
 #include "gsvd_test.h"
+#include "pdist_serial.h"
 #include "zarr/store.h"
 #include "zarr/tree.h"
 
@@ -264,6 +268,94 @@ static void compare_pca(gsvd_tree *t, gsvd_backend *cpu, gsvd_backend *gpu,
     gsvd_pca_result_free(b);
 }
 
+/* ---- pdist ops ---------------------------------------------------------------------------- */
+
+static uint64_t pd_word(uint64_t i, uint64_t w)
+{
+    struct gsvd_rng4 r = gsvd_rng_words(5, 17, i, w);
+    return (uint64_t)r.v[0] << 32 | r.v[1];
+}
+
+static void test_pdist_counts(gsvd_backend *gpu, int l1)
+{
+    const size_t n = 700, W = 64, nw = 40, row0 = 100, nb = 250, nc = n - row0;
+    uint64_t *planes = calloc(2 * n * 3 * W, sizeof *planes);
+    uint32_t *dev = calloc(nb * nc * 3, sizeof *dev), *host = calloc(nb * nc * 3, sizeof *host);
+    struct gsvd_pd_dev_band band = {
+        .kind = GSVD_PD_DEV_COUNTS, .nb = nb, .nc = nc, .W = W, .l1 = l1};
+
+    GSVD_CHECK(planes && dev && host);
+    if (!planes || !dev || !host)
+        goto out;
+    for (size_t seg = 0; seg < 2; seg++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t w = 0; w < nw; w++) {
+                uint64_t *p = planes + (seg * n + i) * 3 * W;
+                uint64_t c = pd_word(seg * n + i, w) | pd_word(i, w + 999); /* ~75% called */
+                uint64_t a = pd_word(i + 7 * n, w + seg) & c, b = pd_word(i, w + 3 * W) & a;
+                p[w] = c;
+                p[W + w] = a;
+                p[2 * W + w] = b;
+            }
+    GSVD_CHECK_RC(gsvd_backend_pd_begin(gpu, &band), 0);
+    for (size_t seg = 0; seg < 2; seg++) {
+        struct gsvd_pdk_counts_args a = {.planes = planes + (seg * n + row0) * 3 * W,
+                                         .W = W,
+                                         .nw = nw,
+                                         .nb = nb,
+                                         .nc = nc,
+                                         .l1 = l1,
+                                         .cnt = host};
+        GSVD_CHECK_RC(gsvd_backend_pd_planes(gpu, a.planes, nw), 0);
+        gsvd_serial_pd_counts(&a, gsvd_pdk_tiles(nb), 0);
+    }
+    GSVD_CHECK_RC(gsvd_backend_pd_end(gpu, dev), 0);
+    GSVD_CHECK(memcmp(dev, host, nb * nc * 3 * sizeof *dev) == 0);
+out:
+    free(planes);
+    free(dev);
+    free(host);
+}
+
+static void test_pdist_sums(gsvd_backend *gpu, enum gsvd_pdist_metric m)
+{
+    const size_t n = 333, nf = 90, row0 = 20, nb = 100, nc = n - row0;
+    double *x = malloc(2 * nf * nc * sizeof *x);
+    double *dev = calloc(nb * nc * GSVD_PD_N_SUMS, sizeof *dev);
+    double *host = calloc(nb * nc * GSVD_PD_N_SUMS, sizeof *host);
+    struct gsvd_pd_dev_band band = {
+        .kind = GSVD_PD_DEV_SUMS, .nb = nb, .nc = nc, .metric = (int)m, .p = 1.5};
+
+    GSVD_CHECK(x && dev && host);
+    if (!x || !dev || !host)
+        goto out;
+    for (size_t k = 0; k < 2 * nf * nc; k++) {
+        uint32_t u = gsvd_rng_words(9, 1, k, 0).v[0];
+        x[k] = u % 11 == 0 ? NAN : ((double)(u % 20001) - 10000.0) / 777.0;
+    }
+    GSVD_CHECK_RC(gsvd_backend_pd_begin(gpu, &band), 0);
+    for (size_t piece = 0; piece < 2; piece++) {
+        struct gsvd_pdk_sums_args a = {.x = x + piece * nf * nc,
+                                       .nf = nf,
+                                       .nb = nb,
+                                       .nc = nc,
+                                       .metric = (int)m,
+                                       .p = 1.5,
+                                       .sums = host};
+        GSVD_CHECK_RC(gsvd_backend_pd_rows(gpu, a.x, nf), 0);
+        gsvd_serial_pd_sums(&a, 0);
+    }
+    GSVD_CHECK_RC(gsvd_backend_pd_end(gpu, dev), 0);
+    if (m == GSVD_PDIST_MINKOWSKI)
+        GSVD_CHECK(rel_err(dev, host, nb * nc * GSVD_PD_N_SUMS) <= 1e-14);
+    else
+        GSVD_CHECK(memcmp(dev, host, nb * nc * GSVD_PD_N_SUMS * sizeof *dev) == 0);
+out:
+    free(x);
+    free(dev);
+    free(host);
+}
+
 int main(int argc, char **argv)
 {
     char why[256] = "";
@@ -287,6 +379,11 @@ int main(int argc, char **argv)
         test_ops(cpu, gpu);
         test_eigh(cpu, gpu, 40);
         test_eigh(cpu, gpu, 700);
+        GSVD_CHECK(gsvd_backend_has_pdist(gpu) && !gsvd_backend_has_pdist(cpu));
+        test_pdist_counts(gpu, 0);
+        test_pdist_counts(gpu, 1);
+        for (int m = 0; m < GSVD_PDIST_N_METRICS; m++)
+            test_pdist_sums(gpu, (enum gsvd_pdist_metric)m);
         GSVD_CHECK_RC(gsvd_store_open(argv[1], GSVD_STORE_READ, &st), 0);
         if (st)
             GSVD_CHECK_RC(gsvd_tree_open(st, &t), 0);

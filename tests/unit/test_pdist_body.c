@@ -29,6 +29,7 @@
 #include "common/rng.h"
 #include "gpu/pdist_body.h"
 #include "gsvd_test.h"
+#include "pdist_serial.h"
 
 const struct gsvd_backend_ops *const gsvd_backend_registry[] = {&gsvd_backend_cpu_ops, NULL};
 
@@ -63,34 +64,6 @@ static uint64_t *make_planes(size_t n, size_t m, size_t W, unsigned miss)
                 p[i * 3 * W + 2 * W + f / 64] |= bit;
         }
     return p;
-}
-
-/* Serial launcher of the counts kernel: blocks in order (or reversed), each block's threads
- * phase by phase as __syncthreads separates them. */
-static void launch_counts(const struct gsvd_pdk_counts_args *a, size_t grid_y, int reverse)
-{
-    size_t gx = gsvd_pdk_tiles(a->nc);
-    static struct gsvd_pdk_acc acc[GSVD_PDK_THREADS];
-    struct gsvd_pdk_tile t;
-
-    for (size_t q = 0; q < gx * grid_y; q++) {
-        size_t blk = reverse ? gx * grid_y - 1 - q : q;
-        uint32_t bx = (uint32_t)(blk % gx), by = (uint32_t)(blk / gx);
-        if (gsvd_pdk_counts_skip(a, bx, by))
-            continue;
-        memset(acc, 0, sizeof acc);
-        for (size_t w0 = 0; w0 < a->nw; w0 += GSVD_PDK_CH) {
-            memset(&t, 0xA5, sizeof t); /* stale shared memory must not matter */
-            for (uint32_t k = 0; k < GSVD_PDK_THREADS; k++)
-                gsvd_pdk_counts_load(a, &t, bx, by, reverse ? GSVD_PDK_THREADS - 1 - k : k, w0);
-            for (uint32_t k = 0; k < GSVD_PDK_THREADS; k++) {
-                uint32_t tid = reverse ? GSVD_PDK_THREADS - 1 - k : k;
-                gsvd_pdk_counts_chunk(a, &t, tid % GSVD_PDK_TILE, tid / GSVD_PDK_TILE, &acc[tid]);
-            }
-        }
-        for (uint32_t tid = 0; tid < GSVD_PDK_THREADS; tid++)
-            gsvd_pdk_counts_store(a, bx, by, tid % GSVD_PDK_TILE, tid / GSVD_PDK_TILE, &acc[tid]);
-    }
 }
 
 /* Counts of items (i, j) over features [0, m) from the genotypes themselves. */
@@ -135,11 +108,11 @@ static void check_counts(size_t n, size_t m, size_t W, size_t row0, size_t nb, i
                                       .cnt = cnt};
     if (split) { /* two launches, as the launcher splits grids taller than 65535 tiles */
         size_t gy = gsvd_pdk_tiles(nb), first = gy / 2;
-        launch_counts(&a, first, reverse);
+        gsvd_serial_pd_counts(&a, first, reverse);
         a.tile_row0 = first;
-        launch_counts(&a, gy - first, reverse);
+        gsvd_serial_pd_counts(&a, gy - first, reverse);
     } else {
-        launch_counts(&a, gsvd_pdk_tiles(nb), reverse);
+        gsvd_serial_pd_counts(&a, gsvd_pdk_tiles(nb), reverse);
     }
     for (size_t r = 0; r < nb; r++)
         for (size_t c = 0; c < nc; c++) {
@@ -161,17 +134,6 @@ out:
 }
 
 /* ---- float64 sums ------------------------------------------------------------------------- */
-
-static void launch_sums(const struct gsvd_pdk_sums_args *a, int reverse)
-{
-    size_t gx = gsvd_pdk_sums_blocks(a->nc), total = gx * a->nb * GSVD_PDK_SUMS_THREADS;
-    for (size_t q = 0; q < total; q++) {
-        size_t k = reverse ? total - 1 - q : q;
-        uint32_t tx = (uint32_t)(k % GSVD_PDK_SUMS_THREADS);
-        size_t blk = k / GSVD_PDK_SUMS_THREADS;
-        gsvd_pdk_sums(a, (uint32_t)(blk % gx), (uint32_t)(blk / gx), tx);
-    }
-}
 
 /* Value of item i, feature f in the float fixture (NaN about 10%, some zeros). */
 static double fval(size_t i, size_t f)
@@ -253,14 +215,14 @@ static void check_sums(enum gsvd_pdist_metric m, size_t n, size_t nf, size_t row
     sums[nb * nc * GSVD_PD_N_SUMS] = 4242;
     a = (struct gsvd_pdk_sums_args){
         .x = x, .nf = nf, .nb = nb, .nc = nc, .metric = (int)m, .p = 1.5, .sums = sums};
-    launch_sums(&a, 0);
+    gsvd_serial_pd_sums(&a, 0);
     /* the same features in two launches, threads in reverse: the same bits */
     a.sums = again;
     a.nf = nf / 3;
-    launch_sums(&a, 1);
+    gsvd_serial_pd_sums(&a, 1);
     a.x = x + a.nf * nc;
     a.nf = nf - a.nf;
-    launch_sums(&a, 1);
+    gsvd_serial_pd_sums(&a, 1);
     GSVD_CHECK(memcmp(sums, again, nb * nc * GSVD_PD_N_SUMS * sizeof *sums) == 0);
     for (size_t r = 0; r < nb; r++)
         for (size_t c = 0; c < nc; c++) {
@@ -337,7 +299,7 @@ static int sd_planes(gsvd_backend *be, const uint64_t *planes, size_t nw)
                                      .cnt = d->acc};
     if (!d->open || d->band.kind != GSVD_PD_DEV_COUNTS || nw % GSVD_PDK_CH || nw > d->band.W)
         return GSVD_EINTERNAL;
-    launch_counts(&a, gsvd_pdk_tiles(d->band.nb), (int)(d->n_pieces++ % 2));
+    gsvd_serial_pd_counts(&a, gsvd_pdk_tiles(d->band.nb), (int)(d->n_pieces++ % 2));
     return GSVD_OK;
 }
 
@@ -355,7 +317,7 @@ static int sd_rows(gsvd_backend *be, const double *x, size_t nf)
         return GSVD_EINTERNAL;
     if (d->acc_bytes + nf * d->band.nc * 8 > d->peak)
         d->peak = d->acc_bytes + nf * d->band.nc * 8;
-    launch_sums(&a, (int)(d->n_pieces++ % 2));
+    gsvd_serial_pd_sums(&a, (int)(d->n_pieces++ % 2));
     return GSVD_OK;
 }
 
