@@ -533,33 +533,37 @@ int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p, gsvd_pdist_s
 
 struct matrix_src {
     struct pd_source base;
-    const double *x;
+    const double *x; /* or */
+    const int8_t *x8;
     size_t n, m;
 };
 
 static int matrix_pass(struct pd_source *src, struct pd_run *r)
 {
     struct matrix_src *ms = (struct matrix_src *)src;
-    struct pd_stripe s = {.n_feat = ms->m, .f64 = ms->x, .item_stride = ms->m, .feat_stride = 1};
+    struct pd_stripe s = {
+        .n_feat = ms->m, .f64 = ms->x, .i8 = ms->x8, .item_stride = ms->m, .feat_stride = 1};
     if (ms->m == 0)
         return GSVD_OK;
     return pd_feed(r, &s);
 }
 
-int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m, const struct gsvd_pdist_params *p,
-                          gsvd_pdist_sink_fn sink, void *ctx, struct gsvd_pdist_summary *sum)
+/* An in-memory matrix, float64 (x) or int8 (x8). */
+static int run_matrix(const double *x, const int8_t *x8, size_t n, size_t m,
+                      const struct gsvd_pdist_params *p, gsvd_pdist_sink_fn sink, void *ctx,
+                      struct gsvd_pdist_summary *sum)
 {
     struct pd_run r = {.p = p};
-    struct matrix_src src = {.base = {.pass = matrix_pass}, .x = x, .n = n, .m = m};
+    struct matrix_src src = {.base = {.pass = matrix_pass}, .x = x, .x8 = x8, .n = n, .m = m};
     int is_int = 1, rc;
 
     if (p->missing == GSVD_PDIST_ERROR)
         for (size_t k = 0; k < n * m; k++)
-            if (isnan(x[k])) {
+            if (x8 ? x8[k] < 0 : isnan(x[k])) {
                 gsvd_log_error("item %zu has a missing value (--missing error)", k / m + 1);
                 return GSVD_EFORMAT;
             }
-    for (size_t k = 0; k < n * m && is_int; k++)
+    for (size_t k = 0; k < n * m && is_int && !x8; k++)
         is_int = isnan(x[k]) || x[k] == 0 || x[k] == 1 || x[k] == 2;
     if (m > UINT32_MAX) {
         gsvd_log_error("%zu features: more than pdist's per-pair counts hold (2^32 - 1)", m);
@@ -575,10 +579,23 @@ int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m, const struct gsvd
     return rc;
 }
 
+int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m, const struct gsvd_pdist_params *p,
+                          gsvd_pdist_sink_fn sink, void *ctx, struct gsvd_pdist_summary *sum)
+{
+    return run_matrix(x, NULL, n, m, p, sink, ctx, sum);
+}
+
+int gsvd_pdist_run_matrix_i8(const int8_t *x, size_t n, size_t m, const struct gsvd_pdist_params *p,
+                             gsvd_pdist_sink_fn sink, void *ctx, struct gsvd_pdist_summary *sum)
+{
+    return run_matrix(NULL, x, n, m, p, sink, ctx, sum);
+}
+
 /* ---- distances between variants ------------------------------------------------------------ */
 
 struct var_collect {
-    double *x; /* kept variants x samples */
+    unsigned char *x; /* kept variants x samples: int8 or float64 (elem bytes each) */
+    size_t elem;
     size_t rows, cap, n;
     uint64_t *ids;
     uint64_t limit; /* bytes; 0 = none */
@@ -593,19 +610,22 @@ static int var_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd
         return GSVD_OK;
     if (!blk->i8 && !blk->f64)
         return GSVD_EINTERNAL;
+    if ((blk->f64 != NULL) != (v->elem == sizeof(double)))
+        return GSVD_EINTERNAL; /* the scan's kind is fixed by the array */
     if (need > v->cap) {
         size_t cap = v->cap ? v->cap : 1024, cells;
         while (cap < need)
             cap *= 2;
-        if (gsvd_mul_size(cap, n ? n : 1, &cells) < 0 || cells > SIZE_MAX / sizeof(double))
+        if (gsvd_mul_size(cap, n ? n : 1, &cells) < 0 || cells > SIZE_MAX / v->elem)
             return GSVD_ENOMEM;
-        if (v->limit && (uint64_t)need * n * sizeof(double) > v->limit) {
+        if (v->limit && (uint64_t)need * n * v->elem > v->limit) {
             gsvd_log_error("--axis variants: %zu variants x %zu samples do not fit in --memory "
-                           "%llu bytes (8 bytes per call, up to half of it); narrow --variants",
-                           need, n, (unsigned long long)v->limit * 2);
+                           "%llu bytes (%zu byte(s) per call, up to half of it); narrow "
+                           "--variants",
+                           need, n, (unsigned long long)v->limit * 2, v->elem);
             return GSVD_ENOMEM;
         }
-        double *x = gsvd_realloc(v->x, cells * sizeof *x);
+        unsigned char *x = gsvd_realloc(v->x, cells * v->elem);
         if (!x)
             return GSVD_ENOMEM;
         v->x = x;
@@ -615,17 +635,8 @@ static int var_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd
         v->ids = ids;
         v->cap = cap;
     }
-    for (size_t r = 0; r < blk->n_rows; r++) {
-        double *dst = v->x + (v->rows + r) * n;
-        for (size_t i = 0; i < n; i++) {
-            if (blk->i8) {
-                int g = blk->i8[r * n + i];
-                dst[i] = g < 0 ? NAN : (double)g;
-            } else {
-                dst[i] = blk->f64[r * n + i];
-            }
-        }
-    }
+    memcpy(v->x + v->rows * n * v->elem, blk->i8 ? (const void *)blk->i8 : (const void *)blk->f64,
+           blk->n_rows * n * v->elem);
     for (size_t j = 0; j < info->n_variants; j++)
         if (info->kept[j])
             v->ids[v->rows + kept++] = info->first + j;
@@ -635,18 +646,24 @@ static int var_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd
     return GSVD_OK;
 }
 
-int gsvd_pdist_collect_variants(gsvd_geno *g, uint64_t memory_cap, double **x, size_t *rows,
-                                uint64_t **ids)
+int gsvd_pdist_collect_variants(gsvd_geno *g, uint64_t memory_cap, double **x, int8_t **x8,
+                                size_t *rows, uint64_t **ids)
 {
-    struct var_collect v = {.n = gsvd_geno_n_samples(g), .limit = memory_cap / 2};
+    struct var_collect v = {.n = gsvd_geno_n_samples(g),
+                            .elem = gsvd_geno_is_float(g) ? sizeof(double) : 1,
+                            .limit = memory_cap / 2};
     int rc;
 
     *x = NULL;
+    *x8 = NULL;
     *ids = NULL;
     *rows = 0;
     rc = gsvd_geno_scan(g, var_block, &v);
     if (rc == GSVD_OK) {
-        *x = v.x;
+        if (v.elem == 1)
+            *x8 = (int8_t *)v.x;
+        else
+            *x = (double *)(void *)v.x;
         *ids = v.ids;
         *rows = v.rows;
         return GSVD_OK;

@@ -133,13 +133,20 @@ GSVD_NODISCARD int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m,
                                          const struct gsvd_pdist_params *p, gsvd_pdist_sink_fn sink,
                                          void *ctx, struct gsvd_pdist_summary *sum);
 
+/* The same for int8 dosages (0..ploidy, negative = missing), n items x m features row-major. */
+GSVD_NODISCARD int gsvd_pdist_run_matrix_i8(const int8_t *x, size_t n, size_t m,
+                                            const struct gsvd_pdist_params *p,
+                                            gsvd_pdist_sink_fn sink, void *ctx,
+                                            struct gsvd_pdist_summary *sum);
+
 /* For distances between variants: read the kept variants of g into memory as an items x
- * features matrix (variants x samples, float64, NaN missing; caller owns *x, freed with
- * gsvd_free) with each row's variant index within the range in *ids (caller owns).  Variants
- * without any call are dropped by the reader.  GSVD_ENOMEM (logged) when the matrix would
- * exceed half of memory_cap (0 = no cap). */
+ * features matrix (variants x samples): int8 dosages (-1 missing) in *x8 for genotype arrays,
+ * float64 (NaN missing) in *x for float arrays; the other is NULL (caller owns both, freed
+ * with gsvd_free), with each row's variant index within the range in *ids (caller owns).
+ * Variants without any call are dropped by the reader.  GSVD_ENOMEM (logged) when the matrix
+ * would exceed half of memory_cap (0 = no cap). */
 GSVD_NODISCARD int gsvd_pdist_collect_variants(gsvd_geno *g, uint64_t memory_cap, double **x,
-                                               size_t *rows, uint64_t **ids);
+                                               int8_t **x8, size_t *rows, uint64_t **ids);
 
 /* Position of pair (i, j), i < j < n, in scipy's condensed vector (64-bit for any n). */
 static inline uint64_t gsvd_pdist_condensed_index(uint64_t n, uint64_t i, uint64_t j)

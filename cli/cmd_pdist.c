@@ -122,8 +122,9 @@ out:
 
 /* Output set-up, the run (through `fn`), and the finish, common to every input kind. */
 struct pdist_job {
-    gsvd_geno *g;    /* genotype input, or */
-    const double *x; /* a matrix (n x m) */
+    gsvd_geno *g;     /* genotype input, or */
+    const double *x;  /* a matrix (n x m), or */
+    const int8_t *x8; /* an int8 matrix (n x m) */
     size_t n, m;
     const struct gsvd_strlist *ids;
 };
@@ -154,6 +155,9 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
     o->pd.progress = common->progress;
     if (job->g)
         GSVD_TRY(gsvd_pdist_run(job->g, &o->pd, pdist_out_band, out, &sum));
+    else if (job->x8)
+        GSVD_TRY(
+            gsvd_pdist_run_matrix_i8(job->x8, job->n, job->m, &o->pd, pdist_out_band, out, &sum));
     else
         GSVD_TRY(gsvd_pdist_run_matrix(job->x, job->n, job->m, &o->pd, pdist_out_band, out, &sum));
     if (gsvd_log_get_level() >= GSVD_LOG_WARN)
@@ -214,10 +218,11 @@ static int run_variants(struct pdist_opts *o, const struct gsvd_cli_common *comm
     struct gsvd_strlist ids = GSVD_STRLIST_INIT;
     uint64_t *idx = NULL;
     double *x = NULL;
+    int8_t *x8 = NULL;
     size_t rows = 0;
     int rc = GSVD_OK;
 
-    GSVD_TRY(gsvd_pdist_collect_variants(g, o->pd.memory, &x, &rows, &idx));
+    GSVD_TRY(gsvd_pdist_collect_variants(g, o->pd.memory, &x, &x8, &rows, &idx));
     for (size_t i = 0; i < rows; i++) {
         char num[32];
         snprintf(num, sizeof num, "%llu", (unsigned long long)(o->geno.var_start + idx[i]));
@@ -225,16 +230,18 @@ static int run_variants(struct pdist_opts *o, const struct gsvd_cli_common *comm
     }
     o->pd.ploidy = gsvd_geno_ploidy(g);
     if (o->pd.memory) { /* the matrix itself is part of the working set */
-        uint64_t held = (uint64_t)rows * gsvd_geno_n_samples(g) * sizeof(double);
+        uint64_t held = (uint64_t)rows * gsvd_geno_n_samples(g) * (x8 ? 1 : sizeof(double));
         o->pd.memory = held < o->pd.memory ? o->pd.memory - held : 1;
     }
     {
-        struct pdist_job job = {.x = x, .n = rows, .m = gsvd_geno_n_samples(g), .ids = &ids};
+        struct pdist_job job = {
+            .x = x, .x8 = x8, .n = rows, .m = gsvd_geno_n_samples(g), .ids = &ids};
         GSVD_TRY(run_job(o, common, &job));
     }
 out:
     gsvd_free(idx);
     gsvd_free(x);
+    gsvd_free(x8);
     gsvd_strlist_free(&ids);
     return rc;
 }
