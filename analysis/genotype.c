@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/dosage.h"
 #include "analysis/pipeline.h"
 #include "common/alloc.h"
 #include "common/checked.h"
@@ -392,6 +393,8 @@ struct scan_slot {
     float *miss;           /* kept rows: standardised value of a missing call */
     uint8_t *kept;
     double *mean, *inv_sd; /* all rows */
+    int64_t *rsums;        /* all rows: called, sum, sum of squares (when have_sums) */
+    int have_sums;
     size_t rows_cap;
     struct gsvd_geno_info info;
     struct gsvd_gblock blk;
@@ -472,34 +475,8 @@ static double load_float(const struct gsvd_dtype *dt, const unsigned char *base,
     return gsvd_half_to_double(h);
 }
 
-/* Dosage rows for variants [v0, v0 + nv) into s->dos (int8, -1 missing) or s->fdos. */
-/* Dosages of n diploid int8 calls (pairs of alleles): alleles > 0, -1 if missing. */
-GSVD_CLONES static void diploid_dosages(const int8_t *row, size_t n, int8_t *d)
-{
-    for (size_t i = 0; i < n; i++) {
-        int a = row[2 * i], b = row[2 * i + 1];
-        int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
-        d[i] = (int8_t)(miss ? -1 : (a > 0) + (b > 0));
-    }
-}
-
-/* Called count, sum and sum of squares of a row of dosages (-1 missing). */
-GSVD_CLONES static void dosage_sums(const int8_t *row, size_t n, int64_t out[3])
-{
-    int64_t ni = 0, si = 0, s2 = 0;
-    /* branch-free so it vectorises; dosages are -1 (missing) or 0..ploidy */
-    for (size_t i = 0; i < n; i++) {
-        int v = row[i];
-        int ok = v >= 0;
-        ni += ok;
-        si += ok * v;
-        s2 += ok * v * v;
-    }
-    out[0] = ni;
-    out[1] = si;
-    out[2] = s2;
-}
-
+/* Dosage rows for variants [v0, v0 + nv) into s->dos (int8, -1 missing) or s->fdos; the
+ * diploid int8 path also fills s->rsums (called, sum, sum of squares per row). */
 static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, struct scan_slot *s)
 {
     const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
@@ -528,6 +505,7 @@ static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, st
         count[1] = NA;
     }
     GSVD_TRY(gsvd_reader_read(r, start, count, s->raw));
+    s->have_sums = 0;
     if (g->is_float) {
         GSVD_TRY(grow((void **)&s->fdos, &s->dos_cap, nv * N * sizeof(double)));
         for (size_t j = 0; j < nv; j++)
@@ -546,7 +524,7 @@ static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, st
             int8_t *d = s->dos + j * N;
             const int8_t *row = raw + j * NA * 2;
             if (!g->sample_idx) {
-                diploid_dosages(row, N, d);
+                gsvd_diploid_dosages(row, N, d, s->rsums + 3 * j, 1);
             } else {
                 for (size_t i = 0; i < N; i++) {
                     const int8_t *call = row + 2 * g->sample_idx[i];
@@ -554,8 +532,10 @@ static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, st
                     int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
                     d[i] = (int8_t)(miss ? -1 : (a > 0) + (b > 0));
                 }
+                gsvd_dosage_sums(d, N, s->rsums + 3 * j);
             }
         }
+        s->have_sums = 1;
         return GSVD_OK;
     }
     if (g->rank == 3 && dt->kind == 'i' && dt->size == 1) {
@@ -625,8 +605,12 @@ static int judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t varia
                 sum2 += (double)row[i] * row[i];
             }
     } else {
-        int64_t sums[3], ni, si, s2;
-        dosage_sums(s->dos + j * N, N, sums);
+        int64_t local[3], ni, si, s2;
+        const int64_t *sums = local;
+        if (s->have_sums)
+            sums = s->rsums + 3 * j;
+        else
+            gsvd_dosage_sums(s->dos + j * N, N, local);
         ni = sums[0];
         si = sums[1];
         s2 = sums[2];
@@ -703,6 +687,8 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         gsvd_free(s->kept);
         gsvd_free(s->mean);
         gsvd_free(s->inv_sd);
+        gsvd_free(s->rsums);
+        s->rsums = gsvd_malloc(3 * nv * sizeof *s->rsums);
         s->center = gsvd_malloc(nv * sizeof *s->center);
         s->scale = gsvd_malloc(nv * sizeof *s->scale);
         s->miss = gsvd_malloc(nv * sizeof *s->miss);
@@ -710,7 +696,8 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         s->mean = gsvd_malloc(nv * sizeof *s->mean);
         s->inv_sd = gsvd_malloc(nv * sizeof *s->inv_sd);
         s->rows_cap = nv;
-        if (!s->center || !s->scale || !s->miss || !s->kept || !s->mean || !s->inv_sd) {
+        if (!s->center || !s->scale || !s->miss || !s->kept || !s->mean || !s->inv_sd ||
+            !s->rsums) {
             s->rows_cap = 0;
             return GSVD_ENOMEM;
         }
@@ -930,6 +917,7 @@ out:
         gsvd_free(slots[i].kept);
         gsvd_free(slots[i].mean);
         gsvd_free(slots[i].inv_sd);
+        gsvd_free(slots[i].rsums);
     }
     gsvd_free(slots);
     gsvd_free(ptrs);
