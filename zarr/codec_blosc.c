@@ -204,10 +204,10 @@ static __m128i transpose_bits2(__m128i x)
     return _mm_xor_si128(_mm_xor_si128(x, t), _mm_slli_epi64(t, 28));
 }
 
-/* Eight columns at a time: an 8 x 8 byte transpose by unpacking, then the bit transposes. */
-static void bitunshuffle1(const uint8_t *in, uint8_t *out, size_t n)
+/* Eight columns at a time: an 8 x 8 byte transpose by unpacking, then the bit transposes.
+ * Returns the first column not done. */
+static size_t unshuffle_sse2(const uint8_t *in, uint8_t *out, size_t S, size_t k)
 {
-    size_t S = n / 8, k = 0;
     for (; k + 8 <= S; k += 8) {
         __m128i r[8];
         for (size_t b = 0; b < 8; b++)
@@ -222,17 +222,87 @@ static void bitunshuffle1(const uint8_t *in, uint8_t *out, size_t n)
         _mm_storeu_si128(o + 2, transpose_bits2(_mm_unpacklo_epi32(b1, b3)));
         _mm_storeu_si128(o + 3, transpose_bits2(_mm_unpackhi_epi32(b1, b3)));
     }
-    unshuffle_cols(in, out, S, k, S);
-}
-#else
-static void bitunshuffle1(const uint8_t *in, uint8_t *out, size_t n)
-{
-    unshuffle_cols(in, out, n / 8, 0, n / 8);
+    return k;
 }
 #endif
 
-/* GSVD_OK when decoded, GSVD_ENOTFOUND when the frame is not one this path takes (or looks
- * wrong: c-blosc then decodes it or reports it), GSVD_ENOMEM. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define BLOSC_AVX512 __attribute__((target("avx512f,avx512bw,gfni")))
+
+/* 4 x 4 transpose of the 128-bit lanes of v[0..3]. */
+BLOSC_AVX512 static inline void lanes4x4(__m512i v[4])
+{
+    __m512i t0 = _mm512_shuffle_i64x2(v[0], v[1], 0x44),
+            t1 = _mm512_shuffle_i64x2(v[0], v[1], 0xEE);
+    __m512i t2 = _mm512_shuffle_i64x2(v[2], v[3], 0x44),
+            t3 = _mm512_shuffle_i64x2(v[2], v[3], 0xEE);
+    v[0] = _mm512_shuffle_i64x2(t0, t2, 0x88);
+    v[1] = _mm512_shuffle_i64x2(t0, t2, 0xDD);
+    v[2] = _mm512_shuffle_i64x2(t1, t3, 0x88);
+    v[3] = _mm512_shuffle_i64x2(t1, t3, 0xDD);
+}
+
+/* 64 columns at a time: the same byte transpose within each 128-bit lane (planes in reverse,
+ * so that GF2P8AFFINEQB, which reads matrix row 7 - i for result bit i, transposes each
+ * column's 8 x 8 bit matrix in one instruction), lanes regrouped so each store is 8
+ * consecutive columns' output.  Returns the first column not done. */
+BLOSC_AVX512 static size_t unshuffle_avx512(const uint8_t *in, uint8_t *out, size_t S, size_t k)
+{
+    const __m512i unit = _mm512_set1_epi64(0x8040201008040201ll); /* byte j = 1 << j */
+    for (; k + 64 <= S; k += 64) {
+        __m512i r[8], a[8], b[8], c[2][4];
+        for (size_t p = 0; p < 8; p++) /* r[p] = plane 7 - p */
+            r[p] = _mm512_loadu_si512((const void *)(in + (7 - p) * S + k));
+        for (size_t q = 0; q < 4; q++) {
+            a[q] = _mm512_unpacklo_epi8(r[2 * q], r[2 * q + 1]);
+            a[4 + q] = _mm512_unpackhi_epi8(r[2 * q], r[2 * q + 1]);
+        }
+        for (size_t h = 0; h < 2; h++) { /* h = 0: lane bytes 0..7, 1: bytes 8..15 */
+            const __m512i *x = a + 4 * h;
+            b[4 * h] = _mm512_unpacklo_epi16(x[0], x[1]);
+            b[4 * h + 1] = _mm512_unpackhi_epi16(x[0], x[1]);
+            b[4 * h + 2] = _mm512_unpacklo_epi16(x[2], x[3]);
+            b[4 * h + 3] = _mm512_unpackhi_epi16(x[2], x[3]);
+            /* per lane: columns 8h + 0,1 | 2,3 | 4,5 | 6,7 */
+            c[h][0] = _mm512_unpacklo_epi32(b[4 * h], b[4 * h + 2]);
+            c[h][1] = _mm512_unpackhi_epi32(b[4 * h], b[4 * h + 2]);
+            c[h][2] = _mm512_unpacklo_epi32(b[4 * h + 1], b[4 * h + 3]);
+            c[h][3] = _mm512_unpackhi_epi32(b[4 * h + 1], b[4 * h + 3]);
+            for (size_t q = 0; q < 4; q++)
+                c[h][q] = _mm512_gf2p8affine_epi64_epi8(unit, c[h][q], 0);
+            lanes4x4(c[h]); /* c[h][l]: lane l's columns 16 l + 8 h .. + 7 */
+        }
+        for (size_t l = 0; l < 4; l++)
+            for (size_t h = 0; h < 2; h++)
+                _mm512_storeu_si512((void *)(out + 8 * (k + 16 * l + 8 * h)), c[h][l]);
+    }
+    return k;
+}
+
+static int have_avx512_gfni(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("gfni");
+}
+#endif
+
+void gsvd_blosc_bitunshuffle1(const uint8_t *in, uint8_t *out, size_t n, int level)
+{
+    size_t S = n / 8, k = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (level >= 2 && have_avx512_gfni())
+        k = unshuffle_avx512(in, out, S, k);
+#endif
+#if defined(__SSE2__)
+    if (level >= 1)
+        k = unshuffle_sse2(in, out, S, k);
+#endif
+    (void)level;
+    unshuffle_cols(in, out, S, k, S);
+}
+
 static int fast_decode(gsvd_codec_ws *ws, const unsigned char *src, size_t cbytes, uint8_t *dst,
                        size_t nbytes)
 {
@@ -274,7 +344,7 @@ static int fast_decode(gsvd_codec_ws *ws, const unsigned char *src, size_t cbyte
                 return GSVD_ENOTFOUND;
         }
         if (bsize % 8 == 0)
-            bitunshuffle1(raw, out, bsize);
+            gsvd_blosc_bitunshuffle1(raw, out, bsize, 2);
     }
     return GSVD_OK;
 }

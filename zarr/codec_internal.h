@@ -1,9 +1,11 @@
-/* zarr/codec_internal.h - for codec*.c (and meta.c) only: the codec vtable and the workspace.
+/* zarr/codec_internal.h - for codec*.c (and meta.c, and the codec tests) only: the codec vtable
+ * and the workspace.
  * Each codec_<name>.c defines one or more `const struct gsvd_codec_ops`; codec.c holds the one
  * static table of them and builds chains. */
 #ifndef GSVD_ZARR_CODEC_INTERNAL_H
 #define GSVD_ZARR_CODEC_INTERNAL_H
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 #include "common/buf.h"
 #include "zarr/codec.h"
@@ -61,6 +63,11 @@ extern const struct gsvd_codec_ops gsvd_codec_gzip_ops;
 extern const struct gsvd_codec_ops gsvd_codec_lz4_ops;
 extern const struct gsvd_codec_ops gsvd_codec_delta_ops;
 extern const struct gsvd_codec_ops gsvd_codec_vlen_utf8_ops;
+
+/* Undo Blosc's bit-shuffle of n one-byte elements (n a multiple of 8): output byte 8k + t, bit b =
+ * input byte b (n / 8) + k, bit t.  level 0: portable; 1: SSE2 where built; 2: AVX-512BW + GFNI
+ * where the CPU has them (else as 1).  Every level gives the same bytes (tests compare them). */
+void gsvd_blosc_bitunshuffle1(const uint8_t *in, uint8_t *out, size_t n, int level);
 
 /* Integer member of a codec config: present, integral, within [lo, hi].  Absent: *out = dflt
  * and GSVD_OK when `required` is 0.  Logged GSVD_EFORMAT otherwise. */
