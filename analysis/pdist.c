@@ -404,6 +404,8 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     }
     r->env.p = p;
     r->env.n_threads = p->n_threads ? p->n_threads : 1;
+    if (r->env.n_threads > GSVD_PARALLEL_MAX) /* the kernels split rows by thread index */
+        r->env.n_threads = GSVD_PARALLEL_MAX;
     r->env.dev = gsvd_backend_has_pdist(p->device) ? p->device : NULL;
     n_chain = kernel_chain(p, is_float, r->env.dev != NULL, chain);
     r->called = gsvd_calloc(n ? n : 1, sizeof *r->called);
@@ -468,6 +470,8 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     r->sum.m = r->env.m;
     r->sum.n_missing = r->n_missing;
     r->sum.kernel = r->kops->name;
+    if (r->kops->report)
+        r->kops->report(r->kst, &r->sum);
     r->sum.device = r->env.dev && r->kops->device ? gsvd_backend_name(r->env.dev) : "cpu";
 out:
     return rc;

@@ -69,6 +69,8 @@ struct pd_kernel_ops {
     int (*replay)(void *st, size_t row0, size_t n_rows);
     /* Sums of band pair (r, c) (band-relative, c > r). */
     void (*pair_sums)(void *st, size_t r, size_t c, struct gsvd_pd_sums *out);
+    /* Add the kernel's own figures to the run's summary.  May be NULL. */
+    void (*report)(void *st, struct gsvd_pdist_summary *sum);
 };
 
 /* Zeroed accumulators of a band: n_rows x n_cols pairs x per_pair elements of `elem` bytes in

@@ -168,6 +168,10 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                   "working set %.1f MB",
                   sum.kernel ? sum.kernel : "none", sum.device ? sum.device : "cpu", sum.n_bands,
                   sum.n_scans, (double)sum.peak_bytes / 1e6);
+    if (sum.n_segments)
+        gsvd_log_info("pdist: %llu of %llu bit-plane segments without missing calls",
+                      (unsigned long long)sum.n_segments_complete,
+                      (unsigned long long)sum.n_segments);
     GSVD_TRY(make_attrs(o, &sum, &attrs));
     GSVD_TRY(pdist_out_finish(out, attrs.data));
 out:

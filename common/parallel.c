@@ -22,7 +22,7 @@ static void *par_main(void *arg)
 
 int gsvd_parallel(size_t n_threads, int (*fn)(void *ctx, size_t t), void *ctx)
 {
-    enum { MAX_THREADS = 256 };
+    enum { MAX_THREADS = GSVD_PARALLEL_MAX };
     pthread_t th[MAX_THREADS];
     struct par_job jobs[MAX_THREADS];
     int started[MAX_THREADS];

@@ -9,6 +9,9 @@ Cases
   kernels    bitplane, generic and the scalar popcount (GENSVD_PDIST_SIMD=scalar) give
              byte-identical TSV on HapMap3 (missing calls) for every bit-plane metric, and
              equal scipy's pairwise-deletion reference
+  complete   segments without missing calls (counted without the called mask) next to one
+             with missing calls, and a store without any: every bit-plane metric equals the
+             generic kernel bitwise and scipy's pairwise reference; -v counts the segments
   bands      --memory small enough for several bands (with and without the kept bit planes:
              the -v line must say how many bands and passes) equals the one-band output bitwise
   condensed  --layout condensed equals squareform(square) bitwise (distance and n_sites); the
@@ -107,6 +110,46 @@ def case_kernels(tmp):
                               ploidy, "pairwise", 1500)
         ok, err = rel_ok(parse_square(outs["bitplane"])[:k, :k], ref, 1e-12)
         check(f"kernels {metric} == scipy pairwise", ok, f"max rel err {err:g}")
+
+
+def case_complete(tmp):
+    """See the module docstring (complete)."""
+    import zarr
+    gt0 = zarr.open_group(KH, mode="r")["call_genotype"][:]
+    gt = np.concatenate([gt0] * 4, axis=0)  # 13,968 variants x 203 samples, no missing call
+    rng = np.random.default_rng(5)
+    holes = gt.copy()
+    for v in range(9000, 9100):  # the second 8,192-feature segment only
+        holes[v, rng.choice(gt.shape[1], size=5, replace=False)] = -1
+    ids = zarr.open_group(KH, mode="r")["sample_id"][:]
+    for tag, data, want in [("holes", holes, "1 of 2"), ("none", gt, "2 of 2")]:
+        store = os.path.join(tmp, f"complete_{tag}.vcz")
+        g = zarr.open_group(store, mode="w", zarr_format=2)
+        a = g.create_array("call_genotype", shape=data.shape, chunks=(2000, 203, 2), dtype="i1",
+                           fill_value=-1)
+        a[:] = data
+        a.attrs["_ARRAY_DIMENSIONS"] = ["variants", "samples", "ploidy"]
+        sid = g.create_array("sample_id", shape=ids.shape, dtype=str, chunks=ids.shape)
+        sid[:] = ids
+        sid.attrs["_ARRAY_DIMENSIONS"] = ["samples"]
+        zarr.consolidate_metadata(store)
+        D, C, _, ploidy, M = po.load(store)
+        for metric in ["cityblock", "ibs", "euclidean", "hamming", "chebyshev", "minkowski"]:
+            extra = ["-p", "3"] if metric == "minkowski" else []
+            base = [store, "-m", metric, "--memory", "4M", "--format", "tsv"] + extra
+            rb = run(base + ["--kernel", "bitplane", "-v"])
+            rg = run(base + ["--kernel", "generic"])
+            if not check(f"complete {tag} {metric} exit", rb.returncode == 0 and
+                         rg.returncode == 0, rb.stderr[-300:] + rg.stderr[-300:]):
+                continue
+            check(f"complete {tag} {metric} segments: {want} without missing calls",
+                  f"{want} bit-plane segments without missing calls" in rb.stderr,
+                  rb.stderr[-300:])
+            check(f"complete {tag} {metric} bitplane == generic (bytes)", rb.stdout == rg.stdout)
+            ref, _ = po.reference(D, C, metric, 3.0 if metric == "minkowski" else None, ploidy,
+                                  "pairwise", M)
+            ok, err = rel_ok(parse_square(rb.stdout), ref, 1e-12)
+            check(f"complete {tag} {metric} == scipy pairwise", ok, f"max rel err {err:g}")
 
 
 def case_bands(tmp):
@@ -361,7 +404,7 @@ def main():
     big = len(sys.argv) > 2 and sys.argv[2] == "big"
     tmp = tempfile.mkdtemp(prefix="pdist_engine_")
     try:
-        cases = [case_big] if big else [case_kernels, case_bands, case_condensed, case_f4,
+        cases = [case_big] if big else [case_kernels, case_complete, case_bands, case_condensed, case_f4,
                                         case_variants, case_gram, case_progress, case_edges,
                                         case_usage]
         for c in cases:
