@@ -154,6 +154,12 @@ GSVD_CLONES static void count_called_rows(const int8_t *rows, size_t nf, size_t 
 static int pd_feed(struct pd_run *r, const struct pd_stripe *s)
 {
     size_t n = r->env.n;
+    if (r->first_pass && r->kops->counts_called) {
+        struct pd_stripe counted = *s;
+        counted.called = r->called; /* the kernel counts while it reads the values */
+        progress(r, s->n_feat);
+        return r->kops->add(r->kst, &counted);
+    }
     if (r->first_pass) {
         if (s->i8 && s->item_stride == 1) {
             count_called_rows(s->i8, s->n_feat, s->feat_stride, n, r->called);

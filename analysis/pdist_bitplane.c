@@ -63,6 +63,7 @@ struct bp {
     int l1;                         /* the metric needs only n and sum |u - v| */
     int pplane;                     /* the third plane is P = [g == 1] (else B = [g >= 2]) */
     int avx512bw;                   /* byte compares into masks (packing) */
+    int gfni;                       /* ... and GFNI + VBMI transposes */
     uint64_t n_seg, n_seg_complete; /* segments counted on the host, and complete ones */
 };
 
@@ -129,6 +130,7 @@ static int bp_create(const struct pd_env *env, void **out)
     b->avx512 = env->p->simd == GSVD_PDIST_SIMD_AUTO && cpu_has_avx512();
 #if PD_X86
     b->avx512bw = env->p->simd == GSVD_PDIST_SIMD_AUTO && __builtin_cpu_supports("avx512bw");
+    b->gfni = b->avx512bw && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
 #endif
     b->l1 = env->p->metric == GSVD_PDIST_CITYBLOCK || env->p->metric == GSVD_PDIST_IBS;
     b->pplane = !b->l1 && !env->dev; /* a device counts from C, A, B (gpu/pdist_body.h) */
@@ -351,6 +353,10 @@ static int flush_worker(void *ctx, size_t t)
             for (size_t r = r0; r < r_end && r < c + k - 1; r++) {
                 const uint64_t *x = pl + (b->row0 + r) * stride;
                 uint64_t res[4][NC];
+                /* the next row's counts are a cache miss away (rows are nc x 12 bytes apart) */
+                const uint32_t *next = b->cnt + ((r + 1) * nc + c) * NC;
+                __builtin_prefetch(next, 1);
+                __builtin_prefetch(next + 4 * NC - 1, 1);
                 f->pair4(x, y, W, f->nw, res);
                 for (size_t q = 0; q < k; q++) {
                     if (c + q <= r)
@@ -487,16 +493,18 @@ struct pack_job {
     struct bp *b;
     const int8_t *v;
     size_t n, nf, pos, nt;
+    uint64_t *called; /* not NULL: add each item's called values */
     atomic_int bad;
     atomic_int missing; /* some value was missing */
 };
 
 typedef void (*row_masks_fn)(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_t *bad);
+typedef void (*transpose_fn)(uint64_t a[64]);
 
 /* Variant-major int8 rows: the job's features into the planes of 64-sample groups t, t + T,
  * ...: 64 rows x 64 samples at a time become row masks, transposed into per-sample words. */
-static inline __attribute__((always_inline)) int pack_body(void *ctx, size_t t,
-                                                           const row_masks_fn masks)
+static inline __attribute__((always_inline)) int
+pack_body(void *ctx, size_t t, const row_masks_fn masks, const transpose_fn transpose)
 {
     struct pack_job *j = ctx;
     struct bp *b = j->b;
@@ -523,15 +531,18 @@ static inline __attribute__((always_inline)) int pack_body(void *ctx, size_t t,
             }
             for (size_t r = k; r < 64; r++)
                 C[r] = A[r] = B[r] = 0;
-            transpose64(C);
-            transpose64(A);
-            transpose64(B);
+            transpose(C);
+            transpose(A);
+            transpose(B);
             for (size_t ii = 0; ii < ni; ii++) {
                 uint64_t *p = pl + (i0 + ii) * stride + w;
                 p[0] |= C[ii] << bit;
                 p[W] |= A[ii] << bit;
                 p[2 * W] |= (b->pplane ? A[ii] ^ B[ii] : B[ii]) << bit; /* P = A ^ B */
             }
+            if (j->called) /* each item's words belong to this thread alone */
+                for (size_t ii = 0; ii < ni; ii++)
+                    j->called[i0 + ii] += (uint64_t)__builtin_popcountll(C[ii]);
             f += k;
         }
     }
@@ -544,7 +555,7 @@ static inline __attribute__((always_inline)) int pack_body(void *ctx, size_t t,
 
 static int pack_worker(void *ctx, size_t t)
 {
-    return pack_body(ctx, t, row_masks);
+    return pack_body(ctx, t, row_masks, transpose64);
 }
 
 #if PD_X86
@@ -561,13 +572,71 @@ row_masks_avx512(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_
 
 __attribute__((target("avx512f,avx512bw"))) static int pack_worker_avx512(void *ctx, size_t t)
 {
-    return pack_body(ctx, t, row_masks_avx512);
+    return pack_body(ctx, t, row_masks_avx512, transpose64);
+}
+
+#define PD_GFNI __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni")))
+
+/* transpose64 in 48 vector operations: the matrix is 8 x 8 blocks of 8 x 8 bits (block (q, j):
+ * rows 8q.., byte j); (1) each register of 8 rows gathers every block's 8 bytes into a qword,
+ * rows in reverse order; (2) GF2P8AFFINEQB with the one-hot bytes as data transposes each
+ * block's bits (byte b of the result = bit b of the 8 rows, row 7 - k of the matrix qword at bit
+ * k, hence the reversal); (3) an 8 x 8 transpose of qwords across the registers and (4) of bytes
+ * within each register put byte q of output row 8j + b at 8b + q. */
+PD_GFNI static void transpose64_gfni(uint64_t a[64])
+{
+    uint8_t i1[64], i4[64];
+    static const int64_t s1l[8] = {0, 8, 2, 10, 4, 12, 6, 14}, s1h[8] = {1, 9, 3, 11, 5, 13, 7, 15},
+                         s2l[8] = {0, 1, 8, 9, 4, 5, 12, 13}, s2h[8] = {2, 3, 10, 11, 6, 7, 14, 15},
+                         s3l[8] = {0, 1, 2, 3, 8, 9, 10, 11}, s3h[8] = {4, 5, 6, 7, 12, 13, 14, 15};
+    __m512i v[8], u[8], w[8];
+    for (int j = 0; j < 8; j++)
+        for (int k = 0; k < 8; k++) {
+            i1[8 * j + k] = (uint8_t)(8 * (7 - k) + j); /* byte (row 7-k, col j) -> 8j + k */
+            i4[8 * k + j] = (uint8_t)(8 * j + k);       /* byte 8j + k -> 8k + j */
+        }
+    const __m512i p1 = _mm512_loadu_si512((const void *)i1),
+                  p4 = _mm512_loadu_si512((const void *)i4);
+    const __m512i onehot = _mm512_set1_epi64((long long)0x8040201008040201ull);
+    for (int q = 0; q < 8; q++) {
+        v[q] = _mm512_permutexvar_epi8(p1, _mm512_loadu_si512((const void *)(a + 8 * q)));
+        v[q] = _mm512_gf2p8affine_epi64_epi8(onehot, v[q], 0);
+    }
+    /* (3): w[j] qword q = v[q] qword j */
+    const __m512i a1 = _mm512_loadu_si512((const void *)s1l),
+                  b1 = _mm512_loadu_si512((const void *)s1h),
+                  a2 = _mm512_loadu_si512((const void *)s2l),
+                  b2 = _mm512_loadu_si512((const void *)s2h),
+                  a3 = _mm512_loadu_si512((const void *)s3l),
+                  b3 = _mm512_loadu_si512((const void *)s3h);
+    for (int q = 0; q < 8; q += 2) {
+        u[q] = _mm512_permutex2var_epi64(v[q], a1, v[q + 1]);
+        u[q + 1] = _mm512_permutex2var_epi64(v[q], b1, v[q + 1]);
+    }
+    for (int q = 0; q < 8; q += 4)
+        for (int h = 0; h < 2; h++) {
+            v[q + h] = _mm512_permutex2var_epi64(u[q + h], a2, u[q + h + 2]);
+            v[q + h + 2] = _mm512_permutex2var_epi64(u[q + h], b2, u[q + h + 2]);
+        }
+    for (int h = 0; h < 4; h++) {
+        w[h] = _mm512_permutex2var_epi64(v[h], a3, v[h + 4]);
+        w[h + 4] = _mm512_permutex2var_epi64(v[h], b3, v[h + 4]);
+    }
+    /* (4): w[j] qword q byte b is byte q of output row 8j + b */
+    for (int k = 0; k < 8; k++)
+        _mm512_storeu_si512((void *)(a + 8 * k), _mm512_permutexvar_epi8(p4, w[k]));
+}
+
+PD_GFNI static int pack_worker_gfni(void *ctx, size_t t)
+{
+    return pack_body(ctx, t, row_masks_avx512, transpose64_gfni);
 }
 #endif
 
-static int pack_i8_rows(struct bp *b, const int8_t *v, size_t n, size_t nf, size_t pos)
+static int pack_i8_rows(struct bp *b, const int8_t *v, size_t n, size_t nf, size_t pos,
+                        uint64_t *called)
 {
-    struct pack_job j = {.b = b, .v = v, .n = n, .nf = nf, .pos = pos};
+    struct pack_job j = {.b = b, .v = v, .n = n, .nf = nf, .pos = pos, .called = called};
     size_t groups = (n + 63) / 64;
     int rc;
     j.nt = b->env.n_threads < groups ? b->env.n_threads : groups;
@@ -576,7 +645,7 @@ static int pack_i8_rows(struct bp *b, const int8_t *v, size_t n, size_t nf, size
     int (*worker)(void *, size_t) = pack_worker;
 #if PD_X86
     if (b->avx512bw)
-        worker = pack_worker_avx512;
+        worker = b->gfni ? pack_worker_gfni : pack_worker_avx512;
 #endif
     if ((rc = gsvd_parallel(j.nt, worker, &j)) < 0)
         return rc;
@@ -599,6 +668,8 @@ static int pack_any(struct bp *b, const struct pd_stripe *s, size_t f0, size_t n
                 b->cur.complete = 0;
                 continue;
             }
+            if (s->called)
+                s->called[i]++;
             if (v != 0 && v != 1 && v != 2)
                 return PD_HANDOVER;
             p[at >> 6] |= bt;
@@ -620,7 +691,7 @@ static int bp_add(void *st, const struct pd_stripe *s)
     for (size_t f = 0; f < s->n_feat;) {
         size_t k = cap - b->cur.bits < s->n_feat - f ? cap - b->cur.bits : s->n_feat - f;
         if (s->i8 && s->item_stride == 1 && s->feat_stride == b->n)
-            rc = pack_i8_rows(b, s->i8 + f * b->n, b->n, k, b->cur.bits);
+            rc = pack_i8_rows(b, s->i8 + f * b->n, b->n, k, b->cur.bits, s->called);
         else
             rc = pack_any(b, s, f, k, b->cur.bits);
         if (rc != GSVD_OK)
@@ -680,6 +751,7 @@ const struct pd_kernel_ops gsvd_pd_bitplane_ops = {
     .pair_bytes = NC * sizeof(uint32_t),
     .fixed_bytes = bp_fixed_bytes,
     .device = 1,
+    .counts_called = 1,
     .create = bp_create,
     .destroy = bp_destroy,
     .band_begin = bp_band_begin,

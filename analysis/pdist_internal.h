@@ -21,6 +21,9 @@ struct pd_stripe {
     const int8_t *i8;
     const double *f64;
     size_t item_stride, feat_stride;
+    /* not NULL (first pass, kernels with counts_called): the kernel adds each item's called
+     * values in the stripe to called[item] */
+    uint64_t *called;
 };
 
 /* Value (i, f) of a stripe as a double, NaN when missing. */
@@ -55,6 +58,8 @@ struct pd_kernel_ops {
     /* 1: the kernel hands its accumulation to env.dev when set (the device then holds
      * pair_bytes per pair of a band and two staging copies of the stripe buffers) */
     int device;
+    /* 1: `add` counts each item's called values when the stripe asks (pd_stripe.called) */
+    int counts_called;
     /* Create the kernel's state (caller owns; destroy). */
     int (*create)(const struct pd_env *env, void **st);
     void (*destroy)(void *st);
