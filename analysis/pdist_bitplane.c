@@ -187,6 +187,14 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
 typedef void (*pair4_fn)(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
                          uint64_t out[4][NC]);
 
+/* A pair4_fn `name` compiled with `attr` around body(..., l1, masked) with constant flags. */
+#define PD_PAIR4(attr, body, name, l1, masked)                                                     \
+    attr static void name(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,      \
+                          uint64_t out[4][NC])                                                     \
+    {                                                                                              \
+        body(x, y, W, nw, out, l1, masked);                                                        \
+    }
+
 #if PD_X86
 #define PD_AVX512 __attribute__((target("avx512f,avx512vpopcntdq")))
 PD_AVX512 static inline __attribute__((always_inline)) void
@@ -240,16 +248,10 @@ pair4_avx512_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_
     }
 }
 
-#define PD_PAIR4_AVX512(name, l1, masked)                                                          \
-    PD_AVX512 static void name(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw, \
-                               uint64_t out[4][NC])                                                \
-    {                                                                                              \
-        pair4_avx512_body(x, y, W, nw, out, l1, masked);                                           \
-    }
-PD_PAIR4_AVX512(pair4_avx512_l1_k, 1, 1)
-PD_PAIR4_AVX512(pair4_avx512_l1, 1, 0)
-PD_PAIR4_AVX512(pair4_avx512_pq_k, 0, 1)
-PD_PAIR4_AVX512(pair4_avx512_pq, 0, 0)
+PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_l1_k, 1, 1)
+PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_l1, 1, 0)
+PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_pq_k, 0, 1)
+PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_pq, 0, 0)
 #define PD_POPCNT __attribute__((target("popcnt")))
 #else
 #define PD_POPCNT
@@ -280,16 +282,10 @@ pair4_scalar_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_
     }
 }
 
-#define PD_PAIR4_SCALAR(name, l1, masked)                                                          \
-    PD_POPCNT static void name(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw, \
-                               uint64_t out[4][NC])                                                \
-    {                                                                                              \
-        pair4_scalar_body(x, y, W, nw, out, l1, masked);                                           \
-    }
-PD_PAIR4_SCALAR(pair4_scalar_l1_k, 1, 1)
-PD_PAIR4_SCALAR(pair4_scalar_l1, 1, 0)
-PD_PAIR4_SCALAR(pair4_scalar_pq_k, 0, 1)
-PD_PAIR4_SCALAR(pair4_scalar_pq, 0, 0)
+PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_l1_k, 1, 1)
+PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_l1, 1, 0)
+PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_pq_k, 0, 1)
+PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_pq, 0, 0)
 
 /* The pair function for this kernel and segment. */
 static pair4_fn pick_pair4(const struct bp *b, int masked)
