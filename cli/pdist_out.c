@@ -95,6 +95,8 @@ int pdist_out_open(const struct pdist_out_cfg *cfg, struct pdist_out **out)
         return GSVD_ENOMEM;
     o->cfg = *cfg;
     o->n_wk = cfg->threads ? cfg->threads : 1;
+    if (o->n_wk > GSVD_PARALLEL_MAX) /* each worker owns a share of the chunks */
+        o->n_wk = GSVD_PARALLEL_MAX;
     if (cfg->condensed) {
         o->total = n * (n ? n - 1 : 0) / 2;
         o->chunk = o->total < CONDENSED_CHUNK ? (o->total ? o->total : 1) : CONDENSED_CHUNK;

@@ -358,7 +358,8 @@ def case_usage(tmp):
 
 
 def case_big(tmp):
-    """N = 46,400: pair indices and N^2 pass 2^31; condensed f4 output, bands under --memory."""
+    """N = 46,400: pair indices and N^2 pass 2^31; condensed f4 output, bands under --memory,
+    --threads above gsvd_parallel's 256."""
     n, m = 46400, 40
     store = os.path.join(tmp, "big.vcz")
     r = subprocess.run([G, "simulate", "-n", str(n), "-m", str(m), "-r", "0.05", "-c",
@@ -366,8 +367,10 @@ def case_big(tmp):
     if not check("big simulate", r.returncode == 0, r.stderr[-300:]):
         return
     out = os.path.join(tmp, "big_out.zarr")
+    # 260 threads: more than gsvd_parallel runs (256) and fewer than the 725 groups of 64
+    # samples the planes are packed in, so every item must still be packed and finished
     r = run([store, "-m", "cityblock", "--layout", "condensed", "--dtype", "f4", "--memory",
-             "1500M", "-o", out, "-v"])
+             "1500M", "-t", "260", "-o", out, "-v"])
     if not check("big pdist exit", r.returncode == 0, r.stderr[-300:]):
         return
     import zarr
@@ -383,6 +386,10 @@ def case_big(tmp):
     check("big condensed length", d.shape == (total,), d.shape)
     rng = np.random.default_rng(3)
     pairs = [(0, 1), (n - 2, n - 1), (46340, 46341), (20000, 46399)]
+    # with 260 threads split by t: rows 256..259 of the first band (finishing) and the samples
+    # of 64-sample groups 256..259 and 516..519 (packing) belong to the threads beyond 256
+    pairs += [(256, 300), (257, 9000), (258, 46000), (259, 46399), (16384, 16385),
+              (16500, 40000), (33100, 33200), (1, 16639)]
     pairs += [tuple(sorted(rng.choice(n, 2, replace=False))) for _ in range(20)]
     bad = 0
     for i, j in pairs:
