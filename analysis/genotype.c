@@ -410,16 +410,16 @@ struct scan_ctx {
     struct gsvd_geno_counts counts;
 };
 
+/* A slot buffer of at least n bytes; its contents are not kept (every block overwrites them).
+ * Large ones take huge pages: a slot of a wide store is tens of MB, first touched per slot. */
 static int grow(void **p, size_t *cap, size_t n)
 {
     if (n <= *cap)
         return GSVD_OK;
-    void *q = gsvd_realloc(*p, n ? n : 1);
-    if (!q)
-        return GSVD_ENOMEM;
-    *p = q;
-    *cap = n;
-    return GSVD_OK;
+    gsvd_free(*p);
+    *p = gsvd_alloc_large(n ? n : 1);
+    *cap = *p ? n : 0;
+    return *p ? GSVD_OK : GSVD_ENOMEM;
 }
 
 /* Integer element i of a decoded buffer of the given dtype, as int64 (bool as 0/1). */

@@ -58,7 +58,7 @@ int gsvd_pd_band_acc(void **buf, size_t *cap, size_t n_rows, size_t n_cols, size
         return GSVD_ENOMEM;
     if (cells > *cap || !*buf) {
         gsvd_free(*buf);
-        *buf = gsvd_malloc((cells ? cells : 1) * elem);
+        *buf = gsvd_alloc_large((cells ? cells : 1) * elem);
         *cap = *buf ? cells : 0;
         if (!*buf)
             return GSVD_ENOMEM;
@@ -360,8 +360,8 @@ static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
     if (cells > r->out_cap) {
         gsvd_free(r->dist);
         gsvd_free(r->n_sites);
-        r->dist = gsvd_malloc(cells * sizeof *r->dist);
-        r->n_sites = gsvd_malloc(cells * sizeof *r->n_sites);
+        r->dist = gsvd_alloc_large(cells * sizeof *r->dist);
+        r->n_sites = gsvd_alloc_large(cells * sizeof *r->n_sites);
         r->out_cap = r->dist && r->n_sites ? cells : 0;
         if (!r->dist || !r->n_sites)
             return GSVD_ENOMEM;

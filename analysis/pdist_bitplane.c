@@ -119,7 +119,7 @@ static int bp_create(const struct pd_env *env, void **out)
         gsvd_free(b);
         return GSVD_ENOMEM;
     }
-    b->cur.planes = gsvd_aligned_alloc(64, words * sizeof(uint64_t));
+    b->cur.planes = gsvd_alloc_large(words * sizeof(uint64_t));
     if (!b->cur.planes) {
         gsvd_free(b);
         return GSVD_ENOMEM;
@@ -424,7 +424,7 @@ static int flush_current(struct bp *b)
                 b->kept = k;
                 b->kept_cap = cap;
             }
-            uint64_t *fresh = gsvd_aligned_alloc(64, words * sizeof(uint64_t));
+            uint64_t *fresh = gsvd_alloc_large(words * sizeof(uint64_t));
             if (!fresh)
                 return GSVD_ENOMEM;
             b->kept[b->n_kept++] = b->cur;

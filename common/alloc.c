@@ -1,4 +1,5 @@
 /* common/alloc.c - allocation wrappers with logging and fault injection. */
+#define _DEFAULT_SOURCE /* madvise, MADV_HUGEPAGE (the build asks for POSIX 2008 only) */
 #include "gsvd_config.h"
 #include "common/alloc.h"
 
@@ -7,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "common/log.h"
 
@@ -97,6 +101,20 @@ void *gsvd_aligned_alloc(size_t align, size_t n)
         n_failures++;
         gsvd_log_error("out of memory (%zu bytes aligned to %zu)", n, align);
     }
+    return p;
+}
+
+void *gsvd_alloc_large(size_t n)
+{
+    enum { HUGE = 2 << 20 };
+    void *p;
+    if (n < 2 * HUGE)
+        return gsvd_aligned_alloc(64, n);
+    p = gsvd_aligned_alloc(HUGE, n);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (p)
+        (void)madvise(p, n / HUGE * HUGE, MADV_HUGEPAGE); /* a hint: failure changes nothing */
+#endif
     return p;
 }
 

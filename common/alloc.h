@@ -16,6 +16,11 @@ char *gsvd_strndup(const char *s, size_t n);  /* at most n bytes, NUL-terminated
 /* Aligned (for SIMD and BLAS); `align` a power of two >= sizeof(void *). Free with gsvd_free. */
 void *gsvd_aligned_alloc(size_t align, size_t n);
 void gsvd_free(void *p); /* accepts NULL */
+/* For large buffers read at random or in long strides (pair accumulators, bit planes): from
+ * 4 MiB on, aligned to 2 MiB and advised as transparent huge pages (Linux madvise; a hint that
+ * is ignored where unsupported), so first touch maps 512x fewer pages and the TLB covers
+ * more.  Smaller sizes are aligned to 64 bytes.  Free with gsvd_free. */
+void *gsvd_alloc_large(size_t n);
 
 /* Number of allocations that have failed on the calling thread so far.  Lets code that calls a
  * library allocating through these functions (cJSON) tell out-of-memory from bad input. */
