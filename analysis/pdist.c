@@ -181,12 +181,13 @@ static size_t kernel_chain(const struct gsvd_pdist_params *p, int is_float, int 
     enum gsvd_pdist_metric m = p->metric;
     int gram_ok = m == GSVD_PDIST_EUCLIDEAN || m == GSVD_PDIST_SQEUCLIDEAN ||
                   m == GSVD_PDIST_COSINE || m == GSVD_PDIST_CORRELATION;
-    int bp_ok = gsvd_pd_bitplane_metric(m);
+    int bp_ok = gsvd_pd_bitplane_metric(m), wide_ok = gsvd_pd_bitplane_wide_metric(m);
+    const struct pd_kernel_ops *bp = bp_ok ? &gsvd_pd_bitplane_ops : &gsvd_pd_bitplane_wide_ops;
 
     switch (p->kernel) {
     case GSVD_PDIST_KERNEL_BITPLANE:
-        if (bp_ok)
-            chain[k++] = &gsvd_pd_bitplane_ops;
+        if (bp_ok || wide_ok)
+            chain[k++] = bp;
         break;
     case GSVD_PDIST_KERNEL_GRAM:
         if (gram_ok)
@@ -195,12 +196,14 @@ static size_t kernel_chain(const struct gsvd_pdist_params *p, int is_float, int 
     case GSVD_PDIST_KERNEL_GENERIC:
         break;
     default:
-        /* float input: the Gram first (exact enough, no missing); genotypes: bit planes.  On a
-         * device the generic kernel takes the Gram's place (float64 pair sums there). */
-        if (gram_ok && (is_float || !bp_ok) && !dev)
+        /* float input: the Gram first (exact enough, no missing); genotypes: bit planes (the
+         * wide counts on the host only).  On a device the generic kernel takes the Gram's
+         * place (float64 pair sums there). */
+        wide_ok = wide_ok && !dev;
+        if (gram_ok && (is_float || !(bp_ok || wide_ok)) && !dev)
             chain[k++] = &gsvd_pd_gram_ops;
-        if (bp_ok)
-            chain[k++] = &gsvd_pd_bitplane_ops;
+        if (bp_ok || wide_ok)
+            chain[k++] = bp;
         break;
     }
     chain[k++] = &gsvd_pd_generic_ops;

@@ -37,7 +37,8 @@
 #include "common/err.h"
 #include "common/parallel.h"
 
-enum { ROW_TILE = 64, COL_TILE = 64, NC = 3 };
+/* NC counts per pair (n, one, two); NW for the wide metrics (see gsvd_pd_wide_to_sums) */
+enum { ROW_TILE = 64, COL_TILE = 64, NC = 3, NW = GSVD_PD_N_WIDE };
 
 struct segment {
     uint64_t *planes; /* n x 3 x W words: [item][C|A|B or P][word] */
@@ -57,7 +58,9 @@ struct bp {
     int complete; /* 1 once a whole pass is kept */
     /* band */
     size_t row0, nb, nc;
-    uint32_t *cnt; /* nb x nc x NC */
+    uint32_t *cnt; /* nb x nc x ncnt */
+    size_t ncnt;   /* counts per pair: NC, or NW for the wide metrics */
+    int wide;      /* jaccard, braycurtis, canberra, cosine, correlation: NW counts, host only */
     size_t cnt_cap;
     int avx512;
     int l1;                         /* the metric needs only n and sum |u - v| */
@@ -133,7 +136,12 @@ static int bp_create(const struct pd_env *env, void **out)
     b->gfni = b->avx512bw && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
 #endif
     b->l1 = env->p->metric == GSVD_PDIST_CITYBLOCK || env->p->metric == GSVD_PDIST_IBS;
-    b->pplane = !b->l1 && !env->dev; /* a device counts from C, A, B (gpu/pdist_body.h) */
+    b->wide = gsvd_pd_bitplane_wide_metric(env->p->metric);
+    b->ncnt = b->wide ? NW : NC;
+    if (b->wide)
+        b->env.dev = NULL; /* the device kernels count n, one, two only */
+    /* a device counts from C, A, B (gpu/pdist_body.h); the wide counts need B too */
+    b->pplane = !b->l1 && !b->wide && !b->env.dev;
     *out = b;
     return GSVD_OK;
 }
@@ -169,7 +177,7 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
     b->row0 = row0;
     b->nb = n_rows;
     b->nc = b->n - row0;
-    rc = gsvd_pd_band_acc(&acc, &b->cnt_cap, n_rows, b->nc, NC, sizeof *b->cnt);
+    rc = gsvd_pd_band_acc(&acc, &b->cnt_cap, n_rows, b->nc, b->ncnt, sizeof *b->cnt);
     b->cnt = acc;
     if (rc == GSVD_OK && b->env.dev) {
         struct gsvd_pd_dev_band band = {
@@ -185,12 +193,12 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
  * header comment; l1: n, one + 2 two, 0 (planes C, A, B), else planes C, A, P.  masked = 0 (a
  * complete segment): K is taken as all ones and n is left 0 for the caller to add. */
 typedef void (*pair4_fn)(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
-                         uint64_t out[4][NC]);
+                         uint64_t out[4][NW]);
 
 /* A pair4_fn `name` compiled with `attr` around body(..., l1, masked) with constant flags. */
 #define PD_PAIR4(attr, body, name, l1, masked)                                                     \
     attr static void name(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,      \
-                          uint64_t out[4][NC])                                                     \
+                          uint64_t out[4][NW])                                                     \
     {                                                                                              \
         body(x, y, W, nw, out, l1, masked);                                                        \
     }
@@ -199,7 +207,7 @@ typedef void (*pair4_fn)(const uint64_t *x, const uint64_t *const y[4], size_t W
 #define PD_AVX512 __attribute__((target("avx512f,avx512vpopcntdq")))
 PD_AVX512 static inline __attribute__((always_inline)) void
 pair4_avx512_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
-                  uint64_t out[4][NC], const int l1, const int masked)
+                  uint64_t out[4][NW], const int l1, const int masked)
 {
     __m512i acc[4][NC];
     for (int k = 0; k < 4; k++)
@@ -259,7 +267,7 @@ PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_pq, 0, 0)
 
 static inline __attribute__((always_inline)) void
 pair4_scalar_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
-                  uint64_t out[4][NC], const int l1, const int masked)
+                  uint64_t out[4][NW], const int l1, const int masked)
 {
     for (int k = 0; k < 4; k++) {
         const uint64_t *yk = y[k];
@@ -287,14 +295,80 @@ PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_l1, 1, 0)
 PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_pq_k, 0, 1)
 PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_pq, 0, 0)
 
+/* Wide counts (planes C, A, B; see gsvd_pd_wide_to_sums) of x against y[0..3]: n = |Cx & Cy|,
+ * |Ax & Cy|, |Bx & Cy|, |Ay & Cx|, |By & Cx|, |Ax & Ay|, |Ax & By| + |Bx & Ay|, |Bx & By|
+ * (A and B lie inside C, so the last three need no mask).  Two columns per sweep keep the 16
+ * accumulators in registers. */
+#if PD_X86
+PD_AVX512 static void pairw_avx512(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                   size_t nw, uint64_t out[4][NW])
+{
+    for (int h = 0; h < 4; h += 2) {
+        __m512i acc[2][NW];
+        for (int k = 0; k < 2; k++)
+            for (int q = 0; q < NW; q++)
+                acc[k][q] = _mm512_setzero_si512();
+        for (size_t w = 0; w < nw; w += 8) {
+            __m512i xc = _mm512_loadu_si512((const void *)(x + w));
+            __m512i xa = _mm512_loadu_si512((const void *)(x + W + w));
+            __m512i xb = _mm512_loadu_si512((const void *)(x + 2 * W + w));
+            for (int k = 0; k < 2; k++) {
+                const uint64_t *yk = y[h + k];
+                __m512i yc = _mm512_loadu_si512((const void *)(yk + w));
+                __m512i ya = _mm512_loadu_si512((const void *)(yk + W + w));
+                __m512i yb = _mm512_loadu_si512((const void *)(yk + 2 * W + w));
+                __m512i v[NW + 1] = {
+                    _mm512_and_si512(xc, yc), _mm512_and_si512(xa, yc), _mm512_and_si512(xb, yc),
+                    _mm512_and_si512(ya, xc), _mm512_and_si512(yb, xc), _mm512_and_si512(xa, ya),
+                    _mm512_and_si512(xa, yb), _mm512_and_si512(xb, yb), _mm512_and_si512(xb, ya)};
+                for (int q = 0; q < NW; q++)
+                    acc[k][q] = _mm512_add_epi64(acc[k][q], _mm512_popcnt_epi64(v[q]));
+                acc[k][6] = _mm512_add_epi64(acc[k][6], _mm512_popcnt_epi64(v[NW]));
+            }
+        }
+        for (int k = 0; k < 2; k++)
+            for (int q = 0; q < NW; q++)
+                out[h + k][q] = (uint64_t)_mm512_reduce_add_epi64(acc[k][q]);
+    }
+}
+#endif
+
+PD_POPCNT static void pairw_scalar(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                   size_t nw, uint64_t out[4][NW])
+{
+    for (int k = 0; k < 4; k++) {
+        const uint64_t *yk = y[k];
+        uint64_t c[NW] = {0};
+        for (size_t w = 0; w < nw; w++) {
+            uint64_t xc = x[w], xa = x[W + w], xb = x[2 * W + w];
+            uint64_t yc = yk[w], ya = yk[W + w], yb = yk[2 * W + w];
+            c[0] += (uint64_t)__builtin_popcountll(xc & yc);
+            c[1] += (uint64_t)__builtin_popcountll(xa & yc);
+            c[2] += (uint64_t)__builtin_popcountll(xb & yc);
+            c[3] += (uint64_t)__builtin_popcountll(ya & xc);
+            c[4] += (uint64_t)__builtin_popcountll(yb & xc);
+            c[5] += (uint64_t)__builtin_popcountll(xa & ya);
+            c[6] +=
+                (uint64_t)__builtin_popcountll(xa & yb) + (uint64_t)__builtin_popcountll(xb & ya);
+            c[7] += (uint64_t)__builtin_popcountll(xb & yb);
+        }
+        for (int q = 0; q < NW; q++)
+            out[k][q] = c[q];
+    }
+}
+
 /* The pair function for this kernel and segment. */
 static pair4_fn pick_pair4(const struct bp *b, int masked)
 {
 #if PD_X86
+    if (b->wide)
+        return b->avx512 ? pairw_avx512 : pairw_scalar;
     if (b->avx512)
         return b->l1 ? (masked ? pair4_avx512_l1_k : pair4_avx512_l1)
                      : (masked ? pair4_avx512_pq_k : pair4_avx512_pq);
 #endif
+    if (b->wide)
+        return pairw_scalar;
     return b->l1 ? (masked ? pair4_scalar_l1_k : pair4_scalar_l1)
                  : (masked ? pair4_scalar_pq_k : pair4_scalar_pq);
 }
@@ -330,7 +404,7 @@ static int flush_worker(void *ctx, size_t t)
     struct flush_job *f = ctx;
     struct bp *b = f->b;
     const uint64_t *pl = f->seg->planes;
-    size_t W = b->W, stride = 3 * W, nc = b->nc;
+    size_t W = b->W, stride = 3 * W, nc = b->nc, nct = b->ncnt;
     (void)t;
 
     for (;;) {
@@ -348,19 +422,20 @@ static int flush_worker(void *ctx, size_t t)
                 y[q] = pl + (b->row0 + c + (q < k ? q : 0)) * stride;
             for (size_t r = r0; r < r_end && r < c + k - 1; r++) {
                 const uint64_t *x = pl + (b->row0 + r) * stride;
-                uint64_t res[4][NC];
-                /* the next row's counts are a cache miss away (rows are nc x 12 bytes apart) */
-                const uint32_t *next = b->cnt + ((r + 1) * nc + c) * NC;
+                uint64_t res[4][NW];
+                /* the next row's counts are a cache miss away (rows are nc x ncnt x 4 bytes
+                 * apart) */
+                const uint32_t *next = b->cnt + ((r + 1) * nc + c) * nct;
                 __builtin_prefetch(next, 1);
-                __builtin_prefetch(next + 4 * NC - 1, 1);
+                __builtin_prefetch(next + 4 * nct - 1, 1);
                 f->pair4(x, y, W, f->nw, res);
                 for (size_t q = 0; q < k; q++) {
                     if (c + q <= r)
                         continue; /* only the upper triangle */
-                    uint32_t *cn = b->cnt + (r * nc + c + q) * NC;
+                    uint32_t *cn = b->cnt + (r * nc + c + q) * nct;
                     cn[0] += f->complete ? (uint32_t)f->seg->bits : (uint32_t)res[q][0];
-                    cn[1] += (uint32_t)res[q][1];
-                    cn[2] += (uint32_t)res[q][2];
+                    for (size_t e = 1; e < nct; e++)
+                        cn[e] += (uint32_t)res[q][e];
                 }
             }
         }
@@ -384,8 +459,8 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
                                       (f.nw + 7) / 8 * 8);
     if (b->avx512)
         f.nw = (f.nw + 7) / 8 * 8; /* whole vectors; the words past `bits` are zero */
-    f.complete = seg->complete;
-    f.pair4 = pick_pair4(b, !seg->complete);
+    f.complete = seg->complete && !b->wide;
+    f.pair4 = pick_pair4(b, !f.complete);
     b->n_seg++;
     b->n_seg_complete += (uint64_t)seg->complete;
     starts = gsvd_malloc(n_rt * sizeof *starts);
@@ -732,7 +807,11 @@ static int bp_replay(void *st, size_t row0, size_t n_rows)
 static void bp_pair_sums(void *st, size_t r, size_t c, struct gsvd_pd_sums *out)
 {
     struct bp *b = st;
-    gsvd_pd_counts_to_sums(b->env.p->metric, b->env.p->p, b->cnt + (r * b->nc + c) * NC, out);
+    const uint32_t *cn = b->cnt + (r * b->nc + c) * b->ncnt;
+    if (b->wide)
+        gsvd_pd_wide_to_sums(b->env.p->metric, cn, out);
+    else
+        gsvd_pd_counts_to_sums(b->env.p->metric, b->env.p->p, cn, out);
 }
 
 static void bp_report(void *st, struct gsvd_pdist_summary *sum)
@@ -747,6 +826,23 @@ const struct pd_kernel_ops gsvd_pd_bitplane_ops = {
     .pair_bytes = NC * sizeof(uint32_t),
     .fixed_bytes = bp_fixed_bytes,
     .device = 1,
+    .counts_called = 1,
+    .create = bp_create,
+    .destroy = bp_destroy,
+    .band_begin = bp_band_begin,
+    .add = bp_add,
+    .band_end = bp_band_end,
+    .replay = bp_replay,
+    .pair_sums = bp_pair_sums,
+    .report = bp_report,
+};
+
+/* The same kernel for the metrics that need the wide counts (host only). */
+const struct pd_kernel_ops gsvd_pd_bitplane_wide_ops = {
+    .name = "bitplane",
+    .pair_bytes = NW * sizeof(uint32_t),
+    .fixed_bytes = bp_fixed_bytes,
+    .device = 0,
     .counts_called = 1,
     .create = bp_create,
     .destroy = bp_destroy,

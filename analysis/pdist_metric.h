@@ -42,6 +42,65 @@ static inline GSVD_HD int gsvd_pd_bitplane_metric(enum gsvd_pdist_metric m)
     }
 }
 
+/* The metrics whose sums come from the bit planes' wide counts (gsvd_pd_wide_to_sums). */
+static inline GSVD_HD int gsvd_pd_bitplane_wide_metric(enum gsvd_pdist_metric m)
+{
+    switch (m) {
+    case GSVD_PDIST_JACCARD:
+    case GSVD_PDIST_BRAYCURTIS:
+    case GSVD_PDIST_CANBERRA:
+    case GSVD_PDIST_COSINE:
+    case GSVD_PDIST_CORRELATION:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Wide counts of a pair over its jointly called features, from planes C, A = [g >= 1],
+ * B = [g >= 2]: w[0] n, w[1] |Ax & Cy|, w[2] |Bx & Cy|, w[3] |Ay & Cx|, w[4] |By & Cx|,
+ * w[5] |Ax & Ay|, w[6] |Ax & By| + |Bx & Ay|, w[7] |Bx & By|.  With g = A + B and
+ * min(u, v) = [u, v >= 1] + [u, v >= 2]: sum u = w1 + w2, sum u^2 = w1 + 3 w2, sum uv =
+ * w5 + w6 + w7, sum |u - v| = sum u + sum v - 2 (w5 + w7), #(bool u != bool v) =
+ * w1 + w3 - 2 w5, #(u or v) = w1 + w3 - w5, #{u, v} = {1, 2} = w6 - 2 w7. */
+#define GSVD_PD_N_WIDE 8
+
+/* Sums (struct gsvd_pd_sums) of jaccard, braycurtis, canberra, cosine and correlation from the
+ * wide counts; exact integers except canberra's thirds (|u - v| / (u + v) is 1 for a zero
+ * against a non-zero, 1/3 for {1, 2}). */
+static inline GSVD_HD void gsvd_pd_wide_to_sums(enum gsvd_pdist_metric m, const uint32_t w[8],
+                                                struct gsvd_pd_sums *s)
+{
+    double su = (double)w[1] + (double)w[2], sv = (double)w[3] + (double)w[4];
+    double amin = (double)w[5] + (double)w[7];
+    s->n = w[0];
+    s->a = s->b = s->c = s->d = s->e = 0;
+    switch (m) {
+    case GSVD_PDIST_JACCARD:
+        s->a = (double)w[1] + (double)w[3] - 2.0 * (double)w[5];
+        s->b = (double)w[1] + (double)w[3] - (double)w[5];
+        break;
+    case GSVD_PDIST_BRAYCURTIS:
+        s->a = su + sv - 2.0 * amin;
+        s->b = su + sv;
+        break;
+    case GSVD_PDIST_CANBERRA:
+        s->a = ((double)w[1] + (double)w[3] - 2.0 * (double)w[5]) +
+               ((double)w[6] - 2.0 * (double)w[7]) / 3.0;
+        break;
+    case GSVD_PDIST_COSINE:
+    case GSVD_PDIST_CORRELATION:
+        s->a = su;
+        s->b = sv;
+        s->c = (double)w[5] + (double)w[6] + (double)w[7];
+        s->d = (double)w[1] + 3.0 * (double)w[2];
+        s->e = (double)w[3] + 3.0 * (double)w[4];
+        break;
+    default:
+        break;
+    }
+}
+
 /* Sums from the bit-plane counts (n, one, two); exact: every value is an integer below 2^53
  * except minkowski's 2^p. */
 static inline GSVD_HD void gsvd_pd_counts_to_sums(enum gsvd_pdist_metric m, double p,
