@@ -821,35 +821,16 @@ static void bp_report(void *st, struct gsvd_pdist_summary *sum)
     sum->n_segments_complete += b->n_seg_complete;
 }
 
-const struct pd_kernel_ops gsvd_pd_bitplane_ops = {
-    .name = "bitplane",
-    .pair_bytes = NC * sizeof(uint32_t),
-    .fixed_bytes = bp_fixed_bytes,
-    .device = 1,
-    .counts_called = 1,
-    .create = bp_create,
-    .destroy = bp_destroy,
-    .band_begin = bp_band_begin,
-    .add = bp_add,
-    .band_end = bp_band_end,
-    .replay = bp_replay,
-    .pair_sums = bp_pair_sums,
-    .report = bp_report,
-};
+/* The kernel's vtable: the counts per pair (NC or NW) and whether a device may count. */
+#define BP_OPS(counts, dev)                                                                        \
+    {                                                                                              \
+        .name = "bitplane", .pair_bytes = (counts) * sizeof(uint32_t),                             \
+        .fixed_bytes = bp_fixed_bytes, .device = (dev), .counts_called = 1, .create = bp_create,   \
+        .destroy = bp_destroy, .band_begin = bp_band_begin, .add = bp_add,                         \
+        .band_end = bp_band_end, .replay = bp_replay, .pair_sums = bp_pair_sums,                   \
+        .report = bp_report                                                                        \
+    }
 
+const struct pd_kernel_ops gsvd_pd_bitplane_ops = BP_OPS(NC, 1);
 /* The same kernel for the metrics that need the wide counts (host only). */
-const struct pd_kernel_ops gsvd_pd_bitplane_wide_ops = {
-    .name = "bitplane",
-    .pair_bytes = NW * sizeof(uint32_t),
-    .fixed_bytes = bp_fixed_bytes,
-    .device = 0,
-    .counts_called = 1,
-    .create = bp_create,
-    .destroy = bp_destroy,
-    .band_begin = bp_band_begin,
-    .add = bp_add,
-    .band_end = bp_band_end,
-    .replay = bp_replay,
-    .pair_sums = bp_pair_sums,
-    .report = bp_report,
-};
+const struct pd_kernel_ops gsvd_pd_bitplane_wide_ops = BP_OPS(NW, 0);
