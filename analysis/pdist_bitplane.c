@@ -58,9 +58,10 @@ struct bp {
     int complete; /* 1 once a whole pass is kept */
     /* band */
     size_t row0, nb, nc;
-    uint32_t *cnt; /* nb x nc x ncnt */
-    size_t ncnt;   /* counts per pair: NC, or NW for the wide metrics */
-    int wide;      /* jaccard, braycurtis, canberra, cosine, correlation: NW counts, host only */
+    uint32_t *cnt;  /* nb x nc x ncnt */
+    size_t ncnt;    /* counts per pair: NC, or NW for the wide metrics */
+    int wide;       /* jaccard, braycurtis, canberra, cosine, correlation: NW counts, host only */
+    uint32_t *isum; /* wide: per item |A|, |B| of a complete segment (2 x n) */
     size_t cnt_cap;
     int avx512;
     int l1;                         /* the metric needs only n and sum |u - v| */
@@ -107,6 +108,8 @@ static uint64_t bp_fixed_bytes(const struct pd_env *env)
     return 0; /* accounted for by the engine's stripe_bytes */
 }
 
+static void bp_destroy(void *st);
+
 static int bp_create(const struct pd_env *env, void **out)
 {
     struct bp *b = gsvd_calloc(1, sizeof *b);
@@ -138,8 +141,13 @@ static int bp_create(const struct pd_env *env, void **out)
     b->l1 = env->p->metric == GSVD_PDIST_CITYBLOCK || env->p->metric == GSVD_PDIST_IBS;
     b->wide = gsvd_pd_bitplane_wide_metric(env->p->metric);
     b->ncnt = b->wide ? NW : NC;
-    if (b->wide)
+    if (b->wide) {
         b->env.dev = NULL; /* the device kernels count n, one, two only */
+        if (!(b->isum = gsvd_malloc(2 * (b->n ? b->n : 1) * sizeof *b->isum))) {
+            bp_destroy(b);
+            return GSVD_ENOMEM;
+        }
+    }
     /* a device counts from C, A, B (gpu/pdist_body.h); the wide counts need B too */
     b->pplane = !b->l1 && !b->wide && !b->env.dev;
     *out = b;
@@ -165,6 +173,7 @@ static void bp_destroy(void *st)
     drop_kept(b);
     gsvd_free(b->cur.planes);
     gsvd_free(b->cnt);
+    gsvd_free(b->isum);
     gsvd_free(b);
 }
 
@@ -357,18 +366,70 @@ PD_POPCNT static void pairw_scalar(const uint64_t *x, const uint64_t *const y[4]
     }
 }
 
+/* The wide counts of a complete segment (C all ones): only the pairwise |Ax & Ay|,
+ * |Ax & By| + |Bx & Ay|, |Bx & By| (out[k][5..7]); n and the items' own counts are added by
+ * the caller. */
+#if PD_X86
+PD_AVX512 static void pairw_avx512_full(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                        size_t nw, uint64_t out[4][NW])
+{
+    __m512i acc[4][3];
+    for (int k = 0; k < 4; k++)
+        for (int q = 0; q < 3; q++)
+            acc[k][q] = _mm512_setzero_si512();
+    for (size_t w = 0; w < nw; w += 8) {
+        __m512i xa = _mm512_loadu_si512((const void *)(x + W + w));
+        __m512i xb = _mm512_loadu_si512((const void *)(x + 2 * W + w));
+        for (int k = 0; k < 4; k++) {
+            __m512i ya = _mm512_loadu_si512((const void *)(y[k] + W + w));
+            __m512i yb = _mm512_loadu_si512((const void *)(y[k] + 2 * W + w));
+            acc[k][0] = _mm512_add_epi64(acc[k][0], _mm512_popcnt_epi64(_mm512_and_si512(xa, ya)));
+            acc[k][1] = _mm512_add_epi64(acc[k][1], _mm512_popcnt_epi64(_mm512_and_si512(xa, yb)));
+            acc[k][1] = _mm512_add_epi64(acc[k][1], _mm512_popcnt_epi64(_mm512_and_si512(xb, ya)));
+            acc[k][2] = _mm512_add_epi64(acc[k][2], _mm512_popcnt_epi64(_mm512_and_si512(xb, yb)));
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        for (int q = 0; q < 5; q++)
+            out[k][q] = 0;
+        for (int q = 0; q < 3; q++)
+            out[k][5 + q] = (uint64_t)_mm512_reduce_add_epi64(acc[k][q]);
+    }
+}
+#endif
+
+PD_POPCNT static void pairw_scalar_full(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                        size_t nw, uint64_t out[4][NW])
+{
+    for (int k = 0; k < 4; k++) {
+        const uint64_t *ya = y[k] + W, *yb = y[k] + 2 * W, *xa = x + W, *xb = x + 2 * W;
+        uint64_t aa = 0, ab = 0, bb = 0;
+        for (size_t w = 0; w < nw; w++) {
+            aa += (uint64_t)__builtin_popcountll(xa[w] & ya[w]);
+            ab += (uint64_t)__builtin_popcountll(xa[w] & yb[w]) +
+                  (uint64_t)__builtin_popcountll(xb[w] & ya[w]);
+            bb += (uint64_t)__builtin_popcountll(xb[w] & yb[w]);
+        }
+        for (int q = 0; q < 5; q++)
+            out[k][q] = 0;
+        out[k][5] = aa;
+        out[k][6] = ab;
+        out[k][7] = bb;
+    }
+}
+
 /* The pair function for this kernel and segment. */
 static pair4_fn pick_pair4(const struct bp *b, int masked)
 {
 #if PD_X86
-    if (b->wide)
-        return b->avx512 ? pairw_avx512 : pairw_scalar;
+    if (b->wide && b->avx512)
+        return masked ? pairw_avx512 : pairw_avx512_full;
     if (b->avx512)
         return b->l1 ? (masked ? pair4_avx512_l1_k : pair4_avx512_l1)
                      : (masked ? pair4_avx512_pq_k : pair4_avx512_pq);
 #endif
     if (b->wide)
-        return pairw_scalar;
+        return masked ? pairw_scalar : pairw_scalar_full;
     return b->l1 ? (masked ? pair4_scalar_l1_k : pair4_scalar_l1)
                  : (masked ? pair4_scalar_pq_k : pair4_scalar_pq);
 }
@@ -380,7 +441,8 @@ struct flush_job {
     size_t n_row_tiles, n_jobs;
     const size_t *job_start; /* per row tile: index of its first job */
     pair4_fn pair4;
-    int complete; /* the segment has no missing call: n += bits */
+    int complete;         /* the segment has no missing call: n += bits */
+    const uint32_t *isum; /* wide and complete: the items' |A|, |B| (the pair4 leaves them 0) */
     atomic_size_t next;
 };
 
@@ -436,6 +498,14 @@ static int flush_worker(void *ctx, size_t t)
                     cn[0] += f->complete ? (uint32_t)f->seg->bits : (uint32_t)res[q][0];
                     for (size_t e = 1; e < nct; e++)
                         cn[e] += (uint32_t)res[q][e];
+                    if (f->isum) {
+                        const uint32_t *sx = f->isum + 2 * (b->row0 + r),
+                                       *sy = f->isum + 2 * (b->row0 + c + q);
+                        cn[1] += sx[0];
+                        cn[2] += sx[1];
+                        cn[3] += sy[0];
+                        cn[4] += sy[1];
+                    }
                 }
             }
         }
@@ -459,8 +529,21 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
                                       (f.nw + 7) / 8 * 8);
     if (b->avx512)
         f.nw = (f.nw + 7) / 8 * 8; /* whole vectors; the words past `bits` are zero */
-    f.complete = seg->complete && !b->wide;
+    f.complete = seg->complete;
     f.pair4 = pick_pair4(b, !f.complete);
+    if (b->wide && f.complete) { /* |Ax & Cy| = |Ax| etc.: per item, once per segment */
+        for (size_t i = b->row0; i < b->n; i++) {
+            const uint64_t *p = seg->planes + i * 3 * b->W;
+            uint32_t sa = 0, sb = 0;
+            for (size_t w = 0; w < f.nw; w++) {
+                sa += (uint32_t)__builtin_popcountll(p[b->W + w]);
+                sb += (uint32_t)__builtin_popcountll(p[2 * b->W + w]);
+            }
+            b->isum[2 * i] = sa;
+            b->isum[2 * i + 1] = sb;
+        }
+        f.isum = b->isum;
+    }
     b->n_seg++;
     b->n_seg_complete += (uint64_t)seg->complete;
     starts = gsvd_malloc(n_rt * sizeof *starts);
