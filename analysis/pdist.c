@@ -154,13 +154,10 @@ GSVD_CLONES static void count_called_rows(const int8_t *rows, size_t nf, size_t 
 static int pd_feed(struct pd_run *r, const struct pd_stripe *s)
 {
     size_t n = r->env.n;
+    struct pd_stripe fed = *s;
     if (r->first_pass && r->kops->counts_called) {
-        struct pd_stripe counted = *s;
-        counted.called = r->called; /* the kernel counts while it reads the values */
-        progress(r, s->n_feat);
-        return r->kops->add(r->kst, &counted);
-    }
-    if (r->first_pass) {
+        fed.called = r->called; /* the kernel counts while it reads the values */
+    } else if (r->first_pass) {
         if (s->i8 && s->item_stride == 1) {
             count_called_rows(s->i8, s->n_feat, s->feat_stride, n, r->called);
         } else {
@@ -170,7 +167,7 @@ static int pd_feed(struct pd_run *r, const struct pd_stripe *s)
         }
     }
     progress(r, s->n_feat);
-    return r->kops->add(r->kst, s);
+    return r->kops->add(r->kst, &fed);
 }
 
 /* Kernels in the order they are tried for this metric and data. */
@@ -413,8 +410,6 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     }
     r->env.p = p;
     r->env.n_threads = p->n_threads ? p->n_threads : 1;
-    if (r->env.n_threads > GSVD_PARALLEL_MAX) /* the kernels split rows by thread index */
-        r->env.n_threads = GSVD_PARALLEL_MAX;
     r->env.dev = gsvd_backend_has_pdist(p->device) ? p->device : NULL;
     n_chain = kernel_chain(p, is_float, r->env.dev != NULL, chain);
     r->called = gsvd_calloc(n ? n : 1, sizeof *r->called);

@@ -487,9 +487,11 @@ static int flush_worker(void *ctx, size_t t)
                 uint64_t res[4][NW];
                 /* the next row's counts are a cache miss away (rows are nc x ncnt x 4 bytes
                  * apart) */
-                const uint32_t *next = b->cnt + ((r + 1) * nc + c) * nct;
-                __builtin_prefetch(next, 1);
-                __builtin_prefetch(next + 4 * nct - 1, 1);
+                if (r + 1 < r_end) {
+                    const uint32_t *next = b->cnt + ((r + 1) * nc + c) * nct;
+                    __builtin_prefetch(next, 1);
+                    __builtin_prefetch(next + 4 * nct - 1, 1);
+                }
                 f->pair4(x, y, W, f->nw, res);
                 for (size_t q = 0; q < k; q++) {
                     if (c + q <= r)

@@ -95,7 +95,7 @@ int pdist_out_open(const struct pdist_out_cfg *cfg, struct pdist_out **out)
         return GSVD_ENOMEM;
     o->cfg = *cfg;
     o->n_wk = cfg->threads ? cfg->threads : 1;
-    if (o->n_wk > GSVD_PARALLEL_MAX) /* each worker owns a share of the chunks */
+    if (o->n_wk > GSVD_PARALLEL_MAX) /* worker buffers: no more than threads that run at once */
         o->n_wk = GSVD_PARALLEL_MAX;
     if (cfg->condensed) {
         o->total = n * (n ? n - 1 : 0) / 2;

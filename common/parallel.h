@@ -6,13 +6,14 @@
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
-/* Most threads one call runs; callers that split work by t must clamp to it. */
+/* Most threads one call starts. */
 #define GSVD_PARALLEL_MAX 256
 
-/* Call fn(ctx, t) for every t in [0, n_threads) (at most GSVD_PARALLEL_MAX), t > 0 on new threads
- * and t = 0 on the caller's; a share whose thread cannot be started runs on the caller's thread.
- * Returns GSVD_OK or the first negative result in order of t. */
-GSVD_NODISCARD int gsvd_parallel(size_t n_threads, int (*fn)(void *ctx, size_t t), void *ctx);
+/* Call fn(ctx, t) for every share t in [0, n_shares) on min(n_shares, GSVD_PARALLEL_MAX)
+ * threads: thread k runs shares k, k + threads, ... (thread 0 is the caller's; a thread that
+ * cannot be started has its shares run on the caller's).  A thread stops at its first failing
+ * share.  Returns GSVD_OK or the failure of the lowest failing share. */
+GSVD_NODISCARD int gsvd_parallel(size_t n_shares, int (*fn)(void *ctx, size_t t), void *ctx);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_COMMON_PARALLEL_H */
