@@ -19,8 +19,16 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/parallel.h"
 
 #define GRAM_F32_MAX_N 16384 /* above this the Gram is accumulated with dsyrk, no f32 copy */
+
+/* One pass group's scratch, used by one thread at a time. */
+struct pass_slot {
+    float *z;  /* sub x n standardised rows */
+    float *t;  /* sub x c, Z_sub X */
+    float *yg; /* n x c, the group's Z^T Z X */
+};
 
 struct backend_cpu {
     struct gsvd_backend base;
@@ -28,18 +36,25 @@ struct backend_cpu {
     size_t n, c;       /* current pass: samples, columns of X */
     float *x;          /* n x c, X in float32 */
     double *y;         /* n x c accumulator */
-    float *yblk;       /* n x c, one block's Z^T T */
-    float *z;          /* standardised block, rows x n */
-    size_t z_cap;      /* floats allocated in z */
-    float *t;          /* rows x c, Z X */
-    size_t t_cap;
-    double *zd; /* float64 block for dsyrk / project */
+    /* pass staging (see "passes" below) */
+    size_t group, sub;       /* rows per group and per sub-tile (depend on n only) */
+    size_t par;              /* groups per batch (threads) */
+    struct pass_slot *slots; /* par */
+    int fmt;                 /* staged format: 1 p2, 2 i8, 3 f64, 0 none yet */
+    uint8_t *stage;          /* par x group compact rows */
+    size_t st_row_bytes, st_rows, st_cap_bytes;
+    float *st_center, *st_scale, *st_miss; /* per staged row */
+    double *st_rs;                         /* per staged row: sum of squares */
+    double *pass_sumsq;                    /* where the trace goes (from pass_block), or NULL */
+    /* Gram and project */
+    float *z;     /* standardised block, rows x n */
+    size_t z_cap; /* floats allocated in z */
+    double *zd;   /* float64 block for dsyrk / project */
     size_t zd_cap;
     float *gblk;      /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
     double *g;        /* n x n float64 Gram accumulator (upper triangle filled) */
-    size_t group;     /* rows per group (depends on n only) */
     size_t filled;    /* rows of the current group standardised into z */
-    size_t n_threads; /* threads for the Gram tiles */
+    size_t n_threads; /* threads for the pass groups and the Gram tiles */
 };
 
 /* Rows per product group: about 16 MiB of float32, at least 64 and at most 4096 rows.  It
@@ -50,6 +65,8 @@ static size_t group_rows(size_t n)
     size_t g = ((size_t)16 << 20) / (4 * (n ? n : 1));
     return g < 64 ? 64 : g > 4096 ? 4096 : g;
 }
+
+static void pass_free(struct backend_cpu *b);
 
 static int cpu_probe(char *why, size_t why_len)
 {
@@ -64,11 +81,10 @@ static void cpu_destroy(gsvd_backend *be)
     if (!b)
         return;
     openblas_set_num_threads(b->saved_threads);
+    pass_free(b);
     gsvd_free(b->x);
     gsvd_free(b->y);
-    gsvd_free(b->yblk);
     gsvd_free(b->z);
-    gsvd_free(b->t);
     gsvd_free(b->zd);
     gsvd_free(b->gblk);
     gsvd_free(b->g);
@@ -102,6 +118,137 @@ static int reserve_f(float **p, size_t *cap, size_t n)
     *p = q;
     *cap = n;
     return GSVD_OK;
+}
+
+/* ---- row expansion: compact codes to standardised float32 --------------------------------
+ * The values are exactly gsvd_std_p2 / gsvd_std_i8 of analysis/gblock_std.h: a four- or
+ * 32-entry table of those values is indexed by the code, so the vector paths give the same
+ * bits as the scalar ones (test_kernel_body compares them with the kernels' definitions). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang_analyzer__)
+#include <immintrin.h>
+#define CPU_X86 1
+#else
+#define CPU_X86 0
+#endif
+
+static int have_avx512(void)
+{
+#if CPU_X86
+    static int cached = -1; /* benign race: every thread computes the same value */
+    if (cached < 0)
+        cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
+    return cached;
+#else
+    return 0;
+#endif
+}
+
+#if CPU_X86
+/* 16 codes per step: broadcast 4 bytes, shift each lane to its code, look the value up. */
+__attribute__((target("avx512f"))) static size_t expand_p2_avx512(const uint8_t *row, size_t n,
+                                                                  const float lut[4], float *z)
+{
+    const __m512i shifts =
+        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i three = _mm512_set1_epi32(3);
+    const __m512 table =
+        _mm512_setr_ps(lut[0], lut[1], lut[2], lut[3], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        uint32_t w;
+        memcpy(&w, row + i / 4, 4);
+        __m512i idx = _mm512_and_si512(_mm512_srlv_epi32(_mm512_set1_epi32((int)w), shifts), three);
+        _mm512_storeu_ps(z + i, _mm512_permutexvar_ps(idx, table));
+    }
+    return i;
+}
+
+/* 16 dosages per step through a 32-entry table (index 31 = missing); stops early, for the
+ * scalar loop to finish, at the first value above 30. */
+__attribute__((target("avx512f"))) static size_t expand_i8_avx512(const int8_t *row, size_t n,
+                                                                  const float lut32[32], float *z)
+{
+    const __m512 lo = _mm512_loadu_ps(lut32), hi = _mm512_loadu_ps(lut32 + 16);
+    const __m512i cap = _mm512_set1_epi32(31), big = _mm512_set1_epi32(30);
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512i v = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(row + i)));
+        if (_mm512_cmpgt_epi32_mask(v, big))
+            break;
+        __m512i idx = _mm512_min_epu32(v, cap); /* negative (missing) -> 31 */
+        _mm512_storeu_ps(z + i, _mm512_permutex2var_ps(lo, idx, hi));
+    }
+    return i;
+}
+#endif
+
+/* z[i] = standardised value of 2-bit code i of row, i < n. */
+static void expand_p2(const uint8_t *row, size_t n, float c0, float s0, float m0, float *z)
+{
+    float lut[4];
+    size_t i = 0;
+    for (unsigned c = 0; c < 4; c++)
+        lut[c] = gsvd_std_p2(c, c0, s0, m0);
+#if CPU_X86
+    if (have_avx512())
+        i = expand_p2_avx512(row, n, lut, z);
+#endif
+    for (; i < n; i++)
+        z[i] = lut[gsvd_std_p2_code(row, i)];
+}
+
+/* z[i] = standardised value of dosage row[i] (negative = missing), i < n. */
+static void expand_i8(const int8_t *row, size_t n, float c0, float s0, float m0, float *z)
+{
+    size_t i = 0;
+#if CPU_X86
+    if (have_avx512()) {
+        float lut32[32];
+        for (unsigned b = 0; b < 31; b++)
+            lut32[b] = gsvd_std_i8((int8_t)b, c0, s0, m0);
+        lut32[31] = gsvd_std_i8(-1, c0, s0, m0);
+        i = expand_i8_avx512(row, n, lut32, z);
+    }
+#endif
+    for (; i < n; i++)
+        z[i] = gsvd_std_i8(row[i], c0, s0, m0);
+}
+
+/* Sum of squares of row r of an int8 or 2-bit block (histogram rule of gblock_std.h). */
+static double row_sumsq_hist(const struct gsvd_gblock *g, size_t r)
+{
+    size_t n = g->n_cols;
+    uint32_t hist[GSVD_STD_BINS] = {0};
+    float c0 = g->center[r], s0 = g->scale[r], m0 = g->missing ? g->missing[r] : 0.0f;
+    if (g->i8) {
+        const int8_t *row = g->i8 + r * n;
+        for (size_t i = 0; i < n; i++)
+            hist[(uint8_t)row[i]]++;
+    } else {
+        const uint8_t *row = g->p2 + r * gsvd_std_p2_row_bytes(n);
+        uint32_t cnt[4] = {0};
+        for (size_t i = 0; i < n; i++)
+            cnt[gsvd_std_p2_code(row, i)]++;
+        for (unsigned c = 0; c < 4; c++)
+            hist[gsvd_std_p2_bin(c)] = cnt[c];
+    }
+    return gsvd_std_sumsq_hist(hist, c0, s0, m0);
+}
+
+/* Row r of g standardised into z; *rs = its sum of squares when rs is not NULL. */
+static void expand_row(const struct gsvd_gblock *g, size_t r, float *z, double *rs)
+{
+    size_t n = g->n_cols;
+    float c0 = g->center[r], s0 = g->scale[r], m0 = g->missing ? g->missing[r] : 0.0f;
+    if (g->p2)
+        expand_p2(g->p2 + r * gsvd_std_p2_row_bytes(n), n, c0, s0, m0, z);
+    else if (g->i8)
+        expand_i8(g->i8 + r * n, n, c0, s0, m0, z);
+    else
+        for (size_t i = 0; i < n; i++)
+            z[i] = gsvd_std_f64(g->f64[r * n + i], c0, s0, m0);
+    if (rs)
+        *rs = g->f64 ? gsvd_std_sumsq_f32(z, n) : row_sumsq_hist(g, r);
 }
 
 /* Standardise rows [r0, r0 + rows) of the block into z (rows x n float32); each row's sum of
@@ -205,56 +352,221 @@ out:
     return rc;
 }
 
+/* ---- passes: fixed row groups, one thread per group, reduced in group order ----------------
+ * Rows are copied in their compact form (2-bit, int8 or float64) into a staging batch of up to
+ * `par` groups.  A full batch is handed to gsvd_parallel: share g standardises group g in
+ * sub-tiles of `sub` rows into its own float32 scratch while the sub-tile is hot in cache and
+ * runs both products on it (T = Z_sub X, Yg += Z_sub^T T), so Z is never written to memory
+ * whole.  Then the calling thread adds Yg into the float64 Y and the row sums of squares into
+ * *sumsq, group by group and row by row.  Group and sub-tile sizes depend on n alone, so the
+ * result is the same for any thread count and any block boundaries. */
+
+/* Rows per pass group: about 32 MiB of float32 Z, 64 .. 4096 rows. */
+static size_t pass_group_rows(size_t n)
+{
+    size_t g = ((size_t)32 << 20) / (4 * (n ? n : 1));
+    return g < 64 ? 64 : g > 4096 ? 4096 : g;
+}
+
+/* Rows per sub-tile: about 1 MiB of float32 (half an L2), 8 .. 256 rows. */
+static size_t pass_sub_rows(size_t n)
+{
+    size_t r = ((size_t)1 << 20) / (4 * (n ? n : 1));
+    r = r < 8 ? 8 : r > 256 ? 256 : r;
+    return r;
+}
+
+/* Bytes of one staged row in the format of g. */
+static size_t row_bytes(const struct gsvd_gblock *g)
+{
+    return g->p2 ? gsvd_std_p2_row_bytes(g->n_cols) : g->i8 ? g->n_cols : g->n_cols * 8;
+}
+
+static int fmt_of(const struct gsvd_gblock *g)
+{
+    return g->p2 ? 1 : g->i8 ? 2 : 3;
+}
+
+static void pass_free(struct backend_cpu *b)
+{
+    gsvd_free(b->stage);
+    gsvd_free(b->st_center);
+    gsvd_free(b->st_scale);
+    gsvd_free(b->st_miss);
+    gsvd_free(b->st_rs);
+    for (size_t i = 0; i < b->par; i++) {
+        gsvd_free(b->slots[i].z);
+        gsvd_free(b->slots[i].t);
+        gsvd_free(b->slots[i].yg);
+    }
+    gsvd_free(b->slots);
+    b->stage = NULL;
+    b->st_center = b->st_scale = b->st_miss = NULL;
+    b->st_rs = NULL;
+    b->slots = NULL;
+    b->par = b->st_rows = b->st_cap_bytes = 0;
+}
+
 static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
 {
     struct backend_cpu *bk = (struct backend_cpu *)be;
-    size_t nc;
+    size_t nc, rows;
 
     if (gsvd_mul_size(n, c, &nc) < 0)
         return GSVD_EINVAL;
+    pass_free(bk);
     gsvd_free(bk->x);
     gsvd_free(bk->y);
-    gsvd_free(bk->yblk);
     bk->x = gsvd_malloc(nc * sizeof *bk->x);
     bk->y = gsvd_calloc(nc, sizeof *bk->y);
-    bk->yblk = gsvd_malloc(nc * sizeof *bk->yblk);
-    if (!bk->x || !bk->y || !bk->yblk)
+    if (!bk->x || !bk->y)
         return GSVD_ENOMEM;
     for (size_t i = 0; i < nc; i++)
         bk->x[i] = (float)x[i];
     bk->n = n;
     bk->c = c;
-    bk->filled = 0;
-    return reserve_group(bk, n);
-}
-
-/* T = Z X for the group (rows x c), Yblk = Z^T T (n x c), then Y += Yblk in float64. */
-static int flush_pass(struct backend_cpu *b)
-{
-    size_t rows = b->filled, n = b->n, c = b->c;
-    int rc = reserve_f(&b->t, &b->t_cap, rows * c);
-
-    if (rc < 0 || rows == 0)
-        return rc;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0f, b->z,
-                (int)n, b->x, (int)c, 0.0f, b->t, (int)c);
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)c, (int)rows, 1.0f, b->z,
-                (int)n, b->t, (int)c, 0.0f, b->yblk, (int)c);
-    for (size_t i = 0; i < n * c; i++)
-        b->y[i] += b->yblk[i];
-    b->filled = 0;
+    bk->group = pass_group_rows(n);
+    bk->sub = pass_sub_rows(n);
+    bk->par = bk->n_threads < 1 ? 1 : bk->n_threads > 64 ? 64 : bk->n_threads;
+    bk->fmt = 0;
+    bk->pass_sumsq = NULL;
+    rows = bk->par * bk->group;
+    bk->slots = gsvd_calloc(bk->par, sizeof *bk->slots);
+    bk->st_center = gsvd_malloc(rows * sizeof *bk->st_center);
+    bk->st_scale = gsvd_malloc(rows * sizeof *bk->st_scale);
+    bk->st_miss = gsvd_malloc(rows * sizeof *bk->st_miss);
+    bk->st_rs = gsvd_malloc(rows * sizeof *bk->st_rs);
+    if (!bk->slots || !bk->st_center || !bk->st_scale || !bk->st_miss || !bk->st_rs)
+        return GSVD_ENOMEM;
+    for (size_t i = 0; i < bk->par; i++) {
+        bk->slots[i].z = gsvd_malloc(bk->sub * n * sizeof(float));
+        bk->slots[i].t = gsvd_malloc(bk->sub * c * sizeof(float));
+        bk->slots[i].yg = gsvd_malloc(nc * sizeof(float));
+        if (!bk->slots[i].z || !bk->slots[i].t || !bk->slots[i].yg)
+            return GSVD_ENOMEM;
+    }
     return GSVD_OK;
 }
 
+/* The staged rows [r0, r0 + rows) as a block. */
+static struct gsvd_gblock staged(const struct backend_cpu *b, size_t r0, size_t rows)
+{
+    const uint8_t *base = b->stage + r0 * b->st_row_bytes;
+    return (struct gsvd_gblock){.n_rows = rows,
+                                .n_cols = b->n,
+                                .p2 = b->fmt == 1 ? base : NULL,
+                                .i8 = b->fmt == 2 ? (const int8_t *)base : NULL,
+                                .f64 = b->fmt == 3 ? (const double *)(const void *)base : NULL,
+                                .center = b->st_center + r0,
+                                .scale = b->st_scale + r0,
+                                .missing = b->st_miss + r0};
+}
+
+/* Share g of a batch: group g's rows, sub-tile by sub-tile, into slot g's Yg. */
+static int pass_group(void *ctx, size_t g)
+{
+    struct backend_cpu *b = ctx;
+    struct pass_slot *sl = &b->slots[g];
+    size_t r0 = g * b->group, rows = b->st_rows - r0, n = b->n, c = b->c;
+
+    if (rows > b->group)
+        rows = b->group;
+    for (size_t s0 = 0; s0 < rows; s0 += b->sub) {
+        size_t m = rows - s0 < b->sub ? rows - s0 : b->sub;
+        struct gsvd_gblock blk = staged(b, r0 + s0, m);
+        for (size_t r = 0; r < m; r++)
+            expand_row(&blk, r, sl->z + r * n, b->pass_sumsq ? &b->st_rs[r0 + s0 + r] : NULL);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)c, (int)n, 1.0f, sl->z,
+                    (int)n, b->x, (int)c, 0.0f, sl->t, (int)c);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)c, (int)m, 1.0f, sl->z,
+                    (int)n, sl->t, (int)c, s0 ? 1.0f : 0.0f, sl->yg, (int)c);
+    }
+    return GSVD_OK;
+}
+
+/* Run the staged batch: groups in parallel, then Y and the trace in group and row order. */
+static int pass_flush(struct backend_cpu *b)
+{
+    double *sumsq = b->pass_sumsq;
+    size_t n_groups = (b->st_rows + b->group - 1) / b->group, nc = b->n * b->c;
+    int rc;
+
+    if (b->st_rows == 0)
+        return GSVD_OK;
+    rc = gsvd_parallel(n_groups, pass_group, b);
+    if (rc < 0)
+        return rc;
+    for (size_t g = 0; g < n_groups; g++) {
+        const float *yg = b->slots[g].yg;
+        for (size_t i = 0; i < nc; i++)
+            b->y[i] += yg[i];
+    }
+    if (sumsq)
+        for (size_t r = 0; r < b->st_rows; r++)
+            *sumsq += b->st_rs[r];
+    b->st_rows = 0;
+    return GSVD_OK;
+}
+
+/* Stage the rows of g (compact copies) and run every batch that fills up. */
 static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
 {
-    return feed((struct backend_cpu *)be, g, sumsq, flush_pass);
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t cap_rows = b->par * b->group, r = 0, rb;
+    int rc = GSVD_OK;
+
+    if (g->n_cols != b->n) {
+        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, b->n);
+        return GSVD_EINTERNAL;
+    }
+    if (sumsq)
+        b->pass_sumsq = sumsq;
+    if (g->n_rows == 0)
+        return GSVD_OK;
+    if (b->fmt != fmt_of(g)) {
+        /* the first block, or a change of format (not seen from one scan): start over */
+        GSVD_TRY(pass_flush(b));
+        size_t bytes;
+        b->fmt = fmt_of(g);
+        b->st_row_bytes = row_bytes(g);
+        if (gsvd_mul_size(cap_rows, b->st_row_bytes, &bytes) < 0)
+            return GSVD_EINVAL;
+        if (bytes > b->st_cap_bytes) {
+            gsvd_free(b->stage);
+            b->stage = gsvd_malloc(bytes);
+            b->st_cap_bytes = b->stage ? bytes : 0;
+            if (!b->stage)
+                return GSVD_ENOMEM;
+        }
+    }
+    rb = b->st_row_bytes;
+    while (r < g->n_rows) {
+        size_t take = g->n_rows - r, room = cap_rows - b->st_rows;
+        const uint8_t *src = g->p2   ? g->p2
+                             : g->i8 ? (const uint8_t *)g->i8
+                                     : (const uint8_t *)(const void *)g->f64;
+        if (take > room)
+            take = room;
+        memcpy(b->stage + b->st_rows * rb, src + r * rb, take * rb);
+        memcpy(b->st_center + b->st_rows, g->center + r, take * sizeof *g->center);
+        memcpy(b->st_scale + b->st_rows, g->scale + r, take * sizeof *g->scale);
+        if (g->missing)
+            memcpy(b->st_miss + b->st_rows, g->missing + r, take * sizeof *g->missing);
+        else
+            memset(b->st_miss + b->st_rows, 0, take * sizeof *b->st_miss);
+        b->st_rows += take;
+        r += take;
+        if (b->st_rows == cap_rows)
+            GSVD_TRY(pass_flush(b));
+    }
+out:
+    return rc;
 }
 
 static int cpu_pass_end(gsvd_backend *be, double *y)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
-    int rc = flush_pass(b);
+    int rc = pass_flush(b);
     if (rc == GSVD_OK)
         memcpy(y, b->y, b->n * b->c * sizeof *y);
     return rc;

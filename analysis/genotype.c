@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "analysis/dosage.h"
+#include "analysis/gblock_std.h"
+#include "analysis/geno_cache.h"
 #include "analysis/pipeline.h"
 #include "common/alloc.h"
 #include "common/checked.h"
@@ -38,45 +40,13 @@ struct gsvd_geno {
     uint64_t *sample_idx;      /* owned; analysed sample -> array column, NULL = identity */
     struct gsvd_strlist ids;   /* analysed sample IDs */
     struct gsvd_geno_counts counts;
-    struct cache_block *cache; /* owned; blocks of the first scan, in order */
-    size_t n_cache, cap_cache;
-    uint64_t cache_used; /* bytes held by the cache */
-    int cache_state;     /* 0 filling on the next scan, 1 complete, -1 off */
+    gsvd_gcache *cache; /* owned; blocks of the first scan, or NULL */
+    int cache_state;    /* 0 filling on the next scan, 1 complete, -1 off */
 };
-
-/* One block kept in memory: the kept rows (2-bit packed, int8 or float32) and the per-variant
- * information the callbacks see. */
-struct cache_block {
-    struct gsvd_gblock blk;
-    struct gsvd_geno_info info;
-    struct gsvd_geno_counts counts;
-    void *rows;                   /* owned */
-    float *center, *scale, *miss; /* owned, blk.n_rows */
-    uint8_t *kept;                /* owned, info.n_variants */
-    double *mean, *inv_sd;        /* owned, info.n_variants */
-};
-
-static void cache_free(gsvd_geno *g)
-{
-    for (size_t i = 0; i < g->n_cache; i++) {
-        struct cache_block *c = &g->cache[i];
-        gsvd_free(c->rows);
-        gsvd_free(c->center);
-        gsvd_free(c->scale);
-        gsvd_free(c->miss);
-        gsvd_free(c->kept);
-        gsvd_free(c->mean);
-        gsvd_free(c->inv_sd);
-    }
-    gsvd_free(g->cache);
-    g->cache = NULL;
-    g->n_cache = g->cap_cache = 0;
-    g->cache_used = 0;
-}
 
 void gsvd_geno_set_cache(gsvd_geno *g, uint64_t bytes)
 {
-    if (g->cache_state == 1 || g->n_cache)
+    if (g->cache_state == 1 || g->cache)
         return; /* already filled */
     g->p.cache_bytes = bytes;
     g->cache_state = bytes ? 0 : -1;
@@ -130,7 +100,7 @@ void gsvd_geno_close(gsvd_geno *g)
     gsvd_free(g->arr_path);
     gsvd_free(g->sample_idx);
     gsvd_strlist_free(&g->ids);
-    cache_free(g);
+    gsvd_gcache_free(g->cache);
     gsvd_free(g);
 }
 
@@ -394,6 +364,8 @@ struct scan_slot {
     uint8_t *kept;
     double *mean, *inv_sd; /* all rows */
     int64_t *rsums;        /* all rows: called, sum, sum of squares (when have_sums) */
+    uint8_t *p2;           /* kept rows packed to 2 bits, when the cache is filling */
+    size_t p2_cap;
     int have_sums;
     size_t rows_cap;
     struct gsvd_geno_info info;
@@ -664,6 +636,34 @@ static int judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t varia
     return 1;
 }
 
+/* The slot's first `rows` dosage rows packed to 2 bits (code 3 = missing) into s->p2, for the
+ * cache; done here on the worker so that the consuming thread only copies. */
+static int pack_rows(struct scan_slot *s, size_t rows, size_t n)
+{
+    size_t rb = gsvd_std_p2_row_bytes(n), full = n / 4;
+    int rc = grow((void **)&s->p2, &s->p2_cap, rows * rb);
+    if (rc < 0)
+        return rc;
+    for (size_t r = 0; r < rows; r++) {
+        const int8_t *d = s->dos + r * n;
+        uint8_t *o = s->p2 + r * rb;
+        for (size_t q = 0; q < full; q++) {
+            unsigned c0 = d[4 * q] < 0 ? 3u : (unsigned)d[4 * q],
+                     c1 = d[4 * q + 1] < 0 ? 3u : (unsigned)d[4 * q + 1],
+                     c2 = d[4 * q + 2] < 0 ? 3u : (unsigned)d[4 * q + 2],
+                     c3 = d[4 * q + 3] < 0 ? 3u : (unsigned)d[4 * q + 3];
+            o[q] = (uint8_t)(c0 | c1 << 2 | c2 << 4 | c3 << 6);
+        }
+        if (full < rb) {
+            unsigned byte = 0;
+            for (size_t i = 4 * full; i < n; i++)
+                byte |= (d[i] < 0 ? 3u : (unsigned)d[i]) << (2 * (i % 4));
+            o[full] = (uint8_t)byte;
+        }
+    }
+    return GSVD_OK;
+}
+
 static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
 {
     struct scan_ctx *c = vctx;
@@ -725,6 +725,8 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         s->miss[kept] = g->p.scaler == GSVD_SCALER_NONE ? (float)s->mean[j] : 0.0f;
         kept++;
     }
+    if (g->cache_state == 0 && !s->fdos && g->ploidy <= 2 && kept > 0)
+        GSVD_TRY(pack_rows(s, kept, N));
     s->counts.n_range = nv;
     s->counts.n_kept = kept;
     s->blk = (struct gsvd_gblock){.n_rows = kept,
@@ -741,79 +743,6 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
                                       .scale = s->inv_sd};
 out:
     return rc;
-}
-
-/* Copy a produced block into the cache; on exceeding the budget, drop the whole cache. */
-static int cache_add(gsvd_geno *g, const struct scan_slot *s)
-{
-    const struct gsvd_gblock *b = &s->blk;
-    size_t nv = s->info.n_variants, rows = b->n_rows, n = b->n_cols;
-    size_t packed = b->i8 && g->ploidy <= 2, stride = packed ? (n + 3) / 4 : n;
-    size_t row_bytes = stride * (b->f64 ? sizeof(double) : 1);
-    uint64_t need = (uint64_t)rows * row_bytes + (uint64_t)rows * 12 + (uint64_t)nv * 17 + 256;
-    struct cache_block *c;
-
-    if (g->cache_used + need > g->p.cache_bytes) {
-        gsvd_log_info("not caching: the blocks need more than %llu bytes (--cache)",
-                      (unsigned long long)g->p.cache_bytes);
-        cache_free(g);
-        g->cache_state = -1;
-        return GSVD_OK;
-    }
-    if (g->n_cache == g->cap_cache) {
-        size_t cap = g->cap_cache ? 2 * g->cap_cache : 64;
-        struct cache_block *nc = gsvd_realloc(g->cache, cap * sizeof *nc);
-        if (!nc)
-            return GSVD_ENOMEM;
-        g->cache = nc;
-        g->cap_cache = cap;
-    }
-    c = &g->cache[g->n_cache];
-    memset(c, 0, sizeof *c);
-    g->n_cache++;
-    c->rows = gsvd_malloc(rows * row_bytes + 1);
-    c->center = gsvd_malloc((rows + 1) * sizeof *c->center);
-    c->scale = gsvd_malloc((rows + 1) * sizeof *c->scale);
-    c->miss = gsvd_malloc((rows + 1) * sizeof *c->miss);
-    c->kept = gsvd_malloc(nv + 1);
-    c->mean = gsvd_malloc((nv + 1) * sizeof *c->mean);
-    c->inv_sd = gsvd_malloc((nv + 1) * sizeof *c->inv_sd);
-    if (!c->rows || !c->center || !c->scale || !c->miss || !c->kept || !c->mean || !c->inv_sd)
-        return GSVD_ENOMEM;
-    if (packed) {
-        uint8_t *out = c->rows;
-        for (size_t r = 0; r < rows; r++) {
-            const int8_t *d = b->i8 + r * n;
-            uint8_t *o = out + r * stride;
-            memset(o, 0, stride);
-            for (size_t i = 0; i < n; i++)
-                o[i / 4] |= (uint8_t)((d[i] < 0 ? 3 : d[i]) << (2 * (i % 4)));
-        }
-    } else {
-        memcpy(c->rows, b->f64 ? (const void *)b->f64 : (const void *)b->i8, rows * row_bytes);
-    }
-    memcpy(c->center, b->center, rows * sizeof *c->center);
-    memcpy(c->scale, b->scale, rows * sizeof *c->scale);
-    memcpy(c->miss, b->missing, rows * sizeof *c->miss);
-    memcpy(c->kept, s->info.kept, nv);
-    memcpy(c->mean, s->info.mean, nv * sizeof *c->mean);
-    memcpy(c->inv_sd, s->info.scale, nv * sizeof *c->inv_sd);
-    c->blk = (struct gsvd_gblock){.n_rows = rows,
-                                  .n_cols = n,
-                                  .i8 = b->i8 && !packed ? c->rows : NULL,
-                                  .p2 = packed ? c->rows : NULL,
-                                  .f64 = b->f64 ? c->rows : NULL,
-                                  .center = c->center,
-                                  .scale = c->scale,
-                                  .missing = c->miss};
-    c->info = (struct gsvd_geno_info){.first = s->info.first,
-                                      .n_variants = nv,
-                                      .kept = c->kept,
-                                      .mean = c->mean,
-                                      .scale = c->inv_sd};
-    c->counts = s->counts;
-    g->cache_used += need;
-    return GSVD_OK;
 }
 
 static void add_counts(struct gsvd_geno_counts *to, const struct gsvd_geno_counts *from)
@@ -833,8 +762,9 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
     struct scan_slot *s = vslot;
     int rc;
     (void)block;
-    if (c->g->cache_state == 0) {
-        rc = cache_add(c->g, s);
+    if (c->g->cache_state == 0 && gsvd_gcache_usable(c->g->cache)) {
+        rc = gsvd_gcache_add(c->g->cache, &s->blk, s->blk.n_rows && s->p2 ? s->p2 : NULL, &s->info,
+                             &s->counts);
         if (rc < 0)
             return rc;
     }
@@ -865,15 +795,12 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
     void **ptrs = NULL;
     int rc = GSVD_OK;
 
-    if (g->cache_state == 1) {
-        /* replay the first scan's blocks from memory */
-        struct gsvd_geno_counts counts = {0};
-        for (size_t i = 0; i < g->n_cache; i++) {
-            GSVD_TRY(fn(ctx, &g->cache[i].blk, &g->cache[i].info));
-            add_counts(&counts, &g->cache[i].counts);
-        }
-        g->counts = counts;
-        return GSVD_OK;
+    if (g->cache_state == 1)
+        return gsvd_gcache_replay(g->cache, fn, ctx, &g->counts); /* the first scan's blocks */
+    if (g->cache_state == 0) {
+        gsvd_gcache_free(g->cache);
+        g->cache = NULL;
+        GSVD_TRY(gsvd_gcache_new(g->p.cache_bytes, g->p.cache_dir, &g->cache));
     }
     if (g->ve == g->vs) { /* no variants */
         memset(&g->counts, 0, sizeof g->counts);
@@ -899,13 +826,23 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
     GSVD_TRY(gsvd_pipeline_run(&pp, n_blocks, scan_produce, scan_consume, &c));
     g->counts = c.counts;
     if (g->cache_state == 0) {
-        g->cache_state = 1;
-        gsvd_log_info("%llu bytes of blocks cached in memory for the next passes",
-                      (unsigned long long)g->cache_used);
+        if (gsvd_gcache_usable(g->cache)) {
+            g->cache_state = 1;
+            gsvd_log_info("blocks cached for the next passes: %llu bytes in memory, %llu in the "
+                          "spill file",
+                          (unsigned long long)gsvd_gcache_mem_bytes(g->cache),
+                          (unsigned long long)gsvd_gcache_file_bytes(g->cache));
+        } else {
+            g->cache_state = -1;
+            gsvd_gcache_free(g->cache);
+            g->cache = NULL;
+        }
     }
 out:
-    if (rc < 0 && g->cache_state == 0)
-        cache_free(g); /* a partial cache is useless; the next scan fills it again */
+    if (rc < 0 && g->cache_state == 0) {
+        gsvd_gcache_free(g->cache); /* a partial cache is useless; the next scan fills it */
+        g->cache = NULL;
+    }
     gsvd_reader_pool_free(c.readers, nw);
     for (size_t i = 0; slots && i < depth; i++) {
         gsvd_free(slots[i].raw);
@@ -918,6 +855,7 @@ out:
         gsvd_free(slots[i].mean);
         gsvd_free(slots[i].inv_sd);
         gsvd_free(slots[i].rsums);
+        gsvd_free(slots[i].p2);
     }
     gsvd_free(slots);
     gsvd_free(ptrs);

@@ -34,18 +34,20 @@ struct gsvd_geno_params {
     double maf;         /* keep variants with minor allele frequency >= maf (0 = all) */
     double max_missing; /* keep variants with missing fraction <= this (1 = all) */
     enum gsvd_scaler scaler;
-    int missing_error;    /* 1: a missing call is an error */
-    size_t ploidy;        /* for 2-D dosage arrays (3-D arrays have their own); 0 = 2 */
-    size_t n_threads;     /* decode workers (>= 1) */
-    uint64_t cache_bytes; /* keep the standardised blocks in memory after the first scan, if
-                             they fit in this many bytes (2 bits per call for ploidy <= 2);
-                             later scans then read no data.  0: never cache */
+    int missing_error;     /* 1: a missing call is an error */
+    size_t ploidy;         /* for 2-D dosage arrays (3-D arrays have their own); 0 = 2 */
+    size_t n_threads;      /* decode workers (>= 1) */
+    uint64_t cache_bytes;  /* keep the standardised blocks in memory after the first scan, up
+                              to this many bytes (2 bits per call for ploidy <= 2); later scans
+                              then read no data.  0: never cache */
+    const char *cache_dir; /* blocks beyond cache_bytes go to an (unlinked) file here; NULL:
+                              no spilling, the cache is dropped when it does not fit */
 };
 #define GSVD_GENO_PARAMS_DEFAULT                                                                   \
     {                                                                                              \
         .array = NULL, .transpose = 0, .var_start = 0, .var_stop = 0, .samples = NULL, .maf = 0,   \
         .max_missing = 1, .scaler = GSVD_SCALER_PATTERSON, .missing_error = 0, .ploidy = 0,        \
-        .n_threads = 1, .cache_bytes = 0                                                           \
+        .n_threads = 1, .cache_bytes = 0, .cache_dir = NULL                                        \
     }
 
 /* Per-block description handed to the scan callback with the block itself. */

@@ -17,10 +17,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cblas.h>
+#include <lapacke.h>
+
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/parallel.h"
 #include "common/rng.h"
 
 const char *gsvd_pca_method_name(enum gsvd_pca_method m)
@@ -46,6 +50,7 @@ void gsvd_pca_result_free(struct gsvd_pca_result *r)
         return;
     gsvd_free(r->s);
     gsvd_free(r->u);
+    gsvd_free(r->error_bound);
     gsvd_free(r->v);
     gsvd_free(r->var_mean);
     gsvd_free(r->var_scale);
@@ -95,20 +100,11 @@ out:
     return rc;
 }
 
-/* ---- small dense helpers (column-major n x b blocks) ------------------------------------- */
+/* ---- small dense helpers (column-major n x b blocks, single-threaded BLAS) ---------------- */
 
 static double dot(const double *a, const double *b, size_t n)
 {
-    double s = 0;
-    for (size_t i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
-
-static void axpy(double alpha, const double *x, double *y, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        y[i] += alpha * x[i];
+    return cblas_ddot((int)n, a, 1, b, 1);
 }
 
 /* Gaussian column j of the test matrix (independent of threads and blocks). */
@@ -118,23 +114,35 @@ static void gaussian_column(uint64_t seed, uint64_t j, double *col, size_t n)
         col[i] = gsvd_rng_normal(seed, GSVD_RNG_PCA_OMEGA, i, j);
 }
 
-/* Orthonormalise columns [from, to) of K (n rows) against columns [0, from) and each other
- * with classical Gram-Schmidt applied twice.  A column that vanishes (its span is already in
- * the basis) is replaced by a fresh Gaussian column, numbered from *fresh. */
+/* Orthonormalise columns [from, to) of K (n rows) against columns [0, from) and each other:
+ * block classical Gram-Schmidt against the old columns, twice (dgemm), then column by column
+ * within the block, twice.  A column that vanishes (its span is already in the basis) is
+ * replaced by a fresh Gaussian column, numbered from *fresh, and orthogonalised against
+ * everything before it.  scratch holds at least to x (to - from) doubles. */
 static void orthonormalise(double *k, size_t n, size_t from, size_t to, uint64_t seed,
-                           uint64_t *fresh)
+                           uint64_t *fresh, double *scratch)
 {
+    size_t m = to - from;
+    double *v0 = k + from * n;
+    if (from > 0 && m > 0)
+        for (int pass = 0; pass < 2; pass++) {
+            /* C = K_old^T V (from x m); V -= K_old C */
+            cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)from, (int)m, (int)n, 1.0, k,
+                        (int)n, v0, (int)n, 0.0, scratch, (int)from);
+            cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)m, (int)from, -1.0,
+                        k, (int)n, scratch, (int)from, 1.0, v0, (int)n);
+        }
     for (size_t j = from; j < to; j++) {
         double *v = k + j * n;
         for (int attempt = 0; attempt < 4; attempt++) {
             double before = sqrt(dot(v, v, n)), after;
+            size_t lo = attempt == 0 ? from : 0; /* a fresh column meets the whole basis */
             for (int pass = 0; pass < 2; pass++)
-                for (size_t i = 0; i < j; i++)
-                    axpy(-dot(k + i * n, v, n), k + i * n, v, n);
+                for (size_t i = lo; i < j; i++)
+                    cblas_daxpy((int)n, -dot(k + i * n, v, n), k + i * n, 1, v, 1);
             after = sqrt(dot(v, v, n));
             if (after > 1e-10 * before && after > 1e-300) {
-                for (size_t i = 0; i < n; i++)
-                    v[i] /= after;
+                cblas_dscal((int)n, 1.0 / after, v, 1);
                 break;
             }
             gaussian_column(seed, (*fresh)++, v, n);
@@ -158,29 +166,27 @@ static void from_row_major(const double *x, size_t n, size_t c, double *k, size_
 }
 
 /* out (n x r, column-major) = K (n x b) * W[:, cols] where W is b x b row-major (eigenvectors in
- * columns) and cols lists r column indices. */
+ * columns) and cols lists r column indices; wsel: b x r scratch. */
 static void combine(const double *k, size_t n, size_t b, const double *w, const size_t *cols,
-                    size_t r, double *out)
+                    size_t r, double *out, double *wsel)
 {
-    memset(out, 0, n * r * sizeof *out);
     for (size_t q = 0; q < r; q++)
-        for (size_t j = 0; j < b; j++) {
-            double c = w[j * b + cols[q]];
-            if (c != 0)
-                axpy(c, k + j * n, out + q * n, n);
-        }
+        for (size_t j = 0; j < b; j++)
+            wsel[q * b + j] = w[j * b + cols[q]];
+    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, (int)n, (int)r, (int)b, 1.0, k, (int)n,
+                wsel, (int)b, 0.0, out, (int)n);
 }
 
-/* 1 - MEV between orthonormal n x k column sets a and b. */
-static double one_minus_mev(const double *a, const double *b, size_t n, size_t k)
+/* 1 - MEV between orthonormal n x k column sets a and b; c: k x k scratch. */
+static double one_minus_mev(const double *a, const double *b, size_t n, size_t k, double *c)
 {
     double mev = 0;
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)k, (int)k, (int)n, 1.0, a, (int)n, b,
+                (int)n, 0.0, c, (int)k);
     for (size_t i = 0; i < k; i++) {
         double s2 = 0;
-        for (size_t j = 0; j < k; j++) {
-            double d = dot(a + j * n, b + i * n, n);
-            s2 += d * d;
-        }
+        for (size_t j = 0; j < k; j++)
+            s2 += c[i * k + j] * c[i * k + j];
         mev += sqrt(s2);
     }
     double r = 1 - mev / (double)k;
@@ -190,7 +196,11 @@ static double one_minus_mev(const double *a, const double *b, size_t n, size_t k
 /* ---- the iterative solver ------------------------------------------------------------------ */
 
 struct solver {
-    gsvd_geno *g;
+    gsvd_geno *g;     /* the data (one pass per product), or NULL when G is set */
+    const double *G;  /* n x n Gram in memory (exact method), or NULL */
+    size_t n_threads; /* threads for the in-memory products */
+    double tol;       /* bound tolerance (the Gram solve uses its own) */
+    size_t max_iter;
     gsvd_backend *be;
     const struct gsvd_pca_params *p;
     size_t n, k, l, cap; /* samples, components, block width, basis capacity (columns) */
@@ -200,8 +210,11 @@ struct solver {
     double *X, *Yrow;    /* n x l row-major pass buffers */
     double *U, *Uprev;   /* n x k Ritz vectors (column-major) */
     double *tmp;         /* n x cap scratch */
+    double *small;       /* cap x cap scratch */
     size_t *order;       /* Ritz indices, largest first */
     double *theta;       /* Ritz values, largest first */
+    double *resid;       /* k: ||A u - theta u|| */
+    double *bound;       /* k: relative eigenvalue error bounds */
     uint64_t fresh;      /* next Gaussian column number */
 };
 
@@ -216,8 +229,11 @@ static void solver_free(struct solver *s)
     gsvd_free(s->U);
     gsvd_free(s->Uprev);
     gsvd_free(s->tmp);
+    gsvd_free(s->small);
     gsvd_free(s->order);
     gsvd_free(s->theta);
+    gsvd_free(s->resid);
+    gsvd_free(s->bound);
 }
 
 static int solver_alloc(struct solver *s)
@@ -230,6 +246,7 @@ static int solver_alloc(struct solver *s)
     s->Y = gsvd_calloc(ncap, sizeof *s->Y);
     s->tmp = gsvd_calloc(ncap, sizeof *s->tmp);
     s->H = gsvd_malloc(cc * sizeof *s->H);
+    s->small = gsvd_malloc(cc * sizeof *s->small);
     s->w = gsvd_malloc(s->cap * sizeof *s->w);
     s->X = gsvd_malloc(s->n * s->l * sizeof *s->X);
     s->Yrow = gsvd_malloc(s->n * s->l * sizeof *s->Yrow);
@@ -237,8 +254,10 @@ static int solver_alloc(struct solver *s)
     s->Uprev = gsvd_calloc(s->n * s->k, sizeof *s->Uprev);
     s->order = gsvd_malloc(s->cap * sizeof *s->order);
     s->theta = gsvd_malloc(s->cap * sizeof *s->theta);
-    if (!s->K || !s->Y || !s->tmp || !s->H || !s->w || !s->X || !s->Yrow || !s->U || !s->Uprev ||
-        !s->order || !s->theta)
+    s->resid = gsvd_malloc(s->k * sizeof *s->resid);
+    s->bound = gsvd_malloc(s->k * sizeof *s->bound);
+    if (!s->K || !s->Y || !s->tmp || !s->H || !s->small || !s->w || !s->X || !s->Yrow || !s->U ||
+        !s->Uprev || !s->order || !s->theta || !s->resid || !s->bound)
         return GSVD_ENOMEM;
     return GSVD_OK;
 }
@@ -248,12 +267,12 @@ static int rayleigh_ritz(struct solver *s)
 {
     size_t b = s->b, n = s->n;
     int rc;
+    /* K^T Y, symmetrised (A is symmetric; rounding is not) */
+    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)b, (int)b, (int)n, 1.0, s->K, (int)n,
+                s->Y, (int)n, 0.0, s->small, (int)b);
     for (size_t i = 0; i < b; i++)
-        for (size_t j = i; j < b; j++) {
-            double h =
-                0.5 * (dot(s->K + i * n, s->Y + j * n, n) + dot(s->K + j * n, s->Y + i * n, n));
-            s->H[i * b + j] = s->H[j * b + i] = h;
-        }
+        for (size_t j = i; j < b; j++)
+            s->H[i * b + j] = s->H[j * b + i] = 0.5 * (s->small[i * b + j] + s->small[j * b + i]);
     rc = gsvd_backend_eigh(s->be, b, s->H, s->w);
     if (rc < 0)
         return rc;
@@ -264,48 +283,111 @@ static int rayleigh_ritz(struct solver *s)
     return GSVD_OK;
 }
 
-/* Max relative residual ||A u - theta u|| / theta over the top k Ritz pairs. */
-static double residual(struct solver *s)
+/* Residual norms ||A u - theta u|| of the top k Ritz pairs (U already combined) and their
+ * relative eigenvalue error bounds.  With r_i the residual, an eigenvalue of A lies within r_i
+ * of theta_i; when theta_i is separated from the other Ritz values by more than the residuals
+ * (gap_i = distance to the nearest neighbour's interval), the quadratic bound r_i^2 / gap_i
+ * holds too.  Returns the largest relative residual r_i / theta_i. */
+static double residuals(struct solver *s)
 {
-    size_t n = s->n;
-    double worst = 0;
-    double *ku = s->tmp, *yu = s->tmp + n;
-    for (size_t q = 0; q < s->k; q++) {
-        combine(s->K, n, s->b, s->H, &s->order[q], 1, ku);
-        combine(s->Y, n, s->b, s->H, &s->order[q], 1, yu);
+    size_t n = s->n, k = s->k;
+    double *yu = s->tmp, worst = 0;
+    combine(s->Y, n, s->b, s->H, s->order, k, yu, s->small);
+    for (size_t q = 0; q < k; q++) {
         double th = s->theta[q], r2 = 0;
+        const double *u = s->U + q * n, *y = yu + q * n;
         for (size_t i = 0; i < n; i++) {
-            double d = yu[i] - th * ku[i];
+            double d = y[i] - th * u[i];
             r2 += d * d;
         }
-        double rel = th > 0 ? sqrt(r2) / th : INFINITY;
-        if (rel > worst)
-            worst = rel;
+        s->resid[q] = sqrt(r2);
+    }
+    for (size_t q = 0; q < k; q++) {
+        double th = s->theta[q], r = s->resid[q], gap = INFINITY, err = r;
+        /* neighbours: the Ritz values above and below (q + 1 exists: b > k), with their own
+         * residual intervals; the lower neighbour's residual is estimated by its own */
+        if (q > 0)
+            gap = fmin(gap, (s->theta[q - 1] - s->resid[q - 1]) - (th + r));
+        if (q + 1 < s->b) {
+            double rn = q + 1 < k ? s->resid[q + 1] : r;
+            gap = fmin(gap, (th - r) - (s->theta[q + 1] + rn));
+        }
+        if (gap > 0 && r * r / gap < err)
+            err = r * r / gap;
+        s->bound[q] = th > 0 ? err / th : INFINITY;
+        if (th > 0 && r / th > worst)
+            worst = r / th;
+        else if (!(th > 0))
+            worst = INFINITY;
     }
     return worst;
+}
+
+static double max_bound(const struct solver *s)
+{
+    double m = 0;
+    for (size_t q = 0; q < s->k; q++)
+        m = fmax(m, s->bound[q]);
+    return m;
+}
+
+/* Y = G X for the in-memory Gram (both n x width, row-major s->X / s->Yrow): rows of Y in
+ * fixed tiles, one dgemm each, spread over the threads; a tile's rows come out the same
+ * whichever thread computes them. */
+#define GRAM_ROW_TILE 256
+
+struct gram_prod {
+    const struct solver *s;
+    size_t width, n_tiles, n_shares;
+};
+
+static int gram_prod_share(void *ctx, size_t t)
+{
+    const struct gram_prod *gp = ctx;
+    const struct solver *s = gp->s;
+    size_t n = s->n, c = gp->width;
+    for (size_t tile = t; tile < gp->n_tiles; tile += gp->n_shares) {
+        size_t r0 = tile * GRAM_ROW_TILE, rows = n - r0 < GRAM_ROW_TILE ? n - r0 : GRAM_ROW_TILE;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0,
+                    s->G + r0 * n, (int)n, s->X, (int)c, 0.0, s->Yrow + r0 * c, (int)c);
+    }
+    return GSVD_OK;
+}
+
+static int gram_product(struct solver *s, size_t width)
+{
+    struct gram_prod gp = {.s = s, .width = width};
+    gp.n_tiles = (s->n + GRAM_ROW_TILE - 1) / GRAM_ROW_TILE;
+    gp.n_shares = s->n_threads < 1 ? 1 : s->n_threads;
+    if (gp.n_shares > gp.n_tiles)
+        gp.n_shares = gp.n_tiles;
+    return gsvd_parallel(gp.n_shares, gram_prod_share, &gp);
 }
 
 static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
 {
     const struct gsvd_pca_params *p = s->p;
     size_t n = s->n, l = s->l, last = 0, it;
-    double conv = 1, trace = 0;
-    int rc = GSVD_OK;
+    double conv = 1, trace = 0, bnd = INFINITY;
+    int rc = GSVD_OK, done = 0;
 
     /* start: l Gaussian columns */
     for (size_t j = 0; j < l; j++)
         gaussian_column(p->seed, j, s->K + j * n, n);
     s->fresh = l;
-    orthonormalise(s->K, n, 0, l, p->seed, &s->fresh);
+    orthonormalise(s->K, n, 0, l, p->seed, &s->fresh, s->small);
     s->b = l;
     for (it = 1;; it++) {
         size_t width = s->b - last;
         char what[32];
         snprintf(what, sizeof what, "pass %zu", it);
         to_row_major(s->K, n, last, width, s->X);
-        GSVD_TRY(apply_a(s->g, s->be, n, width, s->X, s->Yrow, it == 1 ? &trace : NULL, p->progress,
-                         what));
-        if (it == 1) {
+        if (s->G)
+            GSVD_TRY(gram_product(s, width));
+        else
+            GSVD_TRY(apply_a(s->g, s->be, n, width, s->X, s->Yrow, it == 1 ? &trace : NULL,
+                             p->progress, what));
+        if (it == 1 && !s->G) {
             res->trace = trace;
             res->counts = *gsvd_geno_counts(s->g);
             if (res->counts.n_kept == 0) {
@@ -323,30 +405,35 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         from_row_major(s->Yrow, n, width, s->Y, last);
         GSVD_TRY(rayleigh_ritz(s));
         memcpy(s->Uprev, s->U, n * s->k * sizeof *s->U);
-        combine(s->K, n, s->b, s->H, s->order, s->k, s->U);
-        conv = it > 1 ? one_minus_mev(s->Uprev, s->U, n, s->k) : 1;
-        res->max_residual = residual(s);
-        gsvd_log_info("iteration %zu: basis %zu, 1-MEV %.3g, max relative residual %.3g, "
-                      "s1 %.6g, s%zu %.6g",
-                      it, s->b, conv, res->max_residual, sqrt(fmax(s->theta[0], 0)), s->k,
-                      sqrt(fmax(s->theta[s->k - 1], 0)));
-        if (p->power_iter ? it >= p->power_iter : (it >= 2 && conv < p->tol))
-            break;
-        if (it >= p->max_iter) {
-            if (!p->power_iter)
-                gsvd_log_warn("no convergence after %zu passes (1-MEV %.3g > tol %.3g); "
-                              "results may be inaccurate: raise --max-iter",
-                              it, conv, p->tol);
-            break;
+        combine(s->K, n, s->b, s->H, s->order, s->k, s->U, s->small);
+        conv = it > 1 ? one_minus_mev(s->Uprev, s->U, n, s->k, s->small) : 1;
+        res->max_residual = residuals(s);
+        bnd = max_bound(s);
+        if (s->G)
+            gsvd_log_debug("Gram iteration %zu: basis %zu, max eigenvalue error bound %.3g", it,
+                           s->b, bnd);
+        else
+            gsvd_log_info("pass %zu: basis %zu, max eigenvalue error bound %.3g, 1-MEV %.3g, "
+                          "s1 %.6g, s%zu %.6g",
+                          it, s->b, bnd, conv, sqrt(fmax(s->theta[0], 0)), s->k,
+                          sqrt(fmax(s->theta[s->k - 1], 0)));
+        if (p->power_iter && !s->G) {
+            done = it >= p->power_iter;
+        } else if (p->stop == GSVD_PCA_STOP_SUBSPACE && !s->G) {
+            done = it >= 2 && conv < s->tol;
+        } else {
+            done = bnd <= s->tol;
         }
-        if (s->b >= n)
-            break; /* the basis spans every sample direction: the decomposition is exact */
+        if (done)
+            break;
+        if (it >= s->max_iter || s->b >= n)
+            break; /* s->b >= n: the basis spans every sample direction, so it is exact */
         /* next block: the newest images, orthogonalised against the basis */
         if (p->method == GSVD_PCA_SUBSPACE) {
             memcpy(s->K, s->Y + last * n, width * n * sizeof *s->K);
             s->b = width;
             last = 0;
-            orthonormalise(s->K, n, 0, width, p->seed, &s->fresh);
+            orthonormalise(s->K, n, 0, width, p->seed, &s->fresh, s->small);
             continue;
         }
         /* the residuals A u - theta u of the leading Ritz pairs are the new Krylov directions
@@ -356,16 +443,16 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         if (add > ncols)
             add = ncols;
         double *rblk = s->Yrow; /* n x add, column-major here */
-        combine(s->K, n, ncols, s->H, s->order, add, s->tmp);
-        combine(s->Y, n, ncols, s->H, s->order, add, rblk);
+        combine(s->K, n, ncols, s->H, s->order, add, s->tmp, s->small);
+        combine(s->Y, n, ncols, s->H, s->order, add, rblk, s->small);
         for (size_t q = 0; q < add; q++)
-            axpy(-s->theta[q], s->tmp + q * n, rblk + q * n, n);
+            cblas_daxpy((int)n, -s->theta[q], s->tmp + q * n, 1, rblk + q * n, 1);
         if (s->b + add > s->cap) {
             /* thick restart: keep the leading Ritz vectors and their exact images */
             size_t keep = s->cap > add + s->k ? s->cap - add : s->k;
-            combine(s->K, n, s->b, s->H, s->order, keep, s->tmp);
+            combine(s->K, n, s->b, s->H, s->order, keep, s->tmp, s->small);
             memcpy(s->K, s->tmp, keep * n * sizeof *s->K);
-            combine(s->Y, n, s->b, s->H, s->order, keep, s->tmp);
+            combine(s->Y, n, s->b, s->H, s->order, keep, s->tmp, s->small);
             memcpy(s->Y, s->tmp, keep * n * sizeof *s->Y);
             s->b = keep;
             if (s->b + add > s->cap)
@@ -375,31 +462,109 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
             add = n - s->b;
         memcpy(s->K + s->b * n, rblk, add * n * sizeof *s->K);
         last = s->b;
-        orthonormalise(s->K, n, s->b, s->b + add, p->seed, &s->fresh);
+        orthonormalise(s->K, n, s->b, s->b + add, p->seed, &s->fresh, s->small);
         s->b += add;
     }
     res->iterations = it;
     res->convergence = conv;
+    res->converged = p->power_iter && !s->G ? -1 : done || s->b >= n;
+    memcpy(res->error_bound, s->bound, s->k * sizeof *s->bound);
+    if (s->G && !res->converged)
+        gsvd_log_warn("exact: the top-%zu eigensolver of the Gram matrix stopped after %zu "
+                      "iterations with an eigenvalue error bound of %.3g",
+                      s->k, it, bnd);
+    else if (!res->converged) {
+        size_t met = 0;
+        for (size_t q = 0; q < s->k; q++)
+            met += s->bound[q] <= s->tol;
+        gsvd_log_warn("stopped after %zu passes (--max-iter) with %zu of %zu components within "
+                      "--tol %.3g (largest eigenvalue error bound %.3g)",
+                      it, met, s->k, s->tol, bnd);
+    }
 out:
     return rc;
 }
 
 /* ---- exact --------------------------------------------------------------------------------- */
 
+/* Top-k eigenpairs of the in-memory Gram g (n x n, overwritten) into the solver-shaped
+ * outputs: values descending in theta[0..k), unit vectors in the columns of u (n x k,
+ * column-major).  Small orders: LAPACK dsyevr for the index range n-k+1..n only.  Larger ones:
+ * the block Krylov solver on G in memory (a product costs 2 n^2 l flops, no pass over the
+ * data), run to an eigenvalue error bound of GSVD_PCA_GRAM_TOL. */
+#define GSVD_PCA_DENSE_EIG_N 4096
+#define GSVD_PCA_GRAM_TOL 1e-12
+
+static int gram_top_k(const struct gsvd_pca_params *p, gsvd_backend *be, size_t n, size_t k,
+                      double *g, double *theta, double *u, struct gsvd_pca_result *res)
+{
+    int rc = GSVD_OK;
+    if (n <= GSVD_PCA_DENSE_EIG_N) {
+        lapack_int m = 0, *isuppz = gsvd_malloc(2 * k * sizeof *isuppz);
+        double *w = gsvd_malloc(n * sizeof *w), *z = gsvd_malloc(n * k * sizeof *z);
+        lapack_int info = -1;
+        if (isuppz && w && z)
+            info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'U', (lapack_int)n, g, (lapack_int)n,
+                                  0.0, 0.0, (lapack_int)(n - k + 1), (lapack_int)n, 0.0, &m, w, z,
+                                  (lapack_int)n, isuppz);
+        if (!isuppz || !w || !z) {
+            rc = GSVD_ENOMEM;
+        } else if (info != 0 || (size_t)m != k) {
+            gsvd_log_error("symmetric eigensolver failed (LAPACKE_dsyevr info %d, %d of %zu "
+                           "eigenpairs, n %zu)",
+                           (int)info, (int)m, k, n);
+            rc = info < 0 ? GSVD_EINTERNAL : GSVD_EDEGENERATE;
+        } else {
+            for (size_t q = 0; q < k; q++) { /* ascending -> descending */
+                theta[q] = w[k - 1 - q];
+                memcpy(u + q * n, z + (k - 1 - q) * n, n * sizeof *u);
+            }
+        }
+        gsvd_free(isuppz);
+        gsvd_free(w);
+        gsvd_free(z);
+        return rc;
+    }
+    struct solver s = {.G = g,
+                       .be = be,
+                       .p = p,
+                       .n = n,
+                       .k = k,
+                       .n_threads = p->n_threads,
+                       .tol = GSVD_PCA_GRAM_TOL,
+                       .max_iter = 100000};
+    struct gsvd_pca_result tmp = {.error_bound = res->error_bound};
+    s.l = k + (k > 10 ? k : 10);
+    s.cap = s.l * 8;
+    if (s.l > n)
+        s.l = n;
+    if (s.cap > n)
+        s.cap = n;
+    GSVD_TRY(solver_alloc(&s));
+    GSVD_TRY(run_iterative(&s, &tmp));
+    memcpy(theta, s.theta, k * sizeof *theta);
+    memcpy(u, s.U, n * k * sizeof *u);
+    gsvd_log_info("exact: top-%zu eigenpairs of the Gram matrix in %zu block Krylov iterations "
+                  "(eigenvalue error bound %.3g)",
+                  k, tmp.iterations, max_bound(&s));
+out:
+    solver_free(&s);
+    return rc;
+}
+
 static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p, size_t n,
-                     struct gsvd_pca_result *res, double **evec, double **eval)
+                     size_t k, struct gsvd_pca_result *res, double *theta, double *u)
 {
     int rc = GSVD_OK;
     size_t nn;
+    double *gram = NULL;
     struct pass_ctx pc = {
         .be = be, .sumsq = &res->trace, .gram = 1, .progress = p->progress, .what = "Gram"};
 
-    *evec = *eval = NULL;
     if (gsvd_mul_size(n, n, &nn) < 0)
         return GSVD_EINVAL;
-    *evec = gsvd_malloc(nn * sizeof **evec);
-    *eval = gsvd_malloc(n * sizeof **eval);
-    if (!*evec || !*eval)
+    gram = gsvd_alloc_large(nn * sizeof *gram);
+    if (!gram)
         return GSVD_ENOMEM;
     res->trace = 0;
     GSVD_TRY(gsvd_backend_gram_begin(be, n));
@@ -412,11 +577,14 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
         rc = GSVD_EDEGENERATE;
         goto out;
     }
-    GSVD_TRY(gsvd_backend_gram_end(be, *evec));
-    GSVD_TRY(gsvd_backend_eigh(be, n, *evec, *eval));
+    GSVD_TRY(gsvd_backend_gram_end(be, gram));
+    GSVD_TRY(gram_top_k(p, be, n, k, gram, theta, u, res));
     res->iterations = 1;
     res->convergence = 0;
+    res->converged = 1;
+    memset(res->error_bound, 0, k * sizeof *res->error_bound);
 out:
+    gsvd_free(gram);
     return rc;
 }
 
@@ -489,9 +657,10 @@ out:
 
 /* ---- driver -------------------------------------------------------------------------------- */
 
-/* Copy the top k eigenpairs into the result (U row-major), check rank, apply the sign rule. */
-static int finish(struct gsvd_pca_result *r, const double *vecs, size_t stride_vec, int colmajor,
-                  const double *vals, size_t n, size_t k)
+/* Copy the top k eigenpairs (values descending, vectors in the columns of the column-major
+ * n x k vecs) into the result (U row-major), check rank, apply the sign rule. */
+static int finish(struct gsvd_pca_result *r, const double *vecs, const double *vals, size_t n,
+                  size_t k)
 {
     for (size_t q = 0; q < k; q++) {
         double th = vals[q];
@@ -505,7 +674,7 @@ static int finish(struct gsvd_pca_result *r, const double *vecs, size_t stride_v
         double big = 0;
         size_t at = 0;
         for (size_t i = 0; i < n; i++) {
-            double x = colmajor ? vecs[q * n + i] : vecs[i * stride_vec + (stride_vec - 1 - q)];
+            double x = vecs[q * n + i];
             r->u[i * k + q] = x;
             if (fabs(x) > big) {
                 big = fabs(x);
@@ -553,20 +722,24 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     r->m_range = gsvd_geno_n_variants(g);
     r->s = gsvd_malloc(k * sizeof *r->s);
     r->u = gsvd_malloc(n * k * sizeof *r->u);
-    if (!r->s || !r->u) {
+    r->error_bound = gsvd_calloc(k, sizeof *r->error_bound);
+    if (!r->s || !r->u || !r->error_bound) {
         rc = GSVD_ENOMEM;
         goto out;
     }
     if (method == GSVD_PCA_EXACT) {
-        GSVD_TRY(run_exact(g, be, p, n, r, &evec, &eval));
-        /* ascending eigenvalues: the top k, largest first */
-        for (size_t q = 0; q < n / 2; q++) {
-            double t = eval[q];
-            eval[q] = eval[n - 1 - q];
-            eval[n - 1 - q] = t;
+        evec = gsvd_malloc(n * k * sizeof *evec);
+        eval = gsvd_malloc(k * sizeof *eval);
+        if (!evec || !eval) {
+            rc = GSVD_ENOMEM;
+            goto out;
         }
-        GSVD_TRY(finish(r, evec, n, 0, eval, n, k));
+        GSVD_TRY(run_exact(g, be, p, n, k, r, eval, evec));
+        GSVD_TRY(finish(r, evec, eval, n, k));
     } else {
+        s.tol = p->tol;
+        s.max_iter = p->max_iter;
+        s.n_threads = p->n_threads;
         s.g = g;
         s.be = be;
         s.p = p;
@@ -591,7 +764,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
             s.cap = n;
         GSVD_TRY(solver_alloc(&s));
         GSVD_TRY(run_iterative(&s, r));
-        GSVD_TRY(finish(r, s.U, 0, 1, s.theta, n, k));
+        GSVD_TRY(finish(r, s.U, s.theta, n, k));
     }
     r->m_used = r->counts.n_kept;
     if (p->loadings)

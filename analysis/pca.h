@@ -11,7 +11,12 @@
  *   GSVD_PCA_EXACT       the N x N Gram Z^T Z, then a symmetric eigensolver (N <= 50,000);
  *   GSVD_PCA_AUTO        exact up to GSVD_PCA_AUTO_EXACT_N samples (one pass, exact, and
  *                        cheaper than repeated passes at that size), randomized above.
- * Convergence: 1 - MEV between the top-k Ritz vectors of consecutive iterations below tol.
+ * Convergence (GSVD_PCA_STOP_BOUND, the default): every top-k Ritz value theta_i has a relative
+ * error bound below tol, from its residual r_i = ||A u_i - theta_i u_i||: an eigenvalue of A
+ * lies within r_i of theta_i, and within r_i^2 / gap_i when theta_i's interval is separated from
+ * its neighbours' by gap_i; the bound is min(r_i, r_i^2 / gap_i) / theta_i.  Ritz values never
+ * exceed the eigenvalues they approximate.  GSVD_PCA_STOP_SUBSPACE: 1 - MEV between the top-k
+ * Ritz vectors of consecutive iterations below tol (for vectors in degenerate clusters).
  * Test matrix: Gaussian from the counter-based generator keyed by (seed, sample, column), so the
  * result does not depend on thread count, block size or device.  Sign rule: the entry of
  * largest magnitude of each sample vector (column of U) is positive.
@@ -23,6 +28,12 @@
 #include "analysis/backend.h"
 #include "analysis/genotype.h"
 GSVD_EXTERN_C_BEGIN
+
+/* When the iterative methods stop (unless power_iter fixes the pass count). */
+enum gsvd_pca_stop {
+    GSVD_PCA_STOP_BOUND = 0, /* every top-k eigenvalue's relative error bound <= tol */
+    GSVD_PCA_STOP_SUBSPACE,  /* 1 - MEV between the top-k Ritz vectors of two passes < tol */
+};
 
 enum gsvd_pca_method {
     GSVD_PCA_RANDOMIZED = 0,
@@ -39,18 +50,21 @@ struct gsvd_pca_params {
     size_t n_components; /* k, 1 .. N-1 */
     enum gsvd_pca_method method;
     size_t oversampling; /* extra columns: block width l = k + oversampling */
-    double tol;          /* stop when 1 - MEV < tol */
-    size_t max_iter;     /* passes cap for iterative methods */
-    size_t power_iter;   /* > 0: exactly this many passes, tol ignored */
-    size_t window;       /* randomized: basis blocks kept before a restart (>= 2) */
-    uint64_t seed;       /* test matrix seed */
-    int loadings;        /* 1: one more pass for V (variant loadings) */
-    int progress;        /* 1: progress on stderr */
+    enum gsvd_pca_stop stop;
+    double tol;        /* the stop rule's tolerance */
+    size_t max_iter;   /* passes cap for iterative methods */
+    size_t power_iter; /* > 0: exactly this many passes, tol ignored */
+    size_t window;     /* randomized: basis blocks kept before a restart (>= 2) */
+    uint64_t seed;     /* test matrix seed */
+    int loadings;      /* 1: one more pass for V (variant loadings) */
+    size_t n_threads;  /* threads for in-memory products (exact's eigensolver); 0 = 1 */
+    int progress;      /* 1: progress on stderr */
 };
 #define GSVD_PCA_PARAMS_DEFAULT                                                                    \
     {                                                                                              \
-        .n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10, .tol = 1e-6,              \
-        .max_iter = 60, .power_iter = 0, .window = 8, .seed = 42, .loadings = 0, .progress = 0     \
+        .n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10,                           \
+        .stop = GSVD_PCA_STOP_BOUND, .tol = 1e-4, .max_iter = 8, .power_iter = 0, .window = 8,     \
+        .seed = 42, .loadings = 0, .n_threads = 1, .progress = 0                                   \
     }
 
 struct gsvd_pca_result {
@@ -65,6 +79,9 @@ struct gsvd_pca_result {
     double trace;                /* ||Z||_F^2 */
     size_t iterations;           /* passes for the eigenvectors (1 for exact) */
     double convergence;          /* final 1 - MEV (0 for exact) */
+    int converged;               /* 1 stop rule met (or exact), 0 stopped at max_iter, -1 fixed
+                                    pass count (power_iter) */
+    double *error_bound;         /* k relative eigenvalue error bounds (0 for exact) */
     double max_residual;         /* max over components of ||Z^T Z u - s^2 u|| / s^2 */
     double *v;                   /* with loadings: m_range x k, unit columns; rows of dropped
                                     variants are NaN; NULL otherwise */

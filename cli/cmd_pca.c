@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,6 +42,8 @@ enum {
     OPT_MEMORY,
     OPT_WINDOW,
     OPT_CACHE,
+    OPT_CACHE_DIR,
+    OPT_STOP,
 };
 
 struct pca_opts {
@@ -76,8 +79,13 @@ static void usage(FILE *fp)
           "                         (sd), center, none [patterson]\n"
           "      --missing MODE     mean (missing call = variant mean) or error [mean]\n"
           "      --oversampling INT extra block columns beyond k [10]\n"
-          "      --tol X            stop when 1 - MEV between iterations < X [1e-6]\n"
-          "      --max-iter INT     at most this many passes [60]\n"
+          "      --stop RULE        bound: stop when every component's eigenvalue error bound\n"
+          "                         (from its Ritz residual, relative) is <= --tol; subspace:\n"
+          "                         when 1 - MEV of the top-k vectors between passes < --tol\n"
+          "                         (vectors inside clusters of equal eigenvalues) [bound]\n"
+          "      --tol X            tolerance of the stop rule [1e-4]\n"
+          "      --max-iter INT     at most this many passes; stopping there is reported\n"
+          "                         (converged: false) [8]\n"
           "      --power-iter INT   exactly this many passes (ignores --tol)\n"
           "      --window INT       randomized: basis blocks kept before a restart [8]\n"
           "      --seed INT         test matrix seed [42]\n"
@@ -92,8 +100,11 @@ static void usage(FILE *fp)
           "Resources:\n" GSVD_CLI_DEVICE_HELP "  -t, --threads INT      threads [all cores]\n"
           "      --memory SIZE      cap the solver's basis memory (e.g. 2G)\n"
           "      --cache SIZE       keep the genotypes in memory (2 bits per call) after the\n"
-          "                         first pass if they fit in SIZE; 0 re-reads the store on\n"
-          "                         every pass [a quarter of physical memory]\n"
+          "                         first pass, up to SIZE; what does not fit goes to a\n"
+          "                         file in --cache-dir; 0 re-reads the store on every\n"
+          "                         pass [a quarter of physical memory]\n"
+          "      --cache-dir DIR    where the cache beyond --cache goes (a file deleted\n"
+          "                         when gensvd ends, however it ends) [$TMPDIR or /tmp]\n"
           "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
           "  -v, --verbose          per-iteration convergence on stderr (repeatable)\n"
           "  -q, --quiet            errors only\n"
@@ -235,13 +246,23 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
         &attrs,
         ",\n    \"method\": \"%s\",\n    \"k\": %zu,\n    \"l\": %zu,\n"
         "    \"iterations\": %zu,\n    \"convergence\": %.17g,\n    \"max_relative_residual\": "
-        "%.17g,\n    \"seed\": %llu,\n    \"scaler\": \"%s\",\n    \"missing\": \"%s\",\n"
+        "%.17g,\n    \"stop\": \"%s\",\n    \"tol\": %.17g,\n    \"converged\": %s,\n"
+        "    \"seed\": %llu,\n    \"scaler\": \"%s\",\n    \"missing\": \"%s\",\n"
         "    \"N\": %zu,\n    \"M\": %llu,\n    \"M_used\": %llu,\n"
-        "    \"trace\": %.17g\n}",
+        "    \"trace\": %.17g,\n    \"eigenvalue_error_bound\": [",
         gsvd_pca_method_name(r->method), k, r->l, r->iterations, r->convergence,
-        isfinite(r->max_residual) ? r->max_residual : -1.0, (unsigned long long)o->pca.seed,
-        scaler_names[o->geno.scaler], o->geno.missing_error ? "error" : "mean", n,
-        (unsigned long long)r->m_range, (unsigned long long)r->m_used, r->trace));
+        isfinite(r->max_residual) ? r->max_residual : -1.0,
+        o->pca.stop == GSVD_PCA_STOP_SUBSPACE ? "subspace" : "bound", o->pca.tol,
+        r->converged < 0 ? "null"
+        : r->converged   ? "true"
+                         : "false",
+        (unsigned long long)o->pca.seed, scaler_names[o->geno.scaler],
+        o->geno.missing_error ? "error" : "mean", n, (unsigned long long)r->m_range,
+        (unsigned long long)r->m_used, r->trace));
+    for (size_t q = 0; q < k; q++)
+        GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
+                                 isfinite(r->error_bound[q]) ? r->error_bound[q] : -1.0));
+    GSVD_TRY(gsvd_buf_puts(&attrs, "]\n}"));
     GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
     {
         gsvd_warray *a;
@@ -317,14 +338,23 @@ static void report(const struct gsvd_pca_result *r)
     if (r->method == GSVD_PCA_EXACT)
         fprintf(stderr, "[pca] exact: Gram matrix Z'Z and symmetric eigensolver, one pass\n");
     else
-        fprintf(stderr,
-                "[pca] %s: %zu passes, final 1-MEV %.3g, max relative residual "
-                "||Z'Zu - s^2 u||/s^2 = %.3g\n",
-                gsvd_pca_method_name(r->method), r->iterations, r->convergence, r->max_residual);
+        fprintf(stderr, "[pca] %s: %zu passes, %s; final 1-MEV %.3g\n",
+                gsvd_pca_method_name(r->method), r->iterations,
+                r->converged < 0 ? "fixed pass count (--power-iter)"
+                : r->converged   ? "converged (every bound within --tol)"
+                                 : "NOT converged: --max-iter reached before --tol",
+                r->convergence);
     fprintf(stderr, "[pca] singular values:");
     for (size_t q = 0; q < r->k; q++)
         fprintf(stderr, " %.6g", r->s[q]);
     fprintf(stderr, "\n");
+    if (r->method != GSVD_PCA_EXACT) {
+        /* relative bounds on s^2; a singular value's relative error is about half of it */
+        fprintf(stderr, "[pca] eigenvalue error bounds (relative):");
+        for (size_t q = 0; q < r->k; q++)
+            fprintf(stderr, " %.2g", r->error_bound[q]);
+        fprintf(stderr, "\n");
+    }
 }
 
 static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
@@ -367,6 +397,7 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
             o->pca.window = (size_t)blocks;
     }
     o->pca.progress = common->progress;
+    o->pca.n_threads = common->threads;
     GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
     report(r);
     if (o->output)
@@ -413,6 +444,8 @@ int gsvd_cmd_pca(int argc, char **argv)
         {"threads", required_argument, NULL, 't'},
         {"memory", required_argument, NULL, OPT_MEMORY},
         {"cache", required_argument, NULL, OPT_CACHE},
+        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
+        {"stop", required_argument, NULL, OPT_STOP},
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -486,6 +519,14 @@ int gsvd_cmd_pca(int argc, char **argv)
                 return gsvd_cli_usage_error("pca", "invalid --oversampling '%s'", optarg);
             o.pca.oversampling = (size_t)v;
             break;
+        case OPT_STOP:
+            if (strcmp(optarg, "bound") == 0)
+                o.pca.stop = GSVD_PCA_STOP_BOUND;
+            else if (strcmp(optarg, "subspace") == 0)
+                o.pca.stop = GSVD_PCA_STOP_SUBSPACE;
+            else
+                return gsvd_cli_usage_error("pca", "invalid --stop '%s' (bound, subspace)", optarg);
+            break;
         case OPT_TOL:
             if (gsvd_cli_parse_double(optarg, 0, 1, &o.pca.tol) < 0)
                 return gsvd_cli_usage_error("pca", "invalid --tol '%s' (0..1)", optarg);
@@ -550,6 +591,11 @@ int gsvd_cmd_pca(int argc, char **argv)
                 return gsvd_cli_usage_error("pca", "invalid --cache '%s'", optarg);
             cache_set = 1;
             break;
+        case OPT_CACHE_DIR:
+            if (!*optarg)
+                return gsvd_cli_usage_error("pca", "empty --cache-dir");
+            o.geno.cache_dir = optarg;
+            break;
         case 'h':
             usage(stdout);
             return GSVD_EXIT_OK;
@@ -565,6 +611,10 @@ int gsvd_cmd_pca(int argc, char **argv)
     if (!cache_set) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         o.geno.cache_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : 0;
+    }
+    if (!o.geno.cache_dir) {
+        const char *tmp = getenv("TMPDIR");
+        o.geno.cache_dir = tmp && *tmp ? tmp : "/tmp";
     }
     gsvd_cli_common_apply(&common);
     o.command = gsvd_cli_command_line(argc, argv);
