@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <cblas.h>
 #include <lapacke.h>
@@ -80,6 +81,13 @@ static int pass_cb(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_
     if (c->progress && (c->done % 16 == 0 || c->done == c->n_blocks))
         fprintf(stderr, "\r[pca] %s: block %zu", c->what, c->done);
     return rc;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Y (n x c row-major) = A X (X row-major n x c) in one pass. */
@@ -283,11 +291,11 @@ static int rayleigh_ritz(struct solver *s)
     return GSVD_OK;
 }
 
-/* Residual norms ||A u - theta u|| of the top k Ritz pairs (U already combined) and their
- * relative eigenvalue error bounds.  With r_i the residual, an eigenvalue of A lies within r_i
- * of theta_i; when theta_i is separated from the other Ritz values by more than the residuals
- * (gap_i = distance to the nearest neighbour's interval), the quadratic bound r_i^2 / gap_i
- * holds too.  Returns the largest relative residual r_i / theta_i. */
+/* Residual norms ||A u - theta u|| of the top k Ritz pairs (U already combined) and the
+ * relative error bounds of their singular values sqrt(theta).  With r_i the residual, an eigenvalue
+ * of A lies within r_i of theta_i; when theta_i is separated from the other Ritz values by more
+ * than the residuals (gap_i = distance to the nearest neighbour's interval), the quadratic bound
+ * r_i^2 / gap_i holds too.  Returns the largest relative residual r_i / theta_i. */
 static double residuals(struct solver *s)
 {
     size_t n = s->n, k = s->k;
@@ -314,7 +322,9 @@ static double residuals(struct solver *s)
         }
         if (gap > 0 && r * r / gap < err)
             err = r * r / gap;
-        s->bound[q] = th > 0 ? err / th : INFINITY;
+        /* theta <= lambda <= theta + err, so s = sqrt(lambda) is within sqrt(1 + err/theta) - 1
+         * of sqrt(theta), relatively (written so that tiny bounds do not cancel) */
+        s->bound[q] = th > 0 ? (err / th) / (sqrt(1 + err / th) + 1) : INFINITY;
         if (th > 0 && r / th > worst)
             worst = r / th;
         else if (!(th > 0))
@@ -382,6 +392,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         char what[32];
         snprintf(what, sizeof what, "pass %zu", it);
         to_row_major(s->K, n, last, width, s->X);
+        double t0 = seconds_now();
         if (s->G)
             GSVD_TRY(gram_product(s, width));
         else
@@ -410,12 +421,12 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         res->max_residual = residuals(s);
         bnd = max_bound(s);
         if (s->G)
-            gsvd_log_debug("Gram iteration %zu: basis %zu, max eigenvalue error bound %.3g", it,
+            gsvd_log_debug("Gram iteration %zu: basis %zu, max singular value error bound %.3g", it,
                            s->b, bnd);
         else
-            gsvd_log_info("pass %zu: basis %zu, max eigenvalue error bound %.3g, 1-MEV %.3g, "
-                          "s1 %.6g, s%zu %.6g",
-                          it, s->b, bnd, conv, sqrt(fmax(s->theta[0], 0)), s->k,
+            gsvd_log_info("pass %zu (%.2f s): basis %zu, max singular value error bound %.3g, "
+                          "1-MEV %.3g, s1 %.6g, s%zu %.6g",
+                          it, seconds_now() - t0, s->b, bnd, conv, sqrt(fmax(s->theta[0], 0)), s->k,
                           sqrt(fmax(s->theta[s->k - 1], 0)));
         if (p->power_iter && !s->G) {
             done = it >= p->power_iter;
@@ -471,14 +482,14 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
     memcpy(res->error_bound, s->bound, s->k * sizeof *s->bound);
     if (s->G && !res->converged)
         gsvd_log_warn("exact: the top-%zu eigensolver of the Gram matrix stopped after %zu "
-                      "iterations with an eigenvalue error bound of %.3g",
+                      "iterations with a singular value error bound of %.3g",
                       s->k, it, bnd);
     else if (!res->converged) {
         size_t met = 0;
         for (size_t q = 0; q < s->k; q++)
             met += s->bound[q] <= s->tol;
         gsvd_log_warn("stopped after %zu passes (--max-iter) with %zu of %zu components within "
-                      "--tol %.3g (largest eigenvalue error bound %.3g)",
+                      "--tol %.3g (largest singular value error bound %.3g)",
                       it, met, s->k, s->tol, bnd);
     }
 out:
@@ -545,7 +556,7 @@ static int gram_top_k(const struct gsvd_pca_params *p, gsvd_backend *be, size_t 
     memcpy(theta, s.theta, k * sizeof *theta);
     memcpy(u, s.U, n * k * sizeof *u);
     gsvd_log_info("exact: top-%zu eigenpairs of the Gram matrix in %zu block Krylov iterations "
-                  "(eigenvalue error bound %.3g)",
+                  "(singular value error bound %.3g)",
                   k, tmp.iterations, max_bound(&s));
 out:
     solver_free(&s);

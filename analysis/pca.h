@@ -14,13 +14,14 @@
  * Convergence (GSVD_PCA_STOP_BOUND, the default): every top-k Ritz value theta_i has a relative
  * error bound below tol, from its residual r_i = ||A u_i - theta_i u_i||: an eigenvalue of A
  * lies within r_i of theta_i, and within r_i^2 / gap_i when theta_i's interval is separated from
- * its neighbours' by gap_i; the bound is min(r_i, r_i^2 / gap_i) / theta_i.  Ritz values never
- * exceed the eigenvalues they approximate.  GSVD_PCA_STOP_SUBSPACE: 1 - MEV between the top-k
- * Ritz vectors of consecutive iterations below tol (for vectors in degenerate clusters).
- * Test matrix: Gaussian from the counter-based generator keyed by (seed, sample, column), so the
- * result does not depend on thread count, block size or device.  Sign rule: the entry of
- * largest magnitude of each sample vector (column of U) is positive.
- * Thread safety: calls share no state. */
+ * its neighbours' by gap_i; with e_i = min(r_i, r_i^2 / gap_i) and Ritz values never above the
+ * eigenvalues they approximate, the singular value sqrt(theta_i) is within sqrt(1 + e_i /
+ * theta_i) - 1 (about e_i / 2 theta_i) of the true one, relatively: that is the bound.
+ * GSVD_PCA_STOP_SUBSPACE: 1 - MEV between the top-k Ritz vectors of consecutive iterations below
+ * tol (for vectors in degenerate clusters). Test matrix: Gaussian from the counter-based generator
+ * keyed by (seed, sample, column), so the result does not depend on thread count, block size or
+ * device.  Sign rule: the entry of largest magnitude of each sample vector (column of U) is
+ * positive. Thread safety: calls share no state. */
 #ifndef GSVD_ANALYSIS_PCA_H
 #define GSVD_ANALYSIS_PCA_H
 #include <stddef.h>
@@ -31,7 +32,7 @@ GSVD_EXTERN_C_BEGIN
 
 /* When the iterative methods stop (unless power_iter fixes the pass count). */
 enum gsvd_pca_stop {
-    GSVD_PCA_STOP_BOUND = 0, /* every top-k eigenvalue's relative error bound <= tol */
+    GSVD_PCA_STOP_BOUND = 0, /* every top-k singular value's relative error bound <= tol */
     GSVD_PCA_STOP_SUBSPACE,  /* 1 - MEV between the top-k Ritz vectors of two passes < tol */
 };
 
@@ -81,7 +82,7 @@ struct gsvd_pca_result {
     double convergence;          /* final 1 - MEV (0 for exact) */
     int converged;               /* 1 stop rule met (or exact), 0 stopped at max_iter, -1 fixed
                                     pass count (power_iter) */
-    double *error_bound;         /* k relative eigenvalue error bounds (0 for exact) */
+    double *error_bound;         /* k relative singular value error bounds (0 for exact) */
     double max_residual;         /* max over components of ||Z^T Z u - s^2 u|| / s^2 */
     double *v;                   /* with loadings: m_range x k, unit columns; rows of dropped
                                     variants are NaN; NULL otherwise */

@@ -79,9 +79,10 @@ static void usage(FILE *fp)
           "                         (sd), center, none [patterson]\n"
           "      --missing MODE     mean (missing call = variant mean) or error [mean]\n"
           "      --oversampling INT extra block columns beyond k [10]\n"
-          "      --stop RULE        bound: stop when every component's eigenvalue error bound\n"
-          "                         (from its Ritz residual, relative) is <= --tol; subspace:\n"
-          "                         when 1 - MEV of the top-k vectors between passes < --tol\n"
+          "      --stop RULE        bound: stop when every component's singular value error\n"
+          "                         bound (relative, from its Ritz residual) is <= --tol;\n"
+          "                         subspace: when 1 - MEV of the top-k vectors between\n"
+          "                         passes < --tol\n"
           "                         (vectors inside clusters of equal eigenvalues) [bound]\n"
           "      --tol X            tolerance of the stop rule [1e-4]\n"
           "      --max-iter INT     at most this many passes; stopping there is reported\n"
@@ -249,7 +250,7 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
         "%.17g,\n    \"stop\": \"%s\",\n    \"tol\": %.17g,\n    \"converged\": %s,\n"
         "    \"seed\": %llu,\n    \"scaler\": \"%s\",\n    \"missing\": \"%s\",\n"
         "    \"N\": %zu,\n    \"M\": %llu,\n    \"M_used\": %llu,\n"
-        "    \"trace\": %.17g,\n    \"eigenvalue_error_bound\": [",
+        "    \"trace\": %.17g,\n    \"singular_value_error_bound\": [",
         gsvd_pca_method_name(r->method), k, r->l, r->iterations, r->convergence,
         isfinite(r->max_residual) ? r->max_residual : -1.0,
         o->pca.stop == GSVD_PCA_STOP_SUBSPACE ? "subspace" : "bound", o->pca.tol,
@@ -349,8 +350,7 @@ static void report(const struct gsvd_pca_result *r)
         fprintf(stderr, " %.6g", r->s[q]);
     fprintf(stderr, "\n");
     if (r->method != GSVD_PCA_EXACT) {
-        /* relative bounds on s^2; a singular value's relative error is about half of it */
-        fprintf(stderr, "[pca] eigenvalue error bounds (relative):");
+        fprintf(stderr, "[pca] singular value error bounds (relative):");
         for (size_t q = 0; q < r->k; q++)
             fprintf(stderr, " %.2g", r->error_bound[q]);
         fprintf(stderr, "\n");
