@@ -1,0 +1,241 @@
+#!/ usr / bin / env python3
+"""gensvd pca at scale: the default method's accuracy and stop rule, determinism of the
+all-thread passes, the spilled cache, many samples.
+
+usage: .venv/zarr3/bin/python tests/pca/test_pca_scale.py GENSVD [big]
+  default cases (~30 s):
+    real     hapmap3 and khuman_chr22 (testdata/realdata): the default randomized method (8
+             passes at most) converges (attribute converged: true) with every top-10 singular
+             value within 1e-4 relative of --method exact and |corr| >= 0.999 for every PC whose
+             eigenvalue is separated from its neighbours by more than 1%
+    bulk     a simulated store with a flat noise bulk (3 populations, Fst 0.05: two population
+             PCs, then eigenvalues within 0.4% of each other): the population PCs within 1e-4
+             and |corr| >= 0.999 of exact;
+every reported bound is
+honest(the true relative error of each singular value against exact is at most its bound); the run says it did not
+             converge (summary and attributes) and exits 0
+    threads  byte-identical TSV for --threads 1, 2, 3 and for two chunkings of the same data
+    many     N = 100,000 samples x 300 variants end to end against a float64 numpy SVD of the
+             standardised matrix (variant side: 300 x 100,000): population PCs within 1e-6,
+             every bound honest
+    options  --stop subspace, --power-iter, bad --stop / --cache-dir values (exit 2), a cache
+             directory that cannot be written (warning, same bytes)
+  big (label slow, ~40 s): a 100,000 x 20,000 store whose 2-bit cache is 500 MB: --cache 64M
+             (spilling ~436 MB to the cache directory) gives byte-identical output to the
+             in-memory cache, and no spill file is left in the cache directory
+The oracles are gensvd --method exact (itself checked against numpy in pca_oracles) and numpy.
+Last line "N passed, N failed"; exit 1 on failure.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import zarr
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REAL = os.path.join(HERE, "..", "..", "testdata", "realdata")
+passed = failed = 0
+#Both methods multiply float32 blocks(accumulated in float64), so they agree to about 1e-7 even
+#when the iteration has converged to rounding(bound ~1e-15) : the bounds measure convergence on
+#the operator as computed, and are compared with the true error above this floor.
+FLOOR = 1e-6
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok   {name}")
+    else:
+        failed += 1
+        print(f"FAIL {name} {detail}")
+
+
+def run(g, *args, ok_codes=(0,)):
+    p = subprocess.run([g, *map(str, args)], capture_output=True, text=True)
+    if p.returncode not in ok_codes:
+        print(f"command failed ({p.returncode}): {' '.join(map(str, [g, *args]))}\n{p.stderr}")
+    return p
+
+
+def pca_zarr(g, store, out, *extra):
+    p = run(g, "pca", store, "-k", 10, "-o", out, "--force", *extra)
+    z = zarr.open_group(out, mode="r")
+    return p, z, dict(z.attrs)
+
+
+def separated(s, rel=0.01):
+    """PCs whose eigenvalue s^2 differs from both neighbours by more than rel (relative)."""
+    lam = np.asarray(s) ** 2
+    out = []
+    for i in range(len(lam)):
+        gaps = []
+        if i > 0:
+            gaps.append((lam[i - 1] - lam[i]) / lam[i])
+        if i + 1 < len(lam):
+            gaps.append((lam[i] - lam[i + 1]) / lam[i])
+        out.append(min(gaps) > rel)
+    return np.array(out)
+
+
+def corr(a, b):
+    return np.array([abs(np.corrcoef(a[:, i], b[:, i])[0, 1]) for i in range(a.shape[1])])
+
+
+def compare_default(g, tmp, name, store, extra=()):
+    """Default method vs exact; returns (errors, |corr|, bounds, attrs)."""
+    _, ze, _ = pca_zarr(g, store, os.path.join(tmp, name + "_exact.zarr"), "-m", "exact", *extra)
+    p, zr, attrs = pca_zarr(g, store, os.path.join(tmp, name + "_rand.zarr"), "-m", "randomized",
+                            *extra)
+    check(f"{name}: exit 0", p.returncode == 0, p.stderr[-300:])
+    se = ze["sample_pca_singular_value"][:]
+    sr = zr["sample_pca_singular_value"][:]
+    err = np.abs(sr - se) / se
+    c = corr(ze["sample_pca_projection"][:], zr["sample_pca_projection"][:])
+    bounds = np.array(attrs["singular_value_error_bound"])
+    check(f"{name}: at most 8 passes", attrs["iterations"] <= 8, str(attrs["iterations"]))
+    check(f"{name}: every bound is honest (true error <= bound + {FLOOR:g})",
+          bool(np.all(err <= bounds + FLOOR)), f"errors {err} bounds {bounds}")
+    return se, err, c, bounds, attrs, p
+
+
+def case_real(g, tmp):
+    for name in ("hapmap3", "khuman_chr22"):
+        store = os.path.join(REAL, name + ".vcz")
+        se, err, c, bounds, attrs, _ = compare_default(g, tmp, name, store)
+        check(f"{name}: converged within 8 passes", attrs["converged"] is True,
+              f"converged {attrs['converged']} after {attrs['iterations']}, bounds {bounds}")
+        check(f"{name}: top-10 singular values within 1e-4 of exact", bool(np.all(err <= 1e-4)),
+              f"max {err.max():.3g}")
+        sep = separated(se)
+        check(f"{name}: |corr| >= 0.999 for the {sep.sum()} separated PCs",
+              bool(np.all(c[sep] >= 0.999)), f"corr {c} separated {sep}")
+
+
+def case_bulk(g, tmp):
+    store = os.path.join(tmp, "bulk.vcz")
+    run(g, "simulate", store, "-m", 12000, "-n", 4000, "-K", 3, "--fst", 0.05, "--missing", 0.01,
+        "--seed", 7, "--force", "-c", "1000,4000")
+    se, err, c, bounds, attrs, p = compare_default(g, tmp, "bulk", store)
+    lam = se ** 2
+    check("bulk: flat noise bulk (s3..s10 within 1% of each other)",
+          (lam[2] - lam[9]) / lam[2] < 0.02, str(se))
+    check("bulk: population PCs 1-2 within 1e-4 of exact", bool(np.all(err[:2] <= 1e-4)), str(err))
+    check("bulk: population PCs 1-2 |corr| >= 0.999", bool(np.all(c[:2] >= 0.999)), str(c))
+    check("bulk: population PCs' bounds within --tol", bool(np.all(bounds[:2] <= 1e-4)),
+          str(bounds))
+    check("bulk: not converged in 8 passes, said in the attributes",
+          attrs["converged"] is False and attrs["stop"] == "bound" and len(bounds) == 10,
+          str(attrs.get("converged")))
+    check("bulk: not converged, said in the summary and the warning",
+          "NOT converged" in p.stderr and "--max-iter" in p.stderr, p.stderr[-400:])
+#more passes reach the bulk too(the stop rule is honest, not unreachable)
+    _, zr, attrs2 = pca_zarr(g, store, os.path.join(tmp, "bulk_more.zarr"), "-m", "randomized",
+                             "--max-iter", 80, "--tol", 1e-3)
+    e2 = np.abs(zr["sample_pca_singular_value"][:] - se) / se
+    check("bulk: --max-iter 80 --tol 1e-3 converges with errors within the bounds",
+          attrs2["converged"] is True and bool(np.all(e2 <= 1e-3)),
+          f"{attrs2['converged']} {attrs2['iterations']} {e2.max():.3g}")
+    return store
+
+
+def case_threads(g, tmp, store):
+    outs = []
+    for t in (1, 2, 3):
+        outs.append(run(g, "pca", store, "-k", 10, "-m", "randomized", "-t", t, "-q").stdout)
+    check("threads: TSV identical for --threads 1, 2, 3", outs[0] == outs[1] == outs[2])
+    other = os.path.join(tmp, "bulk_chunks.vcz")
+    run(g, "simulate", other, "-m", 12000, "-n", 4000, "-K", 3, "--fst", 0.05, "--missing", 0.01,
+        "--seed", 7, "--force", "-c", "777,1500")
+    o2 = run(g, "pca", other, "-k", 10, "-m", "randomized", "-t", 2, "-q").stdout
+    check("threads: TSV identical for chunks 1000x4000 and 777x1500", o2 == outs[0])
+    ex = [run(g, "pca", store, "-k", 10, "-m", "exact", "-t", t, "-q").stdout for t in (1, 3)]
+    check("threads: exact TSV identical for --threads 1 and 3", ex[0] == ex[1])
+
+
+def case_many(g, tmp):
+    store = os.path.join(tmp, "many.vcz")
+    run(g, "simulate", store, "-m", 300, "-n", 100000, "-K", 3, "--fst", 0.1, "--missing", 0.01,
+        "--seed", 3, "--force", "-c", "100,100000")
+    p, z, attrs = pca_zarr(g, store, os.path.join(tmp, "many.zarr"))
+    check("many: 100,000 samples, exit 0", p.returncode == 0, p.stderr[-300:])
+    gt = zarr.open_group(store, mode="r")["call_genotype"][:]
+    miss = (gt < 0).any(axis=2)
+    d = (gt > 0).sum(axis=2).astype(np.float64)
+    n = (~miss).sum(axis=1)
+    mu = np.where(miss, 0, d).sum(axis=1) / n
+    sd = np.sqrt(mu / 2 * (1 - mu / 2))
+    keep = sd > 0
+    zm = np.where(miss, 0.0, (d - mu[:, None]) / np.where(sd > 0, sd, 1)[:, None])[keep]
+    s = np.linalg.svd(zm, compute_uv=False)[:10]
+    got = z["sample_pca_singular_value"][:]
+    e = np.abs(got - s) / s
+    b = np.array(attrs["singular_value_error_bound"])
+    check("many: population PCs 1-2 within 1e-6 of numpy", bool(np.all(e[:2] <= 1e-6)), str(e))
+    check(f"many: every bound is honest against numpy (error <= bound + {FLOOR:g})",
+          bool(np.all(e <= b + FLOOR)), f"errors {e} bounds {b}")
+    check("many: projection shape", z["sample_pca_projection"].shape == (100000, 10))
+
+
+def case_options(g, tmp, store):
+    p = run(g, "pca", store, "-k", 5, "-m", "randomized", "--stop", "subspace", "--tol", 1e-6,
+            "--max-iter", 40, "-q", "-o", os.path.join(tmp, "sub.zarr"))
+    a = dict(zarr.open_group(os.path.join(tmp, "sub.zarr"), mode="r").attrs)
+    check("options: --stop subspace recorded", p.returncode == 0 and a["stop"] == "subspace")
+    p = run(g, "pca", store, "-k", 5, "-m", "randomized", "--power-iter", 3, "-q", "-o",
+            os.path.join(tmp, "pi.zarr"))
+    a = dict(zarr.open_group(os.path.join(tmp, "pi.zarr"), mode="r").attrs)
+    check("options: --power-iter 3 makes 3 passes, converged null",
+          a["iterations"] == 3 and a["converged"] is None, str(a["converged"]))
+    for bad in (("--stop", "never"), ("--cache-dir", ""), ("--tol", "-1")):
+        p = run(g, "pca", store, *bad, ok_codes=(2,))
+        check(f"options: {' '.join(bad)!r} is a usage error (exit 2)",
+              p.returncode == 2 and "pca" in p.stderr, p.stderr)
+    ref = run(g, "pca", store, "-k", 5, "-m", "randomized", "-q").stdout
+    p = run(g, "pca", store, "-k", 5, "-m", "randomized", "--cache", "1M", "--cache-dir",
+            os.path.join(tmp, "no", "such", "dir"))
+    check("options: an unwritable --cache-dir warns and gives the same bytes",
+          p.returncode == 0 and p.stdout == ref and "spill file" in p.stderr, p.stderr[-300:])
+
+
+def case_big(g, tmp):
+    store = os.path.join(tmp, "big.vcz")
+    run(g, "simulate", store, "-m", 100000, "-n", 20000, "-K", 3, "--fst", 0.05, "--missing",
+        0.01, "--seed", 1, "--force")
+    cdir = os.path.join(tmp, "cachedir")
+    os.mkdir(cdir)
+    mem = run(g, "pca", store, "-k", 10, "--power-iter", 3, "-v")
+    spill = run(g, "pca", store, "-k", 10, "--power-iter", 3, "-v", "--cache", "64M",
+                "--cache-dir", cdir)
+    check("big: the in-memory cache holds 500 MB",
+          "500000000 bytes in memory, 0 in the spill file" in mem.stderr, mem.stderr[-500:])
+    check("big: --cache 64M spills the rest",
+          "in the spill file" in spill.stderr and ", 0 in the spill file" not in spill.stderr,
+          spill.stderr[-500:])
+    check("big: spilled and in-memory outputs are byte-identical",
+          mem.returncode == 0 and spill.returncode == 0 and mem.stdout == spill.stdout)
+    check("big: no spill file left in the cache directory", os.listdir(cdir) == [],
+          str(os.listdir(cdir)))
+
+
+def main():
+    g = sys.argv[1]
+    big = len(sys.argv) > 2 and sys.argv[2] == "big"
+    with tempfile.TemporaryDirectory(prefix="gensvd-pca-scale-") as tmp:
+        if big:
+            case_big(g, tmp)
+        else:
+            case_real(g, tmp)
+            store = case_bulk(g, tmp)
+            case_threads(g, tmp, store)
+            case_many(g, tmp)
+            case_options(g, tmp, store)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
