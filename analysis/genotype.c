@@ -44,6 +44,17 @@ struct gsvd_geno {
     int cache_state;    /* 0 filling on the next scan, 1 complete, -1 off */
 };
 
+uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
+    uint64_t nw = g->p.n_threads ? g->p.n_threads : 1, rows = g->cv;
+    /* per slot: the decoded chunk row in the array's dtype, the dosages (int8 or float64) and
+     * the packed rows; one slot per worker and one more */
+    uint64_t raw = rows * g->n_all_samples * (g->rank == 3 ? g->ploidy : 1) * z->dtype.size;
+    uint64_t dos = rows * g->n_samples * (g->is_float ? 8 : 1) + rows * g->n_samples / 4;
+    return (nw + 1) * (raw + dos);
+}
+
 void gsvd_geno_set_cache(gsvd_geno *g, uint64_t bytes)
 {
     if (g->cache_state == 1 || g->cache)

@@ -91,6 +91,9 @@ const char *gsvd_geno_array_name(const gsvd_geno *g); /* borrowed; for messages 
 /* Counts from the last complete scan (all zero before one). */
 const struct gsvd_geno_counts *gsvd_geno_counts(const gsvd_geno *g);
 
+/* Bytes a scan's decode pipeline holds at most (slot buffers of every worker). */
+uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g);
+
 /* Change the cache budget before the first scan (0 turns caching off). */
 void gsvd_geno_set_cache(gsvd_geno *g, uint64_t bytes);
 

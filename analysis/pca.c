@@ -699,6 +699,57 @@ static int finish(struct gsvd_pca_result *r, const double *vecs, const double *v
     return GSVD_OK;
 }
 
+int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_pca_params *p,
+                  uint64_t *cache_bytes)
+{
+    double n = (double)gsvd_geno_n_samples(g), l = (double)(p->n_components + p->oversampling);
+    double mib = 1048576.0, window = (double)(p->window < 2 ? 2 : p->window);
+    double threads = (double)(n_threads ? n_threads : 1);
+    /* basis: K, Y and a scratch of n x l x window float64; per pass: X, Y rows (float64) and
+     * each thread's n x l float32 partial product and float32 sub-tile (~2.5 MiB) */
+    double per_block = 3.0 * 8.0 * l * n;
+    double pass = 2.0 * 8.0 * l * n + threads * (4.0 * l * n + 2.5 * mib + 8.0 * 1024 * n / 4);
+    double scan = (double)gsvd_geno_scan_bytes(g);
+    int iterative = p->method == GSVD_PCA_RANDOMIZED ||
+                    (p->method == GSVD_PCA_AUTO && n > GSVD_PCA_AUTO_EXACT_N);
+
+    if (!iterative) {
+        double gram = 2.0 * 8.0 * n * n + (n <= 24576 ? 4.0 * n * n : 0);
+        if (memory && gram + scan > (double)memory) {
+            gsvd_log_error("--memory %.0f MiB is below what the exact method needs (%.0f MiB for "
+                           "%.0f samples: the N x N Gram matrix)",
+                           (double)memory / mib, (gram + scan) / mib, n);
+            return GSVD_EINVAL;
+        }
+        if (memory)
+            *cache_bytes = 0; /* one pass: nothing to cache (loadings re-read the store) */
+        gsvd_log_info("plan: exact, Gram %.0f MiB, decode pipeline %.0f MiB", gram / mib,
+                      scan / mib);
+        return GSVD_OK;
+    }
+    if (memory) {
+        double fixed = pass + scan, blocks = ((double)memory - fixed) / per_block;
+        if (blocks < 2) {
+            gsvd_log_error("--memory %.0f MiB is below the minimum of %.0f MiB for %.0f samples "
+                           "(basis of two blocks of %.0f columns, pass buffers, decode pipeline)",
+                           (double)memory / mib, (fixed + 2 * per_block) / mib, n, l);
+            return GSVD_EINVAL;
+        }
+        if (blocks < window)
+            window = floor(blocks);
+        p->window = (size_t)window;
+        double left = (double)memory - fixed - window * per_block;
+        if (left < (double)*cache_bytes)
+            *cache_bytes = left > 0 ? (uint64_t)left : 0;
+    }
+    gsvd_log_info("plan: %.0f samples, block %.0f columns, window %.0f (basis %.0f MiB), pass "
+                  "buffers %.0f MiB (%.0f threads), decode pipeline %.0f MiB, cache up to %.0f MiB "
+                  "in memory%s",
+                  n, l, window, window * per_block / mib, pass / mib, threads, scan / mib,
+                  (double)*cache_bytes / mib, *cache_bytes ? ", the rest spilled" : "");
+    return GSVD_OK;
+}
+
 int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
                  struct gsvd_pca_result **out)
 {

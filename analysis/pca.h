@@ -92,6 +92,14 @@ struct gsvd_pca_result {
     struct gsvd_geno_counts counts;
 };
 
+/* Fit a run into `memory` bytes (0: no cap): the solver's basis (window), the pass buffers,
+ * the decode pipeline (gsvd_geno_scan_bytes) and the in-memory part of the 2-bit cache, in that
+ * order; sets p->window and *cache_bytes (the cache's memory budget, at most its value on
+ * entry) and logs the plan (info level).  Returns GSVD_OK, or GSVD_EINVAL (logged) when the
+ * fixed parts alone exceed memory. */
+GSVD_NODISCARD int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads,
+                                 struct gsvd_pca_params *p, uint64_t *cache_bytes);
+
 /* Run PCA on g with backend be (both borrowed).  Returns GSVD_OK and a result in *out (caller
  * owns; free with gsvd_pca_result_free), or
  *   GSVD_EINVAL       k is 0 or >= N, or exact requested with N > 50,000,

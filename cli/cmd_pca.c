@@ -90,7 +90,9 @@ static void usage(FILE *fp)
           "      --power-iter INT   exactly this many passes (ignores --tol)\n"
           "      --window INT       randomized: basis blocks kept before a restart [8]\n"
           "      --seed INT         test matrix seed [42]\n"
-          "Input:\n"
+          "",
+          fp);
+    fputs("Input:\n"
           "  -a, --array PATH       genotype array inside INPUT\n"
           "      --transpose        the 2-D array is samples x variants\n"
           "      --ploidy INT       dosage scale of a 2-D array [2]\n"
@@ -99,7 +101,9 @@ static void usage(FILE *fp)
           "      --maf X            drop variants with minor allele frequency below X\n"
           "      --max-missing X    drop variants with a missing fraction above X\n"
           "Resources:\n" GSVD_CLI_DEVICE_HELP "  -t, --threads INT      threads [all cores]\n"
-          "      --memory SIZE      cap the solver's basis memory (e.g. 2G)\n"
+          "      --memory SIZE      cap the whole run (basis, pass buffers, decode pipeline,\n"
+          "                         in-memory cache; the cache beyond it is spilled), e.g. 2G;\n"
+          "                         -v prints the plan\n"
           "      --cache SIZE       keep the genotypes in memory (2 bits per call) after the\n"
           "                         first pass, up to SIZE; what does not fit goes to a\n"
           "                         file in --cache-dir; 0 re-reads the store on every\n"
@@ -382,19 +386,10 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
         rc = GSVD_EINVAL;
         goto out;
     }
-    if (o->memory && (o->pca.method == GSVD_PCA_RANDOMIZED || o->pca.method == GSVD_PCA_AUTO)) {
-        size_t l = o->pca.n_components + o->pca.oversampling;
-        double per_block = 3.0 * 8.0 * (double)l * (double)gsvd_geno_n_samples(g);
-        double blocks = (double)o->memory / per_block;
-        if (blocks < 2) {
-            gsvd_log_error("--memory %llu bytes is below the solver's minimum of %.0f bytes for "
-                           "%zu samples",
-                           (unsigned long long)o->memory, 2 * per_block, gsvd_geno_n_samples(g));
-            rc = GSVD_EINVAL;
-            goto out;
-        }
-        if (blocks < (double)o->pca.window)
-            o->pca.window = (size_t)blocks;
+    {
+        uint64_t cache = o->geno.cache_bytes;
+        GSVD_TRY(gsvd_pca_plan(g, o->memory, common->threads, &o->pca, &cache));
+        gsvd_geno_set_cache(g, cache);
     }
     o->pca.progress = common->progress;
     o->pca.n_threads = common->threads;

@@ -22,7 +22,9 @@ honest(the true relative error of each singular value against exact is at most i
              directory that cannot be written (warning, same bytes)
   big (label slow, ~40 s): a 100,000 x 20,000 store whose 2-bit cache is 500 MB: --cache 64M
              (spilling ~436 MB to the cache directory) gives byte-identical output to the
-             in-memory cache, and no spill file is left in the cache directory
+             in-memory cache, and no spill file is left in the cache directory; --memory 400M
+             (the whole run: basis, buffers, pipeline, cache) gives the same bytes under a
+             400 MiB peak RSS
 The oracles are gensvd --method exact (itself checked against numpy in pca_oracles) and numpy.
 Last line "N passed, N failed"; exit 1 on failure.
 """
@@ -219,6 +221,14 @@ def case_big(g, tmp):
           mem.returncode == 0 and spill.returncode == 0 and mem.stdout == spill.stdout)
     check("big: no spill file left in the cache directory", os.listdir(cdir) == [],
           str(os.listdir(cdir)))
+    capped = subprocess.run(["/usr/bin/time", "-f", "%M", g, "pca", store, "-k", "10",
+                             "--power-iter", "3", "-v", "--memory", "400M", "--cache-dir", cdir],
+                            capture_output=True, text=True)
+    rss_kb = int(capped.stderr.strip().splitlines()[-1])
+    check("big: --memory 400M gives the same bytes", capped.stdout == mem.stdout)
+    check(f"big: --memory 400M keeps the peak RSS under 400 MiB ({rss_kb // 1024} MiB)",
+          rss_kb <= 400 * 1024)
+    check("big: -v prints the plan", "plan: 20000 samples" in capped.stderr, capped.stderr[-300:])
 
 
 def main():
