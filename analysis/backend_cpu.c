@@ -422,7 +422,7 @@ static void pass_free(struct backend_cpu *b)
     gsvd_free(b->st_scale);
     gsvd_free(b->st_miss);
     gsvd_free(b->st_rs);
-    for (size_t i = 0; i < b->par; i++) {
+    for (size_t i = 0; b->slots && i < b->par; i++) {
         gsvd_free(b->slots[i].z);
         gsvd_free(b->slots[i].t);
         gsvd_free(b->slots[i].yg);
@@ -442,6 +442,17 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
 
     if (gsvd_mul_size(n, c, &nc) < 0)
         return GSVD_EINVAL;
+    bk->fmt = 0;
+    bk->st_rows = 0;
+    bk->pass_sumsq = NULL;
+    if (bk->slots && bk->n == n && bk->c == c) {
+        /* the same shape as the last pass (every pass after the first): reuse the buffers */
+        bk->group = pass_group_rows(n); /* (the Gram shares the field) */
+        memset(bk->y, 0, nc * sizeof *bk->y);
+        for (size_t i = 0; i < nc; i++)
+            bk->x[i] = (float)x[i];
+        return GSVD_OK;
+    }
     pass_free(bk);
     gsvd_free(bk->x);
     gsvd_free(bk->y);
@@ -456,22 +467,24 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
     bk->group = pass_group_rows(n);
     bk->sub = pass_sub_rows(n);
     bk->par = bk->n_threads < 1 ? 1 : bk->n_threads > 64 ? 64 : bk->n_threads;
-    bk->fmt = 0;
-    bk->pass_sumsq = NULL;
     rows = bk->par * bk->group;
     bk->slots = gsvd_calloc(bk->par, sizeof *bk->slots);
     bk->st_center = gsvd_malloc(rows * sizeof *bk->st_center);
     bk->st_scale = gsvd_malloc(rows * sizeof *bk->st_scale);
     bk->st_miss = gsvd_malloc(rows * sizeof *bk->st_miss);
     bk->st_rs = gsvd_malloc(rows * sizeof *bk->st_rs);
-    if (!bk->slots || !bk->st_center || !bk->st_scale || !bk->st_miss || !bk->st_rs)
+    if (!bk->slots || !bk->st_center || !bk->st_scale || !bk->st_miss || !bk->st_rs) {
+        pass_free(bk);
         return GSVD_ENOMEM;
+    }
     for (size_t i = 0; i < bk->par; i++) {
         bk->slots[i].z = gsvd_malloc(bk->sub * n * sizeof(float));
         bk->slots[i].t = gsvd_malloc(bk->sub * c * sizeof(float));
         bk->slots[i].yg = gsvd_malloc(nc * sizeof(float));
-        if (!bk->slots[i].z || !bk->slots[i].t || !bk->slots[i].yg)
+        if (!bk->slots[i].z || !bk->slots[i].t || !bk->slots[i].yg) {
+            pass_free(bk);
             return GSVD_ENOMEM;
+        }
     }
     return GSVD_OK;
 }
