@@ -6,7 +6,6 @@
 #include "gsvd_config.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
@@ -21,7 +20,7 @@
 #include "common/log.h"
 #include "common/parallel.h"
 
-#define GRAM_F32_MAX_N 16384 /* above this the Gram is accumulated with dsyrk, no f32 copy */
+#define GRAM_F32_MAX_N 24576 /* above this the Gram is accumulated with dsyrk, no f32 copy */
 
 /* One pass group's scratch, used by one thread at a time. */
 struct pass_slot {
@@ -62,7 +61,7 @@ struct backend_cpu {
  * chunking of the same data. */
 static size_t group_rows(size_t n)
 {
-    size_t g = ((size_t)16 << 20) / (4 * (n ? n : 1));
+    size_t g = ((size_t)64 << 20) / (4 * (n ? n : 1));
     return g < 64 ? 64 : g > 4096 ? 4096 : g;
 }
 
@@ -286,59 +285,8 @@ static void standardise_rows(const struct gsvd_gblock *g, size_t r0, size_t rows
 {
     size_t n = g->n_cols;
     for (size_t r = r0; r < r0 + rows; r++) {
-        float *z = zout + (r - r0) * n;
-        float c0 = g->center[r], s0 = g->scale[r], m0 = g->missing ? g->missing[r] : 0.0f;
-        uint32_t hist[GSVD_STD_BINS] = {0};
         double rs = 0;
-        if (g->i8) {
-            /* dosages are small integers: a lookup table indexed by the byte (-1 = missing);
-             * the sum of squares comes from a histogram of the values */
-            float lut[GSVD_STD_BINS];
-            const int8_t *row = g->i8 + r * n;
-            for (unsigned b = 0; b < GSVD_STD_BINS; b++)
-                lut[b] = gsvd_std_bin_value(b, c0, s0, m0);
-            if (sumsq) {
-                for (size_t i = 0; i < n; i++) {
-                    uint8_t v = (uint8_t)row[i];
-                    z[i] = lut[v];
-                    hist[v]++;
-                }
-                rs = gsvd_std_sumsq_hist(hist, c0, s0, m0);
-            } else {
-                for (size_t i = 0; i < n; i++)
-                    z[i] = lut[(uint8_t)row[i]];
-            }
-        } else if (g->p2) {
-            /* 2-bit codes: four values per byte; the sum of squares from code counts */
-            float lut[4];
-            const uint8_t *row = g->p2 + r * gsvd_std_p2_row_bytes(n);
-            size_t full = n / 4;
-            for (unsigned c = 0; c < 4; c++)
-                lut[c] = gsvd_std_p2(c, c0, s0, m0);
-            for (size_t q = 0; q < full; q++) {
-                uint8_t byte = row[q];
-                z[4 * q] = lut[byte & 3];
-                z[4 * q + 1] = lut[(byte >> 2) & 3];
-                z[4 * q + 2] = lut[(byte >> 4) & 3];
-                z[4 * q + 3] = lut[byte >> 6];
-            }
-            for (size_t i = 4 * full; i < n; i++)
-                z[i] = lut[gsvd_std_p2_code(row, i)];
-            if (sumsq) {
-                uint32_t cnt[4] = {0};
-                for (size_t i = 0; i < n; i++)
-                    cnt[gsvd_std_p2_code(row, i)]++;
-                for (unsigned c = 0; c < 4; c++)
-                    hist[gsvd_std_p2_bin(c)] = cnt[c];
-                rs = gsvd_std_sumsq_hist(hist, c0, s0, m0);
-            }
-        } else {
-            const double *row = g->f64 + r * n;
-            for (size_t i = 0; i < n; i++)
-                z[i] = gsvd_std_f64(row[i], c0, s0, m0);
-            if (sumsq)
-                rs = gsvd_std_sumsq_f32(z, n);
-        }
+        expand_row(g, r, zout + (r - r0) * n, sumsq ? &rs : NULL);
         if (sumsq)
             *sumsq += rs;
     }
@@ -708,10 +656,13 @@ static void gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj)
     }
 }
 
-static void *gram_worker(void *arg)
+/* One share of a group's tiles: tasks are handed out in order from an atomic counter (which
+ * thread takes a tile does not change its result). */
+static int gram_share(void *arg, size_t share)
 {
     struct gram_job *job = arg;
     size_t n_tasks = job->nt * (job->nt + 1) / 2;
+    (void)share;
     for (;;) {
         size_t t = atomic_fetch_add(&job->next, 1), ti = 0;
         if (t >= n_tasks)
@@ -723,14 +674,13 @@ static void *gram_worker(void *arg)
         }
         gram_tile(job->b, job->rows, ti, ti + t);
     }
-    return NULL;
+    return GSVD_OK;
 }
 
 static int flush_gram(struct backend_cpu *b)
 {
-    size_t rows = b->filled, n = b->n, n_helpers;
+    size_t rows = b->filled, n = b->n;
     struct gram_job job;
-    pthread_t helpers[63];
     int rc = GSVD_OK;
 
     if (rows == 0)
@@ -744,17 +694,7 @@ static int flush_gram(struct backend_cpu *b)
     job.rows = rows;
     job.nt = (n + GRAM_TILE - 1) / GRAM_TILE;
     atomic_init(&job.next, 0);
-    n_helpers = b->n_threads > 1 ? b->n_threads - 1 : 0;
-    if (n_helpers > GSVD_ARRAY_LEN(helpers))
-        n_helpers = GSVD_ARRAY_LEN(helpers);
-    for (size_t i = 0; i < n_helpers; i++)
-        if (pthread_create(&helpers[i], NULL, gram_worker, &job) != 0) {
-            n_helpers = i; /* fewer helpers: the calling thread does the rest */
-            break;
-        }
-    gram_worker(&job);
-    for (size_t i = 0; i < n_helpers; i++)
-        pthread_join(helpers[i], NULL);
+    GSVD_TRY(gsvd_parallel(b->n_threads ? b->n_threads : 1, gram_share, &job));
     b->filled = 0;
 out:
     return rc;
