@@ -25,7 +25,9 @@ GSVD_CLONES static void diploid_portable(const int8_t *row, size_t n, int8_t *d)
         d[i] = call_dosage(row[2 * i], row[2 * i + 1]);
 }
 
-GSVD_CLONES void gsvd_dosage_sums(const int8_t *row, size_t n, int64_t out[3])
+/* clang 14 gives an external target_clones function a resolver its callers in other files do not
+ * find at link time; the clones stay file-local and the public name is a plain call */
+GSVD_CLONES static void dosage_sums(const int8_t *row, size_t n, int64_t out[3])
 {
     int64_t ni = 0, si = 0, s2 = 0;
     /* branch-free so it vectorises; dosages are -1 (missing) or 0..ploidy */
@@ -39,6 +41,11 @@ GSVD_CLONES void gsvd_dosage_sums(const int8_t *row, size_t n, int64_t out[3])
     out[0] = ni;
     out[1] = si;
     out[2] = s2;
+}
+
+void gsvd_dosage_sums(const int8_t *row, size_t n, int64_t out[3])
+{
+    dosage_sums(row, n, out);
 }
 
 #if DOS_X86

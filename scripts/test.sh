@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Quick start 2: install what is missing (test tools included), build with -Werror and the CUDA
 # backend (GENSVD_CUDA=ON: the toolkit is required, a GPU is not), run the whole test suite
-# (ctest: unit, cli, interop, realdata, fuzz; gpu skips without a device), then an ASan+UBSan
-# build of the same suite without CUDA, then the formatting check.
+# (ctest: unit, cli, interop, realdata, fuzz; gpu skips without a device), a clang build with
+# the unit, cli and fuzz tests, then an ASan+UBSan build of the same suite without CUDA, then
+# the formatting check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=ON ${GENSVD_CMAKE_ARGS:-}"
@@ -12,6 +13,11 @@ build/cli/gensvd --version | grep -q '^backends: cuda' || { echo "CUDA backend n
 jobs=$(nproc)
 echo "== ctest (Release, -Werror)"
 ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== clang build (a second compiler for the intrinsics and target_clones code): unit, cli, fuzz"
+GENSVD_BUILD_DIR=build-clang CC=clang GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF" \
+    scripts/setup.sh
+ctest --test-dir build-clang --output-on-failure -j"$jobs" -L "unit|cli|fuzz"
 
 echo "== ctest (Debug, ASan+UBSan, no CUDA)"
 GENSVD_BUILD_DIR=build-asan GENSVD_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF -DGENSVD_SANITIZE=address;undefined" \

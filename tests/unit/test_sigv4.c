@@ -25,7 +25,7 @@ static void test_aws_example(void)
     static const char *const headers[] = {
         "host:examplebucket.s3.amazonaws.com",
         "range:bytes=0-9",
-        "x-amz-content-sha256:" GSVD_SHA256_EMPTY,
+        ("x-amz-content-sha256:" GSVD_SHA256_EMPTY),
         "x-amz-date:20130524T000000Z",
     };
     struct gsvd_sigv4_request rq = {
