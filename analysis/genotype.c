@@ -44,6 +44,11 @@ struct gsvd_geno {
     int cache_state;    /* 0 filling on the next scan, 1 complete, -1 off */
 };
 
+uint64_t gsvd_geno_n_blocks(const gsvd_geno *g)
+{
+    return g->ve == g->vs ? 0 : (g->ve - 1) / g->cv - g->vs / g->cv + 1;
+}
+
 uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g)
 {
     const struct gsvd_zarray *z = gsvd_array_meta(g->arr);

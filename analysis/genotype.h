@@ -91,6 +91,9 @@ const char *gsvd_geno_array_name(const gsvd_geno *g); /* borrowed; for messages 
 /* Counts from the last complete scan (all zero before one). */
 const struct gsvd_geno_counts *gsvd_geno_counts(const gsvd_geno *g);
 
+/* Blocks a scan hands to its callback (chunk rows of the variant range). */
+uint64_t gsvd_geno_n_blocks(const gsvd_geno *g);
+
 /* Bytes a scan's decode pipeline holds at most (slot buffers of every worker). */
 uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g);
 

@@ -65,8 +65,8 @@ struct pass_ctx {
     gsvd_backend *be;
     double *sumsq; /* accumulate the trace when not NULL */
     int gram;      /* 1: Gram blocks, 0: pass blocks */
-    size_t n_blocks, done;
-    int progress;
+    uint64_t n_blocks, done;
+    const struct gsvd_progress *progress;
     const char *what;
 };
 
@@ -78,8 +78,7 @@ static int pass_cb(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_
     rc = c->gram ? gsvd_backend_gram_block(c->be, blk, c->sumsq)
                  : gsvd_backend_pass_block(c->be, blk, c->sumsq);
     c->done++;
-    if (c->progress && (c->done % 16 == 0 || c->done == c->n_blocks))
-        fprintf(stderr, "\r[pca] %s: block %zu", c->what, c->done);
+    gsvd_progress_report(c->progress, c->what, c->done, c->n_blocks);
     return rc;
 }
 
@@ -92,18 +91,20 @@ static double seconds_now(void)
 
 /* Y (n x c row-major) = A X (X row-major n x c) in one pass. */
 static int apply_a(gsvd_geno *g, gsvd_backend *be, size_t n, size_t c, const double *x, double *y,
-                   double *sumsq, int progress, const char *what)
+                   double *sumsq, const struct gsvd_progress *progress, const char *what)
 {
     int rc = GSVD_OK;
-    struct pass_ctx pc = {.be = be, .sumsq = sumsq, .progress = progress, .what = what};
+    struct pass_ctx pc = {.be = be,
+                          .sumsq = sumsq,
+                          .progress = progress,
+                          .what = what,
+                          .n_blocks = gsvd_geno_n_blocks(g)};
 
     if (sumsq)
         *sumsq = 0;
     GSVD_TRY(gsvd_backend_pass_begin(be, n, c, x));
     GSVD_TRY(gsvd_geno_scan(g, pass_cb, &pc));
     GSVD_TRY(gsvd_backend_pass_end(be, y));
-    if (progress)
-        fputc('\n', stderr);
 out:
     return rc;
 }
@@ -397,7 +398,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
             GSVD_TRY(gram_product(s, width));
         else
             GSVD_TRY(apply_a(s->g, s->be, n, width, s->X, s->Yrow, it == 1 ? &trace : NULL,
-                             p->progress, what));
+                             &p->progress, what));
         if (it == 1 && !s->G) {
             res->trace = trace;
             res->counts = *gsvd_geno_counts(s->g);
@@ -569,8 +570,12 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
     int rc = GSVD_OK;
     size_t nn;
     double *gram = NULL;
-    struct pass_ctx pc = {
-        .be = be, .sumsq = &res->trace, .gram = 1, .progress = p->progress, .what = "Gram"};
+    struct pass_ctx pc = {.be = be,
+                          .sumsq = &res->trace,
+                          .gram = 1,
+                          .progress = &p->progress,
+                          .what = "Gram",
+                          .n_blocks = gsvd_geno_n_blocks(g)};
 
     if (gsvd_mul_size(n, n, &nn) < 0)
         return GSVD_EINVAL;
@@ -580,8 +585,6 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
     res->trace = 0;
     GSVD_TRY(gsvd_backend_gram_begin(be, n));
     GSVD_TRY(gsvd_geno_scan(g, pass_cb, &pc));
-    if (p->progress)
-        fputc('\n', stderr);
     res->counts = *gsvd_geno_counts(g);
     if (res->counts.n_kept == 0) {
         gsvd_log_error("%s: no variant left to analyse", gsvd_geno_array_name(g));

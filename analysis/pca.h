@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include "analysis/backend.h"
 #include "analysis/genotype.h"
+#include "common/progress.h"
 GSVD_EXTERN_C_BEGIN
 
 /* When the iterative methods stop (unless power_iter fixes the pass count). */
@@ -52,20 +53,23 @@ struct gsvd_pca_params {
     enum gsvd_pca_method method;
     size_t oversampling; /* extra columns: block width l = k + oversampling */
     enum gsvd_pca_stop stop;
-    double tol;        /* the stop rule's tolerance */
-    size_t max_iter;   /* passes cap for iterative methods */
-    size_t power_iter; /* > 0: exactly this many passes, tol ignored */
-    size_t window;     /* randomized: basis blocks kept before a restart (>= 2) */
-    uint64_t seed;     /* test matrix seed */
-    int loadings;      /* 1: one more pass for V (variant loadings) */
-    size_t n_threads;  /* threads for in-memory products (exact's eigensolver); 0 = 1 */
-    int progress;      /* 1: progress on stderr */
+    double tol;                    /* the stop rule's tolerance */
+    size_t max_iter;               /* passes cap for iterative methods */
+    size_t power_iter;             /* > 0: exactly this many passes, tol ignored */
+    size_t window;                 /* randomized: basis blocks kept before a restart (>= 2) */
+    uint64_t seed;                 /* test matrix seed */
+    int loadings;                  /* 1: one more pass for V (variant loadings) */
+    size_t n_threads;              /* threads for in-memory products (exact's eigensolver); 0 = 1 */
+    struct gsvd_progress progress; /* per block of each pass ("pass 3", "Gram", "loadings") */
 };
 #define GSVD_PCA_PARAMS_DEFAULT                                                                    \
     {                                                                                              \
         .n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10,                           \
         .stop = GSVD_PCA_STOP_BOUND, .tol = 1e-4, .max_iter = 8, .power_iter = 0, .window = 8,     \
-        .seed = 42, .loadings = 0, .n_threads = 1, .progress = 0                                   \
+        .seed = 42, .loadings = 0, .n_threads = 1, .progress = {                                   \
+            NULL,                                                                                  \
+            NULL                                                                                   \
+        }                                                                                          \
     }
 
 struct gsvd_pca_result {

@@ -111,24 +111,19 @@ struct pd_run {
     size_t out_cap;
     /* progress */
     uint64_t work_done, work_total;
-    int last_pct;
     struct gsvd_pdist_summary sum;
 };
 
 static void progress(struct pd_run *r, uint64_t features)
 {
-    int pct;
-    if (!r->p->progress || r->work_total == 0)
+    char what[64];
+    if (!r->p->progress.fn || r->work_total == 0)
         return;
     r->work_done += features;
-    pct = (int)(100.0 * (double)r->work_done / (double)r->work_total);
-    if (pct > 100)
-        pct = 100;
-    if (pct != r->last_pct) {
-        r->last_pct = pct;
-        fprintf(stderr, "\r[pdist] %s, band %zu/%zu: %3d%%", r->kops->name, r->band + 1, r->n_bands,
-                pct);
-    }
+    snprintf(what, sizeof what, "band %zu/%zu (%s)", r->band + 1, r->n_bands, r->kops->name);
+    gsvd_progress_report(&r->p->progress, what,
+                         r->work_done < r->work_total ? r->work_done : r->work_total,
+                         r->work_total);
 }
 
 /* called[i] += number of rows r < nf with rows[r * ld + i] >= 0 (int8 dosages, -1 missing). */
@@ -415,7 +410,6 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     r->called = gsvd_calloc(n ? n : 1, sizeof *r->called);
     if (!r->called)
         return GSVD_ENOMEM;
-    r->last_pct = -1;
     for (;;) {
         r->kops = chain[k];
         GSVD_TRY(plan_bands(r, r->env.m));
@@ -468,8 +462,6 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
             goto out;
         }
     }
-    if (p->progress && r->n_bands)
-        fputc('\n', stderr);
     r->sum.n = n;
     r->sum.m = r->env.m;
     r->sum.n_missing = r->n_missing;

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include "analysis/backend.h"
 #include "analysis/genotype.h"
+#include "common/progress.h"
 GSVD_EXTERN_C_BEGIN
 
 enum gsvd_pdist_metric {
@@ -66,7 +67,7 @@ struct gsvd_pdist_params {
     double p; /* minkowski order, > 0 */
     enum gsvd_pdist_missing missing;
     size_t n_threads;              /* threads (>= 1) */
-    int progress;                  /* 1: progress on stderr */
+    struct gsvd_progress progress; /* per stripe: "band b/n (kernel)", features done */
     uint64_t memory;               /* working-set cap in bytes; 0 = none (one band) */
     uint64_t sink_bytes;           /* memory the sink itself holds (counted against memory) */
     size_t row_align;              /* band heights are multiples of this (the sink's chunk
@@ -81,7 +82,7 @@ struct gsvd_pdist_params {
 #define GSVD_PDIST_PARAMS_DEFAULT                                                                  \
     {                                                                                              \
         .metric = GSVD_PDIST_EUCLIDEAN, .p = 2, .missing = GSVD_PDIST_PAIRWISE, .n_threads = 1,    \
-        .progress = 0, .memory = 0, .sink_bytes = 0, .row_align = 1,                               \
+        .progress = {NULL, NULL}, .memory = 0, .sink_bytes = 0, .row_align = 1,                    \
         .kernel = GSVD_PDIST_KERNEL_AUTO, .simd = GSVD_PDIST_SIMD_AUTO, .ploidy = 0,               \
         .device = NULL                                                                             \
     }

@@ -68,7 +68,7 @@ struct sim_ctx {
     gsvd_codec_ws **ws; /* one per worker */
     uint32_t *pop_of;   /* population of each sample */
     uint64_t n_blocks;
-    int progress;
+    const struct gsvd_progress *progress;
 };
 
 struct sim_slot {
@@ -153,12 +153,7 @@ static int sim_consume(void *vctx, uint64_t block, void *slot)
 {
     struct sim_ctx *c = vctx;
     (void)slot;
-    if (c->progress) {
-        fprintf(stderr, "\r[simulate] %llu/%llu chunks", (unsigned long long)(block + 1),
-                (unsigned long long)c->n_blocks);
-        if (block + 1 == c->n_blocks)
-            fputc('\n', stderr);
-    }
+    gsvd_progress_report(c->progress, "chunks", block + 1, c->n_blocks);
     return GSVD_OK;
 }
 
@@ -333,7 +328,7 @@ int gsvd_simulate(const struct gsvd_sim_params *p, const char *out_url)
         cv = p->n_variants;
     c.p = p;
     c.n_blocks = (p->n_variants + p->chunk_variants - 1) / p->chunk_variants;
-    c.progress = p->progress;
+    c.progress = &p->progress;
     c.pop_of = gsvd_malloc(N * sizeof *c.pop_of);
     c.ws = gsvd_calloc(nw, sizeof *c.ws);
     slots = gsvd_calloc(depth, sizeof *slots);

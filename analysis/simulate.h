@@ -16,28 +16,32 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "common/gsvd_defs.h"
+#include "common/progress.h"
 GSVD_EXTERN_C_BEGIN
 
 struct gsvd_sim_params {
-    uint64_t n_variants;     /* >= 1 */
-    uint64_t n_samples;      /* >= 1 */
-    size_t n_pops;           /* 1 .. n_samples */
-    double fst;              /* (0, 1); with n_pops == 1 it is ignored */
-    double missing;          /* [0, 1) probability that a call is missing */
-    uint64_t seed;           /* generator key */
-    size_t ploidy;           /* 1..8 */
-    uint64_t chunk_variants; /* >= 1 */
-    uint64_t chunk_samples;  /* >= 1 */
-    size_t n_threads;        /* >= 1 worker threads */
-    const char *command;     /* command line recorded in the root attributes, or NULL */
-    int overwrite;           /* 1: replace an existing output */
-    int progress;            /* 1: progress bar on stderr */
+    uint64_t n_variants;           /* >= 1 */
+    uint64_t n_samples;            /* >= 1 */
+    size_t n_pops;                 /* 1 .. n_samples */
+    double fst;                    /* (0, 1); with n_pops == 1 it is ignored */
+    double missing;                /* [0, 1) probability that a call is missing */
+    uint64_t seed;                 /* generator key */
+    size_t ploidy;                 /* 1..8 */
+    uint64_t chunk_variants;       /* >= 1 */
+    uint64_t chunk_samples;        /* >= 1 */
+    size_t n_threads;              /* >= 1 worker threads */
+    const char *command;           /* command line recorded in the root attributes, or NULL */
+    int overwrite;                 /* 1: replace an existing output */
+    struct gsvd_progress progress; /* per chunk row written: "chunks" */
 };
 #define GSVD_SIM_PARAMS_DEFAULT                                                                    \
     {                                                                                              \
         .n_variants = 10000, .n_samples = 100, .n_pops = 3, .fst = 0.05, .missing = 0.0,           \
         .seed = 42, .ploidy = 2, .chunk_variants = 1000, .chunk_samples = 10000, .n_threads = 1,   \
-        .command = NULL, .overwrite = 0, .progress = 0                                             \
+        .command = NULL, .overwrite = 0, .progress = {                                             \
+            NULL,                                                                                  \
+            NULL                                                                                   \
+        }                                                                                          \
     }
 
 /* Simulate and write to `out_url` (staged: nothing appears unless everything succeeded).

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "common/buf.h"
 #include "common/gsvd_defs.h"
+#include "common/progress.h"
 #include "zarr/array.h"
 #include "zarr/store.h"
 #include "zarr/tree.h"
@@ -109,7 +110,8 @@ enum {
 /* Handle a common option; 1 if `opt` was one (and was valid), 0 if not, or GSVD_EXIT_USAGE
  * (already printed) for a bad value. */
 int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c);
-/* Apply verbosity to the log level; resolve threads (0 -> cores) and progress (-1 -> isatty). */
+/* Apply verbosity to the log level; resolve threads (0 -> cores) and progress (-1 -> isatty;
+ * off under -q). */
 void gsvd_cli_common_apply(struct gsvd_cli_common *c);
 
 /* --device DEV for commands with a compute backend: "auto", "cpu" or "gpu".  Returns GSVD_OK
@@ -132,6 +134,18 @@ struct gsvd_cli_input {
 GSVD_NODISCARD int gsvd_cli_open_input(const char *input, const char *array,
                                        struct gsvd_cli_input *in);
 void gsvd_cli_close_input(struct gsvd_cli_input *in); /* accepts a zeroed struct */
+
+/* A progress bar on stderr: "\r[cmd] what: done/total (pct%), ETA" at most ten times a second,
+ * and a newline when a stage completes (done == total).  The state lives in the caller's struct,
+ * which must outlive the work. */
+struct gsvd_cli_bar {
+    const char *cmd;  /* borrowed */
+    double t0, shown; /* stage start, last draw (seconds) */
+    char what[64];    /* current stage */
+    int open;         /* a line is drawn and not yet ended */
+};
+/* The sink for a library's params: draws into `bar` when on is 1, reports nothing when 0. */
+struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *cmd, int on);
 
 /* The full command line as one string (for attributes).  Caller owns. */
 char *gsvd_cli_command_line(int argc, char **argv);

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis/pipeline.h"
@@ -275,6 +276,8 @@ void gsvd_cli_common_apply(struct gsvd_cli_common *c)
         c->threads = gsvd_ncpu();
     if (c->progress < 0)
         c->progress = isatty(STDERR_FILENO);
+    if (c->verbosity < 0)
+        c->progress = 0; /* -q: errors only, no bar even with --progress */
     apply_remote(c);
 }
 
@@ -417,4 +420,59 @@ int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out)
 out:
     gsvd_buf_free(&text);
     return rc;
+}
+
+/* ---- progress bar ---------------------------------------------------------------------------- */
+
+static double bar_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void bar_draw(void *ctx, const char *what, uint64_t done, uint64_t total)
+{
+    struct gsvd_cli_bar *b = ctx;
+    double t = bar_now();
+    int end = total && done >= total;
+
+    if (strncmp(b->what, what, sizeof b->what - 1) != 0) {
+        if (b->open)
+            fputc('\n', stderr); /* the previous stage ended without its last report */
+        snprintf(b->what, sizeof b->what, "%s", what);
+        b->t0 = t;
+        b->shown = 0;
+        b->open = 0;
+    }
+    if (!end && t - b->shown < 0.1)
+        return;
+    b->shown = t;
+    if (total) {
+        double frac = (double)done / (double)total, el = t - b->t0;
+        fprintf(stderr, "\r[%s] %s: %llu/%llu (%3.0f%%)", b->cmd, what, (unsigned long long)done,
+                (unsigned long long)total, 100.0 * frac);
+        if (end)
+            fprintf(stderr, " in %.1f s   ", el);
+        else if (frac > 0.02 && el > 0.5)
+            fprintf(stderr, " ETA %.0f s   ", el * (1 - frac) / frac);
+        else
+            fputs("           ", stderr);
+    } else {
+        fprintf(stderr, "\r[%s] %s: %llu", b->cmd, what, (unsigned long long)done);
+    }
+    if (end) {
+        fputc('\n', stderr);
+        b->open = 0;
+        b->what[0] = '\0';
+    } else {
+        b->open = 1;
+    }
+}
+
+struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *cmd, int on)
+{
+    memset(bar, 0, sizeof *bar);
+    bar->cmd = cmd;
+    return on > 0 ? (struct gsvd_progress){bar_draw, bar} : (struct gsvd_progress){NULL, NULL};
 }

@@ -369,6 +369,7 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     gsvd_backend *be = NULL;
     struct gsvd_pca_result *r = NULL;
     struct gsvd_backend_params bp = {.n_threads = common->threads};
+    struct gsvd_cli_bar bar;
     int rc = GSVD_OK;
 
     /* first, so that an unavailable device fails before any data is read */
@@ -391,7 +392,7 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
         GSVD_TRY(gsvd_pca_plan(g, o->memory, common->threads, &o->pca, &cache));
         gsvd_geno_set_cache(g, cache);
     }
-    o->pca.progress = common->progress;
+    o->pca.progress = gsvd_cli_progress(&bar, "pca", common->progress);
     o->pca.n_threads = common->threads;
     GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
     report(r);

@@ -146,13 +146,14 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
     struct pdist_out *out = NULL;
     struct gsvd_pdist_summary sum = {0};
     struct gsvd_buf attrs = GSVD_BUF_INIT;
+    struct gsvd_cli_bar bar;
     int rc = GSVD_OK;
 
     GSVD_TRY(pdist_out_open(&cfg, &out));
     o->pd.row_align = pdist_out_row_align(out);
     o->pd.sink_bytes = pdist_out_bytes(out);
     o->pd.n_threads = common->threads;
-    o->pd.progress = common->progress;
+    o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
     if (job->g)
         GSVD_TRY(gsvd_pdist_run(job->g, &o->pd, pdist_out_band, out, &sum));
     else if (job->x8)

@@ -37,6 +37,7 @@ static void usage(FILE *fp)
 
 int gsvd_cmd_simulate(int argc, char **argv)
 {
+    struct gsvd_cli_bar bar;
     static const struct option longopts[] = {
         {"variants", required_argument, NULL, 'm'},
         {"samples", required_argument, NULL, 'n'},
@@ -133,7 +134,7 @@ int gsvd_cmd_simulate(int argc, char **argv)
     cmdline = gsvd_cli_command_line(argc, argv);
     p.command = cmdline;
     p.n_threads = common.threads;
-    p.progress = common.progress;
+    p.progress = gsvd_cli_progress(&bar, "simulate", common.progress);
     rc = gsvd_simulate(&p, argv[optind]);
     gsvd_free(cmdline);
     return gsvd_cli_exit_code(rc);

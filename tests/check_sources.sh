@@ -4,7 +4,9 @@
 #    layers' headers, and *_internal.h only from its own folder (gpu/ may use
 #    analysis/backend_internal.h, and so may cli/backend_registry.c, which proxies the CUDA module);
 #  - banned calls: atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets everywhere;
-#    exit abort printf puts outside cli/; raw malloc/calloc/realloc/free outside common/alloc.c.
+#    exit abort printf puts outside cli/; raw malloc/calloc/realloc/free outside common/alloc.c;
+#    stderr outside cli/ and common/log.c (the library layers are silent: log.h, progress.h).
+#  Subfolders of the layer folders are checked too.
 # Usage: check_sources.sh [ROOT]
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -15,7 +17,8 @@ pass=0
 fail=0
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
-files=$(ls common/*.[ch] zarr/*.[ch] analysis/*.[ch] gpu/*.[ch] gpu/*.cu gpu/*.cuh cli/*.[ch] 2>/dev/null)
+# every source below the layer folders, subfolders included
+files=$(find common zarr analysis gpu cli -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 for f in $files; do
     dir=${f%%/*}
     r=$(rank "$dir")
@@ -35,13 +38,16 @@ for f in $files; do
             fi ;;
         esac
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
-    # banned calls, ignoring comments and string literals (crudely: strip // and /* */ on a line)
-    code=$(sed -e 's://.*$::' -e 's:/\*.*\*/::g' -e 's/"[^"]*"//g' "$f")
+    # banned calls, ignoring comments (block comments across lines too) and string literals
+    code=$(perl -0777 -pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g; s/"(?:[^"\\\n]|\\.)*"//g' "$f")
     for fn in atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets; do
         if grep -qE "(^|[^a-zA-Z0-9_.>])$fn[[:space:]]*\(" <<<"$code"; then
             bad "$f calls banned $fn()"; ok=0
         fi
     done
+    if [ "$dir" != cli ] && [ "$f" != common/log.c ] && grep -qE "(^|[^a-zA-Z0-9_])stderr([^a-zA-Z0-9_]|$)" <<<"$code"; then
+        bad "$f writes to stderr outside cli/ and common/log.c (log through common/log.h, report progress through common/progress.h)"; ok=0
+    fi
     if [ "$dir" != cli ]; then
         for fn in exit abort printf puts; do
             if grep -qE "(^|[^a-zA-Z0-9_.>])$fn[[:space:]]*\(" <<<"$code"; then
