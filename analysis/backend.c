@@ -85,6 +85,26 @@ int gsvd_backend_pass_end(gsvd_backend *be, double *y)
     return be->ops->pass_end(be, y);
 }
 
+static int has_exact(const gsvd_backend *be)
+{
+    return be->ops->version >= 3 && be->ops->set_bound;
+}
+
+int gsvd_backend_set_bound(gsvd_backend *be, const struct gsvd_zbound *z)
+{
+    return has_exact(be) ? be->ops->set_bound(be, z) : GSVD_EUNSUPPORTED;
+}
+
+int gsvd_backend_pass_end_parts(gsvd_backend *be, double *y_hi, double *y_lo, double *tr)
+{
+    return has_exact(be) ? be->ops->pass_end_parts(be, y_hi, y_lo, tr) : GSVD_EUNSUPPORTED;
+}
+
+int gsvd_backend_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo, double *tr)
+{
+    return has_exact(be) ? be->ops->gram_end_parts(be, g_hi, g_lo, tr) : GSVD_EUNSUPPORTED;
+}
+
 int gsvd_backend_project(gsvd_backend *be, const struct gsvd_gblock *b, size_t c, const double *u,
                          double *out)
 {

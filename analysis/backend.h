@@ -19,14 +19,27 @@ struct gsvd_backend_ops;
  * p2 packs four 2-bit codes per byte (code 0, 1, 2 = dosage, 3 = missing; sample i of a row is
  * bits 2(i%4) of byte i/4; rows are (n_cols + 3) / 4 bytes apart). */
 struct gsvd_gblock {
-    size_t n_rows;        /* variants in the block */
-    size_t n_cols;        /* samples */
-    const int8_t *i8;     /* row-major n_rows x n_cols, or NULL */
-    const uint8_t *p2;    /* packed 2-bit rows, or NULL */
-    const double *f64;    /* row-major n_rows x n_cols (float input), or NULL */
-    const float *center;  /* per row: value subtracted (the mean, or 0) */
-    const float *scale;   /* per row: multiplier (1 / sigma) */
-    const float *missing; /* per row: standardised value of a missing call; NULL = all 0 */
+    size_t n_rows;         /* variants in the block */
+    size_t n_cols;         /* samples */
+    const int8_t *i8;      /* row-major n_rows x n_cols, or NULL */
+    const uint8_t *p2;     /* packed 2-bit rows, or NULL */
+    const double *f64;     /* row-major n_rows x n_cols (float input), or NULL */
+    const float *center;   /* per row: value subtracted (the mean, or 0) */
+    const float *scale;    /* per row: multiplier (1 / sigma) */
+    const float *missing;  /* per row: standardised value of a missing call; NULL = all 0 */
+    const uint64_t *index; /* per row, ascending: the variant's index in the array, which fixes
+                              the row groups of passes and Grams; NULL: rows are numbered from
+                              0 at pass_begin / gram_begin */
+};
+
+/* What the analysis knows of the standardised values before it reads them (from the scaler,
+ * the ploidy and the sample count; analysis/genotype.h gsvd_geno_zbound), so that a backend can
+ * add partial products exactly (common/xsum.h) and its results do not depend on how the rows
+ * were split between threads or processes. */
+struct gsvd_zbound {
+    double max_abs;   /* |Z_ji| <= max_abs for every value */
+    double row_sumsq; /* sum_i Z_ji^2 <= row_sumsq for every row */
+    uint64_t rows;    /* rows of one whole pass or Gram (over every process) <= rows */
 };
 
 struct gsvd_backend_params {
@@ -60,9 +73,23 @@ const char *gsvd_backend_name(const gsvd_backend *be);
  * the pass, whatever the block boundaries, and reduces in a fixed order, so results do not
  * depend on chunking or thread count. */
 GSVD_NODISCARD int gsvd_backend_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x);
+/* Exact reductions: with a bound set (before pass_begin / gram_begin; kept until changed),
+ * the backend rounds every row group's float32 product, the Gram tiles and the rows' sums of
+ * squares onto fixed grids derived from the bound and adds them exactly, so Y, G and the trace
+ * are the same whatever the order of the groups, and the sums of several processes' results
+ * (gsvd_backend_pass_end_parts) are byte-identical to one process's.  Backends without exact
+ * reductions return GSVD_EUNSUPPORTED (not logged); z NULL turns them off.  A product that
+ * exceeds the bound fails with GSVD_EINTERNAL (logged). */
+GSVD_NODISCARD int gsvd_backend_set_bound(gsvd_backend *be, const struct gsvd_zbound *z);
 GSVD_NODISCARD int gsvd_backend_pass_block(gsvd_backend *be, const struct gsvd_gblock *b,
                                            double *sumsq);
 GSVD_NODISCARD int gsvd_backend_pass_end(gsvd_backend *be, double *y);
+/* With a bound set: the exact sums' parts instead of their value, y_hi and y_lo (n x c each,
+ * row-major) with Y = y_hi + y_lo, and the trace's parts in tr[2] (when tr is not NULL), for
+ * a sum over processes; the value is then gsvd_xsum_value(hi, lo) of the summed parts.  Ends
+ * the pass like pass_end.  GSVD_EUNSUPPORTED (not logged) without a bound. */
+GSVD_NODISCARD int gsvd_backend_pass_end_parts(gsvd_backend *be, double *y_hi, double *y_lo,
+                                               double *tr);
 
 /* Z times an N x c matrix: out (n_rows x c, row-major float64) = Z_block * U. */
 GSVD_NODISCARD int gsvd_backend_project(gsvd_backend *be, const struct gsvd_gblock *b, size_t c,
@@ -74,6 +101,10 @@ GSVD_NODISCARD int gsvd_backend_gram_begin(gsvd_backend *be, size_t n);
 GSVD_NODISCARD int gsvd_backend_gram_block(gsvd_backend *be, const struct gsvd_gblock *b,
                                            double *sumsq);
 GSVD_NODISCARD int gsvd_backend_gram_end(gsvd_backend *be, double *g);
+/* With a bound set: G's parts (n x n each, upper triangle: entries below the diagonal are 0)
+ * and the trace's parts in tr[2], as pass_end_parts. */
+GSVD_NODISCARD int gsvd_backend_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo,
+                                               double *tr);
 
 /* ---- pdist accumulators on a device ------------------------------------------------------------
  * The pdist kernels (analysis/pdist_*.c) prepare features on the host (bit planes, float64

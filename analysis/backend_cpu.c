@@ -19,8 +19,10 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parallel.h"
+#include "common/xsum.h"
 
 #define GRAM_F32_MAX_N 24576 /* above this the Gram is accumulated with dsyrk, no f32 copy */
+#define GRAM_TILE 256        /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
 
 /* One pass group's scratch, used by one thread at a time. */
 struct pass_slot {
@@ -35,6 +37,15 @@ struct backend_cpu {
     size_t n, c;       /* current pass: samples, columns of X */
     float *x;          /* n x c, X in float32 */
     double *y;         /* n x c accumulator */
+    double *ylo;       /* n x c low parts of the exact sums (when `bounded`) */
+    /* exact sums (common/xsum.h): on when the analysis gave a bound (cpu_set_bound) */
+    int bounded;
+    struct gsvd_zbound zb;
+    struct gsvd_xgrid *ygrid; /* c: grid of Y's column j */
+    struct gsvd_xgrid trgrid; /* grid of the trace */
+    double tr_hi, tr_lo;      /* the trace of this pass or Gram */
+    int tr_over;              /* a Gram row's sum of squares exceeded the bound */
+    uint64_t next_index;      /* rows without an index: the next row's number */
     /* pass staging (see "passes" below) */
     size_t group, sub;       /* rows per group and per sub-tile (depend on n only) */
     size_t par;              /* groups per batch (threads) */
@@ -44,16 +55,23 @@ struct backend_cpu {
     size_t st_row_bytes, st_rows, st_cap_bytes;
     float *st_center, *st_scale, *st_miss; /* per staged row */
     double *st_rs;                         /* per staged row: sum of squares */
+    size_t *st_gstart;                     /* par + 1: first staged row of each group */
+    size_t st_groups;                      /* groups staged (the last one may still grow) */
+    uint64_t st_gid;                       /* group number of the last staged group */
     double *pass_sumsq;                    /* where the trace goes (from pass_block), or NULL */
     /* Gram and project */
     float *z;     /* standardised block, rows x n */
     size_t z_cap; /* floats allocated in z */
     double *zd;   /* float64 block for dsyrk / project */
     size_t zd_cap;
-    float *gblk;      /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
-    double *g;        /* n x n float64 Gram accumulator (upper triangle filled) */
-    size_t filled;    /* rows of the current group standardised into z */
-    size_t n_threads; /* threads for the pass groups and the Gram tiles */
+    float *gblk;             /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
+    double *g;               /* n x n float64 Gram accumulator (upper triangle filled) */
+    double *glo;             /* n x n low parts of the exact Gram sums (when `bounded`) */
+    double *gtile;           /* float64 Gram: a GRAM_TILE^2 scratch per thread (when `bounded`) */
+    struct gsvd_xgrid ggrid; /* grid of the Gram entries */
+    uint64_t gram_gid;       /* group number of the rows in z */
+    size_t filled;           /* rows of the current group standardised into z */
+    size_t n_threads;        /* threads for the pass groups and the Gram tiles */
 };
 
 /* Rows per product group: about 16 MiB of float32, at least 64 and at most 4096 rows.  It
@@ -83,10 +101,14 @@ static void cpu_destroy(gsvd_backend *be)
     pass_free(b);
     gsvd_free(b->x);
     gsvd_free(b->y);
+    gsvd_free(b->ylo);
+    gsvd_free(b->ygrid);
     gsvd_free(b->z);
     gsvd_free(b->zd);
     gsvd_free(b->gblk);
     gsvd_free(b->g);
+    gsvd_free(b->glo);
+    gsvd_free(b->gtile);
     gsvd_free(b);
 }
 
@@ -278,18 +300,36 @@ static void expand_row(const struct gsvd_gblock *g, size_t r, float *z, double *
 }
 
 /* Standardise rows [r0, r0 + rows) of the block into z (rows x n float32); each row's sum of
- * squares is added to *sumsq in row order.  Values and sums come from analysis/gblock_std.h,
- * the definitions the CUDA kernels run too. */
-static void standardise_rows(const struct gsvd_gblock *g, size_t r0, size_t rows, float *zout,
-                             double *sumsq)
+ * squares is added to *sumsq in row order, or exactly to the backend's trace when it has a
+ * bound.  Values and sums come from analysis/gblock_std.h, the definitions the CUDA kernels
+ * run too. */
+static void standardise_rows(struct backend_cpu *b, const struct gsvd_gblock *g, size_t r0,
+                             size_t rows, float *zout, double *sumsq)
 {
     size_t n = g->n_cols;
     for (size_t r = r0; r < r0 + rows; r++) {
         double rs = 0;
         expand_row(g, r, zout + (r - r0) * n, sumsq ? &rs : NULL);
-        if (sumsq)
+        if (sumsq && b && b->bounded) {
+            b->tr_over |= !(rs <= b->trgrid.bound);
+            gsvd_xsum_add(&b->tr_hi, &b->tr_lo, rs, &b->trgrid);
+        } else if (sumsq) {
             *sumsq += rs;
+        }
     }
+}
+
+/* Row r's group number: its variant index (or running row number) / group rows. */
+static uint64_t row_gid(struct backend_cpu *b, const struct gsvd_gblock *g, size_t r, size_t group)
+{
+    return (g->index ? g->index[r] : b->next_index + r) / group;
+}
+
+/* Rows whose variant indices are not ascending and distinct (a caller's bug). */
+static int bad_index(void)
+{
+    gsvd_log_error("block rows' variant indices are not ascending");
+    return GSVD_EINTERNAL;
 }
 
 /* Make room for a group of rows in z. */
@@ -302,7 +342,8 @@ static int reserve_group(struct backend_cpu *b, size_t n)
     return reserve_f(&b->z, &b->z_cap, cells);
 }
 
-/* Feed a block's rows into groups; `flush` runs on every full group of b->filled rows. */
+/* Feed a block's rows into groups (variant index / b->group, as the passes do); `flush` runs
+ * on every complete group of b->filled rows. */
 static int feed(struct backend_cpu *b, const struct gsvd_gblock *g, double *sumsq,
                 int (*flush)(struct backend_cpu *b))
 {
@@ -314,15 +355,20 @@ static int feed(struct backend_cpu *b, const struct gsvd_gblock *g, double *sums
         return GSVD_EINTERNAL;
     }
     while (r < g->n_rows) {
-        size_t take = g->n_rows - r, room = b->group - b->filled;
-        if (take > room)
-            take = room;
-        standardise_rows(g, r, take, b->z + b->filled * b->n, sumsq);
+        uint64_t gid = row_gid(b, g, r, b->group);
+        size_t take = 1;
+        while (r + take < g->n_rows && row_gid(b, g, r + take, b->group) == gid)
+            take++;
+        if (b->filled && gid != b->gram_gid)
+            GSVD_TRY(flush(b));
+        b->gram_gid = gid;
+        if (b->filled + take > b->group)
+            return bad_index();
+        standardise_rows(b, g, r, take, b->z + b->filled * b->n, sumsq);
         b->filled += take;
         r += take;
-        if (b->filled == b->group)
-            GSVD_TRY(flush(b));
     }
+    b->next_index += g->n_rows;
 out:
     return rc;
 }
@@ -370,6 +416,7 @@ static void pass_free(struct backend_cpu *b)
     gsvd_free(b->st_scale);
     gsvd_free(b->st_miss);
     gsvd_free(b->st_rs);
+    gsvd_free(b->st_gstart);
     for (size_t i = 0; b->slots && i < b->par; i++) {
         gsvd_free(b->slots[i].z);
         gsvd_free(b->slots[i].t);
@@ -379,8 +426,25 @@ static void pass_free(struct backend_cpu *b)
     b->stage = NULL;
     b->st_center = b->st_scale = b->st_miss = NULL;
     b->st_rs = NULL;
+    b->st_gstart = NULL;
     b->slots = NULL;
-    b->par = b->st_rows = b->st_cap_bytes = 0;
+    b->par = b->st_rows = b->st_cap_bytes = b->st_groups = 0;
+}
+
+/* The grids of this pass's exact sums: |Y_ij| <= sum_r max|z_r| ||z_r|| ||x_j|| (Cauchy-Schwarz
+ * on T = Z X, then Z^T T), doubled for the rounding of the float32 products. */
+static void pass_grids(struct backend_cpu *b)
+{
+    const struct gsvd_zbound *z = &b->zb;
+    double rows = (double)z->rows, per_row = z->max_abs * sqrt(z->row_sumsq);
+    for (size_t j = 0; j < b->c; j++) {
+        double xx = 0;
+        for (size_t i = 0; i < b->n; i++)
+            xx += (double)b->x[i * b->c + j] * (double)b->x[i * b->c + j];
+        b->ygrid[j] = gsvd_xsum_grid(2.0 * rows * per_row * sqrt(xx) * (1 + 1e-6));
+    }
+    b->trgrid = gsvd_xsum_grid(2.0 * rows * z->row_sumsq);
+    b->tr_hi = b->tr_lo = 0;
 }
 
 static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
@@ -392,26 +456,37 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
         return GSVD_EINVAL;
     bk->fmt = 0;
     bk->st_rows = 0;
+    bk->st_groups = 0;
+    bk->next_index = 0;
     bk->pass_sumsq = NULL;
     if (bk->slots && bk->n == n && bk->c == c) {
         /* the same shape as the last pass (every pass after the first): reuse the buffers */
         bk->group = pass_group_rows(n); /* (the Gram shares the field) */
         memset(bk->y, 0, nc * sizeof *bk->y);
+        memset(bk->ylo, 0, nc * sizeof *bk->ylo);
         for (size_t i = 0; i < nc; i++)
             bk->x[i] = (float)x[i];
+        if (bk->bounded)
+            pass_grids(bk);
         return GSVD_OK;
     }
     pass_free(bk);
     gsvd_free(bk->x);
     gsvd_free(bk->y);
+    gsvd_free(bk->ylo);
+    gsvd_free(bk->ygrid);
     bk->x = gsvd_malloc(nc * sizeof *bk->x);
     bk->y = gsvd_calloc(nc, sizeof *bk->y);
-    if (!bk->x || !bk->y)
+    bk->ylo = gsvd_calloc(nc, sizeof *bk->ylo);
+    bk->ygrid = gsvd_malloc((c ? c : 1) * sizeof *bk->ygrid);
+    if (!bk->x || !bk->y || !bk->ylo || !bk->ygrid)
         return GSVD_ENOMEM;
     for (size_t i = 0; i < nc; i++)
         bk->x[i] = (float)x[i];
     bk->n = n;
     bk->c = c;
+    if (bk->bounded)
+        pass_grids(bk);
     bk->group = pass_group_rows(n);
     bk->sub = pass_sub_rows(n);
     bk->par = bk->n_threads < 1 ? 1 : bk->n_threads > 64 ? 64 : bk->n_threads;
@@ -421,7 +496,9 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
     bk->st_scale = gsvd_malloc(rows * sizeof *bk->st_scale);
     bk->st_miss = gsvd_malloc(rows * sizeof *bk->st_miss);
     bk->st_rs = gsvd_malloc(rows * sizeof *bk->st_rs);
-    if (!bk->slots || !bk->st_center || !bk->st_scale || !bk->st_miss || !bk->st_rs) {
+    bk->st_gstart = gsvd_malloc((bk->par + 1) * sizeof *bk->st_gstart);
+    if (!bk->slots || !bk->st_center || !bk->st_scale || !bk->st_miss || !bk->st_rs ||
+        !bk->st_gstart) {
         pass_free(bk);
         return GSVD_ENOMEM;
     }
@@ -456,10 +533,8 @@ static int pass_group(void *ctx, size_t g)
 {
     struct backend_cpu *b = ctx;
     struct pass_slot *sl = &b->slots[g];
-    size_t r0 = g * b->group, rows = b->st_rows - r0, n = b->n, c = b->c;
+    size_t r0 = b->st_gstart[g], rows = b->st_gstart[g + 1] - r0, n = b->n, c = b->c;
 
-    if (rows > b->group)
-        rows = b->group;
     for (size_t s0 = 0; s0 < rows; s0 += b->sub) {
         size_t m = rows - s0 < b->sub ? rows - s0 : b->sub;
         struct gsvd_gblock blk = staged(b, r0 + s0, m);
@@ -473,35 +548,109 @@ static int pass_group(void *ctx, size_t g)
     return GSVD_OK;
 }
 
-/* Run the staged batch: groups in parallel, then Y and the trace in group and row order. */
+/* Exact sums: share t adds every group's Yg into rows [t n / T, (t + 1) n / T) of (y, ylo). */
+struct ysum_job {
+    struct backend_cpu *b;
+    size_t n_groups, n_shares;
+    int over; /* set when a value exceeds its grid's bound */
+};
+
+static int ysum_share(void *ctx, size_t t)
+{
+    struct ysum_job *job = ctx;
+    struct backend_cpu *b = job->b;
+    size_t c = b->c, i0 = t * b->n / job->n_shares, i1 = (t + 1) * b->n / job->n_shares;
+    int over = 0;
+
+    for (size_t g = 0; g < job->n_groups; g++) {
+        const float *yg = b->slots[g].yg;
+        for (size_t i = i0; i < i1; i++)
+            for (size_t j = 0; j < c; j++) {
+                double v = yg[i * c + j];
+                over |= !(fabs(v) <= b->ygrid[j].bound);
+                gsvd_xsum_add(&b->y[i * c + j], &b->ylo[i * c + j], v, &b->ygrid[j]);
+            }
+    }
+    if (over)
+        job->over = 1; /* (a benign race: every writer stores 1) */
+    return GSVD_OK;
+}
+
+/* A product beyond the bound the analysis promised: an error, never a silently wrong sum. */
+static int bound_exceeded(const char *what)
+{
+    gsvd_log_error("%s exceeds the bound of the standardised values (internal error: the "
+                   "scaler's bound does not hold for these data)",
+                   what);
+    return GSVD_EINTERNAL;
+}
+
+/* Run the staged batch: groups in parallel, then their sums into Y and the trace. */
 static int pass_flush(struct backend_cpu *b)
 {
     double *sumsq = b->pass_sumsq;
-    size_t n_groups = (b->st_rows + b->group - 1) / b->group, nc = b->n * b->c;
+    size_t n_groups = b->st_groups, nc = b->n * b->c;
     int rc;
 
     if (b->st_rows == 0)
         return GSVD_OK;
+    b->st_gstart[n_groups] = b->st_rows;
     rc = gsvd_parallel(n_groups, pass_group, b);
     if (rc < 0)
         return rc;
-    for (size_t g = 0; g < n_groups; g++) {
-        const float *yg = b->slots[g].yg;
-        for (size_t i = 0; i < nc; i++)
-            b->y[i] += yg[i];
+    if (b->bounded) {
+        struct ysum_job job = {.b = b, .n_groups = n_groups};
+        job.n_shares = b->n_threads < 1 ? 1 : b->n_threads;
+        if (job.n_shares > b->n)
+            job.n_shares = b->n ? b->n : 1;
+        GSVD_TRY(gsvd_parallel(job.n_shares, ysum_share, &job));
+        if (job.over)
+            return bound_exceeded("a pass product");
+        if (sumsq)
+            for (size_t r = 0; r < b->st_rows; r++) {
+                if (!(b->st_rs[r] <= b->trgrid.bound))
+                    return bound_exceeded("a row's sum of squares");
+                gsvd_xsum_add(&b->tr_hi, &b->tr_lo, b->st_rs[r], &b->trgrid);
+            }
+    } else {
+        /* no bound (float input): float64 sums in group and row order */
+        for (size_t g = 0; g < n_groups; g++) {
+            const float *yg = b->slots[g].yg;
+            for (size_t i = 0; i < nc; i++)
+                b->y[i] += yg[i];
+        }
+        if (sumsq)
+            for (size_t r = 0; r < b->st_rows; r++)
+                *sumsq += b->st_rs[r];
     }
-    if (sumsq)
-        for (size_t r = 0; r < b->st_rows; r++)
-            *sumsq += b->st_rs[r];
     b->st_rows = 0;
-    return GSVD_OK;
+    b->st_groups = 0;
+out:
+    return rc;
 }
 
-/* Stage the rows of g (compact copies) and run every batch that fills up. */
+/* Copy rows [r, r + take) of g to the end of the staging area. */
+static void stage_rows(struct backend_cpu *b, const struct gsvd_gblock *g, size_t r, size_t take)
+{
+    size_t rb = b->st_row_bytes;
+    const uint8_t *src = g->p2   ? g->p2
+                         : g->i8 ? (const uint8_t *)g->i8
+                                 : (const uint8_t *)(const void *)g->f64;
+    memcpy(b->stage + b->st_rows * rb, src + r * rb, take * rb);
+    memcpy(b->st_center + b->st_rows, g->center + r, take * sizeof *g->center);
+    memcpy(b->st_scale + b->st_rows, g->scale + r, take * sizeof *g->scale);
+    if (g->missing)
+        memcpy(b->st_miss + b->st_rows, g->missing + r, take * sizeof *g->missing);
+    else
+        memset(b->st_miss + b->st_rows, 0, take * sizeof *b->st_miss);
+    b->st_rows += take;
+}
+
+/* Stage the rows of g (compact copies) by group and run every batch that fills up. */
 static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t cap_rows = b->par * b->group, r = 0, rb;
+    size_t r = 0;
     int rc = GSVD_OK;
 
     if (g->n_cols != b->n) {
@@ -518,7 +667,7 @@ static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
         size_t bytes;
         b->fmt = fmt_of(g);
         b->st_row_bytes = row_bytes(g);
-        if (gsvd_mul_size(cap_rows, b->st_row_bytes, &bytes) < 0)
+        if (gsvd_mul_size(b->par * b->group, b->st_row_bytes, &bytes) < 0)
             return GSVD_EINVAL;
         if (bytes > b->st_cap_bytes) {
             gsvd_free(b->stage);
@@ -528,26 +677,24 @@ static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
                 return GSVD_ENOMEM;
         }
     }
-    rb = b->st_row_bytes;
     while (r < g->n_rows) {
-        size_t take = g->n_rows - r, room = cap_rows - b->st_rows;
-        const uint8_t *src = g->p2   ? g->p2
-                             : g->i8 ? (const uint8_t *)g->i8
-                                     : (const uint8_t *)(const void *)g->f64;
-        if (take > room)
-            take = room;
-        memcpy(b->stage + b->st_rows * rb, src + r * rb, take * rb);
-        memcpy(b->st_center + b->st_rows, g->center + r, take * sizeof *g->center);
-        memcpy(b->st_scale + b->st_rows, g->scale + r, take * sizeof *g->scale);
-        if (g->missing)
-            memcpy(b->st_miss + b->st_rows, g->missing + r, take * sizeof *g->missing);
-        else
-            memset(b->st_miss + b->st_rows, 0, take * sizeof *b->st_miss);
-        b->st_rows += take;
+        /* a run of rows of one group: at most `group` rows share a group number */
+        uint64_t gid = row_gid(b, g, r, b->group);
+        size_t take = 1;
+        while (r + take < g->n_rows && row_gid(b, g, r + take, b->group) == gid)
+            take++;
+        if (b->st_groups == 0 || gid != b->st_gid) {
+            if (b->st_groups == b->par)
+                GSVD_TRY(pass_flush(b));
+            b->st_gstart[b->st_groups++] = b->st_rows;
+            b->st_gid = gid;
+        }
+        if (b->st_rows + take - b->st_gstart[b->st_groups - 1] > b->group)
+            return bad_index();
+        stage_rows(b, g, r, take);
         r += take;
-        if (b->st_rows == cap_rows)
-            GSVD_TRY(pass_flush(b));
     }
+    b->next_index += g->n_rows;
 out:
     return rc;
 }
@@ -555,10 +702,47 @@ out:
 static int cpu_pass_end(gsvd_backend *be, double *y)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t nc = b->n * b->c;
     int rc = pass_flush(b);
-    if (rc == GSVD_OK)
-        memcpy(y, b->y, b->n * b->c * sizeof *y);
-    return rc;
+    if (rc < 0)
+        return rc;
+    if (b->bounded) {
+        for (size_t i = 0; i < nc; i++)
+            y[i] = gsvd_xsum_value(b->y[i], b->ylo[i]);
+        if (b->pass_sumsq)
+            *b->pass_sumsq = gsvd_xsum_value(b->tr_hi, b->tr_lo);
+    } else {
+        memcpy(y, b->y, nc * sizeof *y);
+    }
+    return GSVD_OK;
+}
+
+static int cpu_pass_end_parts(gsvd_backend *be, double *y_hi, double *y_lo, double *tr)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t nc = b->n * b->c;
+    int rc;
+    if (!b->bounded)
+        return GSVD_EUNSUPPORTED;
+    rc = pass_flush(b);
+    if (rc < 0)
+        return rc;
+    memcpy(y_hi, b->y, nc * sizeof *y_hi);
+    memcpy(y_lo, b->ylo, nc * sizeof *y_lo);
+    if (tr) {
+        tr[0] = b->tr_hi;
+        tr[1] = b->tr_lo;
+    }
+    return GSVD_OK;
+}
+
+static int cpu_set_bound(gsvd_backend *be, const struct gsvd_zbound *z)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    b->bounded = z != NULL;
+    if (z)
+        b->zb = *z;
+    return GSVD_OK;
 }
 
 static int reserve_d(double **p, size_t *cap, size_t n)
@@ -583,7 +767,7 @@ static int cpu_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c, 
     if (rows == 0)
         return GSVD_OK;
     GSVD_TRY(reserve_f(&b->z, &b->z_cap, rows * n));
-    standardise_rows(g, 0, rows, b->z, NULL);
+    standardise_rows(b, g, 0, rows, b->z, NULL);
     GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
     for (size_t i = 0; i < rows * n; i++)
         b->zd[i] = b->z[i];
@@ -596,39 +780,82 @@ out:
 static int cpu_gram_begin(gsvd_backend *be, size_t n)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t nn;
+    size_t nn, shares = b->n_threads ? b->n_threads : 1;
 
     if (gsvd_mul_size(n, n, &nn) < 0)
         return GSVD_EINVAL;
     gsvd_free(b->g);
+    gsvd_free(b->glo);
     gsvd_free(b->gblk);
+    gsvd_free(b->gtile);
     b->gblk = NULL;
+    b->glo = NULL;
+    b->gtile = NULL;
     b->g = gsvd_calloc(nn, sizeof *b->g);
     if (!b->g)
         return GSVD_ENOMEM;
+    if (b->bounded) {
+        b->glo = gsvd_calloc(nn, sizeof *b->glo);
+        if (!b->glo)
+            return GSVD_ENOMEM;
+        /* |G_ij| <= sum_r max|z_r|^2, doubled for the rounding of the products */
+        b->ggrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.max_abs * b->zb.max_abs);
+        b->trgrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.row_sumsq);
+        b->tr_hi = b->tr_lo = 0;
+        b->tr_over = 0;
+    }
     if (n <= GRAM_F32_MAX_N) {
         b->gblk = gsvd_malloc(nn * sizeof *b->gblk);
         if (!b->gblk)
             return GSVD_ENOMEM;
+    } else if (b->bounded) {
+        if (shares > GSVD_PARALLEL_MAX)
+            shares = GSVD_PARALLEL_MAX;
+        b->gtile = gsvd_malloc(shares * GRAM_TILE * GRAM_TILE * sizeof *b->gtile);
+        if (!b->gtile)
+            return GSVD_ENOMEM;
     }
     b->n = n;
     b->filled = 0;
+    b->next_index = 0;
+    b->pass_sumsq = NULL;
     return reserve_group(b, n);
 }
 
 /* G += Z^T Z for the group, in fixed 256-column tiles of the upper triangle: float32
- * ssyrk/sgemm per tile added into float64 (or dsyrk/dgemm straight into G for large n).  Every
- * tile is computed by the same BLAS calls whatever thread takes it, so the result does not
- * depend on the thread count. */
-#define GRAM_TILE 256
+ * ssyrk/sgemm per tile added into float64 (or dsyrk/dgemm for large n: straight into G, or into
+ * a scratch tile added exactly when there is a bound).  Every tile is computed by the same BLAS
+ * calls whatever thread takes it, so the result does not depend on the thread count. */
 
 struct gram_job {
     struct backend_cpu *b;
     size_t rows, nt;    /* group rows, tiles per side */
     atomic_size_t next; /* next tile task */
+    atomic_int over;    /* a value exceeded the grid's bound */
 };
 
-static void gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj)
+/* Add tile values c (row stride ldc) into G at (i0, j0), exactly when there is a bound.
+ * Returns 1 if a value exceeded the bound. */
+static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size_t wj, int diag,
+                    const float *cf, const double *cd, size_t ldc)
+{
+    size_t n = b->n;
+    int over = 0;
+    for (size_t i = 0; i < wi; i++)
+        for (size_t j = diag ? i : 0; j < wj; j++) {
+            double v = cf ? (double)cf[i * ldc + j] : cd[i * ldc + j];
+            double *hi = &b->g[(i0 + i) * n + j0 + j];
+            if (b->bounded) {
+                over |= !(fabs(v) <= b->ggrid.bound);
+                gsvd_xsum_add(hi, &b->glo[(i0 + i) * n + j0 + j], v, &b->ggrid);
+            } else {
+                *hi += v;
+            }
+        }
+    return over;
+}
+
+static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, size_t share)
 {
     size_t n = b->n, i0 = ti * GRAM_TILE, j0 = tj * GRAM_TILE;
     size_t wi = n - i0 < GRAM_TILE ? n - i0 : GRAM_TILE,
@@ -642,18 +869,26 @@ static void gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj)
         else
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0f,
                         b->z + i0, (int)n, b->z + j0, (int)n, 0.0f, c, (int)n);
-        for (size_t i = i0; i < i0 + wi; i++)
-            for (size_t j = ti == tj ? i : j0; j < j0 + wj; j++)
-                b->g[i * n + j] += b->gblk[i * n + j];
-    } else {
-        double *c = b->g + i0 * n + j0;
+        return gram_add(b, i0, j0, wi, wj, ti == tj, c, NULL, n);
+    }
+    if (b->gtile) {
+        double *c = b->gtile + share * GRAM_TILE * GRAM_TILE;
         if (ti == tj)
             cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0, b->zd + i0,
-                        (int)n, 1.0, c, (int)n);
+                        (int)n, 0.0, c, GRAM_TILE);
         else
             cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0,
-                        b->zd + i0, (int)n, b->zd + j0, (int)n, 1.0, c, (int)n);
+                        b->zd + i0, (int)n, b->zd + j0, (int)n, 0.0, c, GRAM_TILE);
+        return gram_add(b, i0, j0, wi, wj, ti == tj, NULL, c, GRAM_TILE);
     }
+    double *c = b->g + i0 * n + j0;
+    if (ti == tj)
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0, b->zd + i0,
+                    (int)n, 1.0, c, (int)n);
+    else
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0,
+                    b->zd + i0, (int)n, b->zd + j0, (int)n, 1.0, c, (int)n);
+    return 0;
 }
 
 /* One share of a group's tiles: tasks are handed out in order from an atomic counter (which
@@ -662,7 +897,6 @@ static int gram_share(void *arg, size_t share)
 {
     struct gram_job *job = arg;
     size_t n_tasks = job->nt * (job->nt + 1) / 2;
-    (void)share;
     for (;;) {
         size_t t = atomic_fetch_add(&job->next, 1), ti = 0;
         if (t >= n_tasks)
@@ -672,19 +906,22 @@ static int gram_share(void *arg, size_t share)
             t -= job->nt - ti;
             ti++;
         }
-        gram_tile(job->b, job->rows, ti, ti + t);
+        if (gram_tile(job->b, job->rows, ti, ti + t, share))
+            atomic_store(&job->over, 1);
     }
     return GSVD_OK;
 }
 
 static int flush_gram(struct backend_cpu *b)
 {
-    size_t rows = b->filled, n = b->n;
+    size_t rows = b->filled, n = b->n, shares = b->n_threads ? b->n_threads : 1;
     struct gram_job job;
     int rc = GSVD_OK;
 
     if (rows == 0)
         return GSVD_OK;
+    if (b->tr_over)
+        return bound_exceeded("a row's sum of squares");
     if (!b->gblk) {
         GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
         for (size_t i = 0; i < rows * n; i++)
@@ -694,7 +931,11 @@ static int flush_gram(struct backend_cpu *b)
     job.rows = rows;
     job.nt = (n + GRAM_TILE - 1) / GRAM_TILE;
     atomic_init(&job.next, 0);
-    GSVD_TRY(gsvd_parallel(b->n_threads ? b->n_threads : 1, gram_share, &job));
+    atomic_init(&job.over, 0);
+    GSVD_TRY(
+        gsvd_parallel(shares > GSVD_PARALLEL_MAX ? GSVD_PARALLEL_MAX : shares, gram_share, &job));
+    if (atomic_load(&job.over))
+        return bound_exceeded("a Gram product");
     b->filled = 0;
 out:
     return rc;
@@ -702,7 +943,10 @@ out:
 
 static int cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
 {
-    return feed((struct backend_cpu *)be, g, sumsq, flush_gram);
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    if (sumsq)
+        b->pass_sumsq = sumsq; /* with a bound, the exact trace is written there at gram_end */
+    return feed(b, g, sumsq, flush_gram);
 }
 
 static int cpu_gram_end(gsvd_backend *be, double *gout)
@@ -714,7 +958,32 @@ static int cpu_gram_end(gsvd_backend *be, double *gout)
         return rc;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++)
-            gout[i * n + j] = gout[j * n + i] = b->g[i * n + j];
+            gout[i * n + j] = gout[j * n + i] =
+                b->glo ? gsvd_xsum_value(b->g[i * n + j], b->glo[i * n + j]) : b->g[i * n + j];
+    if (b->glo && b->pass_sumsq)
+        *b->pass_sumsq = gsvd_xsum_value(b->tr_hi, b->tr_lo);
+    return GSVD_OK;
+}
+
+static int cpu_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo, double *tr)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t n = b->n;
+    int rc;
+    if (!b->glo)
+        return GSVD_EUNSUPPORTED;
+    rc = flush_gram(b);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            g_hi[i * n + j] = j >= i ? b->g[i * n + j] : 0.0;
+            g_lo[i * n + j] = j >= i ? b->glo[i * n + j] : 0.0;
+        }
+    if (tr) {
+        tr[0] = b->tr_hi;
+        tr[1] = b->tr_lo;
+    }
     return GSVD_OK;
 }
 
@@ -747,4 +1016,7 @@ const struct gsvd_backend_ops gsvd_backend_cpu_ops = {
     .gram_block = cpu_gram_block,
     .gram_end = cpu_gram_end,
     .eigh = cpu_eigh,
+    .set_bound = cpu_set_bound,
+    .pass_end_parts = cpu_pass_end_parts,
+    .gram_end_parts = cpu_gram_end_parts,
 };

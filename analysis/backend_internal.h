@@ -5,7 +5,7 @@
 #define GSVD_ANALYSIS_BACKEND_INTERNAL_H
 #include "analysis/backend.h"
 
-#define GSVD_BACKEND_OPS_VERSION 2
+#define GSVD_BACKEND_OPS_VERSION 3
 
 struct gsvd_backend_ops {
     int version;      /* GSVD_BACKEND_OPS_VERSION */
@@ -29,6 +29,10 @@ struct gsvd_backend_ops {
     int (*pd_planes)(gsvd_backend *be, const uint64_t *planes, size_t nw);
     int (*pd_rows)(gsvd_backend *be, const double *x, size_t nf);
     int (*pd_end)(gsvd_backend *be, void *acc);
+    /* version 3: exact reductions (analysis/backend.h); all NULL or all set */
+    int (*set_bound)(gsvd_backend *be, const struct gsvd_zbound *z);
+    int (*pass_end_parts)(gsvd_backend *be, double *y_hi, double *y_lo, double *tr);
+    int (*gram_end_parts)(gsvd_backend *be, double *g_hi, double *g_lo, double *tr);
 };
 
 struct gsvd_backend {

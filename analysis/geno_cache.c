@@ -24,6 +24,7 @@ struct cblock {
     void *rows;                   /* owned, or NULL when spilled */
     uint64_t off, bytes;          /* rows: offset in the spill file, length */
     float *center, *scale, *miss; /* owned, blk.n_rows */
+    uint64_t *index;              /* owned, blk.n_rows; NULL when the block had none */
     uint8_t *kept;                /* owned, info.n_variants */
     double *mean, *inv_sd;        /* owned, info.n_variants */
 };
@@ -44,6 +45,7 @@ static void block_free(struct cblock *b)
 {
     gsvd_free(b->rows);
     gsvd_free(b->center);
+    gsvd_free(b->index);
     gsvd_free(b->scale);
     gsvd_free(b->miss);
     gsvd_free(b->kept);
@@ -193,10 +195,12 @@ int gsvd_gcache_add(gsvd_gcache *c, const struct gsvd_gblock *blk, const uint8_t
     b->scale = dup_n(blk->scale, rows, sizeof *b->scale);
     b->miss = blk->missing ? dup_n(blk->missing, rows, sizeof *b->miss)
                            : gsvd_calloc(rows + 1, sizeof *b->miss);
+    b->index = blk->index ? dup_n(blk->index, rows, sizeof *b->index) : NULL;
     b->kept = dup_n(info->kept, nv, 1);
     b->mean = dup_n(info->mean, nv, sizeof *b->mean);
     b->inv_sd = dup_n(info->scale, nv, sizeof *b->inv_sd);
-    if (!b->center || !b->scale || !b->miss || !b->kept || !b->mean || !b->inv_sd)
+    if (!b->center || !b->scale || !b->miss || !b->kept || !b->mean || !b->inv_sd ||
+        (blk->index && rows && !b->index))
         return GSVD_ENOMEM;
     if (c->mem + bytes <= c->budget) {
         b->rows = gsvd_malloc(bytes + 1);
@@ -218,8 +222,12 @@ int gsvd_gcache_add(gsvd_gcache *c, const struct gsvd_gblock *blk, const uint8_t
         b->off = c->file;
         c->file += bytes;
     }
-    b->blk = (struct gsvd_gblock){
-        .n_rows = rows, .n_cols = n, .center = b->center, .scale = b->scale, .missing = b->miss};
+    b->blk = (struct gsvd_gblock){.n_rows = rows,
+                                  .n_cols = n,
+                                  .center = b->center,
+                                  .scale = b->scale,
+                                  .missing = b->miss,
+                                  .index = b->index};
     b->info = (struct gsvd_geno_info){.first = info->first,
                                       .n_variants = nv,
                                       .kept = b->kept,

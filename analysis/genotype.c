@@ -378,6 +378,7 @@ struct scan_slot {
     float *center, *scale; /* kept rows */
     float *miss;           /* kept rows: standardised value of a missing call */
     uint8_t *kept;
+    uint64_t *vidx;        /* kept rows: the variant's index in the array */
     double *mean, *inv_sd; /* all rows */
     int64_t *rsums;        /* all rows: called, sum, sum of squares (when have_sums) */
     uint8_t *p2;           /* kept rows packed to 2 bits, when the cache is filling */
@@ -702,10 +703,12 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         gsvd_free(s->scale);
         gsvd_free(s->miss);
         gsvd_free(s->kept);
+        gsvd_free(s->vidx);
         gsvd_free(s->mean);
         gsvd_free(s->inv_sd);
         gsvd_free(s->rsums);
         s->rsums = gsvd_malloc(3 * nv * sizeof *s->rsums);
+        s->vidx = gsvd_malloc(nv * sizeof *s->vidx);
         s->center = gsvd_malloc(nv * sizeof *s->center);
         s->scale = gsvd_malloc(nv * sizeof *s->scale);
         s->miss = gsvd_malloc(nv * sizeof *s->miss);
@@ -714,7 +717,7 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         s->inv_sd = gsvd_malloc(nv * sizeof *s->inv_sd);
         s->rows_cap = nv;
         if (!s->center || !s->scale || !s->miss || !s->kept || !s->mean || !s->inv_sd ||
-            !s->rsums) {
+            !s->rsums || !s->vidx) {
             s->rows_cap = 0;
             return GSVD_ENOMEM;
         }
@@ -740,6 +743,7 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         s->scale[kept] = (float)s->inv_sd[j];
         /* mean imputation: a missing call standardises to (mean - centre) * scale */
         s->miss[kept] = g->p.scaler == GSVD_SCALER_NONE ? (float)s->mean[j] : 0.0f;
+        s->vidx[kept] = v0 + j;
         kept++;
     }
     if (g->cache_state == 0 && !s->fdos && g->ploidy <= 2 && kept > 0)
@@ -756,7 +760,8 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
                                   .f64 = s->fdos,
                                   .center = s->center,
                                   .scale = s->scale,
-                                  .missing = s->miss};
+                                  .missing = s->miss,
+                                  .index = s->vidx};
     s->info = (struct gsvd_geno_info){.first = v0 - g->vs,
                                       .n_variants = nv,
                                       .kept = s->kept,
@@ -805,6 +810,42 @@ static int prefetch_range(gsvd_geno *g)
     start[axis] = g->vs;
     count[axis] = g->ve - g->vs;
     return gsvd_array_prefetch(g->arr, axis, start, count);
+}
+
+int gsvd_geno_zbound(const gsvd_geno *g, uint64_t rows, struct gsvd_zbound *out)
+{
+    /* Integer dosages 0..D (D = ploidy) of n <= N called samples.  A kept row is not constant
+     * (or, for Patterson and HWE, has 0 < p < 1 with p = S / (D n), S an integer), so
+     * p (1 - p) >= 1 / (2 D N) and the variance of the called dosages is >= 1 / (2 N); it is at
+     * most D^2 p (1 - p) (Bhatia-Davis).  Hence per scaler |z| <= D / sigma_min and
+     * sum z^2 <= N var_max / sigma^2, and a missing call standardises to 0 (none: the mean). */
+    double D = (double)g->ploidy, N = (double)g->n_samples, max_abs, row;
+
+    if (g->is_float)
+        return GSVD_EUNSUPPORTED;
+    switch (g->p.scaler) {
+    case GSVD_SCALER_PATTERSON:
+        max_abs = D * sqrt(2.0 * D * N);
+        row = N * D * D;
+        break;
+    case GSVD_SCALER_HWE:
+        max_abs = D * sqrt(2.0 * N);
+        row = N * D;
+        break;
+    case GSVD_SCALER_STANDARD:
+        max_abs = D * sqrt(2.0 * N);
+        row = N;
+        break;
+    default:
+        max_abs = D;
+        row = N * D * D;
+        break;
+    }
+    /* float32 centre, scale and products: a relative margin far above their rounding */
+    out->max_abs = max_abs * (1 + 1e-5);
+    out->row_sumsq = row * (1 + 1e-5);
+    out->rows = rows;
+    return GSVD_OK;
 }
 
 int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
@@ -873,6 +914,7 @@ out:
         gsvd_free(slots[i].scale);
         gsvd_free(slots[i].miss);
         gsvd_free(slots[i].kept);
+        gsvd_free(slots[i].vidx);
         gsvd_free(slots[i].mean);
         gsvd_free(slots[i].inv_sd);
         gsvd_free(slots[i].rsums);

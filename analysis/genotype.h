@@ -97,6 +97,12 @@ uint64_t gsvd_geno_n_blocks(const gsvd_geno *g);
 /* Bytes a scan's decode pipeline holds at most (slot buffers of every worker). */
 uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g);
 
+/* A bound on the standardised values of every kept row (for exact reductions, see
+ * gsvd_backend_set_bound), from the scaler, the ploidy and the sample count alone, with `rows`
+ * copied into out->rows.  GSVD_EUNSUPPORTED (not logged) for float input, whose values have
+ * no such bound. */
+GSVD_NODISCARD int gsvd_geno_zbound(const gsvd_geno *g, uint64_t rows, struct gsvd_zbound *out);
+
 /* Change the cache budget before the first scan (0 turns caching off). */
 void gsvd_geno_set_cache(gsvd_geno *g, uint64_t bytes);
 

@@ -778,6 +778,20 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
                        n, GSVD_PCA_EXACT_MAX_N);
         return GSVD_EINVAL;
     }
+    /* exact, order-free reductions where the data have a bound (integer genotypes): the bytes
+     * then do not depend on how rows are split between threads, blocks or processes */
+    struct gsvd_zbound zb;
+    if (gsvd_geno_zbound(g, gsvd_geno_n_variants(g), &zb) == GSVD_OK) {
+        rc = gsvd_backend_set_bound(be, &zb);
+        if (rc < 0 && rc != GSVD_EUNSUPPORTED)
+            return rc;
+        rc = GSVD_OK;
+    } else {
+        rc = gsvd_backend_set_bound(be, NULL);
+        if (rc < 0 && rc != GSVD_EUNSUPPORTED)
+            return rc;
+        rc = GSVD_OK;
+    }
     r = gsvd_calloc(1, sizeof *r);
     if (!r)
         return GSVD_ENOMEM;
