@@ -32,6 +32,23 @@ struct gsvd_gblock {
                               0 at pass_begin / gram_begin */
 };
 
+/* Rows per product group of a pass: a power of two near 32 MiB of float32 rows of n samples,
+ * 64 .. 4096; and of a Gram: twice that.  Groups are rows [j G, (j + 1) G) of the variant
+ * index, so a split of the variants between processes at multiples of the Gram group keeps
+ * every group whole (gsvd_pca_split). */
+static inline size_t gsvd_backend_pass_group_rows(size_t n)
+{
+    size_t want = ((size_t)32 << 20) / (4 * (n ? n : 1)), g = 64;
+    while (g < 4096 && 2 * g <= want)
+        g *= 2;
+    return g;
+}
+
+static inline size_t gsvd_backend_gram_group_rows(size_t n)
+{
+    return 2 * gsvd_backend_pass_group_rows(n);
+}
+
 /* What the analysis knows of the standardised values before it reads them (from the scaler,
  * the ploidy and the sample count; analysis/genotype.h gsvd_geno_zbound), so that a backend can
  * add partial products exactly (common/xsum.h) and its results do not depend on how the rows

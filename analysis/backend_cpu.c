@@ -74,13 +74,13 @@ struct backend_cpu {
     size_t n_threads;        /* threads for the pass groups and the Gram tiles */
 };
 
-/* Rows per product group: about 16 MiB of float32, at least 64 and at most 4096 rows.  It
- * depends on the sample count alone, so the grouping (and every rounding) is the same for any
- * chunking of the same data. */
+/* Rows per Gram group and per pass group: gsvd_backend_gram_group_rows and
+ * gsvd_backend_pass_group_rows (analysis/backend.h), powers of two that depend on the sample
+ * count alone, so the grouping (and every rounding) is the same for any chunking and any split
+ * of the rows between processes. */
 static size_t group_rows(size_t n)
 {
-    size_t g = ((size_t)64 << 20) / (4 * (n ? n : 1));
-    return g < 64 ? 64 : g > 4096 ? 4096 : g;
+    return gsvd_backend_gram_group_rows(n);
 }
 
 static void pass_free(struct backend_cpu *b);
@@ -382,11 +382,9 @@ out:
  * *sumsq, group by group and row by row.  Group and sub-tile sizes depend on n alone, so the
  * result is the same for any thread count and any block boundaries. */
 
-/* Rows per pass group: about 32 MiB of float32 Z, 64 .. 4096 rows. */
 static size_t pass_group_rows(size_t n)
 {
-    size_t g = ((size_t)32 << 20) / (4 * (n ? n : 1));
-    return g < 64 ? 64 : g > 4096 ? 4096 : g;
+    return gsvd_backend_pass_group_rows(n);
 }
 
 /* Rows per sub-tile: about 2.5 MiB of float32 (an L2 and a bit: 32 rows at 20,000 samples was
@@ -771,8 +769,12 @@ static int cpu_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c, 
     GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
     for (size_t i = 0; i < rows * n; i++)
         b->zd[i] = b->z[i];
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, (int)c, (int)n, 1.0, b->zd,
-                (int)n, u, (int)c, 0.0, out, (int)c);
+    /* row by row (dgemv): a dgemm's result for a row may depend on where the row sits in the
+     * block (OpenBLAS's edge kernels), and the loadings must not depend on block boundaries,
+     * which move with the chunking and with the split of the variants between processes */
+    for (size_t r = 0; r < rows; r++)
+        cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, (int)c, 1.0, u, (int)c, b->zd + r * n, 1,
+                    0.0, out + r * c, 1);
 out:
     return rc;
 }

@@ -812,6 +812,25 @@ static int prefetch_range(gsvd_geno *g)
     return gsvd_array_prefetch(g->arr, axis, start, count);
 }
 
+void gsvd_geno_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop)
+{
+    *start = g->vs;
+    *stop = g->ve;
+}
+
+int gsvd_geno_restrict(gsvd_geno *g, uint64_t start, uint64_t stop)
+{
+    if (g->cache_state == 1 || g->cache || start < g->vs || stop > g->ve || start > stop) {
+        gsvd_log_error("variant range %llu:%llu is not inside %llu:%llu, or a scan already ran",
+                       (unsigned long long)start, (unsigned long long)stop,
+                       (unsigned long long)g->vs, (unsigned long long)g->ve);
+        return GSVD_EINTERNAL;
+    }
+    g->vs = start;
+    g->ve = stop;
+    return GSVD_OK;
+}
+
 int gsvd_geno_zbound(const gsvd_geno *g, uint64_t rows, struct gsvd_zbound *out)
 {
     /* Integer dosages 0..D (D = ploidy) of n <= N called samples.  A kept row is not constant

@@ -97,6 +97,14 @@ uint64_t gsvd_geno_n_blocks(const gsvd_geno *g);
 /* Bytes a scan's decode pipeline holds at most (slot buffers of every worker). */
 uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g);
 
+/* The variant range [*start, *stop) of the handle (indices in the array). */
+void gsvd_geno_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop);
+
+/* Narrow the range to [start, stop) inside it (may be empty: scans then hand no block), before
+ * the first scan; a distributed run gives each rank its part (gsvd_pca_split).  GSVD_OK, or
+ * GSVD_EINTERNAL (logged) outside the range or after a scan. */
+GSVD_NODISCARD int gsvd_geno_restrict(gsvd_geno *g, uint64_t start, uint64_t stop);
+
 /* A bound on the standardised values of every kept row (for exact reductions, see
  * gsvd_backend_set_bound), from the scaler, the ploidy and the sample count alone, with `rows`
  * copied into out->rows.  GSVD_EUNSUPPORTED (not logged) for float input, whose values have

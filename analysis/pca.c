@@ -25,6 +25,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/xsum.h"
 #include "common/parallel.h"
 #include "common/rng.h"
 
@@ -89,23 +90,81 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Y (n x c row-major) = A X (X row-major n x c) in one pass. */
-static int apply_a(gsvd_geno *g, gsvd_backend *be, size_t n, size_t c, const double *x, double *y,
-                   double *sumsq, const struct gsvd_progress *progress, const char *what)
+/* Agree with the other ranks on rc (common/comm.h); *told records that a failure was shared,
+ * so that the exit path does not share it twice. */
+static int agree(const struct gsvd_pca_params *p, int rc, int *told)
+{
+    if (!p->comm)
+        return rc;
+    rc = gsvd_comm_agree(p->comm, rc, NULL);
+    if (rc < 0)
+        *told = 1;
+    return rc;
+}
+
+/* Sum exact parts over the ranks and turn them into values: hi[i] = hi[i] + lo[i]. */
+static int sum_parts(gsvd_comm *comm, double *hi, double *lo, size_t n)
 {
     int rc = GSVD_OK;
+    GSVD_TRY(gsvd_comm_sum_f64(comm, hi, n));
+    GSVD_TRY(gsvd_comm_sum_f64(comm, lo, n));
+    for (size_t i = 0; i < n; i++)
+        hi[i] = gsvd_xsum_value(hi[i], lo[i]);
+out:
+    return rc;
+}
+
+/* Y (n x c row-major) = A X (X row-major n x c) in one pass; with a communicator, every rank
+ * passes over its own variants and the exact parts of Y (and of the trace) are summed. */
+static int apply_a(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p, int *told,
+                   size_t n, size_t c, const double *x, double *y, double *sumsq, const char *what)
+{
+    int rc = GSVD_OK;
+    double *lo = NULL, tr[2] = {0, 0};
     struct pass_ctx pc = {.be = be,
                           .sumsq = sumsq,
-                          .progress = progress,
+                          .progress = &p->progress,
                           .what = what,
                           .n_blocks = gsvd_geno_n_blocks(g)};
 
     if (sumsq)
         *sumsq = 0;
-    GSVD_TRY(gsvd_backend_pass_begin(be, n, c, x));
-    GSVD_TRY(gsvd_geno_scan(g, pass_cb, &pc));
-    GSVD_TRY(gsvd_backend_pass_end(be, y));
+    rc = gsvd_backend_pass_begin(be, n, c, x);
+    if (rc == GSVD_OK)
+        rc = gsvd_geno_scan(g, pass_cb, &pc);
+    if (!p->comm) {
+        if (rc == GSVD_OK)
+            rc = gsvd_backend_pass_end(be, y);
+        return rc;
+    }
+    if (rc == GSVD_OK) {
+        lo = gsvd_malloc(n * c * sizeof *lo);
+        rc = lo ? gsvd_backend_pass_end_parts(be, y, lo, sumsq ? tr : NULL) : GSVD_ENOMEM;
+    }
+    GSVD_TRY(agree(p, rc, told));
+    GSVD_TRY(sum_parts(p->comm, y, lo, n * c));
+    if (sumsq) {
+        GSVD_TRY(sum_parts(p->comm, tr, tr + 1, 1));
+        *sumsq = tr[0];
+    }
 out:
+    gsvd_free(lo);
+    return rc;
+}
+
+/* The filter counts of every rank's variants. */
+static int sum_counts(gsvd_comm *comm, struct gsvd_geno_counts *c)
+{
+    uint64_t v[7] = {c->n_range, c->n_kept,    c->n_no_calls,     c->n_zero_var,
+                     c->n_maf,   c->n_missing, c->n_missing_calls};
+    int rc = gsvd_comm_sum_u64(comm, v, 7);
+    c->n_range = v[0];
+    c->n_kept = v[1];
+    c->n_no_calls = v[2];
+    c->n_zero_var = v[3];
+    c->n_maf = v[4];
+    c->n_missing = v[5];
+    c->n_missing_calls = v[6];
     return rc;
 }
 
@@ -225,6 +284,7 @@ struct solver {
     double *resid;       /* k: ||A u - theta u|| */
     double *bound;       /* k: relative eigenvalue error bounds */
     uint64_t fresh;      /* next Gaussian column number */
+    int *told;           /* a failure was shared with the other ranks (agree) */
 };
 
 static void solver_free(struct solver *s)
@@ -397,11 +457,12 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         if (s->G)
             GSVD_TRY(gram_product(s, width));
         else
-            GSVD_TRY(apply_a(s->g, s->be, n, width, s->X, s->Yrow, it == 1 ? &trace : NULL,
-                             &p->progress, what));
+            GSVD_TRY(apply_a(s->g, s->be, p, s->told, n, width, s->X, s->Yrow,
+                             it == 1 ? &trace : NULL, what));
         if (it == 1 && !s->G) {
             res->trace = trace;
             res->counts = *gsvd_geno_counts(s->g);
+            GSVD_TRY(sum_counts(p->comm, &res->counts));
             if (res->counts.n_kept == 0) {
                 gsvd_log_error("%s: no variant left to analyse (%llu without calls, %llu with "
                                "zero variance, %llu by --maf, %llu by --max-missing)",
@@ -565,11 +626,11 @@ out:
 }
 
 static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p, size_t n,
-                     size_t k, struct gsvd_pca_result *res, double *theta, double *u)
+                     size_t k, struct gsvd_pca_result *res, double *theta, double *u, int *told)
 {
     int rc = GSVD_OK;
     size_t nn;
-    double *gram = NULL;
+    double *gram = NULL, *lo = NULL, tr[2] = {0, 0};
     struct pass_ctx pc = {.be = be,
                           .sumsq = &res->trace,
                           .gram = 1,
@@ -580,18 +641,37 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
     if (gsvd_mul_size(n, n, &nn) < 0)
         return GSVD_EINVAL;
     gram = gsvd_alloc_large(nn * sizeof *gram);
-    if (!gram)
-        return GSVD_ENOMEM;
+    rc = gram ? GSVD_OK : GSVD_ENOMEM;
     res->trace = 0;
-    GSVD_TRY(gsvd_backend_gram_begin(be, n));
-    GSVD_TRY(gsvd_geno_scan(g, pass_cb, &pc));
+    if (rc == GSVD_OK)
+        rc = gsvd_backend_gram_begin(be, n);
+    if (rc == GSVD_OK)
+        rc = gsvd_geno_scan(g, pass_cb, &pc);
     res->counts = *gsvd_geno_counts(g);
+    if (p->comm) {
+        /* each rank's Gram in exact parts, summed over the ranks (once, not per block) */
+        if (rc == GSVD_OK) {
+            lo = gsvd_alloc_large(nn * sizeof *lo);
+            rc = lo ? gsvd_backend_gram_end_parts(be, gram, lo, tr) : GSVD_ENOMEM;
+        }
+        GSVD_TRY(agree(p, rc, told));
+        GSVD_TRY(sum_parts(p->comm, gram, lo, nn));
+        GSVD_TRY(sum_parts(p->comm, tr, tr + 1, 1));
+        res->trace = tr[0];
+        GSVD_TRY(sum_counts(p->comm, &res->counts));
+        for (size_t i = 0; i < n; i++) /* the upper triangle's mirror */
+            for (size_t j = 0; j < i; j++)
+                gram[i * n + j] = gram[j * n + i];
+    } else if (rc < 0) {
+        goto out;
+    }
     if (res->counts.n_kept == 0) {
         gsvd_log_error("%s: no variant left to analyse", gsvd_geno_array_name(g));
         rc = GSVD_EDEGENERATE;
         goto out;
     }
-    GSVD_TRY(gsvd_backend_gram_end(be, gram));
+    if (!p->comm)
+        GSVD_TRY(gsvd_backend_gram_end(be, gram));
     GSVD_TRY(gram_top_k(p, be, n, k, gram, theta, u, res));
     res->iterations = 1;
     res->convergence = 0;
@@ -599,6 +679,7 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
     memset(res->error_bound, 0, k * sizeof *res->error_bound);
 out:
     gsvd_free(gram);
+    gsvd_free(lo);
     return rc;
 }
 
@@ -642,7 +723,32 @@ out:
     return rc;
 }
 
-static int compute_loadings(gsvd_geno *g, gsvd_backend *be, struct gsvd_pca_result *r)
+/* Rank 0 takes every rank's rows of the variant arrays (in rank order, which is variant
+ * order); the other ranks keep theirs. */
+static int gather_rows(gsvd_comm *comm, void **arr, size_t row_bytes, uint64_t m_local,
+                       uint64_t m_all)
+{
+    void *all = NULL;
+    int rc = GSVD_OK;
+    if (gsvd_comm_rank(comm) == 0) {
+        all = gsvd_malloc((size_t)m_all * row_bytes + 1);
+        if (!all)
+            return GSVD_ENOMEM; /* (the gather's size check fails on every rank: the buffer
+                                   is not there, so rank 0 cannot take the rows) */
+    }
+    rc = gsvd_comm_gather(comm, *arr, (size_t)m_local * row_bytes, all,
+                          all ? (size_t)m_all * row_bytes : 0, 0);
+    if (rc == GSVD_OK && all) {
+        gsvd_free(*arr);
+        *arr = all;
+        all = NULL;
+    }
+    gsvd_free(all);
+    return rc;
+}
+
+static int compute_loadings(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
+                            struct gsvd_pca_result *r, int *told)
 {
     struct load_ctx c = {.be = be, .res = r};
     size_t n = r->n, k = r->k;
@@ -650,19 +756,29 @@ static int compute_loadings(gsvd_geno *g, gsvd_backend *be, struct gsvd_pca_resu
     double *us = gsvd_malloc(n * k * sizeof *us);
     int rc = GSVD_OK;
 
-    r->v = gsvd_malloc((size_t)m * k * sizeof *r->v);
-    r->var_mean = gsvd_malloc((size_t)m * sizeof *r->var_mean);
-    r->var_scale = gsvd_malloc((size_t)m * sizeof *r->var_scale);
-    r->var_included = gsvd_malloc((size_t)m);
-    if (!us || !r->v || !r->var_mean || !r->var_scale || !r->var_included) {
+    r->v = gsvd_malloc(((size_t)m * k + 1) * sizeof *r->v);
+    r->var_mean = gsvd_malloc(((size_t)m + 1) * sizeof *r->var_mean);
+    r->var_scale = gsvd_malloc(((size_t)m + 1) * sizeof *r->var_scale);
+    r->var_included = gsvd_malloc((size_t)m + 1);
+    if (!us || !r->v || !r->var_mean || !r->var_scale || !r->var_included)
         rc = GSVD_ENOMEM;
-        goto out;
+    if (rc == GSVD_OK) {
+        for (size_t i = 0; i < n; i++)
+            for (size_t q = 0; q < k; q++)
+                us[i * k + q] = r->u[i * k + q] / r->s[q];
+        c.us = us;
+        rc = gsvd_geno_scan(g, load_cb, &c);
     }
-    for (size_t i = 0; i < n; i++)
-        for (size_t q = 0; q < k; q++)
-            us[i * k + q] = r->u[i * k + q] / r->s[q];
-    c.us = us;
-    GSVD_TRY(gsvd_geno_scan(g, load_cb, &c));
+    if (p->comm) {
+        uint64_t all = p->n_variants_all;
+        GSVD_TRY(agree(p, rc, told));
+        GSVD_TRY(gather_rows(p->comm, (void **)&r->v, k * sizeof *r->v, m, all));
+        GSVD_TRY(gather_rows(p->comm, (void **)&r->var_mean, sizeof *r->var_mean, m, all));
+        GSVD_TRY(gather_rows(p->comm, (void **)&r->var_scale, sizeof *r->var_scale, m, all));
+        GSVD_TRY(gather_rows(p->comm, (void **)&r->var_included, 1, m, all));
+        if (gsvd_comm_rank(p->comm) == 0)
+            r->m_range = all;
+    }
 out:
     gsvd_free(c.rows);
     gsvd_free(us);
@@ -700,6 +816,23 @@ static int finish(struct gsvd_pca_result *r, const double *vecs, const double *v
                 r->u[i * k + q] = -r->u[i * k + q];
     }
     return GSVD_OK;
+}
+
+void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, int size,
+                    uint64_t *part_start, uint64_t *part_stop)
+{
+    uint64_t G = gsvd_backend_gram_group_rows(n_samples);
+    uint64_t first = start / G, last = stop > start ? (stop - 1) / G + 1 : first;
+    uint64_t groups = last - first, a, b;
+    if (size < 1)
+        size = 1;
+    /* groups [first, last) in `size` runs; runs hold floor or ceil of groups / size */
+    a = first + groups * (uint64_t)rank / (uint64_t)size;
+    b = first + groups * (uint64_t)(rank + 1) / (uint64_t)size;
+    a = a * G < start ? start : a * G;
+    b = b * G > stop ? stop : b * G;
+    *part_start = a;
+    *part_stop = b > a ? b : a;
 }
 
 int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_pca_params *p,
@@ -762,6 +895,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     double *evec = NULL, *eval = NULL;
     size_t n = gsvd_geno_n_samples(g), k = p->n_components;
     enum gsvd_pca_method method = p->method;
+    int told = 0;
 
     *out = NULL;
     if (method == GSVD_PCA_AUTO)
@@ -770,7 +904,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
         gsvd_geno_set_cache(g, 0); /* a single pass: keeping the blocks would only cost time */
     if (k == 0 || k >= n) {
         gsvd_log_error("%zu components requested for %zu samples (need 1 <= k < samples)", k, n);
-        return GSVD_EINVAL;
+        return GSVD_EINVAL; /* (the same on every rank: nothing to agree on) */
     }
     if (method == GSVD_PCA_EXACT && n > GSVD_PCA_EXACT_MAX_N) {
         gsvd_log_error("--method exact needs an N x N matrix; %zu samples is over the %d limit "
@@ -781,20 +915,29 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     /* exact, order-free reductions where the data have a bound (integer genotypes): the bytes
      * then do not depend on how rows are split between threads, blocks or processes */
     struct gsvd_zbound zb;
-    if (gsvd_geno_zbound(g, gsvd_geno_n_variants(g), &zb) == GSVD_OK) {
-        rc = gsvd_backend_set_bound(be, &zb);
-        if (rc < 0 && rc != GSVD_EUNSUPPORTED)
-            return rc;
-        rc = GSVD_OK;
-    } else {
-        rc = gsvd_backend_set_bound(be, NULL);
-        if (rc < 0 && rc != GSVD_EUNSUPPORTED)
-            return rc;
-        rc = GSVD_OK;
+    uint64_t rows = p->comm ? p->n_variants_all : gsvd_geno_n_variants(g);
+    int bounded = gsvd_geno_zbound(g, rows, &zb) == GSVD_OK;
+    rc = gsvd_backend_set_bound(be, bounded ? &zb : NULL);
+    if (rc == GSVD_EUNSUPPORTED && p->comm && gsvd_comm_size(p->comm) > 1) {
+        gsvd_log_error("a distributed run needs the %s backend's exact reductions, which it "
+                       "does not have; run it as one process",
+                       gsvd_backend_name(be));
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
     }
+    if (!bounded && p->comm && gsvd_comm_size(p->comm) > 1) {
+        gsvd_log_error("%s: float input has no bound for exact reductions; a distributed run "
+                       "needs integer genotypes (run it as one process)",
+                       gsvd_geno_array_name(g));
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
+    rc = GSVD_OK;
     r = gsvd_calloc(1, sizeof *r);
-    if (!r)
-        return GSVD_ENOMEM;
+    if (!r) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
     r->k = k;
     r->n = n;
     r->method = method;
@@ -813,7 +956,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
             rc = GSVD_ENOMEM;
             goto out;
         }
-        GSVD_TRY(run_exact(g, be, p, n, k, r, eval, evec));
+        GSVD_TRY(run_exact(g, be, p, n, k, r, eval, evec, &told));
         GSVD_TRY(finish(r, evec, eval, n, k));
     } else {
         s.tol = p->tol;
@@ -822,6 +965,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
         s.g = g;
         s.be = be;
         s.p = p;
+        s.told = &told;
         s.n = n;
         s.k = k;
         s.l = k + p->oversampling;
@@ -847,10 +991,13 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     }
     r->m_used = r->counts.n_kept;
     if (p->loadings)
-        GSVD_TRY(compute_loadings(g, be, r));
+        GSVD_TRY(compute_loadings(g, be, p, r, &told));
     *out = r;
     r = NULL;
 out:
+    if (rc < 0 && p->comm && !told && gsvd_comm_agree(p->comm, rc, NULL) < 0) {
+        /* the others waited in their next agree and now fail too; rc stays this rank's */
+    }
     solver_free(&s);
     gsvd_free(evec);
     gsvd_free(eval);

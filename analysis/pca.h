@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include "analysis/backend.h"
 #include "analysis/genotype.h"
+#include "common/comm.h"
 #include "common/progress.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -61,15 +62,17 @@ struct gsvd_pca_params {
     int loadings;                  /* 1: one more pass for V (variant loadings) */
     size_t n_threads;              /* threads for in-memory products (exact's eigensolver); 0 = 1 */
     struct gsvd_progress progress; /* per block of each pass ("pass 3", "Gram", "loadings") */
+    gsvd_comm *comm;               /* distributed run (borrowed), or NULL: one process.  Each
+                                      rank's genotype handle covers its own part of the
+                                      variants (gsvd_pca_split); results are on every rank */
+    uint64_t n_variants_all;       /* with comm: variants of every rank together */
 };
 #define GSVD_PCA_PARAMS_DEFAULT                                                                    \
     {                                                                                              \
         .n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10,                           \
         .stop = GSVD_PCA_STOP_BOUND, .tol = 1e-4, .max_iter = 8, .power_iter = 0, .window = 8,     \
-        .seed = 42, .loadings = 0, .n_threads = 1, .progress = {                                   \
-            NULL,                                                                                  \
-            NULL                                                                                   \
-        }                                                                                          \
+        .seed = 42, .loadings = 0, .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL,         \
+        .n_variants_all = 0                                                                        \
     }
 
 struct gsvd_pca_result {
@@ -114,6 +117,13 @@ GSVD_NODISCARD int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsv
 void gsvd_pca_result_free(struct gsvd_pca_result *r); /* accepts NULL */
 
 const char *gsvd_pca_method_name(enum gsvd_pca_method m);
+
+/* The part of the variant range [start, stop) that rank `rank` of `size` analyses: contiguous,
+ * in rank order, cut at multiples of the Gram row group for n samples (so that every product
+ * group lies on one rank and the results are the same bytes for any size), as even as those
+ * cuts allow.  A rank may get an empty part when there are more ranks than groups. */
+void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, int size,
+                    uint64_t *part_start, uint64_t *part_stop);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_PCA_H */

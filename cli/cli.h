@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "common/buf.h"
+#include "common/comm.h"
 #include "common/gsvd_defs.h"
 #include "common/progress.h"
 #include "zarr/array.h"
@@ -110,6 +111,10 @@ enum {
 /* Handle a common option; 1 if `opt` was one (and was valid), 0 if not, or GSVD_EXIT_USAGE
  * (already printed) for a bad value. */
 int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c);
+/* The distributed run's communicator (common/comm.h), or NULL for one process: set by main()
+ * when an MPI launcher started the process (GENSVD_MPI builds). */
+gsvd_comm *gsvd_cli_world(void);
+
 /* Apply verbosity to the log level; resolve threads (0 -> cores) and progress (-1 -> isatty;
  * off under -q). */
 void gsvd_cli_common_apply(struct gsvd_cli_common *c);

@@ -271,11 +271,20 @@ void gsvd_cli_common_apply(struct gsvd_cli_common *c)
         level = GSVD_LOG_ERROR; /* -q keeps errors: failures always explain themselves */
     if (level > GSVD_LOG_DEBUG)
         level = GSVD_LOG_DEBUG;
+    /* a distributed run: rank 0 speaks for all, the others only report their errors, and the
+     * processes of a node share its cores */
+    gsvd_comm *w = gsvd_cli_world();
+    if (gsvd_comm_rank(w) > 0)
+        level = GSVD_LOG_ERROR;
     gsvd_log_set_level((enum gsvd_log_level)level);
-    if (c->threads == 0)
-        c->threads = gsvd_ncpu();
+    if (c->threads == 0) {
+        size_t per = gsvd_ncpu() / (size_t)gsvd_comm_local_size(w);
+        c->threads = per ? per : 1;
+    }
     if (c->progress < 0)
         c->progress = isatty(STDERR_FILENO);
+    if (gsvd_comm_rank(w) > 0)
+        c->progress = 0;
     if (c->verbosity < 0)
         c->progress = 0; /* -q: errors only, no bar even with --progress */
     apply_remote(c);

@@ -361,47 +361,95 @@ static void report(const struct gsvd_pca_result *r)
     }
 }
 
+/* A distributed run: this rank's part of the variants (gsvd_pca_split) and, on rank 0 with
+ * -v, the plan of every rank. */
+static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params *p, size_t threads)
+{
+    uint64_t vs, ve, a, b;
+    int size = gsvd_comm_size(world);
+    size_t n = gsvd_geno_n_samples(g);
+
+    gsvd_geno_range(g, &vs, &ve);
+    p->n_variants_all = ve - vs;
+    gsvd_log_info("distributed: %d ranks, %zu threads each, variants %llu:%llu cut at "
+                  "multiples of %zu",
+                  size, threads, (unsigned long long)vs, (unsigned long long)ve,
+                  gsvd_backend_gram_group_rows(n));
+    for (int r = 0; r < size; r++) {
+        gsvd_pca_split(n, vs, ve, r, size, &a, &b);
+        gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
+                      (unsigned long long)b, (unsigned long long)(b - a));
+    }
+    gsvd_pca_split(n, vs, ve, gsvd_comm_rank(world), size, &a, &b);
+    return gsvd_geno_restrict(g, a, b);
+}
+
+/* Everything before the analysis: backend, input, genotype handle, this rank's part, plan. */
+static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_comm *world,
+                 struct gsvd_cli_input *in, struct gsvd_strlist *samples, gsvd_geno **g,
+                 gsvd_backend **be)
+{
+    struct gsvd_backend_params bp = {.n_threads = common->threads};
+    int rc = GSVD_OK;
+
+    /* first, so that an unavailable device fails before any data is read */
+    GSVD_TRY(gsvd_backend_open(o->device, &bp, be));
+    if (o->samples_file) {
+        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, samples));
+        o->geno.samples = samples;
+    }
+    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, in));
+    o->geno.n_threads = common->threads;
+    GSVD_TRY(gsvd_geno_open(in->tree, in->node, &o->geno, g));
+    if (o->pca.n_components >= gsvd_geno_n_samples(*g)) {
+        gsvd_log_error("-k %zu needs more than %zu samples", o->pca.n_components,
+                       gsvd_geno_n_samples(*g));
+        rc = GSVD_EINVAL;
+        goto out;
+    }
+    if (world)
+        GSVD_TRY(split_variants(world, *g, &o->pca, common->threads));
+    {
+        uint64_t cache = o->geno.cache_bytes;
+        GSVD_TRY(gsvd_pca_plan(*g, o->memory, common->threads, &o->pca, &cache));
+        gsvd_geno_set_cache(*g, cache);
+    }
+out:
+    return rc;
+}
+
 static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
 {
+    gsvd_comm *world = gsvd_cli_world();
     struct gsvd_cli_input in = {0};
     struct gsvd_strlist samples = GSVD_STRLIST_INIT;
     gsvd_geno *g = NULL;
     gsvd_backend *be = NULL;
     struct gsvd_pca_result *r = NULL;
-    struct gsvd_backend_params bp = {.n_threads = common->threads};
     struct gsvd_cli_bar bar;
-    int rc = GSVD_OK;
+    int rc;
 
-    /* first, so that an unavailable device fails before any data is read */
-    GSVD_TRY(gsvd_backend_open(o->device, &bp, &be));
-    if (o->samples_file) {
-        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
-        o->geno.samples = &samples;
-    }
-    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
-    o->geno.n_threads = common->threads;
-    GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
-    if (o->pca.n_components >= gsvd_geno_n_samples(g)) {
-        gsvd_log_error("-k %zu needs more than %zu samples", o->pca.n_components,
-                       gsvd_geno_n_samples(g));
-        rc = GSVD_EINVAL;
+    rc = setup(o, common, world, &in, &samples, &g, &be);
+    if (world) /* one rank's bad start (say, a store it cannot reach) stops every rank */
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
         goto out;
-    }
-    {
-        uint64_t cache = o->geno.cache_bytes;
-        GSVD_TRY(gsvd_pca_plan(g, o->memory, common->threads, &o->pca, &cache));
-        gsvd_geno_set_cache(g, cache);
-    }
     o->pca.progress = gsvd_cli_progress(&bar, "pca", common->progress);
     o->pca.n_threads = common->threads;
+    o->pca.comm = world;
     GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
-    report(r);
-    if (o->output)
-        GSVD_TRY(write_zarr(o, r, gsvd_geno_sample_ids(g), gsvd_geno_array_name(g)));
-    if (o->plink)
-        GSVD_TRY(write_plink(o->plink, r, gsvd_geno_sample_ids(g)));
-    if (o->format || (!o->output && !o->plink))
-        GSVD_TRY(write_tsv(r, gsvd_geno_sample_ids(g)));
+    /* every rank holds the results; rank 0 writes them and tells the others how it went */
+    if (gsvd_comm_rank(world) == 0) {
+        report(r);
+        if (o->output)
+            rc = write_zarr(o, r, gsvd_geno_sample_ids(g), gsvd_geno_array_name(g));
+        if (rc == GSVD_OK && o->plink)
+            rc = write_plink(o->plink, r, gsvd_geno_sample_ids(g));
+        if (rc == GSVD_OK && (o->format || (!o->output && !o->plink)))
+            rc = write_tsv(r, gsvd_geno_sample_ids(g));
+    }
+    if (world)
+        rc = gsvd_comm_agree(world, rc, NULL);
 out:
     gsvd_pca_result_free(r);
     gsvd_backend_destroy(be);

@@ -10,7 +10,12 @@
 #include <lz4.h>
 
 #include "cli/cli.h"
+#include "common/comm.h"
 #include "common/err.h"
+#include "common/log.h"
+#if GSVD_HAVE_MPI
+#include "mpi/comm_mpi.h"
+#endif
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/store.h"
@@ -53,11 +58,24 @@ static void usage(FILE *fp)
           fp);
 }
 
+/* The distributed run's communicator (NULL: one process), set up in main(). */
+static gsvd_comm *world;
+
+gsvd_comm *gsvd_cli_world(void)
+{
+    return world;
+}
+
 static void version(void)
 {
     printf("gensvd %s\n", GSVD_VERSION);
     printf("backends: %s\n", gsvd_backend_list());
     printf("cuda: %s\n", gsvd_backend_cuda_info());
+#if GSVD_HAVE_MPI
+    printf("mpi: %s (pca under mpirun/srun)\n", gsvd_comm_mpi_version());
+#else
+    printf("mpi: not built in\n");
+#endif
     printf("stores: %s\n", gsvd_store_supported());
     printf("codecs: %s\n", gsvd_codec_supported());
     printf("libraries: c-blosc %s, zstd %s, zlib %s, lz4 %s\n", BLOSC_VERSION_STRING,
@@ -112,12 +130,33 @@ int main(int argc, char **argv)
         return gsvd_cli_exit_code(GSVD_ENOTBUILT);
     }
     gsvd_meta_global_init();
-    if (gsvd_store_global_init() < 0)
+#if GSVD_HAVE_MPI
+    if (gsvd_comm_mpi_launched()) {
+        if (gsvd_comm_mpi_open(&argc, &argv, &world) < 0)
+            return GSVD_EXIT_FAIL;
+        if (gsvd_comm_size(world) > 1)
+            gsvd_log_set_rank(gsvd_comm_rank(world));
+        if (gsvd_comm_size(world) > 1 && strcmp(cmd->name, "pca") != 0) {
+            if (gsvd_comm_rank(world) == 0)
+                fprintf(stderr,
+                        "[E::main] gensvd %s runs as one process; only pca runs "
+                        "distributed (%d processes were started)\n",
+                        cmd->name, gsvd_comm_size(world));
+            gsvd_comm_destroy(world);
+            return GSVD_EXIT_USAGE;
+        }
+    }
+#endif
+    if (gsvd_store_global_init() < 0) {
+        gsvd_comm_destroy(world);
         return GSVD_EXIT_INTERNAL;
+    }
     blosc_init();
     rc = cmd->run(argc - 1, argv + 1);
     blosc_destroy();
     gsvd_store_global_cleanup();
+    gsvd_comm_destroy(world);
+    world = NULL;
     fflush(stdout);
     if (ferror(stdout)) {
         fprintf(stderr, "[E::main] error writing to standard output\n");

@@ -39,6 +39,8 @@ const char *gsvd_strerror(int rc)
         return "internal error";
     case GSVD_ECANCELED:
         return "canceled";
+    case GSVD_EPEER:
+        return "another process failed";
     default:
         return "unknown error";
     }

@@ -24,6 +24,7 @@ enum gsvd_err {
     GSVD_ENOTBUILT = -14,   /* feature not compiled into this build */
     GSVD_EINTERNAL = -15,   /* invariant violated: a bug */
     GSVD_ECANCELED = -16,   /* stopped on request (another worker failed first, or a signal) */
+    GSVD_EPEER = -17,       /* another process of a distributed run failed (it says why) */
 };
 
 /* Static, never NULL: a short name for any value, "unknown error" for values not in the enum. */

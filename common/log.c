@@ -8,6 +8,12 @@
 
 /* Set once by main() before any thread starts; read-only afterwards. */
 static enum gsvd_log_level log_level = GSVD_LOG_WARN;
+static int log_rank = -1; /* distributed runs: "[E::func] rank 2: msg" */
+
+void gsvd_log_set_rank(int rank)
+{
+    log_rank = rank;
+}
 
 void gsvd_log_set_level(enum gsvd_log_level level)
 {
@@ -29,7 +35,10 @@ void gsvd_log_msg(enum gsvd_log_level level, const char *func, const char *fmt, 
 
     if (level > log_level || level <= GSVD_LOG_OFF)
         return;
-    n = snprintf(line, sizeof line, "[%c::%s] ", tags[level], func);
+    if (log_rank >= 0)
+        n = snprintf(line, sizeof line, "[%c::%s] rank %d: ", tags[level], func, log_rank);
+    else
+        n = snprintf(line, sizeof line, "[%c::%s] ", tags[level], func);
     if (n < 0 || (size_t)n >= sizeof line)
         n = 0;
     va_start(ap, fmt);

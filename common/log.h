@@ -16,6 +16,8 @@ enum gsvd_log_level {
 };
 
 void gsvd_log_set_level(enum gsvd_log_level level);
+/* Distributed runs: name the process's rank in every line (-1, the default: not). */
+void gsvd_log_set_rank(int rank);
 enum gsvd_log_level gsvd_log_get_level(void);
 
 /* Writes "[L::func] message\n" to stderr when level <= the current level. */

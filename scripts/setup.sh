@@ -17,7 +17,8 @@ for a in "$@"; do
 done
 
 pkgs=(build-essential cmake pkg-config libblosc-dev libzstd-dev zlib1g-dev liblz4-dev
-      libcurl4-openssl-dev libssl-dev libcjson-dev libopenblas-dev liblapacke-dev)
+      libcurl4-openssl-dev libssl-dev libcjson-dev libopenblas-dev liblapacke-dev
+      libopenmpi-dev openmpi-bin)
 if [ $want_tests = 1 ]; then
     pkgs+=(python3 python3-venv python3-dev plink1.9 plink2 clang clang-format time)
 fi

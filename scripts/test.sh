@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
 # Quick start 2: install what is missing (test tools included), build with -Werror and the CUDA
 # backend (GENSVD_CUDA=ON: the toolkit is required, a GPU is not), run the whole test suite
-# (ctest: unit, cli, interop, realdata, fuzz; gpu skips without a device), a clang build with
+# (ctest: unit, cli, interop, realdata, fuzz, mpi under Open MPI's mpirun; gpu skips without a
+# device), a clang build with
 # the unit, cli and fuzz tests, then an ASan+UBSan build of the same suite without CUDA, then
 # the formatting check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=ON ${GENSVD_CMAKE_ARGS:-}"
+export GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=ON -DGENSVD_MPI=ON ${GENSVD_CMAKE_ARGS:-}"
 scripts/setup.sh --tests
 # GENSVD_CUDA=ON: configure fails without a toolkit; check the backend is really linked in
 build/cli/gensvd --version | grep -q '^backends: cuda' || { echo "CUDA backend not built" >&2; exit 1; }
+build/cli/gensvd --version | grep -q '^mpi: Open MPI' || { echo "MPI not built" >&2; exit 1; }
 jobs=$(nproc)
 echo "== ctest (Release, -Werror)"
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 echo "== clang build (a second compiler for the intrinsics and target_clones code): unit, cli, fuzz"
-GENSVD_BUILD_DIR=build-clang CC=clang GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF" \
+GENSVD_BUILD_DIR=build-clang CC=clang GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF -DGENSVD_MPI=ON" \
     scripts/setup.sh
 ctest --test-dir build-clang --output-on-failure -j"$jobs" -L "unit|cli|fuzz"
 
 echo "== ctest (Debug, ASan+UBSan, no CUDA)"
-GENSVD_BUILD_DIR=build-asan GENSVD_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF -DGENSVD_SANITIZE=address;undefined" \
+GENSVD_BUILD_DIR=build-asan GENSVD_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF -DGENSVD_MPI=OFF -DGENSVD_SANITIZE=address;undefined" \
     scripts/setup.sh
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "gpu|bench|slow"

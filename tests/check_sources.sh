@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Mechanical checks of the sources (STYLE.md sections 2 and 12):
-#  - layering: common <- zarr <- analysis <- gpu <- cli; a file includes only its own or lower
+#  - layering: common <- zarr <- analysis <- gpu <- mpi <- cli (mpi/ uses common/ only); a file includes only its own or lower
 #    layers' headers, and *_internal.h only from its own folder (gpu/ may use
 #    analysis/backend_internal.h, and so may cli/backend_registry.c, which proxies the CUDA module);
 #  - banned calls: atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets everywhere;
@@ -11,14 +11,14 @@
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
-layers=(common zarr analysis gpu cli)
+layers=(common zarr analysis gpu mpi cli)
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
 pass=0
 fail=0
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
 # every source below the layer folders, subfolders included
-files=$(find common zarr analysis gpu cli -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+files=$(find common zarr analysis gpu mpi cli -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 for f in $files; do
     dir=${f%%/*}
     r=$(rank "$dir")
@@ -54,6 +54,9 @@ for f in $files; do
                 bad "$f calls $fn() outside cli/"; ok=0
             fi
         done
+    fi
+    if [ "$dir" != mpi ] && grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<mpi\.h>' "$f"; then
+        bad "$f includes mpi.h outside mpi/ (use common/comm.h)"; ok=0
     fi
     if [ "$f" != common/alloc.c ]; then
         for fn in malloc calloc realloc free strdup strndup posix_memalign aligned_alloc; do

@@ -1,0 +1,92 @@
+/* common/comm.c - the communicator's public calls: NULL is one process, anything else goes
+ * through its vtable (mpi/comm_mpi.c). */
+#include "gsvd_config.h"
+
+#include "common/comm.h"
+
+#include <string.h>
+
+#include "common/err.h"
+#include "common/log.h"
+
+int gsvd_comm_rank(const gsvd_comm *c)
+{
+    return c ? c->rank : 0;
+}
+
+int gsvd_comm_size(const gsvd_comm *c)
+{
+    return c ? c->size : 1;
+}
+
+int gsvd_comm_local_rank(const gsvd_comm *c)
+{
+    return c ? c->local_rank : 0;
+}
+
+int gsvd_comm_local_size(const gsvd_comm *c)
+{
+    return c ? c->local_size : 1;
+}
+
+int gsvd_comm_sum_f64(gsvd_comm *c, double *buf, size_t n)
+{
+    return c && n ? c->ops->sum_f64(c, buf, n) : GSVD_OK;
+}
+
+int gsvd_comm_sum_u64(gsvd_comm *c, uint64_t *buf, size_t n)
+{
+    return c && n ? c->ops->sum_u64(c, buf, n) : GSVD_OK;
+}
+
+int gsvd_comm_max_f64(gsvd_comm *c, double *buf, size_t n)
+{
+    return c && n ? c->ops->max_f64(c, buf, n) : GSVD_OK;
+}
+
+int gsvd_comm_bcast(gsvd_comm *c, void *buf, size_t bytes, int root)
+{
+    return c && bytes ? c->ops->bcast(c, buf, bytes, root) : GSVD_OK;
+}
+
+int gsvd_comm_gather(gsvd_comm *c, const void *send, size_t bytes, void *recv, size_t root_cap,
+                     int root)
+{
+    if (c)
+        return c->ops->gather(c, send, bytes, recv, root_cap, root);
+    if (bytes > root_cap)
+        return GSVD_EINVAL;
+    if (bytes)
+        memcpy(recv, send, bytes);
+    return GSVD_OK;
+}
+
+int gsvd_comm_barrier(gsvd_comm *c)
+{
+    return c ? c->ops->barrier(c) : GSVD_OK;
+}
+
+int gsvd_comm_agree(gsvd_comm *c, int rc, int *failed_rank)
+{
+    int who = rc < 0 ? 0 : -1, code = rc < 0 ? rc : GSVD_OK, e;
+    if (c) {
+        e = c->ops->agree(c, rc < 0 ? rc : GSVD_OK, &who, &code);
+        if (e < 0)
+            return e;
+    }
+    if (failed_rank)
+        *failed_rank = who;
+    if (who < 0)
+        return rc > 0 ? rc : GSVD_OK;
+    if (who == gsvd_comm_rank(c))
+        return rc < 0 ? rc : code;
+    gsvd_log_error("rank %d of %d failed (%s); stopping rank %d", who, gsvd_comm_size(c),
+                   gsvd_strerror(code), gsvd_comm_rank(c));
+    return GSVD_EPEER;
+}
+
+void gsvd_comm_destroy(gsvd_comm *c)
+{
+    if (c)
+        c->ops->destroy(c);
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# tests/mpi/test_mpi_pca.sh GENSVD - `mpirun -n R gensvd pca` (Open MPI) gives the same bytes as
+# one process without mpirun, for R = 1..4, randomized and exact, with loadings, on simulated
+# data with missing calls (several Gram groups per rank) and on the bundled HapMap3 store; a
+# corrupt chunk in one rank's part stops every rank with exit 1, names the rank and the chunk,
+# and leaves no output.  The single-process results are checked against numpy elsewhere
+# (pca_oracles, pca_scale); here the oracle is the one-process run of the same binary, which
+# shares no reduction order with the distributed runs.
+set -u
+G=$1
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+command -v mpirun >/dev/null || { echo "mpirun not found: skipped"; exit 77; }
+"$G" --version | grep -q '^mpi: Open MPI' || { echo "gensvd built without MPI: skipped"; exit 77; }
+T=$(mktemp -d "${TMPDIR:-/tmp}/gsvd_mpi.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+MR=(mpirun --oversubscribe -n)
+[ "$(id -u)" = 0 ] && MR=(mpirun --allow-run-as-root --oversubscribe -n)
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+pass=0
+fail=0
+check() { # name command...
+    local name=$1
+    shift
+    if "$@"; then pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
+}
+same_store() { # a b: every array and attribute equal, except the recorded command line
+    diff -r -x .zattrs -x .zmetadata "$1" "$2" >/dev/null &&
+        diff <(grep -v '"command"' "$1/.zattrs") <(grep -v '"command"' "$2/.zattrs") >/dev/null
+}
+
+"$G" simulate "$T/sim.vcz" -m 40000 -n 400 -r 0.01 -c 2500,400 -q || exit 1
+for data in "$T/sim.vcz" "$ROOT/testdata/realdata/hapmap3.vcz"; do
+    for meth in randomized exact; do
+        base=$T/one_$meth
+        "$G" pca "$data" -k 5 --method "$meth" --loadings -q -o "$base.zarr" --format tsv >"$base.tsv" ||
+            { echo "FAIL one process $meth $data"; exit 1; }
+        for r in 1 2 3 4; do
+            out=$T/r${r}_$meth
+            "${MR[@]}" "$r" "$G" pca "$data" -k 5 --method "$meth" --loadings -q -t 1 \
+                -o "$out.zarr" --format tsv >"$out.tsv" 2>"$out.err"
+            check "$meth -n $r exit ($data)" test $? = 0
+            check "$meth -n $r TSV bytes ($data)" cmp -s "$base.tsv" "$out.tsv"
+            check "$meth -n $r Zarr bytes ($data)" same_store "$base.zarr" "$out.zarr"
+        done
+        rm -rf "$T"/*.zarr
+    done
+done
+
+# -v on rank 0 prints the plan of every rank
+"${MR[@]}" 3 "$G" pca "$T/sim.vcz" -k 3 -v -t 1 --format tsv >/dev/null 2>"$T/plan.err"
+check "plan names rank 2's part" grep -q 'rank 2: variants 24576:40000' "$T/plan.err"
+
+# a corrupt chunk in the last rank's part: every rank stops, exit 1, no output
+cp -r "$T/sim.vcz" "$T/bad.vcz"
+printf 'garbage' >"$T/bad.vcz/call_genotype/15.0.0"
+for meth in randomized exact; do
+    "${MR[@]}" 3 "$G" pca "$T/bad.vcz" -k 3 --method "$meth" -t 1 -o "$T/bad_out.zarr" \
+        >/dev/null 2>"$T/bad.err"
+    check "corrupt chunk ($meth): exit 1" test $? = 1
+    check "corrupt chunk ($meth): the failing rank names the chunk" \
+        grep -q 'rank 2: call_genotype/15.0.0' "$T/bad.err"
+    check "corrupt chunk ($meth): the others name rank 2" grep -q 'rank 1: rank 2 of 3 failed' "$T/bad.err"
+    check "corrupt chunk ($meth): no output" test ! -e "$T/bad_out.zarr"
+    check "corrupt chunk ($meth): no staging left" \
+        test -z "$(find "$T" -maxdepth 1 -name '.bad_out.zarr*' -print -quit)"
+done
+
+# commands that do not run distributed say so instead of racing on one output
+"${MR[@]}" 2 "$G" pdist "$T/sim.vcz" -o "$T/d.zarr" >/dev/null 2>"$T/pdist.err"
+check "pdist under mpirun -n 2: usage exit" test $? = 2
+check "pdist under mpirun -n 2: message" grep -q 'only pca runs distributed' "$T/pdist.err"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
