@@ -141,12 +141,16 @@ static int apply_a(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params 
         lo = gsvd_malloc(n * c * sizeof *lo);
         rc = lo ? gsvd_backend_pass_end_parts(be, y, lo, sumsq ? tr : NULL) : GSVD_ENOMEM;
     }
+    double t0 = seconds_now();
     GSVD_TRY(agree(p, rc, told));
     GSVD_TRY(sum_parts(p->comm, y, lo, n * c));
     if (sumsq) {
         GSVD_TRY(sum_parts(p->comm, tr, tr + 1, 1));
         *sumsq = tr[0];
     }
+    gsvd_log_info("%s: exchange of %zu bytes per rank (the exact parts of Y) in %.3f s "
+                  "(waiting for the slowest rank included)",
+                  what, 2 * n * c * sizeof *y, seconds_now() - t0);
 out:
     gsvd_free(lo);
     return rc;

@@ -46,6 +46,23 @@ for data in "$T/sim.vcz" "$ROOT/testdata/realdata/hapmap3.vcz"; do
     done
 done
 
+# a remote store: two ranks read their parts over http from the loopback server (stdlib
+# Python), also when the first requests of every chunk fail with 503 (the retries)
+for mode in normal 503; do
+    python3 "$ROOT/tests/net/mock_http_server.py" --root "$T" --mode "$mode" >"$T/port.$mode" 2>/dev/null &
+    srv=$!
+    for _ in $(seq 100); do [ -s "$T/port.$mode" ] && break; sleep 0.1; done
+    port=$(head -n 1 "$T/port.$mode")
+    "${MR[@]}" 2 "$G" pca "http://127.0.0.1:$port/sim.vcz" -k 5 --method randomized -q -t 1 \
+        --format tsv >"$T/http_$mode.tsv" 2>"$T/http_$mode.err"
+    check "http ($mode) -n 2: exit" test $? = 0
+    "$G" pca "$T/sim.vcz" -k 5 --method randomized -q --format tsv >"$T/local.tsv"
+    check "http ($mode) -n 2: same bytes as the local store, one process" \
+        cmp -s "$T/local.tsv" "$T/http_$mode.tsv"
+    kill "$srv" 2>/dev/null
+    wait "$srv" 2>/dev/null
+done
+
 # -v on rank 0 prints the plan of every rank
 "${MR[@]}" 3 "$G" pca "$T/sim.vcz" -k 3 -v -t 1 --format tsv >/dev/null 2>"$T/plan.err"
 check "plan names rank 2's part" grep -q 'rank 2: variants 24576:40000' "$T/plan.err"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Distributed pca (issue 13): `mpirun -n R gensvd pca` with R = 1, 2 ranks x (cores / R) threads
+# on this machine, against one process without mpirun, in one sitting: wall time, speed-up,
+# peak RSS per rank, the bytes each rank exchanges per pass and the time the exchange took
+# (from -v), and a check that every run wrote the same bytes.  The data is bench_pca_scale.sh's
+# P2 (100,000 variants x 20,000 samples, 3 populations, Fst 0.05, 1% missing), k = 10.
+# Usage: bench/bench_mpi.sh        (needs a GENSVD_MPI build and openmpi-bin)
+#   P2_DIMS="VARIANTS SAMPLES" changes the shape; METHOD=exact benchmarks the Gram path.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+G=${GENSVD:-build/cli/gensvd}
+out=bench/out
+res=$out/mpi
+mkdir -p "$res"
+read -r M N <<<"${P2_DIMS:-100000 20000}"
+METHOD=${METHOD:-auto}
+store=$out/mpi_${M}x${N}.vcz
+cores=$(nproc)
+MR=(mpirun --oversubscribe --bind-to none -n)
+[ "$(id -u)" = 0 ] && MR=(mpirun --allow-run-as-root --oversubscribe --bind-to none -n)
+export OMPI_MCA_btl=self,vader
+
+"$G" --version | grep -q '^mpi: Open MPI' || { echo "gensvd built without MPI" >&2; exit 1; }
+[ -d "$store" ] || "$G" simulate "$store" -m "$M" -n "$N" -K 3 --fst 0.05 --missing 0.01 \
+    --seed 1 -c 10000,"$N" -q
+
+run() { # name ranks cmd...
+    local name=$1 ranks=$2
+    shift 2
+    local t0 t1
+    t0=$(date +%s.%N)
+    /usr/bin/time -f "%M" -o "$res/$name.rss" "$@" >"$res/$name.tsv" 2>"$res/$name.err"
+    t1=$(date +%s.%N)
+    echo "$t1 - $t0" | bc >"$res/$name.wall"
+    echo "$ranks" >"$res/$name.ranks"
+}
+
+args=(pca "$store" -k 10 --method "$METHOD" --format tsv -v)
+run one 1 "$G" "${args[@]}" -t "$cores"
+run mpi1 1 "${MR[@]}" 1 "$G" "${args[@]}" -t "$cores"
+run mpi2 2 "${MR[@]}" 2 "$G" "${args[@]}" -t $((cores / 2 > 0 ? cores / 2 : 1))
+
+echo "data: $M variants x $N samples, k = 10, method $METHOD; $cores cores; $(mpirun --version | head -n 1)"
+printf '| run | ranks x threads | wall s | speed-up | peak RSS MB (largest rank) | passes | exchange per pass (bytes per rank, s) | same bytes as one process |\n'
+printf '| --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n'
+base=$(cat "$res/one.wall")
+for name in one mpi1 mpi2; do
+    r=$(cat "$res/$name.ranks")
+    w=$(cat "$res/$name.wall")
+    rss=$(awk '{printf "%.0f", $1 / 1024}' "$res/$name.rss")
+    passes=$(grep -c '^\[I::run_iterative\].* pass [0-9]* (' "$res/$name.err" || true)
+    ex=$(grep 'exchange of' "$res/$name.err" | sed -n 's/.*exchange of \([0-9]*\) bytes per rank.* in \([0-9.]*\) s.*/\1 B, \2 s/p' | tail -n 1)
+    same=no
+    cmp -s "$res/one.tsv" "$res/$name.tsv" && same=yes
+    printf '| %s | %s x %s | %.2f | %.2f | %s | %s | %s | %s |\n' "$name" "$r" \
+        "$([ "$r" = 1 ] && echo "$cores" || echo $((cores / r)))" "$w" \
+        "$(echo "$base / $w" | bc -l)" "$rss" "${passes:-?}" "${ex:-none (one process)}" "$same"
+done
+echo "per-pass times (-v, rank 0):"
+for name in one mpi2; do
+    echo "  $name: $(grep -o 'pass [0-9]* ([0-9.]* s)' "$res/$name.err" | sed 's/pass \([0-9]*\) (\([0-9.]*\) s)/\2/' | tr '\n' ' ')"
+done
