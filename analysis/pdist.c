@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/pdist_internal.h"
@@ -106,6 +107,7 @@ struct pd_run {
     /* bands */
     size_t *band_rows; /* first row of each band, plus n at the end */
     size_t n_bands, band;
+    int *owner; /* distributed: the rank that computes each band, or NULL */
     double *dist;
     uint32_t *n_sites;
     size_t out_cap;
@@ -249,7 +251,8 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     r->env.cache_bytes = 0;
     if ((rc = device_avail(r, &dev_avail)) < 0)
         return rc;
-    if (budget == 0 && dev_avail == UINT64_MAX) {
+    int shared = gsvd_comm_size(p->comm) > 1;
+    if (budget == 0 && dev_avail == UINT64_MAX && !shared) {
         r->band_rows[0] = 0;
         r->band_rows[1] = n;
         r->n_bands = n ? 1 : 0;
@@ -268,10 +271,10 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     /* the bit planes of the whole input, if a later band can replay them instead of reading
      * the input again and they leave at least half of the budget to the bands */
     if (r->kops->replay &&
-        ((double)n * (double)n * (double)per_pair > (double)avail ||
+        (shared || (double)n * (double)n * (double)per_pair > (double)avail ||
          (double)n * (double)n * (double)r->kops->pair_bytes > (double)dev_avail)) {
         uint64_t planes = gsvd_pd_bitplane_cache_bytes(n, features_hint, r->env.stripe_bytes);
-        if (planes <= avail / 2)
+        if (avail == UINT64_MAX || planes <= avail / 2)
             cache = planes;
     }
     r->env.cache_bytes = cache;
@@ -280,7 +283,7 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     size_t row = 0, k = 0;
     while (row < n) {
         uint64_t per_row = (uint64_t)(n - row) * per_pair;
-        uint64_t rows = avail / per_row;
+        uint64_t rows = avail == UINT64_MAX ? n - row : avail / per_row;
         uint64_t dev_rows = dev_avail / ((uint64_t)(n - row) * r->kops->pair_bytes);
         int on_dev = dev_rows < rows;
         if (on_dev)
@@ -342,6 +345,10 @@ static int finish_worker(void *ctx, size_t t)
     return GSVD_OK;
 }
 
+static int band_buffers(struct pd_run *r, size_t cells);
+static int send_band(struct pd_run *r, int status, size_t nb, size_t nc);
+
+/* The current band's distances to the sink, or, on a rank other than 0, to rank 0. */
 static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
 {
     size_t row0 = r->band_rows[r->band], nb = r->band_rows[r->band + 1] - row0;
@@ -352,15 +359,8 @@ static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
 
     if (gsvd_mul_size(nb, nc, &cells) < 0)
         return GSVD_ENOMEM;
-    if (cells > r->out_cap) {
-        gsvd_free(r->dist);
-        gsvd_free(r->n_sites);
-        r->dist = gsvd_alloc_large(cells * sizeof *r->dist);
-        r->n_sites = gsvd_alloc_large(cells * sizeof *r->n_sites);
-        r->out_cap = r->dist && r->n_sites ? cells : 0;
-        if (!r->dist || !r->n_sites)
-            return GSVD_ENOMEM;
-    }
+    if ((rc = band_buffers(r, cells)) < 0)
+        return rc;
     if ((rc = gsvd_parallel(r->env.n_threads, finish_worker, &f)) < 0)
         return rc;
     for (size_t row = 0; row < nb; row++) /* lower half of the band's own square */
@@ -368,6 +368,8 @@ static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
             r->dist[row * nc + c] = r->dist[c * nc + row];
             r->n_sites[row * nc + c] = r->n_sites[c * nc + row];
         }
+    if (gsvd_comm_rank(r->p->comm) != 0)
+        return send_band(r, GSVD_OK, nb, nc);
     b = (struct gsvd_pdist_band){.n = r->env.n,
                                  .row0 = row0,
                                  .n_rows = nb,
@@ -378,16 +380,179 @@ static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
     return sink(ctx, &b);
 }
 
+/* ---- distributed runs: bands shared out between ranks, rank 0 emits -------------------------
+ * The plan is refined to at least four bands per rank (boundaries at multiples of the row
+ * alignment that split the pairs evenly, added to the memory plan's), and bands go, in row
+ * order, to the rank with the fewest pairs so far (band 0 to rank 0: its first pass).  A rank
+ * other than 0 first makes a pass over band [0, 1), which reads every item: the kernel's
+ * verdict on the data, the called counts and the kept planes are then those of one process. */
+
+static uint64_t band_pairs(size_t n, size_t row0, size_t nb)
+{
+    return (uint64_t)nb * (uint64_t)(n - row0) - (uint64_t)nb * (uint64_t)(nb + 1) / 2;
+}
+
+static int cmp_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int share_bands(struct pd_run *r)
+{
+    const struct gsvd_pdist_params *p = r->p;
+    int size = gsvd_comm_size(p->comm);
+    size_t n = r->env.n, align = p->row_align > 1 ? p->row_align : 1, want = 4 * (size_t)size;
+    size_t *rows = NULL, k = 0;
+    uint64_t total = band_pairs(n, 0, n), *load = NULL;
+    int rc = GSVD_OK;
+
+    gsvd_free(r->owner);
+    r->owner = NULL;
+    if (size <= 1)
+        return GSVD_OK;
+    /* every rank takes rank 0's plan (ranks on other nodes may see other thread counts) */
+    uint64_t nb = r->n_bands;
+    if ((rc = gsvd_comm_bcast(p->comm, &nb, sizeof nb, 0)) < 0)
+        return rc;
+    if (nb > n + 1)
+        return GSVD_EINTERNAL;
+    r->n_bands = (size_t)nb;
+    if ((rc = gsvd_comm_bcast(p->comm, r->band_rows, (r->n_bands + 1) * sizeof *r->band_rows, 0)) <
+        0)
+        return rc;
+    if (r->n_bands == 0)
+        return GSVD_OK;
+    rows = gsvd_malloc((r->n_bands + want + 2) * sizeof *rows);
+    load = gsvd_calloc((size_t)size, sizeof *load);
+    if (!rows || !load) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    /* the memory plan's boundaries, and the aligned rows that split the pairs evenly */
+    for (size_t i = 0; i < r->n_bands; i++)
+        rows[k++] = r->band_rows[i];
+    for (size_t q = 1; q < want; q++) {
+        uint64_t target = total / want * q;
+        size_t lo = 0, hi = n;
+        while (lo < hi) { /* the smallest x with pairs of rows [0, x) >= target */
+            size_t mid = lo + (hi - lo) / 2;
+            if (band_pairs(n, 0, mid) >= target)
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        lo = (lo + align - 1) / align * align;
+        if (lo > 0 && lo < n)
+            rows[k++] = lo;
+    }
+    qsort(rows, k, sizeof *rows, cmp_size);
+    size_t u = 0;
+    for (size_t i = 0; i < k; i++)
+        if (u == 0 || rows[i] != rows[u - 1])
+            rows[u++] = rows[i];
+    rows[u] = n;
+    gsvd_free(r->band_rows);
+    r->band_rows = rows;
+    r->n_bands = u;
+    rows = NULL;
+    r->owner = gsvd_malloc(r->n_bands * sizeof *r->owner);
+    if (!r->owner) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t b = 0; b < r->n_bands; b++) {
+        int best = 0;
+        for (int t = 1; t < size && b > 0; t++)
+            if (load[t] < load[best])
+                best = t;
+        r->owner[b] = best;
+        load[best] += band_pairs(n, r->band_rows[b], r->band_rows[b + 1] - r->band_rows[b]);
+    }
+out:
+    gsvd_free(rows);
+    gsvd_free(load);
+    return rc;
+}
+
+/* What a rank sends rank 0 ahead of each of its bands. */
+struct band_head {
+    int64_t status; /* GSVD_OK, or the rank's error: no data follows */
+    uint64_t band, nb, nc;
+};
+
+static int send_band(struct pd_run *r, int status, size_t nb, size_t nc)
+{
+    gsvd_comm *c = r->p->comm;
+    struct band_head h = {.status = status, .band = r->band, .nb = nb, .nc = nc};
+    int rc = gsvd_comm_send(c, &h, sizeof h, 0);
+    if (rc == GSVD_OK && status == GSVD_OK)
+        rc = gsvd_comm_send(c, r->dist, nb * nc * sizeof *r->dist, 0);
+    if (rc == GSVD_OK && status == GSVD_OK)
+        rc = gsvd_comm_send(c, r->n_sites, nb * nc * sizeof *r->n_sites, 0);
+    return rc;
+}
+
+static int band_buffers(struct pd_run *r, size_t cells)
+{
+    if (cells <= r->out_cap)
+        return GSVD_OK;
+    gsvd_free(r->dist);
+    gsvd_free(r->n_sites);
+    r->dist = gsvd_alloc_large(cells * sizeof *r->dist);
+    r->n_sites = gsvd_alloc_large(cells * sizeof *r->n_sites);
+    r->out_cap = r->dist && r->n_sites ? cells : 0;
+    return r->out_cap ? GSVD_OK : GSVD_ENOMEM;
+}
+
+/* Rank 0: band r->band, computed by rank `from`, to the sink. */
+static int receive_band(struct pd_run *r, int from, gsvd_pdist_sink_fn sink, void *ctx)
+{
+    gsvd_comm *c = r->p->comm;
+    size_t row0 = r->band_rows[r->band], nb = r->band_rows[r->band + 1] - row0;
+    size_t nc = r->env.n - row0;
+    struct band_head h;
+    int rc = gsvd_comm_recv(c, &h, sizeof h, from);
+    if (rc < 0)
+        return rc;
+    if (h.status < 0) {
+        gsvd_log_error("rank %d of %d failed (%s); stopping the run", from, gsvd_comm_size(c),
+                       gsvd_strerror((int)h.status));
+        return GSVD_EPEER;
+    }
+    if (h.band != r->band || h.nb != nb || h.nc != nc) {
+        gsvd_log_error("rank %d sent band %llu (%llu x %llu) for band %zu (%zu x %zu)", from,
+                       (unsigned long long)h.band, (unsigned long long)h.nb,
+                       (unsigned long long)h.nc, r->band, nb, nc);
+        return GSVD_EINTERNAL;
+    }
+    if ((rc = band_buffers(r, nb * nc)) < 0 ||
+        (rc = gsvd_comm_recv(c, r->dist, nb * nc * sizeof *r->dist, from)) < 0 ||
+        (rc = gsvd_comm_recv(c, r->n_sites, nb * nc * sizeof *r->n_sites, from)) < 0)
+        return rc;
+    struct gsvd_pdist_band b = {.n = r->env.n,
+                                .row0 = row0,
+                                .n_rows = nb,
+                                .ld = nc,
+                                .dist = r->dist,
+                                .n_sites = r->n_sites,
+                                .n_missing = r->n_missing};
+    return sink(ctx, &b);
+}
+
 static void run_clear(struct pd_run *r)
 {
     if (r->kops && r->kst)
         r->kops->destroy(r->kst);
     r->kst = NULL;
     gsvd_free(r->band_rows);
+    gsvd_free(r->owner);
     gsvd_free(r->called);
     gsvd_free(r->dist);
     gsvd_free(r->n_sites);
 }
+
+static int first_pass(struct pd_run *r, struct pd_source *src, size_t row0, size_t nb);
 
 /* Run every band through the chain of kernels. */
 static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
@@ -397,7 +562,7 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     const struct pd_kernel_ops *chain[4];
     size_t n_chain, k = 0;
     size_t n = r->env.n;
-    int rc = GSVD_OK;
+    int rc = GSVD_OK, me = gsvd_comm_rank(p->comm);
 
     if (p->metric == GSVD_PDIST_MINKOWSKI && !(p->p > 0 && isfinite(p->p))) {
         gsvd_log_error("minkowski needs p > 0 (got %g)", p->p);
@@ -413,44 +578,47 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     for (;;) {
         r->kops = chain[k];
         GSVD_TRY(plan_bands(r, r->env.m));
+        GSVD_TRY(share_bands(r));
         GSVD_TRY(r->kops->create(&r->env, &r->kst));
         r->work_total = (uint64_t)r->n_bands * r->env.m;
         r->work_done = 0;
         r->sum.n_bands = r->n_bands;
+        if (r->owner && me != 0 && n > 0) {
+            /* the probe: band [0, 1) reads every item, as rank 0's band 0 does */
+            r->band = 0;
+            rc = first_pass(r, src, 0, 1);
+            if (rc == PD_HANDOVER)
+                goto handover;
+            if (rc < 0)
+                goto out;
+        }
         for (r->band = 0; r->band < r->n_bands; r->band++) {
             size_t row0 = r->band_rows[r->band], nb = r->band_rows[r->band + 1] - row0;
             int replayed = 0;
+            if (r->owner && r->owner[r->band] != me) {
+                if (me == 0)
+                    GSVD_TRY(receive_band(r, r->owner[r->band], sink, ctx));
+                continue;
+            }
             if (r->band > 0 && r->kops->replay) {
                 GSVD_TRY(replayed = r->kops->replay(r->kst, row0, nb));
                 if (replayed)
                     progress(r, r->env.m);
             }
             if (!replayed) {
-                r->first_pass = r->band == 0;
-                if (r->first_pass) {
-                    memset(r->called, 0, n * sizeof *r->called);
-                    r->n_missing = 0;
-                }
-                GSVD_TRY(r->kops->band_begin(r->kst, row0, nb));
-                rc = src->pass(src, r);
-                r->sum.n_scans++;
+                rc = first_pass(r, src, row0, nb);
                 if (rc == PD_HANDOVER)
                     break;
                 if (rc < 0)
                     goto out;
-                GSVD_TRY(r->kops->band_end(r->kst));
-                if (r->first_pass) {
-                    uint64_t calls = 0;
-                    for (size_t i = 0; i < n; i++)
-                        calls += r->called[i];
-                    /* variants the reader dropped for having no call count as missing */
-                    r->n_missing = (uint64_t)n * r->env.m - calls;
-                }
             }
-            GSVD_TRY(emit_band(r, sink, ctx));
+            rc = emit_band(r, sink, ctx);
+            if (rc < 0)
+                goto out;
         }
         if (rc != PD_HANDOVER)
             break;
+    handover:
         /* the data does not suit this kernel: start again with the next one */
         gsvd_log_debug("pdist: %s kernel hands over to %s", r->kops->name, chain[k + 1]->name);
         r->kops->destroy(r->kst);
@@ -470,7 +638,40 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
         r->kops->report(r->kst, &r->sum);
     r->sum.device = r->env.dev && r->kops->device ? gsvd_backend_name(r->env.dev) : "cpu";
 out:
+    /* a rank other than 0 tells rank 0 at the band it would have sent next (rank 0 then ends
+     * the run); rank 0 returns the error to its caller, which ends it */
+    if (rc < 0 && r->owner && me != 0 && rc != GSVD_EPEER && send_band(r, rc, 0, 0) < 0)
+        gsvd_log_error("could not tell rank 0 of the failure");
     return rc;
+}
+
+/* One pass over the data for the band [row0, row0 + nb) (the first pass when row0 is 0, which
+ * counts the called values).  Returns GSVD_OK, PD_HANDOVER or an error. */
+static int first_pass(struct pd_run *r, struct pd_source *src, size_t row0, size_t nb)
+{
+    size_t n = r->env.n;
+    int rc;
+    r->first_pass = row0 == 0;
+    if (r->first_pass) {
+        memset(r->called, 0, n * sizeof *r->called);
+        r->n_missing = 0;
+    }
+    if ((rc = r->kops->band_begin(r->kst, row0, nb)) < 0)
+        return rc;
+    rc = src->pass(src, r);
+    r->sum.n_scans++;
+    if (rc == PD_HANDOVER || rc < 0)
+        return rc;
+    if ((rc = r->kops->band_end(r->kst)) < 0)
+        return rc;
+    if (r->first_pass) {
+        uint64_t calls = 0;
+        for (size_t i = 0; i < n; i++)
+            calls += r->called[i];
+        /* variants the reader dropped for having no call count as missing */
+        r->n_missing = (uint64_t)n * r->env.m - calls;
+    }
+    return GSVD_OK;
 }
 
 /* ---- sources ------------------------------------------------------------------------------- */

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include "analysis/backend.h"
 #include "analysis/genotype.h"
+#include "common/comm.h"
 #include "common/progress.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -78,13 +79,21 @@ struct gsvd_pdist_params {
     gsvd_backend *device; /* borrowed; when it accumulates pdist bands (gsvd_backend_has_pdist),
                              the bit-plane and generic kernels run their pair loops there; NULL
                              or any other backend: the host */
+    gsvd_comm *comm;      /* distributed run (borrowed), or NULL: one process.  The bands are
+                             shared out between the ranks (at least four per rank where the
+                             row alignment allows, balanced by pairs); each rank reads the input
+                             and computes its bands; rank 0 receives the others' finished bands
+                             and hands every band to its sink in row order, so only rank 0
+                             needs a sink (the others pass NULL).  A failure on another rank
+                             reaches rank 0 as GSVD_EPEER (logged); rank 0's caller then ends
+                             the run with gsvd_comm_abort, since the others may wait in a send */
 };
 #define GSVD_PDIST_PARAMS_DEFAULT                                                                  \
     {                                                                                              \
         .metric = GSVD_PDIST_EUCLIDEAN, .p = 2, .missing = GSVD_PDIST_PAIRWISE, .n_threads = 1,    \
         .progress = {NULL, NULL}, .memory = 0, .sink_bytes = 0, .row_align = 1,                    \
         .kernel = GSVD_PDIST_KERNEL_AUTO, .simd = GSVD_PDIST_SIMD_AUTO, .ploidy = 0,               \
-        .device = NULL                                                                             \
+        .device = NULL, .comm = NULL                                                               \
     }
 
 /* One finished band: rows [row0, row0 + n_rows) against columns [row0, n).  Entry (r, c) is

@@ -147,20 +147,45 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
     struct gsvd_pdist_summary sum = {0};
     struct gsvd_buf attrs = GSVD_BUF_INIT;
     struct gsvd_cli_bar bar;
-    int rc = GSVD_OK;
+    gsvd_comm *world = gsvd_cli_world();
+    int rc = GSVD_OK, me = gsvd_comm_rank(world);
+    gsvd_pdist_sink_fn sink = me == 0 ? pdist_out_band : NULL;
 
-    GSVD_TRY(pdist_out_open(&cfg, &out));
+    /* a distributed run: rank 0 writes; the others need only the sizes that shape the bands */
+    cfg.plan_only = me != 0;
+    rc = pdist_out_open(&cfg, &out);
+    if (world)
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        goto out;
     o->pd.row_align = pdist_out_row_align(out);
     o->pd.sink_bytes = pdist_out_bytes(out);
     o->pd.n_threads = common->threads;
     o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
+    o->pd.comm = world;
     if (job->g)
-        GSVD_TRY(gsvd_pdist_run(job->g, &o->pd, pdist_out_band, out, &sum));
+        rc = gsvd_pdist_run(job->g, &o->pd, sink, out, &sum);
     else if (job->x8)
-        GSVD_TRY(
-            gsvd_pdist_run_matrix_i8(job->x8, job->n, job->m, &o->pd, pdist_out_band, out, &sum));
+        rc = gsvd_pdist_run_matrix_i8(job->x8, job->n, job->m, &o->pd, sink, out, &sum);
     else
-        GSVD_TRY(gsvd_pdist_run_matrix(job->x, job->n, job->m, &o->pd, pdist_out_band, out, &sum));
+        rc = gsvd_pdist_run_matrix(job->x, job->n, job->m, &o->pd, sink, out, &sum);
+    if (world && gsvd_comm_size(world) > 1) {
+        if (rc < 0 && me == 0) {
+            /* the other ranks may wait in a send: discard the output, then end them all */
+            pdist_out_close(out);
+            out = NULL;
+            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
+        }
+        /* every rank finished its bands (or failed and told rank 0, which then ends the run) */
+        rc = gsvd_comm_agree(world, rc, NULL);
+        if (rc < 0 || me != 0) {
+            if (rc == GSVD_OK) /* rank 0's commit */
+                rc = gsvd_comm_agree(world, GSVD_OK, NULL);
+            goto out;
+        }
+    } else if (rc < 0) {
+        goto out;
+    }
     if (gsvd_log_get_level() >= GSVD_LOG_WARN)
         fprintf(stderr, "[pdist] %zu %s, %llu features, %s, %llu missing values\n", sum.n,
                 o->axis_variants ? "variants" : "items", (unsigned long long)sum.m,
@@ -173,8 +198,11 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
         gsvd_log_info("pdist: %llu of %llu bit-plane segments without missing calls",
                       (unsigned long long)sum.n_segments_complete,
                       (unsigned long long)sum.n_segments);
-    GSVD_TRY(make_attrs(o, &sum, &attrs));
-    GSVD_TRY(pdist_out_finish(out, attrs.data));
+    rc = make_attrs(o, &sum, &attrs);
+    if (rc == GSVD_OK)
+        rc = pdist_out_finish(out, attrs.data);
+    if (world && gsvd_comm_size(world) > 1)
+        rc = gsvd_comm_agree(world, rc, NULL); /* the others learn how the commit went */
 out:
     gsvd_buf_free(&attrs);
     pdist_out_close(out);

@@ -136,10 +136,11 @@ int main(int argc, char **argv)
             return GSVD_EXIT_FAIL;
         if (gsvd_comm_size(world) > 1)
             gsvd_log_set_rank(gsvd_comm_rank(world));
-        if (gsvd_comm_size(world) > 1 && strcmp(cmd->name, "pca") != 0) {
+        if (gsvd_comm_size(world) > 1 && strcmp(cmd->name, "pca") != 0 &&
+            strcmp(cmd->name, "pdist") != 0) {
             if (gsvd_comm_rank(world) == 0)
                 fprintf(stderr,
-                        "[E::main] gensvd %s runs as one process; only pca runs "
+                        "[E::main] gensvd %s runs as one process; only pca and pdist run "
                         "distributed (%d processes were started)\n",
                         cmd->name, gsvd_comm_size(world));
             gsvd_comm_destroy(world);

@@ -100,15 +100,24 @@ int pdist_out_open(const struct pdist_out_cfg *cfg, struct pdist_out **out)
     if (cfg->condensed) {
         o->total = n * (n ? n - 1 : 0) / 2;
         o->chunk = o->total < CONDENSED_CHUNK ? (o->total ? o->total : 1) : CONDENSED_CHUNK;
-        /* the buffered chunks (24 bytes a pair per worker) take at most 1/16 of --memory */
-        while (cfg->memory && o->chunk > 4096 && o->chunk * o->n_wk * 24 * 16 > cfg->memory)
+        /* the buffered chunks (24 bytes a pair per worker) take at most 1/16 of --memory: the
+         * chunk from --memory alone (room for 8 workers, so that the output's chunking does
+         * not depend on --threads), then fewer workers if even that does not fit */
+        while (cfg->memory && o->chunk > 4096 && o->chunk * 8 * 24 * 16 > cfg->memory)
             o->chunk /= 2;
+        if (cfg->memory) {
+            uint64_t fit = cfg->memory / (16 * 24 * o->chunk);
+            if (o->n_wk > (fit ? fit : 1))
+                o->n_wk = (size_t)(fit ? fit : 1);
+        }
     } else {
         o->chunk = n < 1000 ? (n ? n : 1) : 1000;
         /* with a memory cap the chunk rows (the bands' granule) must leave room for a band */
         while (cfg->memory && o->chunk > 64 && o->chunk * n * 64 * 4 > cfg->memory)
             o->chunk /= 2;
     }
+    if (cfg->plan_only)
+        return GSVD_OK;
     if (cfg->tsv && !cfg->condensed) {
         if (cfg->memory && n * n * sizeof(double) > cfg->memory / 2) {
             gsvd_log_error("--format tsv holds the %llu x %llu matrix (%llu bytes), more than half "
@@ -288,8 +297,7 @@ static int condensed_worker(void *ctx, size_t t)
     if (off >= fill)
         return GSVD_OK;
     if (o->cfg.f4) {
-        uint64_t end = fill - off < o->chunk ? fill : off + o->chunk;
-        for (uint64_t k = off; k < end; k++)
+        for (uint64_t k = off; k < off + o->chunk; k++) /* (the tail is padded: see flush) */
             o->fbuf[k] = (float)o->cbuf[k];
         data = o->fbuf + off;
     }
@@ -307,6 +315,13 @@ static int condensed_flush(struct pdist_out *o)
     int rc;
     if (o->cpos == o->cbase)
         return GSVD_OK;
+    /* the array's last chunk is partial: pad it with the fill values (NaN, 0), so that its
+     * bytes do not depend on what the buffer held before (thread count, earlier bands) */
+    uint64_t fill = o->cpos - o->cbase, end = (fill + o->chunk - 1) / o->chunk * o->chunk;
+    for (uint64_t k = fill; k < end; k++) {
+        o->cbuf[k] = NAN;
+        o->nbuf[k] = 0;
+    }
     if ((rc = gsvd_parallel(o->n_wk, condensed_worker, o)) < 0)
         return rc;
     o->cbase = o->cpos;

@@ -21,6 +21,8 @@ struct pdist_out_cfg {
     size_t n;
     size_t threads;
     uint64_t memory; /* --memory (0 = none): sizes the square chunks */
+    int plan_only;   /* distributed runs, ranks other than 0: only the sizes (row alignment,
+                        bytes) that shape the bands, nothing opened or allocated */
 };
 
 struct pdist_out;

@@ -66,6 +66,22 @@ int gsvd_comm_barrier(gsvd_comm *c)
     return c ? c->ops->barrier(c) : GSVD_OK;
 }
 
+int gsvd_comm_send(gsvd_comm *c, const void *buf, size_t bytes, int peer)
+{
+    return c ? c->ops->send(c, buf, bytes, peer) : GSVD_EINVAL;
+}
+
+int gsvd_comm_recv(gsvd_comm *c, void *buf, size_t bytes, int peer)
+{
+    return c ? c->ops->recv(c, buf, bytes, peer) : GSVD_EINVAL;
+}
+
+void gsvd_comm_abort(gsvd_comm *c, int code)
+{
+    if (c)
+        c->ops->abort(c, code);
+}
+
 int gsvd_comm_agree(gsvd_comm *c, int rc, int *failed_rank)
 {
     int who = rc < 0 ? 0 : -1, code = rc < 0 ? rc : GSVD_OK, e;

@@ -34,6 +34,11 @@ struct gsvd_comm_ops {
                   int root);
     int (*barrier)(gsvd_comm *c);
     void (*destroy)(gsvd_comm *c); /* finalizes */
+    /* point to point: bytes to rank `peer` / from rank `peer`, in order */
+    int (*send)(gsvd_comm *c, const void *buf, size_t bytes, int peer);
+    int (*recv)(gsvd_comm *c, void *buf, size_t bytes, int peer);
+    /* end every process of the run now with exit status `code` (never returns) */
+    void (*abort)(gsvd_comm *c, int code);
 };
 
 struct gsvd_comm {
@@ -59,6 +64,13 @@ GSVD_NODISCARD int gsvd_comm_bcast(gsvd_comm *c, void *buf, size_t bytes, int ro
 GSVD_NODISCARD int gsvd_comm_gather(gsvd_comm *c, const void *send, size_t bytes, void *recv,
                                     size_t root_cap, int root);
 GSVD_NODISCARD int gsvd_comm_barrier(gsvd_comm *c);
+/* Point to point, matched in order between two ranks; with c NULL (no peer): GSVD_EINVAL. */
+GSVD_NODISCARD int gsvd_comm_send(gsvd_comm *c, const void *buf, size_t bytes, int peer);
+GSVD_NODISCARD int gsvd_comm_recv(gsvd_comm *c, void *buf, size_t bytes, int peer);
+/* End every process of the run with exit status code: for a failure found where the other
+ * ranks cannot be reached by gsvd_comm_agree (they wait in a send or receive).  The caller
+ * logs the cause first.  With c NULL it returns (the caller then exits as usual). */
+void gsvd_comm_abort(gsvd_comm *c, int code);
 
 /* Agree on success: every rank passes its own rc.  Returns GSVD_OK when every rank succeeded;
  * otherwise the lowest failing rank's code on that rank, and GSVD_EPEER on the others, which

@@ -167,6 +167,43 @@ static int mpi_barrier(gsvd_comm *c)
     return e == MPI_SUCCESS ? GSVD_OK : mpi_failed("barrier", e);
 }
 
+#define TAG_P2P 7002
+
+static int mpi_send(gsvd_comm *c, const void *buf, size_t bytes, int peer)
+{
+    (void)c;
+    for (size_t at = 0; at < bytes || at == 0; at += PIECE) {
+        int cnt = (int)(bytes - at < PIECE ? bytes - at : PIECE);
+        int e = MPI_Send((const char *)buf + at, cnt, MPI_BYTE, peer, TAG_P2P, MPI_COMM_WORLD);
+        if (e != MPI_SUCCESS)
+            return mpi_failed("send", e);
+        if (bytes == 0)
+            break;
+    }
+    return GSVD_OK;
+}
+
+static int mpi_recv(gsvd_comm *c, void *buf, size_t bytes, int peer)
+{
+    (void)c;
+    for (size_t at = 0; at < bytes || at == 0; at += PIECE) {
+        int cnt = (int)(bytes - at < PIECE ? bytes - at : PIECE);
+        int e = MPI_Recv((char *)buf + at, cnt, MPI_BYTE, peer, TAG_P2P, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+        if (e != MPI_SUCCESS)
+            return mpi_failed("receive", e);
+        if (bytes == 0)
+            break;
+    }
+    return GSVD_OK;
+}
+
+static void mpi_abort(gsvd_comm *c, int code)
+{
+    (void)c;
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
+
 static void mpi_destroy(gsvd_comm *c)
 {
     struct comm_mpi *m = (struct comm_mpi *)c;
@@ -186,6 +223,9 @@ static const struct gsvd_comm_ops comm_mpi_ops = {
     .gather = mpi_gather,
     .barrier = mpi_barrier,
     .destroy = mpi_destroy,
+    .send = mpi_send,
+    .recv = mpi_recv,
+    .abort = mpi_abort,
 };
 
 int gsvd_comm_mpi_launched(void)

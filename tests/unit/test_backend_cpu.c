@@ -4,7 +4,10 @@
  *  - byte-identical Y and trace for 1, 2, 3 and 5 threads and for blocks of every size (one
  *    block, single rows, 97 and 300 rows), in the three row formats (2-bit, int8, float64);
  *  - enough samples that a pass has several row groups and several sub-tiles per group, and a
- *    partial last group.
+ *    partial last group;
+ *  - with a bound (exact sums, common/xsum.h): Y and the trace within float32 rounding of the
+ *    definition, and byte-identical for any thread count, any blocks and any split of the rows
+ *    between "ranks" (separate backends whose exact parts are added afterwards, as MPI does).
  * Oracle: the definition evaluated here, not the backend's own earlier output. */
 #include "gsvd_config.h"
 
@@ -23,7 +26,7 @@
 /* backend.c's registry is defined by cli/ in the program; a test names its own */
 const struct gsvd_backend_ops *const gsvd_backend_registry[] = {&gsvd_backend_cpu_ops, NULL};
 
-enum { N = 40000, ROWS = 700, C = 3 }; /* 40,000 samples: groups of 209 rows, sub-tiles of 16 */
+enum { N = 40000, ROWS = 700, C = 3 }; /* 40,000 samples: groups of 128 rows, sub-tiles of 16 */
 
 struct data {
     int fmt; /* 1 p2, 2 i8, 3 f64 */
@@ -31,6 +34,7 @@ struct data {
     int8_t *i8;
     double *f64;
     float center[ROWS], scale[ROWS], miss[ROWS];
+    uint64_t index[ROWS]; /* variant indices (offset, so that groups do not start at 0) */
 };
 
 static struct gsvd_gblock block_of(const struct data *d, size_t r0, size_t rows)
@@ -43,7 +47,8 @@ static struct gsvd_gblock block_of(const struct data *d, size_t r0, size_t rows)
                                 .f64 = d->fmt == 3 ? d->f64 + r0 * N : NULL,
                                 .center = d->center + r0,
                                 .scale = d->scale + r0,
-                                .missing = d->miss + r0};
+                                .missing = d->miss + r0,
+                                .index = d->index + r0};
 }
 
 static float value(const struct data *d, size_t r, size_t i)
@@ -65,6 +70,7 @@ static void make(struct data *d, int fmt)
     d->i8 = malloc((size_t)ROWS * N);
     d->f64 = malloc((size_t)ROWS * N * sizeof *d->f64);
     for (size_t r = 0; r < ROWS; r++) {
+        d->index[r] = 1024 + r;
         d->center[r] = 0.2f + (float)(r % 17) * 0.1f;
         d->scale[r] = 0.5f + (float)(r % 5) * 0.25f;
         d->miss[r] = r % 3 ? 0.0f : 0.125f;
@@ -107,6 +113,96 @@ static int pass(const struct data *d, size_t threads, size_t step, const double 
     return rc;
 }
 
+/* Exact parts of rows [a, b) with a bound, blocks of `step` rows, into hi/lo/tr (added). */
+static int pass_parts(const struct data *d, const struct gsvd_zbound *zb, size_t threads,
+                      size_t step, size_t a, size_t b, const double *x, double *hi, double *lo,
+                      double *tr)
+{
+    struct gsvd_backend_params bp = {.n_threads = threads};
+    gsvd_backend *be = NULL;
+    double *h = malloc((size_t)N * C * sizeof *h), *l = malloc((size_t)N * C * sizeof *l);
+    double t[2] = {0, 0}, sumsq = 0;
+    int rc = h && l ? gsvd_backend_create(&gsvd_backend_cpu_ops, &bp, &be) : GSVD_ENOMEM;
+    if (rc == GSVD_OK)
+        rc = gsvd_backend_set_bound(be, zb);
+    if (rc == GSVD_OK)
+        rc = gsvd_backend_pass_begin(be, N, C, x);
+    for (size_t r0 = a; rc == GSVD_OK && r0 < b; r0 += step ? step : b - a) {
+        size_t rows = step && b - r0 > step ? step : b - r0;
+        struct gsvd_gblock blk = block_of(d, r0, rows);
+        rc = gsvd_backend_pass_block(be, &blk, &sumsq);
+    }
+    if (rc == GSVD_OK)
+        rc = gsvd_backend_pass_end_parts(be, h, l, t);
+    for (size_t i = 0; rc == GSVD_OK && i < (size_t)N * C; i++) {
+        hi[i] += h[i]; /* exact: both on their grids */
+        lo[i] += l[i];
+    }
+    tr[0] += t[0];
+    tr[1] += t[1];
+    gsvd_backend_destroy(be);
+    free(h);
+    free(l);
+    return rc;
+}
+
+/* Y and trace from rank parts split at the given rows (cuts, ascending, 0 < cut < ROWS). */
+static int pass_split(const struct data *d, const struct gsvd_zbound *zb, size_t threads,
+                      size_t step, const size_t *cuts, size_t n_cuts, const double *x, double *y,
+                      double *trace)
+{
+    double *lo = calloc((size_t)N * C, sizeof *lo), tr[2] = {0, 0};
+    int rc = lo ? GSVD_OK : GSVD_ENOMEM;
+    memset(y, 0, (size_t)N * C * sizeof *y);
+    for (size_t k = 0; rc == GSVD_OK && k <= n_cuts; k++)
+        rc = pass_parts(d, zb, threads, step, k ? cuts[k - 1] : 0, k < n_cuts ? cuts[k] : ROWS, x,
+                        y, lo, tr);
+    for (size_t i = 0; rc == GSVD_OK && i < (size_t)N * C; i++)
+        y[i] += lo[i];
+    *trace = tr[0] + tr[1];
+    free(lo);
+    return rc;
+}
+
+static void test_bounded(const struct data *d, const double *x, const double *ref, double ref_trace,
+                         double norm)
+{
+    double *y = malloc((size_t)N * C * sizeof *y), *y2 = malloc((size_t)N * C * sizeof *y2);
+    double trace, trace2, worst = 0, zmax = 0, rowmax = 0;
+    struct gsvd_zbound zb = {.rows = ROWS};
+    /* cuts at Gram-group multiples (256 rows at N = 40,000), as gsvd_pca_split makes them */
+    static const size_t cuts[] = {256, 512};
+    for (size_t r = 0; r < ROWS; r++) {
+        double ss = 0;
+        for (size_t i = 0; i < N; i++) {
+            double v = value(d, r, i);
+            zmax = fmax(zmax, fabs(v));
+            ss += v * v;
+        }
+        rowmax = fmax(rowmax, ss);
+    }
+    zb.max_abs = zmax;
+    zb.row_sumsq = rowmax * 1.001;
+    GSVD_CHECK_RC(pass_split(d, &zb, 1, 0, NULL, 0, x, y, &trace), GSVD_OK);
+    for (size_t i = 0; i < (size_t)N * C; i++)
+        worst = fmax(worst, fabs(y[i] - ref[i]));
+    GSVD_CHECK(worst <= 1e-4 * norm);
+    GSVD_CHECK_NEAR(trace / ref_trace, 1.0, 1e-9);
+    /* any threads, blocks and split into ranks: the same bytes */
+    static const size_t threads[] = {2, 3}, steps[] = {0, 97};
+    for (size_t a = 0; a < 2; a++)
+        for (size_t b = 0; b < 2; b++)
+            for (size_t n_cuts = 0; n_cuts <= 2; n_cuts++) {
+                GSVD_CHECK_RC(
+                    pass_split(d, &zb, threads[a], steps[b], cuts, n_cuts, x, y2, &trace2),
+                    GSVD_OK);
+                GSVD_CHECK(memcmp(y, y2, (size_t)N * C * sizeof *y) == 0);
+                GSVD_CHECK(memcmp(&trace, &trace2, sizeof trace) == 0);
+            }
+    free(y);
+    free(y2);
+}
+
 static void test_format(int fmt)
 {
     static struct data d;
@@ -141,6 +237,8 @@ static void test_format(int fmt)
     if (!(worst <= 1e-4 * norm))
         fprintf(stderr, "format %d: max |Y - ref| %.3g, max |ref| %.3g\n", fmt, worst, norm);
     GSVD_CHECK_NEAR(trace / ref_trace, 1.0, 1e-9); /* the reference sums 28M terms in order */
+    if (fmt != 3)                                  /* exact sums need a bound: integer genotypes */
+        test_bounded(&d, x, ref, ref_trace, norm);
     for (size_t a = 0; a < sizeof threads / sizeof *threads; a++)
         for (size_t b = 0; b < sizeof steps / sizeof *steps; b++) {
             if (a == 0 && b == 0)

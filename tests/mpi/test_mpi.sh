@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# tests/mpi/test_mpi_pca.sh GENSVD - `mpirun -n R gensvd pca` (Open MPI) gives the same bytes as
-# one process without mpirun, for R = 1..4, randomized and exact, with loadings, on simulated
-# data with missing calls (several Gram groups per rank) and on the bundled HapMap3 store; a
-# corrupt chunk in one rank's part stops every rank with exit 1, names the rank and the chunk,
-# and leaves no output.  The single-process results are checked against numpy elsewhere
+# tests/mpi/test_mpi.sh GENSVD - `mpirun -n R gensvd pca|pdist` (Open MPI) gives the same
+# bytes as one process without mpirun: pca for R = 1..4, randomized and exact, with loadings,
+# on simulated data with missing calls (several Gram groups per rank) and on the bundled
+# HapMap3 store, also read over http by two ranks; pdist for R = 2..4 with the bit-plane and
+# generic kernels, square and condensed, with and without --memory bands; a corrupt chunk
+# stops every rank with exit 1, names the cause, and leaves no output.  The single-process results are checked against numpy elsewhere
 # (pca_oracles, pca_scale); here the oracle is the one-process run of the same binary, which
 # shares no reduction order with the distributed runs.
 set -u
@@ -82,10 +83,41 @@ for meth in randomized exact; do
         test -z "$(find "$T" -maxdepth 1 -name '.bad_out.zarr*' -print -quit)"
 done
 
+# pdist: bit-plane (euclidean, ibs) and generic (canberra) kernels, square and condensed,
+# one band and --memory bands, Zarr and TSV; rank 0 writes what every rank computed
+"$G" simulate "$T/psim.vcz" -m 6000 -n 900 -r 0.01 -c 1500,900 -q || exit 1
+for metric in euclidean canberra ibs; do
+    for layout in square condensed; do
+        for mem in "" "--memory 24M"; do
+            # shellcheck disable=SC2086
+            opts=(-m "$metric" --layout "$layout" $mem -q)
+            "$G" pdist "$T/psim.vcz" "${opts[@]}" -o "$T/d1.zarr" --format tsv >"$T/d1.tsv" ||
+                { echo "FAIL one process pdist ${opts[*]}"; exit 1; }
+            for r in 2 3 4; do
+                "${MR[@]}" "$r" "$G" pdist "$T/psim.vcz" "${opts[@]}" -t 1 -o "$T/dr.zarr" \
+                    --format tsv >"$T/dr.tsv" 2>"$T/dr.err"
+                check "pdist ${opts[*]} -n $r: exit" test $? = 0
+                check "pdist ${opts[*]} -n $r: Zarr bytes" same_store "$T/d1.zarr" "$T/dr.zarr"
+                check "pdist ${opts[*]} -n $r: TSV bytes" cmp -s "$T/d1.tsv" "$T/dr.tsv"
+                rm -rf "$T/dr.zarr"
+            done
+            rm -rf "$T/d1.zarr"
+        done
+    done
+done
+# a corrupt chunk stops every rank; no output
+cp -r "$T/psim.vcz" "$T/pbad.vcz"
+printf 'garbage' >"$T/pbad.vcz/call_genotype/3.0.0"
+"${MR[@]}" 3 "$G" pdist "$T/pbad.vcz" --memory 24M -t 1 -o "$T/pbad_out.zarr" >/dev/null 2>"$T/pbad.err"
+check "pdist corrupt chunk: exit 1" test $? = 1
+check "pdist corrupt chunk: the cause is named" grep -q 'call_genotype/3.0.0' "$T/pbad.err"
+check "pdist corrupt chunk: no output" test ! -e "$T/pbad_out.zarr"
+
 # commands that do not run distributed say so instead of racing on one output
-"${MR[@]}" 2 "$G" pdist "$T/sim.vcz" -o "$T/d.zarr" >/dev/null 2>"$T/pdist.err"
-check "pdist under mpirun -n 2: usage exit" test $? = 2
-check "pdist under mpirun -n 2: message" grep -q 'only pca runs distributed' "$T/pdist.err"
+"${MR[@]}" 2 "$G" simulate "$T/s2.vcz" -m 100 -n 10 >/dev/null 2>"$T/sim2.err"
+check "simulate under mpirun -n 2: usage exit" test $? = 2
+check "simulate under mpirun -n 2: message" grep -q 'only pca and pdist run distributed' "$T/sim2.err"
+check "simulate under mpirun -n 2: no output" test ! -e "$T/s2.vcz"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
