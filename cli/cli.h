@@ -108,6 +108,12 @@ enum {
     "      --no-sign-request  anonymous S3 requests (public buckets)\n"                            \
     "      --gcs-token-file F file holding a GCS OAuth2 access token\n"
 
+/* Process-wide signal setup, once from main() before a command runs (cli/signals.c): SIGINT,
+ * SIGTERM and SIGHUP run the cleanup registry (common/cleanup.h) and exit with 128 + the
+ * signal number; SIGXFSZ is ignored, so writes past `ulimit -f` fail with EFBIG.  Returns 0,
+ * or -1 (errno set) when the pipe, the thread or a handler cannot be set up. */
+int gsvd_cli_signals_init(void);
+
 /* Handle a common option; 1 if `opt` was one (and was valid), 0 if not, or GSVD_EXIT_USAGE
  * (already printed) for a bad value. */
 int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c);

@@ -1,6 +1,7 @@
 /* cli/main.c - command table, top-level help and version, process-wide setup, dispatch. */
 #include "gsvd_config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,6 +129,10 @@ int main(int argc, char **argv)
     if (!cmd->run) {
         fprintf(stderr, "[E::main] gensvd %s is not built into this version\n", cmd->name);
         return gsvd_cli_exit_code(GSVD_ENOTBUILT);
+    }
+    if (gsvd_cli_signals_init() != 0) {
+        fprintf(stderr, "[E::main] cannot set up signal handling: %s\n", strerror(errno));
+        return GSVD_EXIT_INTERNAL;
     }
     gsvd_meta_global_init();
 #if GSVD_HAVE_MPI

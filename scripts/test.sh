@@ -2,9 +2,10 @@
 # Quick start 2: install what is missing (test tools included), build with -Werror and the CUDA
 # backend (GENSVD_CUDA=ON: the toolkit is required, a GPU is not), run the whole test suite
 # (ctest: unit, cli, interop, realdata, fuzz, mpi under Open MPI's mpirun; gpu skips without a
-# device), a clang build with
-# the unit, cli and fuzz tests, then an ASan+UBSan build of the same suite without CUDA, then
-# the formatting check.
+# device), a clang build with the unit, cli and fuzz tests, a libFuzzer build that replays the
+# fuzz corpus and fuzzes each target for 5 s (tests/fuzz/run_fuzz.sh: ~45 s, fails on any
+# finding), then an ASan+UBSan build of the same suite without CUDA or MPI, then the
+# formatting check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=ON -DGENSVD_MPI=ON ${GENSVD_CMAKE_ARGS:-}"
@@ -20,6 +21,12 @@ echo "== clang build (a second compiler for the intrinsics and target_clones cod
 GENSVD_BUILD_DIR=build-clang CC=clang GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF -DGENSVD_MPI=ON" \
     scripts/setup.sh
 ctest --test-dir build-clang --output-on-failure -j"$jobs" -L "unit|cli|fuzz"
+
+echo "== libFuzzer (clang, ASan+UBSan): the corpus of every target, then 5 s of fuzzing each"
+GENSVD_BUILD_DIR=build-fuzz CC=clang GENSVD_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DGENSVD_FUZZ=ON -DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF -DGENSVD_MPI=OFF" \
+    scripts/setup.sh
+ctest --test-dir build-fuzz --output-on-failure -j"$jobs" -L fuzz
+tests/fuzz/run_fuzz.sh build-fuzz 5
 
 echo "== ctest (Debug, ASan+UBSan, no CUDA)"
 GENSVD_BUILD_DIR=build-asan GENSVD_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF -DGENSVD_MPI=OFF -DGENSVD_SANITIZE=address;undefined" \

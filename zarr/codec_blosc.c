@@ -118,7 +118,8 @@ static int blosc_to_json(const void *cfgp, cJSON **out)
     return GSVD_OK;
 }
 
-/* Check the header against the chunk: 16 <= cbytes <= n, nbytes within the output. */
+/* Check the header against the chunk: a format version c-blosc reads, 16 <= cbytes <= n,
+ * nbytes within the output. */
 static int check_header(const unsigned char *p, size_t n, size_t cap, const char *key,
                         uint32_t *nbytes)
 {
@@ -126,6 +127,12 @@ static int check_header(const unsigned char *p, size_t n, size_t cap, const char
 
     if (n < BLOSC_HEADER) {
         LOG_KEY(key, "%s: blosc header truncated (%zu of 16 bytes)", key, n);
+        return GSVD_ECODEC;
+    }
+    if (p[0] > BLOSC_VERSION_FORMAT) {
+        /* c-blosc refuses these; the fast path below must not decode them either */
+        LOG_KEY(key, "%s: blosc frame format version %u is newer than this c-blosc reads (%d)", key,
+                (unsigned)p[0], BLOSC_VERSION_FORMAT);
         return GSVD_ECODEC;
     }
     *nbytes = load_le32(p + 4);
@@ -311,8 +318,10 @@ static int fast_decode(gsvd_codec_ws *ws, const unsigned char *src, size_t cbyte
     struct gsvd_buf *tmp = &ws->tmp[1]; /* the compressor is the first stage: tmp[1] is free */
     int rc;
 
+    /* c-blosc also checks the codec's format version (src[1]); what it refuses is not ours */
     if (src[3] != 1 || !(flags & BLOSC_DOBITSHUFFLE) || (flags & (BLOSC_MEMCPYED | 0x1)) ||
-        (codec != 1 && codec != 4) || blocksize == 0 || blocksize > nbytes)
+        (codec != 1 && codec != 4) || blocksize == 0 || blocksize > nbytes ||
+        src[1] != (codec == 4 ? BLOSC_ZSTD_VERSION_FORMAT : BLOSC_LZ4_VERSION_FORMAT))
         return GSVD_ENOTFOUND;
     nblocks = nbytes / blocksize + (nbytes % blocksize != 0);
     hdr = BLOSC_HEADER + 4 * nblocks;

@@ -74,21 +74,48 @@ static const char *skip_ws(const char *p, const char *e)
     return p;
 }
 
+/* Offset of the first byte in text[0, n) that cannot be parsed alike everywhere: a control byte
+ * (below 0x20, other than tab, LF and CR; JSON allows none, inside strings or out) or the escape
+ * \u0000 (a string holding a NUL); n if there is none.  cJSON skips every byte up to 0x20 as
+ * whitespace and ends its strings at a NUL, so without this check such a document was accepted,
+ * and text copied out of it (the .zmetadata documents, fill values, keys) then differed from what
+ * cJSON saw: a C string stops at the NUL. */
+static size_t find_control(const char *text, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+            return i;
+        if (c == '\\' && i + 1 < n) {
+            if (n - i >= 6 && memcmp(text + i + 1, "u0000", 5) == 0)
+                return i;
+            i++; /* the escaped character: "\\u0000" is a backslash and text */
+        }
+    }
+    return n;
+}
+
 /* Parse exactly one JSON value in text[0, n) (surrounding whitespace allowed).  On failure *at is
- * the byte offset of the error; GSVD_ENOMEM if cJSON ran out of memory. */
+ * the byte offset of the error; GSVD_ENOMEM if cJSON ran out of memory.  A control byte
+ * (find_control) anywhere in the text is GSVD_EFORMAT before cJSON sees it. */
 static int parse_exact(const char *text, size_t n, cJSON **out, size_t *at)
 {
     const char *end = NULL;
-    unsigned long failed = gsvd_alloc_failures();
-    cJSON *root = cJSON_ParseWithLengthOpts(text, n, &end, 0);
+    unsigned long failed;
+    cJSON *root;
 
     *out = NULL;
+    *at = find_control(text, n);
+    if (*at < n)
+        return GSVD_EFORMAT;
+    failed = gsvd_alloc_failures();
+    root = cJSON_ParseWithLengthOpts(text, n, &end, 0);
     *at = end && end >= text && end <= text + n ? (size_t)(end - text) : 0;
     if (!root)
         return gsvd_alloc_failures() != failed ? GSVD_ENOMEM : GSVD_EFORMAT;
     if (end && end >= text && end <= text + n) {
         end = skip_ws(end, text + n);
-        if (end < text + n && *end != '\0') {
+        if (end < text + n) {
             *at = (size_t)(end - text);
             cJSON_Delete(root);
             return GSVD_EFORMAT;
@@ -105,8 +132,16 @@ static int parse_json_text(const char *json, size_t n, const char *where, int le
                            struct gsvd_buf *fixed)
 {
     struct gsvd_buf alt = GSVD_BUF_INIT;
-    size_t at = 0, alt_at;
-    int rc = parse_exact(json, n, out, &at);
+    size_t at = find_control(json, n), alt_at;
+    int rc;
+
+    if (at < n) {
+        gsvd_log_error("%s: invalid JSON at byte %zu: %s", where, at,
+                       json[at] == '\\' ? "\\u0000 (NUL) in a string" : "control character");
+        *out = NULL;
+        return GSVD_EFORMAT;
+    }
+    rc = parse_exact(json, n, out, &at);
 
     if (rc == GSVD_EFORMAT && lenient) {
         rc = nullify_nonfinite(json, n, &alt);

@@ -2,7 +2,23 @@
  * Reads go straight to files under the root.  A writable store creates a staging directory
  * ".NAME.gensvd-XXXXXX" next to the target; commit renames it into place (moving an existing
  * target aside first when overwriting, then deleting it), so readers never see a partial store
- * and a failed run leaves nothing behind. */
+ * and a failed run leaves nothing behind.
+ *
+ * Runs that die without cleaning up (kill -9, power loss) are cleaned up by the next run on
+ * the same target.  Every staging directory S has an owner file "S.owner", created (O_EXCL)
+ * before S and deleted after everything else, holding the owner's pid, boot id and process
+ * start time.  Everything a run creates next to the target is named after S: S itself,
+ * "S.gensvd-old-XXXXXX" (the previous output moved aside by an overwriting commit) and
+ * "S.gensvd-drop" (a staging directory being deleted).  Opening a target for writing first
+ * looks for owner files of that exact target whose process is gone (other boot, no such pid,
+ * or a pid reused by a later process) and removes their family: staging and dropped
+ * directories are deleted; a moved-aside output is put back when the target is missing (the
+ * owner died between moving it aside and moving its own output in), else deleted.  A live
+ * run's files, files without a valid owner file, and anything not named after a staging
+ * directory of this target are never touched.
+ *
+ * SIGINT/SIGTERM/SIGHUP: the store registers its staging directory with common/cleanup.h;
+ * cli/main.c runs that from an ordinary thread, which drops the family as above and exits. */
 #include "gsvd_config.h"
 #include "zarr/store.h"
 
@@ -12,19 +28,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdint.h>
 #include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/alloc.h"
+#include "common/cleanup.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "zarr/store_internal.h"
+
+#define OWNER_SUFFIX ".owner"
+#define OLD_INFIX ".gensvd-old-"
+#define DROP_SUFFIX ".gensvd-drop"
+#define OWNER_MAGIC "gensvd staging v1\n"
 
 struct store_file {
     struct gsvd_store base;
     char *root;    /* directory that keys are relative to (the staging dir when writing) */
     char *target;  /* final path of a writable store; NULL for reads */
+    char *owner;   /* writable store: the owner file "root.owner"; NULL for reads */
     int committed; /* 1 after a successful commit */
+    int cleanup;   /* common/cleanup.h token while the staging directory exists, else 0 */
 };
 
 /* Remove a directory tree; best effort (used on cleanup paths that cannot fail). */
@@ -81,6 +109,239 @@ static int split_path(const char *path, char **parent, char **name)
     return *parent && *name ? GSVD_OK : GSVD_ENOMEM;
 }
 
+/* ---- owner files and stale staging directories --------------------------------------------- */
+
+/* Read a small text file (at most cap - 1 bytes) into buf, NUL-terminated; -1 on failure. */
+static int read_small(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    size_t len = 0;
+
+    if (fd < 0)
+        return -1;
+    while (len < cap - 1) {
+        ssize_t n = read(fd, buf + len, cap - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fd);
+    buf[len] = '\0';
+    return 0;
+}
+
+/* This boot's id (Linux), or "" where there is none. */
+static void boot_id(char *buf, size_t cap)
+{
+    if (read_small("/proc/sys/kernel/random/boot_id", buf, cap) != 0)
+        buf[0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Start time of process pid in clock ticks after boot (field 22 of /proc/PID/stat), or 0 where
+ * it cannot be read. */
+static unsigned long long start_time(long pid)
+{
+    char path[64], buf[1024], *p;
+    unsigned long long t = 0;
+
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if (read_small(path, buf, sizeof buf) != 0 || !(p = strrchr(buf, ')')))
+        return 0;
+    /* after "pid (comm)": field 3 (state) ... field 22 (starttime) */
+    for (int field = 3; field <= 22 && p; field++)
+        p = strchr(p + 1, ' ');
+    if (!p || sscanf(p, " %llu", &t) != 1)
+        return 0;
+    return t;
+}
+
+/* Write the owner file for this process: O_EXCL, so an existing name is never taken over.
+ * Returns 0, or -1 with errno set (EEXIST: try another name). */
+static int write_owner(const char *path)
+{
+    char boot[64], text[256];
+    long pid = (long)getpid();
+    int fd, n, err;
+
+    boot_id(boot, sizeof boot);
+    n = snprintf(text, sizeof text, OWNER_MAGIC "pid %ld\nboot %s\nstart %llu\n", pid, boot,
+                 start_time(pid));
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return -1;
+    if (n <= 0 || (size_t)n >= sizeof text || write(fd, text, (size_t)n) != n) {
+        err = errno;
+        close(fd);
+        unlink(path);
+        errno = err ? err : EIO;
+        return -1;
+    }
+    return close(fd);
+}
+
+/* 1 if the owner file at `path` is a valid gensvd owner file whose process is gone, 0 if the
+ * owner may be alive or the file is not one of ours.  *pid receives the owner's pid. */
+static int owner_dead(const char *path, long *pid)
+{
+    char text[256], boot[64], now_boot[64] = "";
+    unsigned long long start = 0, now_start;
+    size_t m = strlen(OWNER_MAGIC);
+
+    if (read_small(path, text, sizeof text) != 0 || strncmp(text, OWNER_MAGIC, m) != 0 ||
+        sscanf(text + m, "pid %ld\nboot %63[0-9a-f-]\nstart %llu", pid, boot, &start) != 3 ||
+        *pid <= 0)
+        return 0;
+    boot_id(now_boot, sizeof now_boot);
+    if (now_boot[0] && strcmp(boot, now_boot) != 0)
+        return 1; /* written before the last reboot */
+    if (kill((pid_t)*pid, 0) != 0 && errno == ESRCH)
+        return 1;
+    now_start = start_time(*pid);
+    return start && now_start && now_start != start; /* the pid now names a later process */
+}
+
+/* Remove the family of staging directory `stage` (path) for `target`, whose owner file is
+ * `owner`: rename the staging directory out of the way (writers still running in this process
+ * then fail instead of refilling it), put a moved-aside previous output back when the target
+ * is missing or else delete it, delete the staging tree, and delete the owner file last, so an
+ * interrupted removal is finished by the next run.  Best effort; cannot fail. */
+static void drop_family(const char *dir, const char *stage, const char *target, const char *owner)
+{
+    const char *base = strrchr(stage, '/') ? strrchr(stage, '/') + 1 : stage;
+    size_t lb = strlen(base), lo = strlen(OLD_INFIX);
+    char *drop = gsvd_asprintf("%s" DROP_SUFFIX, stage);
+    struct stat sb;
+    DIR *d;
+    struct dirent *e;
+
+    if (drop && rename(stage, drop) != 0 && errno != ENOENT)
+        remove_tree(stage);
+    d = opendir(dir);
+    while (d && (e = readdir(d)) != NULL) {
+        char *old;
+        if (strncmp(e->d_name, base, lb) != 0 || strncmp(e->d_name + lb, OLD_INFIX, lo) != 0)
+            continue;
+        old = gsvd_asprintf("%s/%s", dir, e->d_name);
+        if (old && lstat(old, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+            if (lstat(target, &sb) != 0 && errno == ENOENT && rename(old, target) == 0)
+                gsvd_log_warn("%s: put the previous output back (a run was stopped while "
+                              "replacing it)",
+                              target);
+            else
+                remove_tree(old);
+        }
+        gsvd_free(old);
+    }
+    if (d)
+        closedir(d);
+    if (drop)
+        remove_tree(drop);
+    unlink(owner);
+    gsvd_free(drop);
+}
+
+/* The interrupt path (common/cleanup.h): drop this store's staging family. */
+static void cleanup_on_signal(void *arg)
+{
+    struct store_file *fs = arg;
+    char *dir = NULL, *name = NULL;
+
+    if (split_path(fs->root, &dir, &name) == GSVD_OK)
+        drop_family(dir, fs->root, fs->target, fs->owner);
+    gsvd_free(dir);
+    gsvd_free(name);
+}
+
+/* 1 if `e` is the name of an owner file of a staging directory of target `name`:
+ * ".NAME.gensvd-" + 6 characters of mkdtemp's alphabet + ".owner". */
+static int is_owner_name(const char *e, const char *name)
+{
+    size_t ln = strlen(name), le = strlen(e), lp = strlen(".gensvd-");
+    size_t ls = strlen(OWNER_SUFFIX), want = 1 + ln + lp + 6 + ls;
+
+    if (le != want || e[0] != '.' || strncmp(e + 1, name, ln) != 0 ||
+        strncmp(e + 1 + ln, ".gensvd-", lp) != 0 || strcmp(e + le - ls, OWNER_SUFFIX) != 0)
+        return 0;
+    for (size_t i = 1 + ln + lp; i < 1 + ln + lp + 6; i++) {
+        char c = e[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+            return 0;
+    }
+    return 1;
+}
+
+/* Remove what runs that died while writing `target` (= dir/name) left next to it. */
+static void reap_stale(const char *dir, const char *name, const char *target)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    struct gsvd_strlist owners = GSVD_STRLIST_INIT;
+
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL)
+        if (is_owner_name(e->d_name, name) && gsvd_strlist_push(&owners, e->d_name) != GSVD_OK)
+            break;
+    closedir(d);
+    for (size_t i = 0; i < owners.n; i++) {
+        char *owner = gsvd_asprintf("%s/%s", dir, owners.items[i]);
+        char *stage = owner ? gsvd_strndup(owner, strlen(owner) - strlen(OWNER_SUFFIX)) : NULL;
+        long pid = 0;
+        if (stage && owner_dead(owner, &pid)) {
+            gsvd_log_info("%s: removing %s, left by gensvd process %ld, which is gone", target,
+                          stage, pid);
+            drop_family(dir, stage, target, owner);
+        }
+        gsvd_free(owner);
+        gsvd_free(stage);
+    }
+    gsvd_strlist_free(&owners);
+}
+
+/* Create the owner file, then the staging directory named after it (both exclusive, so a name
+ * is never shared with another run).  Sets fs->owner and fs->root. */
+static int make_staging(struct store_file *fs, const char *parent, const char *name)
+{
+    static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    uint64_t x =
+        (uint64_t)getpid() * 0x9E3779B97F4A7C15ull ^ (uint64_t)time(NULL) ^ (uint64_t)(uintptr_t)fs;
+
+    for (int attempt = 0; attempt < 100; attempt++) {
+        char suffix[7];
+        for (int i = 0; i < 6; i++) {
+            x ^= x << 13; /* xorshift64: names need only differ, not be secret */
+            x ^= x >> 7;
+            x ^= x << 17;
+            suffix[i] = alnum[x % (sizeof alnum - 1)];
+        }
+        suffix[6] = '\0';
+        gsvd_free(fs->root);
+        gsvd_free(fs->owner);
+        fs->root = gsvd_asprintf("%s/.%s.gensvd-%s", parent, name, suffix);
+        fs->owner = gsvd_asprintf("%s/.%s.gensvd-%s" OWNER_SUFFIX, parent, name, suffix);
+        if (!fs->root || !fs->owner)
+            return GSVD_ENOMEM;
+        if (write_owner(fs->owner) != 0) {
+            if (errno == EEXIST)
+                continue;
+            break;
+        }
+        if (mkdir(fs->root, 0777) == 0)
+            return GSVD_OK;
+        unlink(fs->owner);
+        if (errno != EEXIST)
+            break;
+    }
+    gsvd_log_error("%s/%s: cannot create staging directory in %s: %s", parent, name, parent,
+                   strerror(errno));
+    fs->root[0] = '\0';
+    fs->owner[0] = '\0';
+    return GSVD_EIO;
+}
+
 static int open_write(struct store_file *fs, const char *path, unsigned flags)
 {
     int rc = GSVD_OK;
@@ -91,34 +352,30 @@ static int open_write(struct store_file *fs, const char *path, unsigned flags)
         gsvd_log_error("empty output path");
         return GSVD_EINVAL;
     }
-    if (stat(path, &sb) == 0 && !(flags & GSVD_STORE_OVERWRITE)) {
-        gsvd_log_error("%s: output exists (remove it, or overwrite it with --force)", path);
-        return GSVD_EIO;
-    }
     GSVD_TRY(split_path(path, &parent, &name));
     if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, "/") == 0) {
         gsvd_log_error("%s: not a usable output path", path);
         rc = GSVD_EINVAL;
         goto out;
     }
-    fs->target = gsvd_strdup(path);
-    fs->root = gsvd_asprintf("%s/.%s.gensvd-XXXXXX", parent, name);
-    if (!fs->target || !fs->root) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    if (!mkdtemp(fs->root)) {
-        gsvd_log_error("%s: cannot create staging directory in %s: %s", path, parent,
-                       strerror(errno));
-        fs->root[0] = '\0';
+    /* first: a run that died while replacing the target may have left it moved aside */
+    reap_stale(parent, name, path);
+    if (stat(path, &sb) == 0 && !(flags & GSVD_STORE_OVERWRITE)) {
+        gsvd_log_error("%s: output exists (remove it, or overwrite it with --force)", path);
         rc = GSVD_EIO;
         goto out;
     }
-    /* mkdtemp makes it private; the finished output gets the usual permissions */
-    mode_t mask = umask(0);
-    umask(mask);
-    if (chmod(fs->root, 0777 & ~mask) != 0)
-        gsvd_log_warn("%s: cannot set permissions: %s", fs->root, strerror(errno));
+    fs->target = gsvd_strdup(path);
+    if (!fs->target) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(make_staging(fs, parent, name));
+    rc = gsvd_cleanup_add(cleanup_on_signal, fs);
+    if (rc < 0)
+        goto out;
+    fs->cleanup = rc;
+    rc = GSVD_OK;
 out:
     gsvd_free(parent);
     gsvd_free(name);
@@ -130,8 +387,12 @@ static void file_close(gsvd_store *st)
     struct store_file *fs = (struct store_file *)st;
     if (!fs)
         return;
+    gsvd_cleanup_remove(fs->cleanup);
     if (fs->target && !fs->committed && fs->root && fs->root[0])
         remove_tree(fs->root);
+    if (fs->owner && fs->owner[0])
+        unlink(fs->owner); /* last: until now a later run could finish what we left */
+    gsvd_free(fs->owner);
     gsvd_free(fs->root);
     gsvd_free(fs->target);
     gsvd_free(fs);
@@ -269,7 +530,9 @@ static int file_put(gsvd_store *st, const char *key, const void *data, size_t n)
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            gsvd_log_error("%s: write failed: %s", path, strerror(errno));
+            /* EFBIG (ulimit -f), ENOSPC, EDQUOT: the run fails and the staging tree goes */
+            gsvd_log_error("%s: write failed: %s (output %s not written)", path,
+                           strerror(w < 0 ? errno : EIO), fs->target ? fs->target : fs->root);
             rc = GSVD_EIO;
             goto out;
         }
@@ -278,7 +541,8 @@ static int file_put(gsvd_store *st, const char *key, const void *data, size_t n)
     }
     if (close(fd) != 0) {
         fd = -1;
-        gsvd_log_error("%s: write failed: %s", path, strerror(errno));
+        gsvd_log_error("%s: write failed: %s (output %s not written)", path, strerror(errno),
+                       fs->target ? fs->target : fs->root);
         rc = GSVD_EIO;
         goto out;
     }
@@ -328,9 +592,20 @@ static int file_commit(gsvd_store *st)
 
     if (fs->committed)
         return GSVD_OK;
+    /* from here the renames must not race the interrupt path; a run stopped during them leaves
+     * its owner file, and the next run finishes the job (drop_family) */
+    gsvd_cleanup_remove(fs->cleanup);
+    fs->cleanup = 0;
+    if (lstat(fs->target, &sb) == 0 && !(fs->base.flags & GSVD_STORE_OVERWRITE)) {
+        /* another run finished the same output while this one was writing: it wins */
+        gsvd_log_error("%s: output appeared while this run was writing it (another gensvd?); "
+                       "not replaced (use --force to replace it)",
+                       fs->target);
+        return GSVD_EIO;
+    }
     if (lstat(fs->target, &sb) == 0) {
         /* move the existing target aside; it is deleted only after the new one is in place */
-        old = gsvd_asprintf("%s.gensvd-old-XXXXXX", fs->root);
+        old = gsvd_asprintf("%s" OLD_INFIX "XXXXXX", fs->root);
         if (!old)
             return GSVD_ENOMEM;
         if (!mkdtemp(old) || rmdir(old) != 0 || rename(fs->target, old) != 0) {
@@ -351,6 +626,8 @@ static int file_commit(gsvd_store *st)
     fs->committed = 1;
     if (old && remove_tree(old) != 0)
         gsvd_log_warn("%s: could not delete the replaced output at %s", fs->target, old);
+    if (unlink(fs->owner) == 0)
+        fs->owner[0] = '\0';
 out:
     gsvd_free(old);
     return rc;

@@ -519,9 +519,6 @@ static void *engine(void *arg)
         int left;
 
         start_pending(h, now);
-        for (struct req *r = h->backoff; r; r = r->next)
-            if (r->retry_at - now < wait)
-                wait = r->retry_at - now;
         pthread_mutex_unlock(&h->mu);
         curl_multi_perform(h->multi, &running);
         pthread_mutex_lock(&h->mu);
@@ -534,6 +531,12 @@ static void *engine(void *arg)
         }
         if (h->stop)
             break;
+        /* after finished(): a request that has just gone into backoff waits for its own retry
+         * time, not for the one-second idle poll */
+        now = now_s();
+        for (struct req *r = h->backoff; r; r = r->next)
+            if (r->retry_at - now < wait)
+                wait = r->retry_at - now;
         int ms = wait <= 0 ? 0 : (int)(wait * 1000) + 1;
         /* new work while we were performing: go round at once */
         if (h->urgent_head ||

@@ -919,6 +919,60 @@ static void test_zmetadata(void)
     GSVD_CHECK_RC(zmeta_rc(""), GSVD_EFORMAT);
 }
 
+/* Control bytes (NUL above all) are not JSON anywhere, inside strings or out: cJSON skips every
+ * byte <= 0x20 as whitespace and a C string ends at a NUL, so a document holding one used to
+ * be accepted and then copied out short (the .zmetadata emit + parse round trip lost keys). */
+static void test_control_bytes(void)
+{
+    static const char zm[] = "{\"metadata\": {\"a/.zarray\": {\"zarr_format\":\0002}, "
+                             "\"a/.zattrs\": {}}, \"zarr_consolidated_format\": 1}";
+#define DOC(lit)                                                                                   \
+    {                                                                                              \
+        lit, sizeof lit - 1                                                                        \
+    }
+    static const struct {
+        const char *text;
+        size_t n;
+    } docs[] = {
+        DOC("{\"zarr_format\":\0002}"),
+        DOC("{\"zarr_format\": 2}\0"),
+        DOC("\0{\"zarr_format\": 2}"),
+        DOC("{\"zarr_format\":\0012}"),
+        DOC("{\"zarr_format\": 2, \"s\": \"a\0b\"}"),
+        DOC("{\"zarr_format\": 2, \"s\": \"a\037b\"}"),
+        DOC("{\"zarr_format\": 2, \"s\": \"a\\u0000b\"}"),
+        DOC("{\"zarr_format\": 2, \"a\\u0000b\": 1}"),
+    };
+#undef DOC
+    struct gsvd_strlist k = GSVD_STRLIST_INIT, d = GSVD_STRLIST_INIT;
+    struct gsvd_zarray z;
+    char *s = NULL;
+
+    GSVD_CHECK_RC(gsvd_zmetadata_parse(zm, sizeof zm - 1, "t/.zmetadata", &k, &d), GSVD_EFORMAT);
+    GSVD_CHECK(k.n == 0 && d.n == 0);
+    gsvd_strlist_free(&k);
+    gsvd_strlist_free(&d);
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(docs); i++) {
+        const char *t = docs[i].text;
+        size_t n = docs[i].n;
+        GSVD_CHECK_RC(gsvd_zgroup_parse(t, n, "t/.zgroup"), GSVD_EFORMAT);
+        GSVD_CHECK_RC(gsvd_meta_check_object(t, n, "t/.zattrs"), GSVD_EFORMAT);
+        GSVD_CHECK_RC(gsvd_meta_get_string(t, n, "s", "t/.zattrs", &s), GSVD_EFORMAT);
+        GSVD_CHECK(s == NULL);
+        GSVD_CHECK_RC(gsvd_meta_get_string_list(t, n, "s", "t/.zattrs", &k), GSVD_EFORMAT);
+        GSVD_CHECK_RC(gsvd_zarray_parse(t, n, "t/.zarray", &z), GSVD_EFORMAT);
+        gsvd_zarray_clear(&z);
+        gsvd_strlist_free(&k);
+    }
+    /* tab, LF and CR stay whitespace; \u0001 is a string character, "\\u0000" plain text */
+    GSVD_CHECK_RC(zgroup("\t{\r\n\"zarr_format\":\t2}\r\n"), GSVD_OK);
+    GSVD_CHECK_RC(check_object("{\"s\": \"a\\u0001b\"}"), GSVD_OK);
+    GSVD_CHECK_RC(check_object("{\"s\": \"a\\\\u0000b\"}"), GSVD_OK);
+    GSVD_CHECK_RC(
+        zmeta_rc("{\"metadata\": {\".zarray\\u0000x\": {}}, \"zarr_consolidated_format\": 1}"),
+        GSVD_EFORMAT);
+}
+
 /* ---- --one-parse ----------------------------------------------------------------------- */
 
 /* One of each: .zarray parse + emit + parse, .zmetadata parse + emit + parse, .zgroup, .zattrs,
@@ -1002,5 +1056,6 @@ int main(int argc, char **argv)
     test_get_string();
     test_json_quote();
     test_zmetadata();
+    test_control_bytes();
     return gsvd_test_report("test_meta");
 }

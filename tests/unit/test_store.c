@@ -315,7 +315,9 @@ static void test_file_write(void)
     if (!st)
         goto out;
     GSVD_CHECK(!exists("out.zarr"));
-    GSVD_CHECK(count_entries("", ".out.zarr.gensvd-", NULL) == 1);
+    /* the staging directory and its owner file (pid, boot id, start time: zarr/store_file.c) */
+    GSVD_CHECK(count_entries("", ".out.zarr.gensvd-", NULL) == 2);
+    GSVD_CHECK(count_entries("", NULL, ".owner") == 1);
     GSVD_CHECK_RC(gsvd_store_put(st, ".zgroup", "{}", 2), GSVD_OK);
     GSVD_CHECK_RC(gsvd_store_put(st, "x/y/0.0", "abc", 3), GSVD_OK);
     GSVD_CHECK_RC(gsvd_store_put(st, "x/y/0.0", "abcd", 4), GSVD_OK); /* replaced, truncated */
@@ -388,6 +390,24 @@ static void test_file_write(void)
     GSVD_CHECK(count_entries("", NULL, "gensvd-old") == 0);
     GSVD_CHECK(count_entries("", NULL, ".gensvd") == 0);
     GSVD_CHECK(count_entries("", ".out.zarr", NULL) == 0);
+
+    /* a target that appears while a run writes (another run finished first) wins: without
+     * OVERWRITE the commit fails and leaves it alone, and close removes the staging files */
+    {
+        char *t3 = path_of("race.zarr");
+        GSVD_CHECK_RC(gsvd_store_open(t3, GSVD_STORE_WRITE, &st), GSVD_OK);
+        if (st) {
+            GSVD_CHECK_RC(gsvd_store_put(st, "mine/0", "mine", 4), GSVD_OK);
+            GSVD_CHECK(make_dir("race.zarr") == 0 && make_dir("race.zarr/theirs") == 0);
+            GSVD_CHECK(write_file("race.zarr/theirs/0", "theirs") == 0);
+            GSVD_CHECK_RC(gsvd_store_commit(st), GSVD_EIO);
+            gsvd_store_close(st);
+            st = NULL;
+        }
+        GSVD_CHECK(file_is("race.zarr/theirs/0", "theirs") && !exists("race.zarr/mine"));
+        GSVD_CHECK(count_entries("", ".race.zarr", NULL) == 0);
+        gsvd_free(t3);
+    }
 
     /* OVERWRITE of a target that does not exist is a plain write */
     {

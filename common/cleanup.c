@@ -1,0 +1,72 @@
+/* common/cleanup.c - the registry behind common/cleanup.h: a growable array of callbacks under
+ * one mutex.  Removal takes the same mutex, so a callback never runs on an object whose owner
+ * has already unregistered it and moved on to free it. */
+#include "gsvd_config.h"
+#include "common/cleanup.h"
+
+#include <pthread.h>
+#include <stddef.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+
+struct entry {
+    gsvd_cleanup_fn fn;
+    void *arg;
+    int token; /* 0: free slot */
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static struct entry *entries; /* owned; n_entries used slots */
+static size_t n_entries, cap_entries;
+static int next_token = 1;
+
+int gsvd_cleanup_add(gsvd_cleanup_fn fn, void *arg)
+{
+    int token;
+
+    pthread_mutex_lock(&mu);
+    if (n_entries == cap_entries) {
+        size_t cap = cap_entries ? 2 * cap_entries : 8;
+        struct entry *e = gsvd_realloc(entries, cap * sizeof *e);
+        if (!e) {
+            pthread_mutex_unlock(&mu);
+            return GSVD_ENOMEM;
+        }
+        entries = e;
+        cap_entries = cap;
+    }
+    token = next_token++;
+    if (next_token <= 0)
+        next_token = 1; /* 2^31 registrations: tokens of long-removed entries come back */
+    entries[n_entries++] = (struct entry){fn, arg, token};
+    pthread_mutex_unlock(&mu);
+    return token;
+}
+
+void gsvd_cleanup_remove(int token)
+{
+    if (token <= 0)
+        return;
+    pthread_mutex_lock(&mu);
+    for (size_t i = 0; i < n_entries; i++) {
+        if (entries[i].token == token) {
+            entries[i] = entries[--n_entries];
+            break;
+        }
+    }
+    if (n_entries == 0) {
+        gsvd_free(entries); /* nothing left: no allocation outlives the last output */
+        entries = NULL;
+        cap_entries = 0;
+    }
+    pthread_mutex_unlock(&mu);
+}
+
+void gsvd_cleanup_run_and_hold(void)
+{
+    pthread_mutex_lock(&mu);
+    for (size_t i = n_entries; i > 0; i--)
+        entries[i - 1].fn(entries[i - 1].arg);
+    n_entries = 0; /* the mutex stays locked: the caller exits next */
+}

@@ -1,0 +1,29 @@
+/* common/cleanup.h - undo work when the process is interrupted (SIGINT, SIGTERM, SIGHUP).
+ * A lower layer registers a callback while it holds something that must not outlive the run
+ * (a local output's staging directory) and removes it when done.  cli/main.c catches the
+ * signals with a self-pipe and runs the registered callbacks from an ordinary thread, never
+ * from a signal handler, then exits; so the callbacks may allocate, log and walk directories.
+ * Thread safety: every call may come from any thread; one mutex guards the registry. */
+#ifndef GSVD_COMMON_CLEANUP_H
+#define GSVD_COMMON_CLEANUP_H
+#include "common/gsvd_defs.h"
+GSVD_EXTERN_C_BEGIN
+
+typedef void (*gsvd_cleanup_fn)(void *arg);
+
+/* Register fn(arg) (arg borrowed: it must stay valid until gsvd_cleanup_remove).  Returns a
+ * token > 0 for gsvd_cleanup_remove, or GSVD_ENOMEM (logged). */
+GSVD_NODISCARD int gsvd_cleanup_add(gsvd_cleanup_fn fn, void *arg);
+
+/* Unregister a token from gsvd_cleanup_add; once this returns, its callback is not running and
+ * will not run.  Accepts 0 and tokens already removed; cannot fail.  While the interrupt path
+ * runs the callbacks this blocks until the process exits. */
+void gsvd_cleanup_remove(int token);
+
+/* Run every registered callback once and keep the registry locked so that no
+ * registration or removal proceeds until the caller exits: the interrupt path, just before
+ * _exit().  Cannot fail. */
+void gsvd_cleanup_run_and_hold(void);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_COMMON_CLEANUP_H */

@@ -1,0 +1,263 @@
+#!/usr/bin/env python3
+"""tests/cli/test_reliability.py - crash safety of local outputs, driving the real binary.
+
+Usage: test_reliability.py GENSVD [SEED]   (or GENSVD_RELIABILITY_SEED=N; KILLS=N per command)
+
+1. kill -9 at random moments of `pca -o`, `pdist -o` (square, condensed, bands via --memory)
+   and `simulate`: afterwards the target either does not exist or is byte-identical to an
+   uninterrupted run's output (every run writes "out.zarr" from its own directory with the
+   same command line, so even the "command" attribute matches); the next run on the same
+   target removes every staging directory left behind, and then produces the same output.
+2. Stale-staging recognition: owner files of dead processes (gone pid, other boot, pid reused
+   by a later process) are cleaned up, with a moved-aside previous output put back; a live
+   owner's staging directory, a staging-like directory without owner file, an unparsable
+   owner file and another target's files are left alone.
+3. A live concurrent run is not disturbed: a second run on the same target leaves the first
+   one's staging directory alone and finishes first; the first then fails cleanly (no
+   --force) and its output is not mixed into the winner's.
+4. SIGINT and SIGTERM remove the staging directory and exit 130 and 143 (`simulate`, whose
+   output is open from the start; pca and pdist open theirs once results are ready).
+5. A write past `ulimit -f` (EFBIG; SIGXFSZ ignored) fails with exit 1, a message naming the
+   output, and nothing left behind.
+Prints one line per check and a summary; exits 0 only if every check passed.
+"""
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+GENSVD = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else sys.exit("usage: GENSVD [SEED]")
+SEED = int(sys.argv[2] if len(sys.argv) > 2 else os.environ.get("GENSVD_RELIABILITY_SEED", "15"))
+KILLS = int(os.environ.get("KILLS", "4"))
+rng = random.Random(SEED)
+# a run whose output store is open (staging directory present) for a second or more
+LONG_RUN = ["simulate", "-q", "-t", "1", "-m", "200000", "-n", "1000", "out.zarr"]
+passed = failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL", what, flush=True)
+
+
+def tree(path):
+    """{relative path: bytes} of every file under path."""
+    out = {}
+    for root, _, files in os.walk(path):
+        for f in files:
+            p = os.path.join(root, f)
+            with open(p, "rb") as fh:
+                out[os.path.relpath(p, path)] = fh.read()
+    return out
+
+
+def leftovers(d, name="out.zarr"):
+    return sorted(e for e in os.listdir(d) if e.startswith("." + name + ".gensvd-"))
+
+
+def run(args, cwd, **kw):
+    return subprocess.run([GENSVD] + args, cwd=cwd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, timeout=120, **kw)
+
+
+def staging_appeared(d, proc, limit=20.0):
+    """Wait until proc has created its staging directory in d (or exited)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end and proc.poll() is None:
+        if any(not e.endswith(".owner") for e in leftovers(d)):
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def kill_tests(work, inp):
+    cmds = {
+        "pca": ["pca", "-q", "-t", "1", "-k", "3", inp, "-o", "out.zarr"],
+        "pdist-square": ["pdist", "-q", "-t", "1", inp, "-o", "out.zarr"],
+        "pdist-condensed": ["pdist", "-q", "-t", "1", "--layout", "condensed", inp, "-o",
+                            "out.zarr"],
+        "pdist-bands": ["pdist", "-q", "-t", "1", "--memory", "16M", inp, "-o", "out.zarr"],
+        "simulate": ["simulate", "-q", "-t", "1", "-m", "30000", "-n", "600", "-c", "1000,600",
+                     "out.zarr"],
+    }
+    n_kills = n_complete = n_left = 0
+    for name, args in cmds.items():
+        ref_dir = os.path.join(work, name + "-ref")
+        os.mkdir(ref_dir)
+        t0 = time.monotonic()
+        r = run(args, ref_dir)
+        took = time.monotonic() - t0
+        check(r.returncode == 0, f"{name}: reference run failed: {r.stderr}")
+        ref = tree(os.path.join(ref_dir, "out.zarr"))
+        for k in range(KILLS):
+            d = os.path.join(work, f"{name}-kill{k}")
+            os.mkdir(d)
+            delay = rng.uniform(0.0, 1.1 * took)
+            p = subprocess.Popen([GENSVD] + args, cwd=d, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            time.sleep(delay)
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            n_kills += 1
+            target = os.path.join(d, "out.zarr")
+            if os.path.exists(target):
+                n_complete += 1
+                check(tree(target) == ref,
+                      f"{name}: killed at {delay:.3f} s: the target exists but differs")
+            left = leftovers(d)
+            n_left += bool(left)
+            # the next run on the same target cleans up, then writes the same output
+            if os.path.exists(target):
+                r = run(args, d)
+                check(r.returncode == 1 and "output exists" in r.stderr,
+                      f"{name}: rerun over a complete target: {r.returncode} {r.stderr}")
+            else:
+                r = run(args, d)
+                check(r.returncode == 0, f"{name}: rerun after kill: {r.stderr}")
+                check(os.path.exists(target) and tree(target) == ref,
+                      f"{name}: rerun after kill at {delay:.3f} s differs from the reference")
+            check(leftovers(d) == [],
+                  f"{name}: staging left after the next run: {leftovers(d)} (was {left})")
+    print(f"kill -9: {n_kills} runs killed, {n_complete} had finished, {n_left} left staging "
+          f"directories (all removed by the next run)", flush=True)
+
+
+def fake_owner(d, suffix, pid, boot=None, start=0, name="out.zarr", mkdir=True):
+    """An owner file (and staging directory) as a run with that pid would have left them."""
+    if boot is None:
+        with open("/proc/sys/kernel/random/boot_id") as fh:
+            boot = fh.read().strip()
+    stage = os.path.join(d, f".{name}.gensvd-{suffix}")
+    with open(stage + ".owner", "w") as fh:
+        fh.write(f"gensvd staging v1\npid {pid}\nboot {boot}\nstart {start}\n")
+    if mkdir:
+        os.makedirs(os.path.join(stage, "x"))
+        with open(os.path.join(stage, "x", "0"), "wb") as fh:
+            fh.write(b"partial")
+    return stage
+
+
+def proc_start(pid):
+    with open(f"/proc/{pid}/stat") as fh:
+        return int(fh.read().rsplit(")", 1)[1].split()[19])
+
+
+def stale_tests(work, inp):
+    d = os.path.join(work, "stale")
+    os.mkdir(d)
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    me = os.getpid()
+    gone = fake_owner(d, "dead01", dead.pid)
+    other_boot = fake_owner(d, "boot01", me, boot="00000000-0000-0000-0000-000000000000")
+    reused = fake_owner(d, "reuse1", me, start=proc_start(me) + 1)
+    alive = fake_owner(d, "alive1", me, start=proc_start(me))
+    alive_nostart = fake_owner(d, "alive2", me)
+    no_owner = os.path.join(d, ".out.zarr.gensvd-noown1")
+    os.makedirs(no_owner)
+    garbage = os.path.join(d, ".out.zarr.gensvd-garb01")
+    os.makedirs(garbage)
+    with open(garbage + ".owner", "w") as fh:
+        fh.write(f"something else\npid {dead.pid}\n")
+    other_target = fake_owner(d, "othr01", dead.pid, name="other.zarr")
+    r = run(["pdist", "-q", "-t", "1", inp, "-o", "out.zarr"], d)
+    check(r.returncode == 0, f"stale: run failed: {r.stderr}")
+    for path, kept in ((gone, False), (other_boot, False), (reused, False), (alive, True),
+                       (alive_nostart, True), (no_owner, True), (garbage, True),
+                       (other_target, True)):
+        check(os.path.exists(path) == kept, f"stale: {os.path.basename(path)} "
+              f"{'removed' if kept else 'kept'}")
+        if os.path.exists(path + ".owner") != (kept and path != no_owner):
+            check(False, f"stale: owner file of {os.path.basename(path)}")
+
+    # a run that died between moving the old output aside and moving its own in: the next run
+    # puts the previous output back (and, without --force, then refuses to overwrite it)
+    d = os.path.join(work, "aside")
+    os.mkdir(d)
+    r = run(["pdist", "-q", "-t", "1", inp, "-o", "out.zarr"], d)
+    before = tree(os.path.join(d, "out.zarr"))
+    stage = fake_owner(d, "aside1", dead.pid)
+    os.rename(os.path.join(d, "out.zarr"), stage + ".gensvd-old-Qx9Zk2")
+    r = run(["pdist", "-q", "-t", "1", inp, "-o", "out.zarr"], d)
+    check(r.returncode == 1 and "output exists" in r.stderr, f"aside: rerun {r.stderr}")
+    check(os.path.exists(os.path.join(d, "out.zarr")) and
+          tree(os.path.join(d, "out.zarr")) == before, "aside: previous output not put back")
+    check(leftovers(d) == [], f"aside: left {leftovers(d)}")
+
+
+def concurrent_test(work, inp, small):
+    d = os.path.join(work, "concurrent")
+    os.mkdir(d)
+    a = subprocess.Popen([GENSVD] + LONG_RUN, cwd=d, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)
+    check(staging_appeared(d, a), "concurrent: first run's staging directory")
+    b = run(["pdist", "-q", "-t", "1", small, "-o", "out.zarr"], d)
+    _, a_err = a.communicate(timeout=120)
+    check(b.returncode == 0, f"concurrent: second run: {b.stderr}")
+    check(a.returncode == 1 and "output appeared while this run was writing it" in a_err,
+          f"concurrent: first run: {a.returncode} {a_err}")
+    check(os.path.exists(os.path.join(d, "out.zarr", "distance")), "concurrent: winner's output")
+    check(not os.path.exists(os.path.join(d, "out.zarr", "call_genotype")),
+          "concurrent: the outputs were mixed")
+    check(leftovers(d) == [], f"concurrent: left {leftovers(d)}")
+
+
+def signal_tests(work):
+    for sig, code in ((signal.SIGINT, 130), (signal.SIGTERM, 143)):
+        d = os.path.join(work, f"sig{int(sig)}")
+        os.mkdir(d)
+        p = subprocess.Popen([GENSVD] + LONG_RUN, cwd=d, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        check(staging_appeared(d, p), f"{sig.name}: staging directory")
+        p.send_signal(sig)
+        _, err = p.communicate(timeout=60)
+        check(p.returncode == code, f"{sig.name}: exit {p.returncode}, want {code}: {err}")
+        check(f"interrupted by {sig.name}" in err, f"{sig.name}: message: {err}")
+        check(not os.path.exists(os.path.join(d, "out.zarr")) and leftovers(d) == [],
+              f"{sig.name}: left {os.listdir(d)}")
+
+
+def efbig_test(work, inp):
+    d = os.path.join(work, "efbig")
+    os.mkdir(d)
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200 * 1024, 200 * 1024))
+
+    r = run(["pdist", "-q", "-t", "1", inp, "-o", "out.zarr"], d, preexec_fn=limit)
+    check(r.returncode == 1, f"EFBIG: exit {r.returncode}, want 1: {r.stderr}")
+    check("File too large" in r.stderr and "output out.zarr not written" in r.stderr,
+          f"EFBIG: message: {r.stderr}")
+    check(os.listdir(d) == [], f"EFBIG: left {os.listdir(d)}")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="gensvd-reliability-") as work:
+        inp = os.path.join(work, "in.zarr")
+        small = os.path.join(work, "small.zarr")
+        for out, m, n in ((inp, "20000", "1200"), (small, "200", "20")):
+            r = subprocess.run([GENSVD, "simulate", "-q", "-t", "1", "-m", m, "-n", n, "-c",
+                                "2000,1200", out], stderr=subprocess.PIPE, text=True)
+            if r.returncode != 0:
+                print("cannot simulate the input:", r.stderr)
+                return 1
+        print(f"seed {SEED}, {KILLS} kills per command", flush=True)
+        kill_tests(work, inp)
+        stale_tests(work, inp)
+        concurrent_test(work, inp, small)
+        signal_tests(work)
+        efbig_test(work, inp)
+    print(f"test_reliability: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
