@@ -246,14 +246,14 @@ static int load_object_chunk(gsvd_reader *r, const uint64_t *idx, struct gsvd_st
     GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
     GSVD_TRY(gsvd_codec_chain_decode_vlen(z->codecs, r->ws, r->raw.data, r->raw.len, z->chunk_items,
                                           MAX_VLEN_CHUNK_BYTES, key, &raw_items));
-    if (z->order == 'F' && z->ndim > 1) {
+    if (z->order != 'C' && z->ndim > 1) {
         /* reorder the pointers, then hand them over */
         char **c_order = gsvd_malloc(z->chunk_items * sizeof *c_order);
         if (!c_order) {
             rc = GSVD_ENOMEM;
             goto out;
         }
-        gsvd_f_to_c(raw_items.items, c_order, z->chunks, z->ndim, sizeof *c_order);
+        gsvd_array_to_c_order(z, raw_items.items, c_order, sizeof *c_order);
         gsvd_free(raw_items.items);
         raw_items.items = c_order;
         raw_items.cap = z->chunk_items;
