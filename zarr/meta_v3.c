@@ -333,7 +333,7 @@ static int parse_bytes(const cJSON *conf, const char *where, struct gsvd_zarray 
                        size_t len)
 {
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(conf, "endian");
-    int one = z->dtype.kind != 'U' && z->dtype.size == 1;
+    int one = z->dtype.kind == 'S' || (z->dtype.kind != 'U' && z->dtype.size == 1);
 
     if (e && !(cJSON_IsString(e) &&
                (strcmp(e->valuestring, "little") == 0 || strcmp(e->valuestring, "big") == 0))) {
