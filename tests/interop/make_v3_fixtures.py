@@ -2,6 +2,7 @@
 """Write a matrix of Zarr v3 arrays with zarr-python 3, for check_dump_v3.py.
 
 usage: make_v3_fixtures.py OUTDIR
+       make_v3_fixtures.py --vcf-like SRC_V2_STORE OUTDIR   (testdata/zarr/v3/vcf_like.zarr)
 
 Stores written under OUTDIR (each a group of arrays; the array name says what it holds):
   dtypes.zarr   every data type gensvd reads (bool, int8..uint64, float16/32/64, string,
@@ -15,6 +16,9 @@ Stores written under OUTDIR (each a group of arrays; the array name says what it
                 ("0x7fc00000" written into zarr.json after the fact), 64-bit extremes; with
                 missing chunks and missing inner chunks of shards
   consolidated.zarr  a nested group with consolidated metadata in the root zarr.json
+With --vcf-like, SRC_V2_STORE (testdata/zarr/v2py/vcf_like.zarr) is copied to OUTDIR/
+vcf_like.zarr as Zarr v3 (copy_v3): call_genotype sharded (index at the end, crc32c),
+call_DS sharded with the index at the start and no crc32c, consolidated metadata.
 Needs zarr-python 3 (tests/requirements-zarr3.txt).
 """
 
@@ -182,7 +186,57 @@ def consolidated_store(root):
     zarr.consolidate_metadata(path)
 
 
+def copy_v3(src, dst, layout=None, consolidated=True, chunk_key_encoding=None):
+    """Copy the Zarr v2 group src to a Zarr v3 group dst with zarr-python 3: same values,
+    attributes, _ARRAY_DIMENSIONS as dimension_names, fill values kept.  layout(name, array)
+    may return create_array keywords (chunks, shards, codecs) replacing the v2 chunks."""
+    s = zarr.open_group(src, mode="r", zarr_format=2)
+    d = zarr.open_group(dst, mode="w", zarr_format=3)
+    d.attrs.update(dict(s.attrs))
+    for name, a in s.arrays():
+        attrs = dict(a.attrs)
+        dims = attrs.pop("_ARRAY_DIMENSIONS", None)
+        data = a[...]
+        kw = dict(dimension_names=dims, attributes=attrs)
+        if chunk_key_encoding:
+            kw["chunk_key_encoding"] = chunk_key_encoding
+        if a.dtype == object or a.dtype.kind in "OT":
+            kw["dtype"] = str
+            data = np.asarray(data, dtype=object)
+        else:
+            kw["dtype"] = a.dtype
+            if a.fill_value is not None:
+                kw["fill_value"] = a.fill_value
+        kw.update((layout and layout(name, a)) or {"chunks": a.chunks})
+        out = d.create_array(name, shape=a.shape, **kw)
+        out[...] = data
+    if consolidated:
+        zarr.consolidate_metadata(dst)
+
+
+def vcf_like_layout(name, a):
+    if name == "call_genotype":
+        return dict(chunks=(5, 2, 2), shards=(10, 4, 2),
+                    compressors=[BloscCodec(cname="zstd", clevel=7, shuffle="bitshuffle")])
+    if name == "call_DS":
+        inner = tuple(max(1, c // 2) for c in a.chunks)
+        return dict(chunks=a.chunks, compressors=None, filters=None,
+                    serializer=ShardingCodec(chunk_shape=inner,
+                                             codecs=[BytesCodec(), ZstdCodec(level=3)],
+                                             index_codecs=[BytesCodec()],
+                                             index_location="start"))
+    return None
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--vcf-like":
+        out = sys.argv[3]
+        os.makedirs(out, exist_ok=True)
+        dst = os.path.join(out, "vcf_like.zarr")
+        if os.path.exists(dst):
+            shutil.rmtree(dst)
+        copy_v3(sys.argv[2], dst, vcf_like_layout)
+        return 0
     if len(sys.argv) != 2:
         sys.stderr.write(__doc__)
         return 2

@@ -27,6 +27,8 @@ try:
     import numpy as np
     import zarr
     from zarr.codecs import BloscCodec
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import make_v3_fixtures
     if int(zarr.__version__.split(".")[0]) < 3:
         raise ImportError("zarr-python 3 needed")
 except ImportError as e:
@@ -36,34 +38,11 @@ except ImportError as e:
 FAILED = []
 
 
-def copy_v3(src, dst, sharded, consolidated):
-    s = zarr.open_group(src, mode="r", zarr_format=2)
-    d = zarr.open_group(dst, mode="w", zarr_format=3)
-    d.attrs.update(dict(s.attrs))
-    cke = None if sharded else {"name": "default", "configuration": {"separator": "."}}
-    for name, a in s.arrays():
-        attrs = dict(a.attrs)
-        dims = attrs.pop("_ARRAY_DIMENSIONS", None)
-        data = a[...]
-        kw = dict(dimension_names=dims, attributes=attrs)
-        if cke:
-            kw["chunk_key_encoding"] = cke
-        if a.dtype == object or a.dtype.kind in "OT":
-            kw["dtype"] = str
-            data = np.asarray(data, dtype=object)
-        else:
-            kw["dtype"] = a.dtype
-        if a.fill_value is not None and a.dtype.kind not in "OT":
-            kw["fill_value"] = a.fill_value
-        if name == "call_genotype" and sharded:
-            kw.update(chunks=(500, 250, 2), shards=(2000, 500, 2),
-                      compressors=[BloscCodec(cname="zstd", clevel=7, shuffle="bitshuffle")])
-        else:
-            kw["chunks"] = a.chunks
-        out = d.create_array(name, shape=a.shape, **kw)
-        out[...] = data
-    if consolidated:
-        zarr.consolidate_metadata(dst)
+def hapmap_layout(name, a):
+    if name == "call_genotype":
+        return dict(chunks=(500, 250, 2), shards=(2000, 500, 2),
+                    compressors=[BloscCodec(cname="zstd", clevel=7, shuffle="bitshuffle")])
+    return None
 
 
 def run(cmd):
@@ -100,7 +79,9 @@ def main(argv):
         hap = os.path.join(real, "hapmap3.vcz")
         for sharded, consolidated, tag in [(True, True, "sharded"), (False, False, "plain")]:
             dst = os.path.join(tmp, "hapmap3_%s.vcz" % tag)
-            copy_v3(hap, dst, sharded, consolidated)
+            make_v3_fixtures.copy_v3(
+                hap, dst, hapmap_layout if sharded else None, consolidated,
+                None if sharded else {"name": "default", "configuration": {"separator": "."}})
             compare(gensvd, hap, dst, "hapmap3 v3 %s" % tag)
         vcf2zarr = os.path.join(os.path.dirname(sys.executable), "vcf2zarr")
         if os.path.exists(vcf2zarr):

@@ -344,6 +344,8 @@ static void test_consolidated(void)
                       GSVD_EFORMAT);
         GSVD_CHECK(keys.n == 0 && docs.n == 0);
     }
+    gsvd_strlist_free(&keys); /* the caller owns the lists, even after a failure */
+    gsvd_strlist_free(&docs);
 }
 
 /* Published check value of CRC-32C, and a v3 chain decoding through crc32c and zstd. */
