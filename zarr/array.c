@@ -421,17 +421,70 @@ static int shard_entry(gsvd_array *a, const char *key, uint64_t lin, uint64_t in
     return rc;
 }
 
-/* Sharded fetch: the inner chunk's bytes by one ranged read. */
-static int fetch_inner(gsvd_array *a, const uint64_t *idx, struct gsvd_buf *raw)
+#define SPAN_MAX_BYTES ((uint64_t)16 << 20) /* one coalesced read of inner chunks */
+#define SPAN_LOOKAHEAD 4096                 /* chunks of the scan looked at for it */
+
+void gsvd_chunk_span_free(struct gsvd_chunk_span *s)
+{
+    gsvd_buf_free(&s->bytes);
+    memset(s, 0, sizeof *s);
+}
+
+/* Shard of chunk idx: its linear index, key (caller frees) and the chunk's place in it. */
+static int locate_inner(const gsvd_array *a, const uint64_t *idx, uint64_t *lin, uint64_t *inner,
+                        char **key)
 {
     const struct gsvd_zarray *z = &a->meta;
-    uint64_t sidx[GSVD_MAX_DIMS], inner = shard_of(z, idx, sidx), lin = 0, off = 0, len = 0;
-    char *key = NULL;
+    uint64_t sidx[GSVD_MAX_DIMS];
+
+    *inner = shard_of(z, idx, sidx);
+    *lin = 0;
+    for (size_t d = 0; d < z->ndim; d++)
+        *lin = *lin * z->shard_grid[d] + sidx[d];
+    return object_key(a, sidx, key);
+}
+
+/* Next chunk of the C-order scan over [lo, hi) after idx (updated); 0 at the end. */
+static int scan_next(size_t nd, uint64_t *idx, const uint64_t *lo, const uint64_t *hi)
+{
+    size_t d = nd;
+    while (d-- > 0) {
+        if (++idx[d] < hi[d])
+            return 1;
+        idx[d] = lo[d];
+    }
+    return 0;
+}
+
+/* Bytes [off, off + len) of shard `key` into dst, exactly. */
+static int read_part(gsvd_array *a, const char *key, uint64_t inner, uint64_t off, uint64_t len,
+                     struct gsvd_buf *dst)
+{
+    int rc = gsvd_store_get_range(gsvd_tree_store(a->tree), key, off, len, 0, dst, NULL);
+    if (rc < 0)
+        return rc;
+    if (dst->len != len) {
+        gsvd_log_error("%s: inner chunk %llu (offset %llu, length %llu) runs past the end of the "
+                       "shard",
+                       key, (unsigned long long)inner, (unsigned long long)off,
+                       (unsigned long long)len);
+        return GSVD_EFORMAT;
+    }
+    return GSVD_OK;
+}
+
+/* Sharded fetch: the inner chunk's bytes by one ranged read, or (with a scan box and a span)
+ * from a read that also covers the scan's other chunks in the same shard. */
+static int fetch_inner(gsvd_array *a, const uint64_t *idx, const uint64_t *lo, const uint64_t *hi,
+                       struct gsvd_chunk_span *span, struct gsvd_buf *raw)
+{
+    const struct gsvd_zarray *z = &a->meta;
+    uint64_t lin = 0, inner = 0, off = 0, len = 0, start, end, lo_new, hi_new;
+    uint64_t next[GSVD_MAX_DIMS];
+    char *key = NULL, *key2 = NULL;
     int rc;
 
-    for (size_t d = 0; d < z->ndim; d++)
-        lin = lin * z->shard_grid[d] + sidx[d];
-    GSVD_TRY(object_key(a, sidx, &key));
+    GSVD_TRY(locate_inner(a, idx, &lin, &inner, &key));
     rc = shard_entry(a, key, lin, inner, &off, &len);
     if (rc <= 0) {
         gsvd_buf_clear(raw);
@@ -443,19 +496,87 @@ static int fetch_inner(gsvd_array *a, const uint64_t *idx, struct gsvd_buf *raw)
         rc = GSVD_EFORMAT;
         goto out;
     }
-    GSVD_TRY(gsvd_store_get_range(gsvd_tree_store(a->tree), key, off, len, 0, raw, NULL));
-    if (raw->len != len) {
-        gsvd_log_error("%s: inner chunk %llu (offset %llu, length %llu) runs past the end of the "
-                       "shard",
-                       key, (unsigned long long)inner, (unsigned long long)off,
-                       (unsigned long long)len);
-        rc = GSVD_EFORMAT;
+    if (span && span->valid && span->shard == lin && off >= span->off &&
+        off - span->off <= span->bytes.len && len <= span->bytes.len - (off - span->off)) {
+        gsvd_buf_clear(raw);
+        GSVD_TRY(gsvd_buf_append(raw, span->bytes.data + (off - span->off), (size_t)len));
+        rc = 1;
         goto out;
+    }
+    /* the other chunks of the scan in this shard (a bounded look-ahead): when they and this one
+     * fill a block of the shard with little in between, one read fetches them all, whatever
+     * order the writer put them in */
+    start = off;
+    end = off + len; /* the index was checked: no overflow */
+    if (span) {
+        uint64_t sum = len, n_scanned = 0;
+        memcpy(next, idx, z->ndim * sizeof *next);
+        while (n_scanned++ < SPAN_LOOKAHEAD && scan_next(z->ndim, next, lo, hi)) {
+            uint64_t lin2, inner2, off2, len2;
+            int present;
+            gsvd_free(key2);
+            key2 = NULL;
+            GSVD_TRY(locate_inner(a, next, &lin2, &inner2, &key2));
+            if (lin2 != lin)
+                continue;
+            present = shard_entry(a, key2, lin2, inner2, &off2, &len2);
+            if (present < 0) {
+                rc = present;
+                goto out;
+            }
+            if (!present)
+                continue;
+            lo_new = off2 < start ? off2 : start;
+            hi_new = off2 + len2 > end ? off2 + len2 : end;
+            if (hi_new - lo_new > SPAN_MAX_BYTES)
+                continue;
+            start = lo_new;
+            end = hi_new;
+            sum += len2;
+        }
+        /* read the block only when what lies between the chunks is a small part of it */
+        if (end - start - sum > sum / 4 + 65536) {
+            start = off;
+            end = off + len;
+        }
+    }
+    if (end - start > len) {
+        GSVD_TRY(read_part(a, key, inner, start, end - start, &span->bytes));
+        span->valid = 1;
+        span->shard = lin;
+        span->off = start;
+        gsvd_buf_clear(raw);
+        GSVD_TRY(gsvd_buf_append(raw, span->bytes.data + (off - start), (size_t)len));
+    } else {
+        GSVD_TRY(read_part(a, key, inner, off, len, raw));
     }
     rc = 1;
 out:
+    if (rc < 0 && span)
+        span->valid = 0;
     gsvd_free(key);
+    gsvd_free(key2);
     return rc;
+}
+
+int gsvd_array_fetch_chunk_in(gsvd_array *a, const uint64_t *idx, const uint64_t *lo,
+                              const uint64_t *hi, struct gsvd_chunk_span *span,
+                              struct gsvd_buf *raw)
+{
+    int rc = check_index(a, idx);
+
+    if (rc < 0)
+        return rc;
+    if (!a->meta.sharded)
+        return gsvd_array_fetch_chunk(a, idx, raw);
+    for (size_t d = 0; d < a->meta.ndim; d++) {
+        if (!(lo[d] <= idx[d] && idx[d] < hi[d] && hi[d] <= a->meta.grid[d])) {
+            gsvd_log_error("%s: chunk scan box does not hold chunk %llu on axis %zu", a->name,
+                           (unsigned long long)idx[d], d);
+            return GSVD_EINVAL;
+        }
+    }
+    return fetch_inner(a, idx, lo, hi, span, raw);
 }
 
 int gsvd_array_fetch_chunk(gsvd_array *a, const uint64_t *idx, struct gsvd_buf *raw)
@@ -466,7 +587,7 @@ int gsvd_array_fetch_chunk(gsvd_array *a, const uint64_t *idx, struct gsvd_buf *
     if (rc < 0)
         return rc;
     if (a->meta.sharded)
-        return fetch_inner(a, idx, raw);
+        return fetch_inner(a, idx, NULL, NULL, NULL, raw);
     GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
     rc = gsvd_store_get(gsvd_tree_store(a->tree), key, raw);
     if (rc == GSVD_ENOTFOUND) {

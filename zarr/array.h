@@ -38,6 +38,27 @@ GSVD_NODISCARD int gsvd_array_chunk_key(const gsvd_array *a, const uint64_t *idx
  * (crc32c mismatch), logged naming the shard's key. */
 GSVD_NODISCARD int gsvd_array_fetch_chunk(gsvd_array *a, const uint64_t *idx, struct gsvd_buf *raw);
 
+/* A reader's bytes of several inner chunks read at once (see gsvd_array_fetch_chunk_in).
+ * Zero-initialise; free with gsvd_chunk_span_free.  One thread's. */
+struct gsvd_chunk_span {
+    int valid;      /* bytes holds [off, off + bytes.len) of shard `shard` */
+    uint64_t shard; /* linear shard index */
+    uint64_t off;   /* offset of bytes.data in the shard */
+    struct gsvd_buf bytes;
+};
+void gsvd_chunk_span_free(struct gsvd_chunk_span *s); /* accepts an empty span */
+
+/* gsvd_array_fetch_chunk for a scan over the chunk box [lo, hi) in C order, at chunk idx:
+ * for a sharded array, idx and the chunks after it in the scan that lie in the same shard,
+ * when together they fill a block of it with little in between (in whatever order the writer
+ * put them), are fetched with one ranged read (at most 16 MiB) into `span` (caller's, kept
+ * between calls), and later calls for them are served from it.  Other arrays: as
+ * gsvd_array_fetch_chunk.  Same returns, and GSVD_EINVAL (logged) when idx is outside the
+ * box or the box outside the grid. */
+GSVD_NODISCARD int gsvd_array_fetch_chunk_in(gsvd_array *a, const uint64_t *idx, const uint64_t *lo,
+                                             const uint64_t *hi, struct gsvd_chunk_span *span,
+                                             struct gsvd_buf *raw);
+
 /* Decode raw bytes of chunk idx (present = 1 from fetch) into dst, which holds chunk_bytes;
  * present = 0 fills dst with fill_value.  `scratch` holds the F-order / v3 transpose.
  * GSVD_ECODEC / GSVD_EFORMAT (logged, naming the key).  Not for 'O' arrays. */
