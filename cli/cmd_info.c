@@ -127,8 +127,9 @@ static int print_node(struct gsvd_cli_input *in, const char *path, int depth,
         gsvd_log_error("%s/%s: no Zarr group or array here", gsvd_store_url(in->store), path);
         return GSVD_ENOTFOUND;
     }
-    printf("%*s%s/  group%s\n", 2 * depth, "",
+    printf("%*s%s/  group%s%s\n", 2 * depth, "",
            name ? name + 1 : (*path ? path : gsvd_store_url(in->store)),
+           depth == 0 && gsvd_tree_format(in->tree) == 3 ? "  format v3" : "",
            depth == 0 && gsvd_tree_is_consolidated(in->tree) ? "  consolidated" : "");
     GSVD_TRY(gsvd_tree_children(in->tree, path, &children));
     for (size_t i = 0; i < children.n; i++) {

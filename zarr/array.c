@@ -132,7 +132,19 @@ int gsvd_array_open(gsvd_tree *t, const char *path, gsvd_array **out)
     GSVD_TRY(gsvd_key_join(path, ".zarray", &key));
     rc = gsvd_tree_get_meta(t, key, &json);
     if (rc == GSVD_ENOTFOUND) {
-        gsvd_log_error("%s: no array here (no .zarray)", a->name);
+        /* a v3 node inside a v2 hierarchy: say so rather than "nothing here" */
+        gsvd_free(key);
+        key = NULL;
+        GSVD_TRY(gsvd_key_join(path, "zarr.json", &key));
+        if (gsvd_store_get(gsvd_tree_store(t), key, &json) == GSVD_OK) {
+            gsvd_log_error("%s: a Zarr v3 node (zarr.json) inside a Zarr v2 hierarchy; open a v3 "
+                           "store at its root",
+                           a->name);
+            rc = GSVD_EUNSUPPORTED;
+        } else {
+            gsvd_log_error("%s: no array here (no .zarray)", a->name);
+            rc = GSVD_ENOTFOUND;
+        }
         goto out;
     }
     if (rc < 0)
