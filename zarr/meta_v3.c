@@ -562,6 +562,13 @@ static int parse_sharding(const cJSON *conf, int vlen, const char *where, struct
         snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%llu", d ? "x" : "",
                  (unsigned long long)z->shard[d]);
     }
+    /* shards are cached under their C-order linear index, which must not wrap */
+    for (size_t d = 0, n = 1; d < nd; d++) {
+        if (z->shard_grid[d] > SIZE_MAX || gsvd_mul_size(n, (size_t)z->shard_grid[d], &n) < 0) {
+            gsvd_log_error("%s: the shard grid has more than 2^64 shards", where);
+            return GSVD_EFORMAT;
+        }
+    }
     z->sharded = 1;
     z->n_inner = n_inner;
     if (loc && !(cJSON_IsString(loc) && (strcmp(loc->valuestring, "start") == 0 ||

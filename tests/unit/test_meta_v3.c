@@ -270,6 +270,9 @@ static void test_errors(void)
     EXPECT(adoc("[16]", "[8]", "\"int32\"", codecs, "0", NULL), GSVD_EUNSUPPORTED);
     snprintf(codecs, sizeof codecs, SH, "1", le, le, "", "");
     EXPECT(adoc("[1000000000]", "[1000000000]", "\"int8\"", codecs, "0", NULL), GSVD_EFORMAT);
+    snprintf(codecs, sizeof codecs, SH, "1, 1", le, le, "", "");
+    EXPECT(adoc("[4503599627370496, 4503599627370496]", "[1, 1]", "\"int8\"", codecs, "0", NULL),
+           GSVD_EFORMAT); /* 2^104 shards */
 }
 
 static void test_nodes_and_attrs(void)
