@@ -27,8 +27,14 @@
 #include "common/log.h"
 #include "zarr/codec_internal.h"
 
-/* Intermediate stages of a v3 chain (e.g. a zstd frame inside crc32c) may hold at most this */
-#define GSVD_MAX_STAGE_BYTES ((size_t)1 << 31)
+/* What an intermediate stage of a v3 chain may hold when the final output is `n` bytes: the
+ * input of a later decoder is an encoding of at most n bytes, which every supported codec keeps
+ * within n / 8 + 64 KiB of overhead.  A hostile frame claiming more is refused before any
+ * allocation of that size. */
+static size_t stage_limit(size_t n)
+{
+    return n > SIZE_MAX / 2 ? SIZE_MAX : n + n / 8 + 65536;
+}
 
 /* The one table of codecs; ids are numcodecs ids.  Keep gsvd_codec_supported() in step. */
 static const struct gsvd_codec_ops *const codecs[] = {
@@ -585,8 +591,9 @@ static int decode_ordered(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const vo
             return GSVD_OK;
         }
         struct gsvd_buf *b = &ws->tmp[k % 2];
-        GSVD_TRY(decode_grow(st, ws, in, in_len, dst ? cap : 4096,
-                             dst ? GSVD_MAX_STAGE_BYTES : max_bytes, key, b));
+        size_t limit =
+            !dst && k + 1 == c->n_filters ? max_bytes : stage_limit(dst ? cap : max_bytes);
+        GSVD_TRY(decode_grow(st, ws, in, in_len, dst ? cap : 4096, limit, key, b));
         in = b->data;
         in_len = b->len;
     }

@@ -66,6 +66,7 @@ struct req {
     CURLcode cc;            /* last transport result */
     curl_off_t length;      /* HEAD: Content-Length */
     char range[48];         /* GET of a range: CURLOPT_RANGE ("a-b" or "-n"), or "" */
+    uint64_t range_len;     /* bytes the range asks for: a longer 206 body is refused */
     char content_range[96]; /* the response's Content-Range value, or "" */
     char err[CURL_ERROR_SIZE];
     char code[48]; /* S3/GCS error code from an XML error body, if any */
@@ -209,14 +210,22 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
     struct req *r = ud;
     size_t len = size * n;
+    uint64_t limit = MAX_OBJECT_BYTES;
+
+    if (r->range_len) {
+        /* a 206 holds at most the range asked for (a 200 is the whole object) */
+        long status = 0;
+        curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status == 206 && r->range_len < limit)
+            limit = r->range_len;
+    }
     if (r->data.len == 0 && r->data.cap == 0) {
         curl_off_t cl = -1;
         if (curl_easy_getinfo(r->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK &&
-            cl > 0 && (uint64_t)cl <= MAX_OBJECT_BYTES &&
-            gsvd_buf_reserve(&r->data, (size_t)cl) < 0)
+            cl > 0 && (uint64_t)cl <= limit && gsvd_buf_reserve(&r->data, (size_t)cl) < 0)
             return 0;
     }
-    if (r->data.len + len > MAX_OBJECT_BYTES) {
+    if (r->data.len + len > limit) {
         r->too_big = 1;
         return 0;
     }
@@ -599,6 +608,12 @@ static int outcome(struct store_http *h, struct req *r)
                        h->display, r->key, what, r->status, code);
         return GSVD_EAUTH;
     }
+    if (r->too_big && r->range_len && r->status == 206) {
+        gsvd_log_error("%s/%s: HTTP 206 body longer than the %llu bytes of Range bytes=%s; "
+                       "refused",
+                       h->display, r->key, (unsigned long long)r->range_len, r->range);
+        return GSVD_EIO;
+    }
     if (r->too_big) {
         gsvd_log_error("%s/%s: object larger than %zu bytes; refused", h->display, r->key,
                        (size_t)MAX_OBJECT_BYTES);
@@ -755,6 +770,7 @@ static int http_get_range(gsvd_store *st, const char *key, uint64_t offset, uint
     r = req_new(h, key, M_GET);
     if (!r)
         return GSVD_ENOMEM;
+    r->range_len = length;
     if (suffix)
         snprintf(r->range, sizeof r->range, "-%llu", (unsigned long long)length);
     else

@@ -16,6 +16,7 @@ faults into requests for chunk keys (paths whose last component does not start w
   norange     Range headers are ignored: 200 with the whole object (servers without ranges)
   short206    ranged requests: 206 whose Content-Range is the range asked for but whose body
               (and Content-Length) is only half of it
+  long206     ranged requests: 206 for the range asked for with 4096 extra bytes of body
 
 Every wait is bounded (--stall, default 30 s).  Request counts per path are kept in
 MockServer.counts, and the Range headers received as (path, value) in MockServer.ranges, for
@@ -98,6 +99,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data, status = data[start:end + 1], 206
             if mode == "short206":
                 data = data[: len(data) // 2]
+            if mode == "long206":
+                data = data + bytes(4096)
         if mode in ("reset", "truncate", "slow") and n == 0 and self.command == "GET":
             self.send_response(status)
             self.send_header("Content-Length", str(len(data)))
@@ -144,7 +147,7 @@ def main():
     ap.add_argument("--root", required=True)
     ap.add_argument("--mode", default="normal",
                     choices=["normal", "429", "503", "reset", "truncate", "slow", "always500",
-                             "403", "norange", "short206"])
+                             "403", "norange", "short206", "long206"])
     ap.add_argument("--stall", type=float, default=30.0)
     a = ap.parse_args()
     srv = MockServer(a.root, a.mode, a.stall)

@@ -59,6 +59,13 @@ def main():
           rc == 1 and "call_genotype/c/" in err and "truncated" in err and out == b"",
           f"exit {rc}: {err}")
     srv.shutdown()
+    srv = MockServer(v3root, "long206").start()
+    url = f"http://127.0.0.1:{srv.port}/{STORE}"
+    rc, out, err = run(gensvd, ["dump", f"{url}/call_genotype"], FAST)
+    check("v3 oversized 206: exit 1, refused naming the shard",
+          rc == 1 and "call_genotype/c/" in err and "longer than" in err and out == b"",
+          f"exit {rc}: {err}")
+    srv.shutdown()
 
     # transient faults: retried, results identical
     for mode in ["429", "503", "reset", "truncate", "slow"]:
