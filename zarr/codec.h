@@ -1,8 +1,10 @@
-/* zarr/codec.h - Zarr v2 codec chains: optional filters, then an optional compressor.
+/* zarr/codec.h - codec chains.  Zarr v2: optional filters, then an optional compressor.
  * A chain is parsed from .zarray by zarr/meta.c and owned by the array's metadata.  Decoding runs
  * the compressor, then the filters in reverse order; encoding runs the filters in order, then the
  * compressor.  Supported ids: compressors blosc (blosclz, lz4, lz4hc, zlib, zstd; shuffle
- * -1/0/1/2), zstd, zlib, gzip, lz4 (numcodecs framing); filters delta and vlen-utf8.
+ * -1/0/1/2), zstd, zlib, gzip, lz4 (numcodecs framing); filters delta, crc32c and vlen-utf8.
+ * Zarr v3 (gsvd_codec_chain_parse_v3, from zarr/meta_v3.c): the bytes -> bytes codecs after the
+ * array -> bytes one, in order, each free to change the size; read only.
  * Thread safety: a chain is immutable after parsing and may be shared by threads; each thread
  * passes its own workspace (gsvd_codec_ws), which holds the codec contexts and scratch buffers. */
 #ifndef GSVD_ZARR_CODEC_H
