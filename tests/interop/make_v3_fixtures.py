@@ -16,6 +16,7 @@ Stores written under OUTDIR (each a group of arrays; the array name says what it
                 ("0x7fc00000" written into zarr.json after the fact), 64-bit extremes; with
                 missing chunks and missing inner chunks of shards
   consolidated.zarr  a nested group with consolidated metadata in the root zarr.json
+  root_array.zarr    the store is one sharded array (its zarr.json at the root)
 With --vcf-like, SRC_V2_STORE (testdata/zarr/v2py/vcf_like.zarr) is copied to OUTDIR/
 vcf_like.zarr as Zarr v3 (copy_v3): call_genotype sharded (index at the end, crc32c),
 call_DS sharded with the index at the start and no crc32c, consolidated metadata.
@@ -228,6 +229,12 @@ def vcf_like_layout(name, a):
     return None
 
 
+def root_array_store(root):
+    a = zarr.create_array(os.path.join(root, "root_array.zarr"), shape=(5, 4), chunks=(2, 2),
+                          shards=(4, 4), dtype="uint16", fill_value=3, zarr_format=3)
+    a[:3] = values("uint16", (3, 4))
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--vcf-like":
         out = sys.argv[3]
@@ -249,6 +256,7 @@ def main():
     keys_store(out)
     fill_store(out)
     consolidated_store(out)
+    root_array_store(out)
     return 0
 
 
