@@ -20,7 +20,8 @@ struct info_opts {
 static void usage(FILE *fp)
 {
     fputs("Usage: gensvd info [options] INPUT\n"
-          "Print the tree of groups and arrays under INPUT (a Zarr v2 store, group or array):\n"
+          "Print the tree of groups and arrays under INPUT (a Zarr v2 or v3 store, group or\n"
+          "array):\n"
           "shape, dtype, chunks, codec chain, stored and raw bytes and their ratio.\n"
           "  -b, --bytes           print sizes as exact byte counts\n"
           "      --no-sizes        do not look up stored chunk sizes (faster on remote stores)\n"
@@ -78,12 +79,14 @@ static int print_array(struct gsvd_cli_input *in, const char *path, int depth,
     gsvd_codec_chain_describe(z->codecs, codecs, sizeof codecs);
     for (size_t d = 0; d < z->ndim; d++) {
         items *= z->shape[d];
-        total_chunks *= z->grid[d];
+        total_chunks *= z->sharded ? z->shard_grid[d] : z->grid[d];
     }
     printf("%*s%s  array  shape %s  dtype %s  chunks %s  codecs %s", 2 * depth, "",
            name ? name + 1 : (*path ? path : "/"), shape, dt, chunks, codecs);
     if (z->order == 'F')
         printf("  order F");
+    if (z->zarr_format == 3)
+        printf("  format v3");
     if (dims.n) {
         printf("  dims ");
         for (size_t i = 0; i < dims.n; i++)
@@ -92,8 +95,8 @@ static int print_array(struct gsvd_cli_input *in, const char *path, int depth,
     if (!o->no_sizes) {
         GSVD_TRY(gsvd_array_stored_bytes(a, &stored_bytes, &n_chunks));
         human(stored_bytes, o->exact_bytes, stored, sizeof stored);
-        printf("  stored %s in %llu/%llu chunks", stored, (unsigned long long)n_chunks,
-               (unsigned long long)total_chunks);
+        printf("  stored %s in %llu/%llu %s", stored, (unsigned long long)n_chunks,
+               (unsigned long long)total_chunks, z->sharded ? "shards" : "chunks");
         if (z->dtype.kind != 'O') {
             human(items * z->dtype.size, o->exact_bytes, raw, sizeof raw);
             printf("  raw %s", raw);
@@ -124,8 +127,9 @@ static int print_node(struct gsvd_cli_input *in, const char *path, int depth,
         gsvd_log_error("%s/%s: no Zarr group or array here", gsvd_store_url(in->store), path);
         return GSVD_ENOTFOUND;
     }
-    printf("%*s%s/  group%s\n", 2 * depth, "",
+    printf("%*s%s/  group%s%s\n", 2 * depth, "",
            name ? name + 1 : (*path ? path : gsvd_store_url(in->store)),
+           depth == 0 && gsvd_tree_format(in->tree) == 3 ? "  format v3" : "",
            depth == 0 && gsvd_tree_is_consolidated(in->tree) ? "  consolidated" : "");
     GSVD_TRY(gsvd_tree_children(in->tree, path, &children));
     for (size_t i = 0; i < children.n; i++) {

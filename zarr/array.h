@@ -32,11 +32,35 @@ GSVD_NODISCARD int gsvd_array_dim_names(const gsvd_array *a, struct gsvd_strlist
 GSVD_NODISCARD int gsvd_array_chunk_key(const gsvd_array *a, const uint64_t *idx, char **out);
 
 /* Fetch the raw (encoded) bytes of chunk idx into raw.  Returns 1 when present, 0 when the
- * chunk is missing (raw emptied), or a negative store error (logged). */
+ * chunk is missing (raw emptied), or a negative store error (logged).  Sharded arrays read the
+ * inner chunk's bytes only (after the shard's index, read once and cached); a bad index is
+ * GSVD_EFORMAT (outside the shard, overlapping, shard shorter than its index) or GSVD_ECODEC
+ * (crc32c mismatch), logged naming the shard's key. */
 GSVD_NODISCARD int gsvd_array_fetch_chunk(gsvd_array *a, const uint64_t *idx, struct gsvd_buf *raw);
 
+/* A reader's bytes of several inner chunks read at once (see gsvd_array_fetch_chunk_in).
+ * Zero-initialise; free with gsvd_chunk_span_free.  One thread's. */
+struct gsvd_chunk_span {
+    int valid;      /* bytes holds [off, off + bytes.len) of shard `shard` */
+    uint64_t shard; /* linear shard index */
+    uint64_t off;   /* offset of bytes.data in the shard */
+    struct gsvd_buf bytes;
+};
+void gsvd_chunk_span_free(struct gsvd_chunk_span *s); /* accepts an empty span */
+
+/* gsvd_array_fetch_chunk for a scan over the chunk box [lo, hi) in C order, at chunk idx:
+ * for a sharded array, idx and the chunks after it in the scan that lie in the same shard,
+ * when together they fill a block of it with little in between (in whatever order the writer
+ * put them), are fetched with one ranged read (at most 16 MiB) into `span` (caller's, kept
+ * between calls), and later calls for them are served from it.  Other arrays: as
+ * gsvd_array_fetch_chunk.  Same returns, and GSVD_EINVAL (logged) when idx is outside the
+ * box or the box outside the grid. */
+GSVD_NODISCARD int gsvd_array_fetch_chunk_in(gsvd_array *a, const uint64_t *idx, const uint64_t *lo,
+                                             const uint64_t *hi, struct gsvd_chunk_span *span,
+                                             struct gsvd_buf *raw);
+
 /* Decode raw bytes of chunk idx (present = 1 from fetch) into dst, which holds chunk_bytes;
- * present = 0 fills dst with fill_value.  `scratch` holds the F-order transpose.
+ * present = 0 fills dst with fill_value.  `scratch` holds the F-order / v3 transpose.
  * GSVD_ECODEC / GSVD_EFORMAT (logged, naming the key).  Not for 'O' arrays. */
 GSVD_NODISCARD int gsvd_array_decode_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *idx,
                                            const struct gsvd_buf *raw, int present, void *dst,
@@ -46,15 +70,21 @@ GSVD_NODISCARD int gsvd_array_decode_chunk(gsvd_array *a, gsvd_codec_ws *ws, con
 GSVD_NODISCARD int gsvd_array_read_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *idx,
                                          void *dst, struct gsvd_buf *raw, struct gsvd_buf *scratch);
 
+/* Reorder one decoded chunk of z (chunk_items elements of esz bytes, in the chunk's stored
+ * order z->order: 'C', 'F' or 'P' with z->perm) into C order at dst.  src and dst must not
+ * overlap.  Cannot fail. */
+void gsvd_array_to_c_order(const struct gsvd_zarray *z, const void *src, void *dst, size_t esz);
+
 /* Tell the store which chunks a scan of the region start..start+count will read (a read-ahead
  * hint for remote stores, see gsvd_store_prefetch): chunk rows along `axis` in increasing
  * order, each in C order over the other axes.  Replaces any earlier hint on the store.
+ * Sharded arrays give no hint (their inner chunks are ranged reads).
  * Returns GSVD_OK, GSVD_EINVAL (logged: region outside the array) or GSVD_ENOMEM. */
 GSVD_NODISCARD int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start,
                                        const uint64_t *count);
 
 /* Sum of the stored sizes of all present chunks and their count (lists the store, or fetches
- * each chunk when it cannot list).  For `gensvd info`. */
+ * each chunk when it cannot list); for sharded arrays, of the shards.  For `gensvd info`. */
 GSVD_NODISCARD int gsvd_array_stored_bytes(gsvd_array *a, uint64_t *bytes, uint64_t *n_chunks);
 
 GSVD_EXTERN_C_END

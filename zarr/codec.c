@@ -27,13 +27,24 @@
 #include "common/log.h"
 #include "zarr/codec_internal.h"
 
+/* What an intermediate stage of a v3 chain may hold when the final output is `n` bytes: the
+ * input of a later decoder is an encoding of at most n bytes, which every supported codec keeps
+ * within n / 8 + 64 KiB of overhead.  A hostile frame claiming more is refused before any
+ * allocation of that size. */
+static size_t stage_limit(size_t n)
+{
+    return n > SIZE_MAX / 2 ? SIZE_MAX : n + n / 8 + 65536;
+}
+
 /* The one table of codecs; ids are numcodecs ids.  Keep gsvd_codec_supported() in step. */
 static const struct gsvd_codec_ops *const codecs[] = {
     &gsvd_codec_blosc_ops, &gsvd_codec_zstd_ops,  &gsvd_codec_zlib_ops,      &gsvd_codec_gzip_ops,
-    &gsvd_codec_lz4_ops,   &gsvd_codec_delta_ops, &gsvd_codec_vlen_utf8_ops,
+    &gsvd_codec_lz4_ops,   &gsvd_codec_delta_ops, &gsvd_codec_vlen_utf8_ops, &gsvd_codec_crc32c_ops,
 };
 
-#define SUPPORTED_IDS "blosc, zstd, zlib, gzip, lz4, delta, vlen-utf8"
+#define SUPPORTED_IDS "blosc, zstd, zlib, gzip, lz4, delta, vlen-utf8, crc32c"
+/* Zarr v3 names of the bytes -> bytes codecs (codec.c maps their configurations) */
+#define SUPPORTED_V3 "blosc, zstd, gzip, crc32c"
 
 struct stage {
     const struct gsvd_codec_ops *ops; /* NULL: empty slot */
@@ -45,7 +56,10 @@ struct gsvd_codec_chain {
     size_t n_filters;
     struct stage comp;    /* compressor; comp.ops NULL for "compressor": null */
     struct gsvd_dtype dt; /* array dtype */
-    int is_vlen;          /* filters[0] is vlen-utf8 */
+    int is_vlen;          /* v2: filters[0] is vlen-utf8; v3: the array -> bytes codec was */
+    int ordered;          /* v3: filters[] holds every bytes -> bytes codec in zarr.json order,
+                             each free to change the size; comp is unused */
+    char *prefix;         /* owned, or NULL: description of the v3 codecs before filters[] */
 };
 
 const char *gsvd_codec_supported(void)
@@ -193,6 +207,7 @@ void gsvd_codec_chain_free(gsvd_codec_chain *c)
         chain_free_stage(&c->filters[i]);
     gsvd_free(c->filters);
     chain_free_stage(&c->comp);
+    gsvd_free(c->prefix);
     gsvd_free(c);
 }
 
@@ -285,6 +300,187 @@ int gsvd_codec_chain_default(const struct gsvd_dtype *dt, gsvd_codec_chain **out
                                        dt, "default codec chain", out);
 }
 
+/* ---- Zarr v3 bytes -> bytes codecs ------------------------------------------------------ */
+
+/* The numcodecs-style config of v3 codec `name` (configuration `conf`, may be NULL), for the
+ * codec table's parsers.  Returns GSVD_OK with *out (caller deletes), GSVD_ENOTFOUND (not
+ * logged) for a name gensvd does not know, or a logged GSVD_EFORMAT / GSVD_ENOMEM. */
+static int v3_config(const char *name, const cJSON *conf, const char *where, cJSON **out)
+{
+    static const char *const keep_blosc[] = {"cname", "clevel", "blocksize"};
+    static const char *const keep_zstd[] = {"level", "checksum"};
+    static const char *const keep_gzip[] = {"level"};
+    const char *const *keep = NULL;
+    size_t n_keep = 0;
+    const char *id = name;
+    cJSON *o = NULL;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    if (strcmp(name, "blosc") == 0) {
+        keep = keep_blosc;
+        n_keep = GSVD_ARRAY_LEN(keep_blosc);
+    } else if (strcmp(name, "zstd") == 0) {
+        keep = keep_zstd;
+        n_keep = GSVD_ARRAY_LEN(keep_zstd);
+    } else if (strcmp(name, "gzip") == 0) {
+        keep = keep_gzip;
+        n_keep = GSVD_ARRAY_LEN(keep_gzip);
+    } else if (strcmp(name, "crc32c") != 0) {
+        return GSVD_ENOTFOUND;
+    }
+    if (conf && !cJSON_IsObject(conf)) {
+        gsvd_log_error("%s: codec '%s': \"configuration\" is not an object", where, name);
+        return GSVD_EFORMAT;
+    }
+    o = cJSON_CreateObject();
+    if (!o || !cJSON_AddStringToObject(o, "id", id))
+        goto nomem;
+    for (size_t i = 0; i < n_keep; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(conf, keep[i]);
+        cJSON *dup = v ? cJSON_Duplicate(v, 1) : NULL;
+        if (v && (!dup || !cJSON_AddItemToObject(o, keep[i], dup))) {
+            cJSON_Delete(dup);
+            goto nomem;
+        }
+    }
+    if (strcmp(name, "blosc") == 0) {
+        /* v3 spells shuffle as a word; typesize only matters to encoders (the frame has it) */
+        static const char *const words[] = {"noshuffle", "shuffle", "bitshuffle"};
+        const cJSON *sh = cJSON_GetObjectItemCaseSensitive(conf, "shuffle");
+        const cJSON *ts = cJSON_GetObjectItemCaseSensitive(conf, "typesize");
+        int code = -1;
+        for (size_t i = 0; cJSON_IsString(sh) && i < GSVD_ARRAY_LEN(words); i++)
+            if (strcmp(sh->valuestring, words[i]) == 0)
+                code = (int)i;
+        if (sh && code < 0) {
+            gsvd_log_error("%s: codec 'blosc': \"shuffle\" must be \"noshuffle\", \"shuffle\" or "
+                           "\"bitshuffle\"",
+                           where);
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        if (ts && (!cJSON_IsNumber(ts) || ts->valuedouble < 1 || ts->valuedouble > 255 ||
+                   ts->valuedouble != (double)(int)ts->valuedouble)) {
+            gsvd_log_error("%s: codec 'blosc': \"typesize\" must be an integer in 1..255", where);
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        if (!cJSON_AddNumberToObject(o, "shuffle", code < 0 ? 0 : code))
+            goto nomem;
+    }
+    *out = o;
+    o = NULL;
+    goto out;
+nomem:
+    gsvd_log_error("%s: out of memory building the codec chain", where);
+    rc = GSVD_ENOMEM;
+out:
+    cJSON_Delete(o);
+    return rc;
+}
+
+/* One entry of a v3 codec list: name, configuration (NULL when absent) and must_understand. */
+static int v3_entry(const cJSON *e, size_t i, const char *where, const char **name,
+                    const cJSON **conf, int *must)
+{
+    const cJSON *n, *m;
+
+    *conf = NULL;
+    *must = 1;
+    if (cJSON_IsString(e)) { /* a bare name is a codec without configuration */
+        *name = e->valuestring;
+        return GSVD_OK;
+    }
+    n = cJSON_GetObjectItemCaseSensitive(e, "name");
+    if (!cJSON_IsObject(e) || !cJSON_IsString(n)) {
+        gsvd_log_error("%s: codecs[%zu] is not an object with a string \"name\"", where, i);
+        return GSVD_EFORMAT;
+    }
+    m = cJSON_GetObjectItemCaseSensitive(e, "must_understand");
+    if (m && !cJSON_IsBool(m)) {
+        gsvd_log_error("%s: codecs[%zu] (%s): \"must_understand\" must be true or false", where, i,
+                       n->valuestring);
+        return GSVD_EFORMAT;
+    }
+    *name = n->valuestring;
+    *conf = cJSON_GetObjectItemCaseSensitive(e, "configuration");
+    *must = !cJSON_IsFalse(m);
+    return GSVD_OK;
+}
+
+int gsvd_codec_chain_parse_v3(const char *codecs_json, int vlen, const char *prefix,
+                              const struct gsvd_dtype *dt, const char *where,
+                              gsvd_codec_chain **out)
+{
+    int rc = GSVD_OK;
+    cJSON *list = NULL, *conf = NULL;
+    const cJSON *e;
+    gsvd_codec_chain *c = NULL;
+    size_t i = 0;
+
+    *out = NULL;
+    if (!where)
+        where = "(array)";
+    GSVD_TRY(parse_text(codecs_json, where, "codecs", &list));
+    if (list && !cJSON_IsArray(list)) {
+        gsvd_log_error("%s: \"codecs\" is not a list", where);
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    c = gsvd_calloc(1, sizeof *c);
+    if (!c || (prefix && !(c->prefix = gsvd_strdup(prefix)))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    c->dt = *dt;
+    c->ordered = 1;
+    c->is_vlen = vlen;
+    if (list && cJSON_GetArraySize(list) > 0) {
+        c->filters = gsvd_calloc((size_t)cJSON_GetArraySize(list), sizeof *c->filters);
+        if (!c->filters) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+    }
+    cJSON_ArrayForEach(e, list)
+    {
+        const char *name;
+        const cJSON *cfg;
+        int must;
+
+        GSVD_TRY(v3_entry(e, i, where, &name, &cfg, &must));
+        cJSON_Delete(conf);
+        conf = NULL;
+        rc = v3_config(name, cfg, where, &conf);
+        if (rc == GSVD_ENOTFOUND && !must) {
+            rc = GSVD_OK; /* an optional codec gensvd does not know: skipped */
+            i++;
+            continue;
+        }
+        if (rc == GSVD_ENOTFOUND) {
+            gsvd_log_error("%s: codec '%s' not supported after the array -> bytes codec "
+                           "(supported: %s)",
+                           where, name, SUPPORTED_V3);
+            rc = GSVD_EUNSUPPORTED;
+        }
+        if (rc < 0)
+            goto out;
+        rc = find_codec(name)->parse(conf, dt, where, &c->filters[c->n_filters].cfg);
+        if (rc < 0)
+            goto out; /* logged by the codec */
+        c->filters[c->n_filters++].ops = find_codec(name);
+        i++;
+    }
+    *out = c;
+    c = NULL;
+out:
+    gsvd_codec_chain_free(c);
+    cJSON_Delete(list);
+    cJSON_Delete(conf);
+    return rc;
+}
+
 int gsvd_codec_chain_is_vlen(const gsvd_codec_chain *c)
 {
     return c->is_vlen;
@@ -303,6 +499,119 @@ static const struct stage *decode_stage(const gsvd_codec_chain *c, size_t s)
     return &c->filters[c->n_filters - 1 - s];
 }
 
+/* Decode one stage into b (cleared) when the output size is not known in advance: the size the
+ * frame records (blosc, lz4, zstd with a content size, crc32c), else a guess from `hint` that
+ * doubles up to what the format can expand to and `max_bytes`; see the note at the top. */
+static int decode_grow(const struct stage *st, gsvd_codec_ws *ws, const void *src, size_t n,
+                       size_t hint, size_t max_bytes, const char *key, struct gsvd_buf *b)
+{
+    int rc = GSVD_OK, known = 0;
+    size_t size = 0, out_len = 0, try;
+
+    gsvd_buf_clear(b);
+    if (st->ops->decoded_size) {
+        rc = st->ops->decoded_size(st->cfg, src, n, &size);
+        /* a corrupt frame (neither OK nor ENOTFOUND) is left to the decoder, which logs it */
+        known = rc != GSVD_ENOTFOUND;
+        if (rc < 0)
+            size = 0;
+        rc = GSVD_OK;
+    }
+    if (known) {
+        if (size > max_bytes) {
+            gsvd_log_error("%s: chunk decodes to %zu bytes, more than the limit %zu", key, size,
+                           max_bytes);
+            return GSVD_ECODEC;
+        }
+        GSVD_TRY(gsvd_buf_reserve(b, size ? size : 1));
+        GSVD_TRY(st->ops->decode(st->cfg, ws, src, n, b->data, size, &out_len, key));
+        if (out_len != size) {
+            gsvd_log_error("%s: decoded %zu bytes, the %s frame records %zu", key, out_len,
+                           st->ops->id, size);
+            rc = GSVD_ECODEC;
+            goto out;
+        }
+        b->len = out_len;
+        goto out;
+    }
+    /* No recorded size: grow a guess, but never past what the format can expand to (deflate's
+     * ratio is at most 1032:1; 1100 covers every frame numcodecs writes without a size), so a
+     * tiny corrupt chunk cannot make us allocate max_bytes. */
+    if (n < (SIZE_MAX - 65536) / 1100 && 1100 * n + 65536 < max_bytes)
+        max_bytes = 1100 * n + 65536;
+    try = hint;
+    if (n < SIZE_MAX / 4 && 4 * n > try)
+        try = 4 * n;
+    if (try < 4096)
+        try = 4096;
+    for (;;) {
+        int last;
+
+        if (try > max_bytes)
+            try = max_bytes;
+        last = try == max_bytes;
+        gsvd_buf_clear(b);
+        GSVD_TRY(gsvd_buf_reserve(b, try));
+        rc = st->ops->decode(st->cfg, ws, src, n, b->data, try, &out_len, last ? key : NULL);
+        if (rc == GSVD_OK)
+            break;
+        if (rc != GSVD_ECODEC || last)
+            goto out; /* logged: by the allocator, or by the decoder given the key */
+        rc = GSVD_OK;
+        try = try > SIZE_MAX / 2 ? SIZE_MAX : try * 2;
+    }
+    b->len = out_len;
+out:
+    return rc;
+}
+
+/* v3: run filters[] backwards.  With dst, the last stage writes exactly cap bytes there; without
+ * (strings), every stage's size is found by decode_grow and *res / *res_len point at the result
+ * (in ws->tmp[] or src).  Stages before the last ping-pong between ws->tmp[0] and ws->tmp[1]. */
+static int decode_ordered(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const void *src, size_t n,
+                          void *dst, size_t cap, size_t max_bytes, const char *key,
+                          const void **res, size_t *res_len)
+{
+    int rc = GSVD_OK;
+    const void *in = src;
+    size_t in_len = n;
+
+    for (size_t k = 0; k < c->n_filters; k++) {
+        const struct stage *st = &c->filters[c->n_filters - 1 - k];
+        size_t out_len = 0;
+
+        if (dst && k + 1 == c->n_filters) {
+            GSVD_TRY(st->ops->decode(st->cfg, ws, in, in_len, dst, cap, &out_len, key));
+            if (out_len != cap) {
+                gsvd_log_error("%s: decoded %zu bytes, expected %zu from zarr.json", key, out_len,
+                               cap);
+                rc = GSVD_ECODEC;
+                goto out;
+            }
+            return GSVD_OK;
+        }
+        struct gsvd_buf *b = &ws->tmp[k % 2];
+        size_t limit =
+            !dst && k + 1 == c->n_filters ? max_bytes : stage_limit(dst ? cap : max_bytes);
+        GSVD_TRY(decode_grow(st, ws, in, in_len, dst ? cap : 4096, limit, key, b));
+        in = b->data;
+        in_len = b->len;
+    }
+    if (dst) { /* no codecs after the array -> bytes codec */
+        if (in_len != cap) {
+            gsvd_log_error("%s: %zu bytes, expected %zu from zarr.json", key, in_len, cap);
+            return GSVD_ECODEC;
+        }
+        if (cap)
+            memcpy(dst, in, cap);
+        return GSVD_OK;
+    }
+    *res = in;
+    *res_len = in_len;
+out:
+    return rc;
+}
+
 int gsvd_codec_chain_decode(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const void *src, size_t n,
                             void *dst, size_t cap, const char *key)
 {
@@ -317,6 +626,8 @@ int gsvd_codec_chain_decode(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const 
         gsvd_log_error("%s: vlen-utf8 chunk passed to the fixed-size decoder", key);
         return GSVD_EINVAL;
     }
+    if (c->ordered)
+        return decode_ordered(c, ws, src, n, dst, cap, 0, key, NULL, NULL);
     if (n_stages == 0) {
         if (n != cap) {
             gsvd_log_error("%s: decoded %zu bytes, expected %zu from .zarray", key, n, cap);
@@ -391,6 +702,10 @@ int gsvd_codec_chain_encode(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const 
     if (c->is_vlen) {
         gsvd_log_error("vlen-utf8 chain passed to the fixed-size encoder");
         return GSVD_EINVAL;
+    }
+    if (c->ordered) {
+        gsvd_log_error("gensvd reads Zarr v3 codec chains but does not write them");
+        return GSVD_EUNSUPPORTED;
     }
     return encode_stages(c, ws, 0, 0, src, n, dst);
 }
@@ -516,68 +831,9 @@ out:
 static int decompress_vlen(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const void *src, size_t n,
                            size_t n_items, size_t max_bytes, const char *key)
 {
-    int rc = GSVD_OK;
-    const struct stage *st = &c->comp;
-    struct gsvd_buf *b = &ws->tmp[0];
-    size_t size = 0, out_len = 0, try;
-    int known = 0;
-
-    gsvd_buf_clear(b);
-    if (st->ops->decoded_size) {
-        rc = st->ops->decoded_size(st->cfg, src, n, &size);
-        /* a corrupt frame (neither OK nor ENOTFOUND) is left to the decoder, which logs it */
-        known = rc != GSVD_ENOTFOUND;
-        if (rc < 0)
-            size = 0;
-        rc = GSVD_OK;
-    }
-    if (known) {
-        if (size > max_bytes) {
-            gsvd_log_error("%s: vlen-utf8 chunk decodes to %zu bytes, more than the limit %zu", key,
-                           size, max_bytes);
-            return GSVD_ECODEC;
-        }
-        GSVD_TRY(gsvd_buf_reserve(b, size));
-        GSVD_TRY(st->ops->decode(st->cfg, ws, src, n, b->data, size, &out_len, key));
-        if (out_len != size) {
-            gsvd_log_error("%s: decoded %zu bytes, the %s frame records %zu", key, out_len,
-                           st->ops->id, size);
-            rc = GSVD_ECODEC;
-            goto out;
-        }
-        b->len = out_len;
-        goto out;
-    }
-    /* No recorded size: grow a guess, but never past what the format can expand to (deflate's
-     * ratio is at most 1032:1; 1100 covers every frame numcodecs writes without a size), so a
-     * tiny corrupt chunk cannot make us allocate max_bytes. */
-    if (n < (SIZE_MAX - 65536) / 1100 && 1100 * n + 65536 < max_bytes)
-        max_bytes = 1100 * n + 65536;
-    /* a first guess: 4 bytes per item plus the count, or four times the compressed size */
-    try = n_items < (SIZE_MAX - 4) / 4 ? 4 + 4 * n_items : SIZE_MAX;
-    if (n < SIZE_MAX / 4 && 4 * n > try)
-        try = 4 * n;
-    if (try < 4096)
-        try = 4096;
-    for (;;) {
-        int last;
-
-        if (try > max_bytes)
-            try = max_bytes;
-        last = try == max_bytes;
-        gsvd_buf_clear(b);
-        GSVD_TRY(gsvd_buf_reserve(b, try));
-        rc = st->ops->decode(st->cfg, ws, src, n, b->data, try, &out_len, last ? key : NULL);
-        if (rc == GSVD_OK)
-            break;
-        if (rc != GSVD_ECODEC || last)
-            goto out; /* logged: by the allocator, or by the decoder given the key */
-        rc = GSVD_OK;
-        try = try > SIZE_MAX / 2 ? SIZE_MAX : try * 2;
-    }
-    b->len = out_len;
-out:
-    return rc;
+    /* a first guess: 4 bytes per item plus the count */
+    size_t hint = n_items < (SIZE_MAX - 4) / 4 ? 4 + 4 * n_items : SIZE_MAX;
+    return decode_grow(&c->comp, ws, src, n, hint, max_bytes, key, &ws->tmp[0]);
 }
 
 int gsvd_codec_chain_decode_vlen(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const void *src,
@@ -594,7 +850,16 @@ int gsvd_codec_chain_decode_vlen(const gsvd_codec_chain *c, gsvd_codec_ws *ws, c
         gsvd_log_error("%s: fixed-size chunk passed to the vlen-utf8 decoder", key);
         return GSVD_EINVAL;
     }
-    if (c->comp.ops) {
+    if (c->ordered) {
+        const void *res = src;
+        GSVD_TRY(decode_ordered(c, ws, src, n, NULL, 0, max_bytes, key, &res, &len));
+        p = res;
+        if (len > max_bytes) {
+            gsvd_log_error("%s: vlen-utf8 chunk of %zu bytes, more than the limit %zu", key, len,
+                           max_bytes);
+            return GSVD_ECODEC;
+        }
+    } else if (c->comp.ops) {
         GSVD_TRY(decompress_vlen(c, ws, src, n, n_items, max_bytes, key));
         p = (const unsigned char *)ws->tmp[0].data;
         len = ws->tmp[0].len;
@@ -618,6 +883,10 @@ int gsvd_codec_chain_encode_vlen(const gsvd_codec_chain *c, gsvd_codec_ws *ws,
     if (!c->is_vlen) {
         gsvd_log_error("fixed-size chain passed to the vlen-utf8 encoder");
         return GSVD_EINVAL;
+    }
+    if (c->ordered) {
+        gsvd_log_error("gensvd reads Zarr v3 codec chains but does not write them");
+        return GSVD_EUNSUPPORTED;
     }
     if (n_items > UINT32_MAX) {
         gsvd_log_error("%zu strings do not fit one vlen-utf8 chunk", n_items);
@@ -667,6 +936,10 @@ int gsvd_codec_chain_to_json(const gsvd_codec_chain *c, struct gsvd_buf *compres
     cJSON *obj = NULL;
     cJSON *arr = NULL;
 
+    if (c->ordered) {
+        gsvd_log_error("gensvd reads Zarr v3 codec chains but does not write them");
+        return GSVD_EUNSUPPORTED;
+    }
     if (c->comp.ops) {
         GSVD_TRY(c->comp.ops->to_json(c->comp.cfg, &obj));
         GSVD_TRY(append_json(obj, compressor));
@@ -718,10 +991,15 @@ void gsvd_codec_chain_describe(const gsvd_codec_chain *c, char *buf, size_t len)
     if (!len)
         return;
     buf[0] = '\0';
+    if (c->prefix)
+        describe_append(buf, len, &pos, c->prefix);
     if (c->n_filters == 0 && !c->comp.ops) {
-        describe_append(buf, len, &pos, "none");
+        if (!c->prefix)
+            describe_append(buf, len, &pos, "none");
         return;
     }
+    if (c->prefix)
+        describe_append(buf, len, &pos, " | ");
     for (size_t i = 0; i < c->n_filters; i++) {
         c->filters[i].ops->describe(c->filters[i].cfg, one, sizeof one);
         describe_append(buf, len, &pos, i ? " | " : "");

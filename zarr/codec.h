@@ -1,13 +1,16 @@
-/* zarr/codec.h - Zarr v2 codec chains: optional filters, then an optional compressor.
+/* zarr/codec.h - codec chains.  Zarr v2: optional filters, then an optional compressor.
  * A chain is parsed from .zarray by zarr/meta.c and owned by the array's metadata.  Decoding runs
  * the compressor, then the filters in reverse order; encoding runs the filters in order, then the
  * compressor.  Supported ids: compressors blosc (blosclz, lz4, lz4hc, zlib, zstd; shuffle
- * -1/0/1/2), zstd, zlib, gzip, lz4 (numcodecs framing); filters delta and vlen-utf8.
+ * -1/0/1/2), zstd, zlib, gzip, lz4 (numcodecs framing); filters delta, crc32c and vlen-utf8.
+ * Zarr v3 (gsvd_codec_chain_parse_v3, from zarr/meta_v3.c): the bytes -> bytes codecs after the
+ * array -> bytes one, in order, each free to change the size; read only.
  * Thread safety: a chain is immutable after parsing and may be shared by threads; each thread
  * passes its own workspace (gsvd_codec_ws), which holds the codec contexts and scratch buffers. */
 #ifndef GSVD_ZARR_CODEC_H
 #define GSVD_ZARR_CODEC_H
 #include <stddef.h>
+#include <stdint.h>
 #include "common/buf.h"
 #include "zarr/dtype.h"
 GSVD_EXTERN_C_BEGIN
@@ -29,6 +32,24 @@ GSVD_NODISCARD int gsvd_codec_chain_parse_json(const char *compressor_json,
                                                const char *filters_json,
                                                const struct gsvd_dtype *dt, const char *where,
                                                gsvd_codec_chain **out);
+
+/* A Zarr v3 chain: `codecs_json` is the JSON text of a list of the array's bytes -> bytes codecs
+ * in zarr.json order (each {"name": ..., "configuration": {...}} or a bare name): blosc (v3
+ * config: cname, clevel, shuffle "noshuffle"|"shuffle"|"bitshuffle", typesize, blocksize),
+ * zstd (level, checksum), gzip (level), crc32c.  A codec gensvd does not know is skipped when
+ * it says "must_understand": false and refused otherwise.  `vlen` makes a string chain (the
+ * array -> bytes codec was vlen-utf8).  `prefix` (may be NULL; copied) describes the codecs
+ * before these (e.g. "bytes(little)") for gsvd_codec_chain_describe.  Decoding runs the list
+ * backwards; such a chain cannot encode (GSVD_EUNSUPPORTED, logged).  Returns GSVD_OK and a new
+ * chain (caller owns; free with gsvd_codec_chain_free), or (logged, naming `where` and the
+ * codec) GSVD_EFORMAT (malformed entry or configuration), GSVD_EUNSUPPORTED (unknown codec that
+ * must be understood), GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_codec_chain_parse_v3(const char *codecs_json, int vlen, const char *prefix,
+                                             const struct gsvd_dtype *dt, const char *where,
+                                             gsvd_codec_chain **out);
+
+/* CRC-32C (Castagnoli) of p[n], as Zarr v3's crc32c codec and shard indexes store it. */
+uint32_t gsvd_crc32c(const void *p, size_t n);
 
 /* gensvd's default output chain: blosc zstd level 5 with byte shuffle (bit shuffle for 1-byte
  * types), typesize from dt; for dtype 'O' the vlen-utf8 filter is added.  Caller owns. */

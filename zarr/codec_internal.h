@@ -63,6 +63,7 @@ extern const struct gsvd_codec_ops gsvd_codec_gzip_ops;
 extern const struct gsvd_codec_ops gsvd_codec_lz4_ops;
 extern const struct gsvd_codec_ops gsvd_codec_delta_ops;
 extern const struct gsvd_codec_ops gsvd_codec_vlen_utf8_ops;
+extern const struct gsvd_codec_ops gsvd_codec_crc32c_ops;
 
 /* Undo Blosc's bit-shuffle of n one-byte elements (n a multiple of 8): output byte 8k + t, bit b =
  * input byte b (n / 8) + k, bit t.  level 0: portable; 1: SSE2 where built; 2: AVX-512BW + GFNI

@@ -18,6 +18,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/textnum.h"
+#include "zarr/meta_internal.h"
 #include "zarr/store.h"
 
 void gsvd_meta_global_init(void)
@@ -128,8 +129,8 @@ static int parse_exact(const char *text, size_t n, cJSON **out, size_t *at)
 /* Parse a metadata document.  `lenient`: if the text is not JSON only because of bare NaN or
  * Infinity, accept it with those values as null; then *fixed (when not NULL) receives the text
  * actually parsed (caller frees it with gsvd_buf_free), else it is left empty. */
-static int parse_json_text(const char *json, size_t n, const char *where, int lenient, cJSON **out,
-                           struct gsvd_buf *fixed)
+int gsvd_meta_parse_json(const char *json, size_t n, const char *where, int lenient, cJSON **out,
+                         struct gsvd_buf *fixed)
 {
     struct gsvd_buf alt = GSVD_BUF_INIT;
     size_t at = find_control(json, n), alt_at;
@@ -160,7 +161,7 @@ static int parse_json_text(const char *json, size_t n, const char *where, int le
 
 static int parse_json(const char *json, size_t n, const char *where, int lenient, cJSON **out)
 {
-    return parse_json_text(json, n, where, lenient, out, NULL);
+    return gsvd_meta_parse_json(json, n, where, lenient, out, NULL);
 }
 
 /* ---- raw spans of values in text that cJSON has accepted -----------------------------------
@@ -200,9 +201,8 @@ static const char *skip_value(const char *p, const char *e)
     return p;
 }
 
-/* Value spans of the members of the object starting at p (at most max); returns the count. */
-static size_t object_spans(const char *p, const char *e, const char **vs, const char **ve,
-                           size_t max)
+size_t gsvd_meta_object_spans(const char *p, const char *e, const char **vs, const char **ve,
+                              size_t max)
 {
     size_t i = 0;
     p = skip_ws(p, e);
@@ -226,8 +226,7 @@ static size_t object_spans(const char *p, const char *e, const char **vs, const 
     return i;
 }
 
-/* Position of child `item` among the children of `obj`. */
-static size_t child_index(const cJSON *obj, const cJSON *item)
+size_t gsvd_meta_child_index(const cJSON *obj, const cJSON *item)
 {
     size_t i = 0;
     for (const cJSON *c = obj->child; c && c != item; c = c->next)
@@ -248,8 +247,8 @@ static int json_uint(const cJSON *v, double hi, uint64_t *out)
     return GSVD_OK;
 }
 
-static int parse_dims(const cJSON *root, const char *name, const char *where, uint64_t *dims,
-                      size_t *ndim, int min_value)
+int gsvd_meta_parse_dims(const cJSON *root, const char *name, const char *where, uint64_t *dims,
+                         size_t *ndim, int min_value)
 {
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, name);
     size_t i = 0;
@@ -464,7 +463,7 @@ bad:
 static int fill_int_exact(struct gsvd_zarray *z, const cJSON *root, const cJSON *item,
                           const char *json, size_t n, const char *where)
 {
-    size_t idx = child_index(root, item), cnt = (size_t)cJSON_GetArraySize(root);
+    size_t idx = gsvd_meta_child_index(root, item), cnt = (size_t)cJSON_GetArraySize(root);
     const char **vs = gsvd_malloc((cnt ? cnt : 1) * sizeof *vs);
     const char **ve = gsvd_malloc((cnt ? cnt : 1) * sizeof *ve);
     char tok[32];
@@ -475,7 +474,7 @@ static int fill_int_exact(struct gsvd_zarray *z, const cJSON *root, const cJSON 
         rc = GSVD_ENOMEM;
         goto out;
     }
-    if (object_spans(json, json + n, vs, ve, cnt) != cnt || idx >= cnt)
+    if (gsvd_meta_object_spans(json, json + n, vs, ve, cnt) != cnt || idx >= cnt)
         goto bad;
     len = (size_t)(ve[idx] - vs[idx]);
     if (len == 0 || len >= sizeof tok)
@@ -509,8 +508,8 @@ out:
     return rc;
 }
 
-static int parse_fill(struct gsvd_zarray *z, const cJSON *root, const char *json, size_t n,
-                      const char *where)
+int gsvd_meta_parse_fill(struct gsvd_zarray *z, const cJSON *root, const char *json, size_t n,
+                         const char *where)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "fill_value");
     const struct gsvd_dtype *dt = &z->dtype;
@@ -625,8 +624,8 @@ int gsvd_zarray_parse(const char *json, size_t n, const char *where, struct gsvd
         rc = GSVD_EUNSUPPORTED;
         goto out;
     }
-    GSVD_TRY(parse_dims(root, "shape", where, z.shape, &z.ndim, 0));
-    GSVD_TRY(parse_dims(root, "chunks", where, z.chunks, &nchunk, 1));
+    GSVD_TRY(gsvd_meta_parse_dims(root, "shape", where, z.shape, &z.ndim, 0));
+    GSVD_TRY(gsvd_meta_parse_dims(root, "chunks", where, z.chunks, &nchunk, 1));
     if (nchunk != z.ndim) {
         gsvd_log_error("%s: \"chunks\" has %zu dimensions but \"shape\" has %zu", where, nchunk,
                        z.ndim);
@@ -667,7 +666,7 @@ int gsvd_zarray_parse(const char *json, size_t n, const char *where, struct gsvd
         z.sep = v->valuestring[0];
     }
     GSVD_TRY(gsvd_zarray_derive(&z, where));
-    GSVD_TRY(parse_fill(&z, root, json, n, where));
+    GSVD_TRY(gsvd_meta_parse_fill(&z, root, json, n, where));
     if (!cJSON_HasObjectItem(root, "compressor")) {
         gsvd_log_error("%s: \"compressor\" is missing (use null for none)", where);
         rc = GSVD_EFORMAT;
@@ -879,7 +878,7 @@ int gsvd_zmetadata_parse(const char *json, size_t n, const char *where, struct g
     const char *text, **vs = NULL, **ve = NULL, *rvs[64], *rve[64];
     size_t len, cnt, idx, i = 0;
 
-    GSVD_TRY(parse_json_text(json, n, where, 1, &root, &fixed));
+    GSVD_TRY(gsvd_meta_parse_json(json, n, where, 1, &root, &fixed));
     text = fixed.data ? fixed.data : json;
     len = fixed.data ? fixed.len : n;
     v = cJSON_GetObjectItemCaseSensitive(root, "zarr_consolidated_format");
@@ -895,9 +894,10 @@ int gsvd_zmetadata_parse(const char *json, size_t n, const char *where, struct g
         goto out;
     }
     /* the metadata object's own text, then each member's */
-    idx = child_index(root, meta);
+    idx = gsvd_meta_child_index(root, meta);
     cnt = (size_t)cJSON_GetArraySize(root);
-    if (cnt > GSVD_ARRAY_LEN(rvs) || object_spans(text, text + len, rvs, rve, cnt) != cnt) {
+    if (cnt > GSVD_ARRAY_LEN(rvs) ||
+        gsvd_meta_object_spans(text, text + len, rvs, rve, cnt) != cnt) {
         gsvd_log_error("%s: too many top-level members", where);
         rc = GSVD_EFORMAT;
         goto out;
@@ -909,7 +909,7 @@ int gsvd_zmetadata_parse(const char *json, size_t n, const char *where, struct g
         rc = GSVD_ENOMEM;
         goto out;
     }
-    if (object_spans(rvs[idx], rve[idx], vs, ve, cnt) != cnt) {
+    if (gsvd_meta_object_spans(rvs[idx], rve[idx], vs, ve, cnt) != cnt) {
         gsvd_log_error("%s: cannot delimit the metadata documents", where);
         rc = GSVD_EINTERNAL;
         goto out;

@@ -20,7 +20,8 @@ struct gsvd_zarray {
     uint64_t chunks[GSVD_MAX_DIMS]; /* chunk extent per axis, each >= 1 */
     uint64_t grid[GSVD_MAX_DIMS];   /* chunks per axis: ceil(shape / chunks) */
     struct gsvd_dtype dtype;        /* as stored (byte order included) */
-    char order;                     /* 'C' or 'F': layout inside each chunk */
+    char order;                     /* 'C' or 'F', or 'P' (v3 transpose, see perm): layout
+                                       inside each chunk */
     char sep;                       /* chunk key separator: '.' or '/' */
     size_t chunk_items;             /* elements per chunk (edge chunks are stored full size) */
     size_t chunk_bytes;             /* chunk_items * dtype.size, < GSVD_MAX_CHUNK_BYTES */
@@ -28,7 +29,21 @@ struct gsvd_zarray {
     unsigned char *fill;            /* owned; dtype.size bytes, native byte order; zeros if
                                        !has_fill; unused for 'O' */
     char *fill_str;                 /* owned; 'O' arrays only: the fill string ("" default) */
-    gsvd_codec_chain *codecs;       /* owned; filters + compressor */
+    gsvd_codec_chain *codecs;       /* owned; filters + compressor (v3: bytes -> bytes codecs) */
+    /* Zarr v3 (zarr/meta_v3.h); a v2 array leaves these zero */
+    int zarr_format;                   /* 3 for zarr.json arrays; 0 or 2 for .zarray */
+    int key_c_prefix;                  /* v3 "default" chunk keys: "c" SEP i SEP j ("c" when 0-d) */
+    unsigned char perm[GSVD_MAX_DIMS]; /* order 'P': v3 transpose order; stored axis i is
+                                          chunk axis perm[i] ('F' is the reversal) */
+    int sharded;                       /* sharding_indexed: `chunks` are the inner chunks, which
+                                          the reader reads; shards are what the store holds */
+    uint64_t shard[GSVD_MAX_DIMS];     /* shard extent per axis, a multiple of chunks */
+    uint64_t per_shard[GSVD_MAX_DIMS]; /* inner chunks per shard per axis: shard / chunks */
+    uint64_t shard_grid[GSVD_MAX_DIMS]; /* shards per axis: ceil(shape / shard) */
+    size_t n_inner;                     /* inner chunks per shard (product of per_shard) */
+    int index_at_start;                 /* index_location "start" (default "end") */
+    int index_crc;                      /* index_codecs end with crc32c (4 bytes after the index) */
+    int index_big_endian;               /* index_codecs' bytes codec says "big" */
 };
 
 /* Once, from main() before threads start: route cJSON's allocations through gsvd_malloc, so

@@ -21,6 +21,7 @@ struct gsvd_reader {
     unsigned char *chunk;           /* owned; chunk_bytes; the decoded cached chunk */
     uint64_t cached[GSVD_MAX_DIMS]; /* index of the chunk in `chunk` */
     int have_cached;                /* 1 when `chunk` holds chunk `cached` */
+    struct gsvd_chunk_span span;    /* sharded arrays: inner chunks read together */
 };
 
 int gsvd_reader_new(gsvd_array *a, gsvd_reader **out)
@@ -47,6 +48,7 @@ void gsvd_reader_free(gsvd_reader *r)
     gsvd_codec_ws_free(r->ws);
     gsvd_buf_free(&r->raw);
     gsvd_buf_free(&r->scratch);
+    gsvd_chunk_span_free(&r->span);
     gsvd_free(r->chunk);
     gsvd_free(r);
 }
@@ -80,11 +82,12 @@ void gsvd_reader_pool_free(gsvd_reader **pool, size_t n)
     gsvd_free(pool);
 }
 
-/* Decode chunk idx into r->chunk unless it is already there. */
-static int load_chunk(gsvd_reader *r, const uint64_t *idx)
+/* Decode chunk idx (of a scan over the chunk box [lo, hi)) into r->chunk unless it is already
+ * there. */
+static int load_chunk(gsvd_reader *r, const uint64_t *idx, const uint64_t *lo, const uint64_t *hi)
 {
     const struct gsvd_zarray *z = gsvd_array_meta(r->arr);
-    int rc;
+    int rc, present;
 
     if (r->have_cached && memcmp(r->cached, idx, z->ndim * sizeof *idx) == 0)
         return GSVD_OK;
@@ -94,7 +97,10 @@ static int load_chunk(gsvd_reader *r, const uint64_t *idx)
             return GSVD_ENOMEM;
     }
     r->have_cached = 0;
-    rc = gsvd_array_read_chunk(r->arr, r->ws, idx, r->chunk, &r->raw, &r->scratch);
+    present = gsvd_array_fetch_chunk_in(r->arr, idx, lo, hi, &r->span, &r->raw);
+    if (present < 0)
+        return present;
+    rc = gsvd_array_decode_chunk(r->arr, r->ws, idx, &r->raw, present, r->chunk, &r->scratch);
     if (rc < 0)
         return rc;
     memcpy(r->cached, idx, z->ndim * sizeof *idx);
@@ -175,7 +181,7 @@ int gsvd_reader_read(gsvd_reader *r, const uint64_t *start, const uint64_t *coun
         return gsvd_array_read_chunk(a, r->ws, cidx, dst, &r->raw, &r->scratch);
     }
     for (;;) {
-        GSVD_TRY(load_chunk(r, cidx));
+        GSVD_TRY(load_chunk(r, cidx, c_lo, c_hi));
         copy_intersection(z, cidx, r->chunk, start, count, dst);
         size_t d = nd;
         while (d-- > 0) {
@@ -246,14 +252,14 @@ static int load_object_chunk(gsvd_reader *r, const uint64_t *idx, struct gsvd_st
     GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
     GSVD_TRY(gsvd_codec_chain_decode_vlen(z->codecs, r->ws, r->raw.data, r->raw.len, z->chunk_items,
                                           MAX_VLEN_CHUNK_BYTES, key, &raw_items));
-    if (z->order == 'F' && z->ndim > 1) {
+    if (z->order != 'C' && z->ndim > 1) {
         /* reorder the pointers, then hand them over */
         char **c_order = gsvd_malloc(z->chunk_items * sizeof *c_order);
         if (!c_order) {
             rc = GSVD_ENOMEM;
             goto out;
         }
-        gsvd_f_to_c(raw_items.items, c_order, z->chunks, z->ndim, sizeof *c_order);
+        gsvd_array_to_c_order(z, raw_items.items, c_order, sizeof *c_order);
         gsvd_free(raw_items.items);
         raw_items.items = c_order;
         raw_items.cap = z->chunk_items;

@@ -179,6 +179,41 @@ int gsvd_store_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
     return st->ops->get(st, key, dst);
 }
 
+int gsvd_store_get_range(gsvd_store *st, const char *key, uint64_t offset, uint64_t length,
+                         int suffix, struct gsvd_buf *dst, uint64_t *size)
+{
+    uint64_t total = 0, start;
+    int rc = check_key(st, key);
+
+    if (rc < 0)
+        return rc;
+    if (length > SIZE_MAX / 2) {
+        gsvd_log_error("%s: range of %llu bytes of '%s' is too large", st->url,
+                       (unsigned long long)length, key);
+        return GSVD_EINVAL;
+    }
+    gsvd_buf_clear(dst);
+    if (st->ops->version >= 3 && st->ops->get_range)
+        return st->ops->get_range(st, key, offset, length, suffix, dst, size ? size : &total);
+    /* no ranged reads: the whole value, then keep the range */
+    rc = st->ops->get(st, key, dst);
+    if (rc < 0)
+        return rc;
+    total = dst->len;
+    if (suffix)
+        start = length < total ? total - length : 0;
+    else
+        start = offset < total ? offset : total;
+    if (length > total - start)
+        length = total - start;
+    if (start > 0 && length > 0)
+        memmove(dst->data, dst->data + start, (size_t)length);
+    dst->len = (size_t)length;
+    if (size)
+        *size = total;
+    return GSVD_OK;
+}
+
 int gsvd_store_put(gsvd_store *st, const char *key, const void *p, size_t n)
 {
     int rc = check_key(st, key);

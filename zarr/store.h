@@ -84,6 +84,18 @@ void gsvd_store_close(gsvd_store *st);
  * when absent; GSVD_EFORMAT for an invalid key; GSVD_EIO, GSVD_ENET, GSVD_EAUTH (logged). */
 GSVD_NODISCARD int gsvd_store_get(gsvd_store *st, const char *key, struct gsvd_buf *dst);
 
+/* Read part of the value of `key` into dst (replacing its contents): bytes [offset, offset +
+ * length), or with `suffix` set its last `length` bytes (offset ignored).  A range reaching
+ * past the end is cut there, so dst->len may be less than `length`: the caller checks.  *size
+ * (when size is not NULL) receives the value's total size, or UINT64_MAX when the store cannot
+ * tell.  Stores without ranged reads (ops version < 3 or no get_range) fetch the whole value
+ * and cut it.  Returns GSVD_OK, GSVD_ENOTFOUND (not logged) when absent, GSVD_EFORMAT for an
+ * invalid key, GSVD_EINVAL (logged) for a length over SIZE_MAX / 2, or the store's errors as for
+ * gsvd_store_get. */
+GSVD_NODISCARD int gsvd_store_get_range(gsvd_store *st, const char *key, uint64_t offset,
+                                        uint64_t length, int suffix, struct gsvd_buf *dst,
+                                        uint64_t *size);
+
 /* Write a value (creating parent "directories").  GSVD_EINVAL for a read-only store; remote
  * stores: GSVD_ENET, GSVD_EAUTH, GSVD_EIO (logged, naming the key and the HTTP status). */
 GSVD_NODISCARD int gsvd_store_put(gsvd_store *st, const char *key, const void *p, size_t n);

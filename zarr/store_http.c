@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include <curl/curl.h>
@@ -58,12 +59,15 @@ struct req {
     struct curl_slist *hdrs; /* engine's; rebuilt per attempt */
     enum state state;
     int prefetched, claimed, abandoned, queued_urgent, too_big;
-    size_t ahead_idx;  /* prefetched: index in the plan (store_http.ahead) */
-    unsigned attempt;  /* attempts made */
-    double retry_at;   /* R_BACKOFF: monotonic seconds */
-    long status;       /* last HTTP status (0: none) */
-    CURLcode cc;       /* last transport result */
-    curl_off_t length; /* HEAD: Content-Length */
+    size_t ahead_idx;       /* prefetched: index in the plan (store_http.ahead) */
+    unsigned attempt;       /* attempts made */
+    double retry_at;        /* R_BACKOFF: monotonic seconds */
+    long status;            /* last HTTP status (0: none) */
+    CURLcode cc;            /* last transport result */
+    curl_off_t length;      /* HEAD: Content-Length */
+    char range[48];         /* GET of a range: CURLOPT_RANGE ("a-b" or "-n"), or "" */
+    uint64_t range_len;     /* bytes the range asks for: a longer 206 body is refused */
+    char content_range[96]; /* the response's Content-Range value, or "" */
     char err[CURL_ERROR_SIZE];
     char code[48]; /* S3/GCS error code from an XML error body, if any */
 };
@@ -206,19 +210,45 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
 {
     struct req *r = ud;
     size_t len = size * n;
+    uint64_t limit = MAX_OBJECT_BYTES;
+
+    if (r->range_len) {
+        /* a 206 holds at most the range asked for (a 200 is the whole object) */
+        long status = 0;
+        curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &status);
+        if (status == 206 && r->range_len < limit)
+            limit = r->range_len;
+    }
     if (r->data.len == 0 && r->data.cap == 0) {
         curl_off_t cl = -1;
         if (curl_easy_getinfo(r->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK &&
-            cl > 0 && (uint64_t)cl <= MAX_OBJECT_BYTES &&
-            gsvd_buf_reserve(&r->data, (size_t)cl) < 0)
+            cl > 0 && (uint64_t)cl <= limit && gsvd_buf_reserve(&r->data, (size_t)cl) < 0)
             return 0;
     }
-    if (r->data.len + len > MAX_OBJECT_BYTES) {
+    if (r->data.len + len > limit) {
         r->too_big = 1;
         return 0;
     }
     if (gsvd_buf_append(&r->data, p, len) < 0)
         return 0; /* CURLE_WRITE_ERROR; data.len tells it apart from too_big */
+    return len;
+}
+
+/* Keeps the Content-Range header of ranged GETs. */
+static size_t on_header(char *p, size_t size, size_t n, void *ud)
+{
+    struct req *r = ud;
+    size_t len = size * n;
+    static const char name[] = "content-range:";
+
+    if (len > sizeof name - 1 && strncasecmp(p, name, sizeof name - 1) == 0) {
+        size_t i = sizeof name - 1, o = 0;
+        while (i < len && (p[i] == ' ' || p[i] == '\t'))
+            i++;
+        while (i < len && p[i] != '\r' && p[i] != '\n' && o + 1 < sizeof r->content_range)
+            r->content_range[o++] = p[i++];
+        r->content_range[o] = '\0';
+    }
     return len;
 }
 
@@ -273,8 +303,14 @@ static int setup_easy(struct store_http *h, struct req *r)
         curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L); /* static servers may redirect */
         curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
     }
+    r->content_range[0] = '\0';
     switch (r->method) {
     case M_GET:
+        if (r->range[0]) {
+            curl_easy_setopt(e, CURLOPT_RANGE, r->range);
+            curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+            curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
+        }
         break;
     case M_HEAD:
         curl_easy_setopt(e, CURLOPT_NOBODY, 1L);
@@ -575,6 +611,12 @@ static int outcome(struct store_http *h, struct req *r)
                        h->display, r->key, what, r->status, code);
         return GSVD_EAUTH;
     }
+    if (r->too_big && r->range_len && r->status == 206) {
+        gsvd_log_error("%s/%s: HTTP 206 body longer than the %llu bytes of Range bytes=%s; "
+                       "refused",
+                       h->display, r->key, (unsigned long long)r->range_len, r->range);
+        return GSVD_EIO;
+    }
     if (r->too_big) {
         gsvd_log_error("%s/%s: object larger than %zu bytes; refused", h->display, r->key,
                        (size_t)MAX_OBJECT_BYTES);
@@ -666,6 +708,122 @@ static int http_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
         r->data = (struct gsvd_buf)GSVD_BUF_INIT;
         gsvd_log_debug("%s/%s: %zu bytes", st->url, key, dst->len);
     }
+    req_free(r);
+    return rc;
+}
+
+/* "bytes A-B/T" or "bytes * /T" (T may be "*"): first, last, total (UINT64_MAX unknown).  Returns
+ * 0, or -1 when the header is not of that form. */
+static int parse_content_range(const char *s, uint64_t *first, uint64_t *last, uint64_t *total)
+{
+    unsigned long long a = 0, b = 0, t = 0;
+    char *end;
+
+    if (strncmp(s, "bytes ", 6) != 0)
+        return -1;
+    s += 6;
+    if (*s == '*') {
+        *first = 1; /* no range: first > last */
+        *last = 0;
+        s++;
+    } else {
+        errno = 0;
+        a = strtoull(s, &end, 10);
+        if (end == s || *end != '-' || errno)
+            return -1;
+        s = end + 1;
+        b = strtoull(s, &end, 10);
+        if (end == s || errno || b < a)
+            return -1;
+        s = end;
+        *first = a;
+        *last = b;
+    }
+    if (*s != '/')
+        return -1;
+    s++;
+    if (*s == '*' && s[1] == '\0') {
+        *total = UINT64_MAX;
+        return 0;
+    }
+    errno = 0;
+    t = strtoull(s, &end, 10);
+    if (end == s || *end || errno || (*first <= *last && b >= t))
+        return -1;
+    *total = t;
+    return 0;
+}
+
+/* A ranged GET (Range: bytes=a-b, or bytes=-n for a suffix).  A 206 must carry the range asked
+ * for, whole; a server that ignores Range answers 200 with the object, which is cut here; 416
+ * (range past the end) is an empty result. */
+static int http_get_range(gsvd_store *st, const char *key, uint64_t offset, uint64_t length,
+                          int suffix, struct gsvd_buf *dst, uint64_t *size)
+{
+    struct store_http *h = (struct store_http *)st;
+    struct req *r;
+    uint64_t first = 0, last = 0, total = UINT64_MAX, start, n;
+    int rc;
+
+    *size = UINT64_MAX;
+    if (length == 0 || (!suffix && offset > UINT64_MAX - length)) {
+        gsvd_buf_clear(dst);
+        return length == 0 ? GSVD_OK : GSVD_EINVAL;
+    }
+    r = req_new(h, key, M_GET);
+    if (!r)
+        return GSVD_ENOMEM;
+    r->range_len = length;
+    if (suffix)
+        snprintf(r->range, sizeof r->range, "-%llu", (unsigned long long)length);
+    else
+        snprintf(r->range, sizeof r->range, "%llu-%llu", (unsigned long long)offset,
+                 (unsigned long long)(offset + length - 1));
+    run_req(h, r);
+    if (r->cc == CURLE_OK && r->status == 416) {
+        if (parse_content_range(r->content_range, &first, &last, &total) == 0)
+            *size = total;
+        gsvd_buf_clear(dst);
+        rc = GSVD_OK;
+        goto out;
+    }
+    rc = outcome(h, r);
+    if (rc < 0)
+        goto out;
+    if (r->status == 206) {
+        if (parse_content_range(r->content_range, &first, &last, &total) < 0 || first > last) {
+            gsvd_log_error("%s/%s: HTTP 206 without a valid Content-Range ('%s')", h->display, key,
+                           r->content_range);
+            rc = GSVD_EIO;
+            goto out;
+        }
+        n = suffix ? length : length < UINT64_MAX - offset ? length : UINT64_MAX - offset;
+        start = suffix ? (total != UINT64_MAX && n < total ? total - n : 0) : offset;
+        if (first != start || (suffix && total == UINT64_MAX && first != 0) ||
+            last - first + 1 != (uint64_t)r->data.len || (uint64_t)r->data.len > n) {
+            gsvd_log_error("%s/%s: HTTP 206 answered bytes %llu-%llu (%zu received) for Range "
+                           "bytes=%s; truncated or wrong range",
+                           h->display, key, (unsigned long long)first, (unsigned long long)last,
+                           r->data.len, r->range);
+            rc = GSVD_EIO;
+            goto out;
+        }
+        *size = total;
+        gsvd_buf_free(dst);
+        *dst = r->data;
+        r->data = (struct gsvd_buf)GSVD_BUF_INIT;
+        goto out;
+    }
+    /* 200: the whole object (Range ignored); keep the part asked for */
+    total = r->data.len;
+    start = suffix ? (length < total ? total - length : 0) : (offset < total ? offset : total);
+    n = length < total - start ? length : total - start;
+    gsvd_buf_clear(dst);
+    rc = gsvd_buf_append(dst, n ? r->data.data + start : "", (size_t)n);
+    *size = total;
+    gsvd_log_debug("%s/%s: the server ignored Range; cut %llu of %llu bytes", h->display, key,
+                   (unsigned long long)n, (unsigned long long)total);
+out:
     req_free(r);
     return rc;
 }
@@ -1036,6 +1194,7 @@ static int http_open(const char *url, unsigned flags, gsvd_store **out)
         .commit = http_commit,                                                                     \
         .size = http_size,                                                                         \
         .prefetch = http_prefetch,                                                                 \
+        .get_range = http_get_range,                                                               \
     }
 
 HTTP_OPS(gsvd_store_http_ops, "http", http_open);

@@ -7,7 +7,7 @@
 #include "gsvd_config.h"
 #include "zarr/store.h"
 
-#define GSVD_STORE_OPS_VERSION 2
+#define GSVD_STORE_OPS_VERSION 3
 
 struct gsvd_store_ops {
     int version;      /* GSVD_STORE_OPS_VERSION; fields are appended, never reordered */
@@ -22,6 +22,11 @@ struct gsvd_store_ops {
     int (*size)(gsvd_store *st, const char *key, uint64_t *size); /* optional; absent: ENOTFOUND */
     /* version 2 */
     int (*prefetch)(gsvd_store *st, const char *const *keys, size_t n); /* optional hint */
+    /* version 3, optional (NULL: store.c gets the whole value and cuts it): bytes [offset,
+     * offset + length) of key, or its last `length` bytes when `suffix`; a range past the end
+     * comes back short.  *size receives the value's total size, UINT64_MAX when unknown. */
+    int (*get_range)(gsvd_store *st, const char *key, uint64_t offset, uint64_t length, int suffix,
+                     struct gsvd_buf *dst, uint64_t *size);
 };
 
 struct gsvd_store {

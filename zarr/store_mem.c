@@ -73,6 +73,27 @@ static int mem_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
     return rc;
 }
 
+static int mem_get_range(gsvd_store *st, const char *key, uint64_t offset, uint64_t length,
+                         int suffix, struct gsvd_buf *dst, uint64_t *size)
+{
+    struct store_mem *ms = (struct store_mem *)st;
+    struct mem_entry *e;
+    int rc = GSVD_ENOTFOUND;
+
+    pthread_mutex_lock(&ms->lock);
+    e = find(ms, key);
+    if (e) {
+        uint64_t total = e->val.len;
+        uint64_t start =
+            suffix ? (length < total ? total - length : 0) : (offset < total ? offset : total);
+        uint64_t n = length < total - start ? length : total - start;
+        *size = total;
+        rc = gsvd_buf_append(dst, n ? e->val.data + start : "", (size_t)n);
+    }
+    pthread_mutex_unlock(&ms->lock);
+    return rc;
+}
+
 static int mem_put(gsvd_store *st, const char *key, const void *p, size_t n)
 {
     struct store_mem *ms = (struct store_mem *)st;
@@ -141,4 +162,7 @@ const struct gsvd_store_ops gsvd_store_mem_ops = {
     .put = mem_put,
     .list = mem_list,
     .commit = NULL,
+    .size = NULL,
+    .prefetch = NULL,
+    .get_range = mem_get_range,
 };

@@ -9,10 +9,12 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "zarr/meta.h"
+#include "zarr/meta_v3.h"
 
 struct gsvd_tree {
     gsvd_store *st;           /* borrowed */
-    int consolidated;         /* 1 if .zmetadata was read */
+    int format;               /* 2 (.zgroup/.zarray) or 3 (zarr.json) */
+    int consolidated;         /* 1 if .zmetadata (v3: the root's consolidated_metadata) was read */
     struct gsvd_strlist keys; /* consolidated: metadata keys */
     struct gsvd_strlist docs; /* consolidated: their JSON texts, same order */
 };
@@ -27,6 +29,11 @@ int gsvd_tree_is_consolidated(const gsvd_tree *t)
     return t->consolidated;
 }
 
+int gsvd_tree_format(const gsvd_tree *t)
+{
+    return t->format;
+}
+
 void gsvd_tree_close(gsvd_tree *t)
 {
     if (!t)
@@ -36,7 +43,41 @@ void gsvd_tree_close(gsvd_tree *t)
     gsvd_free(t);
 }
 
+static int get_doc(gsvd_tree *t, const char *key, struct gsvd_buf *dst);
+
+/* v3: "PATH/.zattrs" is made from PATH/zarr.json (attributes and dimension_names). */
+static int v3_zattrs(gsvd_tree *t, const char *key, struct gsvd_buf *dst)
+{
+    size_t len = strlen(key) - strlen(".zattrs");
+    char *doc = gsvd_asprintf("%.*szarr.json", (int)len, key);
+    char *where = doc ? gsvd_asprintf("%s/%s", gsvd_store_url(t->st), doc) : NULL;
+    struct gsvd_buf json = GSVD_BUF_INIT;
+    int rc = where ? get_doc(t, doc, &json) : GSVD_ENOMEM;
+
+    if (rc == GSVD_OK)
+        rc = gsvd_v3_attrs(json.data, json.len, where, dst);
+    if (rc == GSVD_OK && dst->len == 0)
+        rc = GSVD_ENOTFOUND;
+    gsvd_buf_free(&json);
+    gsvd_free(doc);
+    gsvd_free(where);
+    return rc;
+}
+
+static int is_base(const char *key, const char *name)
+{
+    size_t lk = strlen(key), ln = strlen(name);
+    return lk >= ln && strcmp(key + lk - ln, name) == 0 && (lk == ln || key[lk - ln - 1] == '/');
+}
+
 int gsvd_tree_get_meta(gsvd_tree *t, const char *key, struct gsvd_buf *dst)
+{
+    if (t->format == 3 && is_base(key, ".zattrs"))
+        return v3_zattrs(t, key, dst);
+    return get_doc(t, key, dst);
+}
+
+static int get_doc(gsvd_tree *t, const char *key, struct gsvd_buf *dst)
 {
     if (!t->consolidated)
         return gsvd_store_get(t->st, key, dst);
@@ -65,6 +106,27 @@ static int has_doc(gsvd_tree *t, const char *path, const char *name)
     return rc;
 }
 
+/* v3: the node_type in PATH/zarr.json; GSVD_NODE_NONE when there is none. */
+static int v3_node_kind(gsvd_tree *t, const char *path)
+{
+    char *key = NULL, *where = NULL;
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    int rc = gsvd_key_join(path, "zarr.json", &key);
+
+    if (rc == GSVD_OK)
+        rc = get_doc(t, key, &b);
+    if (rc == GSVD_ENOTFOUND) {
+        rc = GSVD_NODE_NONE;
+    } else if (rc == GSVD_OK) {
+        where = gsvd_asprintf("%s/%s", gsvd_store_url(t->st), key);
+        rc = where ? gsvd_v3_node_type(b.data, b.len, where) : GSVD_ENOMEM;
+    }
+    gsvd_buf_free(&b);
+    gsvd_free(key);
+    gsvd_free(where);
+    return rc;
+}
+
 int gsvd_tree_node_kind(gsvd_tree *t, const char *path)
 {
     int rc;
@@ -72,6 +134,8 @@ int gsvd_tree_node_kind(gsvd_tree *t, const char *path)
         gsvd_log_error("%s: invalid node path '%s'", gsvd_store_url(t->st), path);
         return GSVD_EINVAL;
     }
+    if (t->format == 3)
+        return v3_node_kind(t, path);
     rc = has_doc(t, path, ".zarray");
     if (rc != 0)
         return rc < 0 ? rc : GSVD_NODE_ARRAY;
@@ -79,6 +143,30 @@ int gsvd_tree_node_kind(gsvd_tree *t, const char *path)
     if (rc != 0)
         return rc < 0 ? rc : GSVD_NODE_GROUP;
     return GSVD_NODE_NONE;
+}
+
+/* A Zarr v3 root: zarr.json, with its consolidated metadata when it has some.  GSVD_ENOTFOUND
+ * (not logged) when there is no zarr.json. */
+static int open_v3(gsvd_tree *t)
+{
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    char *where = gsvd_asprintf("%s/zarr.json", gsvd_store_url(t->st));
+    int rc = where ? gsvd_store_get(t->st, "zarr.json", &b) : GSVD_ENOMEM;
+
+    if (rc < 0)
+        goto out;
+    GSVD_TRY(gsvd_v3_node_type(b.data, b.len, where));
+    rc = gsvd_v3_consolidated_parse(b.data, b.len, where, &t->keys, &t->docs);
+    if (rc == GSVD_OK)
+        t->consolidated = 1;
+    else if (rc != GSVD_ENOTFOUND)
+        goto out;
+    rc = GSVD_OK;
+    t->format = 3;
+out:
+    gsvd_buf_free(&b);
+    gsvd_free(where);
+    return rc;
 }
 
 int gsvd_tree_open(gsvd_store *st, gsvd_tree **out)
@@ -93,6 +181,7 @@ int gsvd_tree_open(gsvd_store *st, gsvd_tree **out)
     if (!t)
         return GSVD_ENOMEM;
     t->st = st;
+    t->format = 2;
     rc = gsvd_store_get(st, ".zmetadata", &b);
     if (rc == GSVD_OK) {
         where = gsvd_asprintf("%s/.zmetadata", gsvd_store_url(st));
@@ -111,16 +200,19 @@ int gsvd_tree_open(gsvd_store *st, gsvd_tree **out)
         rc = kind;
         goto out;
     }
-    if (kind == GSVD_NODE_NONE) {
-        rc = gsvd_store_get(st, "zarr.json", &b);
-        if (rc == GSVD_OK) {
-            gsvd_log_error("%s: a Zarr v3 store (zarr.json); only Zarr v2 is supported",
+    if (kind == GSVD_NODE_NONE && !t->consolidated) {
+        rc = open_v3(t);
+        if (rc == GSVD_ENOTFOUND) {
+            gsvd_log_error("%s: not a Zarr v2 store (no .zgroup or .zarray) nor a v3 one (no "
+                           "zarr.json)",
                            gsvd_store_url(st));
-            rc = GSVD_EUNSUPPORTED;
-        } else if (rc == GSVD_ENOTFOUND) {
-            gsvd_log_error("%s: not a Zarr v2 store (no .zgroup or .zarray)", gsvd_store_url(st));
             rc = GSVD_EFORMAT;
         }
+        if (rc < 0)
+            goto out;
+    } else if (kind == GSVD_NODE_NONE) {
+        gsvd_log_error("%s: not a Zarr v2 store (no .zgroup or .zarray)", gsvd_store_url(st));
+        rc = GSVD_EFORMAT;
         goto out;
     }
     *out = t;
@@ -141,7 +233,8 @@ static int add_unique(struct gsvd_strlist *out, const char *name, size_t len)
     return gsvd_strlist_pushn(out, name, len);
 }
 
-/* Consolidated keys path/NAME/.zarray|.zgroup give the children NAME of `path`. */
+/* Consolidated keys path/NAME/.zarray|.zgroup (v3: path/NAME/zarr.json) give the children
+ * NAME of `path`. */
 static int children_from_keys(const struct gsvd_strlist *keys, const char *path,
                               struct gsvd_strlist *out)
 {
@@ -156,7 +249,8 @@ static int children_from_keys(const struct gsvd_strlist *keys, const char *path,
             rest = k;
         }
         slash = strchr(rest, '/');
-        if (!slash || (strcmp(slash + 1, ".zarray") != 0 && strcmp(slash + 1, ".zgroup") != 0))
+        if (!slash || (strcmp(slash + 1, ".zarray") != 0 && strcmp(slash + 1, ".zgroup") != 0 &&
+                       strcmp(slash + 1, "zarr.json") != 0))
             continue;
         int rc = add_unique(out, rest, (size_t)(slash - rest));
         if (rc < 0)
@@ -206,13 +300,16 @@ out:
     return rc;
 }
 
-/* 1 if dir/.zgroup is a regular file. */
+/* 1 if dir/.zgroup (or a v3 dir/zarr.json: only groups have children) is a regular file. */
 static int is_group_dir(const char *dir, size_t len)
 {
     struct stat sb;
     char *p = gsvd_asprintf("%.*s/.zgroup", (int)len, dir);
-    int yes = p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+    char *p3 = gsvd_asprintf("%.*s/zarr.json", (int)len, dir);
+    int yes = (p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode)) ||
+              (p3 && stat(p3, &sb) == 0 && S_ISREG(sb.st_mode));
     gsvd_free(p);
+    gsvd_free(p3);
     return yes;
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write hostile-input Zarr v2 stores for gensvd's error-path tests, and EXPECTED.tsv.
+"""Write hostile-input Zarr v2 (and v3: cases v3_*) stores for gensvd's error-path tests, and EXPECTED.tsv.
 
 usage: python testdata/bad/make_bad.py [OUTDIR]      (default: the folder of this script)
 
@@ -229,7 +229,113 @@ def cases():
     add("path_dotdot", {"a/.zarray": zarray(), "a/0": full, "sub/.zgroup": {"zarr_format": 2}},
         "..", "array path argument contains '..' (dotdot.zarr/sub/../a)",
         arg="path_dotdot.zarr/sub/../a")
+
+    # --- Zarr v3 (zarr.json, sharding_indexed) -------------------------------------------------
+    v3_cases(add)
     return c
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c ^= b
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+    return c ^ 0xFFFFFFFF
+
+
+def v3_array(shape=(8,), chunks=(8,), data_type="int32", codecs=None, fill_value=0, **extra):
+    m = {"zarr_format": 3, "node_type": "array", "shape": list(shape), "data_type": data_type,
+         "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": list(chunks)}},
+         "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+         "codecs": codecs if codecs is not None else [{"name": "bytes",
+                                                       "configuration": {"endian": "little"}}],
+         "fill_value": fill_value}
+    m.update(extra)
+    return m
+
+
+def sharding(inner=(4,), codecs=None, crc=True, location="end"):
+    idx = [{"name": "bytes", "configuration": {"endian": "little"}}]
+    if crc:
+        idx.append({"name": "crc32c"})
+    return [{"name": "sharding_indexed", "configuration": {
+        "chunk_shape": list(inner),
+        "codecs": codecs or [{"name": "bytes", "configuration": {"endian": "little"}}],
+        "index_codecs": idx, "index_location": location}}]
+
+
+def shard(chunks, entries=None, crc=True, corrupt_crc=False):
+    """A shard with its index at the end: the inner chunks back to back, then (offset, nbytes)
+    per inner chunk (None: empty), then the crc32c of the index.  `entries` overrides the
+    index."""
+    body = b""
+    index = []
+    for ch in chunks:
+        if ch is None:
+            index.append((2 ** 64 - 1, 2 ** 64 - 1))
+        else:
+            index.append((len(body), len(ch)))
+            body += ch
+    raw = b"".join(struct.pack("<QQ", o, n) for o, n in (entries or index))
+    if crc:
+        c = crc32c(raw) ^ (1 if corrupt_crc else 0)
+        raw += struct.pack("<I", c)
+    return body + raw
+
+
+def v3_cases(add):
+    g3 = {"zarr.json": {"zarr_format": 3, "node_type": "group"}}
+    sh = v3_array(codecs=sharding())
+    two = [i4_bytes(4), i4_bytes(4, 4)]
+
+    def add3(name, files, substr, desc, **kw):
+        add(name, dict(g3, **files), substr, desc, **kw)
+
+    add3("v3_zarr_json_invalid", {"a/zarr.json": '{"zarr_format": 3, "node_type": "arr'},
+         "a/zarr.json", "array zarr.json is truncated JSON")
+    add3("v3_root_not_group", {"zarr.json": {"zarr_format": 3, "node_type": "folder"}},
+         "zarr.json", 'root zarr.json with node_type "folder"', arg="v3_root_not_group.zarr")
+    add3("v3_codec_unknown", {"a/zarr.json": v3_array(codecs=[
+        {"name": "bytes", "configuration": {"endian": "little"}}, {"name": "lzma"}])},
+         "lzma", "bytes -> bytes codec lzma (must_understand by default)")
+    add3("v3_member_unknown", {"a/zarr.json": v3_array(foo={"bar": 1})}, "foo",
+         'unknown member "foo" without "must_understand": false')
+    add3("v3_data_type_complex", {"a/zarr.json": v3_array(data_type="complex64")}, "complex64",
+         "data_type complex64 (not supported)")
+    add3("v3_key_encoding_unknown", {"a/zarr.json": v3_array(
+        chunk_key_encoding={"name": "tiled"})}, "chunk_key_encoding",
+        'chunk_key_encoding "tiled"')
+    add3("v3_fill_hex_short", {"a/zarr.json": v3_array(data_type="float32",
+                                                       fill_value="0x7fc0")},
+         "fill_value", 'fill_value "0x7fc0" for float32 (needs 8 hex digits)')
+    add3("v3_shard_not_multiple", {"a/zarr.json": v3_array(codecs=sharding(inner=(3,)))},
+         "multiple", "shard shape 8 with inner chunk shape 3")
+    add3("v3_crc32c_mismatch", {"a/zarr.json": v3_array(codecs=[
+        {"name": "bytes", "configuration": {"endian": "little"}}, {"name": "crc32c"}]),
+        "a/c/0": i4_bytes(8) + struct.pack("<I", crc32c(i4_bytes(8)) ^ 1)}, "a/c/0",
+        "chunk with a crc32c codec whose checksum does not match")
+    add3("v3_shard_index_crc", {"a/zarr.json": sh, "a/c/0": shard(two, corrupt_crc=True)},
+         "a/c/0", "shard index whose crc32c does not match")
+    add3("v3_shard_index_past_end", {"a/zarr.json": sh, "a/c/0": shard(
+        two, entries=[(0, 16), (16, 4000)])}, "a/c/0",
+        "shard index: inner chunk 1 at offset 16 with length 4000, past the end")
+    add3("v3_shard_overlap", {"a/zarr.json": sh, "a/c/0": shard(
+        two, entries=[(0, 16), (8, 16)])}, "a/c/0", "shard index: inner chunks 0 and 1 overlap")
+    add3("v3_shard_half_empty", {"a/zarr.json": sh, "a/c/0": shard(
+        two, entries=[(0, 16), (2 ** 64 - 1, 16)])}, "a/c/0",
+        "shard index: inner chunk 1 with offset 2^64-1 but a length")
+    add3("v3_shard_too_short", {"a/zarr.json": sh, "a/c/0": shard(two)[-20:]}, "a/c/0",
+         "shard of 20 bytes, shorter than its 36-byte index")
+    add3("v3_inner_chunk_too_large", {"a/zarr.json": sh, "a/c/0": shard(
+        [i4_bytes(5), i4_bytes(4)])}, "a/c/0",
+        "inner chunk of 20 bytes for a 4-element int32 inner chunk (16 bytes)")
+    add3("v3_inner_zstd_wrong_size", {"a/zarr.json": v3_array(codecs=sharding(codecs=[
+        {"name": "bytes", "configuration": {"endian": "little"}},
+        {"name": "zstd", "configuration": {"level": 1, "checksum": False}}])),
+        "a/c/0": shard([numcodecs.Zstd(level=1).encode(i4_bytes(8)),
+                        numcodecs.Zstd(level=1).encode(i4_bytes(4))])}, "a/c/0",
+        "zstd inner chunk decoding to 32 bytes for a 16-byte inner chunk")
 
 
 def write(path, content):
@@ -249,7 +355,7 @@ def main():
         if name.endswith(".zarr"):
             shutil.rmtree(os.path.join(out, name))
     rows = ["# case\targument\texit_code\tstderr_substring"]
-    readme = ["# testdata/bad: hostile Zarr v2 inputs", "",
+    readme = ["# testdata/bad: hostile Zarr v2 and v3 inputs", "",
               "Generated by `make_bad.py` (do not edit by hand). `EXPECTED.tsv`: tab-separated,",
               "lines starting with `#` are comments; columns: case, argument to `gensvd dump`",
               "(relative to this folder), expected exit code, substring stderr must contain.", "",
@@ -259,7 +365,8 @@ def main():
         assert name not in seen, name
         seen.add(name)
         root = os.path.join(out, name + ".zarr")
-        write(os.path.join(root, ".zgroup"), {"zarr_format": 2})
+        if "zarr.json" not in files:  # Zarr v3 cases bring their own root
+            write(os.path.join(root, ".zgroup"), {"zarr_format": 2})
         for rel, content in files.items():
             write(os.path.join(root, *rel.split("/")), content)
         rows.append("\t".join([name, arg, str(code), substr]))

@@ -13,9 +13,14 @@ faults into requests for chunk keys (paths whose last component does not start w
   slow        the first request of each chunk: headers, then silence for --stall seconds
   always500   every request of a chunk: 500 (never succeeds)
   403         every request of a chunk: 403 with an S3-style XML error body
+  norange     Range headers are ignored: 200 with the whole object (servers without ranges)
+  short206    ranged requests: 206 whose Content-Range is the range asked for but whose body
+              (and Content-Length) is only half of it
+  long206     ranged requests: 206 for the range asked for with 4096 extra bytes of body
 
 Every wait is bounded (--stall, default 30 s).  Request counts per path are kept in
-MockServer.counts for tests that import this module.
+MockServer.counts, and the Range headers received as (path, value) in MockServer.ranges, for
+tests that import this module.
 """
 import argparse
 import http.server
@@ -78,6 +83,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
             data = f.read()
         status, headers = 200, []
         rng = self.headers.get("Range")
+        if rng:
+            with srv.lock:
+                srv.ranges.append((rel, rng))
+        if mode == "norange":
+            rng = None
         if rng and rng.startswith("bytes="):
             a, _, b = rng[6:].partition("-")
             if a == "":
@@ -87,6 +97,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             end = min(end, len(data) - 1)
             headers.append(("Content-Range", f"bytes {start}-{end}/{len(data)}"))
             data, status = data[start:end + 1], 206
+            if mode == "short206":
+                data = data[: len(data) // 2]
+            if mode == "long206":
+                data = data + bytes(4096)
         if mode in ("reset", "truncate", "slow") and n == 0 and self.command == "GET":
             self.send_response(status)
             self.send_header("Content-Length", str(len(data)))
@@ -116,6 +130,7 @@ class MockServer(http.server.ThreadingHTTPServer):
         self.stall = stall
         self.lock = threading.Lock()
         self.counts = {}
+        self.ranges = []
 
     @property
     def port(self):
@@ -132,7 +147,7 @@ def main():
     ap.add_argument("--root", required=True)
     ap.add_argument("--mode", default="normal",
                     choices=["normal", "429", "503", "reset", "truncate", "slow", "always500",
-                             "403"])
+                             "403", "norange", "short206", "long206"])
     ap.add_argument("--stall", type=float, default=30.0)
     a = ap.parse_args()
     srv = MockServer(a.root, a.mode, a.stall)

@@ -29,6 +29,44 @@ def main():
     expect_ok("concurrency 1", rc, err)
     srv.shutdown()
 
+    # Zarr v3 with sharding over HTTP: inner chunks and shard indexes are ranged reads (suffix
+    # ranges for indexes at the end); results equal the local store's, also from a server that
+    # ignores Range; a 206 with a truncated body is an error naming the shard
+    v3root = os.path.join(testdata, "zarr", "v3")
+    v3local = os.path.join(v3root, STORE)
+    srv = MockServer(v3root).start()
+    url = f"http://127.0.0.1:{srv.port}/{STORE}"
+    same_outputs("v3 sharded", gensvd, v3local, url)
+    same_analyses("v3 sharded", gensvd, v3local, url)
+    gt = [r for p, r in srv.ranges if p.startswith(f"{STORE}/call_genotype/c/")]
+    check("v3 sharded: shard indexes by suffix range", any(r.startswith("bytes=-") for r in gt),
+          str(gt[:5]))
+    check("v3 sharded: inner chunks by range", any(not r.startswith("bytes=-") for r in gt),
+          str(gt[:5]))
+    ds = [r for p, r in srv.ranges if p.startswith(f"{STORE}/call_DS/c/")]
+    check("v3 sharded: index at the start read from byte 0", any(r.startswith("bytes=0-")
+                                                                 for r in ds), str(ds[:5]))
+    srv.shutdown()
+    srv = MockServer(v3root, "norange").start()
+    url = f"http://127.0.0.1:{srv.port}/{STORE}"
+    same_outputs("v3 server without Range", gensvd, v3local, url, arrays=["call_genotype",
+                                                                          "call_DS"])
+    srv.shutdown()
+    srv = MockServer(v3root, "short206").start()
+    url = f"http://127.0.0.1:{srv.port}/{STORE}"
+    rc, out, err = run(gensvd, ["dump", f"{url}/call_genotype"], FAST)
+    check("v3 truncated 206: exit 1 naming the shard and the range",
+          rc == 1 and "call_genotype/c/" in err and "truncated" in err and out == b"",
+          f"exit {rc}: {err}")
+    srv.shutdown()
+    srv = MockServer(v3root, "long206").start()
+    url = f"http://127.0.0.1:{srv.port}/{STORE}"
+    rc, out, err = run(gensvd, ["dump", f"{url}/call_genotype"], FAST)
+    check("v3 oversized 206: exit 1, refused naming the shard",
+          rc == 1 and "call_genotype/c/" in err and "longer than" in err and out == b"",
+          f"exit {rc}: {err}")
+    srv.shutdown()
+
     # transient faults: retried, results identical
     for mode in ["429", "503", "reset", "truncate", "slow"]:
         srv = MockServer(root, mode, stall=8).start()

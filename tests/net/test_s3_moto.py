@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """net: the s3:// store against a moto server on 127.0.0.1 with signature checking on
 (INITIAL_NO_AUTH_ACTION_COUNT reset to 0 after setup), so a wrong secret is refused.
-Reads equal the local store; pca writes to s3:// and reads back; credentials come from the
-environment and from AWS_PROFILE + a credentials file; no credential reaches any output.
+Reads equal the local store (a sharded Zarr v3 one too: signed ranged GETs); pca writes to
+s3:// and reads back; credentials come from the environment and from AWS_PROFILE + a
+credentials file; no credential reaches any output.
 Usage: test_s3_moto.py GENSVD TESTDATA_DIR   (exit 77 = skipped: moto/boto3 missing)"""
 import json
 import os
@@ -49,7 +50,7 @@ def start_moto(td):
     raise RuntimeError("moto server did not start")
 
 
-def setup(url, local):
+def setup(url, local, local_v3):
     import boto3
     kw = dict(endpoint_url=url, region_name="us-east-1", aws_access_key_id="setup",
               aws_secret_access_key="setup")
@@ -63,11 +64,12 @@ def setup(url, local):
     key = iam.create_access_key(UserName="gensvd")["AccessKey"]
     s3 = boto3.client("s3", **kw)
     s3.create_bucket(Bucket=BUCKET)
-    for dirpath, _, files in os.walk(local):
-        for f in files:
-            full = os.path.join(dirpath, f)
-            rel = os.path.relpath(full, os.path.dirname(local))
-            s3.upload_file(full, BUCKET, "data/" + rel)
+    for src, prefix in ((local, "data/"), (local_v3, "v3/")):
+        for dirpath, _, files in os.walk(src):
+            for f in files:
+                full = os.path.join(dirpath, f)
+                rel = os.path.relpath(full, os.path.dirname(src))
+                s3.upload_file(full, BUCKET, prefix + rel)
     # from now on every request must carry a valid signature of a known key
     req = urllib.request.Request(url + "/moto-api/reset-auth", data=b"0", method="POST",
                                  headers={"Content-Type": "text/plain"})
@@ -78,10 +80,11 @@ def setup(url, local):
 def main():
     gensvd, testdata = sys.argv[1], sys.argv[2]
     local = os.path.join(testdata, "zarr", "v2py", STORE)
+    local_v3 = os.path.join(testdata, "zarr", "v3", STORE)
     with tempfile.TemporaryDirectory() as td:
         proc, url = start_moto(td)
         try:
-            akid, secret = setup(url, local)
+            akid, secret = setup(url, local, local_v3)
             home = os.path.join(td, "home")
             os.makedirs(home)
             env = {"HOME": home, "AWS_ACCESS_KEY_ID": akid, "AWS_SECRET_ACCESS_KEY": secret,
@@ -93,6 +96,8 @@ def main():
             remote = f"s3://{BUCKET}/data/{STORE}"
             same_outputs("s3", gensvd, local, remote, env)
             same_analyses("s3", gensvd, local, remote, env)
+            # Zarr v3 with sharding: signed ranged GETs (suffix ranges for shard indexes)
+            same_outputs("s3 v3 sharded", gensvd, local_v3, f"s3://{BUCKET}/v3/{STORE}", env)
 
             # verbose run: no credential in the output
             rc, out, err = run(gensvd, ["dump", "-v", "-v", f"{remote}/call_genotype"], env)

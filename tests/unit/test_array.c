@@ -1349,7 +1349,14 @@ static void test_open_errors(void)
         int array_rc;
     } cases[] = {
         {NULL, NULL, GSVD_EFORMAT, NULL, 0},
-        {"zarr.json", "{\"zarr_format\": 3, \"node_type\": \"group\"}", GSVD_EUNSUPPORTED, NULL, 0},
+        {"zarr.json", "{\"zarr_format\": 3, \"node_type\": \"group\"}", GSVD_OK, NULL, 0},
+        {"zarr.json", "{\"zarr_format\": 4, \"node_type\": \"group\"}", GSVD_EUNSUPPORTED, NULL, 0},
+        {"zarr.json", "{\"zarr_format\": 3, \"node_type\": \"folder\"}", GSVD_EFORMAT, NULL, 0},
+        {"zarr.json", "{\"zarr_format\": 3, \"node_type\": \"group\", \"x\": {}}",
+         GSVD_EUNSUPPORTED, NULL, 0},
+        {"zarr.json",
+         "{\"zarr_format\": 3, \"node_type\": \"group\", \"x\": {\"must_understand\": false}}",
+         GSVD_OK, NULL, 0},
         {".zmetadata", "{\"metadata\": ", GSVD_EFORMAT, NULL, 0},
         {".zmetadata", "{\"metadata\": {\"../.zgroup\": {}}, \"zarr_consolidated_format\": 1}",
          GSVD_EFORMAT, NULL, 0},

@@ -1,1 +1,1 @@
-mkdir v3 && echo "{\"zarr_format\": 3, \"node_type\": \"group\"}" > v3/zarr.json && "$GENSVD" info v3
+mkdir -p v3/a && echo '{"zarr_format": 3, "node_type": "group"}' > v3/zarr.json && echo '{"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "int32", "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [4]}}, "chunk_key_encoding": {"name": "default"}, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}, {"name": "foo"}], "fill_value": 0}' > v3/a/zarr.json && "$GENSVD" dump v3/a
