@@ -251,7 +251,7 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     r->env.cache_bytes = 0;
     if ((rc = device_avail(r, &dev_avail)) < 0)
         return rc;
-    int shared = gsvd_comm_size(p->comm) > 1;
+    int shared = gsvd_comm_size(p->comm) > 1 || p->n_parts > 1;
     if (budget == 0 && dev_avail == UINT64_MAX && !shared) {
         r->band_rows[0] = 0;
         r->band_rows[1] = n;
@@ -368,7 +368,7 @@ static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
             r->dist[row * nc + c] = r->dist[c * nc + row];
             r->n_sites[row * nc + c] = r->n_sites[c * nc + row];
         }
-    if (gsvd_comm_rank(r->p->comm) != 0)
+    if (gsvd_comm_rank(r->p->comm) != 0) /* (job-array parts have no comm: their own sink) */
         return send_band(r, GSVD_OK, nb, nc);
     b = (struct gsvd_pdist_band){.n = r->env.n,
                                  .row0 = row0,
@@ -401,7 +401,7 @@ static int cmp_size(const void *a, const void *b)
 static int share_bands(struct pd_run *r)
 {
     const struct gsvd_pdist_params *p = r->p;
-    int size = gsvd_comm_size(p->comm);
+    int size = p->comm ? gsvd_comm_size(p->comm) : p->n_parts > 1 ? (int)p->n_parts : 1;
     size_t n = r->env.n, align = p->row_align > 1 ? p->row_align : 1, want = 4 * (size_t)size;
     size_t *rows = NULL, k = 0;
     uint64_t total = band_pairs(n, 0, n), *load = NULL;
@@ -411,7 +411,8 @@ static int share_bands(struct pd_run *r)
     r->owner = NULL;
     if (size <= 1)
         return GSVD_OK;
-    /* every rank takes rank 0's plan (ranks on other nodes may see other thread counts) */
+    /* every rank takes rank 0's plan (ranks on other nodes may see other thread counts); parts
+     * of a job array must be started with the same options and the same --threads */
     uint64_t nb = r->n_bands;
     if ((rc = gsvd_comm_bcast(p->comm, &nb, sizeof nb, 0)) < 0)
         return rc;
@@ -562,8 +563,14 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     const struct pd_kernel_ops *chain[4];
     size_t n_chain, k = 0;
     size_t n = r->env.n;
-    int rc = GSVD_OK, me = gsvd_comm_rank(p->comm);
+    int rc = GSVD_OK, me = p->comm          ? gsvd_comm_rank(p->comm)
+                           : p->n_parts > 1 ? (int)p->part - 1
+                                            : 0;
 
+    if (p->n_parts > 1 && (p->comm || p->part < 1 || p->part > p->n_parts)) {
+        gsvd_log_error("part %zu of %zu: parts are 1..N, and not under MPI", p->part, p->n_parts);
+        return GSVD_EINVAL;
+    }
     if (p->metric == GSVD_PDIST_MINKOWSKI && !(p->p > 0 && isfinite(p->p))) {
         gsvd_log_error("minkowski needs p > 0 (got %g)", p->p);
         return GSVD_EINVAL;
@@ -596,7 +603,7 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
             size_t row0 = r->band_rows[r->band], nb = r->band_rows[r->band + 1] - row0;
             int replayed = 0;
             if (r->owner && r->owner[r->band] != me) {
-                if (me == 0)
+                if (p->comm && me == 0)
                     GSVD_TRY(receive_band(r, r->owner[r->band], sink, ctx));
                 continue;
             }
@@ -640,7 +647,7 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
 out:
     /* a rank other than 0 tells rank 0 at the band it would have sent next (rank 0 then ends
      * the run); rank 0 returns the error to its caller, which ends it */
-    if (rc < 0 && r->owner && me != 0 && rc != GSVD_EPEER && send_band(r, rc, 0, 0) < 0)
+    if (rc < 0 && p->comm && r->owner && me != 0 && rc != GSVD_EPEER && send_band(r, rc, 0, 0) < 0)
         gsvd_log_error("could not tell rank 0 of the failure");
     return rc;
 }

@@ -87,13 +87,16 @@ struct gsvd_pdist_params {
                              needs a sink (the others pass NULL).  A failure on another rank
                              reaches rank 0 as GSVD_EPEER (logged); rank 0's caller then ends
                              the run with gsvd_comm_abort, since the others may wait in a send */
+    size_t part, n_parts; /* job arrays without MPI (n_parts > 1, comm NULL): compute only the
+                             bands of part `part` (1..n_parts) of the same sharing as ranks, and
+                             hand them to this process's sink; part 1 has band 0 */
 };
 #define GSVD_PDIST_PARAMS_DEFAULT                                                                  \
     {                                                                                              \
         .metric = GSVD_PDIST_EUCLIDEAN, .p = 2, .missing = GSVD_PDIST_PAIRWISE, .n_threads = 1,    \
         .progress = {NULL, NULL}, .memory = 0, .sink_bytes = 0, .row_align = 1,                    \
         .kernel = GSVD_PDIST_KERNEL_AUTO, .simd = GSVD_PDIST_SIMD_AUTO, .ploidy = 0,               \
-        .device = NULL, .comm = NULL                                                               \
+        .device = NULL, .comm = NULL, .part = 0, .n_parts = 0                                      \
     }
 
 /* One finished band: rows [row0, row0 + n_rows) against columns [row0, n).  Entry (r, c) is

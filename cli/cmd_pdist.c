@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/textmatrix.h"
 #include "cli/pdist_out.h"
+#include "cli/pdist_parts.h"
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/writer.h"
@@ -38,10 +39,13 @@ enum {
     OPT_DTYPE,
     OPT_MEMORY,
     OPT_KERNEL,
+    OPT_PART,
+    OPT_FINALIZE,
 };
 
 struct pdist_opts {
-    const char *input, *output, *format, *samples_file, *device;
+    const char *input, *output, *format, *samples_file, *device, *finalize;
+    char *part_output; /* --part: OUT.gensvd-parts/part-I-of-N.zarr (owned) */
     int force, counts, axis_variants, condensed, f4;
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
@@ -85,6 +89,11 @@ static void usage(FILE *fp)
           "[auto]\n" GSVD_CLI_DEVICE_HELP
           "                         (gpu: bit-plane counts and float64 sums on the device,\n"
           "                         identical results; the gram kernel stays on the CPU)\n"
+          "      --part I/N         compute only part I of N of the pairs (a job array without\n"
+          "                         MPI) into OUT.gensvd-parts/ (needs -o OUT, a local or shared\n"
+          "                         path, and the square layout); start every part with the\n"
+          "                         same input and options\n"
+          "      --finalize OUT     gather the N parts into OUT once all are done (no INPUT)\n"
           "  -a, --array PATH       genotype array inside INPUT\n"
           "      --transpose        the 2-D array is samples x variants\n"
           "      --ploidy INT       dosage scale of a 2-D array [2]\n"
@@ -132,8 +141,9 @@ struct pdist_job {
 static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                    struct pdist_job *job)
 {
-    struct pdist_out_cfg cfg = {.output = o->output,
-                                .force = o->force,
+    struct pdist_out_cfg cfg = {.output = o->part_output ? o->part_output : o->output,
+                                .force = o->force || o->part_output,
+                                .part = o->part_output != NULL,
                                 .tsv = o->format || !o->output,
                                 .condensed = o->condensed,
                                 .f4 = o->f4,
@@ -200,7 +210,7 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                       (unsigned long long)sum.n_segments);
     rc = make_attrs(o, &sum, &attrs);
     if (rc == GSVD_OK)
-        rc = pdist_out_finish(out, attrs.data);
+        rc = pdist_out_finish(out, attrs.data, sum.n_missing);
     if (world && gsvd_comm_size(world) > 1)
         rc = gsvd_comm_agree(world, rc, NULL); /* the others learn how the commit went */
 out:
@@ -323,6 +333,8 @@ int gsvd_cmd_pdist(int argc, char **argv)
         {"dtype", required_argument, NULL, OPT_DTYPE},
         {"memory", required_argument, NULL, OPT_MEMORY},
         {"kernel", required_argument, NULL, OPT_KERNEL},
+        {"part", required_argument, NULL, OPT_PART},
+        {"finalize", required_argument, NULL, OPT_FINALIZE},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"array", required_argument, NULL, 'a'},
         {"transpose", no_argument, NULL, OPT_TRANSPOSE},
@@ -411,6 +423,20 @@ int gsvd_cmd_pdist(int argc, char **argv)
             o.pd.kernel = (enum gsvd_pdist_kernel)k;
             break;
         }
+        case OPT_PART: {
+            size_t i = 0, n = 0;
+            int end = 0;
+            if (sscanf(optarg, "%zu/%zu%n", &i, &n, &end) != 2 || optarg[end] != '\0' || i < 1 ||
+                n < 1 || i > n || n > 100000)
+                return gsvd_cli_usage_error("pdist", "invalid --part '%s' (I/N, 1 <= I <= N)",
+                                            optarg);
+            o.pd.part = i;
+            o.pd.n_parts = n;
+            break;
+        }
+        case OPT_FINALIZE:
+            o.finalize = optarg;
+            break;
         case OPT_FORMAT:
             if (strcmp(optarg, "tsv") != 0)
                 return gsvd_cli_usage_error("pdist", "invalid --format '%s' (tsv)", optarg);
@@ -447,6 +473,22 @@ int gsvd_cmd_pdist(int argc, char **argv)
             return gsvd_cli_usage_error("pdist", "invalid option '%s'", argv[optind - 1]);
         }
     }
+    if (o.finalize) {
+        if (optind < argc)
+            return gsvd_cli_usage_error("pdist", "--finalize OUT takes no INPUT");
+        gsvd_cli_common_apply(&common);
+        return gsvd_cli_exit_code(pdist_parts_finalize(o.finalize, o.force));
+    }
+    if (o.pd.n_parts) {
+        if (!o.output || strstr(o.output, "://"))
+            return gsvd_cli_usage_error("pdist", "--part needs -o OUT, a local or shared path");
+        if (o.format || o.condensed)
+            return gsvd_cli_usage_error("pdist", "--part writes the square Zarr layout (no "
+                                                 "--format tsv, no --layout condensed)");
+        if (gsvd_comm_size(gsvd_cli_world()) > 1)
+            return gsvd_cli_usage_error("pdist", "--part is for job arrays; under mpirun the "
+                                                 "ranks share the work themselves");
+    }
     if (optind < argc - 1)
         return gsvd_cli_usage_error("pdist", "too many arguments");
     if (optind == argc && isatty(STDIN_FILENO))
@@ -459,6 +501,15 @@ int gsvd_cmd_pdist(int argc, char **argv)
             o.pd.simd = GSVD_PDIST_SIMD_SCALAR;
     }
     o.command = gsvd_cli_command_line(argc, argv);
+    if (o.pd.n_parts) {
+        o.part_output = pdist_parts_path(o.output, o.pd.part, o.pd.n_parts);
+        rc = o.part_output ? pdist_parts_prepare(o.output) : GSVD_ENOMEM;
+        if (rc < 0) {
+            gsvd_free(o.part_output);
+            gsvd_free(o.command);
+            return gsvd_cli_exit_code(rc);
+        }
+    }
     {
         struct gsvd_backend_params bp = {.n_threads = common.threads};
         struct stat sb;
@@ -470,5 +521,9 @@ int gsvd_cmd_pdist(int argc, char **argv)
     }
     gsvd_backend_destroy(o.pd.device);
     gsvd_free(o.command);
+    if (rc == GSVD_OK && o.part_output)
+        gsvd_log_info("part %zu of %zu done; `gensvd pdist --finalize %s` once every part is",
+                      o.pd.part, o.pd.n_parts, o.output);
+    gsvd_free(o.part_output);
     return gsvd_cli_exit_code(rc);
 }

@@ -73,7 +73,7 @@ static void version(void)
     printf("backends: %s\n", gsvd_backend_list());
     printf("cuda: %s\n", gsvd_backend_cuda_info());
 #if GSVD_HAVE_MPI
-    printf("mpi: %s (pca under mpirun/srun)\n", gsvd_comm_mpi_version());
+    printf("mpi: %s (pca and pdist under mpirun/srun)\n", gsvd_comm_mpi_version());
 #else
     printf("mpi: not built in\n");
 #endif

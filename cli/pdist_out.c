@@ -426,17 +426,20 @@ out:
     return rc;
 }
 
-int pdist_out_finish(struct pdist_out *o, const char *attrs_json)
+int pdist_out_finish(struct pdist_out *o, const char *attrs_json, uint64_t n_missing)
 {
     int rc = GSVD_OK;
 
     if (o->cfg.output) {
-        if (!o->arrays_made) /* no band: n = 0 */
-            GSVD_TRY(make_arrays(o, 0));
+        if (!o->arrays_made) /* no band here: n = 0, or a job-array part without bands */
+            GSVD_TRY(make_arrays(o, n_missing));
         if (o->cfg.condensed)
             GSVD_TRY(condensed_flush(o));
         GSVD_TRY(gsvd_writer_group(o->w, "", attrs_json));
-        GSVD_TRY(gsvd_writer_commit(o->w));
+        if (o->cfg.part)
+            GSVD_TRY(gsvd_writer_commit_part(o->w));
+        else
+            GSVD_TRY(gsvd_writer_commit(o->w));
     }
     if (o->cfg.tsv && !o->cfg.condensed)
         GSVD_TRY(tsv_square(o));

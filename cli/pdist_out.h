@@ -23,6 +23,8 @@ struct pdist_out_cfg {
     uint64_t memory; /* --memory (0 = none): sizes the square chunks */
     int plan_only;   /* distributed runs, ranks other than 0: only the sizes (row alignment,
                         bytes) that shape the bands, nothing opened or allocated */
+    int part;        /* a job-array part (cli/pdist_parts.h): commit without the chunks of the
+                        other parts and without .zmetadata */
 };
 
 struct pdist_out;
@@ -34,8 +36,9 @@ size_t pdist_out_row_align(const struct pdist_out *o);
 uint64_t pdist_out_bytes(const struct pdist_out *o);
 /* The engine's sink (ctx = the pdist_out). */
 int pdist_out_band(void *ctx, const struct gsvd_pdist_band *b);
-/* Flush, write the attributes (a JSON object text), commit the Zarr output, print the TSV. */
-int pdist_out_finish(struct pdist_out *o, const char *attrs_json);
+/* Flush, write the attributes (a JSON object text), commit the Zarr output, print the TSV.
+ * n_missing: the run's missing values (decides n_sites when no band reached the sink). */
+int pdist_out_finish(struct pdist_out *o, const char *attrs_json, uint64_t n_missing);
 void pdist_out_close(struct pdist_out *o); /* discards an uncommitted output; accepts NULL */
 
 #endif /* GSVD_CLI_PDIST_OUT_H */

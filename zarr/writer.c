@@ -492,6 +492,11 @@ out:
     return rc;
 }
 
+int gsvd_writer_commit_part(gsvd_writer *w)
+{
+    return gsvd_store_commit(w->st);
+}
+
 int gsvd_writer_commit(gsvd_writer *w)
 {
     int rc = GSVD_OK;

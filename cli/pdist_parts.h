@@ -1,0 +1,28 @@
+/* cli/pdist_parts.h - `pdist --part I/N` and `--finalize`: the pair matrix of a job array
+ * (Slurm array tasks, cloud batch tasks) without MPI.  Part I computes the bands the engine
+ * gives part I of N (analysis/pdist.h, the same sharing as MPI ranks) and writes them as the
+ * Zarr group OUT.gensvd-parts/part-I-of-N.zarr (square layout, local or shared filesystem);
+ * `--finalize OUT` checks that all N parts are there and agree, gathers their chunks and moves
+ * the whole output to OUT.  The result is byte for byte the one-process output (the recorded
+ * command line aside).  Thread safety: one caller at a time per OUT. */
+#ifndef GSVD_CLI_PDIST_PARTS_H
+#define GSVD_CLI_PDIST_PARTS_H
+#include <stddef.h>
+
+#include "common/gsvd_defs.h"
+
+/* OUT.gensvd-parts, and part I's path inside it (new strings, caller frees; NULL: no memory). */
+char *pdist_parts_dir(const char *out);
+char *pdist_parts_path(const char *out, size_t part, size_t n_parts);
+
+/* Create OUT.gensvd-parts if it is not there (parts may race: EEXIST is fine).  GSVD_OK,
+ * GSVD_ENOMEM or GSVD_EIO (logged). */
+GSVD_NODISCARD int pdist_parts_prepare(const char *out);
+
+/* Gather the parts into OUT.  GSVD_OK; GSVD_ENOTFOUND (no parts), GSVD_EINCONSIST (a part
+ * missing, parts of different runs or options, a chunk missing or written twice), GSVD_EINVAL
+ * (OUT exists and !force), GSVD_EIO, GSVD_ENOMEM; each logged with what to do.  Running it
+ * again after a failure continues where it stopped. */
+GSVD_NODISCARD int pdist_parts_finalize(const char *out, int force);
+
+#endif /* GSVD_CLI_PDIST_PARTS_H */
