@@ -348,13 +348,25 @@ static int finish_worker(void *ctx, size_t t)
 static int band_buffers(struct pd_run *r, size_t cells);
 static int send_band(struct pd_run *r, int status, size_t nb, size_t nc);
 
+/* The band of rows [row0, row0 + nb) in r->dist / r->n_sites to the sink. */
+static int to_sink(struct pd_run *r, size_t row0, size_t nb, gsvd_pdist_sink_fn sink, void *ctx)
+{
+    struct gsvd_pdist_band b = {.n = r->env.n,
+                                .row0 = row0,
+                                .n_rows = nb,
+                                .ld = r->env.n - row0,
+                                .dist = r->dist,
+                                .n_sites = r->n_sites,
+                                .n_missing = r->n_missing};
+    return sink(ctx, &b);
+}
+
 /* The current band's distances to the sink, or, on a rank other than 0, to rank 0. */
 static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
 {
     size_t row0 = r->band_rows[r->band], nb = r->band_rows[r->band + 1] - row0;
     size_t nc = r->env.n - row0, cells;
     struct fin_job f = {.r = r, .row0 = row0, .nb = nb, .nc = nc};
-    struct gsvd_pdist_band b;
     int rc;
 
     if (gsvd_mul_size(nb, nc, &cells) < 0)
@@ -370,14 +382,7 @@ static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
         }
     if (gsvd_comm_rank(r->p->comm) != 0) /* (job-array parts have no comm: their own sink) */
         return send_band(r, GSVD_OK, nb, nc);
-    b = (struct gsvd_pdist_band){.n = r->env.n,
-                                 .row0 = row0,
-                                 .n_rows = nb,
-                                 .ld = nc,
-                                 .dist = r->dist,
-                                 .n_sites = r->n_sites,
-                                 .n_missing = r->n_missing};
-    return sink(ctx, &b);
+    return to_sink(r, row0, nb, sink, ctx);
 }
 
 /* ---- distributed runs: bands shared out between ranks, rank 0 emits -------------------------
@@ -531,14 +536,7 @@ static int receive_band(struct pd_run *r, int from, gsvd_pdist_sink_fn sink, voi
         (rc = gsvd_comm_recv(c, r->dist, nb * nc * sizeof *r->dist, from)) < 0 ||
         (rc = gsvd_comm_recv(c, r->n_sites, nb * nc * sizeof *r->n_sites, from)) < 0)
         return rc;
-    struct gsvd_pdist_band b = {.n = r->env.n,
-                                .row0 = row0,
-                                .n_rows = nb,
-                                .ld = nc,
-                                .dist = r->dist,
-                                .n_sites = r->n_sites,
-                                .n_missing = r->n_missing};
-    return sink(ctx, &b);
+    return to_sink(r, row0, nb, sink, ctx);
 }
 
 static void run_clear(struct pd_run *r)

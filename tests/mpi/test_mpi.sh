@@ -9,6 +9,8 @@
 # shares no reduction order with the distributed runs.
 set -u
 G=$1
+# shellcheck source=tests/testlib.sh
+source "$(dirname "$0")/../testlib.sh"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 command -v mpirun >/dev/null || { echo "mpirun not found: skipped"; exit 77; }
 "$G" --version | grep -q '^mpi: Open MPI' || { echo "gensvd built without MPI: skipped"; exit 77; }
@@ -17,17 +19,6 @@ trap 'rm -rf "$T"' EXIT
 MR=(mpirun --oversubscribe -n)
 [ "$(id -u)" = 0 ] && MR=(mpirun --allow-run-as-root --oversubscribe -n)
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
-pass=0
-fail=0
-check() { # name command...
-    local name=$1
-    shift
-    if "$@"; then pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
-}
-same_store() { # a b: every array and attribute equal, except the recorded command line
-    diff -r -x .zattrs -x .zmetadata "$1" "$2" >/dev/null &&
-        diff <(grep -v '"command"' "$1/.zattrs") <(grep -v '"command"' "$2/.zattrs") >/dev/null
-}
 
 "$G" simulate "$T/sim.vcz" -m 40000 -n 400 -r 0.01 -c 2500,400 -q || exit 1
 for data in "$T/sim.vcz" "$ROOT/testdata/realdata/hapmap3.vcz"; do
@@ -119,5 +110,4 @@ check "simulate under mpirun -n 2: usage exit" test $? = 2
 check "simulate under mpirun -n 2: message" grep -q 'only pca and pdist run distributed' "$T/sim2.err"
 check "simulate under mpirun -n 2: no output" test ! -e "$T/s2.vcz"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+report

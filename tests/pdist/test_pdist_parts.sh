@@ -7,20 +7,10 @@
 # bad uses of --part are usage errors.
 set -u
 G=$1
+# shellcheck source=tests/testlib.sh
+source "$(dirname "$0")/../testlib.sh"
 T=$(mktemp -d "${TMPDIR:-/tmp}/gsvd_parts.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-check() { # name command...
-    local name=$1
-    shift
-    if "$@"; then pass=$((pass + 1)); else echo "FAIL $name"; fail=$((fail + 1)); fi
-}
-same_store() { # a b: every array and attribute equal, except the recorded command line
-    diff -r -x .zattrs -x .zmetadata "$1" "$2" >/dev/null &&
-        diff <(grep -v '"command"' "$1/.zattrs") <(grep -v '"command"' "$2/.zattrs") >/dev/null &&
-        diff <(grep -v '"command"' "$1/.zmetadata") <(grep -v '"command"' "$2/.zmetadata") >/dev/null
-}
 "$G" simulate "$T/s.vcz" -m 5000 -n 2300 -r 0.01 -c 1000,2300 -q || exit 1
 
 for opts in "-m ibs" "-m euclidean --memory 40M" "-m canberra --memory 40M"; do
@@ -91,5 +81,4 @@ check "--finalize with INPUT: usage" test $? = 2
 check "--finalize without parts: exit 1" test $? = 1
 check "--finalize without parts: message" grep -q 'no parts to finalize' "$T/n.err"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+report
