@@ -32,14 +32,15 @@ struct gsvd_gblock {
                               0 at pass_begin / gram_begin */
 };
 
-/* Rows per product group of a pass: a power of two near 32 MiB of float32 rows of n samples,
- * 64 .. 4096; and of a Gram: twice that.  Groups are rows [j G, (j + 1) G) of the variant
+/* Rows per product group of a pass: the power of two nearest to 32 MiB of float32 rows of n
+ * samples, 64 .. 4096; and of a Gram: twice that.  Groups are rows [j G, (j + 1) G) of the variant
  * index, so a split of the variants between processes at multiples of the Gram group keeps
  * every group whole (gsvd_pca_split). */
 static inline size_t gsvd_backend_pass_group_rows(size_t n)
 {
     size_t want = ((size_t)32 << 20) / (4 * (n ? n : 1)), g = 64;
-    while (g < 4096 && 2 * g <= want)
+    /* the power of two nearest to `want` (on a log scale: 2g <= want * sqrt 2) */
+    while (g < 4096 && 2 * g * 1000 <= want * 1414)
         g *= 2;
     return g;
 }

@@ -560,15 +560,21 @@ static int ysum_share(void *ctx, size_t t)
     size_t c = b->c, i0 = t * b->n / job->n_shares, i1 = (t + 1) * b->n / job->n_shares;
     int over = 0;
 
-    for (size_t g = 0; g < job->n_groups; g++) {
-        const float *yg = b->slots[g].yg;
-        for (size_t i = i0; i < i1; i++)
-            for (size_t j = 0; j < c; j++) {
-                double v = yg[i * c + j];
-                over |= !(fabs(v) <= b->ygrid[j].bound);
-                gsvd_xsum_add(&b->y[i * c + j], &b->ylo[i * c + j], v, &b->ygrid[j]);
+    /* entry by entry, every group of the batch: hi and lo stay in registers (the batch has at
+     * most 64 groups, far below the 2^12 additions a lo may take between carries) */
+    for (size_t i = i0; i < i1; i++)
+        for (size_t j = 0; j < c; j++) {
+            const struct gsvd_xgrid *g = &b->ygrid[j];
+            double hi = b->y[i * c + j], lo = b->ylo[i * c + j];
+            for (size_t k = 0; k < job->n_groups; k++) {
+                double v = b->slots[k].yg[i * c + j];
+                over |= !(fabs(v) <= g->bound);
+                gsvd_xsum_add_nocarry(&hi, &lo, v, g);
             }
-    }
+            gsvd_xsum_carry(&hi, &lo, g);
+            b->y[i * c + j] = hi;
+            b->ylo[i * c + j] = lo;
+        }
     if (over)
         job->over = 1; /* (a benign race: every writer stores 1) */
     return GSVD_OK;
