@@ -61,7 +61,10 @@ struct gsvd_zbound {
 };
 
 struct gsvd_backend_params {
-    size_t n_threads; /* BLAS threads for this backend; 0 = all cores */
+    size_t n_threads;  /* BLAS threads for this backend; 0 = all cores */
+    size_t local_rank; /* distributed runs: this process's rank among those of its node; a
+                          device backend takes its (local_rank mod count)-th usable device,
+                          so ranks on one node use different GPUs (0: the first) */
 };
 
 /* The CPU backend's vtable (opaque here; cli/backend_registry.c lists it). */

@@ -389,7 +389,8 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
                  struct gsvd_cli_input *in, struct gsvd_strlist *samples, gsvd_geno **g,
                  gsvd_backend **be)
 {
-    struct gsvd_backend_params bp = {.n_threads = common->threads};
+    struct gsvd_backend_params bp = {.n_threads = common->threads,
+                                     .local_rank = (size_t)gsvd_comm_local_rank(world)};
     int rc = GSVD_OK;
 
     /* first, so that an unavailable device fails before any data is read */

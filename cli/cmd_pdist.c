@@ -46,6 +46,8 @@ enum {
 struct pdist_opts {
     const char *input, *output, *format, *samples_file, *device, *finalize;
     char *part_output; /* --part: OUT.gensvd-parts/part-I-of-N.zarr (owned) */
+    int rank_parts;    /* under MPI with a square Zarr output on a local or shared path: each
+                          rank writes its own part and rank 0 finalizes (cli/pdist_parts.h) */
     int force, counts, axis_variants, condensed, f4;
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
@@ -159,10 +161,11 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
     struct gsvd_cli_bar bar;
     gsvd_comm *world = gsvd_cli_world();
     int rc = GSVD_OK, me = gsvd_comm_rank(world);
-    gsvd_pdist_sink_fn sink = me == 0 ? pdist_out_band : NULL;
+    gsvd_pdist_sink_fn sink = me == 0 || o->rank_parts ? pdist_out_band : NULL;
 
-    /* a distributed run: rank 0 writes; the others need only the sizes that shape the bands */
-    cfg.plan_only = me != 0;
+    /* a distributed run: each rank writes its part (rank_parts), or rank 0 writes everything
+     * and the others need only the sizes that shape the bands */
+    cfg.plan_only = me != 0 && !o->rank_parts;
     rc = pdist_out_open(&cfg, &out);
     if (world)
         rc = gsvd_comm_agree(world, rc, NULL);
@@ -172,13 +175,33 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
     o->pd.sink_bytes = pdist_out_bytes(out);
     o->pd.n_threads = common->threads;
     o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
-    o->pd.comm = world;
+    o->pd.comm = o->rank_parts ? NULL : world;
     if (job->g)
         rc = gsvd_pdist_run(job->g, &o->pd, sink, out, &sum);
     else if (job->x8)
         rc = gsvd_pdist_run_matrix_i8(job->x8, job->n, job->m, &o->pd, sink, out, &sum);
     else
         rc = gsvd_pdist_run_matrix(job->x, job->n, job->m, &o->pd, sink, out, &sum);
+    if (o->rank_parts) {
+        /* every rank commits its part; once all succeeded, rank 0 gathers them into OUT */
+        if (rc == GSVD_OK)
+            rc = make_attrs(o, &sum, &attrs);
+        if (rc == GSVD_OK)
+            rc = pdist_out_finish(out, attrs.data, sum.n_missing);
+        rc = gsvd_comm_agree(world, rc, NULL); /* the same verdict on every rank */
+        if (rc < 0) {
+            if (me == 0 && pdist_parts_discard(o->output) < 0)
+                gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
+            goto out;
+        }
+        if (me == 0) {
+            rc = pdist_parts_finalize(o->output, o->force);
+            if (rc < 0 && pdist_parts_discard(o->output) < 0)
+                gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
+        }
+        rc = gsvd_comm_agree(world, rc, NULL); /* how the finalize went */
+        goto out;
+    }
     if (world && gsvd_comm_size(world) > 1) {
         if (rc < 0 && me == 0) {
             /* the other ranks may wait in a send: discard the output, then end them all */
@@ -501,6 +524,22 @@ int gsvd_cmd_pdist(int argc, char **argv)
             o.pd.simd = GSVD_PDIST_SIMD_SCALAR;
     }
     o.command = gsvd_cli_command_line(argc, argv);
+    {
+        gsvd_comm *w = gsvd_cli_world();
+        if (gsvd_comm_size(w) > 1 && o.output && !strstr(o.output, "://") && !o.format &&
+            !o.condensed) {
+            /* ranks write their own chunks: a fresh parts directory first (rank 0), then all */
+            o.rank_parts = 1;
+            o.pd.part = (size_t)gsvd_comm_rank(w) + 1;
+            o.pd.n_parts = (size_t)gsvd_comm_size(w);
+            rc = gsvd_comm_rank(w) == 0 ? pdist_parts_discard(o.output) : GSVD_OK;
+            rc = gsvd_comm_agree(w, rc, NULL);
+            if (rc < 0) {
+                gsvd_free(o.command);
+                return gsvd_cli_exit_code(rc);
+            }
+        }
+    }
     if (o.pd.n_parts) {
         o.part_output = pdist_parts_path(o.output, o.pd.part, o.pd.n_parts);
         rc = o.part_output ? pdist_parts_prepare(o.output) : GSVD_ENOMEM;
@@ -511,7 +550,9 @@ int gsvd_cmd_pdist(int argc, char **argv)
         }
     }
     {
-        struct gsvd_backend_params bp = {.n_threads = common.threads};
+        struct gsvd_backend_params bp = {.n_threads = common.threads,
+                                         .local_rank =
+                                             (size_t)gsvd_comm_local_rank(gsvd_cli_world())};
         struct stat sb;
         int text = strcmp(o.input, "-") == 0 || (stat(o.input, &sb) == 0 && S_ISREG(sb.st_mode));
         /* first, so that an unavailable device fails before any data is read */
@@ -521,7 +562,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
     }
     gsvd_backend_destroy(o.pd.device);
     gsvd_free(o.command);
-    if (rc == GSVD_OK && o.part_output)
+    if (rc == GSVD_OK && o.part_output && !o.rank_parts)
         gsvd_log_info("part %zu of %zu done; `gensvd pdist --finalize %s` once every part is",
                       o.pd.part, o.pd.n_parts, o.output);
     gsvd_free(o.part_output);

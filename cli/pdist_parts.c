@@ -362,6 +362,14 @@ static int scan_parts(const char *dir, size_t *n_parts, unsigned char **have)
     return rc;
 }
 
+int pdist_parts_discard(const char *out)
+{
+    char *dir = pdist_parts_dir(out);
+    int rc = dir ? remove_tree(dir) : GSVD_ENOMEM;
+    gsvd_free(dir);
+    return rc;
+}
+
 int pdist_parts_finalize(const char *out, int force)
 {
     char *dir = pdist_parts_dir(out), *base = NULL, *old = NULL;

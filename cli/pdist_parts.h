@@ -19,6 +19,11 @@ char *pdist_parts_path(const char *out, size_t part, size_t n_parts);
  * GSVD_ENOMEM or GSVD_EIO (logged). */
 GSVD_NODISCARD int pdist_parts_prepare(const char *out);
 
+/* Remove OUT.gensvd-parts and everything in it (a distributed run that failed, or a stale
+ * directory before a distributed run starts).  GSVD_OK (also when there is none), GSVD_EIO
+ * or GSVD_ENOMEM (logged). */
+GSVD_NODISCARD int pdist_parts_discard(const char *out);
+
 /* Gather the parts into OUT.  GSVD_OK; GSVD_ENOTFOUND (no parts), GSVD_EINCONSIST (a part
  * missing, parts of different runs or options, a chunk missing or written twice), GSVD_EINVAL
  * (OUT exists and !force), GSVD_EIO, GSVD_ENOMEM; each logged with what to do.  Running it

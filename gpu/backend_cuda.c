@@ -69,9 +69,11 @@ struct backend_cuda {
 
 /* ---- device selection ---------------------------------------------------------------------- */
 
-/* First device with compute capability >= MIN_MAJOR; reason in why otherwise. */
-static int pick_device(int *dev, char *why, size_t why_len)
+/* The nth (mod their count) device with compute capability >= MIN_MAJOR; reason in why
+ * otherwise. */
+static int pick_device(int *dev, size_t nth, char *why, size_t why_len)
 {
+    int usable[64], n_usable = 0;
     int count = 0, major = 0, minor = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
 
@@ -94,10 +96,12 @@ static int pick_device(int *dev, char *why, size_t why_len)
         if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) != cudaSuccess ||
             cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) != cudaSuccess)
             continue;
-        if (major >= MIN_MAJOR) {
-            *dev = d;
-            return 1;
-        }
+        if (major >= MIN_MAJOR && n_usable < 64)
+            usable[n_usable++] = d;
+    }
+    if (n_usable > 0) {
+        *dev = usable[nth % (size_t)n_usable];
+        return 1;
     }
     snprintf(why, why_len, "device 0 has compute capability %d.%d; this build needs %d.0 or newer",
              major, minor, MIN_MAJOR);
@@ -107,7 +111,7 @@ static int pick_device(int *dev, char *why, size_t why_len)
 static int cuda_probe(char *why, size_t why_len)
 {
     int dev = 0;
-    return pick_device(&dev, why, why_len) ? 10 : 0; /* above the CPU's 1 */
+    return pick_device(&dev, 0, why, why_len) ? 10 : 0; /* above the CPU's 1 */
 }
 
 const char *gsvd_cuda_build_info(void)
@@ -174,7 +178,7 @@ static int cuda_create(const struct gsvd_backend_params *p, gsvd_backend **out)
         return GSVD_ENOMEM;
     b->base.ops = &gsvd_backend_cuda_ops;
     GSVD_TRY(gsvd_backend_create(&gsvd_backend_cpu_ops, p, &b->host));
-    if (!pick_device(&b->device, why, sizeof why)) {
+    if (!pick_device(&b->device, p ? p->local_rank : 0, why, sizeof why)) {
         gsvd_log_error("no usable cuda device: %s", why);
         rc = GSVD_ENODEVICE;
         goto out;
