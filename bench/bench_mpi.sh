@@ -14,15 +14,15 @@ res=$out/mpi
 mkdir -p "$res"
 read -r M N <<<"${P2_DIMS:-100000 20000}"
 METHOD=${METHOD:-auto}
-store=$out/mpi_${M}x${N}.vcz
+store=$out/sim_${M}x${N}.vcz # the store bench_pca_scale.sh makes for P2
 cores=$(nproc)
 MR=(mpirun --oversubscribe --bind-to none -n)
 [ "$(id -u)" = 0 ] && MR=(mpirun --allow-run-as-root --oversubscribe --bind-to none -n)
 export OMPI_MCA_btl=self,vader
 
 "$G" --version | grep -q '^mpi: Open MPI' || { echo "gensvd built without MPI" >&2; exit 1; }
-[ -d "$store" ] || "$G" simulate "$store" -m "$M" -n "$N" -K 3 --fst 0.05 --missing 0.01 \
-    --seed 1 -c 10000,"$N" -q
+[ -f "$store/.zmetadata" ] || "$G" simulate "$store" -m "$M" -n "$N" -K 3 --fst 0.05 \
+    --missing 0.01 --seed 1 --force -q
 
 run() { # name ranks cmd...
     local name=$1 ranks=$2
