@@ -657,6 +657,10 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
         if (rc == GSVD_OK) {
             lo = gsvd_alloc_large(nn * sizeof *lo);
             rc = lo ? gsvd_backend_gram_end_parts(be, gram, lo, tr) : GSVD_ENOMEM;
+            if (rc == GSVD_EUNSUPPORTED)
+                gsvd_log_error("the %s backend cannot sum this Gram (%zu samples) over processes; "
+                               "run --method exact on the cpu device or in one process",
+                               gsvd_backend_name(be), n);
         }
         GSVD_TRY(agree(p, rc, told));
         GSVD_TRY(sum_parts(p->comm, gram, lo, nn));

@@ -15,6 +15,7 @@
 #include "gsvd_config.h"
 #include "gpu/backend_cuda.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,6 +29,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/xsum.h"
 #include "gpu/cuda_check.h"
 #include "gpu/kernels.h"
 #include "gpu/pdist_cuda.h"
@@ -54,7 +56,7 @@ struct backend_cuda {
     float *z;                      /* group x n standardised rows */
     uint32_t *hist;                /* group x GSVD_STD_BINS byte counts */
     double *rs;                    /* group row sums of squares */
-    double *acc;                   /* 1: sum of squares since the pass began */
+    double *acc;                   /* 2: sum of squares since the pass began (hi, lo when exact) */
     double *sumsq_out;             /* host: where the end call adds acc */
     float *x, *t, *yblk;           /* pass: n x c, group x c, n x c */
     double *y;                     /* pass: n x c accumulator */
@@ -65,6 +67,19 @@ struct backend_cuda {
     size_t x_cap, t_cap, yblk_cap, y_cap, zd_cap, u_cap, out_cap; /* bytes */
     struct gsvd_cuda_xfer xfer;                                   /* uploads, for the -v report */
     gsvd_cuda_pd *pd;                                             /* pdist bands (first use) */
+    /* exact sums (set_bound; analysis/backend.h): groups of xgroup rows by variant index,
+     * every group's product added onto fixed grids (gpu/kernel_body.h gsvd_kb_acc_xsum) */
+    int bounded, exact;         /* a bound is set; this pass or Gram adds exactly */
+    struct gsvd_zbound zb;      /* the bound */
+    size_t xgroup;              /* rows per exact group: a power of two dividing the Gram group */
+    uint64_t next_index, gid;   /* rows without an index: the next number; the open group */
+    double *ylo, *glo;          /* low parts: n x c (pass), n x n (Gram) */
+    size_t ylo_cap;             /* bytes */
+    struct gsvd_kb_grid *grids; /* device: the c column grids of Y, or the Gram's */
+    size_t grids_cap;           /* bytes */
+    struct gsvd_kb_grid trgrid; /* the trace's grid */
+    uint32_t *over;             /* device: values beyond their bound */
+    double tr[2];               /* host: the last pass's trace parts */
 };
 
 /* ---- device selection ---------------------------------------------------------------------- */
@@ -141,6 +156,10 @@ static void cuda_destroy(gsvd_backend *be)
     cudaFree(b->hist);
     cudaFree(b->rs);
     cudaFree(b->acc);
+    cudaFree(b->ylo);
+    cudaFree(b->glo);
+    cudaFree(b->grids);
+    cudaFree(b->over);
     cudaFree(b->x);
     cudaFree(b->t);
     cudaFree(b->yblk);
@@ -194,7 +213,8 @@ static int cuda_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     GSVD_CUSOLVER_TRY(cusolverDnSetStream(b->solver, b->compute));
     for (int i = 0; i < 2; i++)
         GSVD_TRY(gsvd_cuda_slot_init(&b->slot[i]));
-    GSVD_CUDA_TRY(cudaMalloc((void **)&b->acc, sizeof *b->acc));
+    GSVD_CUDA_TRY(cudaMalloc((void **)&b->acc, 2 * sizeof *b->acc));
+    GSVD_CUDA_TRY(cudaMalloc((void **)&b->over, sizeof *b->over));
     if (cudaGetDeviceProperties(&prop, b->device) == cudaSuccess)
         gsvd_log_info("cuda: device %d %s (compute capability %d.%d, %.1f GiB)", b->device,
                       prop.name, prop.major, prop.minor,
@@ -342,7 +362,10 @@ static int standardise(struct backend_cuda *b, const struct gsvd_gblock *g, size
         q.rows = rows;
         q.rs = b->rs + b->filled;
         GSVD_TRY(gsvd_cuda_rowsq(b->compute, &q));
-        GSVD_TRY(gsvd_cuda_sum_ordered(b->compute, q.rs, rows, b->acc));
+        if (b->exact)
+            GSVD_TRY(gsvd_cuda_sum_xsum(b->compute, q.rs, rows, b->acc, b->trgrid, b->over));
+        else
+            GSVD_TRY(gsvd_cuda_sum_ordered(b->compute, q.rs, rows, b->acc));
     }
     GSVD_TRY(gsvd_cuda_slot_consumed(s, b->compute));
     b->filled += rows;
@@ -350,7 +373,14 @@ out:
     return rc;
 }
 
-/* Feed a block's rows into groups; `flush` runs on every full group. */
+/* Row r's exact group: its variant index (or running number) / xgroup. */
+static uint64_t row_gid(const struct backend_cuda *b, const struct gsvd_gblock *g, size_t r)
+{
+    return (g->index ? g->index[r] : b->next_index + r) / b->xgroup;
+}
+
+/* Feed a block's rows into groups; `flush` runs on every full group (with exact sums: on
+ * every change of group number, so that groups are fixed by the variant index). */
 static int feed(struct backend_cuda *b, const struct gsvd_gblock *g, double *sumsq,
                 int (*flush)(struct backend_cuda *b))
 {
@@ -365,12 +395,82 @@ static int feed(struct backend_cuda *b, const struct gsvd_gblock *g, double *sum
         b->sumsq_out = sumsq;
     while (r < g->n_rows) {
         size_t take = g->n_rows - r, room = b->group - b->filled;
+        if (b->exact) {
+            uint64_t gid = row_gid(b, g, r);
+            if (b->filled && gid != b->gid)
+                GSVD_TRY(flush(b));
+            b->gid = gid;
+            room = b->xgroup - b->filled;
+            take = 1;
+            while (r + take < g->n_rows && take < room && row_gid(b, g, r + take) == gid)
+                take++;
+        }
         if (take > room)
             take = room;
         GSVD_TRY(standardise(b, g, r, take, sumsq != NULL));
         r += take;
-        if (b->filled == b->group)
+        if (b->filled == (b->exact ? b->xgroup : b->group))
             GSVD_TRY(flush(b));
+    }
+    b->next_index += g->n_rows;
+out:
+    return rc;
+}
+
+/* Exact sums for a pass of c columns (c 0: the Gram), from the bound: the grids of Y's columns
+ * (Cauchy-Schwarz on T = Z X, then Z^T T, as the CPU backend bounds them) or the Gram's, and
+ * the trace's; uploaded with the zeroed low parts. */
+static int open_exact(struct backend_cuda *b, size_t c, const float *xf)
+{
+    int rc = GSVD_OK;
+    size_t ng = c ? c : 1, G = gsvd_backend_gram_group_rows(b->n);
+    struct gsvd_kb_grid *h = gsvd_malloc(ng * sizeof *h);
+    const struct gsvd_zbound *z = &b->zb;
+    double rows = (double)z->rows, per_row = z->max_abs * sqrt(z->row_sumsq);
+
+    if (!h)
+        return GSVD_ENOMEM;
+    b->xgroup = 1;
+    while (b->xgroup * 2 <= b->group && b->xgroup * 2 <= G)
+        b->xgroup *= 2;
+    for (size_t j = 0; j < ng; j++) {
+        double bound;
+        if (c) {
+            double xx = 0;
+            for (size_t i = 0; i < b->n; i++)
+                xx += (double)xf[i * c + j] * (double)xf[i * c + j];
+            bound = 2.0 * rows * per_row * sqrt(xx) * (1 + 1e-6);
+        } else {
+            bound = 2.0 * rows * z->max_abs * z->max_abs;
+        }
+        struct gsvd_xgrid x = gsvd_xsum_grid(bound);
+        h[j] = (struct gsvd_kb_grid){.c_hi = x.c_hi, .c_lo = x.c_lo, .bound = x.bound};
+    }
+    {
+        struct gsvd_xgrid t = gsvd_xsum_grid(2.0 * rows * z->row_sumsq);
+        b->trgrid = (struct gsvd_kb_grid){.c_hi = t.c_hi, .c_lo = t.c_lo, .bound = t.bound};
+    }
+    GSVD_TRY(dev_reserve((void **)&b->grids, &b->grids_cap, ng * sizeof *b->grids));
+    GSVD_CUDA_TRY(cudaMemcpy(b->grids, h, ng * sizeof *h, cudaMemcpyHostToDevice));
+    GSVD_CUDA_TRY(cudaMemsetAsync(b->over, 0, sizeof *b->over, b->compute));
+    b->next_index = 0;
+    b->gid = 0;
+out:
+    gsvd_free(h);
+    return rc;
+}
+
+/* GSVD_EINTERNAL (logged) if a value exceeded its bound during the pass. */
+static int check_over(struct backend_cuda *b)
+{
+    int rc = GSVD_OK;
+    uint32_t over = 0;
+    GSVD_CUDA_TRY(cudaMemcpy(&over, b->over, sizeof over, cudaMemcpyDeviceToHost));
+    if (over) {
+        gsvd_log_error("%u products exceed the bound of the standardised values (internal "
+                       "error: the scaler's bound does not hold for these data)",
+                       (unsigned)over);
+        rc = GSVD_EINTERNAL;
     }
 out:
     return rc;
@@ -380,15 +480,17 @@ out:
 static int finish_sums(struct backend_cuda *b)
 {
     int rc = GSVD_OK;
-    double acc = 0;
+    double acc[2] = {0, 0};
 
     GSVD_CUDA_TRY(cudaStreamSynchronize(b->copy));
-    GSVD_CUDA_TRY(cudaMemcpyAsync(&acc, b->acc, sizeof acc, cudaMemcpyDeviceToHost, b->compute));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(acc, b->acc, sizeof acc, cudaMemcpyDeviceToHost, b->compute));
     GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
     gsvd_cuda_slot_count(&b->slot[0], &b->xfer);
     gsvd_cuda_slot_count(&b->slot[1], &b->xfer);
+    b->tr[0] = acc[0];
+    b->tr[1] = acc[1];
     if (b->sumsq_out)
-        *b->sumsq_out += acc;
+        *b->sumsq_out += b->exact ? gsvd_xsum_value(acc[0], acc[1]) : acc[0];
 out:
     b->sumsq_out = NULL;
     b->busy = 0;
@@ -401,7 +503,7 @@ static int open_pass(struct backend_cuda *b, size_t n)
     int rc = GSVD_OK;
     GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
     GSVD_TRY(ensure_group(b, n));
-    GSVD_CUDA_TRY(cudaMemsetAsync(b->acc, 0, sizeof *b->acc, b->compute));
+    GSVD_CUDA_TRY(cudaMemsetAsync(b->acc, 0, 2 * sizeof *b->acc, b->compute));
     b->sumsq_out = NULL;
     b->busy = 1;
 out:
@@ -434,6 +536,12 @@ static int cuda_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x
         xf[i] = (float)x[i];
     GSVD_CUDA_TRY(cudaMemcpy(b->x, xf, nc * sizeof *xf, cudaMemcpyHostToDevice));
     GSVD_CUDA_TRY(cudaMemsetAsync(b->y, 0, nc * sizeof *b->y, b->compute));
+    b->exact = b->bounded;
+    if (b->exact) {
+        GSVD_TRY(open_exact(b, c, xf));
+        GSVD_TRY(dev_reserve((void **)&b->ylo, &b->ylo_cap, nc * sizeof *b->ylo));
+        GSVD_CUDA_TRY(cudaMemsetAsync(b->ylo, 0, nc * sizeof *b->ylo, b->compute));
+    }
 out:
     if (rc < 0)
         b->busy = 0;
@@ -455,7 +563,11 @@ static int flush_pass(struct backend_cuda *b)
                                 n, &zero, b->t, c));
     GSVD_CUBLAS_TRY(cublasSgemm(b->blas, CUBLAS_OP_N, CUBLAS_OP_T, c, n, rows, &one, b->t, c, b->z,
                                 n, &zero, b->yblk, c));
-    GSVD_TRY(gsvd_cuda_acc_f32(b->compute, b->y, b->yblk, b->n * b->c));
+    if (b->exact)
+        GSVD_TRY(gsvd_cuda_acc_xsum(b->compute, b->y, b->ylo, b->yblk, b->n * b->c, b->c, b->grids,
+                                    b->over));
+    else
+        GSVD_TRY(gsvd_cuda_acc_f32(b->compute, b->y, b->yblk, b->n * b->c));
 out:
     b->filled = 0;
     return rc;
@@ -464,6 +576,21 @@ out:
 static int cuda_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
 {
     return feed((struct backend_cuda *)be, g, sumsq, flush_pass);
+}
+
+/* The exact low parts of count values from the device, added into v (host). */
+static int add_low(const double *dev_lo, double *v, size_t count)
+{
+    int rc = GSVD_OK;
+    double *lo = gsvd_malloc((count ? count : 1) * sizeof *lo);
+    if (!lo)
+        return GSVD_ENOMEM;
+    GSVD_CUDA_TRY(cudaMemcpy(lo, dev_lo, count * sizeof *lo, cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < count; i++)
+        v[i] = gsvd_xsum_value(v[i], lo[i]);
+out:
+    gsvd_free(lo);
+    return rc;
 }
 
 static int cuda_pass_end(gsvd_backend *be, double *y)
@@ -476,9 +603,51 @@ static int cuda_pass_end(gsvd_backend *be, double *y)
         GSVD_CUDA_TRY(
             cudaMemcpyAsync(y, b->y, b->n * b->c * sizeof *y, cudaMemcpyDeviceToHost, b->compute));
     rc = finish_sums(b);
+    if (rc == GSVD_OK && b->exact && b->n > 0 && b->c > 0)
+        rc = add_low(b->ylo, y, b->n * b->c);
+    if (rc == GSVD_OK && b->exact)
+        rc = check_over(b);
 out:
     b->busy = 0;
     return rc;
+}
+
+static int cuda_pass_end_parts(gsvd_backend *be, double *y_hi, double *y_lo, double *tr)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    int rc = GSVD_OK;
+    size_t nc = b->n * b->c;
+
+    if (!b->exact) {
+        b->busy = 0;
+        return GSVD_EUNSUPPORTED;
+    }
+    GSVD_TRY(flush_pass(b));
+    if (nc) {
+        GSVD_CUDA_TRY(
+            cudaMemcpyAsync(y_hi, b->y, nc * sizeof *y_hi, cudaMemcpyDeviceToHost, b->compute));
+        GSVD_CUDA_TRY(
+            cudaMemcpyAsync(y_lo, b->ylo, nc * sizeof *y_lo, cudaMemcpyDeviceToHost, b->compute));
+    }
+    b->sumsq_out = NULL; /* the caller sums the trace's parts */
+    GSVD_TRY(finish_sums(b));
+    GSVD_TRY(check_over(b));
+    if (tr) {
+        tr[0] = b->tr[0];
+        tr[1] = b->tr[1];
+    }
+out:
+    b->busy = 0;
+    return rc;
+}
+
+static int cuda_set_bound(gsvd_backend *be, const struct gsvd_zbound *z)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    b->bounded = z != NULL;
+    if (z)
+        b->zb = *z;
+    return GSVD_OK;
 }
 
 /* ---- project: out = Z U ------------------------------------------------------------------- */
@@ -535,7 +704,13 @@ static int cuda_gram_begin(gsvd_backend *be, size_t n)
     cudaFree(b->g);
     b->gblk = NULL;
     b->g = NULL;
-    need = nn * (sizeof *b->g + (n <= GRAM_F32_MAX_N ? sizeof *b->gblk : 0));
+    /* exact sums on the float32 path only (above GRAM_F32_MAX_N Dsyrk adds into G itself; such
+     * a Gram is summed over processes only by the CPU backend) */
+    b->exact = b->bounded && n <= GRAM_F32_MAX_N;
+    cudaFree(b->glo);
+    b->glo = NULL;
+    need = nn * (sizeof *b->g + (n <= GRAM_F32_MAX_N ? sizeof *b->gblk : 0) +
+                 (b->exact ? sizeof *b->glo : 0));
     if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && need > free_b) {
         gsvd_log_error("the Gram of %zu samples needs %.1f GiB of device memory; %.1f GiB free", n,
                        (double)need / 1073741824.0, (double)free_b / 1073741824.0);
@@ -544,6 +719,11 @@ static int cuda_gram_begin(gsvd_backend *be, size_t n)
     }
     GSVD_CUDA_TRY(cudaMalloc((void **)&b->g, nn * sizeof *b->g));
     GSVD_CUDA_TRY(cudaMemsetAsync(b->g, 0, nn * sizeof *b->g, b->compute));
+    if (b->exact) {
+        GSVD_TRY(open_exact(b, 0, NULL));
+        GSVD_CUDA_TRY(cudaMalloc((void **)&b->glo, nn * sizeof *b->glo));
+        GSVD_CUDA_TRY(cudaMemsetAsync(b->glo, 0, nn * sizeof *b->glo, b->compute));
+    }
     if (n <= GRAM_F32_MAX_N) {
         /* syrk writes the lower triangle only; the zeroed upper one adds nothing */
         GSVD_CUDA_TRY(cudaMalloc((void **)&b->gblk, nn * sizeof *b->gblk));
@@ -570,7 +750,11 @@ static int flush_gram(struct backend_cuda *b)
         const float one = 1.0f, zero = 0.0f;
         GSVD_CUBLAS_TRY(cublasSsyrk(b->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, rows, &one,
                                     b->z, n, &zero, b->gblk, n));
-        GSVD_TRY(gsvd_cuda_acc_f32(b->compute, b->g, b->gblk, b->n * b->n));
+        if (b->exact)
+            GSVD_TRY(gsvd_cuda_acc_xsum(b->compute, b->g, b->glo, b->gblk, b->n * b->n, 1, b->grids,
+                                        b->over));
+        else
+            GSVD_TRY(gsvd_cuda_acc_f32(b->compute, b->g, b->gblk, b->n * b->n));
     } else {
         const double one = 1.0;
         GSVD_TRY(gsvd_cuda_widen(b->compute, b->zd, b->z, b->filled * b->n));
@@ -587,6 +771,19 @@ static int cuda_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double
     return feed((struct backend_cuda *)be, g, sumsq, flush_gram);
 }
 
+/* Free the Gram's device buffers (the eigensolver that follows needs the memory). */
+static void gram_free(struct backend_cuda *b)
+{
+    b->busy = 0;
+    cudaStreamSynchronize(b->compute);
+    cudaFree(b->gblk);
+    cudaFree(b->g);
+    cudaFree(b->glo);
+    b->gblk = NULL;
+    b->g = NULL;
+    b->glo = NULL;
+}
+
 static int cuda_gram_end(gsvd_backend *be, double *gout)
 {
     struct backend_cuda *b = (struct backend_cuda *)be;
@@ -594,17 +791,45 @@ static int cuda_gram_end(gsvd_backend *be, double *gout)
 
     GSVD_TRY(flush_gram(b));
     GSVD_TRY(gsvd_cuda_symmetrise(b->compute, b->g, b->n));
+    if (b->exact)
+        GSVD_TRY(gsvd_cuda_symmetrise(b->compute, b->glo, b->n));
     GSVD_CUDA_TRY(cudaMemcpyAsync(gout, b->g, b->n * b->n * sizeof *gout, cudaMemcpyDeviceToHost,
                                   b->compute));
     GSVD_TRY(finish_sums(b));
+    if (b->exact) {
+        GSVD_TRY(add_low(b->glo, gout, b->n * b->n));
+        GSVD_TRY(check_over(b));
+    }
 out:
-    b->busy = 0;
-    /* the eigensolver that follows needs the memory */
-    cudaStreamSynchronize(b->compute);
-    cudaFree(b->gblk);
-    cudaFree(b->g);
-    b->gblk = NULL;
-    b->g = NULL;
+    gram_free(b);
+    return rc;
+}
+
+/* The parts of the upper triangle (row-major; the device's column-major lower), 0 below. */
+static int cuda_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo, double *tr)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    int rc = GSVD_OK;
+    size_t nn = b->n * b->n;
+
+    if (!b->exact) {
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
+    GSVD_TRY(flush_gram(b));
+    GSVD_CUDA_TRY(
+        cudaMemcpyAsync(g_hi, b->g, nn * sizeof *g_hi, cudaMemcpyDeviceToHost, b->compute));
+    GSVD_CUDA_TRY(
+        cudaMemcpyAsync(g_lo, b->glo, nn * sizeof *g_lo, cudaMemcpyDeviceToHost, b->compute));
+    b->sumsq_out = NULL;
+    GSVD_TRY(finish_sums(b));
+    GSVD_TRY(check_over(b));
+    if (tr) {
+        tr[0] = b->tr[0];
+        tr[1] = b->tr[1];
+    }
+out:
+    gram_free(b);
     return rc;
 }
 
@@ -715,6 +940,9 @@ const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
     .gram_begin = cuda_gram_begin,
     .gram_block = cuda_gram_block,
     .gram_end = cuda_gram_end,
+    .set_bound = cuda_set_bound,
+    .pass_end_parts = cuda_pass_end_parts,
+    .gram_end_parts = cuda_gram_end_parts,
     .eigh = cuda_eigh,
     .pd_memory = cuda_pd_memory,
     .pd_begin = cuda_pd_begin,

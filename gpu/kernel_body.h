@@ -143,6 +143,67 @@ GSVD_HD static inline void gsvd_kb_sum_ordered(const double *rs, size_t rows, do
     *acc = s;
 }
 
+/* ---- exact grid sums (common/xsum.h) on the device --------------------------------------------
+ * The same roundings and additions as gsvd_xsum_add, through GSVD_DADD so that nvcc neither
+ * fuses nor reorders them: every term is split onto the grids q and q 2^-40 and the parts are
+ * added exactly, so the sum (hi + lo) is the host's whatever the order of the terms. */
+struct gsvd_kb_grid {
+    double c_hi;  /* 1.5 * 2^52 * q */
+    double c_lo;  /* 1.5 * 2^52 * q 2^-40 */
+    double bound; /* terms and partial sums are at most this in magnitude */
+};
+
+GSVD_HD static inline double gsvd_kb_round(double v, double c)
+{
+    return GSVD_DADD(GSVD_DADD(v, c), -c);
+}
+
+GSVD_HD static inline void gsvd_kb_xadd(double *hi, double *lo, double v,
+                                        const struct gsvd_kb_grid *g)
+{
+    double h = gsvd_kb_round(v, g->c_hi), t;
+    *hi = GSVD_DADD(*hi, h);
+    *lo = GSVD_DADD(*lo, gsvd_kb_round(GSVD_DADD(v, -h), g->c_lo));
+    t = gsvd_kb_round(*lo, g->c_hi); /* the carry: keeps |lo| <= q / 2 */
+    *hi = GSVD_DADD(*hi, t);
+    *lo = GSVD_DADD(*lo, -t);
+}
+
+/* hi[i], lo[i] += src[i] exactly on grid[i % c], i < count; *over counts values beyond their
+ * grid's bound (an error for the caller).  Grid: x = gsvd_kb_blocks(count). */
+GSVD_HD static inline void gsvd_kb_acc_xsum(double *hi, double *lo, const float *src, size_t count,
+                                            size_t c, const struct gsvd_kb_grid *grid,
+                                            uint32_t *over, uint32_t bx, uint32_t tx)
+{
+    size_t i = (size_t)bx * GSVD_KB_THREADS + tx;
+    if (i >= count)
+        return;
+    const struct gsvd_kb_grid *g = &grid[c > 1 ? i % c : 0];
+    double v = (double)src[i];
+    if (!(v <= g->bound && -v <= g->bound))
+        GSVD_KB_ATOMIC_ADD(over, 1u);
+    gsvd_kb_xadd(&hi[i], &lo[i], v, g);
+}
+
+/* acc[0], acc[1] (hi, lo) += rs[0..rows) exactly, by thread (0, 0) only; *over as above. */
+GSVD_HD static inline void gsvd_kb_sum_xsum(const double *rs, size_t rows, double *acc,
+                                            struct gsvd_kb_grid g, uint32_t *over, uint32_t bx,
+                                            uint32_t tx)
+{
+    double hi, lo;
+    if (bx != 0 || tx != 0)
+        return;
+    hi = acc[0];
+    lo = acc[1];
+    for (size_t r = 0; r < rows; r++) {
+        if (!(rs[r] <= g.bound))
+            GSVD_KB_ATOMIC_ADD(over, 1u);
+        gsvd_kb_xadd(&hi, &lo, rs[r], &g);
+    }
+    acc[0] = hi;
+    acc[1] = lo;
+}
+
 /* ---- elementwise: dst (float64) += src (float32); dst = (double)src ---------------------------
  * Grid: x = gsvd_kb_blocks(count). */
 GSVD_HD static inline void gsvd_kb_acc_f32(double *dst, const float *src, size_t count, uint32_t bx,

@@ -32,6 +32,18 @@ __global__ void k_acc_f32(double *dst, const float *src, size_t count)
     gsvd_kb_acc_f32(dst, src, count, blockIdx.x, threadIdx.x);
 }
 
+__global__ void k_acc_xsum(double *hi, double *lo, const float *src, size_t count, size_t c,
+                           const gsvd_kb_grid *grid, uint32_t *over)
+{
+    gsvd_kb_acc_xsum(hi, lo, src, count, c, grid, over, blockIdx.x, threadIdx.x);
+}
+
+__global__ void k_sum_xsum(const double *rs, size_t rows, double *acc, gsvd_kb_grid g,
+                           uint32_t *over)
+{
+    gsvd_kb_sum_xsum(rs, rows, acc, g, over, blockIdx.x, threadIdx.x);
+}
+
 __global__ void k_widen(double *dst, const float *src, size_t count)
 {
     gsvd_kb_widen(dst, src, count, blockIdx.x, threadIdx.x);
@@ -135,6 +147,27 @@ int gsvd_cuda_acc_f32(cudaStream_t stream, double *dst, const float *src, size_t
         return GSVD_EINTERNAL;
     k_acc_f32<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(dst, src, count);
     return launched("acc_f32");
+}
+
+int gsvd_cuda_acc_xsum(cudaStream_t stream, double *hi, double *lo, const float *src,
+                       size_t count, size_t c, const struct gsvd_kb_grid *grid, uint32_t *over)
+{
+    size_t gx = gsvd_kb_blocks(count);
+    if (count == 0)
+        return GSVD_OK;
+    if (!grid_ok("acc_xsum", gx, 1))
+        return GSVD_EINTERNAL;
+    k_acc_xsum<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(hi, lo, src, count, c, grid, over);
+    return launched("acc_xsum");
+}
+
+int gsvd_cuda_sum_xsum(cudaStream_t stream, const double *rs, size_t rows, double *acc,
+                       struct gsvd_kb_grid g, uint32_t *over)
+{
+    if (rows == 0)
+        return GSVD_OK;
+    k_sum_xsum<<<1, 1, 0, stream>>>(rs, rows, acc, g, over);
+    return launched("sum_xsum");
 }
 
 int gsvd_cuda_widen(cudaStream_t stream, double *dst, const float *src, size_t count)

@@ -28,6 +28,16 @@ GSVD_NODISCARD int gsvd_cuda_sum_ordered(cudaStream_t stream, const double *rs, 
 GSVD_NODISCARD int gsvd_cuda_acc_f32(cudaStream_t stream, double *dst, const float *src,
                                      size_t count);
 
+/* Exact sums (gpu/kernel_body.h): hi[i], lo[i] += src[i] on grid[i % c] (device array of c
+ * grids; c 1 for one grid), *over (device) += values beyond their bound. */
+GSVD_NODISCARD int gsvd_cuda_acc_xsum(cudaStream_t stream, double *hi, double *lo, const float *src,
+                                      size_t count, size_t c, const struct gsvd_kb_grid *grid,
+                                      uint32_t *over);
+
+/* acc[0], acc[1] += rs[0..rows) exactly on grid g (one thread); *over as above. */
+GSVD_NODISCARD int gsvd_cuda_sum_xsum(cudaStream_t stream, const double *rs, size_t rows,
+                                      double *acc, struct gsvd_kb_grid g, uint32_t *over);
+
 /* dst[i] = src[i] for i < count (float32 to float64). */
 GSVD_NODISCARD int gsvd_cuda_widen(cudaStream_t stream, double *dst, const float *src,
                                    size_t count);

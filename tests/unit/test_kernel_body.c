@@ -7,7 +7,9 @@
  *  - no body writes outside its rows (guard cells);
  *  - the pass (Z^T Z X) and Gram (Z^T Z) built from the bodies' Z and the accumulate/widen/
  *    symmetrise bodies agree with the CPU backend to float32 rounding;
- *  - Philox words match common/rng.h for every counter.
+ *  - Philox words match common/rng.h for every counter;
+ *  - the exact-sum bodies (acc_xsum, sum_xsum) give the host's common/xsum.h values bit for
+ *    bit, for groups added in any order and split between "ranks" whose parts are summed.
  * No GPU is needed: this is the half of the GPU test that runs everywhere. */
 #include "gsvd_config.h"
 
@@ -20,6 +22,7 @@
 #include "analysis/backend.h"
 #include "analysis/backend_internal.h"
 #include "common/rng.h"
+#include "common/xsum.h"
 #include "gpu/kernel_body.h"
 #include "gsvd_test.h"
 
@@ -362,6 +365,80 @@ static void test_std_values(void)
     }
 }
 
+/* Exact sums: G groups of float products (C columns of COUNT / C rows) added by the device
+ * bodies in several orders and splits; every result equals the host's xsum of the same terms. */
+static void test_xsum_bodies(void)
+{
+    enum { G = 9, COUNT = 1000, C = 4 };
+    static float src[G][COUNT];
+    static double hi[COUNT], lo[COUNT], h2[COUNT], l2[COUNT], ref[COUNT], got[COUNT];
+    struct gsvd_kb_grid grid[C];
+    struct gsvd_xgrid xg[C];
+    uint32_t over = 0;
+    uint64_t x = 12345;
+    double rs[G * 3], acc[2] = {0, 0}, acc2[2] = {0, 0}, tr_hi = 0, tr_lo = 0;
+
+    for (size_t j = 0; j < C; j++) { /* wildly different scales per column */
+        xg[j] = gsvd_xsum_grid(ldexp(1.0, 10 * (int)j + 12));
+        grid[j] = (struct gsvd_kb_grid){xg[j].c_hi, xg[j].c_lo, xg[j].bound};
+    }
+    for (size_t g = 0; g < G; g++)
+        for (size_t i = 0; i < COUNT; i++) {
+            x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+            double m = (double)(x >> 11) * 0x1p-53 - 0.5;
+            src[g][i] = (float)ldexp(m, 10 * (int)(i % C) + (int)(x % 9));
+        }
+    /* the host's exact sums, group by group */
+    for (size_t i = 0; i < COUNT; i++) {
+        double a = 0, b = 0;
+        for (size_t g = 0; g < G; g++)
+            gsvd_xsum_add(&a, &b, src[g][i], &xg[i % C]);
+        ref[i] = gsvd_xsum_value(a, b);
+    }
+    /* the bodies, groups in reverse order */
+    memset(hi, 0, sizeof hi);
+    memset(lo, 0, sizeof lo);
+    for (size_t g = G; g-- > 0;)
+        for (uint32_t bx = 0; bx < gsvd_kb_blocks(COUNT); bx++)
+            for (uint32_t tx = GSVD_KB_THREADS; tx-- > 0;)
+                gsvd_kb_acc_xsum(hi, lo, src[g], COUNT, C, grid, &over, bx, tx);
+    for (size_t i = 0; i < COUNT; i++)
+        got[i] = gsvd_xsum_value(hi[i], lo[i]);
+    GSVD_CHECK(memcmp(got, ref, sizeof got) == 0);
+    /* two "ranks" (groups 0..3 and 4..8), parts summed afterwards */
+    memset(h2, 0, sizeof h2);
+    memset(l2, 0, sizeof l2);
+    memset(hi, 0, sizeof hi);
+    memset(lo, 0, sizeof lo);
+    for (size_t g = 0; g < G; g++)
+        for (uint32_t bx = 0; bx < gsvd_kb_blocks(COUNT); bx++)
+            for (uint32_t tx = 0; tx < GSVD_KB_THREADS; tx++)
+                gsvd_kb_acc_xsum(g < 4 ? hi : h2, g < 4 ? lo : l2, src[g], COUNT, C, grid, &over,
+                                 bx, tx);
+    for (size_t i = 0; i < COUNT; i++)
+        got[i] = gsvd_xsum_value(hi[i] + h2[i], lo[i] + l2[i]);
+    GSVD_CHECK(memcmp(got, ref, sizeof got) == 0);
+    GSVD_CHECK(over == 0);
+    /* a value beyond its bound is counted */
+    float big = (float)ldexp(1.0, 60);
+    gsvd_kb_acc_xsum(hi, lo, &big, 1, 1, grid, &over, 0, 0);
+    GSVD_CHECK(over == 1);
+    /* the trace body: the host's sum, also split in two launches */
+    for (size_t r = 0; r < G * 3; r++) {
+        rs[r] = fabs((double)src[r % G][r]) * 1e3;
+        gsvd_xsum_add(&tr_hi, &tr_lo, rs[r], &xg[3]);
+    }
+    over = 0;
+    gsvd_kb_sum_xsum(rs, G * 3, acc, grid[3], &over, 0, 0);
+    gsvd_kb_sum_xsum(rs, 10, acc2, grid[3], &over, 0, 0);
+    gsvd_kb_sum_xsum(rs + 10, G * 3 - 10, acc2, grid[3], &over, 0, 0);
+    double t1 = gsvd_xsum_value(acc[0], acc[1]), t2 = gsvd_xsum_value(acc2[0], acc2[1]),
+           t0 = gsvd_xsum_value(tr_hi, tr_lo);
+    GSVD_CHECK(memcmp(&t1, &t0, sizeof t0) == 0);
+    GSVD_CHECK(memcmp(&t2, &t0, sizeof t0) == 0);
+    GSVD_CHECK(over == 0);
+}
+
 int main(void)
 {
     static struct fixture f;
@@ -371,6 +448,7 @@ int main(void)
     make_fixture(&f);
     test_std_values();
     test_rng_words();
+    test_xsum_bodies();
     GSVD_CHECK_RC(gsvd_backend_create(&gsvd_backend_cpu_ops, &bp, &cpu), 0);
     if (cpu) {
         test_format(cpu, &f, FMT_I8);
