@@ -334,6 +334,15 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
         rc = GSVD_EUNSUPPORTED;
         goto out;
     }
+    if (g->n_all_samples > GSVD_GENO_MAX_SAMPLES) {
+        /* before anything is sized by it: sample names alone would take ~16 bytes each */
+        gsvd_log_error("%s: %llu samples, more than gensvd accepts (%llu); a corrupt or hostile "
+                       ".zarray shape?",
+                       gsvd_array_name(g->arr), (unsigned long long)g->n_all_samples,
+                       (unsigned long long)GSVD_GENO_MAX_SAMPLES);
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
     g->vs = p->var_start;
     g->ve = p->var_stop ? p->var_stop : g->n_all_variants;
     /* an array without variants is allowed (every scan is then empty); an empty range the

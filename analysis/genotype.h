@@ -17,6 +17,10 @@ GSVD_EXTERN_C_BEGIN
 
 typedef struct gsvd_geno gsvd_geno;
 
+/* Largest sample axis gsvd_geno_open accepts: far above any cohort, far below what a hostile
+ * .zarray shape could make it allocate (names, per-sample state, N x N results). */
+#define GSVD_GENO_MAX_SAMPLES ((uint64_t)100000000)
+
 enum gsvd_scaler {
     GSVD_SCALER_PATTERSON = 0, /* sigma = sqrt(p (1 - p)), p = mean / ploidy */
     GSVD_SCALER_HWE,           /* sigma = sqrt(ploidy p (1 - p)) */
@@ -77,7 +81,8 @@ struct gsvd_geno_counts {
  * Returns GSVD_OK and a new handle (caller owns; free with gsvd_geno_close), or (logged)
  * GSVD_ENOTFOUND (no genotype array), GSVD_EINCONSIST (unknown or duplicate sample IDs, shape
  * disagreements), GSVD_EUNSUPPORTED (a dtype that is not integer or float, a rank other than
- * 2 or 3), GSVD_EINVAL (bad range), or store/format errors. */
+ * 2 or 3, more than GSVD_GENO_MAX_SAMPLES samples), GSVD_EINVAL (bad range), or store/format
+ * errors. */
 GSVD_NODISCARD int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params *p,
                                   gsvd_geno **out);
 void gsvd_geno_close(gsvd_geno *g); /* accepts NULL */

@@ -114,6 +114,11 @@ enum {
  * or -1 (errno set) when the pipe, the thread or a handler cannot be set up. */
 int gsvd_cli_signals_init(void);
 
+/* With a finite `ulimit -v`, check that some headroom is left after the libraries loaded;
+ * if not, print an out-of-memory message and _exit(1) at once (OpenBLAS's threads would keep
+ * exit() from returning).  Called first thing in main(); returns only when the check passed. */
+void gsvd_cli_check_address_space(void);
+
 /* Handle a common option; 1 if `opt` was one (and was valid), 0 if not, or GSVD_EXIT_USAGE
  * (already printed) for a bad value. */
 int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c);

@@ -1,4 +1,5 @@
-/* cli/signals.c - SIGINT, SIGTERM and SIGHUP end the run cleanly; SIGXFSZ is ignored.
+/* cli/signals.c - process-wide guards: signals and the address-space limit.
+ * SIGINT, SIGTERM and SIGHUP end the run cleanly; SIGXFSZ is ignored.
  * The handler only writes the signal number to a pipe (async-signal-safe, and it works in
  * whichever thread the kernel picks, BLAS and libcurl threads included).  A thread that sleeps
  * on the pipe then runs the cleanup registry (common/cleanup.h: staging directories of local
@@ -13,6 +14,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -80,4 +83,38 @@ int gsvd_cli_signals_init(void)
         if (sigaction(sigs[i], &sa, NULL) != 0)
             return -1;
     return 0;
+}
+
+/* OpenBLAS starts its worker threads when the binary loads, and each maps a 128 MiB buffer
+ * (32 MiB on some builds); when the mapping fails the thread retries forever, and exit() then
+ * waits for it in OpenBLAS's destructor: under `ulimit -v` a little above what the libraries
+ * need, every gensvd command, --version included, spun and never exited.  So before anything
+ * else: with a finite RLIMIT_AS, a PROT_NONE mapping of this size (reserved, never touched)
+ * must fit, else the run stops at once with a clear message. */
+#define ADDRESS_HEADROOM ((size_t)128 << 20) /* one OpenBLAS buffer */
+
+void gsvd_cli_check_address_space(void)
+{
+    struct rlimit rl;
+    void *p;
+    int fd;
+
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return;
+    fd = open("/dev/zero", O_RDONLY | O_CLOEXEC); /* MAP_ANONYMOUS is not POSIX.1-2008 */
+    if (fd < 0)
+        return;
+    p = mmap(NULL, ADDRESS_HEADROOM, PROT_NONE, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p != MAP_FAILED) {
+        munmap(p, ADDRESS_HEADROOM);
+        return;
+    }
+    fprintf(stderr,
+            "[E::main] out of memory: the virtual memory limit (ulimit -v %llu KiB) leaves less "
+            "than %zu MiB for gensvd after its libraries (OpenBLAS reserves up to 128 MiB per "
+            "thread); raise the limit\n",
+            (unsigned long long)(rl.rlim_cur / 1024), ADDRESS_HEADROOM >> 20);
+    fflush(stderr);
+    _exit(GSVD_EXIT_FAIL); /* exit() would wait for OpenBLAS threads that never finish */
 }

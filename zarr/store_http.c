@@ -40,6 +40,7 @@
 
 #define MAX_OBJECT_BYTES ((size_t)1 << 32)     /* larger bodies are refused (hostile servers) */
 #define READY_BUDGET_BYTES ((size_t)256 << 20) /* fetched-but-unclaimed read-ahead */
+#define RESERVE_MAX_BYTES ((size_t)16 << 20)   /* body bytes reserved from Content-Length */
 #define N_BUCKETS 4096
 
 enum method { M_GET, M_PUT, M_HEAD, M_DELETE };
@@ -221,8 +222,13 @@ static size_t on_body(char *p, size_t size, size_t n, void *ud)
     }
     if (r->data.len == 0 && r->data.cap == 0) {
         curl_off_t cl = -1;
+        /* the server's Content-Length is a hint, not a promise: reserve at most
+         * RESERVE_MAX_BYTES ahead (a hostile "Content-Length: 4000000000" and three bytes of
+         * body made us allocate 4 GB); larger bodies grow the buffer as they arrive */
         if (curl_easy_getinfo(r->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) == CURLE_OK &&
-            cl > 0 && (uint64_t)cl <= limit && gsvd_buf_reserve(&r->data, (size_t)cl) < 0)
+            cl > 0 && (uint64_t)cl <= limit &&
+            gsvd_buf_reserve(&r->data,
+                             (uint64_t)cl < RESERVE_MAX_BYTES ? (size_t)cl : RESERVE_MAX_BYTES) < 0)
             return 0;
     }
     if (r->data.len + len > limit) {

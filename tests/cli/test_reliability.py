@@ -19,6 +19,11 @@ Usage: test_reliability.py GENSVD [SEED]   (or GENSVD_RELIABILITY_SEED=N; KILLS=
    output is open from the start; pca and pdist open theirs once results are ready).
 5. A write past `ulimit -f` (EFBIG; SIGXFSZ ignored) fails with exit 1, a message naming the
    output, and nothing left behind.
+6. Hostile sizes: a .zarray declaring 3e9 samples is refused before anything is sized by it,
+   a blosc chunk whose header claims more bytes than the chunk holds is refused before it is
+   decoded, and a `ulimit -v` that leaves OpenBLAS no room ends with an out-of-memory message
+   and exit 1 instead of the hang it used to be (not in sanitizer builds: they need the
+   address space).
 Prints one line per check and a summary; exits 0 only if every check passed.
 """
 import os
@@ -65,7 +70,15 @@ def leftovers(d, name="out.zarr"):
 
 def run(args, cwd, **kw):
     return subprocess.run([GENSVD] + args, cwd=cwd, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, text=True, timeout=120, **kw)
+                          stderr=subprocess.PIPE, text=True, timeout=kw.pop("timeout", 120), **kw)
+
+
+def run_bounded(args, cwd, limit=30, **kw):
+    """run(), but a run past `limit` seconds is killed and returns None (a hang is a failure)."""
+    try:
+        return run(args, cwd, timeout=limit, **kw)
+    except subprocess.TimeoutExpired:
+        return None
 
 
 def staging_appeared(d, proc, limit=20.0):
@@ -239,6 +252,49 @@ def efbig_test(work, inp):
     check(os.listdir(d) == [], f"EFBIG: left {os.listdir(d)}")
 
 
+def hostile_tests(work):
+    d = os.path.join(work, "hostile")
+    gt = os.path.join(d, "huge.zarr", "call_genotype")
+    os.makedirs(gt)
+    with open(os.path.join(d, "huge.zarr", ".zgroup"), "w") as fh:
+        fh.write('{"zarr_format": 2}')
+
+    def zarray(shape, chunks, compressor="null"):
+        with open(os.path.join(gt, ".zarray"), "w") as fh:
+            fh.write('{"zarr_format": 2, "shape": %s, "chunks": %s, "dtype": "|i1", '
+                     '"fill_value": 0, "order": "C", "compressor": %s, "filters": null}'
+                     % (shape, chunks, compressor))
+
+    zarray("[1000000, 3000000000, 2]", "[1000, 1000, 2]")
+    for args in (["pca", "-k", "3"], ["pdist", "--format", "tsv"]):
+        r = run_bounded(args + ["-t", "1", "huge.zarr"], d)
+        check(r is not None and r.returncode == 1 and "3000000000 samples, more than gensvd accepts" in r.stderr,
+              f"hostile shape: {args[0]}: {r and (r.returncode, r.stderr[:300])}")
+    # one chunk of 4 x 3 x 2 = 24 bytes whose blosc header claims 1 GiB of decoded bytes
+    zarray("[4, 3, 2]", "[4, 3, 2]",
+           '{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 0, "blocksize": 0}')
+    frame = bytes([2, 1, 0x00, 1]) + (2**30).to_bytes(4, "little") + \
+        (2**16).to_bytes(4, "little") + (16 + 24).to_bytes(4, "little") + bytes(24)
+    with open(os.path.join(gt, "0.0.0"), "wb") as fh:
+        fh.write(frame)
+    r = run_bounded(["pca", "-k", "1", "-t", "1", "huge.zarr"], d)
+    check(r is not None and r.returncode == 1 and "more than the 24 expected" in r.stderr,
+          f"lying chunk: {r and (r.returncode, r.stderr[:300])}")
+    with open(GENSVD, "rb") as fh:
+        sanitized = b"__asan_init" in fh.read()
+    if sanitized:
+        print("ulimit -v: skipped (sanitizer build)", flush=True)
+        return
+
+    def vlimit():
+        resource.setrlimit(resource.RLIMIT_AS, (150 << 20, 150 << 20))
+
+    r = run_bounded(["--version"], d, preexec_fn=vlimit)
+    check(r is not None and r.returncode == 1 and
+          "out of memory: the virtual memory limit" in r.stderr,
+          f"ulimit -v: {r and (r.returncode, r.stderr[:300])} (None: it hung)")
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="gensvd-reliability-") as work:
         inp = os.path.join(work, "in.zarr")
@@ -255,6 +311,7 @@ def main():
         concurrent_test(work, inp, small)
         signal_tests(work)
         efbig_test(work, inp)
+        hostile_tests(work)
     print(f"test_reliability: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -1,8 +1,9 @@
 /* tests/fuzz/fuzz_chunk.c - libFuzzer target for chunk decoding through the real reader.
  * Input: byte 0 picks one of a fixed set of small arrays (dtype, codec chain, order, separator,
- * rank; see `arrays`); the rest of the input is stored as that array's only chunk in a mem:
- * store next to its .zarray.  The store is then opened as a tree, the array opened, and the
- * whole array read with gsvd_reader_read (numeric, S and U), gsvd_reader_read_strings (1-D
+ * rank, fill value, edge chunks; see `arrays`); the rest of the input is stored as that array's
+ * one stored chunk in a mem: store next to its .zarray (the others, where the grid has more,
+ * are missing and read as fill_value).  The store is then opened as a tree, the array opened, and
+ * the whole array read with gsvd_reader_read (numeric, S and U), gsvd_reader_read_strings (1-D
  * strings) or gsvd_reader_read_objects ('O').  Any return code is fine; a crash, leak or
  * sanitizer report is not.  Built with standalone.c when libFuzzer is not available. */
 #include "gsvd_config.h"
@@ -77,6 +78,25 @@ static const struct {
      "\"dtype\": \"|O\", \"order\": \"F\", \"compressor\": null, "
      "\"filters\": [{\"id\": \"vlen-utf8\"}]}",
      "0.0"},
+    /* 10: <i8, fill -1, F order, 3 x 2 grid of edge chunks: only 0.0 stored, the rest fill */
+    {"{\"zarr_format\": 2, \"fill_value\": -1, \"shape\": [5, 3], \"chunks\": [2, 2], "
+     "\"dtype\": \"<i8\", \"order\": \"F\", \"compressor\": null, \"filters\": null}",
+     "0.0"},
+    /* 11: <f2, fill NaN, blosc lz4 byte shuffle (typesize 2), chunk 1 missing */
+    {"{\"zarr_format\": 2, \"fill_value\": \"NaN\", \"shape\": [3], \"chunks\": [2], "
+     "\"dtype\": \"<f2\", \"order\": \"C\", \"compressor\": {\"blocksize\": 0, \"clevel\": 5, "
+     "\"cname\": \"lz4\", \"id\": \"blosc\", \"shuffle\": 1}, \"filters\": null}",
+     "0"},
+    /* 12: >u8, the largest fill, zstd, "/" separator, row 1 missing */
+    {"{\"zarr_format\": 2, \"fill_value\": 18446744073709551615, \"shape\": [2, 2], "
+     "\"chunks\": [1, 2], \"dtype\": \">u8\", \"order\": \"C\", \"dimension_separator\": "
+     "\"/\", \"compressor\": {\"id\": \"zstd\", \"level\": 1}, \"filters\": null}",
+     "0/0"},
+    /* 13: |b1, fill true, zlib, 2 x 2 grid over a 3 x 3 array (edge chunks, C order) */
+    {"{\"zarr_format\": 2, \"fill_value\": true, \"shape\": [3, 3], \"chunks\": [2, 2], "
+     "\"dtype\": \"|b1\", \"order\": \"C\", \"compressor\": {\"id\": \"zlib\", \"level\": 1}, "
+     "\"filters\": null}",
+     "1.1"},
 };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
