@@ -46,6 +46,8 @@ struct pdist_opts {
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
     char *command;
+    struct gsvd_cli_zarr_out zout; /* --zarr-format, --shard */
+    int input_format;              /* 3 for a v3 input store: the default output format */
 };
 
 static void usage(FILE *fp)
@@ -72,7 +74,7 @@ static void usage(FILE *fp)
           "  -o, --output PATH      Zarr group: distance (N x N f8), n_sites (uint32, when there\n"
           "                         are missing calls or with --counts), sample_id\n"
           "                         (variant_index with --axis variants)\n"
-          "  -f, --force            replace the output if it exists\n"
+          "  -f, --force            replace the output if it exists\n" GSVD_CLI_ZARR_OUT_HELP
           "      --counts           always write n_sites\n"
           "      --layout L         square (N x N) or condensed (scipy's 1-D upper triangle;\n"
           "                         with --format tsv: one line per pair) [square]\n"
@@ -142,7 +144,8 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                                 .ids = job->ids,
                                 .n = job->n,
                                 .threads = common->threads,
-                                .memory = o->pd.memory};
+                                .memory = o->pd.memory,
+                                .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
     struct pdist_out *out = NULL;
     struct gsvd_pdist_summary sum = {0};
     struct gsvd_buf attrs = GSVD_BUF_INIT;
@@ -263,6 +266,7 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
         o->geno.samples = &samples;
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
+    o->input_format = gsvd_tree_format(in.tree);
     o->geno.n_threads = common->threads;
     o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages: centre 0, scale 1 */
     o->geno.missing_error = o->pd.missing == GSVD_PDIST_ERROR;
@@ -303,6 +307,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
         {"samples", required_argument, NULL, OPT_SAMPLES},
         {"threads", required_argument, NULL, 't'},
         {"device", required_argument, NULL, 'd'},
+        GSVD_CLI_ZARR_OUT_LONGOPTS,
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -316,6 +321,8 @@ int gsvd_cmd_pdist(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:p:o:fa:t:d:vqh", longopts, NULL)) != -1) {
         int r = gsvd_cli_common_option("pdist", c, optarg, &common);
+        if (r == 0)
+            r = gsvd_cli_zarr_out_option("pdist", c, optarg, &o.zout);
         if (r == GSVD_EXIT_USAGE)
             return r;
         if (r == 1)
@@ -421,6 +428,8 @@ int gsvd_cmd_pdist(int argc, char **argv)
     }
     if (optind < argc - 1)
         return gsvd_cli_usage_error("pdist", "too many arguments");
+    if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
+        return GSVD_EXIT_USAGE;
     if (optind == argc && isatty(STDIN_FILENO))
         return gsvd_cli_usage_error("pdist", "missing INPUT (a Zarr store, a TSV/CSV file, or -)");
     o.input = optind < argc ? argv[optind] : "-";

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "analysis/pdist.h"
 #include "common/buf.h"
+#include "zarr/writer.h"
 
 struct pdist_out_cfg {
     const char *output; /* Zarr group path, or NULL */
@@ -20,7 +21,8 @@ struct pdist_out_cfg {
     const struct gsvd_strlist *ids; /* item IDs (borrowed) */
     size_t n;
     size_t threads;
-    uint64_t memory; /* --memory (0 = none): sizes the square chunks */
+    uint64_t memory;              /* --memory (0 = none): sizes the square chunks */
+    struct gsvd_writer_params wp; /* Zarr format and shards of the output */
 };
 
 struct pdist_out;
