@@ -351,7 +351,8 @@ int gsvd_simulate(const struct gsvd_sim_params *p, const char *out_url)
         }
         slot_ptrs[i] = &slots[i];
     }
-    GSVD_TRY(gsvd_writer_open(out_url, p->overwrite, &w));
+    GSVD_TRY(gsvd_writer_open_params(out_url, p->overwrite,
+                                     p->writer.zarr_format ? &p->writer : NULL, &w));
     GSVD_TRY(root_attrs(p, &attrs));
     GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
     int8_t fill_gt = -1;

@@ -17,22 +17,24 @@
 #include <stdint.h>
 #include "common/gsvd_defs.h"
 #include "common/progress.h"
+#include "zarr/writer.h"
 GSVD_EXTERN_C_BEGIN
 
 struct gsvd_sim_params {
-    uint64_t n_variants;           /* >= 1 */
-    uint64_t n_samples;            /* >= 1 */
-    size_t n_pops;                 /* 1 .. n_samples */
-    double fst;                    /* (0, 1); with n_pops == 1 it is ignored */
-    double missing;                /* [0, 1) probability that a call is missing */
-    uint64_t seed;                 /* generator key */
-    size_t ploidy;                 /* 1..8 */
-    uint64_t chunk_variants;       /* >= 1 */
-    uint64_t chunk_samples;        /* >= 1 */
-    size_t n_threads;              /* >= 1 worker threads */
-    const char *command;           /* command line recorded in the root attributes, or NULL */
-    int overwrite;                 /* 1: replace an existing output */
-    struct gsvd_progress progress; /* per chunk row written: "chunks" */
+    uint64_t n_variants;              /* >= 1 */
+    uint64_t n_samples;               /* >= 1 */
+    size_t n_pops;                    /* 1 .. n_samples */
+    double fst;                       /* (0, 1); with n_pops == 1 it is ignored */
+    double missing;                   /* [0, 1) probability that a call is missing */
+    uint64_t seed;                    /* generator key */
+    size_t ploidy;                    /* 1..8 */
+    uint64_t chunk_variants;          /* >= 1 */
+    uint64_t chunk_samples;           /* >= 1 */
+    size_t n_threads;                 /* >= 1 worker threads */
+    const char *command;              /* command line recorded in the root attributes, or NULL */
+    int overwrite;                    /* 1: replace an existing output */
+    struct gsvd_progress progress;    /* per chunk row written: "chunks" */
+    struct gsvd_writer_params writer; /* Zarr format and shards (zarr_format 0: v2) */
 };
 #define GSVD_SIM_PARAMS_DEFAULT                                                                    \
     {                                                                                              \

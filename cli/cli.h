@@ -13,6 +13,7 @@
 #include "zarr/array.h"
 #include "zarr/store.h"
 #include "zarr/tree.h"
+#include "zarr/writer.h"
 
 enum gsvd_exit {
     GSVD_EXIT_OK = 0,
@@ -144,6 +145,33 @@ struct gsvd_cli_input {
     gsvd_tree *tree;   /* owned */
     char *node;        /* owned; path of the named node inside the store ("" = root) */
 };
+
+/* Zarr output options of the commands that write (pca -o, pdist -o, simulate): --zarr-format
+ * and --shard, for a command's getopt_long table and help. */
+enum {
+    GSVD_OPT_ZARR_FORMAT = 950,
+    GSVD_OPT_SHARD,
+};
+#define GSVD_CLI_ZARR_OUT_LONGOPTS                                                                 \
+    {"zarr-format", required_argument, NULL, GSVD_OPT_ZARR_FORMAT},                                \
+    {                                                                                              \
+        "shard", required_argument, NULL, GSVD_OPT_SHARD                                           \
+    }
+#define GSVD_CLI_ZARR_OUT_HELP                                                                     \
+    "      --zarr-format 2|3  Zarr format of the output [the input's; 2 for TSV input]\n"          \
+    "      --shard ROWS[,COLS]  with --zarr-format 3: shards of ROWS x COLS elements\n"            \
+    "                         (COLS defaults to ROWS), multiples of the chunks\n"
+struct gsvd_cli_zarr_out {
+    int format;        /* 0: not given */
+    uint64_t shard[2]; /* --shard; 0: not given */
+};
+/* Handle option `c` if it is one of these: 1 handled, 0 not ours, GSVD_EXIT_USAGE (reported). */
+int gsvd_cli_zarr_out_option(const char *cmd, int c, const char *arg, struct gsvd_cli_zarr_out *z);
+/* After parsing: --shard needs --zarr-format 3 (GSVD_EXIT_USAGE, reported); 0 otherwise. */
+int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z);
+/* The writer parameters, `input_format` (2 or 3) being the default format. */
+struct gsvd_writer_params gsvd_cli_zarr_out_params(const struct gsvd_cli_zarr_out *z,
+                                                   int input_format);
 
 /* Open INPUT (path or URL; `array` from --array, may be NULL, is joined to the node).
  * Errors are logged; returns a gsvd_err. */

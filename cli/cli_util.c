@@ -485,3 +485,47 @@ struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *cmd
     bar->cmd = cmd;
     return on > 0 ? (struct gsvd_progress){bar_draw, bar} : (struct gsvd_progress){NULL, NULL};
 }
+
+int gsvd_cli_zarr_out_option(const char *cmd, int c, const char *arg, struct gsvd_cli_zarr_out *z)
+{
+    const char *comma;
+    char *rows = NULL;
+    int bad;
+
+    if (c == GSVD_OPT_ZARR_FORMAT) {
+        if (strcmp(arg, "2") != 0 && strcmp(arg, "3") != 0)
+            return gsvd_cli_usage_error(cmd, "invalid --zarr-format '%s' (2 or 3)", arg);
+        z->format = arg[0] - '0';
+        return 1;
+    }
+    if (c != GSVD_OPT_SHARD)
+        return 0;
+    comma = strchr(arg, ',');
+    rows = comma ? gsvd_strndup(arg, (size_t)(comma - arg)) : gsvd_strdup(arg);
+    if (!rows)
+        return gsvd_cli_usage_error(cmd, "out of memory");
+    z->shard[1] = 0;
+    bad = gsvd_cli_parse_uint(rows, 1, (uint64_t)1 << 40, 1, &z->shard[0]) < 0 ||
+          (comma && gsvd_cli_parse_uint(comma + 1, 1, (uint64_t)1 << 40, 1, &z->shard[1]) < 0);
+    gsvd_free(rows);
+    if (bad)
+        return gsvd_cli_usage_error(cmd, "invalid --shard '%s' (ROWS[,COLS])", arg);
+    return 1;
+}
+
+int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z)
+{
+    if (z->shard[0] && z->format != 3)
+        return gsvd_cli_usage_error(cmd, "--shard needs --zarr-format 3");
+    return 0;
+}
+
+struct gsvd_writer_params gsvd_cli_zarr_out_params(const struct gsvd_cli_zarr_out *z,
+                                                   int input_format)
+{
+    struct gsvd_writer_params p = GSVD_WRITER_PARAMS_DEFAULT;
+    p.zarr_format = z->format ? z->format : input_format == 3 ? 3 : 2;
+    p.shard[0] = z->shard[0];
+    p.shard[1] = z->shard[1];
+    return p;
+}

@@ -53,6 +53,8 @@ struct pca_opts {
     struct gsvd_geno_params geno;
     uint64_t memory;
     char *command;
+    struct gsvd_cli_zarr_out zout; /* --zarr-format, --shard */
+    int input_format;              /* 2 or 3: the default output format */
 };
 
 static void usage(FILE *fp)
@@ -66,7 +68,8 @@ static void usage(FILE *fp)
           "  -f, --force            replace the output if it exists\n"
           "      --format tsv       scores to stdout: sample_id, PC1..PCk (%.17g)\n"
           "      --plink PREFIX     PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n"
-          "                         (s^2 / variants used), as plink2 --pca writes them\n"
+          "                         (s^2 / variants used), as plink2 --pca writes "
+          "them\n" GSVD_CLI_ZARR_OUT_HELP
           "      --loadings         also variant loadings and the per-variant mean/scale (one\n"
           "                         more pass; Zarr output only)\n"
           "Method:\n"
@@ -241,7 +244,8 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
     int rc = GSVD_OK;
 
     GSVD_TRY(gsvd_codec_ws_new(&ws));
-    GSVD_TRY(gsvd_writer_open(o->output, o->force, &w));
+    struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
+    GSVD_TRY(gsvd_writer_open_params(o->output, o->force, &wp, &w));
     GSVD_TRY(
         gsvd_buf_printf(&attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
     GSVD_TRY(gsvd_json_quote(&attrs, o->command ? o->command : ""));
@@ -400,6 +404,7 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
         o->geno.samples = samples;
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, in));
+    o->input_format = gsvd_tree_format(in->tree);
     o->geno.n_threads = common->threads;
     GSVD_TRY(gsvd_geno_open(in->tree, in->node, &o->geno, g));
     if (o->pca.n_components >= gsvd_geno_n_samples(*g)) {
@@ -491,6 +496,7 @@ int gsvd_cmd_pca(int argc, char **argv)
         {"cache", required_argument, NULL, OPT_CACHE},
         {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
         {"stop", required_argument, NULL, OPT_STOP},
+        GSVD_CLI_ZARR_OUT_LONGOPTS,
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -504,6 +510,8 @@ int gsvd_cmd_pca(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:fk:m:a:d:t:vqh", longopts, NULL)) != -1) {
         int r = gsvd_cli_common_option("pca", c, optarg, &common);
+        if (r == 0)
+            r = gsvd_cli_zarr_out_option("pca", c, optarg, &o.zout);
         if (r == GSVD_EXIT_USAGE)
             return r;
         if (r == 1)
@@ -652,6 +660,8 @@ int gsvd_cmd_pca(int argc, char **argv)
         return gsvd_cli_usage_error("pca", optind >= argc ? "missing INPUT" : "too many arguments");
     if (o.pca.loadings && !o.output)
         return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
+    if (gsvd_cli_zarr_out_check("pca", &o.zout) != 0)
+        return GSVD_EXIT_USAGE;
     o.input = argv[optind];
     if (!cache_set) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -52,6 +52,8 @@ struct pdist_opts {
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
     char *command;
+    struct gsvd_cli_zarr_out zout; /* --zarr-format, --shard */
+    int input_format;              /* 3 for a v3 input store: the default output format */
 };
 
 static void usage(FILE *fp)
@@ -78,7 +80,7 @@ static void usage(FILE *fp)
           "  -o, --output PATH      Zarr group: distance (N x N f8), n_sites (uint32, when there\n"
           "                         are missing calls or with --counts), sample_id\n"
           "                         (variant_index with --axis variants)\n"
-          "  -f, --force            replace the output if it exists\n"
+          "  -f, --force            replace the output if it exists\n" GSVD_CLI_ZARR_OUT_HELP
           "      --counts           always write n_sites\n"
           "      --layout L         square (N x N) or condensed (scipy's 1-D upper triangle;\n"
           "                         with --format tsv: one line per pair) [square]\n"
@@ -90,8 +92,9 @@ static void usage(FILE *fp)
           "      --kernel K         auto, bitplane, gram or generic (for tests) "
           "[auto]\n" GSVD_CLI_DEVICE_HELP
           "                         (gpu: bit-plane counts and float64 sums on the device,\n"
-          "                         identical results; the gram kernel stays on the CPU)\n"
-          "      --part I/N         compute only part I of N of the pairs (a job array without\n"
+          "                         identical results; the gram kernel stays on the CPU)\n",
+          fp);
+    fputs("      --part I/N         compute only part I of N of the pairs (a job array without\n"
           "                         MPI) into OUT.gensvd-parts/ (needs -o OUT, a local or shared\n"
           "                         path, and the square layout); start every part with the\n"
           "                         same input and options\n"
@@ -154,14 +157,32 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                                 .ids = job->ids,
                                 .n = job->n,
                                 .threads = common->threads,
-                                .memory = o->pd.memory};
+                                .memory = o->pd.memory,
+                                .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
     struct pdist_out *out = NULL;
     struct gsvd_pdist_summary sum = {0};
     struct gsvd_buf attrs = GSVD_BUF_INIT;
     struct gsvd_cli_bar bar;
     gsvd_comm *world = gsvd_cli_world();
     int rc = GSVD_OK, me = gsvd_comm_rank(world);
-    gsvd_pdist_sink_fn sink = me == 0 || o->rank_parts ? pdist_out_band : NULL;
+    gsvd_pdist_sink_fn sink;
+
+    /* parts are Zarr v2 groups (cli/pdist_parts.c reads their .zarray documents) */
+    if (o->part_output && cfg.wp.zarr_format == 3) {
+        if (!o->rank_parts) {
+            gsvd_log_error("--part writes Zarr v2 parts; add --zarr-format 2");
+            return GSVD_EINVAL;
+        }
+        /* a distributed v3 output: rank 0 writes it all (same decision on every rank) */
+        o->rank_parts = 0;
+        o->pd.part = o->pd.n_parts = 0;
+        cfg.output = o->output;
+        cfg.force = o->force;
+        cfg.part = 0;
+        if (me == 0 && pdist_parts_discard(o->output) < 0)
+            gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
+    }
+    sink = me == 0 || o->rank_parts ? pdist_out_band : NULL;
 
     /* a distributed run: each rank writes its part (rank_parts), or rank 0 writes everything
      * and the others need only the sizes that shape the bands */
@@ -324,6 +345,7 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
         o->geno.samples = &samples;
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
+    o->input_format = gsvd_tree_format(in.tree);
     o->geno.n_threads = common->threads;
     o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages: centre 0, scale 1 */
     o->geno.missing_error = o->pd.missing == GSVD_PDIST_ERROR;
@@ -366,6 +388,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
         {"samples", required_argument, NULL, OPT_SAMPLES},
         {"threads", required_argument, NULL, 't'},
         {"device", required_argument, NULL, 'd'},
+        GSVD_CLI_ZARR_OUT_LONGOPTS,
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
@@ -379,6 +402,8 @@ int gsvd_cmd_pdist(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:p:o:fa:t:d:vqh", longopts, NULL)) != -1) {
         int r = gsvd_cli_common_option("pdist", c, optarg, &common);
+        if (r == 0)
+            r = gsvd_cli_zarr_out_option("pdist", c, optarg, &o.zout);
         if (r == GSVD_EXIT_USAGE)
             return r;
         if (r == 1)
@@ -514,6 +539,8 @@ int gsvd_cmd_pdist(int argc, char **argv)
     }
     if (optind < argc - 1)
         return gsvd_cli_usage_error("pdist", "too many arguments");
+    if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
+        return GSVD_EXIT_USAGE;
     if (optind == argc && isatty(STDIN_FILENO))
         return gsvd_cli_usage_error("pdist", "missing INPUT (a Zarr store, a TSV/CSV file, or -)");
     o.input = optind < argc ? argv[optind] : "-";

@@ -25,7 +25,7 @@ static void usage(FILE *fp)
           "  -s, --seed INT         random seed [42]\n"
           "  -p, --ploidy INT       alleles per call, 1..8 [2]\n"
           "  -c, --chunks V,S       chunk size in variants and samples [1000,10000]\n"
-          "  -f, --force            replace OUT if it exists\n"
+          "  -f, --force            replace OUT if it exists\n" GSVD_CLI_ZARR_OUT_HELP
           "  -t, --threads INT      worker threads [all cores]\n"
           "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
           "  -v, --verbose          more messages on stderr (repeatable)\n"
@@ -49,11 +49,13 @@ int gsvd_cmd_simulate(int argc, char **argv)
         {"chunks", required_argument, NULL, 'c'},
         {"force", no_argument, NULL, 'f'},
         {"threads", required_argument, NULL, 't'},
+        GSVD_CLI_ZARR_OUT_LONGOPTS,
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
     struct gsvd_sim_params p = GSVD_SIM_PARAMS_DEFAULT;
+    struct gsvd_cli_zarr_out zout = {0};
     uint64_t v;
     char *cmdline = NULL, *comma;
     int c, rc;
@@ -62,6 +64,8 @@ int gsvd_cmd_simulate(int argc, char **argv)
     opterr = 0;
     while ((c = getopt_long(argc, argv, "m:n:K:F:r:s:p:c:ft:vqh", longopts, NULL)) != -1) {
         int r = gsvd_cli_common_option("simulate", c, optarg, &common);
+        if (r == 0)
+            r = gsvd_cli_zarr_out_option("simulate", c, optarg, &zout);
         if (r == GSVD_EXIT_USAGE)
             return r;
         if (r == 1)
@@ -126,11 +130,22 @@ int gsvd_cmd_simulate(int argc, char **argv)
     if (p.n_pops > p.n_samples)
         return gsvd_cli_usage_error("simulate", "more populations (%zu) than samples (%llu)",
                                     p.n_pops, (unsigned long long)p.n_samples);
+    if (gsvd_cli_zarr_out_check("simulate", &zout) != 0)
+        return GSVD_EXIT_USAGE;
     gsvd_cli_common_apply(&common);
     if (p.chunk_samples > p.n_samples)
         p.chunk_samples = p.n_samples;
     if (p.chunk_variants > p.n_variants)
         p.chunk_variants = p.n_variants;
+    p.writer = gsvd_cli_zarr_out_params(&zout, 2);
+    {
+        uint64_t shape[2] = {p.n_variants, p.n_samples};
+        uint64_t chunks[2] = {p.chunk_variants, p.chunk_samples};
+        if (gsvd_writer_shard_shape(&p.writer, "call_genotype", 2, shape, chunks, NULL) < 0)
+            return gsvd_cli_usage_error(
+                "simulate", "--shard must be a multiple of the chunks %llu,%llu",
+                (unsigned long long)p.chunk_variants, (unsigned long long)p.chunk_samples);
+    }
     cmdline = gsvd_cli_command_line(argc, argv);
     p.command = cmdline;
     p.n_threads = common.threads;

@@ -148,7 +148,15 @@ int pdist_out_open(const struct pdist_out_cfg *cfg, struct pdist_out **out)
         if (!o->cbuf || !o->fbuf || !o->nbuf)
             return GSVD_ENOMEM;
     }
-    GSVD_TRY(gsvd_writer_open(cfg->output, cfg->force, &o->w));
+    {
+        /* a --shard that does not fit the distance chunks is refused before any work */
+        uint64_t shape[2] = {o->total, 0}, chunks[2] = {o->chunk, o->chunk};
+        if (!cfg->condensed)
+            shape[0] = shape[1] = n;
+        GSVD_TRY(gsvd_writer_shard_shape(&cfg->wp, "distance", cfg->condensed ? 1 : 2, shape,
+                                         chunks, NULL));
+    }
+    GSVD_TRY(gsvd_writer_open_params(cfg->output, cfg->force, &cfg->wp, &o->w));
     ws = o->wk[0].ws;
     {
         int variants = strcmp(cfg->axis, "variants") == 0;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "analysis/pdist.h"
 #include "common/buf.h"
+#include "zarr/writer.h"
 
 struct pdist_out_cfg {
     const char *output; /* Zarr group path, or NULL */
@@ -20,11 +21,12 @@ struct pdist_out_cfg {
     const struct gsvd_strlist *ids; /* item IDs (borrowed) */
     size_t n;
     size_t threads;
-    uint64_t memory; /* --memory (0 = none): sizes the square chunks */
-    int plan_only;   /* distributed runs, ranks other than 0: only the sizes (row alignment,
-                        bytes) that shape the bands, nothing opened or allocated */
-    int part;        /* a job-array part (cli/pdist_parts.h): commit without the chunks of the
-                        other parts and without .zmetadata */
+    uint64_t memory;              /* --memory (0 = none): sizes the square chunks */
+    struct gsvd_writer_params wp; /* Zarr format and shards of the output */
+    int plan_only; /* distributed runs, ranks other than 0: only the sizes (row alignment,
+                      bytes) that shape the bands, nothing opened or allocated */
+    int part;      /* a job-array part (cli/pdist_parts.h): commit without the chunks of the
+                      other parts and without .zmetadata (Zarr v2 only) */
 };
 
 struct pdist_out;

@@ -442,7 +442,8 @@ void gsvd_chunk_span_free(struct gsvd_chunk_span *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Shard of chunk idx: its linear index, key (caller frees) and the chunk's place in it. */
+/* Shard of chunk idx: its linear index, key (when key is not NULL; caller frees) and the
+ * chunk's place in it. */
 static int locate_inner(const gsvd_array *a, const uint64_t *idx, uint64_t *lin, uint64_t *inner,
                         char **key)
 {
@@ -453,7 +454,7 @@ static int locate_inner(const gsvd_array *a, const uint64_t *idx, uint64_t *lin,
     *lin = 0;
     for (size_t d = 0; d < z->ndim; d++)
         *lin = *lin * z->shard_grid[d] + sidx[d];
-    return object_key(a, sidx, key);
+    return key ? object_key(a, sidx, key) : GSVD_OK;
 }
 
 /* Next chunk of the C-order scan over [lo, hi) after idx (updated); 0 at the end. */
@@ -493,7 +494,7 @@ static int fetch_inner(gsvd_array *a, const uint64_t *idx, const uint64_t *lo, c
     const struct gsvd_zarray *z = &a->meta;
     uint64_t lin = 0, inner = 0, off = 0, len = 0, start, end, lo_new, hi_new;
     uint64_t next[GSVD_MAX_DIMS];
-    char *key = NULL, *key2 = NULL;
+    char *key = NULL;
     int rc;
 
     GSVD_TRY(locate_inner(a, idx, &lin, &inner, &key));
@@ -526,12 +527,10 @@ static int fetch_inner(gsvd_array *a, const uint64_t *idx, const uint64_t *lo, c
         while (n_scanned++ < SPAN_LOOKAHEAD && scan_next(z->ndim, next, lo, hi)) {
             uint64_t lin2, inner2, off2, len2;
             int present;
-            gsvd_free(key2);
-            key2 = NULL;
-            GSVD_TRY(locate_inner(a, next, &lin2, &inner2, &key2));
+            GSVD_TRY(locate_inner(a, next, &lin2, &inner2, NULL)); /* no key: same shard */
             if (lin2 != lin)
                 continue;
-            present = shard_entry(a, key2, lin2, inner2, &off2, &len2);
+            present = shard_entry(a, key, lin2, inner2, &off2, &len2);
             if (present < 0) {
                 rc = present;
                 goto out;
@@ -567,7 +566,6 @@ out:
     if (rc < 0 && span)
         span->valid = 0;
     gsvd_free(key);
-    gsvd_free(key2);
     return rc;
 }
 

@@ -703,11 +703,7 @@ int gsvd_codec_chain_encode(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const 
         gsvd_log_error("vlen-utf8 chain passed to the fixed-size encoder");
         return GSVD_EINVAL;
     }
-    if (c->ordered) {
-        gsvd_log_error("gensvd reads Zarr v3 codec chains but does not write them");
-        return GSVD_EUNSUPPORTED;
-    }
-    return encode_stages(c, ws, 0, 0, src, n, dst);
+    return encode_stages(c, ws, 0, 0, src, n, dst); /* v3: comp is empty, filters in order */
 }
 
 /* ---- vlen-utf8 chunks ------------------------------------------------------------------- */
@@ -877,16 +873,12 @@ int gsvd_codec_chain_encode_vlen(const gsvd_codec_chain *c, gsvd_codec_ws *ws,
                                  const char *const *items, size_t n_items, struct gsvd_buf *dst)
 {
     int rc = GSVD_OK;
-    struct gsvd_buf *b = c->comp.ops ? &ws->tmp[0] : dst;
+    struct gsvd_buf *b = c->comp.ops || c->ordered ? &ws->tmp[0] : dst;
     unsigned char le[4];
 
     if (!c->is_vlen) {
         gsvd_log_error("fixed-size chain passed to the vlen-utf8 encoder");
         return GSVD_EINVAL;
-    }
-    if (c->ordered) {
-        gsvd_log_error("gensvd reads Zarr v3 codec chains but does not write them");
-        return GSVD_EUNSUPPORTED;
     }
     if (n_items > UINT32_MAX) {
         gsvd_log_error("%zu strings do not fit one vlen-utf8 chunk", n_items);
@@ -907,7 +899,9 @@ int gsvd_codec_chain_encode_vlen(const gsvd_codec_chain *c, gsvd_codec_ws *ws,
         GSVD_TRY(gsvd_buf_append(b, le, 4));
         GSVD_TRY(gsvd_buf_append(b, items[i], len));
     }
-    if (c->comp.ops)
+    if (c->ordered) /* v3: the bytes -> bytes codecs in order, starting in tmp[1] */
+        GSVD_TRY(encode_stages(c, ws, 0, 1, b->data, b->len, dst));
+    else if (c->comp.ops)
         GSVD_TRY(c->comp.ops->encode(c->comp.cfg, ws, b->data, b->len, dst));
 out:
     return rc;
@@ -971,6 +965,69 @@ int gsvd_codec_chain_to_json(const gsvd_codec_chain *c, struct gsvd_buf *compres
 out:
     cJSON_Delete(obj);
     cJSON_Delete(arr);
+    return rc;
+}
+
+/* The v3 form of a v2 compressor object: blosc keeps its settings (shuffle as a word, -1 made
+ * explicit the way the encoder resolves it, typesize as the encoder uses it), zstd its level. */
+static int compressor_v3(const gsvd_codec_chain *c, const cJSON *comp, struct gsvd_buf *dst)
+{
+    static const char *const words[] = {"noshuffle", "shuffle", "bitshuffle"};
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(comp, "id");
+    size_t typesize = c->is_vlen || c->dt.size > 255 ? 1 : c->dt.size;
+
+    if (cJSON_IsString(id) && strcmp(id->valuestring, "blosc") == 0) {
+        const cJSON *cname = cJSON_GetObjectItemCaseSensitive(comp, "cname");
+        const cJSON *clevel = cJSON_GetObjectItemCaseSensitive(comp, "clevel");
+        const cJSON *shuffle = cJSON_GetObjectItemCaseSensitive(comp, "shuffle");
+        const cJSON *blocksize = cJSON_GetObjectItemCaseSensitive(comp, "blocksize");
+        int sh = cJSON_IsNumber(shuffle) ? shuffle->valueint : 1;
+
+        if (sh < 0)
+            sh = typesize == 1 ? 2 : 1;
+        if (!cJSON_IsString(cname) || !cJSON_IsNumber(clevel) || sh > 2)
+            goto unsupported;
+        return gsvd_buf_printf(dst,
+                               "{\"name\": \"blosc\", \"configuration\": {\"typesize\": %zu, "
+                               "\"cname\": \"%s\", \"clevel\": %d, \"shuffle\": \"%s\", "
+                               "\"blocksize\": %d}}",
+                               typesize, cname->valuestring, clevel->valueint, words[sh],
+                               cJSON_IsNumber(blocksize) ? blocksize->valueint : 0);
+    }
+    if (cJSON_IsString(id) && strcmp(id->valuestring, "zstd") == 0) {
+        const cJSON *level = cJSON_GetObjectItemCaseSensitive(comp, "level");
+        return gsvd_buf_printf(dst,
+                               "{\"name\": \"zstd\", \"configuration\": {\"level\": %d, "
+                               "\"checksum\": false}}",
+                               cJSON_IsNumber(level) ? level->valueint : 0);
+    }
+unsupported:
+    gsvd_log_error("compressor '%s' has no Zarr v3 form in gensvd's writer (blosc, zstd)",
+                   cJSON_IsString(id) ? id->valuestring : "?");
+    return GSVD_EUNSUPPORTED;
+}
+
+int gsvd_codec_chain_to_json_v3(const gsvd_codec_chain *c, struct gsvd_buf *dst)
+{
+    int rc = GSVD_OK;
+    cJSON *obj = NULL;
+
+    if (c->ordered) {
+        gsvd_log_error("the chain is already a Zarr v3 chain");
+        return GSVD_EINVAL;
+    }
+    for (size_t i = 0; i < c->n_filters; i++)
+        if (!(c->is_vlen && i == 0)) {
+            gsvd_log_error("filter '%s' has no Zarr v3 form in gensvd's writer",
+                           c->filters[i].ops->id);
+            return GSVD_EUNSUPPORTED;
+        }
+    if (!c->comp.ops)
+        return GSVD_OK;
+    GSVD_TRY(c->comp.ops->to_json(c->comp.cfg, &obj));
+    GSVD_TRY(compressor_v3(c, obj, dst));
+out:
+    cJSON_Delete(obj);
     return rc;
 }
 

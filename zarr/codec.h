@@ -4,7 +4,7 @@
  * compressor.  Supported ids: compressors blosc (blosclz, lz4, lz4hc, zlib, zstd; shuffle
  * -1/0/1/2), zstd, zlib, gzip, lz4 (numcodecs framing); filters delta, crc32c and vlen-utf8.
  * Zarr v3 (gsvd_codec_chain_parse_v3, from zarr/meta_v3.c): the bytes -> bytes codecs after the
- * array -> bytes one, in order, each free to change the size; read only.
+ * array -> bytes one, in order, each free to change the size; encoding runs them in order.
  * Thread safety: a chain is immutable after parsing and may be shared by threads; each thread
  * passes its own workspace (gsvd_codec_ws), which holds the codec contexts and scratch buffers. */
 #ifndef GSVD_ZARR_CODEC_H
@@ -40,7 +40,7 @@ GSVD_NODISCARD int gsvd_codec_chain_parse_json(const char *compressor_json,
  * it says "must_understand": false and refused otherwise.  `vlen` makes a string chain (the
  * array -> bytes codec was vlen-utf8).  `prefix` (may be NULL; copied) describes the codecs
  * before these (e.g. "bytes(little)") for gsvd_codec_chain_describe.  Decoding runs the list
- * backwards; such a chain cannot encode (GSVD_EUNSUPPORTED, logged).  Returns GSVD_OK and a new
+ * backwards, encoding forwards.  Returns GSVD_OK and a new
  * chain (caller owns; free with gsvd_codec_chain_free), or (logged, naming `where` and the
  * codec) GSVD_EFORMAT (malformed entry or configuration), GSVD_EUNSUPPORTED (unknown codec that
  * must be understood), GSVD_ENOMEM. */
@@ -88,6 +88,14 @@ GSVD_NODISCARD int gsvd_codec_chain_encode_vlen(const gsvd_codec_chain *c, gsvd_
  * Appended to the buffers. */
 GSVD_NODISCARD int gsvd_codec_chain_to_json(const gsvd_codec_chain *c, struct gsvd_buf *compressor,
                                             struct gsvd_buf *filters);
+
+/* The Zarr v3 bytes -> bytes codec entries (JSON objects, comma-separated, no brackets) that
+ * encode as this v2 chain's compressor does: blosc (typesize, cname, clevel, shuffle as a word,
+ * blocksize) or zstd (level, checksum false); nothing for "compressor": null.  A vlen-utf8
+ * filter is the caller's array -> bytes codec and is left out.  Appended to dst.  Returns
+ * GSVD_OK, GSVD_EUNSUPPORTED (logged: another filter or compressor), GSVD_EINVAL (a v3 chain),
+ * GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_codec_chain_to_json_v3(const gsvd_codec_chain *c, struct gsvd_buf *dst);
 
 /* Human description for `gensvd info`, e.g. "delta(<i4) | blosc(zstd:7, bitshuffle)" or
  * "none".  Always NUL-terminates buf. */

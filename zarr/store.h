@@ -9,8 +9,9 @@
  * Writable stores are staged: gsvd_store_open(..., GSVD_STORE_WRITE) writes into a temporary
  * sibling of the target; gsvd_store_commit() moves it into place; closing without a commit
  * removes everything written, so a failed run leaves no partial result.  Remote stores cannot
- * stage: they write each object when put, and the writer puts .zmetadata last, so an output
- * without .zmetadata is incomplete; closing an uncommitted remote store logs what was left.
+ * stage: they write each object when put, and the writer puts the consolidated metadata
+ * (.zmetadata, or a v3 root zarr.json) last, so an output without it is incomplete; closing an
+ * uncommitted remote store logs what was left.
  *
  * Thread safety: get/put/prefetch on one store may be called from several threads at once.
  * gsvd_store_global_init and gsvd_store_set_remote are process-wide and run once in main()
@@ -68,8 +69,8 @@ enum gsvd_store_flags {
  * GSVD_OK and a new store (caller owns; close with gsvd_store_close), or
  *   GSVD_ENOTFOUND  (logged) a read store whose directory does not exist,
  *   GSVD_EIO        the staging directory could not be made, or the target exists (WRITE
- *                   without OVERWRITE; for remote stores: a .zmetadata, .zgroup or .zarray
- *                   exists under the prefix),
+ *                   without OVERWRITE; for remote stores: a .zmetadata, .zgroup, .zarray
+ *                   or zarr.json exists under the prefix),
  *   GSVD_EAUTH      (logged) credentials could not be read, or a write store would be
  *                   anonymous,
  *   GSVD_ENET       (logged) the existence check of a remote write store failed,

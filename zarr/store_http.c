@@ -996,10 +996,10 @@ static void report_leftovers(struct store_http *h)
     for (size_t i = 0; i < show; i++)
         if (gsvd_buf_printf(&b, "%s%s", i ? ", " : "", h->written.items[i]) < 0)
             break;
-    gsvd_log_error("%s: the output is incomplete (no .zmetadata was written); %zu object%s "
-                   "left behind under it (%s%s); delete them, or rerun with --force",
-                   h->display, n, n == 1 ? " was" : "s were", b.data ? b.data : "",
-                   n > show ? ", ..." : "");
+    gsvd_log_error(
+        "%s: the output is incomplete (no consolidated metadata was written); %zu object%s "
+        "left behind under it (%s%s); delete them, or rerun with --force",
+        h->display, n, n == 1 ? " was" : "s were", b.data ? b.data : "", n > show ? ", ..." : "");
     gsvd_buf_free(&b);
 }
 
@@ -1054,10 +1054,12 @@ static void http_close(gsvd_store *st)
 }
 
 /* A write store must not overwrite an existing output unless asked; when asked, the old
- * .zmetadata goes first so a half-rewritten output never looks complete. */
+ * consolidated metadata (.zmetadata, or a v3 root zarr.json) goes first so a half-rewritten
+ * output never looks complete. */
 static int check_output(struct store_http *h, unsigned flags)
 {
-    static const char *const marks[] = {".zmetadata", ".zgroup", ".zarray"};
+    static const char *const marks[] = {".zmetadata", ".zgroup", ".zarray", "zarr.json"};
+    static const char *const complete[] = {".zmetadata", "zarr.json"};
     int rc = GSVD_OK;
 
     for (size_t i = 0; i < GSVD_ARRAY_LEN(marks); i++) {
@@ -1075,16 +1077,18 @@ static int check_output(struct store_http *h, unsigned flags)
                            marks[i]);
             return GSVD_EIO;
         }
-        r = req_new(h, ".zmetadata", M_DELETE);
-        if (!r)
-            return GSVD_ENOMEM;
-        run_req(h, r);
-        rc = outcome(h, r);
-        req_free(r);
-        if (rc == GSVD_ENOTFOUND)
-            rc = GSVD_OK;
-        if (rc < 0)
-            return rc;
+        for (size_t j = 0; j < GSVD_ARRAY_LEN(complete); j++) {
+            r = req_new(h, complete[j], M_DELETE);
+            if (!r)
+                return GSVD_ENOMEM;
+            run_req(h, r);
+            rc = outcome(h, r);
+            req_free(r);
+            if (rc == GSVD_ENOTFOUND)
+                rc = GSVD_OK;
+            if (rc < 0)
+                return rc;
+        }
         gsvd_log_info("%s: overwriting an existing output; objects it had that this run does "
                       "not write stay in place",
                       h->display);

@@ -1,10 +1,17 @@
-/* zarr/writer.h - write a Zarr v2 hierarchy (groups, arrays, attributes) to a staged store.
- * The output is built in a staging location (see gsvd_store_open) and appears only at
+/* zarr/writer.h - write a Zarr v2 or v3 hierarchy (groups, arrays, attributes) to a staged
+ * store.  The output is built in a staging location (see gsvd_store_open) and appears only at
  * gsvd_writer_commit(), which first checks that every chunk of every array was written, then
- * writes .zmetadata (consolidated metadata) last and moves the store into place.  Closing
- * without a commit discards everything.  Arrays are C order, "." separator, with
- * _ARRAY_DIMENSIONS in .zattrs; chunks are encoded with the array's codec chain (default:
- * blosc zstd with shuffle, see gsvd_codec_chain_default).
+ * writes the consolidated metadata last (v2: .zmetadata; v3: the root zarr.json, which is
+ * written only then) and moves the store into place.  Closing without a commit discards
+ * everything.
+ * v2 arrays are C order, "." separator, with _ARRAY_DIMENSIONS in .zattrs; chunks are encoded
+ * with the array's codec chain (default: blosc zstd with shuffle, see gsvd_codec_chain_default).
+ * v3 arrays (zarr.json as zarr-python 3 writes it) have the same chunks and compressor: codecs
+ * bytes (little endian) then blosc or zstd (the v2 compressor's v3 form; strings: vlen-utf8
+ * then it), chunk keys "c/i/j", dimension_names, the attributes inside zarr.json, and the
+ * consolidated metadata inline in the root zarr.json.  With shards (v3 only), every numeric
+ * array of rank >= 1 is written with sharding_indexed: the chunks stay the inner chunks, each
+ * shard is stored once all of its inner chunks have arrived (index at the end: bytes + crc32c).
  * Thread safety: gsvd_warray_write_* may be called from several threads at once (each with its
  * own codec workspace); creating arrays and groups, commit and close are single-threaded. */
 #ifndef GSVD_ZARR_WRITER_H
@@ -18,10 +25,35 @@ GSVD_EXTERN_C_BEGIN
 typedef struct gsvd_writer gsvd_writer;
 typedef struct gsvd_warray gsvd_warray;
 
+struct gsvd_writer_params {
+    int zarr_format;   /* 2 or 3 */
+    uint64_t shard[2]; /* v3 only: shard extent in elements on axes 0 and 1 (0: unsharded;
+                          shard[1] 0 with shard[0] set: the same as shard[0]); on an axis where
+                          an array has more than one chunk it must be a multiple of the chunk
+                          extent, elsewhere (and on axes >= 2) the shard is the chunk */
+};
+#define GSVD_WRITER_PARAMS_DEFAULT                                                                 \
+    {                                                                                              \
+        .zarr_format = 2, .shard = { 0, 0 }                                                        \
+    }
+
 /* Start writing a new hierarchy at `url` (a local path, file:// or mem:) with a root group.
  * `overwrite` 1 lets the commit replace an existing output.  Caller owns *out; finish with
  * gsvd_writer_commit and/or gsvd_writer_close.  Errors: those of gsvd_store_open. */
 GSVD_NODISCARD int gsvd_writer_open(const char *url, int overwrite, gsvd_writer **out);
+
+/* gsvd_writer_open with parameters (`p` NULL: GSVD_WRITER_PARAMS_DEFAULT).  GSVD_EINVAL
+ * (logged) for a format other than 2 or 3, or shards with format 2. */
+GSVD_NODISCARD int gsvd_writer_open_params(const char *url, int overwrite,
+                                           const struct gsvd_writer_params *p, gsvd_writer **out);
+
+/* Check a shard request against one array's shape and chunks as gsvd_writer_array will (see
+ * struct gsvd_writer_params); shard extents go to shard_out[ndim] when it is not NULL.  Returns
+ * GSVD_OK, or GSVD_EINVAL (logged, naming `what`) for an extent that is no multiple of the
+ * chunk extent.  Lets a command refuse a bad --shard before it computes anything. */
+GSVD_NODISCARD int gsvd_writer_shard_shape(const struct gsvd_writer_params *p, const char *what,
+                                           size_t ndim, const uint64_t *shape,
+                                           const uint64_t *chunks, uint64_t *shard_out);
 void gsvd_writer_close(gsvd_writer *w); /* discards an uncommitted output; accepts NULL */
 
 /* Create group `path` (and any missing ancestors).  attrs_json: a JSON object text for its
@@ -43,7 +75,8 @@ struct gsvd_array_spec {
 };
 
 /* Create an array (and missing ancestor groups).  *out is borrowed from the writer (valid
- * until close).  GSVD_EINVAL (logged) for a bad spec; codec errors from the JSON configs. */
+ * until close).  GSVD_EINVAL (logged) for a bad spec or shard shape; codec errors from the JSON
+ * configs; v3: GSVD_EUNSUPPORTED (logged) for dtype 'S' or a codec without a v3 form. */
 GSVD_NODISCARD int gsvd_writer_array(gsvd_writer *w, const struct gsvd_array_spec *spec,
                                      gsvd_warray **out);
 
@@ -67,8 +100,8 @@ GSVD_NODISCARD int gsvd_warray_write_rows(gsvd_warray *a, gsvd_codec_ws *ws, uin
 GSVD_NODISCARD int gsvd_warray_write_strings(gsvd_warray *a, gsvd_codec_ws *ws,
                                              const char *const *items, size_t n);
 
-/* Write every array's metadata into .zmetadata, check that every chunk was written
- * (GSVD_EINTERNAL, logged, if not), and move the output into place (GSVD_EIO on failure,
+/* Write every array's metadata into .zmetadata (v3: the root zarr.json), check that every chunk was
+ * written (GSVD_EINTERNAL, logged, if not), and move the output into place (GSVD_EIO on failure,
  * after which nothing is left behind). */
 GSVD_NODISCARD int gsvd_writer_commit(gsvd_writer *w);
 

@@ -526,6 +526,129 @@ out:
     gsvd_free(url);
 }
 
+/* ---- Zarr v3 writer ------------------------------------------------------------------------ */
+
+/* A v3 output read back by gensvd's own v3 reader: a sharded int32 array (edge shards), an
+ * unsharded string array, group attributes and consolidated metadata; then the v3-only errors. */
+static void test_writer_v3(void)
+{
+    struct gsvd_writer_params p = {.zarr_format = 3, .shard = {4, 0}};
+    gsvd_writer *w = NULL;
+    gsvd_warray *wa = NULL, *wo = NULL;
+    gsvd_codec_ws *ws = NULL;
+    gsvd_store *st = NULL;
+    gsvd_tree *t = NULL;
+    gsvd_array *a = NULL, *s = NULL;
+    gsvd_reader *r = NULL, *rs = NULL;
+    struct gsvd_array_spec spec = {0};
+    struct gsvd_strlist l = GSVD_STRLIST_INIT;
+    struct gsvd_buf enc = GSVD_BUF_INIT, attrs = GSVD_BUF_INIT;
+    char *url = gsvd_asprintf("%s/v3.zarr", tmp);
+    const char *items[] = {"a", "bc", "d\xc3\xa9"};
+    int32_t src[15], got[15] = {0}, fill = -7;
+    uint64_t start[2] = {0, 0}, count[2] = {5, 3}, sh[2];
+
+    for (int i = 0; i < 15; i++)
+        src[i] = i * 13 - 50;
+    GSVD_CHECK_RC(gsvd_codec_ws_new(&ws), GSVD_OK);
+    GSVD_CHECK_RC(gsvd_writer_open_params(url, 1, &p, &w), GSVD_OK);
+    if (!w || !ws)
+        goto out;
+    GSVD_CHECK_RC(gsvd_writer_group(w, "", "{\"k\": \"v\"}"), GSVD_OK);
+    spec.path = "x";
+    spec.ndim = 2;
+    spec.shape[0] = 5;
+    spec.shape[1] = 3;
+    spec.chunks[0] = 2;
+    spec.chunks[1] = 2;
+    spec.dtype = dtype_of("<i4");
+    spec.fill = &fill;
+    spec.dims[0] = "rows";
+    spec.attrs_json = "{\"unit\": \"count\"}";
+    GSVD_CHECK_RC(gsvd_writer_array(w, &spec, &wa), GSVD_OK);
+    if (!wa)
+        goto out;
+    GSVD_CHECK(gsvd_warray_meta(wa)->sharded && gsvd_warray_meta(wa)->shard[0] == 4 &&
+               gsvd_warray_meta(wa)->shard[1] == 4 && gsvd_warray_meta(wa)->chunks[0] == 2);
+    for (uint64_t row = 0; row < 5; row += 2)
+        GSVD_CHECK_RC(gsvd_warray_write_rows(wa, ws, row, row + 2 <= 5 ? 2 : 1, src + row * 3),
+                      GSVD_OK);
+    /* the first shard is complete and stored: its chunks cannot be written again */
+    GSVD_CHECK_RC(gsvd_warray_write_rows(wa, ws, 0, 2, src), GSVD_EINVAL);
+    spec.path = "g/names";
+    spec.ndim = 1;
+    spec.shape[0] = 3;
+    spec.dtype = (struct gsvd_dtype){'O', '|', sizeof(char *)};
+    spec.fill = NULL;
+    spec.attrs_json = NULL;
+    spec.dims[0] = NULL;
+    GSVD_CHECK_RC(gsvd_writer_array(w, &spec, &wo), GSVD_OK);
+    if (wo)
+        GSVD_CHECK_RC(gsvd_warray_write_strings(wo, ws, items, 3), GSVD_OK);
+    GSVD_CHECK_RC(gsvd_writer_commit(w), GSVD_OK);
+
+    GSVD_CHECK_RC(gsvd_store_open(url, 0, &st), GSVD_OK);
+    if (!st)
+        goto out;
+    GSVD_CHECK_RC(gsvd_tree_open(st, &t), GSVD_OK);
+    if (!t)
+        goto out;
+    GSVD_CHECK(gsvd_tree_format(t) == 3 && gsvd_tree_is_consolidated(t));
+    GSVD_CHECK_RC(gsvd_tree_get_meta(t, ".zattrs", &attrs), GSVD_OK);
+    GSVD_CHECK(attrs.data && strstr(attrs.data, "\"k\"") != NULL);
+    gsvd_buf_clear(&attrs);
+    GSVD_CHECK_RC(gsvd_tree_get_meta(t, "x/.zattrs", &attrs), GSVD_OK);
+    GSVD_CHECK(attrs.data && strstr(attrs.data, "\"rows\"") != NULL &&
+               strstr(attrs.data, "\"dim_1\"") != NULL && strstr(attrs.data, "\"unit\"") != NULL);
+    GSVD_CHECK_RC(gsvd_array_open(t, "x", &a), GSVD_OK);
+    if (a) {
+        GSVD_CHECK_RC(gsvd_reader_new(a, &r), GSVD_OK);
+        if (r)
+            GSVD_CHECK_RC(gsvd_reader_read(r, start, count, got), GSVD_OK);
+        GSVD_CHECK(memcmp(got, src, sizeof src) == 0);
+    }
+    GSVD_CHECK_RC(gsvd_array_open(t, "g/names", &s), GSVD_OK);
+    if (s) {
+        GSVD_CHECK_RC(gsvd_reader_new(s, &rs), GSVD_OK);
+        if (rs)
+            GSVD_CHECK_RC(gsvd_reader_read_strings(rs, 0, 3, &l), GSVD_OK);
+        GSVD_CHECK(l.n == 3 && strcmp(l.items[2], items[2]) == 0);
+    }
+
+    /* errors: format, shards with v2, a shard that is no multiple of the chunks */
+    gsvd_writer_close(w);
+    w = NULL;
+    p.zarr_format = 4;
+    GSVD_CHECK_RC(gsvd_writer_open_params(url, 1, &p, &w), GSVD_EINVAL);
+    p.zarr_format = 2;
+    GSVD_CHECK_RC(gsvd_writer_open_params(url, 1, &p, &w), GSVD_EINVAL);
+    p.zarr_format = 3;
+    p.shard[0] = 3;
+    {
+        const uint64_t shape[2] = {5, 2}, chunks[2] = {2, 2};
+        GSVD_CHECK_RC(gsvd_writer_shard_shape(&p, "x", 2, shape, chunks, sh), GSVD_EINVAL);
+        p.shard[0] = 8;
+        GSVD_CHECK_RC(gsvd_writer_shard_shape(&p, "x", 2, shape, chunks, sh), GSVD_OK);
+        /* clipped to the chunks the array has; one chunk on axis 1: the shard is the chunk */
+        GSVD_CHECK(sh[0] == 6 && sh[1] == 2);
+    }
+out:
+    gsvd_reader_free(r);
+    gsvd_reader_free(rs);
+    gsvd_array_close(a);
+    gsvd_array_close(s);
+    gsvd_tree_close(t);
+    gsvd_store_close(st);
+    gsvd_writer_close(w);
+    gsvd_codec_ws_free(ws);
+    gsvd_strlist_free(&l);
+    gsvd_buf_free(&enc);
+    gsvd_buf_free(&attrs);
+    if (url)
+        gsvd_test_remove_tree(url);
+    gsvd_free(url);
+}
+
 /* ---- writer errors ------------------------------------------------------------------------- */
 
 static void test_writer_errors(void)
@@ -1687,6 +1810,7 @@ int main(int argc, char **argv)
     }
     test_roundtrips();
     test_writer_errors();
+    test_writer_v3();
     test_strings();
     test_f_order_big_endian();
     test_hand_dtypes();

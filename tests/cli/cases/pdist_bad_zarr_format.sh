@@ -1,0 +1,1 @@
+"$GENSVD" pdist -o out.zarr --zarr-format 1 "$TESTDATA/realdata/hapmap3.vcz"

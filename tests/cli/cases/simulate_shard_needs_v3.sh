@@ -1,0 +1,1 @@
+"$GENSVD" simulate out.zarr --shard 100
