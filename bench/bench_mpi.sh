@@ -60,3 +60,30 @@ echo "per-pass times (-v, rank 0):"
 for name in one mpi2; do
     echo "  $name: $(grep -o 'pass [0-9]* ([0-9.]* s)' "$res/$name.err" | sed 's/pass \([0-9]*\) (\([0-9.]*\) s)/\2/' | tr '\n' ' ')"
 done
+
+# The model for R nodes: per pass, max(read + decode, products) / R + the exchange of
+# N x l x 16 bytes (hi and lo parts, a ring allreduce moves about twice that per node).  The
+# per-core rates come from this run (one process): products from the median cached pass,
+# decoding from the first pass less a cached one.  Predicted for the UK Biobank shape.
+times=$(grep -o 'pass [0-9]* ([0-9.]* s)' "$res/one.err" | sed 's/pass [0-9]* (\([0-9.]*\) s)/\1/')
+first=$(echo "$times" | head -n 1)
+cached=$(echo "$times" | tail -n +2 | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+rates=$(awk -v M="$M" -v N="$N" -v cores="$cores" -v c="$cached" -v f="$first" 'BEGIN {
+    printf "%.4g %.4g %.3f %.3f\n", 4 * M * N * 20 / (c * cores), M * N / ((f - c) * cores), c, f }')
+read -r prod dec cached first <<<"$rates"
+echo "per-core rates from the one-process run: products $prod flop/s (cached pass ${cached} s), decoding $dec calls/s (first pass ${first} s)"
+echo "model, UK Biobank shape (500,000 samples x 1,000,000 variants, k = 20: l = 30), 32 cores a node, 25 Gb/s:"
+model() { # nodes cores-per-node variants
+    awk -v p="$prod" -v d="$dec" -v nodes="$1" -v cpn="$2" -v M="$3" 'BEGIN {
+        N = 500000; l = 30; cores = cpn * nodes; bw = 25e9 / 8
+        prod = 4 * M * N * l / (p * cores); dec = M * N / (d * cores)
+        bytes = N * l * 16; ex = 2 * (nodes - 1) / nodes * bytes / bw
+        first = dec + prod + ex; later = prod + ex
+        printf "  %2d nodes x %3d cores, %.0e variants: first pass %.1f s (decode %.1f, products %.1f, exchange %.2f), later passes %.1f s, 8 passes %.0f s; cache %.1f GB a node; %.0f MB exchanged a pass\n",
+            nodes, cpn, M, first, dec, prod, ex, later, first + 7 * later, M * N / 4 / nodes / 1e9, bytes / 1e6
+    }'
+}
+model 16 32 1e6
+model 64 32 1e6
+echo "the anchor's shape (DistPCA: 500,000 x 3,000,000, k = 20, 18.3 min on 4 nodes x 128 cores):"
+model 4 128 3e6
