@@ -101,7 +101,7 @@ def kill_tests(work, inp):
         "simulate": ["simulate", "-q", "-t", "1", "-m", "30000", "-n", "600", "-c", "1000,600",
                      "out.zarr"],
     }
-    n_kills = n_complete = n_left = 0
+    n_kills = n_complete = n_left = bytes_left = 0
     for name, args in cmds.items():
         ref_dir = os.path.join(work, name + "-ref")
         os.mkdir(ref_dir)
@@ -127,6 +127,8 @@ def kill_tests(work, inp):
                       f"{name}: killed at {delay:.3f} s: the target exists but differs")
             left = leftovers(d)
             n_left += bool(left)
+            bytes_left += sum(len(v) for e in left if os.path.isdir(os.path.join(d, e))
+                              for v in tree(os.path.join(d, e)).values())
             # the next run on the same target cleans up, then writes the same output
             if os.path.exists(target):
                 r = run(args, d)
@@ -140,7 +142,7 @@ def kill_tests(work, inp):
             check(leftovers(d) == [],
                   f"{name}: staging left after the next run: {leftovers(d)} (was {left})")
     print(f"kill -9: {n_kills} runs killed, {n_complete} had finished, {n_left} left staging "
-          f"directories (all removed by the next run)", flush=True)
+          f"directories holding {bytes_left} bytes (removed by the next run)", flush=True)
 
 
 def fake_owner(d, suffix, pid, boot=None, start=0, name="out.zarr", mkdir=True):
