@@ -392,6 +392,11 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
         rc = GSVD_EINVAL;
         goto out;
     }
+    if (o->output) { /* a --shard that does not fit the sample chunks fails before the run */
+        uint64_t n = gsvd_geno_n_samples(g), chunk = n < 100000 ? n : 100000;
+        struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
+        GSVD_TRY(gsvd_writer_shard_shape(&wp, "sample_pca_projection", 1, &n, &chunk, NULL));
+    }
     {
         uint64_t cache = o->geno.cache_bytes;
         GSVD_TRY(gsvd_pca_plan(g, o->memory, common->threads, &o->pca, &cache));
