@@ -158,7 +158,7 @@ enum {
         "shard", required_argument, NULL, GSVD_OPT_SHARD                                           \
     }
 #define GSVD_CLI_ZARR_OUT_HELP                                                                     \
-    "      --zarr-format 2|3  Zarr format of the output [the input's; 2 for TSV input]\n"          \
+    "      --zarr-format 2|3  Zarr format of the output [the input's, else 2]\n"                   \
     "      --shard ROWS[,COLS]  with --zarr-format 3: shards of ROWS x COLS elements\n"            \
     "                         (COLS defaults to ROWS), multiples of the chunks\n"
 struct gsvd_cli_zarr_out {

@@ -413,6 +413,11 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
         rc = GSVD_EINVAL;
         goto out;
     }
+    if (o->output) { /* a --shard that does not fit the sample chunks fails before the run */
+        uint64_t ns = gsvd_geno_n_samples(*g), chunk = ns < 100000 ? ns : 100000;
+        struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
+        GSVD_TRY(gsvd_writer_shard_shape(&wp, "sample_pca_projection", 1, &ns, &chunk, NULL));
+    }
     if (world)
         GSVD_TRY(split_variants(world, *g, &o->pca, common->threads));
     {

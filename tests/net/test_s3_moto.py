@@ -155,6 +155,22 @@ def main():
                 check("s3 existing output: exit 1", rc == 1 and "exists" in err, err)
                 rc, _, err = run(gensvd, ["pca", "-k", "3", local, "-o", out_url, "-f"], env)
                 expect_ok("s3 existing output with --force", rc, err)
+                # Zarr v3, sharded: the root zarr.json (consolidated metadata) goes last
+                v3_url = f"s3://{BUCKET}/out/pca3.zarr"
+                v3 = ["pca", "-k", "3", local, "-o", v3_url, "--zarr-format", "3", "--shard", "8"]
+                rc, _, err = run(gensvd, v3, env)
+                expect_ok("s3 pca -o s3:// --zarr-format 3 --shard", rc, err)
+                rc, out, err = run(gensvd, ["info", "--no-sizes", v3_url], env)
+                check("s3 v3 output: consolidated v3",
+                      rc == 0 and b"format v3  consolidated" in out, err)
+                for a in ["sample_pca_projection", "sample_id", "sample_pca_eigenvalue"]:
+                    r1, o1, _ = run(gensvd, ["dump", f"{lo}/{a}"])
+                    r2, o2, e2 = run(gensvd, ["dump", f"{v3_url}/{a}"], env)
+                    check(f"s3 v3 pca output {a} equals local v2", r2 == 0 and o1 == o2 and o1, e2)
+                rc, _, err = run(gensvd, v3, env)
+                check("s3 existing v3 output: exit 1", rc == 1 and "exists" in err, err)
+                rc, _, err = run(gensvd, v3 + ["-f"], env)
+                expect_ok("s3 existing v3 output with --force", rc, err)
             # a run that fails before .zmetadata reports what it left behind
             rc, _, err = run(gensvd, ["pca", "-k", "3", local, "-o", f"s3://{BUCKET}/partial.zarr"],
                              env)
