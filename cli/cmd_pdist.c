@@ -544,6 +544,9 @@ int gsvd_cmd_pdist(int argc, char **argv)
     if (optind == argc && isatty(STDIN_FILENO))
         return gsvd_cli_usage_error("pdist", "missing INPUT (a Zarr store, a TSV/CSV file, or -)");
     o.input = optind < argc ? argv[optind] : "-";
+    if (strcmp(o.input, "-") == 0 && gsvd_comm_size(gsvd_cli_world()) > 1)
+        return gsvd_cli_usage_error("pdist", "under mpirun every rank reads INPUT: give a file or "
+                                             "a store, not standard input");
     gsvd_cli_common_apply(&common);
     {
         const char *simd = getenv("GENSVD_PDIST_SIMD");

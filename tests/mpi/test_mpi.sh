@@ -104,6 +104,11 @@ check "pdist corrupt chunk: exit 1" test $? = 1
 check "pdist corrupt chunk: the cause is named" grep -q 'call_genotype/3.0.0' "$T/pbad.err"
 check "pdist corrupt chunk: no output" test ! -e "$T/pbad_out.zarr"
 
+# standard input reaches rank 0 only: refused
+printf 'a\t0\t1\nb\t1\t2\n' | "${MR[@]}" 2 "$G" pdist - >/dev/null 2>"$T/stdin.err"
+check "pdist - under mpirun: usage exit" test $? = 2
+check "pdist - under mpirun: message" grep -q 'not standard input' "$T/stdin.err"
+
 # commands that do not run distributed say so instead of racing on one output
 "${MR[@]}" 2 "$G" simulate "$T/s2.vcz" -m 100 -n 10 >/dev/null 2>"$T/sim2.err"
 check "simulate under mpirun -n 2: usage exit" test $? = 2
