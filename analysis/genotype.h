@@ -10,7 +10,7 @@
 #define GSVD_ANALYSIS_GENOTYPE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "analysis/backend.h"
+#include "analysis/gblock.h"
 #include "common/buf.h"
 #include "zarr/tree.h"
 GSVD_EXTERN_C_BEGIN
