@@ -2,7 +2,7 @@
  * Worker threads read one chunk row of the variant axis (all samples), turn it into dosages,
  * compute each variant's statistics, apply the filters and the scaler, and compact the kept
  * variants into an int8 (integer input) or float32 (float input) block; the calling thread
- * hands blocks to the callback in order (analysis/pipeline.h). */
+ * hands blocks to the callback in order (common/pipeline.h). */
 #include "gsvd_config.h"
 #include "analysis/genotype.h"
 
@@ -14,7 +14,7 @@
 #include "analysis/dosage.h"
 #include "analysis/gblock_std.h"
 #include "analysis/geno_cache.h"
-#include "analysis/pipeline.h"
+#include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/pipeline.h"
+#include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/pipeline.h"
+#include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/pipeline.h"
+#include "common/pipeline.h"
 #include "cli/cli.h"
 #include "common/alloc.h"
 #include "common/checked.h"

@@ -1,4 +1,4 @@
-/* tests/unit/test_pipeline.c - analysis/pipeline.h against its contract: consume sees blocks
+/* tests/unit/test_pipeline.c - common/pipeline.h against its contract: consume sees blocks
  * strictly in order, every block is produced exactly once into slot block % depth, a slot is
  * never produced into while its previous block is unconsumed, the first error of produce or
  * consume stops the run and is returned, n_blocks 0 works, bad parameters are GSVD_EINVAL.
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/pipeline.h"
+#include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"

@@ -1,9 +1,9 @@
-/* analysis/pipeline.c - worker threads fill slots in block order; the caller consumes in order.
+/* common/pipeline.c - worker threads fill slots in block order; the caller consumes in order.
  * State per slot: FREE (may be claimed for block b if b % depth == slot), BUSY (a worker is
  * producing), READY (produced, waiting for the consumer).  One mutex and two condition
  * variables: `produced` wakes the consumer, `freed` wakes workers waiting for a slot. */
 #include "gsvd_config.h"
-#include "analysis/pipeline.h"
+#include "common/pipeline.h"
 
 #include <pthread.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-/* analysis/pipeline.h - ordered, bounded producer/consumer pipeline over numbered blocks.
+/* common/pipeline.h - ordered, bounded producer/consumer pipeline over numbered blocks.
  * n_workers threads call produce(block) for blocks 0, 1, 2, ... (each block exactly once, in
  * increasing order of start), writing into one of `depth` caller-provided slots (block b uses
  * slot b % depth).  The calling thread runs consume(block) strictly in block order.  A slot is
@@ -7,8 +7,8 @@
  * blocks, waits for the workers, and returns that code.
  * Thread safety: produce runs on worker threads concurrently (for different blocks and slots);
  * consume runs on the calling thread only. */
-#ifndef GSVD_ANALYSIS_PIPELINE_H
-#define GSVD_ANALYSIS_PIPELINE_H
+#ifndef GSVD_COMMON_PIPELINE_H
+#define GSVD_COMMON_PIPELINE_H
 #include <stddef.h>
 #include <stdint.h>
 #include "common/gsvd_defs.h"
@@ -36,4 +36,4 @@ GSVD_NODISCARD int gsvd_pipeline_run(const struct gsvd_pipeline_params *p, uint6
 size_t gsvd_ncpu(void);
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_PIPELINE_H */
+#endif /* GSVD_COMMON_PIPELINE_H */
