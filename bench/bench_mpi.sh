@@ -49,7 +49,8 @@ for name in one mpi1 mpi2; do
     w=$(cat "$res/$name.wall")
     rss=$(awk '{printf "%.0f", $1 / 1024}' "$res/$name.rss")
     passes=$(grep -c '^\[I::run_iterative\].* pass [0-9]* (' "$res/$name.err" || true)
-    ex=$(grep 'exchange of' "$res/$name.err" | sed -n 's/.*exchange of \([0-9]*\) bytes per rank.* in \([0-9.]*\) s.*/\1 B, \2 s/p' | tail -n 1)
+    ex=$({ grep 'exchange of' "$res/$name.err" || true; } |
+        sed -n 's/.*exchange of \([0-9]*\) bytes per rank.* in \([0-9.]*\) s.*/\1 B, \2 s/p' | tail -n 1)
     same=no
     cmp -s "$res/one.tsv" "$res/$name.tsv" && same=yes
     printf '| %s | %s x %s | %.2f | %.2f | %s | %s | %s | %s |\n' "$name" "$r" \
