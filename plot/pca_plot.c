@@ -24,6 +24,7 @@ void gsvd_plot_pcs_free(struct gsvd_plot_pcs *p)
     gsvd_free(p->proj);
     gsvd_free(p->evr);
     gsvd_strlist_free(&p->ids);
+    gsvd_free(p->source);
     memset(p, 0, sizeof *p);
 }
 
@@ -77,6 +78,10 @@ int gsvd_plot_pcs_read(gsvd_tree *t, const char *node, struct gsvd_plot_pcs *out
                        gsvd_store_url(gsvd_tree_store(t)), (unsigned long long)ps[0],
                        (unsigned long long)ps[1], (unsigned long long)es[0], out->ids.n);
         rc = GSVD_EINCONSIST;
+        goto out;
+    }
+    if (!(out->source = gsvd_strdup(gsvd_store_url(gsvd_tree_store(t))))) {
+        rc = GSVD_ENOMEM;
         goto out;
     }
     out->n = (size_t)ps[0];
@@ -336,7 +341,7 @@ int gsvd_plot_pca(const struct gsvd_plot_pcs *pcs, const struct gsvd_plot_pca_pa
     int rc = GSVD_OK;
 
     if (g ? g > pcs->k : (p->pc_x > pcs->k || p->pc_y > pcs->k)) {
-        gsvd_log_error("PC%zu requested, but the input holds %zu components",
+        gsvd_log_error("%s: PC%zu requested, but it holds %zu components", pcs->source,
                        g ? g : (p->pc_x > p->pc_y ? p->pc_x : p->pc_y), pcs->k);
         return GSVD_EINCONSIST;
     }

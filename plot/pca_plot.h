@@ -30,6 +30,7 @@ struct gsvd_plot_pcs {
     double *proj;            /* n x k, sample_pca_projection; owned */
     double *evr;             /* k, sample_pca_explained_variance_ratio; owned */
     struct gsvd_strlist ids; /* n sample IDs; owned */
+    char *source;            /* the store's URL, for messages; owned */
 };
 
 /* Read the PCs of the group `node` in t.  Caller owns *out (gsvd_plot_pcs_free).
