@@ -41,49 +41,78 @@ static void put(struct sink *s, size_t i, size_t j, double v)
     s->cnt[k] += 1;
 }
 
+/* The square layout tile by tile in the array's chunk shape (at most STREAM_VALUES values), so
+ * each chunk is decoded once and memory is one tile, whatever N. */
+static int stream_square(gsvd_reader *r, size_t n, double *v, struct gsvd_buf *raw, struct sink *s)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(gsvd_reader_array(r));
+    size_t tr = z->chunks[0] < n ? (size_t)z->chunks[0] : n;
+    size_t tc = z->chunks[1] < n ? (size_t)z->chunks[1] : n;
+    int rc = GSVD_OK;
+
+    while (tr * tc > STREAM_VALUES && tc > 1)
+        tc = (tc + 1) / 2;
+    while (tr * tc > STREAM_VALUES && tr > 1)
+        tr = (tr + 1) / 2;
+    for (size_t i0 = 0; i0 < n; i0 += tr)
+        for (size_t j0 = 0; j0 < n; j0 += tc) {
+            uint64_t start[2] = {i0, j0};
+            uint64_t count[2] = {i0 + tr > n ? n - i0 : tr, j0 + tc > n ? n - j0 : tc};
+            GSVD_TRY(gsvd_plot_read_f64(r, start, count, v, raw));
+            for (size_t i = 0; i < count[0]; i++)
+                for (size_t j = 0; j < count[1]; j++)
+                    put(s, i0 + i, j0 + j, i0 + i == j0 + j ? 0 : v[i * count[1] + j]);
+        }
+out:
+    return rc;
+}
+
+/* The condensed layout (pairs i < j in row order) in pieces of STREAM_VALUES values. */
+static int stream_condensed(gsvd_reader *r, size_t n, double *v, struct gsvd_buf *raw,
+                            struct sink *s)
+{
+    uint64_t total = (uint64_t)n * (n - 1) / 2, at = 0;
+    size_t i = 0, j = 1;
+    int rc = GSVD_OK;
+
+    for (size_t d = 0; d < n; d++)
+        put(s, d, d, 0);
+    while (at < total) {
+        uint64_t start[1] = {at},
+                 count[1] = {total - at < STREAM_VALUES ? total - at : STREAM_VALUES};
+        GSVD_TRY(gsvd_plot_read_f64(r, start, count, v, raw));
+        for (size_t q = 0; q < count[0]; q++) {
+            put(s, i, j, v[q]);
+            put(s, j, i, v[q]);
+            if (++j == n) {
+                i++;
+                j = i + 1;
+            }
+        }
+        at += count[0];
+    }
+out:
+    return rc;
+}
+
 /* Stream the distance array into s: every (i, j) pair once in each direction, the diagonal
  * as 0. */
 static int stream(gsvd_array *a, size_t n, int condensed, struct sink *s)
 {
     gsvd_reader *r = NULL;
     struct gsvd_buf raw = GSVD_BUF_INIT;
-    double *v = NULL;
-    size_t piece = condensed ? STREAM_VALUES : (STREAM_VALUES / n ? STREAM_VALUES / n : 1) * n;
+    double *v = gsvd_malloc(STREAM_VALUES * sizeof *v);
     int rc = GSVD_OK;
 
-    if (!(v = gsvd_malloc(piece * sizeof *v))) {
+    if (!v) {
         rc = GSVD_ENOMEM;
         goto out;
     }
     GSVD_TRY(gsvd_reader_new(a, &r));
-    if (!condensed) {
-        size_t rows = piece / n;
-        for (size_t i0 = 0; i0 < n; i0 += rows) {
-            uint64_t start[2] = {i0, 0}, count[2] = {i0 + rows > n ? n - i0 : rows, n};
-            GSVD_TRY(gsvd_plot_read_f64(r, start, count, v, &raw));
-            for (size_t i = 0; i < count[0]; i++)
-                for (size_t j = 0; j < n; j++)
-                    put(s, i0 + i, j, i0 + i == j ? 0 : v[i * n + j]);
-        }
-    } else {
-        uint64_t total = (uint64_t)n * (n - 1) / 2, at = 0;
-        size_t i = 0, j = 1;
-        for (size_t d = 0; d < n; d++)
-            put(s, d, d, 0);
-        while (at < total) {
-            uint64_t start[1] = {at}, count[1] = {total - at < piece ? total - at : piece};
-            GSVD_TRY(gsvd_plot_read_f64(r, start, count, v, &raw));
-            for (size_t q = 0; q < count[0]; q++) {
-                put(s, i, j, v[q]);
-                put(s, j, i, v[q]);
-                if (++j == n) {
-                    i++;
-                    j = i + 1;
-                }
-            }
-            at += count[0];
-        }
-    }
+    if (condensed)
+        GSVD_TRY(stream_condensed(r, n, v, &raw, s));
+    else
+        GSVD_TRY(stream_square(r, n, v, &raw, s));
 out:
     gsvd_free(v);
     gsvd_buf_free(&raw);
