@@ -450,6 +450,8 @@ int gsvd_plot_labels_load(const char *spec, const char *column, gsvd_tree *own,
         rc = labels_from_tsv(spec, column, ids, out);
         goto out;
     }
+    if (column) /* a string array has one column */
+        gsvd_log_warn("%s: a label column ('%s') applies to TSV files; ignored", spec, column);
     /* a path inside the plotted store first (e.g. "sample_population"), then STORE/PATH */
     if (own && gsvd_key_check(spec) == 0 && (kind = gsvd_tree_node_kind(own, spec)) != 0) {
         if (kind < 0) {

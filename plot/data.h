@@ -49,7 +49,8 @@ struct gsvd_plot_labels {
  *  - anything else is a string array: "STORE/PATH" (e.g. cohort.vcz/sample_population), or a
  *    PATH inside `own` (the plotted store); its samples are matched by the sample_id array of
  *    its group when there is one, else by position (the lengths must agree).
- * Empty labels and samples missing from the source are unlabelled.  Caller owns *out (free
+ * Empty labels and samples missing from the source are unlabelled; `column` is ignored (with a
+ * warning) for arrays.  Caller owns *out (free
  * with gsvd_plot_labels_free).  GSVD_ENOTFOUND (logged: no such column, file or array),
  * GSVD_EFORMAT (logged: no header, ragged rows, no ID matches), GSVD_EINCONSIST (logged:
  * lengths differ), GSVD_ENOMEM, or a store error. */
