@@ -4,7 +4,8 @@
 #   scripts/setup.sh            build dependencies + Release build in build/
 #   scripts/setup.sh --tests    also the test tools: Python venvs (.venv/zarr3, .venv/zarr2,
 #                               .venv/net)
-#                               with pinned packages, plink1.9, plink2, clang-format
+#                               with pinned packages, plink1.9, plink2, clang-format,
+#                               chromium and xmllint (plot tests)
 # Environment: GENSVD_BUILD_DIR (default build), GENSVD_CMAKE_ARGS (extra cmake arguments).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,8 @@ pkgs=(build-essential cmake pkg-config libblosc-dev libzstd-dev zlib1g-dev liblz
       libcurl4-openssl-dev libssl-dev libcjson-dev libopenblas-dev liblapacke-dev
       libopenmpi-dev openmpi-bin)
 if [ $want_tests = 1 ]; then
-    pkgs+=(python3 python3-venv python3-dev plink1.9 plink2 clang clang-format time)
+    pkgs+=(python3 python3-venv python3-dev plink1.9 plink2 clang clang-format time
+           chromium libxml2-utils) # plot tests: headless rendering, xmllint
 fi
 missing=()
 for p in "${pkgs[@]}"; do

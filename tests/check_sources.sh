@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Mechanical checks of the sources (STYLE.md sections 2 and 12):
-#  - layering: common <- zarr <- analysis <- gpu <- mpi <- cli (mpi/ uses common/ only); a file includes only its own or lower
+#  - layering: common <- zarr <- analysis <- gpu <- mpi <- plot <- cli (mpi/ uses common/ only;
+#    plot/ reads results through zarr/); a file includes only its own or lower
 #    layers' headers, and *_internal.h only from its own folder (gpu/ may use
 #    analysis/backend_internal.h, and so may cli/backend_registry.c, which proxies the CUDA module);
 #  - banned calls: atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets everywhere;
@@ -11,14 +12,14 @@
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
-layers=(common zarr analysis gpu mpi cli)
+layers=(common zarr analysis gpu mpi plot cli)
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
 pass=0
 fail=0
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
 # every source below the layer folders, subfolders included
-files=$(find common zarr analysis gpu mpi cli -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+files=$(find common zarr analysis gpu mpi plot cli -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 for f in $files; do
     dir=${f%%/*}
     r=$(rank "$dir")

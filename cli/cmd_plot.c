@@ -1,0 +1,293 @@
+/* cli/cmd_plot.c - `gensvd plot pca|pdist`: pictures of results as self-contained SVG.
+ * The drawing lives in plot/; this file parses options, opens the inputs, and maps errors. */
+#include "gsvd_config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/alloc.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "plot/data.h"
+#include "plot/heatmap.h"
+#include "plot/pca_plot.h"
+#include "plot/svg.h"
+
+enum {
+    OPT_PCS = GSVD_OPT_FIRST_COMMAND_OPTION,
+    OPT_GRID,
+    OPT_COLOR_BY,
+    OPT_LABEL_COLUMN,
+    OPT_ORDER,
+    OPT_TITLE,
+    OPT_MAX_CELLS,
+};
+
+static void usage(FILE *fp)
+{
+    fputs("Usage: gensvd plot pca [options] PCS.zarr -o OUT.svg\n"
+          "       gensvd plot pdist [options] DIST.zarr -o OUT.svg\n"
+          "Draw the output of `gensvd pca` (PC scatter plot with legend and scree inset) or\n"
+          "`gensvd pdist` (heatmap of the distance matrix) as a self-contained SVG.\n"
+          "  -o, --output FILE      the SVG to write (replaced if it exists)\n"
+          "      --color-by SRC     labels: a TSV file with a header row (the ID column is found\n"
+          "                         by its values; the label column is the last other one, or\n"
+          "                         --label-column), or a string array: STORE/ARRAY (e.g.\n"
+          "                         cohort.vcz/sample_population) or ARRAY inside the input;\n"
+          "                         samples are matched by sample_id\n"
+          "      --label-column NAME  the TSV column holding the labels\n"
+          "      --title TEXT       a title above the plot\n"
+          "pca:\n"
+          "      --pcs A,B          components across and up [1,2]\n"
+          "      --grid G           every pair of PC1..PCG (G >= 2) instead of one panel\n"
+          "pdist:\n"
+          "      --order O          input, label (needs --color-by), pc1 (needs --pcs) or\n"
+          "                         cluster (average linkage with a dendrogram, N <= 5000)\n"
+          "                         [label with --color-by, else input]\n"
+          "      --pcs PCS.zarr     a `gensvd pca` output of the same samples, for --order pc1\n"
+          "      --max-cells INT    average blocks of samples down to at most INT x INT cells\n"
+          "                         [1000]\n"
+          "  -v, --verbose          more messages on stderr (repeatable)\n"
+          "  -q, --quiet            errors only\n"
+          "  -h, --help             print this help and exit\n"
+          "Colours: Okabe-Ito for labels (then marker shapes beyond 8), grey for samples\n"
+          "without a label; viridis for distances (dark = near).\n"
+          "Exit status: 0 success, 1 failure, 2 usage error.\n" GSVD_CLI_REMOTE_HELP,
+          fp);
+}
+
+struct plot_opts {
+    int kind; /* 0 pca, 1 pdist */
+    const char *input, *output, *color_by, *label_column, *title, *pcs_store;
+    size_t pc_x, pc_y, grid, max_cells;
+    int order; /* enum gsvd_plot_order, -1 = default */
+};
+
+/* --pcs A,B for plot pca. */
+static int parse_pcs(const char *s, size_t *a, size_t *b)
+{
+    const char *comma = strchr(s, ',');
+    char left[32];
+    uint64_t x, y;
+
+    if (!comma || (size_t)(comma - s) >= sizeof left)
+        return GSVD_EINVAL;
+    memcpy(left, s, (size_t)(comma - s));
+    left[comma - s] = '\0';
+    if (gsvd_cli_parse_uint(left, 1, 1000000, 0, &x) < 0 ||
+        gsvd_cli_parse_uint(comma + 1, 1, 1000000, 0, &y) < 0 || x == y)
+        return GSVD_EINVAL;
+    *a = (size_t)x;
+    *b = (size_t)y;
+    return GSVD_OK;
+}
+
+static int run_pca(const struct plot_opts *o, struct gsvd_cli_input *in)
+{
+    struct gsvd_plot_pcs pcs = {0};
+    struct gsvd_plot_labels labels = GSVD_PLOT_LABELS_INIT;
+    struct gsvd_plot_pca_params p = {
+        .pc_x = o->pc_x, .pc_y = o->pc_y, .grid = o->grid, .title = o->title};
+    struct gsvd_buf svg = GSVD_BUF_INIT;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_plot_pcs_read(in->tree, in->node, &pcs));
+    if (o->color_by) {
+        GSVD_TRY(gsvd_plot_labels_load(o->color_by, o->label_column, in->tree, &pcs.ids, &labels));
+        p.labels = &labels;
+        if (labels.n_unlabelled == labels.n)
+            gsvd_log_warn("%s: no sample has a label", o->color_by);
+    }
+    GSVD_TRY(gsvd_plot_pca(&pcs, &p, &svg));
+    GSVD_TRY(gsvd_plot_write_file(o->output, &svg));
+out:
+    gsvd_buf_free(&svg);
+    gsvd_plot_labels_free(&labels);
+    gsvd_plot_pcs_free(&pcs);
+    return rc;
+}
+
+/* PC1 of the `gensvd pca` output at `path`, matched to ids (NaN for samples it lacks). */
+static int read_pc1(const char *path, const struct gsvd_strlist *ids, double **out)
+{
+    struct gsvd_cli_input in = {0};
+    struct gsvd_plot_pcs pcs = {0};
+    size_t *order = NULL;
+    double *pc1 = NULL;
+    size_t found = 0;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_cli_open_input(path, NULL, &in));
+    GSVD_TRY(gsvd_plot_pcs_read(in.tree, in.node, &pcs));
+    if (!(order = gsvd_plot_sort_order(pcs.ids.items, pcs.n)) ||
+        !(pc1 = gsvd_calloc(ids->n ? ids->n : 1, sizeof *pc1))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < ids->n; i++) {
+        long j = gsvd_plot_find(pcs.ids.items, order, pcs.n, ids->items[i]);
+        pc1[i] = j >= 0 ? pcs.proj[(size_t)j * pcs.k] : (double)NAN;
+        found += j >= 0;
+    }
+    if (found == 0) {
+        gsvd_log_error("%s: none of the %zu samples of the distance matrix is in it", path, ids->n);
+        rc = GSVD_EINCONSIST;
+        goto out;
+    }
+    *out = pc1;
+    pc1 = NULL;
+out:
+    gsvd_free(pc1);
+    gsvd_free(order);
+    gsvd_plot_pcs_free(&pcs);
+    gsvd_cli_close_input(&in);
+    return rc;
+}
+
+static int run_pdist(const struct plot_opts *o, struct gsvd_cli_input *in)
+{
+    struct gsvd_strlist ids = GSVD_STRLIST_INIT;
+    struct gsvd_plot_labels labels = GSVD_PLOT_LABELS_INIT;
+    struct gsvd_plot_heat_params p = {.max_cells = o->max_cells, .title = o->title};
+    struct gsvd_buf svg = GSVD_BUF_INIT;
+    double *pc1 = NULL;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_plot_read_ids(in->tree, in->node, &ids));
+    if (o->color_by) {
+        GSVD_TRY(gsvd_plot_labels_load(o->color_by, o->label_column, in->tree, &ids, &labels));
+        p.labels = &labels;
+    }
+    p.order = o->order >= 0 ? (enum gsvd_plot_order)o->order
+              : o->color_by ? GSVD_PLOT_ORDER_LABEL
+                            : GSVD_PLOT_ORDER_INPUT;
+    if (p.order == GSVD_PLOT_ORDER_PC1) {
+        GSVD_TRY(read_pc1(o->pcs_store, &ids, &pc1));
+        p.pc1 = pc1;
+    }
+    GSVD_TRY(gsvd_plot_heatmap(in->tree, in->node, &ids, &p, &svg));
+    GSVD_TRY(gsvd_plot_write_file(o->output, &svg));
+out:
+    gsvd_free(pc1);
+    gsvd_buf_free(&svg);
+    gsvd_plot_labels_free(&labels);
+    gsvd_strlist_free(&ids);
+    return rc;
+}
+
+/* Option values that depend on the subcommand; 0 or a usage error's exit code. */
+static int check_opts(struct plot_opts *o, const char *pcs_arg)
+{
+    if (!o->output)
+        return gsvd_cli_usage_error("plot", "missing -o OUT.svg");
+    if (o->kind == 0) {
+        if (o->order >= 0 || o->max_cells)
+            return gsvd_cli_usage_error("plot", "--order and --max-cells are for plot pdist");
+        if (pcs_arg && parse_pcs(pcs_arg, &o->pc_x, &o->pc_y) < 0)
+            return gsvd_cli_usage_error("plot",
+                                        "invalid --pcs '%s' (two different components, "
+                                        "e.g. 1,2)",
+                                        pcs_arg);
+        return 0;
+    }
+    if (o->grid)
+        return gsvd_cli_usage_error("plot", "--grid is for plot pca");
+    o->pcs_store = pcs_arg;
+    if (o->order == GSVD_PLOT_ORDER_PC1 && !pcs_arg)
+        return gsvd_cli_usage_error("plot", "--order pc1 needs --pcs PCS.zarr");
+    if (o->order == GSVD_PLOT_ORDER_LABEL && !o->color_by)
+        return gsvd_cli_usage_error("plot", "--order label needs --color-by");
+    return 0;
+}
+
+int gsvd_cmd_plot(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"pcs", required_argument, NULL, OPT_PCS},
+        {"grid", required_argument, NULL, OPT_GRID},
+        {"color-by", required_argument, NULL, OPT_COLOR_BY},
+        {"colour-by", required_argument, NULL, OPT_COLOR_BY},
+        {"label-column", required_argument, NULL, OPT_LABEL_COLUMN},
+        {"order", required_argument, NULL, OPT_ORDER},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"max-cells", required_argument, NULL, OPT_MAX_CELLS},
+        GSVD_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const kinds[] = {"pca", "pdist", NULL};
+    static const char *const orders[] = {"input", "label", "pc1", "cluster", NULL};
+    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
+    struct plot_opts o = {.pc_x = 1, .pc_y = 2, .order = -1};
+    struct gsvd_cli_input in = {0};
+    const char *pcs_arg = NULL;
+    uint64_t v;
+    int c, rc;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:vqh", longopts, NULL)) != -1) {
+        int r = gsvd_cli_common_option("plot", c, optarg, &common);
+        if (r == GSVD_EXIT_USAGE)
+            return r;
+        if (r == 1)
+            continue;
+        switch (c) {
+        case 'o':
+            o.output = optarg;
+            break;
+        case OPT_PCS:
+            pcs_arg = optarg;
+            break;
+        case OPT_GRID:
+            if (gsvd_cli_parse_uint(optarg, 2, 64, 0, &v) < 0)
+                return gsvd_cli_usage_error("plot", "invalid --grid '%s' (2 to 64)", optarg);
+            o.grid = (size_t)v;
+            break;
+        case OPT_COLOR_BY:
+            o.color_by = optarg;
+            break;
+        case OPT_LABEL_COLUMN:
+            o.label_column = optarg;
+            break;
+        case OPT_ORDER:
+            if ((o.order = gsvd_cli_parse_choice(optarg, orders)) < 0)
+                return gsvd_cli_usage_error(
+                    "plot", "invalid --order '%s' (input, label, pc1, cluster)", optarg);
+            break;
+        case OPT_TITLE:
+            o.title = optarg;
+            break;
+        case OPT_MAX_CELLS:
+            if (gsvd_cli_parse_uint(optarg, 2, 4096, 0, &v) < 0)
+                return gsvd_cli_usage_error("plot", "invalid --max-cells '%s' (2 to 4096)", optarg);
+            o.max_cells = (size_t)v;
+            break;
+        case 'h':
+            usage(stdout);
+            return GSVD_EXIT_OK;
+        default:
+            return gsvd_cli_usage_error("plot", "unknown or incomplete option '%s'",
+                                        argv[optind - 1]);
+        }
+    }
+    gsvd_cli_common_apply(&common);
+    if (optind + 2 != argc)
+        return gsvd_cli_usage_error("plot", "expected 'pca' or 'pdist' and one input");
+    if ((o.kind = gsvd_cli_parse_choice(argv[optind], kinds)) < 0)
+        return gsvd_cli_usage_error("plot", "unknown plot '%s' (pca, pdist)", argv[optind]);
+    o.input = argv[optind + 1];
+    if ((rc = check_opts(&o, pcs_arg)) != 0)
+        return rc;
+    rc = gsvd_cli_open_input(o.input, NULL, &in);
+    if (rc == GSVD_OK)
+        rc = o.kind == 0 ? run_pca(&o, &in) : run_pdist(&o, &in);
+    gsvd_cli_close_input(&in);
+    if (rc == GSVD_EINVAL) /* a value only the data could refute is not a usage error */
+        rc = GSVD_EINCONSIST;
+    return gsvd_cli_exit_code(rc);
+}

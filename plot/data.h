@@ -1,0 +1,69 @@
+/* plot/data.h - what the plots read: numeric arrays as float64, sample IDs, and per-sample
+ * labels from a TSV file or a string array, matched to the plotted samples by ID.
+ * Thread safety: calls share no state. */
+#ifndef GSVD_PLOT_DATA_H
+#define GSVD_PLOT_DATA_H
+#include <stddef.h>
+#include <stdint.h>
+#include "common/buf.h"
+#include "common/gsvd_defs.h"
+#include "zarr/array.h"
+#include "zarr/reader.h"
+#include "zarr/tree.h"
+GSVD_EXTERN_C_BEGIN
+
+/* Open the array `name` of the group `node` in t and check its rank (ndim; 0 accepts 1 or 2)
+ * and that it is numeric; `what` says which command's output it belongs to, for the message. Caller
+ * owns *out (gsvd_array_close).  GSVD_ENOTFOUND (logged, naming the store and key) when absent,
+ * GSVD_EFORMAT (logged) for another rank or a string dtype, or a store error. */
+GSVD_NODISCARD int gsvd_plot_open_numeric(gsvd_tree *t, const char *node, const char *name,
+                                          size_t ndim, const char *what, gsvd_array **out);
+
+/* Read the region start..start+count of r's numeric array as float64 in C order into dst;
+ * `raw` is the caller's scratch (kept between calls).  Reader errors, GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_plot_read_f64(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
+                                      double *dst, struct gsvd_buf *raw);
+
+/* The 1-D string array `sample_id` of group `node`: its n IDs appended to ids.
+ * GSVD_ENOTFOUND (logged) when absent, GSVD_EFORMAT (logged) when not 1-D strings. */
+GSVD_NODISCARD int gsvd_plot_read_ids(gsvd_tree *t, const char *node, struct gsvd_strlist *ids);
+
+/* Labels of the plotted samples: code[i] is the label index of sample i (into names, sorted
+ * by strcmp), or -1 when the sample has no label. */
+struct gsvd_plot_labels {
+    size_t n;                  /* samples */
+    int *code;                 /* n entries; owned */
+    struct gsvd_strlist names; /* distinct labels, sorted; owned */
+    size_t *count;             /* names.n entries: samples per label; owned */
+    size_t n_unlabelled;
+};
+#define GSVD_PLOT_LABELS_INIT                                                                      \
+    {                                                                                              \
+        0, NULL, {0}, NULL, 0                                                                      \
+    }
+
+/* Labels for the samples `ids` from `spec`:
+ *  - a regular file is a TSV with a header row: the ID column is the column whose values match
+ *    the most IDs (the first one on a tie), the label column `column` when given, otherwise
+ *    the last column other than the ID column;
+ *  - anything else is a string array: "STORE/PATH" (e.g. cohort.vcz/sample_population), or a
+ *    PATH inside `own` (the plotted store); its samples are matched by the sample_id array of
+ *    its group when there is one, else by position (the lengths must agree).
+ * Empty labels and samples missing from the source are unlabelled; `column` is ignored (with a
+ * warning) for arrays.  Caller owns *out (free
+ * with gsvd_plot_labels_free).  GSVD_ENOTFOUND (logged: no such column, file or array),
+ * GSVD_EFORMAT (logged: no header, ragged rows, no ID matches), GSVD_EINCONSIST (logged:
+ * lengths differ), GSVD_ENOMEM, or a store error. */
+GSVD_NODISCARD int gsvd_plot_labels_load(const char *spec, const char *column, gsvd_tree *own,
+                                         const struct gsvd_strlist *ids,
+                                         struct gsvd_plot_labels *out);
+void gsvd_plot_labels_free(struct gsvd_plot_labels *l); /* accepts a zeroed struct */
+
+/* Index of s in the n strings sorted[] by strcmp (binary search), or -1.  For id lookups:
+ * `order` is a permutation of 0..n-1 that sorts `items`.  Cannot fail. */
+long gsvd_plot_find(char *const *items, const size_t *order, size_t n, const char *s);
+/* The permutation that sorts items (strcmp, stable); caller owns (gsvd_free); NULL: ENOMEM. */
+size_t *gsvd_plot_sort_order(char *const *items, size_t n);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_PLOT_DATA_H */
