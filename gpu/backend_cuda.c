@@ -612,22 +612,17 @@ out:
     return rc;
 }
 
-static int cuda_pass_end_parts(gsvd_backend *be, double *y_hi, double *y_lo, double *tr)
+/* The open pass's or Gram's exact parts (count values each, from dhi / dlo on the device) and
+ * the trace's parts into the host arrays, then the end of its sums and the bound check. */
+static int copy_parts(struct backend_cuda *b, const double *dhi, const double *dlo, size_t count,
+                      double *hi, double *lo, double *tr)
 {
-    struct backend_cuda *b = (struct backend_cuda *)be;
     int rc = GSVD_OK;
-    size_t nc = b->n * b->c;
-
-    if (!b->exact) {
-        b->busy = 0;
-        return GSVD_EUNSUPPORTED;
-    }
-    GSVD_TRY(flush_pass(b));
-    if (nc) {
+    if (count) {
         GSVD_CUDA_TRY(
-            cudaMemcpyAsync(y_hi, b->y, nc * sizeof *y_hi, cudaMemcpyDeviceToHost, b->compute));
+            cudaMemcpyAsync(hi, dhi, count * sizeof *hi, cudaMemcpyDeviceToHost, b->compute));
         GSVD_CUDA_TRY(
-            cudaMemcpyAsync(y_lo, b->ylo, nc * sizeof *y_lo, cudaMemcpyDeviceToHost, b->compute));
+            cudaMemcpyAsync(lo, dlo, count * sizeof *lo, cudaMemcpyDeviceToHost, b->compute));
     }
     b->sumsq_out = NULL; /* the caller sums the trace's parts */
     GSVD_TRY(finish_sums(b));
@@ -636,6 +631,21 @@ static int cuda_pass_end_parts(gsvd_backend *be, double *y_hi, double *y_lo, dou
         tr[0] = b->tr[0];
         tr[1] = b->tr[1];
     }
+out:
+    return rc;
+}
+
+static int cuda_pass_end_parts(gsvd_backend *be, double *y_hi, double *y_lo, double *tr)
+{
+    struct backend_cuda *b = (struct backend_cuda *)be;
+    int rc = GSVD_OK;
+
+    if (!b->exact) {
+        b->busy = 0;
+        return GSVD_EUNSUPPORTED;
+    }
+    GSVD_TRY(flush_pass(b));
+    GSVD_TRY(copy_parts(b, b->y, b->ylo, b->n * b->c, y_hi, y_lo, tr));
 out:
     b->busy = 0;
     return rc;
@@ -810,24 +820,13 @@ static int cuda_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo, dou
 {
     struct backend_cuda *b = (struct backend_cuda *)be;
     int rc = GSVD_OK;
-    size_t nn = b->n * b->n;
 
     if (!b->exact) {
         rc = GSVD_EUNSUPPORTED;
         goto out;
     }
     GSVD_TRY(flush_gram(b));
-    GSVD_CUDA_TRY(
-        cudaMemcpyAsync(g_hi, b->g, nn * sizeof *g_hi, cudaMemcpyDeviceToHost, b->compute));
-    GSVD_CUDA_TRY(
-        cudaMemcpyAsync(g_lo, b->glo, nn * sizeof *g_lo, cudaMemcpyDeviceToHost, b->compute));
-    b->sumsq_out = NULL;
-    GSVD_TRY(finish_sums(b));
-    GSVD_TRY(check_over(b));
-    if (tr) {
-        tr[0] = b->tr[0];
-        tr[1] = b->tr[1];
-    }
+    GSVD_TRY(copy_parts(b, b->g, b->glo, b->n * b->n, g_hi, g_lo, tr));
 out:
     gram_free(b);
     return rc;
