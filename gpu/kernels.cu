@@ -149,8 +149,8 @@ int gsvd_cuda_acc_f32(cudaStream_t stream, double *dst, const float *src, size_t
     return launched("acc_f32");
 }
 
-int gsvd_cuda_acc_xsum(cudaStream_t stream, double *hi, double *lo, const float *src,
-                       size_t count, size_t c, const struct gsvd_kb_grid *grid, uint32_t *over)
+int gsvd_cuda_acc_xsum(cudaStream_t stream, double *hi, double *lo, const float *src, size_t count,
+                       size_t c, const struct gsvd_kb_grid *grid, uint32_t *over)
 {
     size_t gx = gsvd_kb_blocks(count);
     if (count == 0)
