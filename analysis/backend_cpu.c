@@ -13,6 +13,7 @@
 #include <lapacke.h>
 
 #include "analysis/backend_internal.h"
+#include "analysis/cpu_rows.h"
 #include "analysis/gblock_std.h"
 #include "common/alloc.h"
 #include "common/checked.h"
@@ -141,164 +142,6 @@ static int reserve_f(float **p, size_t *cap, size_t n)
     return GSVD_OK;
 }
 
-/* ---- row expansion: compact codes to standardised float32 --------------------------------
- * The values are exactly gsvd_std_p2 / gsvd_std_i8 of analysis/gblock_std.h: a four- or
- * 32-entry table of those values is indexed by the code, so the vector paths give the same
- * bits as the scalar ones (test_kernel_body compares them with the kernels' definitions). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang_analyzer__)
-#include <immintrin.h>
-#define CPU_X86 1
-#else
-#define CPU_X86 0
-#endif
-
-static int have_avx512(void)
-{
-#if CPU_X86
-    static int cached = -1; /* benign race: every thread computes the same value */
-    if (cached < 0)
-        cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
-    return cached;
-#else
-    return 0;
-#endif
-}
-
-#if CPU_X86
-/* 16 codes per step: broadcast 4 bytes, shift each lane to its code, look the value up. */
-__attribute__((target("avx512f"))) static size_t expand_p2_avx512(const uint8_t *row, size_t n,
-                                                                  const float lut[4], float *z)
-{
-    const __m512i shifts =
-        _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i three = _mm512_set1_epi32(3);
-    const __m512 table =
-        _mm512_setr_ps(lut[0], lut[1], lut[2], lut[3], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        uint32_t w;
-        memcpy(&w, row + i / 4, 4);
-        __m512i idx = _mm512_and_si512(_mm512_srlv_epi32(_mm512_set1_epi32((int)w), shifts), three);
-        _mm512_storeu_ps(z + i, _mm512_permutexvar_ps(idx, table));
-    }
-    return i;
-}
-
-/* 16 dosages per step through a 32-entry table (index 31 = missing); stops early, for the
- * scalar loop to finish, at the first value above 30. */
-__attribute__((target("avx512f"))) static size_t expand_i8_avx512(const int8_t *row, size_t n,
-                                                                  const float lut32[32], float *z)
-{
-    const __m512 lo = _mm512_loadu_ps(lut32), hi = _mm512_loadu_ps(lut32 + 16);
-    const __m512i cap = _mm512_set1_epi32(31), big = _mm512_set1_epi32(30);
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        __m512i v = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(const void *)(row + i)));
-        if (_mm512_cmpgt_epi32_mask(v, big))
-            break;
-        __m512i idx = _mm512_min_epu32(v, cap); /* negative (missing) -> 31 */
-        _mm512_storeu_ps(z + i, _mm512_permutex2var_ps(lo, idx, hi));
-    }
-    return i;
-}
-#endif
-
-/* z[i] = standardised value of 2-bit code i of row, i < n. */
-static void expand_p2(const uint8_t *row, size_t n, float c0, float s0, float m0, float *z)
-{
-    float lut[4];
-    size_t i = 0;
-    for (unsigned c = 0; c < 4; c++)
-        lut[c] = gsvd_std_p2(c, c0, s0, m0);
-#if CPU_X86
-    if (have_avx512())
-        i = expand_p2_avx512(row, n, lut, z);
-#endif
-    for (; i < n; i++)
-        z[i] = lut[gsvd_std_p2_code(row, i)];
-}
-
-/* z[i] = standardised value of dosage row[i] (negative = missing), i < n. */
-static void expand_i8(const int8_t *row, size_t n, float c0, float s0, float m0, float *z)
-{
-    size_t i = 0;
-#if CPU_X86
-    if (have_avx512()) {
-        float lut32[32];
-        for (unsigned b = 0; b < 31; b++)
-            lut32[b] = gsvd_std_i8((int8_t)b, c0, s0, m0);
-        lut32[31] = gsvd_std_i8(-1, c0, s0, m0);
-        i = expand_i8_avx512(row, n, lut32, z);
-    }
-#endif
-    for (; i < n; i++)
-        z[i] = gsvd_std_i8(row[i], c0, s0, m0);
-}
-
-/* Counts of the codes 0..3 of a packed 2-bit row of n calls, 32 calls per 64-bit word
- * (padding codes of the last byte are 0 and only lower cnt[0], which is n less the others). */
-GSVD_CLONES static void count_p2(const uint8_t *row, size_t n, uint32_t cnt[4])
-{
-    const uint64_t m = 0x5555555555555555ull;
-    size_t bytes = gsvd_std_p2_row_bytes(n), q = 0;
-    uint64_t c1 = 0, c2 = 0, c3 = 0;
-    for (; q + 8 <= bytes; q += 8) {
-        uint64_t w, lo, hi;
-        memcpy(&w, row + q, 8);
-        lo = w & m;
-        hi = (w >> 1) & m;
-        c1 += (uint64_t)__builtin_popcountll(lo & ~hi);
-        c2 += (uint64_t)__builtin_popcountll(hi & ~lo);
-        c3 += (uint64_t)__builtin_popcountll(lo & hi);
-    }
-    for (; q < bytes; q++)
-        for (unsigned s = 0; s < 8; s += 2) {
-            unsigned c = (row[q] >> s) & 3u;
-            c1 += c == 1;
-            c2 += c == 2;
-            c3 += c == 3;
-        }
-    cnt[1] = (uint32_t)c1;
-    cnt[2] = (uint32_t)c2;
-    cnt[3] = (uint32_t)c3;
-    cnt[0] = (uint32_t)(n - c1 - c2 - c3);
-}
-
-/* Sum of squares of row r of an int8 or 2-bit block (histogram rule of gblock_std.h). */
-static double row_sumsq_hist(const struct gsvd_gblock *g, size_t r)
-{
-    size_t n = g->n_cols;
-    uint32_t hist[GSVD_STD_BINS] = {0};
-    float c0 = g->center[r], s0 = g->scale[r], m0 = g->missing ? g->missing[r] : 0.0f;
-    if (g->i8) {
-        const int8_t *row = g->i8 + r * n;
-        for (size_t i = 0; i < n; i++)
-            hist[(uint8_t)row[i]]++;
-    } else {
-        uint32_t cnt[4];
-        count_p2(g->p2 + r * gsvd_std_p2_row_bytes(n), n, cnt);
-        for (unsigned c = 0; c < 4; c++)
-            hist[gsvd_std_p2_bin(c)] = cnt[c];
-    }
-    return gsvd_std_sumsq_hist(hist, c0, s0, m0);
-}
-
-/* Row r of g standardised into z; *rs = its sum of squares when rs is not NULL. */
-static void expand_row(const struct gsvd_gblock *g, size_t r, float *z, double *rs)
-{
-    size_t n = g->n_cols;
-    float c0 = g->center[r], s0 = g->scale[r], m0 = g->missing ? g->missing[r] : 0.0f;
-    if (g->p2)
-        expand_p2(g->p2 + r * gsvd_std_p2_row_bytes(n), n, c0, s0, m0, z);
-    else if (g->i8)
-        expand_i8(g->i8 + r * n, n, c0, s0, m0, z);
-    else
-        for (size_t i = 0; i < n; i++)
-            z[i] = gsvd_std_f64(g->f64[r * n + i], c0, s0, m0);
-    if (rs)
-        *rs = g->f64 ? gsvd_std_sumsq_f32(z, n) : row_sumsq_hist(g, r);
-}
-
 /* Standardise rows [r0, r0 + rows) of the block into z (rows x n float32); each row's sum of
  * squares is added to *sumsq in row order, or exactly to the backend's trace when it has a
  * bound.  Values and sums come from analysis/gblock_std.h, the definitions the CUDA kernels
@@ -309,7 +152,7 @@ static void standardise_rows(struct backend_cpu *b, const struct gsvd_gblock *g,
     size_t n = g->n_cols;
     for (size_t r = r0; r < r0 + rows; r++) {
         double rs = 0;
-        expand_row(g, r, zout + (r - r0) * n, sumsq ? &rs : NULL);
+        gsvd_cpu_expand_row(g, r, zout + (r - r0) * n, sumsq ? &rs : NULL);
         if (sumsq && b && b->bounded) {
             b->tr_over |= !(rs <= b->trgrid.bound);
             gsvd_xsum_add(&b->tr_hi, &b->tr_lo, rs, &b->trgrid);
@@ -537,7 +380,8 @@ static int pass_group(void *ctx, size_t g)
         size_t m = rows - s0 < b->sub ? rows - s0 : b->sub;
         struct gsvd_gblock blk = staged(b, r0 + s0, m);
         for (size_t r = 0; r < m; r++)
-            expand_row(&blk, r, sl->z + r * n, b->pass_sumsq ? &b->st_rs[r0 + s0 + r] : NULL);
+            gsvd_cpu_expand_row(&blk, r, sl->z + r * n,
+                                b->pass_sumsq ? &b->st_rs[r0 + s0 + r] : NULL);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)c, (int)n, 1.0f, sl->z,
                     (int)n, b->x, (int)c, 0.0f, sl->t, (int)c);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)c, (int)m, 1.0f, sl->z,

@@ -1,0 +1,16 @@
+/* analysis/cpu_rows.h - the CPU backend's row expansion (analysis/cpu_rows.c): one row of a
+ * genotype block standardised into float32, exactly the values of analysis/gblock_std.h (the
+ * vector paths index a table of those values by the code, so they give the scalar bits).
+ * For analysis/backend_cpu.c.  Thread safety: pure functions of their arguments. */
+#ifndef GSVD_ANALYSIS_CPU_ROWS_H
+#define GSVD_ANALYSIS_CPU_ROWS_H
+#include <stddef.h>
+#include "analysis/gblock.h"
+GSVD_EXTERN_C_BEGIN
+
+/* Row r of g standardised into z (g->n_cols floats); *rs = the row's sum of squares (from
+ * exact per-code counts for integer rows) when rs is not NULL. */
+void gsvd_cpu_expand_row(const struct gsvd_gblock *g, size_t r, float *z, double *rs);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_ANALYSIS_CPU_ROWS_H */
