@@ -738,14 +738,15 @@ static int gather_rows(gsvd_comm *comm, void **arr, size_t row_bytes, uint64_t m
 {
     void *all = NULL;
     int rc = GSVD_OK;
-    if (gsvd_comm_rank(comm) == 0) {
+    int root = gsvd_comm_rank(comm) == 0;
+    if (root)
         all = gsvd_malloc((size_t)m_all * row_bytes + 1);
-        if (!all)
-            return GSVD_ENOMEM; /* (the gather's size check fails on every rank: the buffer
-                                   is not there, so rank 0 cannot take the rows) */
-    }
+    /* rank 0 joins the gather even without its buffer: with room for 0 bytes the gather's
+     * size check then fails on every rank, instead of the others waiting for rank 0 */
     rc = gsvd_comm_gather(comm, *arr, (size_t)m_local * row_bytes, all,
                           all ? (size_t)m_all * row_bytes : 0, 0);
+    if (root && !all)
+        rc = GSVD_ENOMEM;
     if (rc == GSVD_OK && all) {
         gsvd_free(*arr);
         *arr = all;
