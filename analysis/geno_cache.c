@@ -303,6 +303,7 @@ int gsvd_gcache_replay(gsvd_gcache *c, gsvd_geno_block_fn fn, void *ctx,
         counts->n_maf += b->counts.n_maf;
         counts->n_missing += b->counts.n_missing;
         counts->n_missing_calls += b->counts.n_missing_calls;
+        counts->n_mask += b->counts.n_mask;
     }
 out:
     return rc;

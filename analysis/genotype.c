@@ -83,6 +83,16 @@ uint64_t gsvd_geno_n_variants(const gsvd_geno *g)
     return g->ve - g->vs;
 }
 
+uint64_t gsvd_geno_n_array_variants(const gsvd_geno *g)
+{
+    return g->n_all_variants;
+}
+
+const char *gsvd_geno_array_path(const gsvd_geno *g)
+{
+    return g->arr_path;
+}
+
 int gsvd_geno_is_float(const gsvd_geno *g)
 {
     return g->is_float;
@@ -355,8 +365,36 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
         rc = GSVD_EINVAL;
         goto out;
     }
+    if (p->variant_mask && p->variant_mask_len != g->n_all_variants) {
+        gsvd_log_error("variant mask has %llu entries, %s has %llu variants",
+                       (unsigned long long)p->variant_mask_len, gsvd_array_name(g->arr),
+                       (unsigned long long)g->n_all_variants);
+        rc = GSVD_EINCONSIST;
+        goto out;
+    }
     GSVD_TRY(load_sample_ids(g, &all));
-    if (p->samples) {
+    if (p->sample_mask && !p->samples) {
+        struct gsvd_strlist want = GSVD_STRLIST_INIT;
+        if (p->sample_mask_len != g->n_all_samples) {
+            gsvd_log_error("sample mask has %llu entries, %s has %llu samples",
+                           (unsigned long long)p->sample_mask_len, gsvd_array_name(g->arr),
+                           (unsigned long long)g->n_all_samples);
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+        for (size_t i = 0; rc == GSVD_OK && i < all.n; i++)
+            if (p->sample_mask[i])
+                rc = gsvd_strlist_push(&want, all.items[i]);
+        if (rc == GSVD_OK && want.n == 0) {
+            gsvd_log_error("the sample mask keeps no sample of %s", gsvd_array_name(g->arr));
+            rc = GSVD_EINCONSIST;
+        }
+        if (rc == GSVD_OK)
+            rc = select_samples(g, &all, &want);
+        gsvd_strlist_free(&want);
+        if (rc < 0)
+            goto out;
+    } else if (p->samples) {
         GSVD_TRY(select_samples(g, &all, p->samples));
     } else {
         g->n_samples = (size_t)g->n_all_samples;
@@ -620,6 +658,10 @@ static int judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t varia
     }
     s->mean[j] = n > 0 ? sum / n : NAN;
     s->inv_sd[j] = 0;
+    if (g->p.variant_mask && !g->p.variant_mask[variant]) {
+        s->counts.n_mask++;
+        return 0;
+    }
     if (n == 0) {
         s->counts.n_no_calls++;
         return 0;
@@ -789,6 +831,7 @@ static void add_counts(struct gsvd_geno_counts *to, const struct gsvd_geno_count
     to->n_maf += from->n_maf;
     to->n_missing += from->n_missing;
     to->n_missing_calls += from->n_missing_calls;
+    to->n_mask += from->n_mask;
 }
 
 static int scan_consume(void *vctx, uint64_t block, void *vslot)

@@ -38,20 +38,27 @@ struct gsvd_geno_params {
     double maf;         /* keep variants with minor allele frequency >= maf (0 = all) */
     double max_missing; /* keep variants with missing fraction <= this (1 = all) */
     enum gsvd_scaler scaler;
-    int missing_error;     /* 1: a missing call is an error */
-    size_t ploidy;         /* for 2-D dosage arrays (3-D arrays have their own); 0 = 2 */
-    size_t n_threads;      /* decode workers (>= 1) */
-    uint64_t cache_bytes;  /* keep the standardised blocks in memory after the first scan, up
-                              to this many bytes (2 bits per call for ploidy <= 2); later scans
-                              then read no data.  0: never cache */
-    const char *cache_dir; /* blocks beyond cache_bytes go to an (unlinked) file here; NULL:
-                              no spilling, the cache is dropped when it does not fit */
+    int missing_error;           /* 1: a missing call is an error */
+    size_t ploidy;               /* for 2-D dosage arrays (3-D arrays have their own); 0 = 2 */
+    size_t n_threads;            /* decode workers (>= 1) */
+    uint64_t cache_bytes;        /* keep the standardised blocks in memory after the first scan, up
+                                    to this many bytes (2 bits per call for ploidy <= 2); later scans
+                                    then read no data.  0: never cache */
+    const char *cache_dir;       /* blocks beyond cache_bytes go to an (unlinked) file here; NULL:
+                                    no spilling, the cache is dropped when it does not fit */
+    const uint8_t *variant_mask; /* borrowed, or NULL: per variant of the array, 0 = drop it
+                                    (counted in n_mask); must outlive the handle */
+    uint64_t variant_mask_len;   /* entries of variant_mask: the array's variant count */
+    const uint8_t *sample_mask;  /* borrowed, or NULL: per sample of the array (by position),
+                                    0 = leave it out; not with `samples` */
+    uint64_t sample_mask_len;    /* entries of sample_mask: the array's sample count */
 };
 #define GSVD_GENO_PARAMS_DEFAULT                                                                   \
     {                                                                                              \
         .array = NULL, .transpose = 0, .var_start = 0, .var_stop = 0, .samples = NULL, .maf = 0,   \
         .max_missing = 1, .scaler = GSVD_SCALER_PATTERSON, .missing_error = 0, .ploidy = 0,        \
-        .n_threads = 1, .cache_bytes = 0, .cache_dir = NULL                                        \
+        .n_threads = 1, .cache_bytes = 0, .cache_dir = NULL, .variant_mask = NULL,                 \
+        .variant_mask_len = 0, .sample_mask = NULL, .sample_mask_len = 0                           \
     }
 
 /* Per-block description handed to the scan callback with the block itself. */
@@ -75,6 +82,7 @@ struct gsvd_geno_counts {
     uint64_t n_maf;           /* dropped by --maf */
     uint64_t n_missing;       /* dropped by --max-missing */
     uint64_t n_missing_calls; /* missing calls among kept variants */
+    uint64_t n_mask;          /* dropped by the variant mask */
 };
 
 /* Open the genotype matrix under node `path` of tree t (borrowed; must outlive the handle).
@@ -82,13 +90,16 @@ struct gsvd_geno_counts {
  * GSVD_ENOTFOUND (no genotype array), GSVD_EINCONSIST (unknown or duplicate sample IDs, shape
  * disagreements), GSVD_EUNSUPPORTED (a dtype that is not integer or float, a rank other than
  * 2 or 3, more than GSVD_GENO_MAX_SAMPLES samples), GSVD_EINVAL (bad range), or store/format
- * errors. */
+ * errors; GSVD_EINCONSIST also when variant_mask_len or sample_mask_len differ from the
+ * array's variant or sample count, or the sample mask keeps no sample. */
 GSVD_NODISCARD int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params *p,
                                   gsvd_geno **out);
 void gsvd_geno_close(gsvd_geno *g); /* accepts NULL */
 
-size_t gsvd_geno_n_samples(const gsvd_geno *g);    /* after subsetting */
-uint64_t gsvd_geno_n_variants(const gsvd_geno *g); /* in the range, before filters */
+size_t gsvd_geno_n_samples(const gsvd_geno *g);          /* after subsetting */
+uint64_t gsvd_geno_n_variants(const gsvd_geno *g);       /* in the range, before filters */
+uint64_t gsvd_geno_n_array_variants(const gsvd_geno *g); /* of the whole array */
+const char *gsvd_geno_array_path(const gsvd_geno *g);    /* borrowed; path inside the tree */
 size_t gsvd_geno_ploidy(const gsvd_geno *g);
 int gsvd_geno_is_float(const gsvd_geno *g); /* 1: float input (float64 blocks, NaN missing) */
 const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g); /* borrowed */

@@ -201,5 +201,21 @@ int gsvd_cmd_plot(int argc, char **argv);
 int gsvd_cmd_info(int argc, char **argv);
 int gsvd_cmd_dump(int argc, char **argv);
 int gsvd_cmd_simulate(int argc, char **argv);
+int gsvd_cmd_ldprune(int argc, char **argv);
+
+/* LD pruning shared by `ldprune` and `pca --ld-prune` (cli/cmd_ldprune.c). */
+struct gsvd_ldprune_params;
+struct gsvd_ldprune_result;
+struct gsvd_geno_params;
+/* "INT" (variants, >= 2), "INTkb" or "INTbp" into *variants or *bp (the other 0); -1 if bad. */
+int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp);
+/* "R2,WINDOW[,STEP]" (pca --ld-prune) into p's r2, window and step; -1 if bad. */
+int gsvd_cli_parse_ld_prune(const char *s, struct gsvd_ldprune_params *p);
+/* Prune the genotypes of `in` under `geno` (its filters; the scaler is replaced) into *out
+ * (caller frees with gsvd_ldprune_result_free); errors are logged. */
+GSVD_NODISCARD int gsvd_cli_ldprune_mask(struct gsvd_cli_input *in,
+                                         const struct gsvd_geno_params *geno,
+                                         const struct gsvd_ldprune_params *lp,
+                                         struct gsvd_ldprune_result *out);
 
 #endif /* GSVD_CLI_CLI_H */

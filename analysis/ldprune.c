@@ -1,0 +1,459 @@
+/* analysis/ldprune.c - plink2 --indep-pairwise on the genotype scan (see ldprune.h).
+ * Each considered variant becomes three bit planes of ceil(N / 64) words: a (dosage >= 1),
+ * b (dosage == 2) and m (called); a missing call has a = b = 0.  With x = a + b:
+ *   sum x_i x_j = |a_i a_j| + |a_i b_j| + |b_i a_j| + |b_i b_j|,
+ *   over the samples called in both: n = |m_i m_j|, sum x_i = |a_i m_j| + |b_i m_j|,
+ *   sum x_i^2 = |a_i m_j| + 3 |b_i m_j|, so r^2 is exact integer arithmetic up to one division.
+ * A pair of variants without missing calls needs only the first four popcounts.
+ * Only pairs with at least one variant new to the window are evaluated: two variants that
+ * both survived the previous window were compared there (every surviving pair of a window has
+ * r^2 <= threshold), which is what makes the sliding window cost O(window x step) per step. */
+#include "gsvd_config.h"
+#include "analysis/ldprune.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/parallel.h"
+#include "zarr/array.h"
+#include "zarr/reader.h"
+#include "zarr/store.h"
+
+struct ld_var {
+    int64_t n, s, ss; /* called samples, sum and sum of squares of dosages */
+    uint64_t index;   /* variant index in the array */
+    int has_missing;
+    int mono; /* all called dosages equal */
+    int removed;
+};
+
+struct ld_state {
+    const struct gsvd_ldprune_params *p;
+    size_t words; /* 64-bit words per plane */
+    size_t n_samples;
+    size_t ploidy;    /* 1 or 2 */
+    uint64_t *planes; /* per variant: a, b, m planes (3 * words) */
+    struct ld_var *v;
+    size_t n, cap;
+    const int64_t *pos; /* per considered variant, or NULL */
+    size_t *seg;        /* segment starts, n_seg + 1 entries */
+    size_t n_seg;
+    size_t n_threads; /* threads sharing the contigs */
+    uint64_t *pairs;  /* per segment: r^2 values computed */
+    uint64_t range_start;
+};
+
+static int grow_vars(struct ld_state *st)
+{
+    size_t cap = st->cap ? 2 * st->cap : 1024, bytes;
+    void *p;
+    if (gsvd_mul_size(cap, 3 * st->words * sizeof(uint64_t), &bytes) < 0)
+        return GSVD_ENOMEM;
+    p = gsvd_realloc(st->planes, bytes);
+    if (!p)
+        return GSVD_ENOMEM;
+    st->planes = p;
+    p = gsvd_realloc(st->v, cap * sizeof *st->v);
+    if (!p)
+        return GSVD_ENOMEM;
+    st->v = p;
+    st->cap = cap;
+    return GSVD_OK;
+}
+
+static int add_row(struct ld_state *st, const int8_t *d, uint64_t index)
+{
+    size_t W = st->words, N = st->n_samples;
+    uint64_t *a, *b, *m;
+    struct ld_var *v;
+    int rc;
+
+    if (st->n == st->cap && (rc = grow_vars(st)) < 0)
+        return rc;
+    a = st->planes + st->n * 3 * W;
+    b = a + W;
+    m = b + W;
+    memset(a, 0, 3 * W * sizeof *a);
+    v = &st->v[st->n];
+    memset(v, 0, sizeof *v);
+    v->index = index;
+    for (size_t i = 0; i < N; i++) {
+        int x = d[i];
+        uint64_t bit = (uint64_t)1 << (i % 64);
+        if (x < 0)
+            continue;
+        m[i / 64] |= bit;
+        v->n++;
+        v->s += x;
+        v->ss += x * x;
+        if (x >= 1)
+            a[i / 64] |= bit;
+        if (x >= 2)
+            b[i / 64] |= bit;
+    }
+    v->has_missing = v->n < (int64_t)N;
+    st->n++;
+    return GSVD_OK;
+}
+
+struct scan_ctx {
+    struct ld_state *st;
+};
+
+static int on_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
+{
+    struct ld_state *st = ((struct scan_ctx *)vctx)->st;
+    (void)info;
+    if (blk->n_rows && !blk->i8) {
+        gsvd_log_error("ldprune needs integer dosage blocks (internal: packed or float block)");
+        return GSVD_EINTERNAL;
+    }
+    for (size_t r = 0; r < blk->n_rows; r++) {
+        int rc = add_row(st, blk->i8 + r * blk->n_cols, blk->index[r]);
+        if (rc < 0)
+            return rc;
+    }
+    return GSVD_OK;
+}
+
+/* The popcount kernel, compiled twice: with the POPCNT instruction and without. */
+#define LD_KERNEL(name, attr)                                                                      \
+    attr static double name(const uint64_t *pi, const uint64_t *pj, size_t W,                      \
+                            const struct ld_var *vi, const struct ld_var *vj)                      \
+    {                                                                                              \
+        const uint64_t *ai = pi, *bi = pi + W, *mi = pi + 2 * W;                                   \
+        const uint64_t *aj = pj, *bj = pj + W, *mj = pj + 2 * W;                                   \
+        int64_t sxy = 0, n, sx, sy, sxx, syy;                                                      \
+        for (size_t w = 0; w < W; w++)                                                             \
+            sxy += __builtin_popcountll(ai[w] & aj[w]) + __builtin_popcountll(ai[w] & bj[w]) +     \
+                   __builtin_popcountll(bi[w] & aj[w]) + __builtin_popcountll(bi[w] & bj[w]);      \
+        if (!vi->has_missing && !vj->has_missing) {                                                \
+            n = vi->n;                                                                             \
+            sx = vi->s;                                                                            \
+            sxx = vi->ss;                                                                          \
+            sy = vj->s;                                                                            \
+            syy = vj->ss;                                                                          \
+        } else {                                                                                   \
+            int64_t am = 0, bm = 0, ma = 0, mb = 0, mm = 0;                                        \
+            for (size_t w = 0; w < W; w++) {                                                       \
+                am += __builtin_popcountll(ai[w] & mj[w]);                                         \
+                bm += __builtin_popcountll(bi[w] & mj[w]);                                         \
+                ma += __builtin_popcountll(mi[w] & aj[w]);                                         \
+                mb += __builtin_popcountll(mi[w] & bj[w]);                                         \
+                mm += __builtin_popcountll(mi[w] & mj[w]);                                         \
+            }                                                                                      \
+            n = mm;                                                                                \
+            sx = am + bm;                                                                          \
+            sxx = am + 3 * bm;                                                                     \
+            sy = ma + mb;                                                                          \
+            syy = ma + 3 * mb;                                                                     \
+        }                                                                                          \
+        double num = (double)(n * sxy - sx * sy), dx = (double)(n * sxx - sx * sx),                \
+               dy = (double)(n * syy - sy * sy);                                                   \
+        if (!(dx > 0) || !(dy > 0))                                                                \
+            return 0;                                                                              \
+        return num * num / (dx * dy);                                                              \
+    }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+LD_KERNEL(r2_popcnt, __attribute__((target("popcnt"))))
+#define LD_HAVE_POPCNT_KERNEL 1
+#endif
+LD_KERNEL(r2_generic, )
+
+typedef double (*r2_fn)(const uint64_t *, const uint64_t *, size_t, const struct ld_var *,
+                        const struct ld_var *);
+
+static r2_fn pick_kernel(void)
+{
+#ifdef LD_HAVE_POPCNT_KERNEL
+    if (__builtin_cpu_supports("popcnt"))
+        return r2_popcnt;
+#endif
+    return r2_generic;
+}
+
+/* Minor allele frequency of i strictly below that of j (exact: cross-multiplied counts). */
+static int maf_less(const struct ld_var *i, const struct ld_var *j, int64_t ploidy)
+{
+    int64_t mi = i->s < ploidy * i->n - i->s ? i->s : ploidy * i->n - i->s;
+    int64_t mj = j->s < ploidy * j->n - j->s ? j->s : ploidy * j->n - j->s;
+    return mi * j->n < mj * i->n; /* <= 2e8 x 1e8: GSVD_GENO_MAX_SAMPLES bounds n */
+}
+
+/* One contig: variants [s0, s1) of the state. */
+static void prune_segment(struct ld_state *st, size_t t)
+{
+    const struct gsvd_ldprune_params *p = st->p;
+    size_t s0 = st->seg[t], s1 = st->seg[t + 1], start = s0, prev_end = s0, W = st->words;
+    size_t stride = 3 * W;
+    r2_fn r2 = pick_kernel();
+    uint64_t pairs = 0;
+    int prev_single = 0;
+
+    while (start < s1) {
+        size_t end;
+        if (p->window_bp) {
+            end = start > prev_end ? start : prev_end;
+            while (end < s1 && (uint64_t)(st->pos[end] - st->pos[start]) <= p->window_bp)
+                end++;
+        } else {
+            end = s1 - start > p->window ? start + (size_t)p->window : s1;
+        }
+        if (prev_end < start)
+            prev_end = start;
+        /* plink2 drops a monomorphic variant once it shares a window with another variant;
+         * the old part of the window was marked already unless that window held one variant */
+        if (end - start >= 2)
+            for (size_t k = prev_single ? start : prev_end; k < end; k++)
+                if (st->v[k].mono)
+                    st->v[k].removed = 1;
+        prev_single = end - start < 2;
+        for (size_t i = start; i < end && prev_end < end; i++) {
+            struct ld_var *vi = &st->v[i];
+            if (vi->removed)
+                continue;
+            for (size_t j = i + 1 > prev_end ? i + 1 : prev_end; j < end; j++) {
+                struct ld_var *vj = &st->v[j];
+                if (vj->removed)
+                    continue;
+                pairs++;
+                if (!(r2(st->planes + i * stride, st->planes + j * stride, W, vi, vj) > p->r2))
+                    continue;
+                if (maf_less(vi, vj, (int64_t)st->ploidy)) {
+                    vi->removed = 1;
+                    break;
+                }
+                vj->removed = 1;
+            }
+        }
+        prev_end = end;
+        if (end >= s1)
+            break;
+        start += (size_t)p->step;
+    }
+    st->pairs[t] = pairs;
+}
+
+/* Thread t of n_threads prunes contigs t, t + n_threads, ... */
+static int prune_share(void *vctx, size_t t)
+{
+    struct ld_state *st = vctx;
+    for (size_t s = t; s < st->n_seg; s += st->n_threads)
+        prune_segment(st, s);
+    return GSVD_OK;
+}
+
+int gsvd_ldprune_read_ints(gsvd_tree *t, const char *path, uint64_t start, uint64_t n, int64_t *dst)
+{
+    int rc = GSVD_OK, kind = gsvd_tree_node_kind(t, path);
+    gsvd_array *a = NULL;
+    gsvd_reader *r = NULL;
+    uint8_t *raw = NULL;
+    const struct gsvd_zarray *z;
+
+    if (kind < 0)
+        return kind;
+    if (kind != GSVD_NODE_ARRAY)
+        return GSVD_ENOTFOUND;
+    GSVD_TRY(gsvd_array_open(t, path, &a));
+    z = gsvd_array_meta(a);
+    if (z->ndim != 1 || z->shape[0] < start + n ||
+        (z->dtype.kind != 'i' && z->dtype.kind != 'u' && z->dtype.kind != 'b')) {
+        gsvd_log_error("%s: want a 1-D integer or bool array of at least %llu entries",
+                       gsvd_array_name(a), (unsigned long long)(start + n));
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    raw = gsvd_malloc(n ? n * z->dtype.size : 1);
+    if (!raw) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(gsvd_reader_new(a, &r));
+    if (n)
+        GSVD_TRY(gsvd_reader_read(r, &start, &n, raw));
+    for (uint64_t i = 0; i < n; i++) {
+        const uint8_t *e = raw + i * z->dtype.size;
+        int64_t v = 0;
+        switch (z->dtype.size) {
+        case 1:
+            v = z->dtype.kind == 'i' ? (int64_t)(int8_t)e[0] : (int64_t)e[0];
+            break;
+        case 2: {
+            uint16_t x;
+            memcpy(&x, e, 2);
+            v = z->dtype.kind == 'i' ? (int64_t)(int16_t)x : (int64_t)x;
+            break;
+        }
+        case 4: {
+            uint32_t x;
+            memcpy(&x, e, 4);
+            v = z->dtype.kind == 'i' ? (int64_t)(int32_t)x : (int64_t)x;
+            break;
+        }
+        default: {
+            uint64_t x;
+            memcpy(&x, e, 8);
+            v = (int64_t)x;
+            break;
+        }
+        }
+        dst[i] = v;
+    }
+out:
+    gsvd_reader_free(r);
+    gsvd_array_close(a);
+    gsvd_free(raw);
+    return rc;
+}
+
+/* Contig and position of every variant of the range, beside the genotype array. */
+static int load_coords(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_params *p,
+                       struct gsvd_ldprune_result *out)
+{
+    int rc = GSVD_OK;
+    char *dir = gsvd_strdup(gsvd_geno_array_path(g)), *path = NULL, *slash;
+    uint64_t n = out->range_stop - out->range_start;
+
+    if (!dir)
+        return GSVD_ENOMEM;
+    slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        dir[0] = '\0';
+    out->contig = gsvd_calloc(n ? n : 1, sizeof *out->contig);
+    out->position = gsvd_malloc((n ? n : 1) * sizeof *out->position);
+    if (!out->contig || !out->position) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(gsvd_key_join(dir, "variant_contig", &path));
+    rc = gsvd_ldprune_read_ints(t, path, out->range_start, n, out->contig);
+    if (rc == GSVD_ENOTFOUND && p->window_bp) {
+        gsvd_log_error("%s: no variant_contig array; a window in kb or bp needs contigs and "
+                       "positions",
+                       gsvd_store_url(gsvd_tree_store(t)));
+        goto out;
+    }
+    if (rc == GSVD_ENOTFOUND)
+        rc = GSVD_OK; /* one contig */
+    if (rc < 0)
+        goto out;
+    gsvd_free(path);
+    path = NULL;
+    GSVD_TRY(gsvd_key_join(dir, "variant_position", &path));
+    rc = gsvd_ldprune_read_ints(t, path, out->range_start, n, out->position);
+    if (rc == GSVD_ENOTFOUND && p->window_bp)
+        gsvd_log_error("%s: no variant_position array; a window in kb or bp needs positions",
+                       gsvd_store_url(gsvd_tree_store(t)));
+    if (rc == GSVD_ENOTFOUND && !p->window_bp) {
+        rc = GSVD_OK;
+        gsvd_free(out->position);
+        out->position = NULL;
+    }
+out:
+    gsvd_free(dir);
+    gsvd_free(path);
+    return rc;
+}
+
+void gsvd_ldprune_result_free(struct gsvd_ldprune_result *r)
+{
+    if (!r)
+        return;
+    gsvd_free(r->keep);
+    gsvd_free(r->contig);
+    gsvd_free(r->position);
+    memset(r, 0, sizeof *r);
+}
+
+int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_params *p,
+                     struct gsvd_ldprune_result *out)
+{
+    struct ld_state st = {.p = p};
+    struct scan_ctx sc = {.st = &st};
+    int64_t *pos = NULL;
+    int rc = GSVD_OK;
+
+    memset(out, 0, sizeof *out);
+    if (!(p->r2 >= 0 && p->r2 < 1) || p->step < 1 || (!p->window_bp && p->window < 2)) {
+        gsvd_log_error("ldprune: bad parameters (r2 %g, window %llu, step %llu)", p->r2,
+                       (unsigned long long)p->window, (unsigned long long)p->step);
+        return GSVD_EINVAL;
+    }
+    if (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) > 2) {
+        gsvd_log_error("%s: ldprune needs integer genotypes of ploidy 1 or 2 (this array: %s, "
+                       "ploidy %zu)",
+                       gsvd_geno_array_name(g), gsvd_geno_is_float(g) ? "float" : "integer",
+                       gsvd_geno_ploidy(g));
+        return GSVD_EUNSUPPORTED;
+    }
+    gsvd_geno_range(g, &out->range_start, &out->range_stop);
+    out->n_array = gsvd_geno_n_array_variants(g);
+    GSVD_TRY(load_coords(g, t, p, out));
+    st.n_samples = gsvd_geno_n_samples(g);
+    st.words = (st.n_samples + 63) / 64;
+    st.ploidy = gsvd_geno_ploidy(g);
+    st.range_start = out->range_start;
+    GSVD_TRY(gsvd_geno_scan(g, on_block, &sc));
+    out->n_considered = st.n;
+    /* segments: runs of one contig; positions sorted inside each for a bp window */
+    st.seg = gsvd_malloc((st.n + 1) * sizeof *st.seg);
+    pos = gsvd_malloc((st.n ? st.n : 1) * sizeof *pos);
+    st.pairs = gsvd_calloc(st.n + 1, sizeof *st.pairs);
+    out->keep = gsvd_calloc(out->n_array ? out->n_array : 1, 1);
+    if (!st.seg || !pos || !st.pairs || !out->keep) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < st.n; i++) {
+        uint64_t k = st.v[i].index - out->range_start;
+        pos[i] = out->position ? out->position[k] : 0;
+        if (i == 0 || out->contig[k] != out->contig[st.v[i - 1].index - out->range_start]) {
+            st.seg[st.n_seg++] = i;
+        } else if (p->window_bp && pos[i] < pos[i - 1]) {
+            gsvd_log_error("%s: variant_position is not sorted within contig %lld (variant %llu "
+                           "at %lld after %lld); a bp window needs sorted positions",
+                           gsvd_store_url(gsvd_tree_store(t)), (long long)out->contig[k],
+                           (unsigned long long)st.v[i].index, (long long)pos[i],
+                           (long long)pos[i - 1]);
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        struct ld_var *v = &st.v[i];
+        v->mono = v->n * v->ss - v->s * v->s == 0; /* among the called samples */
+    }
+    st.seg[st.n_seg] = st.n;
+    st.pos = pos;
+    st.n_threads = p->n_threads ? p->n_threads : 1;
+    if (st.n_threads > st.n_seg)
+        st.n_threads = st.n_seg ? st.n_seg : 1;
+    GSVD_TRY(gsvd_parallel(st.n_threads, prune_share, &st));
+    for (size_t s = 0; s < st.n_seg; s++)
+        out->n_pairs += st.pairs[s];
+    for (size_t i = 0; i < st.n; i++) {
+        if (!st.v[i].removed) {
+            out->keep[st.v[i].index] = 1;
+            out->n_kept++;
+        } else if (st.v[i].mono) {
+            out->n_monomorphic++;
+        }
+    }
+    out->n_pruned = out->n_considered - out->n_kept - out->n_monomorphic;
+out:
+    if (rc < 0)
+        gsvd_ldprune_result_free(out);
+    gsvd_free(st.planes);
+    gsvd_free(st.v);
+    gsvd_free(st.seg);
+    gsvd_free(st.pairs);
+    gsvd_free(pos);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/* cli/cli_mask.h - a 1-D mask array named as STORE[/ARRAY] (--variant-mask, --sample-mask):
+ * what `gensvd ldprune` writes (variant_ld_keep) and `gensvd related` writes (sample_unrelated
+ * beside sample_id).  Thread safety: main thread only. */
+#ifndef GSVD_CLI_CLI_MASK_H
+#define GSVD_CLI_CLI_MASK_H
+#include <stddef.h>
+#include <stdint.h>
+#include "common/buf.h"
+#include "common/gsvd_defs.h"
+
+struct gsvd_cli_mask {
+    uint8_t *keep;           /* owned; 1 = keep (the array's nonzero entries) */
+    uint64_t len;            /* entries */
+    uint64_t n_keep;         /* nonzero entries */
+    struct gsvd_strlist ids; /* sample_id beside the array when asked for and present */
+    char *name;              /* owned; "STORE/ARRAY" for messages */
+};
+
+/* Read the mask: `spec` is a store (path or URL) holding `default_array`, or the mask array
+ * itself (STORE/ARRAY, any path inside the store).  The array must be 1-D bool, int8 or uint8.
+ * With want_ids, a 1-D string array sample_id of the same length beside it is read too.
+ * Returns GSVD_OK, or (logged, naming the store and array) GSVD_ENOTFOUND (no such array),
+ * GSVD_EFORMAT (rank, dtype), GSVD_EINCONSIST (the mask keeps nothing), store errors.
+ * Free with gsvd_cli_mask_free. */
+GSVD_NODISCARD int gsvd_cli_mask_read(const char *spec, const char *default_array, int want_ids,
+                                      struct gsvd_cli_mask *out);
+void gsvd_cli_mask_free(struct gsvd_cli_mask *m); /* accepts a zeroed struct */
+
+#endif /* GSVD_CLI_CLI_MASK_H */
