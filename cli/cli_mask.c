@@ -141,3 +141,29 @@ out:
     gsvd_cli_close_input(&in);
     return rc;
 }
+
+int gsvd_cli_masks_apply(const char *vspec, const char *sspec, struct gsvd_cli_mask *vm,
+                         struct gsvd_cli_mask *sm, struct gsvd_strlist *ids,
+                         struct gsvd_geno_params *geno)
+{
+    int rc = GSVD_OK;
+    if (vspec) {
+        GSVD_TRY(gsvd_cli_mask_read(vspec, "variant_ld_keep", 0, vm));
+        geno->variant_mask = vm->keep;
+        geno->variant_mask_len = vm->len;
+    }
+    if (sspec) {
+        GSVD_TRY(gsvd_cli_mask_read(sspec, "sample_unrelated", 1, sm));
+        if (sm->ids.n) {
+            for (uint64_t i = 0; i < sm->len; i++)
+                if (sm->keep[i])
+                    GSVD_TRY(gsvd_strlist_push(ids, sm->ids.items[i]));
+            geno->samples = ids;
+        } else {
+            geno->sample_mask = sm->keep;
+            geno->sample_mask_len = sm->len;
+        }
+    }
+out:
+    return rc;
+}

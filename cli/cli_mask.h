@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "common/buf.h"
+#include "analysis/genotype.h"
 #include "common/gsvd_defs.h"
 
 struct gsvd_cli_mask {
@@ -25,5 +26,14 @@ struct gsvd_cli_mask {
 GSVD_NODISCARD int gsvd_cli_mask_read(const char *spec, const char *default_array, int want_ids,
                                       struct gsvd_cli_mask *out);
 void gsvd_cli_mask_free(struct gsvd_cli_mask *m); /* accepts a zeroed struct */
+
+/* --variant-mask `vspec` and --sample-mask `sspec` (either may be NULL) onto geno: the variant
+ * mask as geno->variant_mask (borrowed from *vm), the sample mask as geno->sample_mask (by
+ * position) or, when a sample_id array is beside it, as the kept IDs in *ids
+ * (geno->samples).  vm, sm and ids must outlive geno's use; the caller frees them.  Returns
+ * GSVD_OK or the logged errors of gsvd_cli_mask_read. */
+GSVD_NODISCARD int gsvd_cli_masks_apply(const char *vspec, const char *sspec,
+                                        struct gsvd_cli_mask *vm, struct gsvd_cli_mask *sm,
+                                        struct gsvd_strlist *ids, struct gsvd_geno_params *geno);
 
 #endif /* GSVD_CLI_CLI_MASK_H */

@@ -12,8 +12,10 @@
 
 #include "analysis/backend.h"
 #include "analysis/genotype.h"
+#include "analysis/ldprune.h"
 #include "analysis/pca.h"
 #include "cli/cli.h"
+#include "cli/cli_mask.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -44,6 +46,9 @@ enum {
     OPT_CACHE,
     OPT_CACHE_DIR,
     OPT_STOP,
+    OPT_VARIANT_MASK,
+    OPT_SAMPLE_MASK,
+    OPT_LD_PRUNE,
 };
 
 struct pca_opts {
@@ -53,8 +58,13 @@ struct pca_opts {
     struct gsvd_geno_params geno;
     uint64_t memory;
     char *command;
-    struct gsvd_cli_zarr_out zout; /* --zarr-format, --shard */
-    int input_format;              /* 2 or 3: the default output format */
+    struct gsvd_cli_zarr_out zout;          /* --zarr-format, --shard */
+    int input_format;                       /* 2 or 3: the default output format */
+    const char *variant_mask, *sample_mask; /* --variant-mask, --sample-mask STORE[/ARRAY] */
+    int ld_prune;                           /* --ld-prune given: lp holds its parameters */
+    struct gsvd_ldprune_params lp;
+    struct gsvd_cli_mask vmask, smask;
+    uint8_t *prune_keep; /* owned: --ld-prune's mask (and --variant-mask's) */
 };
 
 static void usage(FILE *fp)
@@ -103,6 +113,13 @@ static void usage(FILE *fp)
           "      --samples FILE     only these sample IDs (one per line), in this order\n"
           "      --maf X            drop variants with minor allele frequency below X\n"
           "      --max-missing X    drop variants with a missing fraction above X\n"
+          "      --variant-mask STORE[/ARRAY]  only variants whose entry is nonzero in this 1-D\n"
+          "                         bool/int8/uint8 array [ARRAY: variant_ld_keep]\n"
+          "      --sample-mask STORE[/ARRAY]  only samples whose entry is nonzero, matched by\n"
+          "                         the sample_id beside it, else by position\n"
+          "                         [ARRAY: sample_unrelated]\n"
+          "      --ld-prune R2,WINDOW[,STEP]  first prune variants in LD as gensvd ldprune\n"
+          "                         --r2 R2 --window WINDOW --step STEP [STEP: 1]\n"
           "Resources:\n" GSVD_CLI_DEVICE_HELP "  -t, --threads INT      threads [all cores]\n"
           "      --memory SIZE      cap the whole run (basis, pass buffers, decode pipeline,\n"
           "                         in-memory cache; the cache beyond it is spilled), e.g. 2G;\n"
@@ -258,7 +275,8 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
         "%.17g,\n    \"stop\": \"%s\",\n    \"tol\": %.17g,\n    \"converged\": %s,\n"
         "    \"seed\": %llu,\n    \"scaler\": \"%s\",\n    \"missing\": \"%s\",\n"
         "    \"N\": %zu,\n    \"M\": %llu,\n    \"M_used\": %llu,\n"
-        "    \"trace\": %.17g,\n    \"singular_value_error_bound\": [",
+        "    \"trace\": %.17g,\n    \"M_variant_mask\": %llu,\n"
+        "    \"singular_value_error_bound\": [",
         gsvd_pca_method_name(r->method), k, r->l, r->iterations, r->convergence,
         isfinite(r->max_residual) ? r->max_residual : -1.0,
         o->pca.stop == GSVD_PCA_STOP_SUBSPACE ? "subspace" : "bound", o->pca.tol,
@@ -267,7 +285,7 @@ static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
                          : "false",
         (unsigned long long)o->pca.seed, scaler_names[o->geno.scaler],
         o->geno.missing_error ? "error" : "mean", n, (unsigned long long)r->m_range,
-        (unsigned long long)r->m_used, r->trace));
+        (unsigned long long)r->m_used, r->trace, (unsigned long long)r->counts.n_mask));
     for (size_t q = 0; q < k; q++)
         GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
                                  isfinite(r->error_bound[q]) ? r->error_bound[q] : -1.0));
@@ -339,11 +357,12 @@ static void report(const struct gsvd_pca_result *r)
         return;
     fprintf(stderr,
             "[pca] %zu samples, %llu of %llu variants used (dropped: %llu without calls, %llu "
-            "zero variance, %llu --maf, %llu --max-missing); %llu missing calls set to the mean\n",
+            "zero variance, %llu --maf, %llu --max-missing, %llu variant mask); %llu missing "
+            "calls set to the mean\n",
             r->n, (unsigned long long)c->n_kept, (unsigned long long)c->n_range,
             (unsigned long long)c->n_no_calls, (unsigned long long)c->n_zero_var,
             (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
-            (unsigned long long)c->n_missing_calls);
+            (unsigned long long)c->n_mask, (unsigned long long)c->n_missing_calls);
     if (r->method == GSVD_PCA_EXACT)
         fprintf(stderr, "[pca] exact: Gram matrix Z'Z and symmetric eigensolver, one pass\n");
     else
@@ -406,6 +425,18 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, in));
     o->input_format = gsvd_tree_format(in->tree);
     o->geno.n_threads = common->threads;
+    GSVD_TRY(gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &o->vmask, &o->smask, samples,
+                                  &o->geno));
+    if (o->ld_prune) { /* prune under the same filters and masks, then use the kept set */
+        struct gsvd_ldprune_result lr;
+        o->lp.n_threads = common->threads;
+        GSVD_TRY(gsvd_cli_ldprune_mask(in, &o->geno, &o->lp, &lr));
+        o->prune_keep = lr.keep;
+        lr.keep = NULL;
+        o->geno.variant_mask = o->prune_keep;
+        o->geno.variant_mask_len = lr.n_array;
+        gsvd_ldprune_result_free(&lr);
+    }
     GSVD_TRY(gsvd_geno_open(in->tree, in->node, &o->geno, g));
     if (o->pca.n_components >= gsvd_geno_n_samples(*g)) {
         gsvd_log_error("-k %zu needs more than %zu samples", o->pca.n_components,
@@ -467,6 +498,9 @@ out:
     gsvd_geno_close(g);
     gsvd_cli_close_input(&in);
     gsvd_strlist_free(&samples);
+    gsvd_cli_mask_free(&o->vmask);
+    gsvd_cli_mask_free(&o->smask);
+    gsvd_free(o->prune_keep);
     return rc;
 }
 
@@ -501,13 +535,18 @@ int gsvd_cmd_pca(int argc, char **argv)
         {"cache", required_argument, NULL, OPT_CACHE},
         {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
         {"stop", required_argument, NULL, OPT_STOP},
+        {"variant-mask", required_argument, NULL, OPT_VARIANT_MASK},
+        {"sample-mask", required_argument, NULL, OPT_SAMPLE_MASK},
+        {"ld-prune", required_argument, NULL, OPT_LD_PRUNE},
         GSVD_CLI_ZARR_OUT_LONGOPTS,
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
-    struct pca_opts o = {
-        .device = "auto", .pca = GSVD_PCA_PARAMS_DEFAULT, .geno = GSVD_GENO_PARAMS_DEFAULT};
+    struct pca_opts o = {.device = "auto",
+                         .pca = GSVD_PCA_PARAMS_DEFAULT,
+                         .geno = GSVD_GENO_PARAMS_DEFAULT,
+                         .lp = GSVD_LDPRUNE_PARAMS_DEFAULT};
     uint64_t v;
     int c, rc, cache_set = 0;
 
@@ -654,6 +693,20 @@ int gsvd_cmd_pca(int argc, char **argv)
                 return gsvd_cli_usage_error("pca", "empty --cache-dir");
             o.geno.cache_dir = optarg;
             break;
+        case OPT_VARIANT_MASK:
+            o.variant_mask = optarg;
+            break;
+        case OPT_SAMPLE_MASK:
+            o.sample_mask = optarg;
+            break;
+        case OPT_LD_PRUNE:
+            if (gsvd_cli_parse_ld_prune(optarg, &o.lp) < 0)
+                return gsvd_cli_usage_error(
+                    "pca",
+                    "invalid --ld-prune '%s' (R2,WINDOW[,STEP], e.g. 0.2,500kb or 0.1,1000,100)",
+                    optarg);
+            o.ld_prune = 1;
+            break;
         case 'h':
             usage(stdout);
             return GSVD_EXIT_OK;
@@ -663,6 +716,8 @@ int gsvd_cmd_pca(int argc, char **argv)
     }
     if (optind != argc - 1)
         return gsvd_cli_usage_error("pca", optind >= argc ? "missing INPUT" : "too many arguments");
+    if (o.samples_file && o.sample_mask)
+        return gsvd_cli_usage_error("pca", "--samples and --sample-mask cannot be combined");
     if (o.pca.loadings && !o.output)
         return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
     if (gsvd_cli_zarr_out_check("pca", &o.zout) != 0)

@@ -14,6 +14,7 @@
 #include "analysis/genotype.h"
 #include "analysis/pdist.h"
 #include "cli/cli.h"
+#include "cli/cli_mask.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -41,6 +42,8 @@ enum {
     OPT_KERNEL,
     OPT_PART,
     OPT_FINALIZE,
+    OPT_VARIANT_MASK,
+    OPT_SAMPLE_MASK,
 };
 
 struct pdist_opts {
@@ -52,8 +55,9 @@ struct pdist_opts {
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
     char *command;
-    struct gsvd_cli_zarr_out zout; /* --zarr-format, --shard */
-    int input_format;              /* 3 for a v3 input store: the default output format */
+    struct gsvd_cli_zarr_out zout;          /* --zarr-format, --shard */
+    int input_format;                       /* 3 for a v3 input store: the default output format */
+    const char *variant_mask, *sample_mask; /* STORE[/ARRAY] */
 };
 
 static void usage(FILE *fp)
@@ -104,6 +108,11 @@ static void usage(FILE *fp)
           "      --ploidy INT       dosage scale of a 2-D array [2]\n"
           "      --variants A:B     only variants A (inclusive) to B (exclusive)\n"
           "      --samples FILE     only these sample IDs (one per line), in this order\n"
+          "      --variant-mask STORE[/ARRAY]  only variants whose entry is nonzero in this 1-D\n"
+          "                         bool/int8/uint8 array [ARRAY: variant_ld_keep]\n"
+          "      --sample-mask STORE[/ARRAY]  only samples whose entry is nonzero, matched by\n"
+          "                         the sample_id beside it, else by position\n"
+          "                         [ARRAY: sample_unrelated]\n"
           "  -t, --threads INT      threads [all cores]\n"
           "  -v, --verbose          more messages on stderr (repeatable)\n"
           "  -q, --quiet            errors only\n"
@@ -272,9 +281,9 @@ static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
     int rc = GSVD_OK;
 
     if (o->samples_file || o->geno.var_start || o->geno.var_stop || o->geno.array ||
-        o->geno.transpose || o->axis_variants) {
-        gsvd_log_error("%s: --samples, --variants, --array, --transpose and --axis apply to Zarr "
-                       "input",
+        o->geno.transpose || o->axis_variants || o->variant_mask || o->sample_mask) {
+        gsvd_log_error("%s: --samples, --variants, --array, --transpose, --axis and the masks "
+                       "apply to Zarr input",
                        where);
         return GSVD_EINVAL;
     }
@@ -337,6 +346,7 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
 {
     struct gsvd_cli_input in = {0};
     struct gsvd_strlist samples = GSVD_STRLIST_INIT;
+    struct gsvd_cli_mask vmask = {0}, smask = {0};
     gsvd_geno *g = NULL;
     int rc = GSVD_OK;
 
@@ -349,6 +359,8 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     o->geno.n_threads = common->threads;
     o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages: centre 0, scale 1 */
     o->geno.missing_error = o->pd.missing == GSVD_PDIST_ERROR;
+    GSVD_TRY(
+        gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &vmask, &smask, &samples, &o->geno));
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
     if (o->axis_variants) {
         GSVD_TRY(run_variants(o, common, g));
@@ -361,6 +373,8 @@ out:
     gsvd_geno_close(g);
     gsvd_cli_close_input(&in);
     gsvd_strlist_free(&samples);
+    gsvd_cli_mask_free(&vmask);
+    gsvd_cli_mask_free(&smask);
     return rc;
 }
 
@@ -386,6 +400,8 @@ int gsvd_cmd_pdist(int argc, char **argv)
         {"ploidy", required_argument, NULL, OPT_PLOIDY},
         {"variants", required_argument, NULL, OPT_VARIANTS},
         {"samples", required_argument, NULL, OPT_SAMPLES},
+        {"variant-mask", required_argument, NULL, OPT_VARIANT_MASK},
+        {"sample-mask", required_argument, NULL, OPT_SAMPLE_MASK},
         {"threads", required_argument, NULL, 't'},
         {"device", required_argument, NULL, 'd'},
         GSVD_CLI_ZARR_OUT_LONGOPTS,
@@ -509,6 +525,12 @@ int gsvd_cmd_pdist(int argc, char **argv)
         case OPT_SAMPLES:
             o.samples_file = optarg;
             break;
+        case OPT_VARIANT_MASK:
+            o.variant_mask = optarg;
+            break;
+        case OPT_SAMPLE_MASK:
+            o.sample_mask = optarg;
+            break;
         case 'd':
             if (gsvd_cli_parse_device(optarg, &o.device) < 0)
                 return gsvd_cli_usage_error("pdist", "invalid --device '%s' (auto, cpu, gpu)",
@@ -537,6 +559,10 @@ int gsvd_cmd_pdist(int argc, char **argv)
             return gsvd_cli_usage_error("pdist", "--part is for job arrays; under mpirun the "
                                                  "ranks share the work themselves");
     }
+    if (o.samples_file && o.sample_mask)
+        return gsvd_cli_usage_error("pdist", "--samples and --sample-mask cannot be combined");
+    if (o.variant_mask && o.axis_variants)
+        return gsvd_cli_usage_error("pdist", "--variant-mask applies to --axis samples");
     if (optind < argc - 1)
         return gsvd_cli_usage_error("pdist", "too many arguments");
     if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
