@@ -1,0 +1,1 @@
+"$GENSVD" ldprune --window 5mb "$TESTDATA/realdata/hapmap3.vcz"

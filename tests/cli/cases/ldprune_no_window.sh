@@ -1,0 +1,1 @@
+"$GENSVD" ldprune "$TESTDATA/realdata/hapmap3.vcz"

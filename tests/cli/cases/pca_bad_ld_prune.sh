@@ -1,0 +1,1 @@
+"$GENSVD" pca --ld-prune 0.2 "$TESTDATA/realdata/hapmap3.vcz"

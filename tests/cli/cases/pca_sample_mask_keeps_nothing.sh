@@ -1,0 +1,1 @@
+"$GENSVD" pca --sample-mask "$TESTDATA/realdata/khuman_chr22.vcz/variant_contig" "$TESTDATA/realdata/khuman_chr22.vcz"

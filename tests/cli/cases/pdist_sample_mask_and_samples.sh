@@ -1,0 +1,2 @@
+echo x > ids.txt
+"$GENSVD" pdist --samples ids.txt --sample-mask m.zarr "$TESTDATA/realdata/hapmap3.vcz"
