@@ -92,9 +92,10 @@ int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp)
 int gsvd_cli_parse_ld_prune(const char *s, struct gsvd_ldprune_params *p)
 {
     char buf[128], *c1, *c2;
-    if (strlen(s) >= sizeof buf)
+    size_t len = strlen(s);
+    if (len >= sizeof buf)
         return -1;
-    strcpy(buf, s);
+    memcpy(buf, s, len + 1);
     c1 = strchr(buf, ',');
     if (!c1)
         return -1;
