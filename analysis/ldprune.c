@@ -24,6 +24,11 @@
 #include "zarr/reader.h"
 #include "zarr/store.h"
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define LD_X86 1
+#endif
+
 struct ld_var {
     int64_t n, s, ss; /* called samples, sum and sum of squares of dosages */
     uint64_t index;   /* variant index in the array */
@@ -44,7 +49,8 @@ struct ld_state {
     size_t *seg;        /* segment starts, n_seg + 1 entries */
     size_t n_seg;
     size_t n_threads; /* threads sharing the contigs */
-    uint64_t *pairs;  /* per segment: r^2 values computed */
+    void (*planes_fn)(const int8_t *, size_t, uint64_t *, uint64_t *, uint64_t *);
+    uint64_t *pairs; /* per segment: r^2 values computed */
     uint64_t range_start;
 };
 
@@ -66,6 +72,40 @@ static int grow_vars(struct ld_state *st)
     return GSVD_OK;
 }
 
+/* Planes of one row of dosages: 64 samples per word; pads stay 0. */
+static void planes_generic(const int8_t *d, size_t N, uint64_t *a, uint64_t *b, uint64_t *m)
+{
+    for (size_t w = 0; w * 64 < N; w++) {
+        uint64_t am = 0, bm = 0, mm = 0;
+        size_t n = N - w * 64 < 64 ? N - w * 64 : 64;
+        for (size_t k = 0; k < n; k++) {
+            int x = d[w * 64 + k];
+            mm |= (uint64_t)(x >= 0) << k;
+            am |= (uint64_t)(x >= 1) << k;
+            bm |= (uint64_t)(x >= 2) << k;
+        }
+        a[w] = am;
+        b[w] = bm;
+        m[w] = mm;
+    }
+}
+
+#ifdef LD_X86
+__attribute__((target("avx512f,avx512bw"))) static void
+planes_avx512(const int8_t *d, size_t N, uint64_t *a, uint64_t *b, uint64_t *m)
+{
+    const __m512i zero = _mm512_set1_epi8(-1), one = _mm512_set1_epi8(0), two = _mm512_set1_epi8(1);
+    for (size_t w = 0; w * 64 < N; w++) {
+        size_t n = N - w * 64 < 64 ? N - w * 64 : 64;
+        __mmask64 k = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
+        __m512i x = _mm512_maskz_loadu_epi8(k, d + w * 64);
+        m[w] = _mm512_mask_cmpgt_epi8_mask(k, x, zero); /* x >= 0 */
+        a[w] = _mm512_mask_cmpgt_epi8_mask(k, x, one);  /* x >= 1 */
+        b[w] = _mm512_mask_cmpgt_epi8_mask(k, x, two);  /* x >= 2 */
+    }
+}
+#endif
+
 static int add_row(struct ld_state *st, const int8_t *d, uint64_t index)
 {
     size_t W = st->words, N = st->n_samples;
@@ -82,19 +122,12 @@ static int add_row(struct ld_state *st, const int8_t *d, uint64_t index)
     v = &st->v[st->n];
     memset(v, 0, sizeof *v);
     v->index = index;
-    for (size_t i = 0; i < N; i++) {
-        int x = d[i];
-        uint64_t bit = (uint64_t)1 << (i % 64);
-        if (x < 0)
-            continue;
-        m[i / 64] |= bit;
-        v->n++;
-        v->s += x;
-        v->ss += x * x;
-        if (x >= 1)
-            a[i / 64] |= bit;
-        if (x >= 2)
-            b[i / 64] |= bit;
+    st->planes_fn(d, N, a, b, m);
+    for (size_t w = 0; w < W; w++) {
+        int64_t pa = __builtin_popcountll(a[w]), pb = __builtin_popcountll(b[w]);
+        v->n += __builtin_popcountll(m[w]);
+        v->s += pa + pb;      /* x = a + b */
+        v->ss += pa + 3 * pb; /* x^2 = a + 3 b (b implies a) */
     }
     v->has_missing = v->n < (int64_t)N;
     st->n++;
@@ -153,16 +186,64 @@ static int on_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd
             sy = ma + mb;                                                                          \
             syy = ma + 3 * mb;                                                                     \
         }                                                                                          \
-        double num = (double)(n * sxy - sx * sy), dx = (double)(n * sxx - sx * sx),                \
-               dy = (double)(n * syy - sy * sy);                                                   \
-        if (!(dx > 0) || !(dy > 0))                                                                \
-            return 0;                                                                              \
-        return num * num / (dx * dy);                                                              \
+        return r2_from(n, sxy, sx, sy, sxx, syy);                                                  \
     }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* r^2 from the pair's sums (shared by the kernels). */
+static double r2_from(int64_t n, int64_t sxy, int64_t sx, int64_t sy, int64_t sxx, int64_t syy)
+{
+    double num = (double)(n * sxy - sx * sy), dx = (double)(n * sxx - sx * sx),
+           dy = (double)(n * syy - sy * sy);
+    if (!(dx > 0) || !(dy > 0))
+        return 0;
+    return num * num / (dx * dy);
+}
+
+#ifdef LD_X86
 LD_KERNEL(r2_popcnt, __attribute__((target("popcnt"))))
 #define LD_HAVE_POPCNT_KERNEL 1
+
+/* Eight words at a time with VPOPCNTQ; the tail through a load mask. */
+__attribute__((target("avx512f,avx512vpopcntdq"))) static double
+r2_avx512(const uint64_t *pi, const uint64_t *pj, size_t W, const struct ld_var *vi,
+          const struct ld_var *vj)
+{
+    const uint64_t *ai = pi, *bi = pi + W, *mi = pi + 2 * W;
+    const uint64_t *aj = pj, *bj = pj + W, *mj = pj + 2 * W;
+    __m512i sxy = _mm512_setzero_si512(), am = sxy, bm = sxy, ma = sxy, mb = sxy, mm = sxy;
+    int miss = vi->has_missing || vj->has_missing;
+    for (size_t w = 0; w < W; w += 8) {
+        __mmask8 k = W - w >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (W - w)) - 1);
+        __m512i a1 = _mm512_maskz_loadu_epi64(k, ai + w), b1 = _mm512_maskz_loadu_epi64(k, bi + w);
+        __m512i a2 = _mm512_maskz_loadu_epi64(k, aj + w), b2 = _mm512_maskz_loadu_epi64(k, bj + w);
+        /* (a1 + b1)(a2 + b2) = |a1 a2| + |a1 b2| + |b1 a2| + |b1 b2|, and as b implies a,
+         * |a1 b2| + |b1 a2| = |a1 b2 ^ b1 a2| + 2 |b1 b2|: three popcounts */
+        __m512i bb = _mm512_popcnt_epi64(_mm512_and_si512(b1, b2));
+        sxy = _mm512_add_epi64(sxy, _mm512_popcnt_epi64(_mm512_and_si512(a1, a2)));
+        sxy = _mm512_add_epi64(sxy, _mm512_add_epi64(bb, _mm512_add_epi64(bb, bb)));
+        sxy = _mm512_add_epi64(sxy, _mm512_popcnt_epi64(_mm512_xor_si512(
+                                        _mm512_and_si512(a1, b2), _mm512_and_si512(b1, a2))));
+        if (miss) {
+            __m512i m1 = _mm512_maskz_loadu_epi64(k, mi + w),
+                    m2 = _mm512_maskz_loadu_epi64(k, mj + w);
+            am = _mm512_add_epi64(am, _mm512_popcnt_epi64(_mm512_and_si512(a1, m2)));
+            bm = _mm512_add_epi64(bm, _mm512_popcnt_epi64(_mm512_and_si512(b1, m2)));
+            ma = _mm512_add_epi64(ma, _mm512_popcnt_epi64(_mm512_and_si512(m1, a2)));
+            mb = _mm512_add_epi64(mb, _mm512_popcnt_epi64(_mm512_and_si512(m1, b2)));
+            mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(m1, m2)));
+        }
+    }
+    int64_t xy = _mm512_reduce_add_epi64(sxy);
+    if (!miss)
+        return r2_from(vi->n, xy, vi->s, vj->s, vi->ss, vj->ss);
+    int64_t n = _mm512_reduce_add_epi64(mm),
+            sx = _mm512_reduce_add_epi64(am) + _mm512_reduce_add_epi64(bm);
+    int64_t sxx = _mm512_reduce_add_epi64(am) + 3 * _mm512_reduce_add_epi64(bm);
+    int64_t sy = _mm512_reduce_add_epi64(ma) + _mm512_reduce_add_epi64(mb);
+    int64_t syy = _mm512_reduce_add_epi64(ma) + 3 * _mm512_reduce_add_epi64(mb);
+    return r2_from(n, xy, sx, sy, sxx, syy);
+}
+#define LD_HAVE_AVX512_KERNEL 1
 #endif
 LD_KERNEL(r2_generic, )
 
@@ -171,6 +252,11 @@ typedef double (*r2_fn)(const uint64_t *, const uint64_t *, size_t, const struct
 
 static r2_fn pick_kernel(void)
 {
+#ifdef LD_HAVE_AVX512_KERNEL
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
+        return r2_avx512;
+#endif
 #ifdef LD_HAVE_POPCNT_KERNEL
     if (__builtin_cpu_supports("popcnt"))
         return r2_popcnt;
@@ -186,18 +272,69 @@ static int maf_less(const struct ld_var *i, const struct ld_var *j, int64_t ploi
     return mi * j->n < mj * i->n; /* <= 2e8 x 1e8: GSVD_GENO_MAX_SAMPLES bounds n */
 }
 
-/* One contig: variants [s0, s1) of the state. */
-static void prune_segment(struct ld_state *st, size_t t)
+/* The r^2 > threshold flags of every pair (i, j), start <= i < j, j in [new0, end), of one
+ * step, computed on several threads before the (sequential) greedy pass reads them; rows of
+ * variants removed before the step are not computed. */
+struct pair_job {
+    struct ld_state *st;
+    size_t start, new0, end;
+    uint8_t *flags; /* (end - new0) rows of (end - start) */
+    r2_fn r2;
+    size_t n_threads;
+    uint64_t pairs[GSVD_PARALLEL_MAX];
+};
+
+static int pair_share(void *vctx, size_t t)
+{
+    struct pair_job *job = vctx;
+    struct ld_state *st = job->st;
+    size_t len = job->end - job->start, stride = 3 * st->words;
+    uint64_t pairs = 0;
+    for (size_t j = job->new0 + t; j < job->end; j += job->n_threads) {
+        uint8_t *row = job->flags + (j - job->new0) * len;
+        const struct ld_var *vj = &st->v[j];
+        if (vj->removed)
+            continue;
+        for (size_t i = job->start; i < j; i++) {
+            const struct ld_var *vi = &st->v[i];
+            row[i - job->start] = 0;
+            if (vi->removed)
+                continue;
+            pairs++;
+            row[i - job->start] = job->r2(st->planes + i * stride, st->planes + j * stride,
+                                          st->words, vi, vj) > st->p->r2;
+        }
+    }
+    job->pairs[t] = pairs;
+    return GSVD_OK;
+}
+
+/* Steps with fewer new pairs than this are computed inline (starting threads costs more). */
+#define LD_PARALLEL_PAIRS 20000
+
+/* One contig: variants [s0, s1) of the state, with `threads` threads for each step's pairs. */
+static int prune_segment(struct ld_state *st, size_t t, size_t threads)
 {
     const struct gsvd_ldprune_params *p = st->p;
     size_t s0 = st->seg[t], s1 = st->seg[t + 1], start = s0, prev_end = s0, W = st->words;
     size_t stride = 3 * W;
     r2_fn r2 = pick_kernel();
     uint64_t pairs = 0;
-    int prev_single = 0;
+    int prev_single = 0, rc = GSVD_OK;
+    struct pair_job *job = NULL;
+    size_t flags_cap = 0;
 
+    if (threads > 1) {
+        job = gsvd_calloc(1, sizeof *job);
+        if (!job)
+            return GSVD_ENOMEM;
+        job->st = st;
+        job->r2 = r2;
+        job->n_threads = threads > GSVD_PARALLEL_MAX ? GSVD_PARALLEL_MAX : threads;
+    }
     while (start < s1) {
         size_t end;
+        const uint8_t *flags = NULL;
         if (p->window_bp) {
             end = start > prev_end ? start : prev_end;
             while (end < s1 && (uint64_t)(st->pos[end] - st->pos[start]) <= p->window_bp)
@@ -214,16 +351,41 @@ static void prune_segment(struct ld_state *st, size_t t)
                 if (st->v[k].mono)
                     st->v[k].removed = 1;
         prev_single = end - start < 2;
+        if (job && (end - prev_end) * (end - start) >= LD_PARALLEL_PAIRS) {
+            size_t need = (end - prev_end) * (end - start);
+            if (need > flags_cap) {
+                gsvd_free(job->flags);
+                job->flags = gsvd_malloc(need);
+                flags_cap = job->flags ? need : 0;
+                if (!job->flags) {
+                    rc = GSVD_ENOMEM;
+                    goto out;
+                }
+            }
+            job->start = start;
+            job->new0 = prev_end;
+            job->end = end;
+            GSVD_TRY(gsvd_parallel(job->n_threads, pair_share, job));
+            for (size_t k = 0; k < job->n_threads; k++)
+                pairs += job->pairs[k];
+            flags = job->flags;
+        }
         for (size_t i = start; i < end && prev_end < end; i++) {
             struct ld_var *vi = &st->v[i];
             if (vi->removed)
                 continue;
             for (size_t j = i + 1 > prev_end ? i + 1 : prev_end; j < end; j++) {
                 struct ld_var *vj = &st->v[j];
+                int above;
                 if (vj->removed)
                     continue;
-                pairs++;
-                if (!(r2(st->planes + i * stride, st->planes + j * stride, W, vi, vj) > p->r2))
+                if (flags) {
+                    above = flags[(j - prev_end) * (end - start) + (i - start)];
+                } else {
+                    pairs++;
+                    above = r2(st->planes + i * stride, st->planes + j * stride, W, vi, vj) > p->r2;
+                }
+                if (!above)
                     continue;
                 if (maf_less(vi, vj, (int64_t)st->ploidy)) {
                     vi->removed = 1;
@@ -237,15 +399,23 @@ static void prune_segment(struct ld_state *st, size_t t)
             break;
         start += (size_t)p->step;
     }
+out:
     st->pairs[t] = pairs;
+    if (job)
+        gsvd_free(job->flags);
+    gsvd_free(job);
+    return rc;
 }
 
 /* Thread t of n_threads prunes contigs t, t + n_threads, ... */
 static int prune_share(void *vctx, size_t t)
 {
     struct ld_state *st = vctx;
-    for (size_t s = t; s < st->n_seg; s += st->n_threads)
-        prune_segment(st, s);
+    for (size_t s = t; s < st->n_seg; s += st->n_threads) {
+        int rc = prune_segment(st, s, 1);
+        if (rc < 0)
+            return rc;
+    }
     return GSVD_OK;
 }
 
@@ -402,6 +572,12 @@ int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_param
     st.words = (st.n_samples + 63) / 64;
     st.ploidy = gsvd_geno_ploidy(g);
     st.range_start = out->range_start;
+    st.planes_fn = planes_generic;
+#ifdef LD_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+        st.planes_fn = planes_avx512;
+#endif
     GSVD_TRY(gsvd_geno_scan(g, on_block, &sc));
     out->n_considered = st.n;
     /* segments: runs of one contig; positions sorted inside each for a bp window */
@@ -433,9 +609,12 @@ int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_param
     st.seg[st.n_seg] = st.n;
     st.pos = pos;
     st.n_threads = p->n_threads ? p->n_threads : 1;
-    if (st.n_threads > st.n_seg)
-        st.n_threads = st.n_seg ? st.n_seg : 1;
-    GSVD_TRY(gsvd_parallel(st.n_threads, prune_share, &st));
+    if (st.n_seg >= st.n_threads) { /* contigs on parallel threads */
+        GSVD_TRY(gsvd_parallel(st.n_threads, prune_share, &st));
+    } else { /* few contigs: each step's pairs on parallel threads */
+        for (size_t s = 0; s < st.n_seg; s++)
+            GSVD_TRY(prune_segment(&st, s, st.n_threads));
+    }
     for (size_t s = 0; s < st.n_seg; s++)
         out->n_pairs += st.pairs[s];
     for (size_t i = 0; i < st.n; i++) {

@@ -9,7 +9,9 @@
  * (i then leaves the loop), else j.  r^2 is the squared Pearson correlation of the dosages over
  * the samples called in both (0 when either is constant there); a monomorphic variant is
  * removed once a window holds it and another variant (as plink2 does), before the pairs.
- * Thread safety: one run per genotype handle; contigs are pruned on parallel threads. */
+ * Threads: contigs in parallel when there are at least as many as threads, else the r^2 of each
+ * window step's new pairs in parallel (the greedy pass is sequential and reads them).
+ * Thread safety: one run per genotype handle. */
 #ifndef GSVD_ANALYSIS_LDPRUNE_H
 #define GSVD_ANALYSIS_LDPRUNE_H
 #include <stddef.h>
