@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "cli/opts.h"
 #include "common/buf.h"
 #include "common/comm.h"
 #include "common/gsvd_defs.h"
@@ -63,6 +64,12 @@ struct gsvd_cli_common {
     {                                                                                              \
         .verbosity = 0, .threads = 0, .progress = -1                                               \
     }
+
+/* Shared option groups (cli/opts_groups.c): -v/-q/-h, --progress/--no-progress and --threads
+ * (bound to a struct gsvd_cli_common), the remote stores' settings (the same struct), and
+ * --zarr-format/--shard (a struct gsvd_cli_zarr_out). */
+extern const struct gsvd_opt_group gsvd_opts_basic, gsvd_opts_progress, gsvd_opts_threads,
+    gsvd_opts_remote, gsvd_opts_zarr_out;
 
 /* getopt_long codes of the common long options, above any short option character. */
 enum {
