@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "cli/opts.h"
 #include "common/buf.h"
 #include "common/comm.h"
 #include "common/gsvd_defs.h"
@@ -63,6 +64,12 @@ struct gsvd_cli_common {
     {                                                                                              \
         .verbosity = 0, .threads = 0, .progress = -1                                               \
     }
+
+/* Shared option groups (cli/opts_groups.c): -v/-q/-h, --progress/--no-progress and --threads
+ * (bound to a struct gsvd_cli_common), the remote stores' settings (the same struct), and
+ * --zarr-format/--shard (a struct gsvd_cli_zarr_out). */
+extern const struct gsvd_opt_group gsvd_opts_basic, gsvd_opts_progress, gsvd_opts_threads,
+    gsvd_opts_remote, gsvd_opts_zarr_out;
 
 /* getopt_long codes of the common long options, above any short option character. */
 enum {
@@ -124,8 +131,9 @@ void gsvd_cli_check_address_space(void);
  * (already printed) for a bad value. */
 int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c);
 /* The distributed run's communicator (common/comm.h), or NULL for one process: set by main()
- * when an MPI launcher started the process (GENSVD_MPI builds). */
+ * when an MPI launcher started the process (GENSVD_MPI builds); borrowed, main() owns it. */
 gsvd_comm *gsvd_cli_world(void);
+void gsvd_cli_set_world(gsvd_comm *w);
 
 /* Apply verbosity to the log level; resolve threads (0 -> cores) and progress (-1 -> isatty;
  * off under -q). */

@@ -4,7 +4,6 @@
  * writes them in order, so output is identical for any thread count. */
 #include "gsvd_config.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -45,27 +44,58 @@ struct dump_slot {
     int have_minmax;
 };
 
-static void usage(FILE *fp)
-{
-    fputs("Usage: gensvd dump [options] INPUT/ARRAY\n"
-          "Print the values of a Zarr array as TSV on stdout, without a header: one line per\n"
-          "element (1-D) or row (2-D); for N-D arrays one line per index of the leading N-2\n"
-          "axes, cells along axis N-2, values along the last axis joined by '/'.\n"
-          "  -a, --array PATH      array inside INPUT (instead of INPUT/ARRAY)\n"
-          "  -s, --slice SPEC      per-axis ranges START:STOP separated by commas, e.g. 0:10,0:5;\n"
-          "                        an empty range or ':' keeps the whole axis, one number I\n"
-          "                        selects I:I+1; omitted trailing axes are whole\n"
-          "      --stats           print count, NaN count, min, max and sum instead of values\n"
-          "                        (reads and decodes every selected chunk)\n"
-          "  -t, --threads INT     worker threads [all cores]\n"
-          "  -v, --verbose         more messages on stderr (repeatable)\n"
-          "  -q, --quiet           errors only\n"
-          "  -h, --help            print this help and exit\n"
-          "Numbers: integers exact; f8 as %.17g, f4 as %.9g, f2 as %.5g; nan, inf, -inf.\n"
-          "Strings: UTF-8 with \\t, \\n and \\\\ escaped; bytes outside printable ASCII as "
-          "\\xHH.\n" GSVD_CLI_REMOTE_HELP "Exit status: 0 success, 1 failure, 2 usage error.\n",
-          fp);
-}
+struct dump_opts {
+    const char *array, *slice;
+    int stats;
+    struct gsvd_cli_common common;
+};
+
+#define DUMP(field) GSVD_OPT_FIELD(struct dump_opts, field)
+static const struct gsvd_opt dump_options[] = {
+    {.name = "array",
+     .key = 'a',
+     .type = GSVD_OPT_STRING,
+     DUMP(array),
+     .arg = "PATH",
+     .help = "array inside INPUT (instead of INPUT/ARRAY)"},
+    {.name = "slice",
+     .key = 's',
+     .type = GSVD_OPT_STRING,
+     DUMP(slice),
+     .arg = "SPEC",
+     .help = "per-axis ranges START:STOP separated by commas, e.g. 0:10,0:5;\nan empty range "
+             "or ':' keeps the whole axis, one number I\nselects I:I+1; omitted trailing axes "
+             "are whole"},
+    {.name = "stats",
+     .type = GSVD_OPT_FLAG,
+     DUMP(stats),
+     .value = 1,
+     .help = "print count, NaN count, min, max and sum instead of values\n(reads and decodes "
+             "every selected chunk)"},
+};
+static const struct gsvd_opt_group dump_group = {NULL, dump_options, GSVD_ARRAY_LEN(dump_options),
+                                                 NULL};
+static const struct gsvd_opt_group dump_notes = {
+    NULL, NULL, 0,
+    "Numbers: integers exact; f8 as %.17g, f4 as %.9g, f2 as %.5g; nan, inf, -inf.\n"
+    "Strings: UTF-8 with \\t, \\n and \\\\ escaped; bytes outside printable ASCII as \\xHH.\n"};
+static const struct gsvd_opt_bind dump_groups[] = {
+    {&dump_group, 0},
+    {&gsvd_opts_threads, offsetof(struct dump_opts, common)},
+    {&gsvd_opts_basic, offsetof(struct dump_opts, common)},
+    {&dump_notes, 0},
+    {&gsvd_opts_remote, offsetof(struct dump_opts, common)},
+};
+static const struct gsvd_cmd_spec dump_spec = {
+    .name = "dump",
+    .intro = "Usage: gensvd dump [options] INPUT/ARRAY\n"
+             "Print the values of a Zarr array as TSV on stdout, without a header: one line per\n"
+             "element (1-D) or row (2-D); for N-D arrays one line per index of the leading N-2\n"
+             "axes, cells along axis N-2, values along the last axis joined by '/'.\n",
+    .groups = dump_groups,
+    .n_groups = GSVD_ARRAY_LEN(dump_groups),
+    .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
+};
 
 /* Parse --slice against the array shape into start/count. */
 static int parse_slice(const char *spec, const struct gsvd_zarray *z, uint64_t *start,
@@ -509,59 +539,22 @@ out:
 
 int gsvd_cmd_dump(int argc, char **argv)
 {
-    enum { OPT_STATS = GSVD_OPT_FIRST_COMMAND_OPTION };
-    static const struct option longopts[] = {
-        {"array", required_argument, NULL, 'a'},
-        {"slice", required_argument, NULL, 's'},
-        {"stats", no_argument, NULL, OPT_STATS},
-        {"threads", required_argument, NULL, 't'},
-        {"verbose", no_argument, NULL, 'v'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        GSVD_CLI_REMOTE_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
+    struct dump_opts o = {.common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
     gsvd_array *a = NULL;
-    const char *array = NULL, *slice = NULL;
-    int c, rc, stats = 0, kind;
+    int first, kind, rc = gsvd_opts_parse(&dump_spec, argc, argv, &o, &first);
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "a:s:t:vqh", longopts, NULL)) != -1) {
-        int r = gsvd_cli_common_option("dump", c, optarg, &common);
-        if (r == GSVD_EXIT_USAGE)
-            return r;
-        if (r == 1)
-            continue;
-        switch (c) {
-        case 'a':
-            array = optarg;
-            break;
-        case 's':
-            slice = optarg;
-            break;
-        case OPT_STATS:
-            stats = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return GSVD_EXIT_OK;
-        default:
-            return gsvd_cli_usage_error("dump", "invalid option '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1)
-        return gsvd_cli_usage_error("dump",
-                                    optind >= argc ? "missing INPUT" : "too many arguments");
-    gsvd_cli_common_apply(&common);
-    rc = gsvd_cli_open_input(argv[optind], array, &in);
+    if (rc != 0)
+        return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
+    if (first != argc - 1)
+        return gsvd_cli_usage_error("dump", first >= argc ? "missing INPUT" : "too many arguments");
+    gsvd_cli_common_apply(&o.common);
+    rc = gsvd_cli_open_input(argv[first], o.array, &in);
     if (rc < 0)
         goto out;
     kind = gsvd_tree_node_kind(in.tree, in.node);
     if (kind == GSVD_NODE_GROUP) {
-        gsvd_log_error("%s: '%s' is a group; name an array (INPUT/ARRAY or --array)", argv[optind],
+        gsvd_log_error("%s: '%s' is a group; name an array (INPUT/ARRAY or --array)", argv[first],
                        in.node);
         rc = GSVD_EINVAL;
         goto out;
@@ -569,7 +562,7 @@ int gsvd_cmd_dump(int argc, char **argv)
     rc = gsvd_array_open(in.tree, in.node, &a);
     if (rc < 0)
         goto out;
-    rc = run_dump(a, slice, stats, common.threads);
+    rc = run_dump(a, o.slice, o.stats, o.common.threads);
 out:
     gsvd_array_close(a);
     gsvd_cli_close_input(&in);

@@ -1,7 +1,7 @@
 /* cli/cmd_info.c - `gensvd info`: the tree of groups and arrays with their layout and sizes. */
 #include "gsvd_config.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,22 +15,39 @@
 struct info_opts {
     int exact_bytes; /* --bytes: print byte counts exactly */
     int no_sizes;    /* --no-sizes: skip scanning chunk sizes */
+    struct gsvd_cli_common common;
 };
 
-static void usage(FILE *fp)
-{
-    fputs("Usage: gensvd info [options] INPUT\n"
-          "Print the tree of groups and arrays under INPUT (a Zarr v2 or v3 store, group or\n"
-          "array):\n"
-          "shape, dtype, chunks, codec chain, stored and raw bytes and their ratio.\n"
-          "  -b, --bytes           print sizes as exact byte counts\n"
-          "      --no-sizes        do not look up stored chunk sizes (faster on remote stores)\n"
-          "  -v, --verbose         more messages on stderr (repeatable)\n"
-          "  -q, --quiet           errors only\n"
-          "  -h, --help            print this help and exit\n" GSVD_CLI_REMOTE_HELP
-          "Exit status: 0 success, 1 failure, 2 usage error.\n",
-          fp);
-}
+static const struct gsvd_opt info_options[] = {
+    {.name = "bytes",
+     .key = 'b',
+     .type = GSVD_OPT_FLAG,
+     GSVD_OPT_FIELD(struct info_opts, exact_bytes),
+     .value = 1,
+     .help = "print sizes as exact byte counts"},
+    {.name = "no-sizes",
+     .type = GSVD_OPT_FLAG,
+     GSVD_OPT_FIELD(struct info_opts, no_sizes),
+     .value = 1,
+     .help = "do not look up stored chunk sizes (faster on remote stores)"},
+};
+static const struct gsvd_opt_group info_group = {NULL, info_options, GSVD_ARRAY_LEN(info_options),
+                                                 NULL};
+static const struct gsvd_opt_bind info_groups[] = {
+    {&info_group, 0},
+    {&gsvd_opts_basic, offsetof(struct info_opts, common)},
+    {&gsvd_opts_remote, offsetof(struct info_opts, common)},
+};
+static const struct gsvd_cmd_spec info_spec = {
+    .name = "info",
+    .intro = "Usage: gensvd info [options] INPUT\n"
+             "Print the tree of groups and arrays under INPUT (a Zarr v2 or v3 store, group or\n"
+             "array):\n"
+             "shape, dtype, chunks, codec chain, stored and raw bytes and their ratio.\n",
+    .groups = info_groups,
+    .n_groups = GSVD_ARRAY_LEN(info_groups),
+    .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
+};
 
 static void human(uint64_t n, int exact, char *buf, size_t len)
 {
@@ -146,46 +163,16 @@ out:
 
 int gsvd_cmd_info(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"bytes", no_argument, NULL, 'b'},
-        {"no-sizes", no_argument, NULL, GSVD_OPT_FIRST_COMMAND_OPTION},
-        {"verbose", no_argument, NULL, 'v'},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        GSVD_CLI_REMOTE_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
-    struct info_opts o = {0};
+    struct info_opts o = {.common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
-    int c, rc;
+    int first, rc = gsvd_opts_parse(&info_spec, argc, argv, &o, &first);
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "bvqh", longopts, NULL)) != -1) {
-        int r = gsvd_cli_common_option("info", c, optarg, &common);
-        if (r == GSVD_EXIT_USAGE)
-            return r;
-        if (r == 1)
-            continue;
-        switch (c) {
-        case 'b':
-            o.exact_bytes = 1;
-            break;
-        case GSVD_OPT_FIRST_COMMAND_OPTION:
-            o.no_sizes = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return GSVD_EXIT_OK;
-        default:
-            return gsvd_cli_usage_error("info", "invalid option");
-        }
-    }
-    if (optind != argc - 1)
-        return gsvd_cli_usage_error("info",
-                                    optind >= argc ? "missing INPUT" : "too many arguments");
-    gsvd_cli_common_apply(&common);
-    rc = gsvd_cli_open_input(argv[optind], NULL, &in);
+    if (rc != 0)
+        return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
+    if (first != argc - 1)
+        return gsvd_cli_usage_error("info", first >= argc ? "missing INPUT" : "too many arguments");
+    gsvd_cli_common_apply(&o.common);
+    rc = gsvd_cli_open_input(argv[first], NULL, &in);
     if (rc == GSVD_OK)
         rc = print_node(&in, in.node, 0, &o);
     gsvd_cli_close_input(&in);

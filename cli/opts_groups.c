@@ -1,0 +1,167 @@
+/* cli/opts_groups.c - the option groups several commands share (cli.h): -v/-q/-h, progress,
+ * threads, the remote stores' settings (all into struct gsvd_cli_common) and the Zarr output
+ * format (struct gsvd_cli_zarr_out). */
+#include "gsvd_config.h"
+
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/alloc.h"
+
+#define COMMON(field) GSVD_OPT_FIELD(struct gsvd_cli_common, field)
+
+static const struct gsvd_opt basic[] = {
+    {.name = "verbose",
+     .key = 'v',
+     .type = GSVD_OPT_COUNT,
+     COMMON(verbosity),
+     .value = 1,
+     .help = "more messages on stderr (repeatable)"},
+    {.name = "quiet",
+     .key = 'q',
+     .type = GSVD_OPT_COUNT,
+     COMMON(verbosity),
+     .value = -1,
+     .help = "errors only"},
+    {.name = "help", .key = 'h', .type = GSVD_OPT_HELP, .help = "print this help and exit"},
+};
+const struct gsvd_opt_group gsvd_opts_basic = {NULL, basic, GSVD_ARRAY_LEN(basic), NULL};
+
+static const struct gsvd_opt progress[] = {
+    {.name = "progress",
+     .type = GSVD_OPT_FLAG,
+     COMMON(progress),
+     .value = 1,
+     .help = "progress on stderr [when stderr is a terminal]"},
+    {.name = "no-progress",
+     .type = GSVD_OPT_FLAG,
+     COMMON(progress),
+     .value = 0,
+     .help = "no progress on stderr"},
+};
+const struct gsvd_opt_group gsvd_opts_progress = {NULL, progress, GSVD_ARRAY_LEN(progress), NULL};
+
+static const struct gsvd_opt threads[] = {
+    {.name = "threads",
+     .key = 't',
+     .type = GSVD_OPT_UINT,
+     COMMON(threads),
+     .arg = "INT",
+     .lo = 0,
+     .hi = 4096,
+     .range = "0 = all cores, max 4096",
+     .help = "worker threads [all cores]"},
+};
+const struct gsvd_opt_group gsvd_opts_threads = {NULL, threads, GSVD_ARRAY_LEN(threads), NULL};
+
+static int parse_retries(const char *cmd, const char *arg, void *field)
+{
+    uint64_t v;
+    unsigned u;
+    if (gsvd_cli_parse_uint(arg, 0, 100, 0, &v) < 0)
+        return gsvd_cli_usage_error(cmd, "invalid --retries '%s' (0 to 100)", arg);
+    u = (unsigned)v + 1;
+    memcpy(field, &u, sizeof u);
+    return 0;
+}
+
+static int parse_endpoint(const char *cmd, const char *arg, void *field)
+{
+    if (!strstr(arg, "://"))
+        return gsvd_cli_usage_error(cmd, "invalid --endpoint '%s' (a URL, e.g. https://HOST)", arg);
+    memcpy(field, &arg, sizeof arg);
+    return 0;
+}
+
+static int parse_addressing(const char *cmd, const char *arg, void *field)
+{
+    if (strcmp(arg, "auto") && strcmp(arg, "path") && strcmp(arg, "virtual"))
+        return gsvd_cli_usage_error(cmd, "invalid --s3-addressing '%s' (auto, path, virtual)", arg);
+    memcpy(field, &arg, sizeof arg);
+    return 0;
+}
+
+static const struct gsvd_opt remote[] = {
+    {.name = "concurrency",
+     .type = GSVD_OPT_UINT,
+     COMMON(concurrency),
+     .arg = "INT",
+     .lo = 1,
+     .hi = 1024,
+     .help = "requests in flight [32]"},
+    {.name = "retries",
+     .type = GSVD_OPT_CALL,
+     COMMON(retries_plus1),
+     .arg = "INT",
+     .parse = parse_retries,
+     .help = "retries of a failed request (408, 429, 5xx, transport) [8]"},
+    {.name = "timeout",
+     .type = GSVD_OPT_UINT,
+     COMMON(timeout_s),
+     .arg = "SEC",
+     .lo = 1,
+     .hi = 86400,
+     .range = "1 to 86400 seconds",
+     .help = "retry a transfer stalled this long [60]"},
+    {.name = "endpoint",
+     .type = GSVD_OPT_CALL,
+     COMMON(endpoint),
+     .arg = "URL",
+     .parse = parse_endpoint,
+     .help = "S3 endpoint (path-style), e.g. http://127.0.0.1:9000"},
+    {.name = "s3-addressing",
+     .type = GSVD_OPT_CALL,
+     COMMON(s3_addressing),
+     .arg = "M",
+     .parse = parse_addressing,
+     .help = "auto, path or virtual [auto]"},
+    {.name = "no-sign-request",
+     .type = GSVD_OPT_FLAG,
+     COMMON(no_sign_request),
+     .value = 1,
+     .help = "anonymous S3 requests (public buckets)"},
+    {.name = "gcs-token-file",
+     .type = GSVD_OPT_STRING,
+     COMMON(gcs_token_file),
+     .arg = "F",
+     .help = "file holding a GCS OAuth2 access token"},
+};
+const struct gsvd_opt_group gsvd_opts_remote = {"Remote stores (http(s)://, gs://, s3://):", remote,
+                                                GSVD_ARRAY_LEN(remote), NULL};
+
+static int parse_shard(const char *cmd, const char *arg, void *field)
+{
+    const char *comma = strchr(arg, ',');
+    char *rows = comma ? gsvd_strndup(arg, (size_t)(comma - arg)) : gsvd_strdup(arg);
+    uint64_t shard[2] = {0, 0};
+    int bad;
+
+    if (!rows)
+        return gsvd_cli_usage_error(cmd, "out of memory");
+    bad = gsvd_cli_parse_uint(rows, 1, (uint64_t)1 << 40, 1, &shard[0]) < 0 ||
+          (comma && gsvd_cli_parse_uint(comma + 1, 1, (uint64_t)1 << 40, 1, &shard[1]) < 0);
+    gsvd_free(rows);
+    if (bad)
+        return gsvd_cli_usage_error(cmd, "invalid --shard '%s' (ROWS[,COLS])", arg);
+    memcpy(field, shard, sizeof shard);
+    return 0;
+}
+
+static const struct gsvd_opt zarr_out[] = {
+    {.name = "zarr-format",
+     .type = GSVD_OPT_UINT,
+     GSVD_OPT_FIELD(struct gsvd_cli_zarr_out, format),
+     .arg = "2|3",
+     .lo = 2,
+     .hi = 3,
+     .range = "2 or 3",
+     .help = "Zarr format of the output [the input's, else 2]"},
+    {.name = "shard",
+     .type = GSVD_OPT_CALL,
+     GSVD_OPT_FIELD(struct gsvd_cli_zarr_out, shard),
+     .arg = "ROWS[,COLS]",
+     .parse = parse_shard,
+     .help = "with --zarr-format 3: shards of ROWS x COLS elements\n(COLS defaults to ROWS), "
+             "multiples of the chunks"},
+};
+const struct gsvd_opt_group gsvd_opts_zarr_out = {NULL, zarr_out, GSVD_ARRAY_LEN(zarr_out), NULL};
