@@ -1,13 +1,10 @@
 /* analysis/ldprune.c - plink2 --indep-pairwise on the genotype scan (see ldprune.h).
  * Each considered variant becomes three bit planes of ceil(N / 64) words: a (dosage >= 1),
- * b (dosage == 2) and m (called); a missing call has a = b = 0.  With x = a + b:
- *   sum x_i x_j = |a_i a_j| + |a_i b_j| + |b_i a_j| + |b_i b_j|,
- *   over the samples called in both: n = |m_i m_j|, sum x_i = |a_i m_j| + |b_i m_j|,
- *   sum x_i^2 = |a_i m_j| + 3 |b_i m_j|, so r^2 is exact integer arithmetic up to one division.
- * A pair of variants without missing calls needs only the first four popcounts.
- * Only pairs with at least one variant new to the window are evaluated: two variants that
- * both survived the previous window were compared there (every surviving pair of a window has
- * r^2 <= threshold), which is what makes the sliding window cost O(window x step) per step. */
+ * b (dosage == 2) and m (called); a missing call has a = b = 0; r^2 comes from popcounts of
+ * their intersections (analysis/ldprune_kernel.c).  Only pairs with at least one variant new to the
+ * window are evaluated: two variants that both survived the previous window were compared there
+ * (every surviving pair of a window has r^2 <= threshold), which is what makes the sliding window
+ * cost O(window x step) per step. */
 #include "gsvd_config.h"
 #include "analysis/ldprune.h"
 
@@ -23,36 +20,7 @@
 #include "zarr/array.h"
 #include "zarr/reader.h"
 #include "zarr/store.h"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#include <immintrin.h>
-#define LD_X86 1
-#endif
-
-struct ld_var {
-    int64_t n, s, ss; /* called samples, sum and sum of squares of dosages */
-    uint64_t index;   /* variant index in the array */
-    int has_missing;
-    int mono; /* all called dosages equal */
-    int removed;
-};
-
-struct ld_state {
-    const struct gsvd_ldprune_params *p;
-    size_t words; /* 64-bit words per plane */
-    size_t n_samples;
-    size_t ploidy;    /* 1 or 2 */
-    uint64_t *planes; /* per variant: a, b, m planes (3 * words) */
-    struct ld_var *v;
-    size_t n, cap;
-    const int64_t *pos; /* per considered variant, or NULL */
-    size_t *seg;        /* segment starts, n_seg + 1 entries */
-    size_t n_seg;
-    size_t n_threads; /* threads sharing the contigs */
-    void (*planes_fn)(const int8_t *, size_t, uint64_t *, uint64_t *, uint64_t *);
-    uint64_t *pairs; /* per segment: r^2 values computed */
-    uint64_t range_start;
-};
+#include "analysis/ldprune_internal.h"
 
 static int grow_vars(struct ld_state *st)
 {
@@ -71,40 +39,6 @@ static int grow_vars(struct ld_state *st)
     st->cap = cap;
     return GSVD_OK;
 }
-
-/* Planes of one row of dosages: 64 samples per word; pads stay 0. */
-static void planes_generic(const int8_t *d, size_t N, uint64_t *a, uint64_t *b, uint64_t *m)
-{
-    for (size_t w = 0; w * 64 < N; w++) {
-        uint64_t am = 0, bm = 0, mm = 0;
-        size_t n = N - w * 64 < 64 ? N - w * 64 : 64;
-        for (size_t k = 0; k < n; k++) {
-            int x = d[w * 64 + k];
-            mm |= (uint64_t)(x >= 0) << k;
-            am |= (uint64_t)(x >= 1) << k;
-            bm |= (uint64_t)(x >= 2) << k;
-        }
-        a[w] = am;
-        b[w] = bm;
-        m[w] = mm;
-    }
-}
-
-#ifdef LD_X86
-__attribute__((target("avx512f,avx512bw"))) static void
-planes_avx512(const int8_t *d, size_t N, uint64_t *a, uint64_t *b, uint64_t *m)
-{
-    const __m512i zero = _mm512_set1_epi8(-1), one = _mm512_set1_epi8(0), two = _mm512_set1_epi8(1);
-    for (size_t w = 0; w * 64 < N; w++) {
-        size_t n = N - w * 64 < 64 ? N - w * 64 : 64;
-        __mmask64 k = n == 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1);
-        __m512i x = _mm512_maskz_loadu_epi8(k, d + w * 64);
-        m[w] = _mm512_mask_cmpgt_epi8_mask(k, x, zero); /* x >= 0 */
-        a[w] = _mm512_mask_cmpgt_epi8_mask(k, x, one);  /* x >= 1 */
-        b[w] = _mm512_mask_cmpgt_epi8_mask(k, x, two);  /* x >= 2 */
-    }
-}
-#endif
 
 static int add_row(struct ld_state *st, const int8_t *d, uint64_t index)
 {
@@ -154,159 +88,6 @@ static int on_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd
     return GSVD_OK;
 }
 
-/* The popcount kernel, compiled twice: with the POPCNT instruction and without. */
-#define LD_KERNEL(name, attr)                                                                      \
-    attr static double name(const uint64_t *pi, const uint64_t *pj, size_t W,                      \
-                            const struct ld_var *vi, const struct ld_var *vj)                      \
-    {                                                                                              \
-        const uint64_t *ai = pi, *bi = pi + W, *mi = pi + 2 * W;                                   \
-        const uint64_t *aj = pj, *bj = pj + W, *mj = pj + 2 * W;                                   \
-        int64_t sxy = 0, n, sx, sy, sxx, syy;                                                      \
-        for (size_t w = 0; w < W; w++)                                                             \
-            sxy += __builtin_popcountll(ai[w] & aj[w]) + __builtin_popcountll(ai[w] & bj[w]) +     \
-                   __builtin_popcountll(bi[w] & aj[w]) + __builtin_popcountll(bi[w] & bj[w]);      \
-        if (!vi->has_missing && !vj->has_missing) {                                                \
-            n = vi->n;                                                                             \
-            sx = vi->s;                                                                            \
-            sxx = vi->ss;                                                                          \
-            sy = vj->s;                                                                            \
-            syy = vj->ss;                                                                          \
-        } else {                                                                                   \
-            int64_t am = 0, bm = 0, ma = 0, mb = 0, mm = 0;                                        \
-            for (size_t w = 0; w < W; w++) {                                                       \
-                am += __builtin_popcountll(ai[w] & mj[w]);                                         \
-                bm += __builtin_popcountll(bi[w] & mj[w]);                                         \
-                ma += __builtin_popcountll(mi[w] & aj[w]);                                         \
-                mb += __builtin_popcountll(mi[w] & bj[w]);                                         \
-                mm += __builtin_popcountll(mi[w] & mj[w]);                                         \
-            }                                                                                      \
-            n = mm;                                                                                \
-            sx = am + bm;                                                                          \
-            sxx = am + 3 * bm;                                                                     \
-            sy = ma + mb;                                                                          \
-            syy = ma + 3 * mb;                                                                     \
-        }                                                                                          \
-        return r2_from(n, sxy, sx, sy, sxx, syy);                                                  \
-    }
-
-/* r^2 from the pair's sums (shared by the kernels). */
-static double r2_from(int64_t n, int64_t sxy, int64_t sx, int64_t sy, int64_t sxx, int64_t syy)
-{
-    double num = (double)(n * sxy - sx * sy), dx = (double)(n * sxx - sx * sx),
-           dy = (double)(n * syy - sy * sy);
-    if (!(dx > 0) || !(dy > 0))
-        return 0;
-    return num * num / (dx * dy);
-}
-
-#ifdef LD_X86
-LD_KERNEL(r2_popcnt, __attribute__((target("popcnt"))))
-#define LD_HAVE_POPCNT_KERNEL 1
-
-/* Eight words at a time with VPOPCNTQ; the tail through a load mask. */
-__attribute__((target("avx512f,avx512vpopcntdq"))) static double
-r2_avx512(const uint64_t *pi, const uint64_t *pj, size_t W, const struct ld_var *vi,
-          const struct ld_var *vj)
-{
-    const uint64_t *ai = pi, *bi = pi + W, *mi = pi + 2 * W;
-    const uint64_t *aj = pj, *bj = pj + W, *mj = pj + 2 * W;
-    __m512i sxy = _mm512_setzero_si512(), am = sxy, bm = sxy, ma = sxy, mb = sxy, mm = sxy;
-    int miss = vi->has_missing || vj->has_missing;
-    for (size_t w = 0; w < W; w += 8) {
-        __mmask8 k = W - w >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (W - w)) - 1);
-        __m512i a1 = _mm512_maskz_loadu_epi64(k, ai + w), b1 = _mm512_maskz_loadu_epi64(k, bi + w);
-        __m512i a2 = _mm512_maskz_loadu_epi64(k, aj + w), b2 = _mm512_maskz_loadu_epi64(k, bj + w);
-        /* (a1 + b1)(a2 + b2) = |a1 a2| + |a1 b2| + |b1 a2| + |b1 b2|, and as b implies a,
-         * |a1 b2| + |b1 a2| = |a1 b2 ^ b1 a2| + 2 |b1 b2|: three popcounts */
-        __m512i bb = _mm512_popcnt_epi64(_mm512_and_si512(b1, b2));
-        sxy = _mm512_add_epi64(sxy, _mm512_popcnt_epi64(_mm512_and_si512(a1, a2)));
-        sxy = _mm512_add_epi64(sxy, _mm512_add_epi64(bb, _mm512_add_epi64(bb, bb)));
-        sxy = _mm512_add_epi64(sxy, _mm512_popcnt_epi64(_mm512_xor_si512(
-                                        _mm512_and_si512(a1, b2), _mm512_and_si512(b1, a2))));
-        if (miss) {
-            __m512i m1 = _mm512_maskz_loadu_epi64(k, mi + w),
-                    m2 = _mm512_maskz_loadu_epi64(k, mj + w);
-            am = _mm512_add_epi64(am, _mm512_popcnt_epi64(_mm512_and_si512(a1, m2)));
-            bm = _mm512_add_epi64(bm, _mm512_popcnt_epi64(_mm512_and_si512(b1, m2)));
-            ma = _mm512_add_epi64(ma, _mm512_popcnt_epi64(_mm512_and_si512(m1, a2)));
-            mb = _mm512_add_epi64(mb, _mm512_popcnt_epi64(_mm512_and_si512(m1, b2)));
-            mm = _mm512_add_epi64(mm, _mm512_popcnt_epi64(_mm512_and_si512(m1, m2)));
-        }
-    }
-    int64_t xy = _mm512_reduce_add_epi64(sxy);
-    if (!miss)
-        return r2_from(vi->n, xy, vi->s, vj->s, vi->ss, vj->ss);
-    int64_t n = _mm512_reduce_add_epi64(mm),
-            sx = _mm512_reduce_add_epi64(am) + _mm512_reduce_add_epi64(bm);
-    int64_t sxx = _mm512_reduce_add_epi64(am) + 3 * _mm512_reduce_add_epi64(bm);
-    int64_t sy = _mm512_reduce_add_epi64(ma) + _mm512_reduce_add_epi64(mb);
-    int64_t syy = _mm512_reduce_add_epi64(ma) + 3 * _mm512_reduce_add_epi64(mb);
-    return r2_from(n, xy, sx, sy, sxx, syy);
-}
-#define LD_HAVE_AVX512_KERNEL 1
-
-/* Flags of pairs (i, j), i in [i0, j), for a row j without missing calls: the cross sums of
- * rows without missing calls inline (j's planes loaded once per 8 words, no call, no division:
- * num^2 > t dx dy), rows with missing calls through r2_avx512.  Returns the pairs computed. */
-__attribute__((target("avx512f,avx512vpopcntdq"))) static uint64_t
-row_avx512(const struct ld_state *st, size_t j, size_t i0, uint8_t *row, double t)
-{
-    size_t W = st->words, stride = 3 * W;
-    const uint64_t *pj = st->planes + j * stride;
-    const struct ld_var *vj = &st->v[j];
-    double ny = (double)(vj->n * vj->ss - vj->s * vj->s);
-    uint64_t pairs = 0;
-    for (size_t i = i0; i < j; i++) {
-        const struct ld_var *vi = &st->v[i];
-        const uint64_t *pi = st->planes + i * stride;
-        row[i - i0] = 0;
-        if (vi->removed)
-            continue;
-        pairs++;
-        if (vi->has_missing) {
-            row[i - i0] = r2_avx512(pi, pj, W, vi, vj) > t;
-            continue;
-        }
-        __m512i acc = _mm512_setzero_si512();
-        for (size_t w = 0; w < W; w += 8) {
-            __mmask8 k = W - w >= 8 ? (__mmask8)0xff : (__mmask8)((1u << (W - w)) - 1);
-            __m512i a1 = _mm512_maskz_loadu_epi64(k, pi + w),
-                    b1 = _mm512_maskz_loadu_epi64(k, pi + W + w);
-            __m512i a2 = _mm512_maskz_loadu_epi64(k, pj + w),
-                    b2 = _mm512_maskz_loadu_epi64(k, pj + W + w);
-            __m512i bb = _mm512_popcnt_epi64(_mm512_and_si512(b1, b2));
-            acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(a1, a2)));
-            acc = _mm512_add_epi64(acc, _mm512_add_epi64(bb, _mm512_add_epi64(bb, bb)));
-            acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_xor_si512(
-                                            _mm512_and_si512(a1, b2), _mm512_and_si512(b1, a2))));
-        }
-        int64_t n = vi->n, xy = _mm512_reduce_add_epi64(acc);
-        double num = (double)(n * xy - vi->s * vj->s), nx = (double)(n * vi->ss - vi->s * vi->s);
-        /* the same decision as r2_from: a constant row is never above */
-        row[i - i0] = nx > 0 && ny > 0 && num * num / (nx * ny) > t;
-    }
-    return pairs;
-}
-#endif
-LD_KERNEL(r2_generic, )
-
-typedef double (*r2_fn)(const uint64_t *, const uint64_t *, size_t, const struct ld_var *,
-                        const struct ld_var *);
-
-static r2_fn pick_kernel(void)
-{
-#ifdef LD_HAVE_AVX512_KERNEL
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
-        return r2_avx512;
-#endif
-#ifdef LD_HAVE_POPCNT_KERNEL
-    if (__builtin_cpu_supports("popcnt"))
-        return r2_popcnt;
-#endif
-    return r2_generic;
-}
-
 /* Minor allele frequency of i strictly below that of j (exact: cross-multiplied counts). */
 static int maf_less(const struct ld_var *i, const struct ld_var *j, int64_t ploidy)
 {
@@ -322,7 +103,8 @@ struct pair_job {
     struct ld_state *st;
     size_t start, new0, end;
     uint8_t *flags; /* (end - new0) rows of (end - start) */
-    r2_fn r2;
+    gsvd_ld_r2_fn r2;
+    gsvd_ld_row_fn row; /* NULL: no row kernel */
     size_t n_threads;
     uint64_t pairs[GSVD_PARALLEL_MAX];
 };
@@ -338,12 +120,10 @@ static int pair_share(void *vctx, size_t t)
         const struct ld_var *vj = &st->v[j];
         if (vj->removed)
             continue;
-#ifdef LD_HAVE_AVX512_KERNEL
-        if (job->r2 == r2_avx512 && !vj->has_missing) {
-            pairs += row_avx512(st, j, job->start, row, st->p->r2);
+        if (job->row && !vj->has_missing) {
+            pairs += job->row(st, j, job->start, row, st->p->r2);
             continue;
         }
-#endif
         for (size_t i = job->start; i < j; i++) {
             const struct ld_var *vi = &st->v[i];
             row[i - job->start] = 0;
@@ -360,6 +140,8 @@ static int pair_share(void *vctx, size_t t)
 
 /* Steps with fewer new pairs than this are computed inline (starting threads costs more). */
 #define LD_PARALLEL_PAIRS 20000
+/* Larger steps (huge windows) are computed inline, without a flag matrix. */
+#define LD_FLAGS_MAX ((size_t)64 << 20)
 
 /* One contig: variants [s0, s1) of the state, with `threads` threads for each step's pairs. */
 static int prune_segment(struct ld_state *st, size_t t, size_t threads)
@@ -367,7 +149,7 @@ static int prune_segment(struct ld_state *st, size_t t, size_t threads)
     const struct gsvd_ldprune_params *p = st->p;
     size_t s0 = st->seg[t], s1 = st->seg[t + 1], start = s0, prev_end = s0, W = st->words;
     size_t stride = 3 * W;
-    r2_fn r2 = pick_kernel();
+    gsvd_ld_r2_fn r2 = gsvd_ldprune_pick_r2();
     uint64_t pairs = 0;
     int prev_single = 0, rc = GSVD_OK;
     struct pair_job *job = NULL;
@@ -379,6 +161,7 @@ static int prune_segment(struct ld_state *st, size_t t, size_t threads)
             return GSVD_ENOMEM;
         job->st = st;
         job->r2 = r2;
+        job->row = gsvd_ldprune_pick_row();
         job->n_threads = threads > GSVD_PARALLEL_MAX ? GSVD_PARALLEL_MAX : threads;
     }
     while (start < s1) {
@@ -400,7 +183,8 @@ static int prune_segment(struct ld_state *st, size_t t, size_t threads)
                 if (st->v[k].mono)
                     st->v[k].removed = 1;
         prev_single = end - start < 2;
-        if (job && (end - prev_end) * (end - start) >= LD_PARALLEL_PAIRS) {
+        if (job && (end - prev_end) * (end - start) >= LD_PARALLEL_PAIRS &&
+            (end - prev_end) * (end - start) <= LD_FLAGS_MAX) {
             size_t need = (end - prev_end) * (end - start);
             if (need > flags_cap) {
                 gsvd_free(job->flags);
@@ -621,12 +405,7 @@ int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_param
     st.words = (st.n_samples + 63) / 64;
     st.ploidy = gsvd_geno_ploidy(g);
     st.range_start = out->range_start;
-    st.planes_fn = planes_generic;
-#ifdef LD_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
-        st.planes_fn = planes_avx512;
-#endif
+    st.planes_fn = gsvd_ldprune_pick_planes();
     GSVD_TRY(gsvd_geno_scan(g, on_block, &sc));
     out->n_considered = st.n;
     /* segments: runs of one contig; positions sorted inside each for a bp window */

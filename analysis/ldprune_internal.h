@@ -1,0 +1,53 @@
+/* analysis/ldprune_internal.h - for analysis/ldprune*.c only: the stored variants of an LD
+ * pruning run (bit planes a = dosage >= 1, b = dosage == 2, m = called; ceil(N / 64) words each,
+ * a, b, m after one another) and the popcount kernels of analysis/ldprune_kernel.c, chosen once
+ * per run for the CPU.  Thread safety: the kernels are pure. */
+#ifndef GSVD_ANALYSIS_LDPRUNE_INTERNAL_H
+#define GSVD_ANALYSIS_LDPRUNE_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis/ldprune.h"
+
+struct ld_var;
+struct ld_state;
+/* r^2 of rows i and j from their planes (pi, pj; W words a plane) and sums; 0 when either is
+ * constant over the samples called in both. */
+typedef double (*gsvd_ld_r2_fn)(const uint64_t *pi, const uint64_t *pj, size_t W,
+                                const struct ld_var *vi, const struct ld_var *vj);
+/* Planes a, b, m (W words each) of one row of N dosages (-1 missing). */
+typedef void (*gsvd_ld_planes_fn)(const int8_t *d, size_t N, uint64_t *a, uint64_t *b, uint64_t *m);
+/* Flags row[i - i0] = (r^2(i, j) > t) for i in [i0, j) (0 for removed i), j without missing
+ * calls; returns the pairs computed. */
+typedef uint64_t (*gsvd_ld_row_fn)(const struct ld_state *st, size_t j, size_t i0, uint8_t *row,
+                                   double t);
+
+struct ld_var {
+    int64_t n, s, ss; /* called samples, sum and sum of squares of dosages */
+    uint64_t index;   /* variant index in the array */
+    int has_missing;
+    int mono; /* all called dosages equal */
+    int removed;
+};
+
+struct ld_state {
+    const struct gsvd_ldprune_params *p;
+    size_t words; /* 64-bit words per plane */
+    size_t n_samples;
+    size_t ploidy;    /* 1 or 2 */
+    uint64_t *planes; /* per variant: a, b, m planes (3 * words) */
+    struct ld_var *v;
+    size_t n, cap;
+    const int64_t *pos; /* per considered variant, or NULL */
+    size_t *seg;        /* segment starts, n_seg + 1 entries */
+    size_t n_seg;
+    size_t n_threads;            /* threads sharing the contigs */
+    gsvd_ld_planes_fn planes_fn; /* builds a row's planes */
+    uint64_t *pairs;             /* per segment: r^2 values computed */
+    uint64_t range_start;
+};
+
+gsvd_ld_r2_fn gsvd_ldprune_pick_r2(void);         /* AVX-512, POPCNT or generic */
+gsvd_ld_planes_fn gsvd_ldprune_pick_planes(void); /* AVX-512BW or generic */
+gsvd_ld_row_fn gsvd_ldprune_pick_row(void);       /* NULL without AVX-512 VPOPCNTDQ */
+
+#endif /* GSVD_ANALYSIS_LDPRUNE_INTERNAL_H */
