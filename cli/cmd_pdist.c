@@ -21,6 +21,7 @@
 #include "common/textmatrix.h"
 #include "cli/pdist_out.h"
 #include "cli/pdist_parts.h"
+#include "cli/king_pairs.h"
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/writer.h"
@@ -41,7 +42,11 @@ enum {
     OPT_KERNEL,
     OPT_PART,
     OPT_FINALIZE,
+    OPT_MIN_KINSHIP,
 };
+
+/* --min-kinship without --memory: the bands' working set */
+#define PDIST_PAIRS_DEFAULT_MEMORY ((uint64_t)1 << 30)
 
 struct pdist_opts {
     const char *input, *output, *format, *samples_file, *device, *finalize;
@@ -49,6 +54,8 @@ struct pdist_opts {
     int rank_parts;    /* under MPI with a square Zarr output on a local or shared path: each
                           rank writes its own part and rank 0 finalizes (cli/pdist_parts.h) */
     int force, counts, axis_variants, condensed, f4;
+    int min_kinship_set; /* --min-kinship: a pair list (cli/king_pairs.h) */
+    double min_kinship;
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
     char *command;
@@ -69,8 +76,17 @@ static void usage(FILE *fp)
           "missing; e.g. gensvd pca X --format tsv | gensvd pdist\n"
           "  -m, --metric NAME      euclidean, sqeuclidean, cityblock, minkowski, chebyshev,\n"
           "                         cosine, correlation, hamming, jaccard, braycurtis, canberra,\n"
-          "                         or ibs (PLINK 1.9 1-ibs: sum |g_i - g_j| / (ploidy n_ij))\n"
+          "                         ibs (PLINK 1.9 1-ibs: sum |g_i - g_j| / (ploidy n_ij)),\n"
+          "                         king (KING-robust kinship, plink2 --make-king: a similarity,\n"
+          "                         0.5 on the diagonal; diploid calls only) or ibs0 (fraction\n"
+          "                         of jointly called sites with opposite homozygotes)\n"
           "                         [euclidean]\n"
+          "      --min-kinship X    with -m king: only the pairs with kinship >= X (-1..0.5), as\n"
+          "                         a table like plink2's .kin0 (#ID1 ID2 NSNP HETHET IBS0\n"
+          "                         KINSHIP; --counts: counts and HET1_HOM2 HET2_HOM1) or, with\n"
+          "                         -o, Zarr arrays along \"pairs\" (pair_i, pair_j, kinship,\n"
+          "                         n_sites, hethet, ibs0, het1_hom2, het2_hom1); bands of\n"
+          "                         --memory [1G], never the N x N matrix\n"
           "  -p, --p X              minkowski order (> 0) [2]\n"
           "      --missing MODE     pairwise: only sites called in both samples (NaN when none);\n"
           "                         scale: also multiply additive metrics by M / n_ij (PLINK\n"
@@ -142,6 +158,48 @@ struct pdist_job {
     size_t n, m;
     const struct gsvd_strlist *ids;
 };
+
+/* --min-kinship: the engine's bands to the pair list (one process). */
+static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
+                     struct pdist_job *job)
+{
+    struct king_pairs_cfg cfg = {.output = o->output,
+                                 .force = o->force,
+                                 .counts = o->counts,
+                                 .min_kinship = o->min_kinship,
+                                 .ids = job->ids,
+                                 .n = job->n,
+                                 .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
+    struct king_pairs *kp = NULL;
+    struct gsvd_pdist_summary sum = {0};
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
+    struct gsvd_cli_bar bar;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(king_pairs_open(&cfg, &kp));
+    o->pd.n_threads = common->threads;
+    o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
+    if (!o->pd.memory)
+        o->pd.memory = PDIST_PAIRS_DEFAULT_MEMORY;
+    GSVD_TRY(gsvd_pdist_run(job->g, &o->pd, king_pairs_band, kp, &sum));
+    if (gsvd_log_get_level() >= GSVD_LOG_WARN)
+        fprintf(stderr, "[pdist] %zu samples, %llu variants, king: %llu pairs with kinship >= %g\n",
+                sum.n, (unsigned long long)sum.m, (unsigned long long)king_pairs_count(kp),
+                o->min_kinship);
+    GSVD_TRY(make_attrs(o, &sum, &attrs));
+    /* the pair list's own members: the threshold and the count, before the closing brace */
+    if (attrs.len > 2) {
+        attrs.len -= 2;
+        attrs.data[attrs.len] = '\0';
+        GSVD_TRY(gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g,\n    \"n_pairs\": %llu\n}",
+                                 o->min_kinship, (unsigned long long)king_pairs_count(kp)));
+    }
+    GSVD_TRY(king_pairs_finish(kp, attrs.data));
+out:
+    gsvd_buf_free(&attrs);
+    king_pairs_close(kp);
+    return rc;
+}
 
 static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                    struct pdist_job *job)
@@ -271,6 +329,12 @@ static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
     const char *where = strcmp(o->input, "-") == 0 ? "standard input" : o->input;
     int rc = GSVD_OK;
 
+    if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) {
+        gsvd_log_error("%s: --metric %s needs genotype calls from a Zarr store, not a numeric "
+                       "matrix",
+                       where, gsvd_pdist_metric_name(o->pd.metric));
+        return GSVD_EINVAL;
+    }
     if (o->samples_file || o->geno.var_start || o->geno.var_stop || o->geno.array ||
         o->geno.transpose || o->axis_variants) {
         gsvd_log_error("%s: --samples, --variants, --array, --transpose and --axis apply to Zarr "
@@ -350,7 +414,20 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages: centre 0, scale 1 */
     o->geno.missing_error = o->pd.missing == GSVD_PDIST_ERROR;
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
-    if (o->axis_variants) {
+    if ((o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) &&
+        (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) != 2)) {
+        gsvd_log_error("%s: --metric %s needs diploid genotype calls (found %s, ploidy %zu)",
+                       gsvd_geno_array_name(g), gsvd_pdist_metric_name(o->pd.metric),
+                       gsvd_geno_is_float(g) ? "float dosages" : "integer calls",
+                       gsvd_geno_ploidy(g));
+        rc = GSVD_EINVAL;
+        goto out;
+    }
+    if (o->min_kinship_set) {
+        struct pdist_job job = {
+            .g = g, .n = gsvd_geno_n_samples(g), .ids = gsvd_geno_sample_ids(g)};
+        GSVD_TRY(run_pairs(o, common, &job));
+    } else if (o->axis_variants) {
         GSVD_TRY(run_variants(o, common, g));
     } else {
         struct pdist_job job = {
@@ -380,6 +457,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
         {"kernel", required_argument, NULL, OPT_KERNEL},
         {"part", required_argument, NULL, OPT_PART},
         {"finalize", required_argument, NULL, OPT_FINALIZE},
+        {"min-kinship", required_argument, NULL, OPT_MIN_KINSHIP},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"array", required_argument, NULL, 'a'},
         {"transpose", no_argument, NULL, OPT_TRANSPOSE},
@@ -485,6 +563,12 @@ int gsvd_cmd_pdist(int argc, char **argv)
         case OPT_FINALIZE:
             o.finalize = optarg;
             break;
+        case OPT_MIN_KINSHIP:
+            if (gsvd_cli_parse_double(optarg, -1, 0.5, &o.min_kinship) < 0)
+                return gsvd_cli_usage_error(
+                    "pdist", "invalid --min-kinship '%s' (a kinship in [-1, 0.5])", optarg);
+            o.min_kinship_set = 1;
+            break;
         case OPT_FORMAT:
             if (strcmp(optarg, "tsv") != 0)
                 return gsvd_cli_usage_error("pdist", "invalid --format '%s' (tsv)", optarg);
@@ -539,6 +623,22 @@ int gsvd_cmd_pdist(int argc, char **argv)
     }
     if (optind < argc - 1)
         return gsvd_cli_usage_error("pdist", "too many arguments");
+    if (o.pd.metric == GSVD_PDIST_KING || o.pd.metric == GSVD_PDIST_IBS0) {
+        if (o.axis_variants || o.pd.missing == GSVD_PDIST_SCALE)
+            return gsvd_cli_usage_error("pdist",
+                                        "--metric %s is between samples over their "
+                                        "jointly called sites (no --axis variants, no "
+                                        "--missing scale)",
+                                        gsvd_pdist_metric_name(o.pd.metric));
+    }
+    if (o.min_kinship_set) {
+        if (o.pd.metric != GSVD_PDIST_KING)
+            return gsvd_cli_usage_error("pdist", "--min-kinship needs --metric king");
+        if (o.pd.n_parts || o.condensed || o.f4 || o.format || gsvd_comm_size(gsvd_cli_world()) > 1)
+            return gsvd_cli_usage_error("pdist", "--min-kinship writes its own pair list (TSV, "
+                                                 "or Zarr with -o) in one process: no --part, "
+                                                 "--layout, --dtype, --format or mpirun");
+    }
     if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
     if (optind == argc && isatty(STDIN_FILENO))
