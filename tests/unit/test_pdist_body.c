@@ -183,6 +183,13 @@ static void naive_sums(enum gsvd_pdist_metric m, double p, size_t i, size_t j, s
         case GSVD_PDIST_CANBERRA:
             s[1] += fabs(u) + fabs(v) > 0 ? d / (fabs(u) + fabs(v)) : 0;
             break;
+        case GSVD_PDIST_KING:
+        case GSVD_PDIST_IBS0:
+            s[1] += u == 1 && v == 1;
+            s[2] += d == 2;
+            s[3] += u == 1;
+            s[4] += v == 1;
+            break;
         case GSVD_PDIST_COSINE:
         case GSVD_PDIST_CORRELATION:
             s[1] += u;
@@ -473,6 +480,11 @@ int main(void)
                 check_engine(f, n, m, (enum gsvd_pdist_metric)q, GSVD_PDIST_KERNEL_GENERIC, 50, 0,
                              "generic", 3);
             }
+            /* KING: the host's bit-plane counts (C, A, P planes) and the device's float64 sums
+             * give the same bits, in one band and in several */
+            check_engine(g, n, m, GSVD_PDIST_KING, GSVD_PDIST_KERNEL_AUTO, 0, 0, "generic", 1);
+            check_engine(g, n, m, GSVD_PDIST_KING, GSVD_PDIST_KERNEL_AUTO, 50, 0, "generic", 3);
+            check_engine(g, n, m, GSVD_PDIST_IBS0, GSVD_PDIST_KERNEL_AUTO, 50, 0, "generic", 3);
             /* genotypes on the generic kernel (a metric the bit planes do not carry) */
             check_engine(g, n, m, GSVD_PDIST_BRAYCURTIS, GSVD_PDIST_KERNEL_AUTO, 0, 0, "generic",
                          1);
