@@ -7,9 +7,13 @@
 
 #include <string.h>
 
+#include "analysis/backend_internal.h"
 #include "analysis/related.h"
 #include "common/err.h"
 #include "gsvd_test.h"
+
+/* the library's one registry symbol (cli/backend_registry.c in the binary) */
+const struct gsvd_backend_ops *const gsvd_backend_registry[] = {&gsvd_backend_cpu_ops, NULL};
 
 struct graph {
     size_t n, n_pairs;
