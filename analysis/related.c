@@ -251,7 +251,7 @@ int gsvd_related_run(gsvd_geno *g, const struct gsvd_related_params *p,
         gsvd_log_error("%s: KING kinship needs diploid genotype calls (found %s, ploidy %zu)",
                        gsvd_geno_array_name(g), gsvd_geno_is_float(g) ? "float dosages" : "calls",
                        gsvd_geno_ploidy(g));
-        return GSVD_EINVAL;
+        return GSVD_EUNSUPPORTED;
     }
     pd.metric = GSVD_PDIST_KING;
     pd.missing = GSVD_PDIST_PAIRWISE;

@@ -36,8 +36,9 @@ struct gsvd_related_result {
 
 /* Kinship of every pair of samples of g (borrowed; opened with the NONE scaler, genotype calls
  * of ploidy 2), then the greedy selection.  Returns GSVD_OK with *out filled, GSVD_EINVAL
- * (logged: a cutoff outside [-1, 0.5), float input or a ploidy other than 2), GSVD_ENOMEM, or the
- * pdist engine's errors (read errors, memory).  On failure *out is left empty. */
+ * (logged: a cutoff outside [-1, 0.5)), GSVD_EUNSUPPORTED (logged: float input or a ploidy
+ * other than 2), GSVD_ENOMEM, or the pdist engine's errors (read errors, memory).  On failure
+ * *out is left empty. */
 GSVD_NODISCARD int gsvd_related_run(gsvd_geno *g, const struct gsvd_related_params *p,
                                     struct gsvd_related_result *out);
 

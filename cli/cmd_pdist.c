@@ -333,7 +333,7 @@ static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
         gsvd_log_error("%s: --metric %s needs genotype calls from a Zarr store, not a numeric "
                        "matrix",
                        where, gsvd_pdist_metric_name(o->pd.metric));
-        return GSVD_EINVAL;
+        return GSVD_EUNSUPPORTED;
     }
     if (o->samples_file || o->geno.var_start || o->geno.var_stop || o->geno.array ||
         o->geno.transpose || o->axis_variants) {
@@ -420,7 +420,7 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
                        gsvd_geno_array_name(g), gsvd_pdist_metric_name(o->pd.metric),
                        gsvd_geno_is_float(g) ? "float dosages" : "integer calls",
                        gsvd_geno_ploidy(g));
-        rc = GSVD_EINVAL;
+        rc = GSVD_EUNSUPPORTED;
         goto out;
     }
     if (o->min_kinship_set) {
