@@ -124,8 +124,9 @@ void gsvd_cli_check_address_space(void);
  * (already printed) for a bad value. */
 int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c);
 /* The distributed run's communicator (common/comm.h), or NULL for one process: set by main()
- * when an MPI launcher started the process (GENSVD_MPI builds). */
+ * when an MPI launcher started the process (GENSVD_MPI builds); borrowed, main() owns it. */
 gsvd_comm *gsvd_cli_world(void);
+void gsvd_cli_set_world(gsvd_comm *w);
 
 /* Apply verbosity to the log level; resolve threads (0 -> cores) and progress (-1 -> isatty;
  * off under -q). */

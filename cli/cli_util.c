@@ -151,6 +151,18 @@ int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out)
     return GSVD_OK;
 }
 
+static gsvd_comm *cli_world; /* set once by main() before any thread starts */
+
+gsvd_comm *gsvd_cli_world(void)
+{
+    return cli_world;
+}
+
+void gsvd_cli_set_world(gsvd_comm *w)
+{
+    cli_world = w;
+}
+
 int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c)
 {
     uint64_t v;

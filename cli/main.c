@@ -61,13 +61,9 @@ static void usage(FILE *fp)
           fp);
 }
 
-/* The distributed run's communicator (NULL: one process), set up in main(). */
+/* The distributed run's communicator (NULL: one process), set up in main() and published
+ * through gsvd_cli_set_world. */
 static gsvd_comm *world;
-
-gsvd_comm *gsvd_cli_world(void)
-{
-    return world;
-}
 
 static void version(void)
 {
@@ -154,6 +150,7 @@ int main(int argc, char **argv)
             gsvd_comm_destroy(world);
             return GSVD_EXIT_USAGE;
         }
+        gsvd_cli_set_world(world);
     }
 #endif
     if (gsvd_store_global_init() < 0) {
@@ -164,6 +161,7 @@ int main(int argc, char **argv)
     rc = cmd->run(argc - 1, argv + 1);
     blosc_destroy();
     gsvd_store_global_cleanup();
+    gsvd_cli_set_world(NULL);
     gsvd_comm_destroy(world);
     world = NULL;
     fflush(stdout);

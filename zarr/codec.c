@@ -86,34 +86,6 @@ void gsvd_codec_ws_free(gsvd_codec_ws *ws)
 
 /* ---- configuration ---------------------------------------------------------------------- */
 
-int gsvd_codec_json_int(const cJSON *config, const char *name, long long lo, long long hi,
-                        int required, long long dflt, const char *where, long long *out)
-{
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(config, "id");
-    const char *codec = cJSON_IsString(id) ? id->valuestring : "?";
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(config, name);
-    double d;
-
-    if (!item) {
-        if (required) {
-            gsvd_log_error("%s: codec '%s' has no \"%s\"", where, codec, name);
-            return GSVD_EFORMAT;
-        }
-        *out = dflt;
-        return GSVD_OK;
-    }
-    d = item->valuedouble;
-    /* the range test comes first so that the cast below is defined */
-    if (!cJSON_IsNumber(item) || !(d >= (double)lo && d <= (double)hi) ||
-        (double)(long long)d != d) {
-        gsvd_log_error("%s: codec '%s': \"%s\" must be an integer in %lld..%lld", where, codec,
-                       name, lo, hi);
-        return GSVD_EFORMAT;
-    }
-    *out = (long long)d;
-    return GSVD_OK;
-}
-
 static const struct gsvd_codec_ops *find_codec(const char *id)
 {
     for (size_t i = 0; i < GSVD_ARRAY_LEN(codecs); i++)

@@ -70,8 +70,8 @@ extern const struct gsvd_codec_ops gsvd_codec_crc32c_ops;
  * where the CPU has them (else as 1).  Every level gives the same bytes (tests compare them). */
 void gsvd_blosc_bitunshuffle1(const uint8_t *in, uint8_t *out, size_t n, int level);
 
-/* Integer member of a codec config: present, integral, within [lo, hi].  Absent: *out = dflt
- * and GSVD_OK when `required` is 0.  Logged GSVD_EFORMAT otherwise. */
+/* (codec_json.c) Integer member of a codec config: present, integral, within [lo, hi].  Absent:
+ * *out = dflt and GSVD_OK when `required` is 0.  Logged GSVD_EFORMAT otherwise. */
 int gsvd_codec_json_int(const cJSON *config, const char *name, long long lo, long long hi,
                         int required, long long dflt, const char *where, long long *out);
 

@@ -31,19 +31,6 @@ static const struct scheme {
 #endif
 };
 
-/* Set once in main() before threads start (see store.h), read by the remote stores' open. */
-static struct gsvd_remote_params remote = GSVD_REMOTE_PARAMS_DEFAULT;
-
-void gsvd_store_set_remote(const struct gsvd_remote_params *p)
-{
-    remote = *p;
-}
-
-const struct gsvd_remote_params *gsvd_store_remote(void)
-{
-    return &remote;
-}
-
 int gsvd_store_global_init(void)
 {
 #if GSVD_HAVE_CURL
@@ -134,29 +121,6 @@ void gsvd_store_close(gsvd_store *st)
     url = st->url;
     st->ops->close(st);
     gsvd_free(url);
-}
-
-int gsvd_key_check(const char *key)
-{
-    const char *p = key;
-
-    if (!key || !*key || *key == '/')
-        return GSVD_EFORMAT;
-    while (*p) {
-        const char *e = strchr(p, '/');
-        size_t n = e ? (size_t)(e - p) : strlen(p);
-        if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-            return GSVD_EFORMAT;
-        for (size_t i = 0; i < n; i++)
-            if (p[i] == '\\' || (unsigned char)p[i] < 0x20)
-                return GSVD_EFORMAT;
-        if (!e)
-            break;
-        p = e + 1;
-        if (!*p)
-            return GSVD_EFORMAT; /* trailing '/' */
-    }
-    return GSVD_OK;
 }
 
 /* Checks the key and logs a bad one with the store's URL. */
@@ -281,32 +245,4 @@ const char *gsvd_store_url(const gsvd_store *st)
 const char *gsvd_store_scheme(const gsvd_store *st)
 {
     return st->ops->name;
-}
-
-int gsvd_key_join(const char *a, const char *b, char **out)
-{
-    size_t la, lb;
-    char *p;
-
-    *out = NULL;
-    while (a && *a == '/')
-        a++;
-    while (b && *b == '/')
-        b++;
-    la = a ? strlen(a) : 0;
-    while (la > 0 && a[la - 1] == '/')
-        la--;
-    lb = b ? strlen(b) : 0;
-    p = gsvd_malloc(la + lb + 2);
-    if (!p)
-        return GSVD_ENOMEM;
-    if (la)
-        memcpy(p, a, la);
-    if (la && lb)
-        p[la++] = '/';
-    if (lb)
-        memcpy(p + la, b, lb);
-    p[la + lb] = '\0';
-    *out = p;
-    return GSVD_OK;
 }

@@ -18,50 +18,6 @@
 
 #define MAX_TOKEN_BYTES 16384
 
-int gsvd_split_bucket_url(const char *url, size_t slen, char **bucket, char **prefix)
-{
-    const char *b = url + slen, *slash = strchr(b, '/');
-    size_t blen = slash ? (size_t)(slash - b) : strlen(b);
-    const char *p = slash ? slash + 1 : "";
-    size_t plen;
-
-    *bucket = *prefix = NULL;
-    if (blen == 0 || blen > 255) {
-        gsvd_log_error("%s: no bucket name in the URL", url);
-        return GSVD_EINVAL;
-    }
-    for (size_t i = 0; i < blen; i++) {
-        char c = b[i];
-        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '-' || c == '.' || c == '_')) {
-            gsvd_log_error("%s: '%.*s' is not a valid bucket name", url, (int)blen, b);
-            return GSVD_EINVAL;
-        }
-    }
-    while (*p == '/')
-        p++;
-    plen = strlen(p);
-    while (plen > 0 && p[plen - 1] == '/')
-        plen--;
-    *bucket = gsvd_strndup(b, blen);
-    *prefix = gsvd_strndup(p, plen);
-    if (!*bucket || !*prefix) {
-        gsvd_free(*bucket);
-        gsvd_free(*prefix);
-        *bucket = *prefix = NULL;
-        return GSVD_ENOMEM;
-    }
-    if (plen && gsvd_key_check(*prefix) < 0) {
-        gsvd_log_error("%s: invalid object prefix '%s' (empty, '.' or '..' components)", url,
-                       *prefix);
-        gsvd_free(*bucket);
-        gsvd_free(*prefix);
-        *bucket = *prefix = NULL;
-        return GSVD_EINVAL;
-    }
-    return GSVD_OK;
-}
-
 /* Read the token file into *out (whitespace around it removed).  Errors are logged without
  * the file's contents. */
 static int read_token_file(const char *path, char **out)
@@ -170,6 +126,7 @@ int gsvd_store_gcs_open(const char *url, unsigned flags, gsvd_store **out)
     }
     struct gsvd_http_config cfg = {
         .scheme = "gcs",
+        .ops = &gsvd_store_gcs_ops,
         .display = url,
         .base = base.data,
         .delete_base = del.data,
@@ -195,3 +152,5 @@ out:
     gsvd_buf_free(&del);
     return rc;
 }
+
+GSVD_HTTP_OPS(gsvd_store_gcs_ops, "gcs", gsvd_store_gcs_open);

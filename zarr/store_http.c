@@ -134,6 +134,50 @@ static unsigned hash_key(const char *k)
     return h % N_BUCKETS;
 }
 
+int gsvd_split_bucket_url(const char *url, size_t slen, char **bucket, char **prefix)
+{
+    const char *b = url + slen, *slash = strchr(b, '/');
+    size_t blen = slash ? (size_t)(slash - b) : strlen(b);
+    const char *p = slash ? slash + 1 : "";
+    size_t plen;
+
+    *bucket = *prefix = NULL;
+    if (blen == 0 || blen > 255) {
+        gsvd_log_error("%s: no bucket name in the URL", url);
+        return GSVD_EINVAL;
+    }
+    for (size_t i = 0; i < blen; i++) {
+        char c = b[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '.' || c == '_')) {
+            gsvd_log_error("%s: '%.*s' is not a valid bucket name", url, (int)blen, b);
+            return GSVD_EINVAL;
+        }
+    }
+    while (*p == '/')
+        p++;
+    plen = strlen(p);
+    while (plen > 0 && p[plen - 1] == '/')
+        plen--;
+    *bucket = gsvd_strndup(b, blen);
+    *prefix = gsvd_strndup(p, plen);
+    if (!*bucket || !*prefix) {
+        gsvd_free(*bucket);
+        gsvd_free(*prefix);
+        *bucket = *prefix = NULL;
+        return GSVD_ENOMEM;
+    }
+    if (plen && gsvd_key_check(*prefix) < 0) {
+        gsvd_log_error("%s: invalid object prefix '%s' (empty, '.' or '..' components)", url,
+                       *prefix);
+        gsvd_free(*bucket);
+        gsvd_free(*prefix);
+        *bucket = *prefix = NULL;
+        return GSVD_EINVAL;
+    }
+    return GSVD_OK;
+}
+
 int gsvd_http_encode(struct gsvd_buf *b, const char *s, int keep_slash)
 {
     static const char hex[] = "0123456789ABCDEF";
@@ -688,7 +732,7 @@ static struct req *claim(struct store_http *h, const char *key)
     return NULL;
 }
 
-static int http_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
+int gsvd_http_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
 {
     struct store_http *h = (struct store_http *)st;
     struct req *r;
@@ -763,8 +807,8 @@ static int parse_content_range(const char *s, uint64_t *first, uint64_t *last, u
 /* A ranged GET (Range: bytes=a-b, or bytes=-n for a suffix).  A 206 must carry the range asked
  * for, whole; a server that ignores Range answers 200 with the object, which is cut here; 416
  * (range past the end) is an empty result. */
-static int http_get_range(gsvd_store *st, const char *key, uint64_t offset, uint64_t length,
-                          int suffix, struct gsvd_buf *dst, uint64_t *size)
+int gsvd_http_get_range(gsvd_store *st, const char *key, uint64_t offset, uint64_t length,
+                        int suffix, struct gsvd_buf *dst, uint64_t *size)
 {
     struct store_http *h = (struct store_http *)st;
     struct req *r;
@@ -871,7 +915,7 @@ static int head(struct store_http *h, const char *key, uint64_t *size)
     return rc;
 }
 
-static int http_size(gsvd_store *st, const char *key, uint64_t *size)
+int gsvd_http_size(gsvd_store *st, const char *key, uint64_t *size)
 {
     return head((struct store_http *)st, key, size);
 }
@@ -898,7 +942,7 @@ static int do_put(struct store_http *h, const char *key, const void *p, size_t n
     return rc;
 }
 
-static int http_put(gsvd_store *st, const char *key, const void *p, size_t n)
+int gsvd_http_put(gsvd_store *st, const char *key, const void *p, size_t n)
 {
     struct store_http *h = (struct store_http *)st;
     int rc = do_put(h, key, p, n);
@@ -937,7 +981,7 @@ static void drop_plan(struct store_http *h)
     h->n_ahead = h->ahead_next = 0;
 }
 
-static int http_prefetch(gsvd_store *st, const char *const *keys, size_t n)
+int gsvd_http_prefetch(gsvd_store *st, const char *const *keys, size_t n)
 {
     struct store_http *h = (struct store_http *)st;
     struct req **plan = n ? gsvd_calloc(n, sizeof *plan) : NULL;
@@ -977,7 +1021,7 @@ out:
     return rc;
 }
 
-static int http_commit(gsvd_store *st)
+int gsvd_http_commit(gsvd_store *st)
 {
     struct store_http *h = (struct store_http *)st;
     h->committed = 1;
@@ -1003,7 +1047,7 @@ static void report_leftovers(struct store_http *h)
     gsvd_buf_free(&b);
 }
 
-static void http_close(gsvd_store *st)
+void gsvd_http_close(gsvd_store *st)
 {
     struct store_http *h = (struct store_http *)st;
     if (!h)
@@ -1106,9 +1150,7 @@ int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned flags, gsvd_stor
     *out = NULL;
     if (!h)
         return GSVD_ENOMEM;
-    h->base.ops = !strcmp(cfg->scheme, "s3")    ? &gsvd_store_s3_ops
-                  : !strcmp(cfg->scheme, "gcs") ? &gsvd_store_gcs_ops
-                                                : &gsvd_store_http_ops;
+    h->base.ops = cfg->ops ? cfg->ops : &gsvd_store_http_ops;
     h->base.flags = flags;
     h->p = *gsvd_store_remote();
     h->auth = cfg->auth;
@@ -1175,7 +1217,7 @@ int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned flags, gsvd_stor
     *out = &h->base;
     h = NULL;
 out:
-    http_close(h ? &h->base : NULL);
+    gsvd_http_close(h ? &h->base : NULL);
     return rc;
 }
 
@@ -1192,21 +1234,4 @@ static int http_open(const char *url, unsigned flags, gsvd_store **out)
     return gsvd_http_open(&cfg, flags, out);
 }
 
-#define HTTP_OPS(var, nm, openfn)                                                                  \
-    const struct gsvd_store_ops var = {                                                            \
-        .version = GSVD_STORE_OPS_VERSION,                                                         \
-        .name = nm,                                                                                \
-        .open = openfn,                                                                            \
-        .close = http_close,                                                                       \
-        .get = http_get,                                                                           \
-        .put = http_put,                                                                           \
-        .list = NULL,                                                                              \
-        .commit = http_commit,                                                                     \
-        .size = http_size,                                                                         \
-        .prefetch = http_prefetch,                                                                 \
-        .get_range = http_get_range,                                                               \
-    }
-
-HTTP_OPS(gsvd_store_http_ops, "http", http_open);
-HTTP_OPS(gsvd_store_gcs_ops, "gcs", gsvd_store_gcs_open);
-HTTP_OPS(gsvd_store_s3_ops, "s3", gsvd_store_s3_open);
+GSVD_HTTP_OPS(gsvd_store_http_ops, "http", http_open);

@@ -50,12 +50,14 @@ enum gsvd_http_auth {
     GSVD_HTTP_AUTH_SIGV4,  /* CURLOPT_AWS_SIGV4 with user:secret, optional session token */
 };
 struct gsvd_http_config {
-    const char *scheme;        /* "http", "gcs" or "s3": picks the vtable */
-    const char *display;       /* the URL as the user gave it: the only URL in messages */
-    const char *base;          /* URL that "/" + percent-encoded key is appended to */
-    const char *delete_base;   /* DELETE URL prefix taking "/" + encoded(object_prefix + key)
-                                  as one segment (GCS JSON API), or NULL: DELETE base/key */
-    const char *object_prefix; /* with delete_base: object-name prefix ("" or "dir/") */
+    const char *scheme;               /* "http", "gcs" or "s3" */
+    const struct gsvd_store_ops *ops; /* the flavour's vtable (GSVD_HTTP_OPS in its own file),
+                                         or NULL: plain http */
+    const char *display;              /* the URL as the user gave it: the only URL in messages */
+    const char *base;                 /* URL that "/" + percent-encoded key is appended to */
+    const char *delete_base;          /* DELETE URL prefix taking "/" + encoded(object_prefix + key)
+                                         as one segment (GCS JSON API), or NULL: DELETE base/key */
+    const char *object_prefix;        /* with delete_base: object-name prefix ("" or "dir/") */
     enum gsvd_http_auth auth;
     const char *secret;        /* bearer token, or SigV4 "ACCESS_KEY:SECRET"; copied, wiped */
     const char *session_token; /* SigV4 x-amz-security-token, or NULL */
@@ -70,12 +72,39 @@ struct gsvd_http_config {
 GSVD_NODISCARD int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned flags,
                                   gsvd_store **out);
 
+/* The engine's store operations (store_http.c), for the flavours' vtables: a flavour defines
+ * its table in its own file with GSVD_HTTP_OPS(var, name, its open function), so the engine
+ * never names a flavour and no two files depend on each other. */
+void gsvd_http_close(gsvd_store *st);
+GSVD_NODISCARD int gsvd_http_get(gsvd_store *st, const char *key, struct gsvd_buf *dst);
+GSVD_NODISCARD int gsvd_http_get_range(gsvd_store *st, const char *key, uint64_t offset,
+                                       uint64_t length, int suffix, struct gsvd_buf *dst,
+                                       uint64_t *size);
+GSVD_NODISCARD int gsvd_http_size(gsvd_store *st, const char *key, uint64_t *size);
+GSVD_NODISCARD int gsvd_http_put(gsvd_store *st, const char *key, const void *p, size_t n);
+GSVD_NODISCARD int gsvd_http_prefetch(gsvd_store *st, const char *const *keys, size_t n);
+GSVD_NODISCARD int gsvd_http_commit(gsvd_store *st);
+#define GSVD_HTTP_OPS(var, nm, openfn)                                                             \
+    const struct gsvd_store_ops var = {                                                            \
+        .version = GSVD_STORE_OPS_VERSION,                                                         \
+        .name = nm,                                                                                \
+        .open = openfn,                                                                            \
+        .close = gsvd_http_close,                                                                  \
+        .get = gsvd_http_get,                                                                      \
+        .put = gsvd_http_put,                                                                      \
+        .list = NULL,                                                                              \
+        .commit = gsvd_http_commit,                                                                \
+        .size = gsvd_http_size,                                                                    \
+        .prefetch = gsvd_http_prefetch,                                                            \
+        .get_range = gsvd_http_get_range,                                                          \
+    }
+
 /* Open functions of store_gcs.c and store_s3.c (the whole URL). */
 GSVD_NODISCARD int gsvd_store_gcs_open(const char *url, unsigned flags, gsvd_store **out);
 GSVD_NODISCARD int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out);
 
-/* Split "SCHEME://BUCKET[/PREFIX]" (slen = length of "SCHEME://") into bucket and prefix
- * (caller owns both; prefix "" when absent, without leading or trailing '/').  GSVD_EINVAL
+/* (store_http.c) Split "SCHEME://BUCKET[/PREFIX]" (slen = length of "SCHEME://") into bucket and
+ * prefix (caller owns both; prefix "" when absent, without leading or trailing '/').  GSVD_EINVAL
  * (logged) for a missing or invalid bucket name or prefix; GSVD_ENOMEM. */
 GSVD_NODISCARD int gsvd_split_bucket_url(const char *url, size_t slen, char **bucket,
                                          char **prefix);

@@ -281,6 +281,7 @@ int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out)
     gsvd_log_debug("%s: requests go to %s", url, base.data);
     struct gsvd_http_config cfg = {
         .scheme = "s3",
+        .ops = &gsvd_store_s3_ops,
         .display = url,
         .base = base.data,
         .auth = p->no_sign_request ? GSVD_HTTP_AUTH_NONE : GSVD_HTTP_AUTH_SIGV4,
@@ -301,3 +302,5 @@ out:
     gsvd_buf_free(&base);
     return rc;
 }
+
+GSVD_HTTP_OPS(gsvd_store_s3_ops, "s3", gsvd_store_s3_open);

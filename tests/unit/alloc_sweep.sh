@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Allocation-failure sweep: every allocation of a short run fails in turn, and each failure must
 # surface cleanly as GSVD_ENOMEM.
-# Usage: alloc_sweep.sh TEST_CODEC TEST_META TEST_ARRAY   (Debug builds, with GSVD_FAIL_ALLOC)
+# Usage: alloc_sweep.sh PROGRAM...   (Debug builds, with GSVD_FAIL_ALLOC; a PROGRAM may carry
+# arguments in the same word, "test_numeric DIR", which come before the mode)
 # For each program and N = 1, 2, ... it runs `GENSVD_FAIL_ALLOC_AT=N PROG --one-XXX`
 # (test_codec/test_array: --one-roundtrip, test_meta: --one-parse) and requires exit 0 (done,
 # or the failure was absorbed) or 3 (GSVD_ENOMEM returned).  Anything else - 1 (another error
@@ -30,13 +31,16 @@ mode_of() {
     esac
 }
 
-# run_one PROG MODE N: writes rc and output to $out/N.rc, $out/N.log
+# run_one "PROG [ARGS]" MODE N: writes rc and output to $out/N.rc, $out/N.log
 run_one() {
-    GENSVD_FAIL_ALLOC_AT=$3 "$1" "$2" >"$out/$3.log" 2>&1
+    local cmd
+    read -r -a cmd <<<"$1"
+    GENSVD_FAIL_ALLOC_AT=$3 "${cmd[@]}" "$2" >"$out/$3.log" 2>&1
     echo $? >"$out/$3.rc"
 }
 
-for prog in "$@"; do
+for spec in "$@"; do
+    prog=${spec%% *}
     if [ ! -x "$prog" ]; then
         echo "FAIL $prog: not an executable"
         fail=$((fail + 1))
@@ -51,7 +55,7 @@ for prog in "$@"; do
         # one batch of `jobs` runs in parallel, then judge them in order
         pids=()
         for ((k = n; k < n + jobs; k++)); do
-            run_one "$prog" "$mode" $k &
+            run_one "$spec" "$mode" $k &
             pids+=($!)
         done
         for pid in "${pids[@]}"; do

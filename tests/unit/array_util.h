@@ -1,0 +1,237 @@
+/* tests/unit/array_util.h - helpers shared by the zarr/ array tests (test_array, test_writer,
+ * test_tree): a scratch directory, a small xorshift generator, reference copies of boxes, store
+ * copies and the read-and-compare check.  Each including test program gets its own copy (static
+ * state: `tmp`, the generator); include after gsvd_test.h. */
+#ifndef GSVD_TESTS_UNIT_ARRAY_UTIL_H
+#define GSVD_TESTS_UNIT_ARRAY_UTIL_H
+#include "gsvd_config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/alloc.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "tests/gsvd_test.h"
+#include "tests/gsvd_test_fs.h"
+#include "zarr/array.h"
+#include "zarr/codec.h"
+#include "zarr/dtype.h"
+#include "zarr/meta.h"
+#include "zarr/reader.h"
+#include "zarr/store.h"
+#include "zarr/tree.h"
+#include "zarr/writer.h"
+
+static char tmp[4096]; /* scratch directory under $TMPDIR */
+
+/* ---- helpers --------------------------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static inline uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static inline uint64_t rnd_below(uint64_t n)
+{
+    return n ? rnd() % n : 0;
+}
+
+static inline size_t n_items(size_t nd, const uint64_t *shape)
+{
+    size_t n = 1;
+    for (size_t d = 0; d < nd; d++)
+        n *= (size_t)shape[d];
+    return n;
+}
+
+/* Pseudo-random elements (bools 0/1). */
+static inline void fill_random(unsigned char *p, size_t n, const struct gsvd_dtype *dt)
+{
+    for (size_t i = 0; i < n * dt->size; i++)
+        p[i] = (unsigned char)(rnd() >> 24);
+    if (dt->kind == 'b')
+        for (size_t i = 0; i < n; i++)
+            p[i] &= 1;
+}
+
+/* Copy box (start, count) of a C-order array (shape) into dst, the slow, obvious way. */
+static inline void box_ref(const unsigned char *src, size_t nd, const uint64_t *shape, size_t esz,
+                           const uint64_t *start, const uint64_t *count, unsigned char *dst)
+{
+    uint64_t idx[GSVD_MAX_DIMS] = {0};
+    size_t total = n_items(nd, count);
+
+    for (size_t i = 0; i < total; i++) {
+        size_t off = 0;
+        for (size_t d = 0; d < nd; d++)
+            off = off * (size_t)shape[d] + (size_t)(start[d] + idx[d]);
+        memcpy(dst + i * esz, src + off * esz, esz);
+        for (size_t d = nd; d-- > 0;) {
+            if (++idx[d] < count[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+}
+
+static inline struct gsvd_dtype dtype_of(const char *s)
+{
+    struct gsvd_dtype dt = {0, 0, 0};
+
+    GSVD_CHECK_RC(gsvd_dtype_parse(s, &dt), GSVD_OK);
+    return dt;
+}
+
+/* Entries of tmp (not . and ..). */
+static inline int count_tmp_entries(void)
+{
+    DIR *d = opendir(tmp);
+    struct dirent *e;
+    int n = 0;
+
+    while (d && (e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Copy every key under prefix of src into dst (file store -> mem store). */
+static inline int copy_store(gsvd_store *src, gsvd_store *dst, const char *prefix)
+{
+    struct gsvd_strlist names = GSVD_STRLIST_INIT;
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    char *key = NULL;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_store_list(src, prefix, &names));
+    for (size_t i = 0; i < names.n; i++) {
+        gsvd_free(key);
+        GSVD_TRY(gsvd_key_join(prefix, names.items[i], &key));
+        rc = gsvd_store_get(src, key, &b);
+        if (rc == GSVD_EFORMAT) /* a directory */
+            rc = copy_store(src, dst, key);
+        else if (rc == GSVD_OK)
+            rc = gsvd_store_put(dst, key, b.data, b.len);
+        if (rc < 0)
+            goto out;
+    }
+out:
+    gsvd_free(key);
+    gsvd_buf_free(&b);
+    gsvd_strlist_free(&names);
+    return rc;
+}
+
+static inline gsvd_store *mem_store(void)
+{
+    gsvd_store *st = NULL;
+
+    GSVD_CHECK_RC(gsvd_store_open("mem:test", GSVD_STORE_WRITE, &st), GSVD_OK);
+    return st;
+}
+
+static inline int put_text(gsvd_store *st, const char *key, const char *text)
+{
+    return gsvd_store_put(st, key, text, strlen(text));
+}
+
+/* ---- reading an array and comparing with its source ------------------------------------ */
+
+/* Read all of `a` and random boxes and row ranges; compare with src (C order). */
+static inline void check_reads(gsvd_array *a, const unsigned char *src)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(a);
+    size_t nd = z->ndim, esz = z->dtype.size, total = n_items(nd, z->shape);
+    uint64_t start[GSVD_MAX_DIMS] = {0}, count[GSVD_MAX_DIMS];
+    unsigned char *got = gsvd_malloc(total * esz + 1), *want = gsvd_malloc(total * esz + 1);
+    gsvd_reader *r = NULL;
+
+    GSVD_CHECK_RC(gsvd_reader_new(a, &r), GSVD_OK);
+    if (!r || !got || !want)
+        goto out;
+    GSVD_CHECK(gsvd_reader_array(r) == a);
+    memcpy(count, z->shape, nd * sizeof *count);
+    GSVD_CHECK_RC(gsvd_reader_read(r, start, count, got), GSVD_OK);
+    GSVD_CHECK(total == 0 || memcmp(got, src, total * esz) == 0);
+
+    for (int k = 0; k < 25; k++) {
+        size_t n;
+        for (size_t d = 0; d < nd; d++) {
+            start[d] = rnd_below(z->shape[d] + 1);
+            count[d] = rnd_below(z->shape[d] - start[d] + 1);
+        }
+        n = n_items(nd, count);
+        memset(got, 0xa5, n * esz);
+        GSVD_CHECK_RC(gsvd_reader_read(r, start, count, got), GSVD_OK);
+        box_ref(src, nd, z->shape, esz, start, count, want);
+        if (n && memcmp(got, want, n * esz) != 0) {
+            fprintf(stderr, "region read differs (%s, box %d)\n", gsvd_array_name(a), k);
+            GSVD_CHECK(0);
+        }
+    }
+    if (nd > 0) {
+        size_t row_bytes = total && z->shape[0] ? total / (size_t)z->shape[0] * esz : 0;
+        for (int k = 0; k < 6; k++) {
+            uint64_t row = rnd_below(z->shape[0] + 1);
+            uint64_t n_rows = rnd_below(z->shape[0] - row + 1);
+            GSVD_CHECK_RC(gsvd_reader_read_rows(r, row, n_rows, got), GSVD_OK);
+            GSVD_CHECK(n_rows == 0 ||
+                       memcmp(got, src + row * row_bytes, (size_t)n_rows * row_bytes) == 0);
+        }
+        GSVD_CHECK_RC(gsvd_reader_read_rows(r, z->shape[0], 1, got), GSVD_EINVAL);
+        /* regions that leave the array */
+        memcpy(count, z->shape, nd * sizeof *count);
+        memset(start, 0, sizeof start);
+        count[nd - 1]++;
+        GSVD_CHECK_RC(gsvd_reader_read(r, start, count, got), GSVD_EINVAL);
+        count[nd - 1]--;
+        start[0] = z->shape[0] + 1;
+        count[0] = 0;
+        GSVD_CHECK_RC(gsvd_reader_read(r, start, count, got), GSVD_EINVAL);
+        start[0] = UINT64_MAX;
+        count[0] = 2;
+        GSVD_CHECK_RC(gsvd_reader_read(r, start, count, got), GSVD_EINVAL);
+    }
+out:
+    gsvd_reader_free(r);
+    gsvd_free(got);
+    gsvd_free(want);
+}
+
+/* Common start of the array tests' main: `-v` shows the logs of the error paths (quiet
+ * otherwise); makes the scratch directory `tmp` under $TMPDIR.  0, or the exit status. */
+static inline int array_test_begin(const char *name, int argc, char **argv)
+{
+    const char *base = getenv("TMPDIR");
+
+    if (argc > 1 && strcmp(argv[1], "-v") != 0) {
+        fprintf(stderr, "usage: %s [-v]\n", name);
+        return 2;
+    }
+    gsvd_log_set_level(argc > 1 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF);
+    snprintf(tmp, sizeof tmp, "%s/%s.XXXXXX", base && *base ? base : "/tmp", name);
+    if (!mkdtemp(tmp)) {
+        fprintf(stderr, "%s: cannot create %s: %s\n", name, tmp, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
+#endif /* GSVD_TESTS_UNIT_ARRAY_UTIL_H */
