@@ -10,8 +10,8 @@ Cases
             host); -v says the bit-plane kernel ran on cuda
   bands     --memory small enough for several bands (kept planes replayed on the device):
             distance and n_sites arrays bitwise equal to the CPU's one-band output
-  generic   genotype metrics the bit planes do not carry (braycurtis, jaccard, canberra,
-            cosine, correlation) run the device's float64 pair loop: bitwise equal
+  generic   genotype metrics the device's bit planes do not carry (braycurtis, jaccard,
+            canberra, cosine, correlation, king, ibs0) run its float64 pair loop: bitwise equal
   float     a float matrix with NaN (TSV input), every metric on the generic kernel: bitwise
             equal except minkowski (CUDA's pow, <= 1e-14 relative); AUTO on the device takes
             the generic kernel where the CPU takes the Gram one: within 1e-12
@@ -91,7 +91,7 @@ def case_bands(tmp):
 
 
 def case_generic(tmp):
-    for metric in ["braycurtis", "jaccard", "canberra", "cosine", "correlation"]:
+    for metric in ["braycurtis", "jaccard", "canberra", "cosine", "correlation", "king", "ibs0"]:
         c, g = both([HM, "-m", metric, "--format", "tsv", "--variants", "0:4000"])
         if not check(f"generic {metric} exit", c.returncode == 0 and g.returncode == 0,
                      g.stderr[-300:]):
