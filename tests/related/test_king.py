@@ -5,7 +5,7 @@ by tests/pca/pca_oracle.py write-bed; KING does not depend on which allele is co
 
   - the square kinship matrix equals plink2 --make-king square bin (float64) to 1e-12, with the
     same sample order and 0.5 on the diagonal; the same bytes for -t 1 / -t 2, banded --memory,
-    the scalar popcounts and the generic kernel;
+    the scalar popcounts, the generic kernel and a --part/--finalize job array;
   - ibs0 and n_sites equal numpy's opposite-homozygote and jointly-called counts (plink2's
     NSNP is one higher than the jointly called sites for a few pairs of HapMap3, e.g. NA12341
     and NA12815: 14,219 against 14,218 counted by numpy and gensvd; its other counts agree);
@@ -248,6 +248,15 @@ def main():
             contigs[c] in {str(k) for k in range(1, 23)} for c in codes[:n_auto]))
         suite("hapmap3", hm, tmp, variants=f"0:{n_auto}", chrom="1-22",
               filters=(0.0884, -0.02), cutoffs=(0.0884, 0.0442, 0.177, 0.02))
+        # a job array (--part I/N, --finalize) gives the one-process square matrix
+        parts, one = os.path.join(tmp, "parts.zarr"), os.path.join(tmp, "one.zarr")
+        for i in (1, 2):
+            gensvd("pdist", hm, "-m", "king", "--memory", "40M", "--part", f"{i}/2", "-o", parts)
+        gensvd("pdist", "--finalize", parts)
+        gensvd("pdist", hm, "-m", "king", "--memory", "40M", "-o", one)
+        a, b = (zarr.open_group(x, mode="r")["distance"][:] for x in (parts, one))
+        check("hapmap3 king --part 1/2 + 2/2 + --finalize = one process",
+              np.array_equal(a, b) and np.all(np.diag(a) == 0.5))
         kh = os.path.join(ROOT, "testdata", "realdata", "khuman_chr22.vcz")
         suite("khuman", kh, tmp, filters=(0.05,), cutoffs=(0.0884, 0.0442))
 
