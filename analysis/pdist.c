@@ -178,8 +178,8 @@ static size_t kernel_chain(const struct gsvd_pdist_params *p, int is_float, int 
                   m == GSVD_PDIST_COSINE || m == GSVD_PDIST_CORRELATION;
     int bp_ok = gsvd_pd_bitplane_metric(m), wide_ok = gsvd_pd_bitplane_wide_metric(m);
     const struct pd_kernel_ops *bp = bp_ok ? &gsvd_pd_bitplane_ops : &gsvd_pd_bitplane_wide_ops;
-    if (gsvd_pd_king_metric(m)) { /* KING's counts: like the wide ones, on the host only */
-        wide_ok = 1;
+    if (gsvd_pd_king_metric(m)) { /* KING's counts, on the host or a device */
+        bp_ok = 1;
         bp = &gsvd_pd_bitplane_king_ops;
     }
 

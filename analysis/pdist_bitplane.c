@@ -1,9 +1,11 @@
 /* analysis/pdist_bitplane.c - the bit-plane kernel: genotypes in {0, 1, 2} (or missing) become
  * three bit planes per item, 64 features per word: C = called, A = [g >= 1] and a third plane,
  * B = [g >= 2] for the metrics that only need sum |u - v| (cityblock, ibs) and for a device,
- * P = [g == 1] for the others on the host.  A pair's counts (n, one, two; see pdist_metric.h)
- * are popcounts of ANDs and XORs of its planes: with K = Cx & Cy and a = (Ax ^ Ay) & K,
- * n = |K|; L1 metrics: one + 2 two = |a| + |(Bx ^ By) & K|; the others: one = |(Px ^ Py) & K|
+ * P = [g == 1] for the others on the host and for king/ibs0 everywhere (five KING counts per
+ * pair: n, het-het, IBS0, |Px & Cy|, |Py & Cx|, gsvd_pd_king_to_sums).  A pair's counts (n, one,
+ * two; see pdist_metric.h) are popcounts of ANDs and XORs of its planes: with K = Cx & Cy and a =
+ * (Ax ^ Ay) & K, n = |K|; L1 metrics: one + 2 two = |a| + |(Bx ^ By) & K|; the others: one = |(Px ^
+ * Py) & K|
  * (|u - v| = 1 exactly where P differs), two = |a & ~(Px ^ Py)| (A differs, P does not: {0, 2}).
  * Counts are integers, so the result is exact and independent of the order in which threads
  * add them.
@@ -144,15 +146,17 @@ static int bp_create(const struct pd_env *env, void **out)
     b->wide = gsvd_pd_bitplane_wide_metric(env->p->metric);
     b->king = gsvd_pd_king_metric(env->p->metric);
     b->ncnt = b->wide ? NW : b->king ? NK : NC;
+    if (b->wide)
+        b->env.dev = NULL; /* the device kernels count n, one, two (or KING's) only */
     if (b->wide || b->king) {
-        b->env.dev = NULL; /* the device kernels count n, one, two only */
         if (!(b->isum = gsvd_malloc(2 * (b->n ? b->n : 1) * sizeof *b->isum))) {
             bp_destroy(b);
             return GSVD_ENOMEM;
         }
     }
-    /* a device counts from C, A, B (gpu/pdist_body.h); the wide counts need B too, KING's P */
-    b->pplane = !b->l1 && !b->wide && !b->env.dev;
+    /* a device counts from C, A, B (gpu/pdist_body.h); the wide counts need B too; KING's
+     * counts need P, on the host and on a device */
+    b->pplane = b->king || (!b->l1 && !b->wide && !b->env.dev);
     *out = b;
     return GSVD_OK;
 }
@@ -192,8 +196,12 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
     rc = gsvd_pd_band_acc(&acc, &b->cnt_cap, n_rows, b->nc, b->ncnt, sizeof *b->cnt);
     b->cnt = acc;
     if (rc == GSVD_OK && b->env.dev) {
-        struct gsvd_pd_dev_band band = {
-            .kind = GSVD_PD_DEV_COUNTS, .nb = n_rows, .nc = b->nc, .W = b->W, .l1 = b->l1};
+        struct gsvd_pd_dev_band band = {.kind = GSVD_PD_DEV_COUNTS,
+                                        .nb = n_rows,
+                                        .nc = b->nc,
+                                        .W = b->W,
+                                        .l1 = b->l1,
+                                        .king = b->king};
         rc = gsvd_backend_pd_begin(b->env.dev, &band);
     }
     return rc;
@@ -1027,5 +1035,5 @@ static void bp_report(void *st, struct gsvd_pdist_summary *sum)
 const struct pd_kernel_ops gsvd_pd_bitplane_ops = BP_OPS(NC, 1);
 /* The same kernel for the metrics that need the wide counts (host only). */
 const struct pd_kernel_ops gsvd_pd_bitplane_wide_ops = BP_OPS(NW, 0);
-/* The same kernel for king and ibs0 (host only). */
-const struct pd_kernel_ops gsvd_pd_bitplane_king_ops = BP_OPS(NK, 0);
+/* The same kernel for king and ibs0 (on the host or a device). */
+const struct pd_kernel_ops gsvd_pd_bitplane_king_ops = BP_OPS(NK, 1);
