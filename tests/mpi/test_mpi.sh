@@ -74,10 +74,11 @@ for meth in randomized exact; do
         test -z "$(find "$T" -maxdepth 1 -name '.bad_out.zarr*' -print -quit)"
 done
 
-# pdist: bit-plane (euclidean, ibs) and generic (canberra) kernels, square and condensed,
+# pdist: bit-plane (euclidean, ibs, king: its counts travel to rank 0 too) and generic
+# (canberra) kernels, square and condensed,
 # one band and --memory bands, Zarr and TSV; rank 0 writes what every rank computed
 "$G" simulate "$T/psim.vcz" -m 6000 -n 900 -r 0.01 -c 1500,900 -q || exit 1
-for metric in euclidean canberra ibs; do
+for metric in euclidean canberra ibs king; do
     for layout in square condensed; do
         for mem in "" "--memory 24M"; do
             # shellcheck disable=SC2086
