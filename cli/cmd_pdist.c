@@ -159,7 +159,9 @@ struct pdist_job {
     const struct gsvd_strlist *ids;
 };
 
-/* --min-kinship: the engine's bands to the pair list (one process). */
+/* --min-kinship: the engine's bands to the pair list.  Under mpirun every rank computes its
+ * bands and rank 0 alone opens, fills and commits the list (as run_job does for rank 0's
+ * output): a failure on rank 0 ends the run, any other is agreed on. */
 static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
                      struct pdist_job *job)
 {
@@ -174,27 +176,53 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
     struct gsvd_pdist_summary sum = {0};
     struct gsvd_buf attrs = GSVD_BUF_INIT;
     struct gsvd_cli_bar bar;
-    int rc = GSVD_OK;
+    gsvd_comm *world = gsvd_cli_world();
+    int rc = GSVD_OK, me = gsvd_comm_rank(world), many = gsvd_comm_size(world) > 1;
 
-    GSVD_TRY(king_pairs_open(&cfg, &kp));
+    if (me == 0)
+        rc = king_pairs_open(&cfg, &kp);
+    if (many)
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        goto out;
     o->pd.n_threads = common->threads;
     o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
+    o->pd.comm = world;
     if (!o->pd.memory)
         o->pd.memory = PDIST_PAIRS_DEFAULT_MEMORY;
-    GSVD_TRY(gsvd_pdist_run(job->g, &o->pd, king_pairs_band, kp, &sum));
+    rc = gsvd_pdist_run(job->g, &o->pd, me == 0 ? king_pairs_band : NULL, kp, &sum);
+    if (many) {
+        if (rc < 0 && me == 0) { /* the others may wait in a send: end them all */
+            king_pairs_close(kp);
+            kp = NULL;
+            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
+        }
+        rc = gsvd_comm_agree(world, rc, NULL);
+        if (rc < 0 || me != 0) {
+            if (rc == GSVD_OK) /* rank 0's commit */
+                rc = gsvd_comm_agree(world, GSVD_OK, NULL);
+            goto out;
+        }
+    }
+    if (rc < 0)
+        goto out;
     if (gsvd_log_get_level() >= GSVD_LOG_WARN)
         fprintf(stderr, "[pdist] %zu samples, %llu variants, king: %llu pairs with kinship >= %g\n",
                 sum.n, (unsigned long long)sum.m, (unsigned long long)king_pairs_count(kp),
                 o->min_kinship);
-    GSVD_TRY(make_attrs(o, &sum, &attrs));
+    /* from here on the others wait for rank 0's verdict: no early exit */
+    rc = make_attrs(o, &sum, &attrs);
     /* the pair list's own members: the threshold and the count, before the closing brace */
-    if (attrs.len > 2) {
+    if (rc == GSVD_OK && attrs.len > 2) {
         attrs.len -= 2;
         attrs.data[attrs.len] = '\0';
-        GSVD_TRY(gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g,\n    \"n_pairs\": %llu\n}",
-                                 o->min_kinship, (unsigned long long)king_pairs_count(kp)));
+        rc = gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g,\n    \"n_pairs\": %llu\n}",
+                             o->min_kinship, (unsigned long long)king_pairs_count(kp));
     }
-    GSVD_TRY(king_pairs_finish(kp, attrs.data));
+    if (rc == GSVD_OK)
+        rc = king_pairs_finish(kp, attrs.data);
+    if (many) /* the others learn how the commit went */
+        rc = gsvd_comm_agree(world, rc, NULL);
 out:
     gsvd_buf_free(&attrs);
     king_pairs_close(kp);
@@ -634,10 +662,10 @@ int gsvd_cmd_pdist(int argc, char **argv)
     if (o.min_kinship_set) {
         if (o.pd.metric != GSVD_PDIST_KING)
             return gsvd_cli_usage_error("pdist", "--min-kinship needs --metric king");
-        if (o.pd.n_parts || o.condensed || o.f4 || o.format || gsvd_comm_size(gsvd_cli_world()) > 1)
+        if (o.pd.n_parts || o.condensed || o.f4 || o.format)
             return gsvd_cli_usage_error("pdist", "--min-kinship writes its own pair list (TSV, "
-                                                 "or Zarr with -o) in one process: no --part, "
-                                                 "--layout, --dtype, --format or mpirun");
+                                                 "or Zarr with -o): no --part, --layout, "
+                                                 "--dtype or --format");
     }
     if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
@@ -657,7 +685,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
     {
         gsvd_comm *w = gsvd_cli_world();
         if (gsvd_comm_size(w) > 1 && o.output && !strstr(o.output, "://") && !o.format &&
-            !o.condensed) {
+            !o.condensed && !o.min_kinship_set) {
             /* ranks write their own chunks: a fresh parts directory first (rank 0), then all */
             o.rank_parts = 1;
             o.pd.part = (size_t)gsvd_comm_rank(w) + 1;

@@ -97,6 +97,21 @@ for metric in euclidean canberra ibs king; do
         done
     done
 done
+# KING pairs above a threshold (--min-kinship): rank 0 writes the list of every rank's bands
+"$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 --counts -q >"$T/k1.tsv" &&
+    "$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 -q -o "$T/k1.zarr" ||
+    { echo "FAIL one process pdist --min-kinship"; exit 1; }
+for r in 2 3; do
+    "${MR[@]}" "$r" "$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 --counts --memory 24M \
+        -t 1 -q >"$T/kr.tsv" 2>"$T/kr.err"
+    check "pdist --min-kinship -n $r: exit" test $? = 0
+    check "pdist --min-kinship -n $r: TSV bytes" cmp -s "$T/k1.tsv" "$T/kr.tsv"
+    "${MR[@]}" "$r" "$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 --memory 24M -t 1 -q \
+        -o "$T/kr.zarr" 2>"$T/kr.err"
+    check "pdist --min-kinship -n $r: Zarr exit" test $? = 0
+    check "pdist --min-kinship -n $r: Zarr bytes" same_store "$T/k1.zarr" "$T/kr.zarr"
+    rm -rf "$T/kr.zarr"
+done
 # a corrupt chunk stops every rank; no output
 cp -r "$T/psim.vcz" "$T/pbad.vcz"
 printf 'garbage' >"$T/pbad.vcz/call_genotype/3.0.0"
