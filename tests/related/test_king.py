@@ -257,6 +257,19 @@ def main():
         a, b = (zarr.open_group(x, mode="r")["distance"][:] for x in (parts, one))
         check("hapmap3 king --part 1/2 + 2/2 + --finalize = one process",
               np.array_equal(a, b) and np.all(np.diag(a) == 0.5))
+        # a sample subset (--samples) is plink2's --keep
+        ids = run([GENSVD, "dump", hm + "/sample_id"]).split()
+        sub = ids[600:] + ids[:40]  # the admixed/African panels, where the relatives are
+        keep, fam = os.path.join(tmp, "keep.txt"), os.path.join(tmp, "keep.fam")
+        open(keep, "w").write("\n".join(sub) + "\n")
+        open(fam, "w").write("".join(f"{s}\t{s}\n" for s in sub))
+        plink2("--bfile", os.path.join(tmp, "hapmap3"), "--chr", "1-22", "--keep", fam,
+               "--king-cutoff", "0.0442", "--out", os.path.join(tmp, "sub"))
+        want = in_ids(os.path.join(tmp, "sub.king.cutoff.in.id"))
+        got = sorted(gensvd("related", hm, "--variants", f"0:{n_auto}", "--samples", keep,
+                            "-c", "0.0442").strip().split("\n")[1:])
+        check("hapmap3 related --samples = plink2 --keep --king-cutoff", got == want,
+              f"{len(got)} vs {len(want)}")
         kh = os.path.join(ROOT, "testdata", "realdata", "khuman_chr22.vcz")
         suite("khuman", kh, tmp, filters=(0.05,), cutoffs=(0.0884, 0.0442))
 
