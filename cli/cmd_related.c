@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/backend.h"
 #include "analysis/genotype.h"
 #include "analysis/related.h"
 #include "cli/cli.h"
@@ -28,7 +29,8 @@ enum {
 #define RELATED_DEFAULT_MEMORY ((uint64_t)1 << 30)
 
 struct related_opts {
-    const char *input, *output, *samples_file;
+    const char *input, *output, *samples_file, *device;
+    gsvd_backend *backend; /* --device: where the kinship pairs are counted (owned) */
     int force, tsv;
     double cutoff;
     uint64_t memory;
@@ -54,7 +56,8 @@ static void usage(FILE *fp)
           "  -f, --force            replace the output if it exists\n" GSVD_CLI_ZARR_OUT_HELP
           "      --format tsv       the kept sample IDs on stdout, one per line after a #IID\n"
           "                         header (plink2's .king.cutoff.in.id; default without -o)\n"
-          "      --memory SIZE      working set of the kinship bands [1G]\n"
+          "      --memory SIZE      working set of the kinship bands [1G]\n" GSVD_CLI_DEVICE_HELP
+          "                         (gpu: the bit-plane KING counts on the device, identical)\n"
           "  -a, --array PATH       genotype array inside INPUT\n"
           "      --variants A:B     only variants A (inclusive) to B (exclusive); plink2 uses\n"
           "                         the autosomes and PAR only\n"
@@ -158,6 +161,7 @@ static int run(struct related_opts *o, const struct gsvd_cli_common *common)
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
     rp.pd.n_threads = common->threads;
     rp.pd.memory = o->memory;
+    rp.pd.device = o->backend;
     rp.pd.progress = gsvd_cli_progress(&bar, "related", common->progress);
     GSVD_TRY(gsvd_related_run(g, &rp, &res));
     ids = gsvd_geno_sample_ids(g);
@@ -199,18 +203,21 @@ int gsvd_cmd_related(int argc, char **argv)
         {"variants", required_argument, NULL, OPT_VARIANTS},
         {"samples", required_argument, NULL, OPT_SAMPLES},
         {"threads", required_argument, NULL, 't'},
+        {"device", required_argument, NULL, 'd'},
         GSVD_CLI_ZARR_OUT_LONGOPTS,
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
     };
     struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
-    struct related_opts o = {
-        .cutoff = 0.0884, .memory = RELATED_DEFAULT_MEMORY, .geno = GSVD_GENO_PARAMS_DEFAULT};
+    struct related_opts o = {.device = "auto",
+                             .cutoff = 0.0884,
+                             .memory = RELATED_DEFAULT_MEMORY,
+                             .geno = GSVD_GENO_PARAMS_DEFAULT};
     int c, rc;
 
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "c:o:fa:t:vqh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "c:o:fa:t:d:vqh", longopts, NULL)) != -1) {
         int r = gsvd_cli_common_option("related", c, optarg, &common);
         if (r == 0)
             r = gsvd_cli_zarr_out_option("related", c, optarg, &o.zout);
@@ -250,6 +257,11 @@ int gsvd_cmd_related(int argc, char **argv)
         case OPT_SAMPLES:
             o.samples_file = optarg;
             break;
+        case 'd':
+            if (gsvd_cli_parse_device(optarg, &o.device) < 0)
+                return gsvd_cli_usage_error("related", "invalid --device '%s' (auto, cpu, gpu)",
+                                            optarg);
+            break;
         case 'h':
             usage(stdout);
             return GSVD_EXIT_OK;
@@ -268,7 +280,14 @@ int gsvd_cmd_related(int argc, char **argv)
         o.tsv = 1;
     gsvd_cli_common_apply(&common);
     o.command = gsvd_cli_command_line(argc, argv);
-    rc = run(&o, &common);
+    {
+        struct gsvd_backend_params bp = {.n_threads = common.threads};
+        /* first, so that an unavailable device fails before any data is read */
+        rc = gsvd_backend_open(o.device, &bp, &o.backend);
+    }
+    if (rc == GSVD_OK)
+        rc = run(&o, &common);
+    gsvd_backend_destroy(o.backend);
     gsvd_free(o.command);
     return gsvd_cli_exit_code(rc);
 }
