@@ -93,7 +93,9 @@ GSVD_NODISCARD int gsvd_backend_gram_end_parts(gsvd_backend *be, double *g_hi, d
  * every element written (0 where c <= r).
  *  - GSVD_PD_DEV_COUNTS: planes of items row0 .. row0 + nc - 1, n_items x 3 x W words
  *    (called, >= 1, >= 2; analysis/pdist_bitplane.c), the first nw words of each plane valid;
- *    3 uint32 per pair: n, one, two as pdist_bitplane.c counts them (l1: n, one + 2 two, 0).
+ *    3 uint32 per pair: n, one, two as pdist_bitplane.c counts them (l1: n, one + 2 two, 0);
+ *    with `king` the third plane is P = [g == 1] and there are GSVD_PD_N_KING (5) uint32 per
+ *    pair: n, het-het, IBS0, |Px & Cy|, |Py & Cx| (analysis/pdist_metric.h).
  *  - GSVD_PD_DEV_SUMS: float64 pieces of nf features, feature-major (feature f of item
  *    row0 + i at f * nc + i, NaN missing); GSVD_PD_N_SUMS float64 per pair, continued in
  *    feature order by gsvd_pd_sums_add (analysis/pdist_metric.h), as the host does.
@@ -105,6 +107,7 @@ struct gsvd_pd_dev_band {
     size_t nb, nc; /* rows and columns of the band (nb <= nc) */
     size_t W;      /* COUNTS: words per plane */
     int l1;        /* COUNTS: the metric needs only n and sum |u - v| */
+    int king;      /* COUNTS: KING's five counts from planes C, A, P (king, ibs0) */
     int metric;    /* SUMS: enum gsvd_pdist_metric */
     double p;      /* SUMS: minkowski order */
 };
@@ -116,7 +119,8 @@ GSVD_NODISCARD int gsvd_backend_pd_memory(gsvd_backend *be, uint64_t *bytes);
 GSVD_NODISCARD int gsvd_backend_pd_begin(gsvd_backend *be, const struct gsvd_pd_dev_band *band);
 GSVD_NODISCARD int gsvd_backend_pd_planes(gsvd_backend *be, const uint64_t *planes, size_t nw);
 GSVD_NODISCARD int gsvd_backend_pd_rows(gsvd_backend *be, const double *x, size_t nf);
-/* acc: nb x nc x 3 uint32 (COUNTS) or nb x nc x GSVD_PD_N_SUMS double (SUMS), host memory. */
+/* acc: nb x nc x 3 (or 5 with king) uint32 (COUNTS) or nb x nc x GSVD_PD_N_SUMS double (SUMS), host
+ * memory. */
 GSVD_NODISCARD int gsvd_backend_pd_end(gsvd_backend *be, void *acc);
 
 /* ---- small dense float64 algebra (host memory, row-major) ----------------------------------- */

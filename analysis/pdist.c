@@ -18,8 +18,8 @@
 #include "common/parallel.h"
 
 static const char *const metric_names[GSVD_PDIST_N_METRICS] = {
-    "euclidean",   "sqeuclidean", "cityblock", "minkowski",  "chebyshev", "cosine",
-    "correlation", "hamming",     "jaccard",   "braycurtis", "canberra",  "ibs",
+    "euclidean", "sqeuclidean", "cityblock",  "minkowski", "chebyshev", "cosine", "correlation",
+    "hamming",   "jaccard",     "braycurtis", "canberra",  "ibs",       "king",   "ibs0",
 };
 
 int gsvd_pdist_metric_parse(const char *name, enum gsvd_pdist_metric *out)
@@ -40,7 +40,7 @@ const char *gsvd_pdist_metric_name(enum gsvd_pdist_metric m)
 const char *gsvd_pdist_metric_list(void)
 {
     return "euclidean, sqeuclidean, cityblock, minkowski, chebyshev, cosine, correlation, "
-           "hamming, jaccard, braycurtis, canberra, ibs";
+           "hamming, jaccard, braycurtis, canberra, ibs, king, ibs0";
 }
 
 const char *gsvd_pdist_missing_name(enum gsvd_pdist_missing m)
@@ -110,6 +110,7 @@ struct pd_run {
     int *owner; /* distributed: the rank that computes each band, or NULL */
     double *dist;
     uint32_t *n_sites;
+    uint32_t *king; /* king, ibs0: GSVD_PDIST_KING_COUNTS per pair of the band, else NULL */
     size_t out_cap;
     /* progress */
     uint64_t work_done, work_total;
@@ -177,6 +178,10 @@ static size_t kernel_chain(const struct gsvd_pdist_params *p, int is_float, int 
                   m == GSVD_PDIST_COSINE || m == GSVD_PDIST_CORRELATION;
     int bp_ok = gsvd_pd_bitplane_metric(m), wide_ok = gsvd_pd_bitplane_wide_metric(m);
     const struct pd_kernel_ops *bp = bp_ok ? &gsvd_pd_bitplane_ops : &gsvd_pd_bitplane_wide_ops;
+    if (gsvd_pd_king_metric(m)) { /* KING's counts, on the host or a device */
+        bp_ok = 1;
+        bp = &gsvd_pd_bitplane_king_ops;
+    }
 
     switch (p->kernel) {
     case GSVD_PDIST_KERNEL_BITPLANE:
@@ -233,7 +238,8 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
 {
     const struct gsvd_pdist_params *p = r->p;
     size_t n = r->env.n, align = p->row_align > 1 ? p->row_align : 1;
-    uint64_t per_pair = r->kops->pair_bytes + sizeof(double) + sizeof(uint32_t);
+    uint64_t per_pair = r->kops->pair_bytes + sizeof(double) + sizeof(uint32_t) +
+                        (gsvd_pd_king_metric(p->metric) ? GSVD_PDIST_KING_COUNTS * 4 : 0);
     uint64_t budget = p->memory, fixed, avail = UINT64_MAX, dev_avail, cache = 0;
     int rc;
 
@@ -332,15 +338,25 @@ static int finish_worker(void *ctx, size_t t)
     for (size_t row = t; row < f->nb; row += r->env.n_threads) {
         double *d = r->dist + row * f->nc;
         uint32_t *ns = r->n_sites + row * f->nc;
+        uint32_t *kc = r->king ? r->king + row * f->nc * GSVD_PDIST_KING_COUNTS : NULL;
         for (size_t c = row + 1; c < f->nc; c++) {
             struct gsvd_pd_sums s;
             r->kops->pair_sums(r->kst, row, c, &s);
             d[c] = gsvd_pd_finish(p->metric, p->p, p->missing, &s, m_total, r->ploidy);
             ns[c] = s.n > UINT32_MAX ? UINT32_MAX : (uint32_t)s.n;
+            if (kc) { /* exact integers below 2^32 (the engine caps the features) */
+                uint32_t *k = kc + c * GSVD_PDIST_KING_COUNTS;
+                k[0] = (uint32_t)s.a;
+                k[1] = (uint32_t)s.b;
+                k[2] = (uint32_t)s.c;
+                k[3] = (uint32_t)s.d;
+            }
         }
-        d[row] = 0;
+        d[row] = gsvd_pd_self_value(p->metric);
         ns[row] =
             r->called[f->row0 + row] > UINT32_MAX ? UINT32_MAX : (uint32_t)r->called[f->row0 + row];
+        if (kc) /* not counted for an item against itself */
+            memset(kc + row * GSVD_PDIST_KING_COUNTS, 0, GSVD_PDIST_KING_COUNTS * sizeof *kc);
     }
     return GSVD_OK;
 }
@@ -357,6 +373,7 @@ static int to_sink(struct pd_run *r, size_t row0, size_t nb, gsvd_pdist_sink_fn 
                                 .ld = r->env.n - row0,
                                 .dist = r->dist,
                                 .n_sites = r->n_sites,
+                                .king = r->king,
                                 .n_missing = r->n_missing};
     return sink(ctx, &b);
 }
@@ -379,6 +396,14 @@ static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
         for (size_t c = 0; c < row; c++) {
             r->dist[row * nc + c] = r->dist[c * nc + row];
             r->n_sites[row * nc + c] = r->n_sites[c * nc + row];
+            if (r->king) { /* the mirror pair: x and y swap their hets */
+                const uint32_t *from = r->king + (c * nc + row) * GSVD_PDIST_KING_COUNTS;
+                uint32_t *to = r->king + (row * nc + c) * GSVD_PDIST_KING_COUNTS;
+                to[0] = from[0];
+                to[1] = from[1];
+                to[2] = from[3];
+                to[3] = from[2];
+            }
         }
     if (gsvd_comm_rank(r->p->comm) != 0) /* (job-array parts have no comm: their own sink) */
         return send_band(r, GSVD_OK, nb, nc);
@@ -496,18 +521,27 @@ static int send_band(struct pd_run *r, int status, size_t nb, size_t nc)
         rc = gsvd_comm_send(c, r->dist, nb * nc * sizeof *r->dist, 0);
     if (rc == GSVD_OK && status == GSVD_OK)
         rc = gsvd_comm_send(c, r->n_sites, nb * nc * sizeof *r->n_sites, 0);
+    if (rc == GSVD_OK && status == GSVD_OK && r->king)
+        rc = gsvd_comm_send(c, r->king, nb * nc * GSVD_PDIST_KING_COUNTS * sizeof *r->king, 0);
     return rc;
 }
 
 static int band_buffers(struct pd_run *r, size_t cells)
 {
+    int king = gsvd_pd_king_metric(r->p->metric);
     if (cells <= r->out_cap)
         return GSVD_OK;
     gsvd_free(r->dist);
     gsvd_free(r->n_sites);
+    gsvd_free(r->king);
+    r->king = NULL;
+    if (king && cells > SIZE_MAX / (GSVD_PDIST_KING_COUNTS * sizeof *r->king))
+        return GSVD_ENOMEM;
     r->dist = gsvd_alloc_large(cells * sizeof *r->dist);
     r->n_sites = gsvd_alloc_large(cells * sizeof *r->n_sites);
-    r->out_cap = r->dist && r->n_sites ? cells : 0;
+    if (king)
+        r->king = gsvd_alloc_large(cells * GSVD_PDIST_KING_COUNTS * sizeof *r->king);
+    r->out_cap = r->dist && r->n_sites && (!king || r->king) ? cells : 0;
     return r->out_cap ? GSVD_OK : GSVD_ENOMEM;
 }
 
@@ -536,6 +570,9 @@ static int receive_band(struct pd_run *r, int from, gsvd_pdist_sink_fn sink, voi
         (rc = gsvd_comm_recv(c, r->dist, nb * nc * sizeof *r->dist, from)) < 0 ||
         (rc = gsvd_comm_recv(c, r->n_sites, nb * nc * sizeof *r->n_sites, from)) < 0)
         return rc;
+    if (r->king && (rc = gsvd_comm_recv(
+                        c, r->king, nb * nc * GSVD_PDIST_KING_COUNTS * sizeof *r->king, from)) < 0)
+        return rc;
     return to_sink(r, row0, nb, sink, ctx);
 }
 
@@ -549,6 +586,7 @@ static void run_clear(struct pd_run *r)
     gsvd_free(r->called);
     gsvd_free(r->dist);
     gsvd_free(r->n_sites);
+    gsvd_free(r->king);
 }
 
 static int first_pass(struct pd_run *r, struct pd_source *src, size_t row0, size_t nb);

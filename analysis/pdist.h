@@ -42,6 +42,8 @@ enum gsvd_pdist_metric {
     GSVD_PDIST_BRAYCURTIS,
     GSVD_PDIST_CANBERRA,
     GSVD_PDIST_IBS,
+    GSVD_PDIST_KING, /* KING-robust kinship (plink2 --make-king): a similarity, self = 0.5 */
+    GSVD_PDIST_IBS0, /* fraction of jointly called sites with opposite homozygotes */
     GSVD_PDIST_N_METRICS
 };
 
@@ -101,15 +103,21 @@ struct gsvd_pdist_params {
 
 /* One finished band: rows [row0, row0 + n_rows) against columns [row0, n).  Entry (r, c) is
  * the pair (row0 + r, row0 + c); ld = n - row0.  Inside the band's own square (c < n_rows) both
- * triangles and the zero diagonal are filled; nothing left of row0 is given (it is the mirror
- * of an earlier band).  n_sites: features called in both (the diagonal: the item's own). */
+ * triangles and the diagonal (0; 0.5 for king, gsvd_pd_self_value) are filled; nothing left of
+ * row0 is given (it is the mirror of an earlier band).  n_sites: features called in both (the
+ * diagonal: the item's own).  king: for king and ibs0 (else NULL), GSVD_PDIST_KING_COUNTS
+ * integers per pair at ((r * ld + c) * GSVD_PDIST_KING_COUNTS): het-het sites, opposite
+ * homozygotes (IBS0), x's hets and y's hets over the sites called in both (the diagonal's are
+ * 0: not counted). */
+#define GSVD_PDIST_KING_COUNTS 4
 struct gsvd_pdist_band {
     size_t n; /* items */
     size_t row0, n_rows;
     size_t ld; /* n - row0 */
     const double *dist;
     const uint32_t *n_sites;
-    uint64_t n_missing; /* missing values in the whole input (known from the first band on) */
+    const uint32_t *king; /* see above, or NULL */
+    uint64_t n_missing;   /* missing values in the whole input (known from the first band on) */
 };
 /* Called once per band, in row order.  A negative return stops the run with that error. */
 typedef int (*gsvd_pdist_sink_fn)(void *ctx, const struct gsvd_pdist_band *b);

@@ -1,9 +1,11 @@
 /* analysis/pdist_bitplane.c - the bit-plane kernel: genotypes in {0, 1, 2} (or missing) become
  * three bit planes per item, 64 features per word: C = called, A = [g >= 1] and a third plane,
  * B = [g >= 2] for the metrics that only need sum |u - v| (cityblock, ibs) and for a device,
- * P = [g == 1] for the others on the host.  A pair's counts (n, one, two; see pdist_metric.h)
- * are popcounts of ANDs and XORs of its planes: with K = Cx & Cy and a = (Ax ^ Ay) & K,
- * n = |K|; L1 metrics: one + 2 two = |a| + |(Bx ^ By) & K|; the others: one = |(Px ^ Py) & K|
+ * P = [g == 1] for the others on the host and for king/ibs0 everywhere (five KING counts per
+ * pair: n, het-het, IBS0, |Px & Cy|, |Py & Cx|, gsvd_pd_king_to_sums).  A pair's counts (n, one,
+ * two; see pdist_metric.h) are popcounts of ANDs and XORs of its planes: with K = Cx & Cy and a =
+ * (Ax ^ Ay) & K, n = |K|; L1 metrics: one + 2 two = |a| + |(Bx ^ By) & K|; the others: one = |(Px ^
+ * Py) & K|
  * (|u - v| = 1 exactly where P differs), two = |a & ~(Px ^ Py)| (A differs, P does not: {0, 2}).
  * Counts are integers, so the result is exact and independent of the order in which threads
  * add them.
@@ -37,8 +39,9 @@
 #include "common/err.h"
 #include "common/parallel.h"
 
-/* NC counts per pair (n, one, two); NW for the wide metrics (see gsvd_pd_wide_to_sums) */
-enum { ROW_TILE = 64, COL_TILE = 64, NC = 3, NW = GSVD_PD_N_WIDE };
+/* NC counts per pair (n, one, two); NW for the wide metrics (see gsvd_pd_wide_to_sums), NK for
+ * king and ibs0 (gsvd_pd_king_to_sums) */
+enum { ROW_TILE = 64, COL_TILE = 64, NC = 3, NW = GSVD_PD_N_WIDE, NK = GSVD_PD_N_KING };
 
 struct segment {
     uint64_t *planes; /* n x 3 x W words: [item][C|A|B or P][word] */
@@ -61,7 +64,8 @@ struct bp {
     uint32_t *cnt;  /* nb x nc x ncnt */
     size_t ncnt;    /* counts per pair: NC, or NW for the wide metrics */
     int wide;       /* jaccard, braycurtis, canberra, cosine, correlation: NW counts, host only */
-    uint32_t *isum; /* wide: per item |A|, |B| of a complete segment (2 x n) */
+    int king;       /* king, ibs0: NK counts from planes C, A, P, host only */
+    uint32_t *isum; /* wide, king: per item |A|, |B or P| of a complete segment (2 x n) */
     size_t cnt_cap;
     int avx512;
     int l1;                         /* the metric needs only n and sum |u - v| */
@@ -140,16 +144,19 @@ static int bp_create(const struct pd_env *env, void **out)
 #endif
     b->l1 = env->p->metric == GSVD_PDIST_CITYBLOCK || env->p->metric == GSVD_PDIST_IBS;
     b->wide = gsvd_pd_bitplane_wide_metric(env->p->metric);
-    b->ncnt = b->wide ? NW : NC;
-    if (b->wide) {
-        b->env.dev = NULL; /* the device kernels count n, one, two only */
+    b->king = gsvd_pd_king_metric(env->p->metric);
+    b->ncnt = b->wide ? NW : b->king ? NK : NC;
+    if (b->wide)
+        b->env.dev = NULL; /* the device kernels count n, one, two (or KING's) only */
+    if (b->wide || b->king) {
         if (!(b->isum = gsvd_malloc(2 * (b->n ? b->n : 1) * sizeof *b->isum))) {
             bp_destroy(b);
             return GSVD_ENOMEM;
         }
     }
-    /* a device counts from C, A, B (gpu/pdist_body.h); the wide counts need B too */
-    b->pplane = !b->l1 && !b->wide && !b->env.dev;
+    /* a device counts from C, A, B (gpu/pdist_body.h); the wide counts need B too; KING's
+     * counts need P, on the host and on a device */
+    b->pplane = b->king || (!b->l1 && !b->wide && !b->env.dev);
     *out = b;
     return GSVD_OK;
 }
@@ -189,8 +196,12 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
     rc = gsvd_pd_band_acc(&acc, &b->cnt_cap, n_rows, b->nc, b->ncnt, sizeof *b->cnt);
     b->cnt = acc;
     if (rc == GSVD_OK && b->env.dev) {
-        struct gsvd_pd_dev_band band = {
-            .kind = GSVD_PD_DEV_COUNTS, .nb = n_rows, .nc = b->nc, .W = b->W, .l1 = b->l1};
+        struct gsvd_pd_dev_band band = {.kind = GSVD_PD_DEV_COUNTS,
+                                        .nb = n_rows,
+                                        .nc = b->nc,
+                                        .W = b->W,
+                                        .l1 = b->l1,
+                                        .king = b->king};
         rc = gsvd_backend_pd_begin(b->env.dev, &band);
     }
     return rc;
@@ -418,16 +429,115 @@ PD_POPCNT static void pairw_scalar_full(const uint64_t *x, const uint64_t *const
     }
 }
 
+/* KING counts (planes C, A, P; see gsvd_pd_king_to_sums) of x against y[0..3]: n = |K|,
+ * het-het |Px & Py|, IBS0 |(Ax ^ Ay) & ~(Px | Py) & K|, |Px & Cy|, |Py & Cx| with
+ * K = Cx & Cy (P lies inside C, so het-het needs no mask).  masked = 0 (a complete segment):
+ * only het-het and IBS0, the rest is added by the caller (n = bits, the items' |P|). */
+#if PD_X86
+PD_AVX512 static inline __attribute__((always_inline)) void
+pairk_avx512_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                  uint64_t out[4][NW], const int masked)
+{
+    __m512i acc[4][NK];
+    for (int k = 0; k < 4; k++)
+        for (int q = 0; q < NK; q++)
+            acc[k][q] = _mm512_setzero_si512();
+    for (size_t w = 0; w < nw; w += 8) {
+        __m512i xc = _mm512_loadu_si512((const void *)(x + w));
+        __m512i xa = _mm512_loadu_si512((const void *)(x + W + w));
+        __m512i xp = _mm512_loadu_si512((const void *)(x + 2 * W + w));
+        for (int k = 0; k < 4; k++) {
+            const uint64_t *yk = y[k];
+            __m512i ya = _mm512_loadu_si512((const void *)(yk + W + w));
+            __m512i yp = _mm512_loadu_si512((const void *)(yk + 2 * W + w));
+            __m512i hh = _mm512_and_si512(xp, yp), da;
+            /* 0x28: (a ^ b) & c;  0x10: a & ~b & ~c */
+            if (masked) {
+                __m512i yc = _mm512_loadu_si512((const void *)(yk + w));
+                __m512i kk = _mm512_and_si512(xc, yc);
+                da = _mm512_ternarylogic_epi64(xa, ya, kk, 0x28);
+                acc[k][0] = _mm512_add_epi64(acc[k][0], _mm512_popcnt_epi64(kk));
+                acc[k][3] =
+                    _mm512_add_epi64(acc[k][3], _mm512_popcnt_epi64(_mm512_and_si512(xp, yc)));
+                acc[k][4] =
+                    _mm512_add_epi64(acc[k][4], _mm512_popcnt_epi64(_mm512_and_si512(yp, xc)));
+            } else {
+                da = _mm512_xor_si512(xa, ya);
+            }
+            acc[k][1] = _mm512_add_epi64(acc[k][1], _mm512_popcnt_epi64(hh));
+            acc[k][2] = _mm512_add_epi64(
+                acc[k][2], _mm512_popcnt_epi64(_mm512_ternarylogic_epi64(da, xp, yp, 0x10)));
+        }
+    }
+    for (int k = 0; k < 4; k++)
+        for (int q = 0; q < NK; q++)
+            out[k][q] =
+                masked || q == 1 || q == 2 ? (uint64_t)_mm512_reduce_add_epi64(acc[k][q]) : 0;
+}
+
+PD_AVX512 static void pairk_avx512_k(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                     size_t nw, uint64_t out[4][NW])
+{
+    pairk_avx512_body(x, y, W, nw, out, 1);
+}
+
+PD_AVX512 static void pairk_avx512(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                   size_t nw, uint64_t out[4][NW])
+{
+    pairk_avx512_body(x, y, W, nw, out, 0);
+}
+#endif
+
+static inline __attribute__((always_inline)) void
+pairk_scalar_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                  uint64_t out[4][NW], const int masked)
+{
+    for (int k = 0; k < 4; k++) {
+        const uint64_t *yk = y[k];
+        uint64_t c[NK] = {0};
+        for (size_t w = 0; w < nw; w++) {
+            uint64_t xc = x[w], xa = x[W + w], xp = x[2 * W + w];
+            uint64_t yc = yk[w], ya = yk[W + w], yp = yk[2 * W + w];
+            uint64_t kk = masked ? xc & yc : ~0ull;
+            c[1] += (uint64_t)__builtin_popcountll(xp & yp);
+            c[2] += (uint64_t)__builtin_popcountll((xa ^ ya) & kk & ~(xp | yp));
+            if (masked) {
+                c[0] += (uint64_t)__builtin_popcountll(kk);
+                c[3] += (uint64_t)__builtin_popcountll(xp & yc);
+                c[4] += (uint64_t)__builtin_popcountll(yp & xc);
+            }
+        }
+        for (int q = 0; q < NK; q++)
+            out[k][q] = c[q];
+    }
+}
+
+PD_POPCNT static void pairk_scalar_k(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                     size_t nw, uint64_t out[4][NW])
+{
+    pairk_scalar_body(x, y, W, nw, out, 1);
+}
+
+PD_POPCNT static void pairk_scalar(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                   size_t nw, uint64_t out[4][NW])
+{
+    pairk_scalar_body(x, y, W, nw, out, 0);
+}
+
 /* The pair function for this kernel and segment. */
 static pair4_fn pick_pair4(const struct bp *b, int masked)
 {
 #if PD_X86
+    if (b->king && b->avx512)
+        return masked ? pairk_avx512_k : pairk_avx512;
     if (b->wide && b->avx512)
         return masked ? pairw_avx512 : pairw_avx512_full;
     if (b->avx512)
         return b->l1 ? (masked ? pair4_avx512_l1_k : pair4_avx512_l1)
                      : (masked ? pair4_avx512_pq_k : pair4_avx512_pq);
 #endif
+    if (b->king)
+        return masked ? pairk_scalar_k : pairk_scalar;
     if (b->wide)
         return masked ? pairw_scalar : pairw_scalar_full;
     return b->l1 ? (masked ? pair4_scalar_l1_k : pair4_scalar_l1)
@@ -442,7 +552,8 @@ struct flush_job {
     const size_t *job_start; /* per row tile: index of its first job */
     pair4_fn pair4;
     int complete;         /* the segment has no missing call: n += bits */
-    const uint32_t *isum; /* wide and complete: the items' |A|, |B| (the pair4 leaves them 0) */
+    const uint32_t *isum; /* wide or king, complete: the items' |A|, |B or P| (the pair4 leaves
+                             them 0) */
     atomic_size_t next;
 };
 
@@ -500,7 +611,10 @@ static int flush_worker(void *ctx, size_t t)
                     cn[0] += f->complete ? (uint32_t)f->seg->bits : (uint32_t)res[q][0];
                     for (size_t e = 1; e < nct; e++)
                         cn[e] += (uint32_t)res[q][e];
-                    if (f->isum) {
+                    if (f->isum && b->king) { /* |Px & Cy| = |Px| */
+                        cn[3] += f->isum[2 * (b->row0 + r) + 1];
+                        cn[4] += f->isum[2 * (b->row0 + c + q) + 1];
+                    } else if (f->isum) {
                         const uint32_t *sx = f->isum + 2 * (b->row0 + r),
                                        *sy = f->isum + 2 * (b->row0 + c + q);
                         cn[1] += sx[0];
@@ -533,7 +647,7 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
         f.nw = (f.nw + 7) / 8 * 8; /* whole vectors; the words past `bits` are zero */
     f.complete = seg->complete;
     f.pair4 = pick_pair4(b, !f.complete);
-    if (b->wide && f.complete) { /* |Ax & Cy| = |Ax| etc.: per item, once per segment */
+    if ((b->wide || b->king) && f.complete) { /* |Ax & Cy| = |Ax| etc.: per item, once */
         for (size_t i = b->row0; i < b->n; i++) {
             const uint64_t *p = seg->planes + i * 3 * b->W;
             uint32_t sa = 0, sb = 0;
@@ -895,6 +1009,8 @@ static void bp_pair_sums(void *st, size_t r, size_t c, struct gsvd_pd_sums *out)
     const uint32_t *cn = b->cnt + (r * b->nc + c) * b->ncnt;
     if (b->wide)
         gsvd_pd_wide_to_sums(b->env.p->metric, cn, out);
+    else if (b->king)
+        gsvd_pd_king_to_sums(cn, out);
     else
         gsvd_pd_counts_to_sums(b->env.p->metric, b->env.p->p, cn, out);
 }
@@ -919,3 +1035,5 @@ static void bp_report(void *st, struct gsvd_pdist_summary *sum)
 const struct pd_kernel_ops gsvd_pd_bitplane_ops = BP_OPS(NC, 1);
 /* The same kernel for the metrics that need the wide counts (host only). */
 const struct pd_kernel_ops gsvd_pd_bitplane_wide_ops = BP_OPS(NW, 0);
+/* The same kernel for king and ibs0 (on the host or a device). */
+const struct pd_kernel_ops gsvd_pd_bitplane_king_ops = BP_OPS(NK, 1);

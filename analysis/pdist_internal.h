@@ -91,6 +91,7 @@ int gsvd_pd_stripe_f64(const struct pd_stripe *s, size_t n, int item_major, doub
 
 extern const struct pd_kernel_ops gsvd_pd_bitplane_ops;
 extern const struct pd_kernel_ops gsvd_pd_bitplane_wide_ops; /* the same, wide counts */
+extern const struct pd_kernel_ops gsvd_pd_bitplane_king_ops; /* the same, KING counts */
 /* Words per plane of a bit-plane segment, and the bytes all segments of m features take. */
 size_t gsvd_pd_bitplane_words(size_t n, uint64_t m, uint64_t stripe_bytes);
 uint64_t gsvd_pd_bitplane_cache_bytes(size_t n, uint64_t m, uint64_t stripe_bytes);

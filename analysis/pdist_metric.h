@@ -20,7 +20,9 @@ GSVD_EXTERN_C_BEGIN
  *   minkowski: a = sum |u - v|^p                    chebyshev: a = max |u - v|
  *   hamming: a = #(u != v)                          canberra: a = sum |u - v| / (|u| + |v|)
  *   jaccard: a = #(bool u != bool v), b = #(u or v) braycurtis: a = sum |u - v|, b = sum |u + v|
- *   cosine, correlation: a = sum u, b = sum v, c = sum uv, d = sum u^2, e = sum v^2 */
+ *   cosine, correlation: a = sum u, b = sum v, c = sum uv, d = sum u^2, e = sum v^2
+ *   king, ibs0: a = #(u = v = 1) (het-het), b = #{u, v} = {0, 2} (IBS0), c = #(u = 1),
+ *               d = #(v = 1) (each item's hets over the jointly called sites) */
 struct gsvd_pd_sums {
     double n, a, b, c, d, e;
 };
@@ -55,6 +57,35 @@ static inline GSVD_HD int gsvd_pd_bitplane_wide_metric(enum gsvd_pdist_metric m)
     default:
         return 0;
     }
+}
+
+/* The metrics whose sums come from the bit planes' KING counts (gsvd_pd_king_to_sums). */
+static inline GSVD_HD int gsvd_pd_king_metric(enum gsvd_pdist_metric m)
+{
+    return m == GSVD_PDIST_KING || m == GSVD_PDIST_IBS0;
+}
+
+/* The value of an item against itself: 0.5 for KING's kinship (a similarity: duplicates and
+ * monozygotic twins are 0.5), 0 for every distance. */
+static inline GSVD_HD double gsvd_pd_self_value(enum gsvd_pdist_metric m)
+{
+    return m == GSVD_PDIST_KING ? 0.5 : 0.0;
+}
+
+/* KING counts of a pair over its jointly called features, from planes C, A = [g >= 1],
+ * P = [g == 1]: k[0] n = |Cx & Cy|, k[1] het-het |Px & Py|, k[2] IBS0 |(Ax ^ Ay) & ~(Px | Py)
+ * & Cx & Cy|, k[3] |Px & Cy|, k[4] |Py & Cx|. */
+#define GSVD_PD_N_KING 5
+
+static inline GSVD_HD void gsvd_pd_king_to_sums(const uint32_t k[GSVD_PD_N_KING],
+                                                struct gsvd_pd_sums *s)
+{
+    s->n = k[0];
+    s->a = k[1];
+    s->b = k[2];
+    s->c = k[3];
+    s->d = k[4];
+    s->e = 0;
 }
 
 /* Wide counts of a pair over its jointly called features, from planes C, A = [g >= 1],
@@ -176,6 +207,13 @@ static inline GSVD_HD void gsvd_pd_sums_add(enum gsvd_pdist_metric m, double pw,
         if (au + av > 0)
             s->a = GSVD_DADD(s->a, diff / (au + av));
         break;
+    case GSVD_PDIST_KING:
+    case GSVD_PDIST_IBS0:
+        s->a = GSVD_DADD(s->a, u == 1 && v == 1 ? 1.0 : 0.0);
+        s->b = GSVD_DADD(s->b, diff == 2 ? 1.0 : 0.0);
+        s->c = GSVD_DADD(s->c, u == 1 ? 1.0 : 0.0);
+        s->d = GSVD_DADD(s->d, v == 1 ? 1.0 : 0.0);
+        break;
     case GSVD_PDIST_COSINE:
     case GSVD_PDIST_CORRELATION:
         s->a = GSVD_DADD(s->a, u);
@@ -215,6 +253,21 @@ static inline GSVD_HD void gsvd_pd_sums_store(const struct gsvd_pd_sums *s, doub
     acc[5] = s->e;
 }
 
+/* KING-robust between-family kinship (Manichaikul et al. 2010, as plink2 --make-king computes
+ * it) from the KING sums: with h_min = min(het_x, het_y) over the jointly called sites,
+ *   phi = 0.5 - (4 IBS0 + het1hom2 + het2hom1) / (4 h_min),
+ * het1hom2 = het_x - hethet (x het, y hom), het2hom1 = het_y - hethet; the same as KING's
+ * (hethet - 2 IBS0) / (2 h_min) + 1/2 - (het_x + het_y) / (4 h_min).  The numerator and
+ * denominator are exact integers, so the result is one correctly rounded division and a
+ * subtraction.  An item without hets gives -inf (or NaN when the numerator is 0 too), as
+ * plink2's arithmetic does. */
+static inline GSVD_HD double gsvd_pd_king_kinship(const struct gsvd_pd_sums *s)
+{
+    double hmin = s->c < s->d ? s->c : s->d;
+    double num = 4.0 * s->b + (s->c - s->a) + (s->d - s->a);
+    return 0.5 - num / (4.0 * hmin);
+}
+
 /* The metric's value from the sums; m_total: all features (for the scale policy). */
 static inline GSVD_HD double gsvd_pd_finish(enum gsvd_pdist_metric metric, double p,
                                             enum gsvd_pdist_missing missing,
@@ -246,6 +299,10 @@ static inline GSVD_HD double gsvd_pd_finish(enum gsvd_pdist_metric metric, doubl
         return s->b > 0 ? a / s->b : 0;
     case GSVD_PDIST_BRAYCURTIS:
         return a / s->b;
+    case GSVD_PDIST_KING:
+        return gsvd_pd_king_kinship(s);
+    case GSVD_PDIST_IBS0:
+        return s->b / n;
     case GSVD_PDIST_COSINE: {
         double d = 1 - s->c / sqrt(s->d * s->e);
         return d < 0 ? 0 : d > 2 ? 2 : d; /* scipy clips */

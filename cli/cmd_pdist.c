@@ -22,6 +22,7 @@
 #include "common/textmatrix.h"
 #include "cli/pdist_out.h"
 #include "cli/pdist_parts.h"
+#include "cli/king_pairs.h"
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/writer.h"
@@ -44,7 +45,11 @@ enum {
     OPT_FINALIZE,
     OPT_VARIANT_MASK,
     OPT_SAMPLE_MASK,
+    OPT_MIN_KINSHIP,
 };
+
+/* --min-kinship without --memory: the bands' working set */
+#define PDIST_PAIRS_DEFAULT_MEMORY ((uint64_t)1 << 30)
 
 struct pdist_opts {
     const char *input, *output, *format, *samples_file, *device, *finalize;
@@ -52,6 +57,8 @@ struct pdist_opts {
     int rank_parts;    /* under MPI with a square Zarr output on a local or shared path: each
                           rank writes its own part and rank 0 finalizes (cli/pdist_parts.h) */
     int force, counts, axis_variants, condensed, f4;
+    int min_kinship_set; /* --min-kinship: a pair list (cli/king_pairs.h) */
+    double min_kinship;
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
     char *command;
@@ -73,8 +80,17 @@ static void usage(FILE *fp)
           "missing; e.g. gensvd pca X --format tsv | gensvd pdist\n"
           "  -m, --metric NAME      euclidean, sqeuclidean, cityblock, minkowski, chebyshev,\n"
           "                         cosine, correlation, hamming, jaccard, braycurtis, canberra,\n"
-          "                         or ibs (PLINK 1.9 1-ibs: sum |g_i - g_j| / (ploidy n_ij))\n"
+          "                         ibs (PLINK 1.9 1-ibs: sum |g_i - g_j| / (ploidy n_ij)),\n"
+          "                         king (KING-robust kinship, plink2 --make-king: a similarity,\n"
+          "                         0.5 on the diagonal; diploid calls only) or ibs0 (fraction\n"
+          "                         of jointly called sites with opposite homozygotes)\n"
           "                         [euclidean]\n"
+          "      --min-kinship X    with -m king: only the pairs with kinship >= X (-1..0.5), as\n"
+          "                         a table like plink2's .kin0 (#ID1 ID2 NSNP HETHET IBS0\n"
+          "                         KINSHIP; --counts: counts and HET1_HOM2 HET2_HOM1) or, with\n"
+          "                         -o, Zarr arrays along \"pairs\" (pair_i, pair_j, kinship,\n"
+          "                         n_sites, hethet, ibs0, het1_hom2, het2_hom1); bands of\n"
+          "                         --memory [1G], never the N x N matrix\n"
           "  -p, --p X              minkowski order (> 0) [2]\n"
           "      --missing MODE     pairwise: only sites called in both samples (NaN when none);\n"
           "                         scale: also multiply additive metrics by M / n_ij (PLINK\n"
@@ -151,6 +167,76 @@ struct pdist_job {
     size_t n, m;
     const struct gsvd_strlist *ids;
 };
+
+/* --min-kinship: the engine's bands to the pair list.  Under mpirun every rank computes its
+ * bands and rank 0 alone opens, fills and commits the list (as run_job does for rank 0's
+ * output): a failure on rank 0 ends the run, any other is agreed on. */
+static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
+                     struct pdist_job *job)
+{
+    struct king_pairs_cfg cfg = {.output = o->output,
+                                 .force = o->force,
+                                 .counts = o->counts,
+                                 .min_kinship = o->min_kinship,
+                                 .ids = job->ids,
+                                 .n = job->n,
+                                 .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
+    struct king_pairs *kp = NULL;
+    struct gsvd_pdist_summary sum = {0};
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
+    struct gsvd_cli_bar bar;
+    gsvd_comm *world = gsvd_cli_world();
+    int rc = GSVD_OK, me = gsvd_comm_rank(world), many = gsvd_comm_size(world) > 1;
+
+    if (me == 0)
+        rc = king_pairs_open(&cfg, &kp);
+    if (many)
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        goto out;
+    o->pd.n_threads = common->threads;
+    o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
+    o->pd.comm = world;
+    if (!o->pd.memory)
+        o->pd.memory = PDIST_PAIRS_DEFAULT_MEMORY;
+    rc = gsvd_pdist_run(job->g, &o->pd, me == 0 ? king_pairs_band : NULL, kp, &sum);
+    if (many) {
+        if (rc < 0 && me == 0) { /* the others may wait in a send: end them all */
+            king_pairs_close(kp);
+            kp = NULL;
+            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
+        }
+        rc = gsvd_comm_agree(world, rc, NULL);
+        if (rc < 0 || me != 0) {
+            if (rc == GSVD_OK) /* rank 0's commit */
+                rc = gsvd_comm_agree(world, GSVD_OK, NULL);
+            goto out;
+        }
+    }
+    if (rc < 0)
+        goto out;
+    if (gsvd_log_get_level() >= GSVD_LOG_WARN)
+        fprintf(stderr, "[pdist] %zu samples, %llu variants, king: %llu pairs with kinship >= %g\n",
+                sum.n, (unsigned long long)sum.m, (unsigned long long)king_pairs_count(kp),
+                o->min_kinship);
+    /* from here on the others wait for rank 0's verdict: no early exit */
+    rc = make_attrs(o, &sum, &attrs);
+    /* the pair list's own members: the threshold and the count, before the closing brace */
+    if (rc == GSVD_OK && attrs.len > 2) {
+        attrs.len -= 2;
+        attrs.data[attrs.len] = '\0';
+        rc = gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g,\n    \"n_pairs\": %llu\n}",
+                             o->min_kinship, (unsigned long long)king_pairs_count(kp));
+    }
+    if (rc == GSVD_OK)
+        rc = king_pairs_finish(kp, attrs.data);
+    if (many) /* the others learn how the commit went */
+        rc = gsvd_comm_agree(world, rc, NULL);
+out:
+    gsvd_buf_free(&attrs);
+    king_pairs_close(kp);
+    return rc;
+}
 
 static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                    struct pdist_job *job)
@@ -280,6 +366,12 @@ static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
     const char *where = strcmp(o->input, "-") == 0 ? "standard input" : o->input;
     int rc = GSVD_OK;
 
+    if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) {
+        gsvd_log_error("%s: --metric %s needs genotype calls from a Zarr store, not a numeric "
+                       "matrix",
+                       where, gsvd_pdist_metric_name(o->pd.metric));
+        return GSVD_EUNSUPPORTED;
+    }
     if (o->samples_file || o->geno.var_start || o->geno.var_stop || o->geno.array ||
         o->geno.transpose || o->axis_variants || o->variant_mask || o->sample_mask) {
         gsvd_log_error("%s: --samples, --variants, --array, --transpose, --axis and the masks "
@@ -362,7 +454,20 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     GSVD_TRY(
         gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &vmask, &smask, &samples, &o->geno));
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
-    if (o->axis_variants) {
+    if ((o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) &&
+        (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) != 2)) {
+        gsvd_log_error("%s: --metric %s needs diploid genotype calls (found %s, ploidy %zu)",
+                       gsvd_geno_array_name(g), gsvd_pdist_metric_name(o->pd.metric),
+                       gsvd_geno_is_float(g) ? "float dosages" : "integer calls",
+                       gsvd_geno_ploidy(g));
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
+    if (o->min_kinship_set) {
+        struct pdist_job job = {
+            .g = g, .n = gsvd_geno_n_samples(g), .ids = gsvd_geno_sample_ids(g)};
+        GSVD_TRY(run_pairs(o, common, &job));
+    } else if (o->axis_variants) {
         GSVD_TRY(run_variants(o, common, g));
     } else {
         struct pdist_job job = {
@@ -394,6 +499,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
         {"kernel", required_argument, NULL, OPT_KERNEL},
         {"part", required_argument, NULL, OPT_PART},
         {"finalize", required_argument, NULL, OPT_FINALIZE},
+        {"min-kinship", required_argument, NULL, OPT_MIN_KINSHIP},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"array", required_argument, NULL, 'a'},
         {"transpose", no_argument, NULL, OPT_TRANSPOSE},
@@ -501,6 +607,12 @@ int gsvd_cmd_pdist(int argc, char **argv)
         case OPT_FINALIZE:
             o.finalize = optarg;
             break;
+        case OPT_MIN_KINSHIP:
+            if (gsvd_cli_parse_double(optarg, -1, 0.5, &o.min_kinship) < 0)
+                return gsvd_cli_usage_error(
+                    "pdist", "invalid --min-kinship '%s' (a kinship in [-1, 0.5])", optarg);
+            o.min_kinship_set = 1;
+            break;
         case OPT_FORMAT:
             if (strcmp(optarg, "tsv") != 0)
                 return gsvd_cli_usage_error("pdist", "invalid --format '%s' (tsv)", optarg);
@@ -565,6 +677,22 @@ int gsvd_cmd_pdist(int argc, char **argv)
         return gsvd_cli_usage_error("pdist", "--variant-mask applies to --axis samples");
     if (optind < argc - 1)
         return gsvd_cli_usage_error("pdist", "too many arguments");
+    if (o.pd.metric == GSVD_PDIST_KING || o.pd.metric == GSVD_PDIST_IBS0) {
+        if (o.axis_variants || o.pd.missing == GSVD_PDIST_SCALE)
+            return gsvd_cli_usage_error("pdist",
+                                        "--metric %s is between samples over their "
+                                        "jointly called sites (no --axis variants, no "
+                                        "--missing scale)",
+                                        gsvd_pdist_metric_name(o.pd.metric));
+    }
+    if (o.min_kinship_set) {
+        if (o.pd.metric != GSVD_PDIST_KING)
+            return gsvd_cli_usage_error("pdist", "--min-kinship needs --metric king");
+        if (o.pd.n_parts || o.condensed || o.f4 || o.format)
+            return gsvd_cli_usage_error("pdist", "--min-kinship writes its own pair list (TSV, "
+                                                 "or Zarr with -o): no --part, --layout, "
+                                                 "--dtype or --format");
+    }
     if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
     if (optind == argc && isatty(STDIN_FILENO))
@@ -583,7 +711,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
     {
         gsvd_comm *w = gsvd_cli_world();
         if (gsvd_comm_size(w) > 1 && o.output && !strstr(o.output, "://") && !o.format &&
-            !o.condensed) {
+            !o.condensed && !o.min_kinship_set) {
             /* ranks write their own chunks: a fresh parts directory first (rank 0), then all */
             o.rank_parts = 1;
             o.pd.part = (size_t)gsvd_comm_rank(w) + 1;

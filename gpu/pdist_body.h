@@ -9,6 +9,8 @@
  *  - counts: bit planes (called C, A = [g >= 1], B = [g >= 2]) of the band's items, nc x 3 x W
  *    words; with K = Cx & Cy, a = (Ax ^ Ay) & K, b = (Bx ^ By) & K: n = |K|, one = |a ^ b|,
  *    two = |a & b| (l1: n, |a| + |b|, 0): the integers analysis/pdist_bitplane.c counts.
+ *    king: planes C, A, P = [g == 1]: n = |K|, het-het |Px & Py|, IBS0 |(Ax ^ Ay) & K &
+ *    ~(Px | Py)|, |Px & Cy|, |Py & Cx| (GSVD_PD_N_KING counts, analysis/pdist_metric.h).
  *    A block owns a TILE x TILE tile of pairs; its 256 threads (x = column, y = row group)
  *    load CH words of each plane of the tile's rows and columns into shared memory, wait, and
  *    each thread counts its RPT rows against its column from there.  Counts of a launch stay
@@ -50,8 +52,15 @@ struct gsvd_pdk_counts_args {
     size_t nb, nc;          /* band rows, columns */
     size_t tile_row0;       /* row tile of blockIdx.y == 0 (launches of <= 65535 row tiles) */
     int l1;
-    uint32_t *cnt; /* nb x nc x 3, added to */
+    int king;      /* KING's counts (planes C, A, P), GSVD_PD_N_KING per pair */
+    uint32_t *cnt; /* nb x nc x gsvd_pdk_counts_per_pair(king), added to */
 };
+
+/* uint32 counts per pair of a counts band. */
+GSVD_HD static inline size_t gsvd_pdk_counts_per_pair(int king)
+{
+    return king ? GSVD_PD_N_KING : 3;
+}
 
 /* Shared memory of a block: chunk [plane][word][item] of the tile's rows (x) and columns (y). */
 struct gsvd_pdk_tile {
@@ -61,7 +70,7 @@ struct gsvd_pdk_tile {
 
 /* Per-thread counts of a launch. */
 struct gsvd_pdk_acc {
-    uint32_t v[GSVD_PDK_RPT][3];
+    uint32_t v[GSVD_PDK_RPT][GSVD_PD_N_KING];
 };
 
 /* Grid of a band: x = column tiles, y = row tiles (split into launches of <= 65535). */
@@ -110,6 +119,15 @@ GSVD_HD static inline void gsvd_pdk_counts_chunk(const struct gsvd_pdk_counts_ar
         for (int k = 0; k < GSVD_PDK_RPT; k++) {
             size_t r = ty + (size_t)k * GSVD_PDK_TY;
             uint64_t kk = t->x[0][w][r] & yc;
+            if (a->king) { /* the third planes are P */
+                uint64_t xc = t->x[0][w][r], xa = t->x[1][w][r], xp = t->x[2][w][r];
+                acc->v[k][0] += GSVD_PDK_POPC(kk);
+                acc->v[k][1] += GSVD_PDK_POPC(xp & yb);
+                acc->v[k][2] += GSVD_PDK_POPC((xa ^ ya) & kk & ~(xp | yb));
+                acc->v[k][3] += GSVD_PDK_POPC(xp & yc);
+                acc->v[k][4] += GSVD_PDK_POPC(yb & xc);
+                continue;
+            }
             uint64_t da = (t->x[1][w][r] ^ ya) & kk, db = (t->x[2][w][r] ^ yb) & kk;
             acc->v[k][0] += GSVD_PDK_POPC(kk);
             if (a->l1) {
@@ -135,8 +153,9 @@ GSVD_HD static inline void gsvd_pdk_counts_store(const struct gsvd_pdk_counts_ar
         uint32_t *p;
         if (r >= a->nb || c <= r)
             continue;
-        p = a->cnt + (r * a->nc + c) * 3;
-        for (int q = 0; q < 3; q++)
+        size_t per = gsvd_pdk_counts_per_pair(a->king);
+        p = a->cnt + (r * a->nc + c) * per;
+        for (size_t q = 0; q < per; q++)
             p[q] += acc->v[k][q];
     }
 }

@@ -103,8 +103,9 @@ int gsvd_cuda_pd_begin(gsvd_cuda_pd **pdp, const struct gsvd_pd_dev_band *band)
                        band->W);
         return GSVD_EINTERNAL;
     }
-    per_pair =
-        band->kind == GSVD_PD_DEV_COUNTS ? 3 * sizeof(uint32_t) : GSVD_PD_N_SUMS * sizeof(double);
+    per_pair = band->kind == GSVD_PD_DEV_COUNTS
+                   ? gsvd_pdk_counts_per_pair(band->king) * sizeof(uint32_t)
+                   : GSVD_PD_N_SUMS * sizeof(double);
     if (gsvd_mul_size(band->nb, band->nc, &bytes) < 0 || gsvd_mul_size(bytes, per_pair, &bytes) < 0)
         return GSVD_ENOMEM;
     if (band->kind == GSVD_PD_DEV_COUNTS &&
@@ -165,6 +166,7 @@ int gsvd_cuda_pd_planes(gsvd_cuda_pd *pd, const uint64_t *planes, size_t nw)
                                       .nc = pd->band.nc,
                                       .tile_row0 = 0,
                                       .l1 = pd->band.l1,
+                                      .king = pd->band.king,
                                       .cnt = pd->acc};
     GSVD_TRY(gsvd_cuda_pd_counts(pd->compute, &a));
     GSVD_TRY(gsvd_cuda_slot_consumed(s, pd->compute));

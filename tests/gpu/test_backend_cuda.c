@@ -276,13 +276,15 @@ static uint64_t pd_word(uint64_t i, uint64_t w)
     return (uint64_t)r.v[0] << 32 | r.v[1];
 }
 
-static void test_pdist_counts(gsvd_backend *gpu, int l1)
+/* king: the KING counts (the third plane is then P; any bits do for the comparison) */
+static void test_pdist_counts(gsvd_backend *gpu, int l1, int king)
 {
     const size_t n = 700, W = 64, nw = 40, row0 = 100, nb = 250, nc = n - row0;
+    const size_t per = gsvd_pdk_counts_per_pair(king);
     uint64_t *planes = calloc(2 * n * 3 * W, sizeof *planes);
-    uint32_t *dev = calloc(nb * nc * 3, sizeof *dev), *host = calloc(nb * nc * 3, sizeof *host);
+    uint32_t *dev = calloc(nb * nc * per, sizeof *dev), *host = calloc(nb * nc * per, sizeof *host);
     struct gsvd_pd_dev_band band = {
-        .kind = GSVD_PD_DEV_COUNTS, .nb = nb, .nc = nc, .W = W, .l1 = l1};
+        .kind = GSVD_PD_DEV_COUNTS, .nb = nb, .nc = nc, .W = W, .l1 = l1, .king = king};
 
     GSVD_CHECK(planes && dev && host);
     if (!planes || !dev || !host)
@@ -305,12 +307,13 @@ static void test_pdist_counts(gsvd_backend *gpu, int l1)
                                          .nb = nb,
                                          .nc = nc,
                                          .l1 = l1,
+                                         .king = king,
                                          .cnt = host};
         GSVD_CHECK_RC(gsvd_backend_pd_planes(gpu, a.planes, nw), 0);
         gsvd_serial_pd_counts(&a, gsvd_pdk_tiles(nb), 0);
     }
     GSVD_CHECK_RC(gsvd_backend_pd_end(gpu, dev), 0);
-    GSVD_CHECK(memcmp(dev, host, nb * nc * 3 * sizeof *dev) == 0);
+    GSVD_CHECK(memcmp(dev, host, nb * nc * per * sizeof *dev) == 0);
 out:
     free(planes);
     free(dev);
@@ -380,8 +383,9 @@ int main(int argc, char **argv)
         test_eigh(cpu, gpu, 40);
         test_eigh(cpu, gpu, 700);
         GSVD_CHECK(gsvd_backend_has_pdist(gpu) && !gsvd_backend_has_pdist(cpu));
-        test_pdist_counts(gpu, 0);
-        test_pdist_counts(gpu, 1);
+        test_pdist_counts(gpu, 0, 0);
+        test_pdist_counts(gpu, 1, 0);
+        test_pdist_counts(gpu, 0, 1);
         for (int m = 0; m < GSVD_PDIST_N_METRICS; m++)
             test_pdist_sums(gpu, (enum gsvd_pdist_metric)m);
         GSVD_CHECK_RC(gsvd_store_open(argv[1], GSVD_STORE_READ, &st), 0);

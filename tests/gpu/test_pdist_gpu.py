@@ -5,13 +5,15 @@ when `--device gpu` reports no usable device (exit 3).
 usage: test_pdist_gpu.py GENSVD
 
 Cases
-  counts    HapMap3 (missing calls), every bit-plane metric, --missing pairwise and scale:
+  counts    HapMap3 (missing calls), every bit-plane metric (king and ibs0 included: KING's
+            five counts from planes C, A, P), --missing pairwise and scale:
             the GPU's TSV is byte-identical to the CPU's (integer counts, same finish on the
             host); -v says the bit-plane kernel ran on cuda
   bands     --memory small enough for several bands (kept planes replayed on the device):
             distance and n_sites arrays bitwise equal to the CPU's one-band output
-  generic   genotype metrics the bit planes do not carry (braycurtis, jaccard, canberra,
-            cosine, correlation) run the device's float64 pair loop: bitwise equal
+  generic   genotype metrics the device's bit planes do not carry (braycurtis, jaccard,
+            canberra, cosine, correlation; king with --kernel generic) run its float64 pair
+            loop: bitwise equal
   float     a float matrix with NaN (TSV input), every metric on the generic kernel: bitwise
             equal except minkowski (CUDA's pow, <= 1e-14 relative); AUTO on the device takes
             the generic kernel where the CPU takes the Gram one: within 1e-12
@@ -57,7 +59,7 @@ def case_counts(tmp):
     for metric, extra in [("cityblock", []), ("ibs", []), ("euclidean", []),
                           ("sqeuclidean", []), ("hamming", []), ("chebyshev", []),
                           ("minkowski", ["-p", "3"]), ("cityblock", ["--missing", "scale"]),
-                          ("ibs", ["--layout", "condensed"])]:
+                          ("ibs", ["--layout", "condensed"]), ("king", []), ("ibs0", [])]:
         tag = " ".join([metric] + extra)
         c, g = both([HM, "-m", metric, "--format", "tsv"] + extra)
         if not check(f"counts {tag} exit", c.returncode == 0 and g.returncode == 0,
@@ -91,8 +93,9 @@ def case_bands(tmp):
 
 
 def case_generic(tmp):
-    for metric in ["braycurtis", "jaccard", "canberra", "cosine", "correlation"]:
-        c, g = both([HM, "-m", metric, "--format", "tsv", "--variants", "0:4000"])
+    for metric in ["braycurtis", "jaccard", "canberra", "cosine", "correlation", "king"]:
+        extra = ["--kernel", "generic"] if metric == "king" else []
+        c, g = both([HM, "-m", metric, "--format", "tsv", "--variants", "0:4000"] + extra)
         if not check(f"generic {metric} exit", c.returncode == 0 and g.returncode == 0,
                      g.stderr[-300:]):
             continue

@@ -74,10 +74,11 @@ for meth in randomized exact; do
         test -z "$(find "$T" -maxdepth 1 -name '.bad_out.zarr*' -print -quit)"
 done
 
-# pdist: bit-plane (euclidean, ibs) and generic (canberra) kernels, square and condensed,
+# pdist: bit-plane (euclidean, ibs, king: its counts travel to rank 0 too) and generic
+# (canberra) kernels, square and condensed,
 # one band and --memory bands, Zarr and TSV; rank 0 writes what every rank computed
 "$G" simulate "$T/psim.vcz" -m 6000 -n 900 -r 0.01 -c 1500,900 -q || exit 1
-for metric in euclidean canberra ibs; do
+for metric in euclidean canberra ibs king; do
     for layout in square condensed; do
         for mem in "" "--memory 24M"; do
             # shellcheck disable=SC2086
@@ -95,6 +96,21 @@ for metric in euclidean canberra ibs; do
             rm -rf "$T/d1.zarr"
         done
     done
+done
+# KING pairs above a threshold (--min-kinship): rank 0 writes the list of every rank's bands
+"$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 --counts -q >"$T/k1.tsv" &&
+    "$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 -q -o "$T/k1.zarr" ||
+    { echo "FAIL one process pdist --min-kinship"; exit 1; }
+for r in 2 3; do
+    "${MR[@]}" "$r" "$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 --counts --memory 24M \
+        -t 1 -q >"$T/kr.tsv" 2>"$T/kr.err"
+    check "pdist --min-kinship -n $r: exit" test $? = 0
+    check "pdist --min-kinship -n $r: TSV bytes" cmp -s "$T/k1.tsv" "$T/kr.tsv"
+    "${MR[@]}" "$r" "$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 --memory 24M -t 1 -q \
+        -o "$T/kr.zarr" 2>"$T/kr.err"
+    check "pdist --min-kinship -n $r: Zarr exit" test $? = 0
+    check "pdist --min-kinship -n $r: Zarr bytes" same_store "$T/k1.zarr" "$T/kr.zarr"
+    rm -rf "$T/kr.zarr"
 done
 # a corrupt chunk stops every rank; no output
 cp -r "$T/psim.vcz" "$T/pbad.vcz"

@@ -47,8 +47,9 @@ static int geno(size_t i, size_t f, unsigned miss)
     return (int)(rnd(f, i + 7777) % 3);
 }
 
-/* Planes in pdist_bitplane.c's layout: item i at i * 3W, planes C, A, B of W words. */
-static uint64_t *make_planes(size_t n, size_t m, size_t W, unsigned miss)
+/* Planes in pdist_bitplane.c's layout: item i at i * 3W, planes C, A, B of W words (king:
+ * C, A, P = [g == 1]). */
+static uint64_t *make_planes(size_t n, size_t m, size_t W, unsigned miss, int king)
 {
     uint64_t *p = gsvd_calloc(n * 3 * W, sizeof *p);
     for (size_t i = 0; p && i < n; i++)
@@ -60,16 +61,17 @@ static uint64_t *make_planes(size_t n, size_t m, size_t W, unsigned miss)
             p[i * 3 * W + f / 64] |= bit;
             if (g >= 1)
                 p[i * 3 * W + W + f / 64] |= bit;
-            if (g >= 2)
+            if (king ? g == 1 : g >= 2)
                 p[i * 3 * W + 2 * W + f / 64] |= bit;
         }
     return p;
 }
 
 /* Counts of items (i, j) over features [0, m) from the genotypes themselves. */
-static void brute_counts(size_t i, size_t j, size_t m, unsigned miss, int l1, uint32_t out[3])
+static void brute_counts(size_t i, size_t j, size_t m, unsigned miss, int l1, int king,
+                         uint32_t out[GSVD_PD_N_KING])
 {
-    uint32_t n = 0, one = 0, two = 0;
+    uint32_t n = 0, one = 0, two = 0, hh = 0, hx = 0, hy = 0;
     for (size_t f = 0; f < m; f++) {
         int u = geno(i, f, miss), v = geno(j, f, miss), d;
         if (u < 0 || v < 0)
@@ -78,33 +80,39 @@ static void brute_counts(size_t i, size_t j, size_t m, unsigned miss, int l1, ui
         d = abs(u - v);
         one += d == 1;
         two += d == 2;
+        hh += u == 1 && v == 1;
+        hx += u == 1;
+        hy += v == 1;
     }
     out[0] = n;
-    out[1] = l1 ? one + 2 * two : one;
-    out[2] = l1 ? 0 : two;
+    out[1] = king ? hh : l1 ? one + 2 * two : one;
+    out[2] = king ? two : l1 ? 0 : two;
+    out[3] = king ? hx : 0;
+    out[4] = king ? hy : 0;
 }
 
 /* One band of n items, rows from row0: counts over the first m features (nw words). */
 static void check_counts(size_t n, size_t m, size_t W, size_t row0, size_t nb, int l1,
-                         unsigned miss, int split, int reverse)
+                         unsigned miss, int split, int reverse, int king)
 {
-    uint64_t *planes = make_planes(n, m, W, miss);
-    size_t nc = n - row0, nw = (m + 63) / 64, bad = 0;
-    uint32_t *cnt = gsvd_calloc(nb * nc * 3 + 3, sizeof *cnt); /* + a guard pair */
+    uint64_t *planes = make_planes(n, m, W, miss, king);
+    size_t nc = n - row0, nw = (m + 63) / 64, bad = 0, per = gsvd_pdk_counts_per_pair(king);
+    uint32_t *cnt = gsvd_calloc(nb * nc * per + per, sizeof *cnt); /* + a guard pair */
     struct gsvd_pdk_counts_args a;
 
     GSVD_CHECK(planes && cnt);
     if (!planes || !cnt)
         goto out;
     nw = (nw + GSVD_PDK_CH - 1) / GSVD_PDK_CH * GSVD_PDK_CH;
-    for (size_t q = 0; q < 3; q++)
-        cnt[nb * nc * 3 + q] = 0xdeadbeef;
+    for (size_t q = 0; q < per; q++)
+        cnt[nb * nc * per + q] = 0xdeadbeef;
     a = (struct gsvd_pdk_counts_args){.planes = planes + row0 * 3 * W,
                                       .W = W,
                                       .nw = nw,
                                       .nb = nb,
                                       .nc = nc,
                                       .l1 = l1,
+                                      .king = king,
                                       .cnt = cnt};
     if (split) { /* two launches, as the launcher splits grids taller than 65535 tiles */
         size_t gy = gsvd_pdk_tiles(nb), first = gy / 2;
@@ -116,18 +124,20 @@ static void check_counts(size_t n, size_t m, size_t W, size_t row0, size_t nb, i
     }
     for (size_t r = 0; r < nb; r++)
         for (size_t c = 0; c < nc; c++) {
-            uint32_t want[3] = {0, 0, 0};
-            const uint32_t *got = cnt + (r * nc + c) * 3;
+            uint32_t want[GSVD_PD_N_KING] = {0, 0, 0, 0, 0};
+            const uint32_t *got = cnt + (r * nc + c) * per;
             if (c > r)
-                brute_counts(row0 + r, row0 + c, m, miss, l1, want);
-            bad += got[0] != want[0] || got[1] != want[1] || got[2] != want[2];
+                brute_counts(row0 + r, row0 + c, m, miss, l1, king, want);
+            for (size_t q = 0; q < per; q++)
+                bad += got[q] != want[q];
         }
     GSVD_CHECK(bad == 0);
     if (bad)
-        fprintf(stderr, "  counts: n %zu m %zu W %zu row0 %zu nb %zu l1 %d: %zu pairs differ\n", n,
-                m, W, row0, nb, l1, bad);
-    for (size_t q = 0; q < 3; q++)
-        GSVD_CHECK(cnt[nb * nc * 3 + q] == 0xdeadbeef);
+        fprintf(stderr,
+                "  counts: n %zu m %zu W %zu row0 %zu nb %zu l1 %d king %d: %zu counts differ\n", n,
+                m, W, row0, nb, l1, king, bad);
+    for (size_t q = 0; q < per; q++)
+        GSVD_CHECK(cnt[nb * nc * per + q] == 0xdeadbeef);
 out:
     gsvd_free(planes);
     gsvd_free(cnt);
@@ -182,6 +192,13 @@ static void naive_sums(enum gsvd_pdist_metric m, double p, size_t i, size_t j, s
             break;
         case GSVD_PDIST_CANBERRA:
             s[1] += fabs(u) + fabs(v) > 0 ? d / (fabs(u) + fabs(v)) : 0;
+            break;
+        case GSVD_PDIST_KING:
+        case GSVD_PDIST_IBS0:
+            s[1] += u == 1 && v == 1;
+            s[2] += d == 2;
+            s[3] += u == 1;
+            s[4] += v == 1;
             break;
         case GSVD_PDIST_COSINE:
         case GSVD_PDIST_CORRELATION:
@@ -275,8 +292,9 @@ static int sd_memory(gsvd_backend *be, uint64_t *bytes)
 static int sd_begin(gsvd_backend *be, const struct gsvd_pd_dev_band *band)
 {
     struct serial_dev *d = (struct serial_dev *)be;
-    size_t per =
-        band->kind == GSVD_PD_DEV_COUNTS ? 3 * sizeof(uint32_t) : GSVD_PD_N_SUMS * sizeof(double);
+    size_t per = band->kind == GSVD_PD_DEV_COUNTS
+                     ? gsvd_pdk_counts_per_pair(band->king) * sizeof(uint32_t)
+                     : GSVD_PD_N_SUMS * sizeof(double);
     gsvd_free(d->acc);
     d->acc_bytes = band->nb * band->nc * per;
     d->acc = gsvd_calloc(d->acc_bytes ? d->acc_bytes : 1, 1);
@@ -296,6 +314,7 @@ static int sd_planes(gsvd_backend *be, const uint64_t *planes, size_t nw)
                                      .nb = d->band.nb,
                                      .nc = d->band.nc,
                                      .l1 = d->band.l1,
+                                     .king = d->band.king,
                                      .cnt = d->acc};
     if (!d->open || d->band.kind != GSVD_PD_DEV_COUNTS || nw % GSVD_PDK_CH || nw > d->band.W)
         return GSVD_EINTERNAL;
@@ -386,7 +405,10 @@ static void check_engine(const double *x, size_t n, size_t m, enum gsvd_pdist_me
 {
     int generic = strcmp(want_kernel, "generic") == 0;
     uint64_t stripe = memory ? memory / 8 : (uint64_t)256 << 20;
-    uint64_t pair = generic ? GSVD_PD_N_SUMS * 8 : 12, kfixed = generic ? (uint64_t)32 << 20 : 0;
+    uint64_t pair = generic                       ? GSVD_PD_N_SUMS * 8
+                    : gsvd_pd_king_metric(metric) ? 4 * GSVD_PD_N_KING
+                                                  : 12,
+             kfixed = generic ? (uint64_t)32 << 20 : 0;
     if (stripe > (uint64_t)256 << 20)
         stripe = (uint64_t)256 << 20;
     if (stripe < (uint64_t)1 << 20)
@@ -432,13 +454,18 @@ out:
 int main(void)
 {
     /* counts: partial tiles, offset rows, partial words, split launches, both forms, orders */
-    check_counts(75, 1000, 24, 0, 75, 0, 5, 0, 0);
-    check_counts(75, 1000, 24, 0, 75, 1, 5, 0, 1);
-    check_counts(100, 700, 16, 37, 20, 0, 30, 0, 1);
-    check_counts(100, 700, 16, 37, 63, 1, 0, 1, 0);
-    check_counts(130, 64 * 8, 8, 3, 127, 0, 50, 1, 1);
-    check_counts(33, 1, 8, 0, 33, 0, 0, 0, 0);
-    check_counts(2, 300, 8, 0, 1, 1, 10, 0, 0);
+    check_counts(75, 1000, 24, 0, 75, 0, 5, 0, 0, 0);
+    check_counts(75, 1000, 24, 0, 75, 1, 5, 0, 1, 0);
+    check_counts(100, 700, 16, 37, 20, 0, 30, 0, 1, 0);
+    check_counts(100, 700, 16, 37, 63, 1, 0, 1, 0, 0);
+    check_counts(130, 64 * 8, 8, 3, 127, 0, 50, 1, 1, 0);
+    check_counts(33, 1, 8, 0, 33, 0, 0, 0, 0, 0);
+    check_counts(2, 300, 8, 0, 1, 1, 10, 0, 0, 0);
+    /* KING's five counts from planes C, A, P */
+    check_counts(75, 1000, 24, 0, 75, 0, 5, 0, 0, 1);
+    check_counts(100, 700, 16, 37, 63, 0, 30, 1, 1, 1);
+    check_counts(130, 64 * 8, 8, 3, 127, 0, 0, 0, 1, 1);
+    check_counts(2, 300, 8, 0, 1, 0, 10, 0, 0, 1);
 
     /* sums: every metric, partial blocks, offset rows */
     for (int m = 0; m < GSVD_PDIST_N_METRICS; m++) {
@@ -472,6 +499,17 @@ int main(void)
                              "generic", 1);
                 check_engine(f, n, m, (enum gsvd_pdist_metric)q, GSVD_PDIST_KERNEL_GENERIC, 50, 0,
                              "generic", 3);
+            }
+            /* KING: the host's bit-plane counts and the device's (both from planes C, A, P),
+             * in one band, in device-limited bands (replayed planes) and under --memory; and
+             * the device's float64 sums (generic kernel) give the same bits */
+            const enum gsvd_pdist_metric km[] = {GSVD_PDIST_KING, GSVD_PDIST_IBS0};
+            for (size_t q = 0; q < GSVD_ARRAY_LEN(km); q++) {
+                check_engine(g, n, m, km[q], GSVD_PDIST_KERNEL_AUTO, 0, 0, "bitplane", 1);
+                check_engine(g, n, m, km[q], GSVD_PDIST_KERNEL_AUTO, 40, 0, "bitplane", 3);
+                check_engine(g, n, m, km[q], GSVD_PDIST_KERNEL_AUTO, 40, (uint64_t)64 << 20,
+                             "bitplane", 3);
+                check_engine(g, n, m, km[q], GSVD_PDIST_KERNEL_GENERIC, 50, 0, "generic", 3);
             }
             /* genotypes on the generic kernel (a metric the bit planes do not carry) */
             check_engine(g, n, m, GSVD_PDIST_BRAYCURTIS, GSVD_PDIST_KERNEL_AUTO, 0, 0, "generic",

@@ -1,0 +1,293 @@
+/* cli/cmd_related.c - `gensvd related`: a maximal unrelated sample set from KING kinship (plink2
+ * --king-cutoff semantics, analysis/related.h), as a Zarr sample mask or a list of kept IDs. */
+#include "gsvd_config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/backend.h"
+#include "analysis/genotype.h"
+#include "analysis/related.h"
+#include "cli/cli.h"
+#include "common/alloc.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/meta.h"
+#include "zarr/writer.h"
+
+enum {
+    OPT_CUTOFF = GSVD_OPT_FIRST_COMMAND_OPTION,
+    OPT_FORMAT,
+    OPT_VARIANTS,
+    OPT_SAMPLES,
+    OPT_MEMORY,
+};
+
+/* Without --memory the kinship bands are held to this working set. */
+#define RELATED_DEFAULT_MEMORY ((uint64_t)1 << 30)
+
+struct related_opts {
+    const char *input, *output, *samples_file, *device;
+    gsvd_backend *backend; /* --device: where the kinship pairs are counted (owned) */
+    int force, tsv;
+    double cutoff;
+    uint64_t memory;
+    struct gsvd_geno_params geno;
+    struct gsvd_cli_zarr_out zout;
+    char *command;
+};
+
+static void usage(FILE *fp)
+{
+    fputs("Usage: gensvd related [options] INPUT\n"
+          "A maximal set of unrelated samples: every pair whose KING-robust kinship (gensvd\n"
+          "pdist --metric king, plink2 --make-king) is greater than the cutoff is related, and\n"
+          "samples are removed in plink2 --king-cutoff's greedy order (the relative of the first\n"
+          "sample with exactly one relative left; else the first sample with the most) until no\n"
+          "related pair is left.  INPUT holds diploid genotype calls (VCF-Zarr, scikit-allel, or\n"
+          "an integer 2-D array named with --array).\n"
+          "  -c, --king-cutoff X    kinship threshold, -1 <= X < 0.5 [0.0884]: 0.354 duplicates\n"
+          "                         and MZ twins, 0.177 also first degree, 0.0884 also second,\n"
+          "                         0.0442 also third\n"
+          "  -o, --output PATH      Zarr group: sample_unrelated (bool, samples), sample_id and\n"
+          "                         the counts as attributes; pca --sample-mask reads it\n"
+          "  -f, --force            replace the output if it exists\n" GSVD_CLI_ZARR_OUT_HELP
+          "      --format tsv       the kept sample IDs on stdout, one per line after a #IID\n"
+          "                         header (plink2's .king.cutoff.in.id; default without -o)\n"
+          "      --memory SIZE      working set of the kinship bands [1G]\n" GSVD_CLI_DEVICE_HELP
+          "                         (gpu: the bit-plane KING counts on the device, identical)\n"
+          "  -a, --array PATH       genotype array inside INPUT\n"
+          "      --variants A:B     only variants A (inclusive) to B (exclusive); plink2 uses\n"
+          "                         the autosomes and PAR only\n"
+          "      --samples FILE     only these sample IDs (one per line), in this order\n"
+          "  -t, --threads INT      threads [all cores]\n"
+          "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
+          "  -v, --verbose          more messages on stderr (repeatable)\n"
+          "  -q, --quiet            errors only\n"
+          "  -h, --help             print this help and exit\n"
+          "Exit status: 0 success, 1 failure, 2 usage error.\n" GSVD_CLI_REMOTE_HELP,
+          fp);
+}
+
+static int make_attrs(const struct related_opts *o, const struct gsvd_related_result *r,
+                      struct gsvd_buf *attrs)
+{
+    int rc = GSVD_OK;
+    GSVD_TRY(
+        gsvd_buf_printf(attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
+    GSVD_TRY(gsvd_json_quote(attrs, o->command ? o->command : ""));
+    GSVD_TRY(gsvd_buf_printf(attrs,
+                             ",\n    \"metric\": \"king\",\n    \"king_cutoff\": %.17g,\n    "
+                             "\"N\": %zu,\n    \"M\": %llu,\n    \"n_missing\": %llu,\n    "
+                             "\"n_unrelated\": %zu,\n    \"n_removed\": %zu,\n    "
+                             "\"n_related_pairs\": %llu,\n    \"n_related_samples\": %zu\n}",
+                             o->cutoff, r->n, (unsigned long long)r->n_variants,
+                             (unsigned long long)r->n_missing, r->n_unrelated,
+                             r->n - r->n_unrelated, (unsigned long long)r->n_pairs, r->n_related));
+out:
+    return rc;
+}
+
+/* The Zarr group: sample_id, sample_unrelated, attributes; staged and committed. */
+static int write_zarr(const struct related_opts *o, const struct gsvd_related_result *r,
+                      const struct gsvd_strlist *ids, int input_format)
+{
+    struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, input_format);
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
+    gsvd_writer *w = NULL;
+    gsvd_codec_ws *ws = NULL;
+    gsvd_warray *a;
+    uint64_t n = r->n;
+    const uint8_t fill = 0;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(make_attrs(o, r, &attrs));
+    GSVD_TRY(gsvd_codec_ws_new(&ws));
+    GSVD_TRY(gsvd_writer_open_params(o->output, o->force, &wp, &w));
+    {
+        struct gsvd_array_spec sid = {.path = "sample_id",
+                                      .ndim = 1,
+                                      .shape = {n},
+                                      .chunks = {n ? n : 1},
+                                      .dtype = {'O', '|', sizeof(char *)},
+                                      .dims = {"samples"}};
+        GSVD_TRY(gsvd_writer_array(w, &sid, &a));
+        GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)ids->items, (size_t)n));
+    }
+    {
+        char extra[128];
+        snprintf(extra, sizeof extra, "{\"king_cutoff\": %.17g}", o->cutoff);
+        struct gsvd_array_spec sm = {.path = "sample_unrelated",
+                                     .ndim = 1,
+                                     .shape = {n},
+                                     .chunks = {n ? n : 1},
+                                     .dtype = {'b', '|', 1},
+                                     .dims = {"samples"},
+                                     .fill = &fill,
+                                     .attrs_json = extra};
+        GSVD_TRY(gsvd_writer_array(w, &sm, &a));
+        if (n > 0)
+            GSVD_TRY(gsvd_warray_write_rows(a, ws, 0, n, r->unrelated));
+    }
+    GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
+    GSVD_TRY(gsvd_writer_commit(w));
+out:
+    gsvd_writer_close(w);
+    gsvd_codec_ws_free(ws);
+    gsvd_buf_free(&attrs);
+    return rc;
+}
+
+static int run(struct related_opts *o, const struct gsvd_cli_common *common)
+{
+    struct gsvd_cli_input in = {0};
+    struct gsvd_strlist samples = GSVD_STRLIST_INIT;
+    struct gsvd_related_result res = {0};
+    struct gsvd_related_params rp = {.cutoff = o->cutoff, .pd = GSVD_PDIST_PARAMS_DEFAULT};
+    struct gsvd_cli_bar bar;
+    const struct gsvd_strlist *ids;
+    gsvd_geno *g = NULL;
+    int rc = GSVD_OK;
+
+    if (o->samples_file) {
+        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
+        o->geno.samples = &samples;
+    }
+    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
+    o->geno.n_threads = common->threads;
+    o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages */
+    GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
+    rp.pd.n_threads = common->threads;
+    rp.pd.memory = o->memory;
+    rp.pd.device = o->backend;
+    rp.pd.progress = gsvd_cli_progress(&bar, "related", common->progress);
+    GSVD_TRY(gsvd_related_run(g, &rp, &res));
+    ids = gsvd_geno_sample_ids(g);
+    if (gsvd_log_get_level() >= GSVD_LOG_WARN)
+        fprintf(stderr,
+                "[related] %zu samples, %llu variants, %llu pairs with kinship > %g among %zu "
+                "samples: %zu removed, %zu kept\n",
+                res.n, (unsigned long long)res.n_variants, (unsigned long long)res.n_pairs,
+                o->cutoff, res.n_related, res.n - res.n_unrelated, res.n_unrelated);
+    if (o->output)
+        GSVD_TRY(write_zarr(o, &res, ids, gsvd_tree_format(in.tree)));
+    if (o->tsv) {
+        puts("#IID");
+        for (size_t i = 0; i < res.n; i++)
+            if (res.unrelated[i])
+                puts(ids->items[i]);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            gsvd_log_error("standard output: write failed");
+            rc = GSVD_EIO;
+        }
+    }
+out:
+    gsvd_related_result_clear(&res);
+    gsvd_geno_close(g);
+    gsvd_cli_close_input(&in);
+    gsvd_strlist_free(&samples);
+    return rc;
+}
+
+int gsvd_cmd_related(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"king-cutoff", required_argument, NULL, 'c'},
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"memory", required_argument, NULL, OPT_MEMORY},
+        {"array", required_argument, NULL, 'a'},
+        {"variants", required_argument, NULL, OPT_VARIANTS},
+        {"samples", required_argument, NULL, OPT_SAMPLES},
+        {"threads", required_argument, NULL, 't'},
+        {"device", required_argument, NULL, 'd'},
+        GSVD_CLI_ZARR_OUT_LONGOPTS,
+        GSVD_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
+    struct related_opts o = {.device = "auto",
+                             .cutoff = 0.0884,
+                             .memory = RELATED_DEFAULT_MEMORY,
+                             .geno = GSVD_GENO_PARAMS_DEFAULT};
+    int c, rc;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "c:o:fa:t:d:vqh", longopts, NULL)) != -1) {
+        int r = gsvd_cli_common_option("related", c, optarg, &common);
+        if (r == 0)
+            r = gsvd_cli_zarr_out_option("related", c, optarg, &o.zout);
+        if (r == GSVD_EXIT_USAGE)
+            return r;
+        if (r == 1)
+            continue;
+        switch (c) {
+        case 'c':
+            if (gsvd_cli_parse_double(optarg, -1, 0.5, &o.cutoff) < 0 || !(o.cutoff < 0.5))
+                return gsvd_cli_usage_error(
+                    "related", "invalid --king-cutoff '%s' (a kinship in [-1, 0.5))", optarg);
+            break;
+        case 'o':
+            o.output = optarg;
+            break;
+        case 'f':
+            o.force = 1;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "tsv") != 0)
+                return gsvd_cli_usage_error("related", "invalid --format '%s' (tsv)", optarg);
+            o.tsv = 1;
+            break;
+        case OPT_MEMORY:
+            if (gsvd_cli_parse_size(optarg, &o.memory) < 0 || o.memory == 0)
+                return gsvd_cli_usage_error("related", "invalid --memory '%s' (e.g. 2G)", optarg);
+            break;
+        case 'a':
+            o.geno.array = optarg;
+            break;
+        case OPT_VARIANTS:
+            if (gsvd_cli_parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
+                return gsvd_cli_usage_error("related", "invalid --variants '%s' (START:STOP)",
+                                            optarg);
+            break;
+        case OPT_SAMPLES:
+            o.samples_file = optarg;
+            break;
+        case 'd':
+            if (gsvd_cli_parse_device(optarg, &o.device) < 0)
+                return gsvd_cli_usage_error("related", "invalid --device '%s' (auto, cpu, gpu)",
+                                            optarg);
+            break;
+        case 'h':
+            usage(stdout);
+            return GSVD_EXIT_OK;
+        default:
+            return gsvd_cli_usage_error("related", "invalid option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return gsvd_cli_usage_error("related", "missing INPUT");
+    if (optind < argc - 1)
+        return gsvd_cli_usage_error("related", "too many arguments");
+    if (gsvd_cli_zarr_out_check("related", &o.zout) != 0)
+        return GSVD_EXIT_USAGE;
+    o.input = argv[optind];
+    if (!o.output)
+        o.tsv = 1;
+    gsvd_cli_common_apply(&common);
+    o.command = gsvd_cli_command_line(argc, argv);
+    {
+        struct gsvd_backend_params bp = {.n_threads = common.threads};
+        /* first, so that an unavailable device fails before any data is read */
+        rc = gsvd_backend_open(o.device, &bp, &o.backend);
+    }
+    if (rc == GSVD_OK)
+        rc = run(&o, &common);
+    gsvd_backend_destroy(o.backend);
+    gsvd_free(o.command);
+    return gsvd_cli_exit_code(rc);
+}

@@ -1,0 +1,241 @@
+/* cli/king_pairs.c - see king_pairs.h.  A kept pair is (i < j); the TSV names them ID1, ID2 in
+ * row order of the upper triangle (plink2's .kin0 lists the later sample first). */
+#include "gsvd_config.h"
+#include "cli/king_pairs.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/codec.h"
+
+enum { PAIR_CHUNK = 1 << 20 };
+
+/* One kept pair in the spool file. */
+struct rec {
+    uint32_t i, j, n, hethet, ibs0, het1, het2;
+    double kinship;
+};
+
+struct king_pairs {
+    struct king_pairs_cfg cfg;
+    FILE *spool; /* Zarr output: the kept pairs until the count is known */
+    uint64_t n_kept;
+};
+
+int king_pairs_open(const struct king_pairs_cfg *cfg, struct king_pairs **out)
+{
+    struct king_pairs *kp = gsvd_calloc(1, sizeof *kp);
+    *out = kp;
+    if (!kp)
+        return GSVD_ENOMEM;
+    kp->cfg = *cfg;
+    if (cfg->output) {
+        if (!(kp->spool = tmpfile())) {
+            gsvd_log_error("%s: cannot create a temporary file for the pairs: %s", cfg->output,
+                           strerror(errno));
+            return GSVD_EIO;
+        }
+        return GSVD_OK;
+    }
+    puts(cfg->counts ? "#ID1\tID2\tNSNP\tHETHET\tIBS0\tHET1_HOM2\tHET2_HOM1\tKINSHIP"
+                     : "#ID1\tID2\tNSNP\tHETHET\tIBS0\tKINSHIP");
+    return GSVD_OK;
+}
+
+uint64_t king_pairs_count(const struct king_pairs *kp)
+{
+    return kp->n_kept;
+}
+
+static void print_number(double v)
+{
+    if (isnan(v))
+        fputs("nan", stdout);
+    else if (isinf(v))
+        fputs(v < 0 ? "-inf" : "inf", stdout);
+    else
+        printf("%.17g", v);
+}
+
+static void print_pair(const struct king_pairs *kp, const struct rec *r)
+{
+    char *const *ids = kp->cfg.ids->items;
+    printf("%s\t%s\t%u\t", ids[r->i], ids[r->j], r->n);
+    if (kp->cfg.counts) {
+        printf("%u\t%u\t%u\t%u\t", r->hethet, r->ibs0, r->het1 - r->hethet, r->het2 - r->hethet);
+    } else {
+        print_number(r->n ? (double)r->hethet / r->n : NAN);
+        putchar('\t');
+        print_number(r->n ? (double)r->ibs0 / r->n : NAN);
+        putchar('\t');
+    }
+    print_number(r->kinship);
+    putchar('\n');
+}
+
+int king_pairs_band(void *ctx, const struct gsvd_pdist_band *b)
+{
+    struct king_pairs *kp = ctx;
+    if (!b->king)
+        return GSVD_EINTERNAL;
+    for (size_t r = 0; r < b->n_rows; r++)
+        for (size_t c = r + 1; c < b->ld; c++) {
+            size_t at = r * b->ld + c;
+            const uint32_t *k = b->king + at * GSVD_PDIST_KING_COUNTS;
+            struct rec x;
+            if (!(b->dist[at] >= kp->cfg.min_kinship)) /* NaN: no jointly called site */
+                continue;
+            x = (struct rec){.i = (uint32_t)(b->row0 + r),
+                             .j = (uint32_t)(b->row0 + c),
+                             .n = b->n_sites[at],
+                             .hethet = k[0],
+                             .ibs0 = k[1],
+                             .het1 = k[2],
+                             .het2 = k[3],
+                             .kinship = b->dist[at]};
+            kp->n_kept++;
+            if (kp->spool) {
+                if (fwrite(&x, sizeof x, 1, kp->spool) != 1) {
+                    gsvd_log_error("%s: writing the pair spool file failed: %s", kp->cfg.output,
+                                   strerror(errno));
+                    return GSVD_EIO;
+                }
+            } else {
+                print_pair(kp, &x);
+            }
+        }
+    if (!kp->spool && ferror(stdout)) {
+        gsvd_log_error("standard output: write failed");
+        return GSVD_EIO;
+    }
+    return GSVD_OK;
+}
+
+/* Column q of a chunk of records as the array's dtype. */
+static void column(const struct rec *r, size_t n, int q, void *dst)
+{
+    for (size_t k = 0; k < n; k++) {
+        const struct rec *x = r + k;
+        switch (q) {
+        case 0:
+            ((int64_t *)dst)[k] = x->i;
+            break;
+        case 1:
+            ((int64_t *)dst)[k] = x->j;
+            break;
+        case 2:
+            ((double *)dst)[k] = x->kinship;
+            break;
+        default: {
+            const uint32_t v[] = {x->n, x->hethet, x->ibs0, x->het1 - x->hethet,
+                                  x->het2 - x->hethet};
+            ((uint32_t *)dst)[k] = v[q - 3];
+        }
+        }
+    }
+}
+
+/* The arrays along "pairs", read back from the spool chunk by chunk. */
+static int write_zarr(struct king_pairs *kp, const char *attrs_json)
+{
+    static const char *const names[] = {"pair_i", "pair_j", "kinship",   "n_sites",
+                                        "hethet", "ibs0",   "het1_hom2", "het2_hom1"};
+    enum { NCOL = 8 };
+    const uint64_t total = kp->n_kept,
+                   chunk = total < PAIR_CHUNK ? (total ? total : 1) : PAIR_CHUNK;
+    gsvd_warray *arr[NCOL], *a;
+    gsvd_writer *w = NULL;
+    gsvd_codec_ws *ws = NULL;
+    struct rec *buf = NULL;
+    void *col = NULL;
+    const double nan = NAN;
+    const uint32_t zero32 = 0;
+    const int64_t minus1 = -1;
+    uint64_t n = kp->cfg.n;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_codec_ws_new(&ws));
+    GSVD_TRY(gsvd_writer_open_params(kp->cfg.output, kp->cfg.force, &kp->cfg.wp, &w));
+    {
+        struct gsvd_array_spec sid = {.path = "sample_id",
+                                      .ndim = 1,
+                                      .shape = {n},
+                                      .chunks = {n ? n : 1},
+                                      .dtype = {'O', '|', sizeof(char *)},
+                                      .dims = {"samples"}};
+        GSVD_TRY(gsvd_writer_array(w, &sid, &a));
+        GSVD_TRY(
+            gsvd_warray_write_strings(a, ws, (const char *const *)kp->cfg.ids->items, (size_t)n));
+    }
+    for (int q = 0; q < NCOL; q++) {
+        struct gsvd_array_spec s = {
+            .path = names[q], .ndim = 1, .shape = {total}, .chunks = {chunk}, .dims = {"pairs"}};
+        if (q < 2) {
+            s.dtype = (struct gsvd_dtype){'i', '<', 8};
+            s.fill = &minus1;
+        } else if (q == 2) {
+            s.dtype = (struct gsvd_dtype){'f', '<', 8};
+            s.fill = &nan;
+        } else {
+            s.dtype = (struct gsvd_dtype){'u', '<', 4};
+            s.fill = &zero32;
+        }
+        GSVD_TRY(gsvd_writer_array(w, &s, &arr[q]));
+    }
+    if (!(buf = gsvd_malloc((size_t)chunk * sizeof *buf)) ||
+        !(col = gsvd_malloc((size_t)chunk * sizeof(double)))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    if (fflush(kp->spool) != 0 || fseek(kp->spool, 0, SEEK_SET) != 0) {
+        gsvd_log_error("%s: reading the pair spool file back failed: %s", kp->cfg.output,
+                       strerror(errno));
+        rc = GSVD_EIO;
+        goto out;
+    }
+    for (uint64_t row = 0; row < total; row += chunk) {
+        size_t k = (size_t)(total - row < chunk ? total - row : chunk);
+        if (fread(buf, sizeof *buf, k, kp->spool) != k) {
+            gsvd_log_error("%s: the pair spool file is short", kp->cfg.output);
+            rc = GSVD_EIO;
+            goto out;
+        }
+        for (int q = 0; q < NCOL; q++) {
+            column(buf, k, q, col);
+            GSVD_TRY(gsvd_warray_write_rows(arr[q], ws, row, k, col));
+        }
+    }
+    GSVD_TRY(gsvd_writer_group(w, "", attrs_json));
+    GSVD_TRY(gsvd_writer_commit(w));
+out:
+    gsvd_free(buf);
+    gsvd_free(col);
+    gsvd_writer_close(w);
+    gsvd_codec_ws_free(ws);
+    return rc;
+}
+
+int king_pairs_finish(struct king_pairs *kp, const char *attrs_json)
+{
+    if (kp->spool)
+        return write_zarr(kp, attrs_json);
+    if (fflush(stdout) != 0) {
+        gsvd_log_error("standard output: write failed");
+        return GSVD_EIO;
+    }
+    return GSVD_OK;
+}
+
+void king_pairs_close(struct king_pairs *kp)
+{
+    if (!kp)
+        return;
+    if (kp->spool)
+        fclose(kp->spool);
+    gsvd_free(kp);
+}

@@ -1,0 +1,1 @@
+"$GENSVD" related --format csv x.zarr

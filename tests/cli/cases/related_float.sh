@@ -1,0 +1,1 @@
+"$GENSVD" related -a call_DS "$TESTDATA/zarr/v2py/vcf_like.zarr"

@@ -1,0 +1,1 @@
+"$GENSVD" related --king-cutoff 0.1
