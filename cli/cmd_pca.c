@@ -338,8 +338,18 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
             struct gsvd_pca_store_info info = {.command = o->command,
                                                .input = gsvd_geno_array_name(g),
                                                .pca = &o->pca,
-                                               .geno = &o->geno};
-            rc = gsvd_pca_store_write(o->output, o->force, &wp, &info, r, gsvd_geno_sample_ids(g));
+                                               .geno = &o->geno,
+                                               .ploidy = gsvd_geno_ploidy(g),
+                                               .var_start = o->geno.var_start};
+            struct gsvd_variant_ids vids = GSVD_VARIANT_IDS_INIT;
+            if (r->v)
+                rc = gsvd_variant_ids_read_present(in.tree, in.node, o->geno.var_start,
+                                                   o->geno.var_start + r->m_range, &vids);
+            info.vids = vids.n ? &vids : NULL;
+            if (rc == GSVD_OK)
+                rc = gsvd_pca_store_write(o->output, o->force, &wp, &info, r,
+                                          gsvd_geno_sample_ids(g));
+            gsvd_variant_ids_free(&vids);
         }
         if (rc == GSVD_OK && o->plink)
             rc = write_plink(o->plink, r, gsvd_geno_sample_ids(g));

@@ -34,6 +34,7 @@ static const struct command commands[] = {
     {"-- Analyses", NULL, NULL},
     {"pca", gsvd_cmd_pca, "principal components of a genotype matrix"},
     {"pdist", gsvd_cmd_pdist, "pairwise distances between samples"},
+    {"project", gsvd_cmd_project, "place samples on principal components saved by pca --loadings"},
     {"plot", gsvd_cmd_plot, "draw a pca or pdist output as SVG (PC scatter plot, heatmap)"},
     {"-- Zarr stores", NULL, NULL},
     {"info", gsvd_cmd_info, "tree of groups and arrays: shape, dtype, chunks, codecs, sizes"},
