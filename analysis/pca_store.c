@@ -150,8 +150,8 @@ int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_write
     for (size_t i = 0; i < n * k; i++)
         tmp[i] = r->u[i] * r->s[i % k];
     GSVD_TRY(put_f8(w, ws, "sample_pca_projection", 2, n, k, "samples", "components", tmp));
-    for (size_t q = 0; q < k; q++)
-        tmp[q] = r->s[q] * r->s[q] / (double)n;
+    for (size_t q = 0; q < k; q++) /* over the samples the PCs were fitted on */
+        tmp[q] = r->s[q] * r->s[q] / (double)(info->fitted ? info->n_fitted : n);
     GSVD_TRY(put_f8(w, ws, "sample_pca_explained_variance", 1, k, 0, "components", NULL, tmp));
     for (size_t q = 0; q < k; q++)
         tmp[q] = r->s[q] * r->s[q] / r->trace;

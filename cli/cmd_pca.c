@@ -15,6 +15,7 @@
 #include "analysis/pca.h"
 #include "analysis/pca_store.h"
 #include "cli/cli.h"
+#include "cli/pca_fit.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -45,10 +46,14 @@ enum {
     OPT_CACHE,
     OPT_CACHE_DIR,
     OPT_STOP,
+    OPT_FIT_SAMPLES,
 };
 
 struct pca_opts {
     const char *input, *array, *output, *format, *plink, *device, *samples_file;
+    const char *fit_file;        /* --fit-samples (cli/pca_fit.h) */
+    struct gsvd_strlist fit_ids; /* its IDs */
+    int want_loadings;           /* --loadings given (--fit-samples computes them anyway) */
     int force;
     struct gsvd_pca_params pca;
     struct gsvd_geno_params geno;
@@ -102,6 +107,8 @@ static void usage(FILE *fp)
           "      --ploidy INT       dosage scale of a 2-D array [2]\n"
           "      --variants A:B     only variants A (inclusive) to B (exclusive)\n"
           "      --samples FILE     only these sample IDs (one per line), in this order\n"
+          "      --fit-samples FILE fit on these samples only, then project every other\n"
+          "                         sample onto their PCs (output: sample_pca_fitted)\n"
           "      --maf X            drop variants with minor allele frequency below X\n"
           "      --max-missing X    drop variants with a missing fraction above X\n"
           "Resources:\n" GSVD_CLI_DEVICE_HELP "  -t, --threads INT      threads [all cores]\n"
@@ -284,6 +291,10 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
         GSVD_TRY(gsvd_cli_read_ids(o->samples_file, samples));
         o->geno.samples = samples;
     }
+    if (o->fit_file) {
+        GSVD_TRY(gsvd_cli_read_ids(o->fit_file, &o->fit_ids));
+        o->geno.samples = &o->fit_ids;
+    }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, in));
     o->input_format = gsvd_tree_format(in->tree);
     o->geno.n_threads = common->threads;
@@ -319,8 +330,15 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     gsvd_backend *be = NULL;
     struct gsvd_pca_result *r = NULL;
     struct gsvd_cli_bar bar;
+    struct gsvd_pca_fit_join join = {0};
+    const struct gsvd_pca_result *res;
+    const struct gsvd_strlist *ids;
     int rc;
 
+    if (o->fit_file && world) {
+        gsvd_log_error("--fit-samples runs as one process (not under mpirun)");
+        return GSVD_EINVAL;
+    }
     rc = setup(o, common, world, &in, &samples, &g, &be);
     if (world) /* one rank's bad start (say, a store it cannot reach) stops every rank */
         rc = gsvd_comm_agree(world, rc, NULL);
@@ -330,6 +348,16 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     o->pca.n_threads = common->threads;
     o->pca.comm = world;
     GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
+    res = r;
+    ids = gsvd_geno_sample_ids(g);
+    if (o->fit_file) {
+        GSVD_TRY(gsvd_pca_fit_join(in.tree, in.node, &o->geno, o->samples_file ? &samples : NULL, g,
+                                   r, common->threads, &join));
+        if (!o->want_loadings)
+            join.all.v = NULL;
+        res = &join.all;
+        ids = &join.ids;
+    }
     /* every rank holds the results; rank 0 writes them and tells the others how it went */
     if (gsvd_comm_rank(world) == 0) {
         report(r);
@@ -342,23 +370,26 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
                                                .ploidy = gsvd_geno_ploidy(g),
                                                .var_start = o->geno.var_start};
             struct gsvd_variant_ids vids = GSVD_VARIANT_IDS_INIT;
-            if (r->v)
+            if (res->v)
                 rc = gsvd_variant_ids_read_present(in.tree, in.node, o->geno.var_start,
                                                    o->geno.var_start + r->m_range, &vids);
             info.vids = vids.n ? &vids : NULL;
+            info.fitted = join.fitted;
+            info.n_fitted = join.n_fitted;
             if (rc == GSVD_OK)
-                rc = gsvd_pca_store_write(o->output, o->force, &wp, &info, r,
-                                          gsvd_geno_sample_ids(g));
+                rc = gsvd_pca_store_write(o->output, o->force, &wp, &info, res, ids);
             gsvd_variant_ids_free(&vids);
         }
         if (rc == GSVD_OK && o->plink)
             rc = write_plink(o->plink, r, gsvd_geno_sample_ids(g));
         if (rc == GSVD_OK && (o->format || (!o->output && !o->plink)))
-            rc = write_tsv(r, gsvd_geno_sample_ids(g));
+            rc = write_tsv(res, ids);
     }
     if (world)
         rc = gsvd_comm_agree(world, rc, NULL);
 out:
+    gsvd_pca_fit_join_free(&join);
+    gsvd_strlist_free(&o->fit_ids);
     gsvd_pca_result_free(r);
     gsvd_backend_destroy(be);
     gsvd_geno_close(g);
@@ -398,6 +429,7 @@ int gsvd_cmd_pca(int argc, char **argv)
         {"cache", required_argument, NULL, OPT_CACHE},
         {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
         {"stop", required_argument, NULL, OPT_STOP},
+        {"fit-samples", required_argument, NULL, OPT_FIT_SAMPLES},
         GSVD_CLI_ZARR_OUT_LONGOPTS,
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
@@ -437,6 +469,7 @@ int gsvd_cmd_pca(int argc, char **argv)
             break;
         case OPT_LOADINGS:
             o.pca.loadings = 1;
+            o.want_loadings = 1;
             break;
         case 'k':
             if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
@@ -524,6 +557,10 @@ int gsvd_cmd_pca(int argc, char **argv)
         case OPT_SAMPLES:
             o.samples_file = optarg;
             break;
+        case OPT_FIT_SAMPLES:
+            o.fit_file = optarg;
+            o.pca.loadings = 1; /* the projection of the others needs them */
+            break;
         case OPT_MAF:
             if (gsvd_cli_parse_double(optarg, 0, 0.5, &o.geno.maf) < 0)
                 return gsvd_cli_usage_error("pca", "invalid --maf '%s' (0..0.5)", optarg);
@@ -560,7 +597,7 @@ int gsvd_cmd_pca(int argc, char **argv)
     }
     if (optind != argc - 1)
         return gsvd_cli_usage_error("pca", optind >= argc ? "missing INPUT" : "too many arguments");
-    if (o.pca.loadings && !o.output)
+    if (o.want_loadings && !o.output)
         return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
     if (gsvd_cli_zarr_out_check("pca", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
