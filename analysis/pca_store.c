@@ -275,12 +275,20 @@ static int read_whole(gsvd_tree *t, const char *node, const char *name, char kin
     if (z->ndim != ndim || z->dtype.kind != kind || z->dtype.size != esz ||
         (*rows && z->shape[0] != *rows) || (ndim == 2 && z->shape[1] != cols) ||
         z->shape[0] > ((uint64_t)1 << 40)) {
-        gsvd_log_error("%s: expected a %zu-D %s array of %llu%s%.0llu elements", path, ndim,
+        char want[64];
+        if (ndim == 2)
+            snprintf(want, sizeof want, "%s x %llu", *rows ? "" : "N", (unsigned long long)cols);
+        else
+            snprintf(want, sizeof want, "%s", *rows ? "" : "N");
+        gsvd_log_error("%s: expected a %zu-D %s array of shape (%s%.0llu%s), found %zu-D '%c%zu' "
+                       "of %llu%s%.0llu",
+                       path, ndim,
                        kind == 'b'   ? "bool"
                        : kind == 'i' ? "int64"
                                      : "float64",
-                       (unsigned long long)*rows, ndim == 2 ? " x " : "",
-                       (unsigned long long)(ndim == 2 ? cols : 0));
+                       "", (unsigned long long)*rows, want, z->ndim, z->dtype.kind, z->dtype.size,
+                       (unsigned long long)z->shape[0], z->ndim == 2 ? " x " : "",
+                       (unsigned long long)(z->ndim == 2 ? z->shape[1] : 0));
         rc = GSVD_EFORMAT;
         goto out;
     }

@@ -214,7 +214,7 @@ static int run(struct project_opts *o, const struct gsvd_cli_common *common)
     }
     if (o->k > ref.k) {
         gsvd_log_error("-k %zu: %s holds %zu components", o->k, o->pcs, ref.k);
-        rc = GSVD_EINVAL;
+        rc = GSVD_EINCONSIST;
         goto out;
     }
     if (o->k)
