@@ -3,6 +3,7 @@
 #include "gsvd_config.h"
 #include "analysis/project.h"
 
+#include <cblas.h>
 #include <lapacke.h>
 #include <math.h>
 #include <string.h>
@@ -182,6 +183,13 @@ void gsvd_project_result_free(struct gsvd_project_result *r)
 
 /* ---- the scan ------------------------------------------------------------------------- */
 
+/* Samples per product group (a fixed split, so that the sums do not depend on the thread
+ * count) and reference rows per product. */
+#define GROUP_SAMPLES 256
+#define GROUP_ROWS 256
+/* Integer dosages go through a table: ploidy <= this (gsvd_project_run checks). */
+#define GSVD_MAX_PLOIDY_LUT 127
+
 struct scan_ctx {
     const struct gsvd_pca_model *ref;
     const struct gsvd_project_map *map;
@@ -189,67 +197,91 @@ struct scan_ctx {
     double *scores, *sumsq; /* n x k, n */
     float ploidy;
     int is_float;
-    uint64_t missing;
     uint64_t *missing_t; /* per thread */
+    double *zbuf;        /* per thread: GROUP_ROWS x GROUP_SAMPLES */
+    /* the block at hand: its matched rows */
     const struct gsvd_gblock *blk;
-    const struct gsvd_geno_info *info;
+    size_t n_rows, rows_cap;
+    size_t *row;   /* row in the block */
+    int64_t *rj;   /* reference row */
+    uint8_t *flip; /* dosage flips */
+    double *vb;    /* n_rows x k: the reference loadings of those rows */
     uint64_t blocks_done, n_blocks;
     const struct gsvd_progress *progress;
 };
 
-/* Dosage of call i of row r of the block as float (NaN when missing). */
-static inline float call_value(const struct gsvd_gblock *b, size_t r, size_t i, double *f)
+/* Row r of the block (reference row rj) standardised into z[0 .. i1 - i0): calls i0 .. i1;
+ * integer input through a table of the ploidy + 1 dosages (missing: 0, the reference mean). */
+static void zrow(const struct scan_ctx *c, size_t r, int64_t rj, int flip, size_t i0, size_t i1,
+                 double *z, uint64_t *miss)
 {
+    const struct gsvd_gblock *b = c->blk;
+    float center = (float)c->ref->mean[rj], scale = (float)c->ref->scale[rj];
+    size_t n = b->n_cols, gs = i1 - i0;
+    uint64_t m = 0;
+
     if (b->f64) {
-        *f = b->f64[r * b->n_cols + i];
-        return 0;
+        const double *row = b->f64 + r * n;
+        for (size_t i = 0; i < gs; i++) {
+            double f = row[i0 + i];
+            if (isnan(f)) {
+                m++;
+                z[i] = 0;
+            } else {
+                z[i] = (double)gsvd_std_f64(flip ? (double)c->ploidy - f : f, center, scale, 0.0f);
+            }
+        }
+        *miss += m;
+        return;
+    }
+    double lut[GSVD_MAX_PLOIDY_LUT + 1];
+    size_t np = (size_t)c->ploidy;
+    for (size_t d = 0; d <= np; d++) {
+        float v = (float)d;
+        lut[d] = (double)(((flip ? c->ploidy - v : v) - center) * scale);
     }
     if (b->p2) {
-        unsigned c = gsvd_std_p2_code(b->p2 + r * gsvd_std_p2_row_bytes(b->n_cols), i);
-        return c == 3 ? -1.0f : (float)c;
+        const uint8_t *row = b->p2 + r * gsvd_std_p2_row_bytes(n);
+        for (size_t i = 0; i < gs; i++) {
+            unsigned code = gsvd_std_p2_code(row, i0 + i);
+            m += code == 3;
+            z[i] = code == 3 ? 0.0 : lut[code];
+        }
+    } else {
+        const int8_t *row = b->i8 + r * n;
+        for (size_t i = 0; i < gs; i++) {
+            int d = row[i0 + i];
+            m += d < 0;
+            z[i] = d < 0 ? 0.0 : lut[d];
+        }
     }
-    return (float)b->i8[r * b->n_cols + i];
+    *miss += m;
 }
 
+/* Thread t: sample groups t, t + threads, ...; each group's scores += Z_g' V_b by dgemm over
+ * row slices of GROUP_ROWS, in row order. */
 static int scan_share(void *vctx, size_t t)
 {
     struct scan_ctx *c = vctx;
-    const struct gsvd_gblock *b = c->blk;
-    const struct gsvd_geno_info *info = c->info;
-    size_t i0 = c->n * t / c->threads, i1 = c->n * (t + 1) / c->threads, k = c->k, row = 0;
+    size_t k = c->k, groups = (c->n + GROUP_SAMPLES - 1) / GROUP_SAMPLES;
+    double *z = c->zbuf + t * GROUP_ROWS * GROUP_SAMPLES;
     uint64_t miss = 0;
 
-    for (size_t j = 0; j < info->n_variants; j++) {
-        if (!info->kept[j])
-            continue;
-        size_t r = row++;
-        uint64_t tv = info->first + j;
-        int64_t rj = c->map->ref[tv];
-        if (rj < 0)
-            continue;
-        int flip = c->map->flip[tv];
-        const double *v = c->ref->v + (size_t)rj * k;
-        float center = (float)c->ref->mean[rj], scale = (float)c->ref->scale[rj];
-        for (size_t i = i0; i < i1; i++) {
-            double f = 0;
-            float z, d = call_value(b, r, i, &f);
-            if (c->is_float) {
-                if (isnan(f)) {
-                    miss++;
-                    continue;
-                }
-                z = gsvd_std_f64(flip ? (double)c->ploidy - f : f, center, scale, 0.0f);
-            } else {
-                if (d < 0) {
-                    miss++;
-                    continue;
-                }
-                z = ((flip ? c->ploidy - d : d) - center) * scale;
+    for (size_t gi = t; gi < groups; gi += c->threads) {
+        size_t i0 = gi * GROUP_SAMPLES, i1 = i0 + GROUP_SAMPLES < c->n ? i0 + GROUP_SAMPLES : c->n,
+               gs = i1 - i0;
+        for (size_t a = 0; a < c->n_rows; a += GROUP_ROWS) {
+            size_t rb = c->n_rows - a < GROUP_ROWS ? c->n_rows - a : GROUP_ROWS;
+            for (size_t r = 0; r < rb; r++)
+                zrow(c, c->row[a + r], c->rj[a + r], c->flip[a + r], i0, i1, z + r * gs, &miss);
+            for (size_t i = 0; i < gs; i++) { /* per sample, in row order */
+                double ss = c->sumsq[i0 + i];
+                for (size_t r = 0; r < rb; r++)
+                    ss += z[r * gs + i] * z[r * gs + i];
+                c->sumsq[i0 + i] = ss;
             }
-            double zd = (double)z, *s = c->scores + i * k;
-            for (size_t q = 0; q < k; q++)
-                s[q] += zd * v[q];
-            c->sumsq[i] += zd * zd;
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)k, (int)rb, 1.0, z,
+                        (int)gs, c->vb + a * k, (int)k, 1.0, c->scores + i0 * k, (int)k);
         }
     }
     c->missing_t[t] += miss;
@@ -259,10 +291,41 @@ static int scan_share(void *vctx, size_t t)
 static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
 {
     struct scan_ctx *c = vctx;
+    size_t k = c->k, row = 0;
     int rc = GSVD_OK;
-    if (blk->n_rows > 0) {
+
+    if (blk->n_rows > c->rows_cap) {
+        gsvd_free(c->row);
+        gsvd_free(c->rj);
+        gsvd_free(c->flip);
+        gsvd_free(c->vb);
+        c->rows_cap = blk->n_rows;
+        c->row = gsvd_malloc(c->rows_cap * sizeof *c->row);
+        c->rj = gsvd_malloc(c->rows_cap * sizeof *c->rj);
+        c->flip = gsvd_malloc(c->rows_cap);
+        c->vb = gsvd_malloc(c->rows_cap * k * sizeof *c->vb);
+        if (!c->row || !c->rj || !c->flip || !c->vb) {
+            c->rows_cap = 0;
+            return GSVD_ENOMEM;
+        }
+    }
+    c->n_rows = 0;
+    for (size_t j = 0; j < info->n_variants; j++) {
+        if (!info->kept[j])
+            continue;
+        size_t r = row++;
+        uint64_t tv = info->first + j;
+        int64_t rj = c->map->ref[tv];
+        if (rj < 0)
+            continue;
+        c->row[c->n_rows] = r;
+        c->rj[c->n_rows] = rj;
+        c->flip[c->n_rows] = c->map->flip[tv];
+        memcpy(c->vb + c->n_rows * k, c->ref->v + (size_t)rj * k, k * sizeof *c->vb);
+        c->n_rows++;
+    }
+    if (c->n_rows > 0) {
         c->blk = blk;
-        c->info = info;
         rc = gsvd_parallel(c->threads, scan_share, c);
     }
     c->blocks_done++;
@@ -431,13 +494,17 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
     struct gsvd_project_result *r = NULL;
     struct scan_ctx c = {0};
     size_t n = gsvd_geno_n_samples(g), k = ref->k;
-    int rc = GSVD_OK;
+    int rc = GSVD_OK, saved_threads;
 
     *out = NULL;
     if (gsvd_geno_ploidy(g) != ref->ploidy) {
         gsvd_log_error("%s has ploidy %zu, the reference PCs ploidy %zu (set --ploidy for a "
                        "dosage array)",
                        gsvd_geno_array_name(g), gsvd_geno_ploidy(g), ref->ploidy);
+        return GSVD_EINVAL;
+    }
+    if (ref->ploidy > GSVD_MAX_PLOIDY_LUT) {
+        gsvd_log_error("projection: ploidy %zu above %d", ref->ploidy, GSVD_MAX_PLOIDY_LUT);
         return GSVD_EINVAL;
     }
     if (map->n != gsvd_geno_n_variants(g) || !ref->v) {
@@ -459,8 +526,8 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
     c.n = n;
     c.k = k;
     c.threads = p->n_threads ? p->n_threads : 1;
-    if (c.threads > n)
-        c.threads = n ? n : 1;
+    if (c.threads > (n + GROUP_SAMPLES - 1) / GROUP_SAMPLES) /* one group per thread at most */
+        c.threads = n ? (n + GROUP_SAMPLES - 1) / GROUP_SAMPLES : 1;
     if (c.threads > GSVD_PARALLEL_MAX)
         c.threads = GSVD_PARALLEL_MAX;
     c.ploidy = (float)ref->ploidy;
@@ -470,12 +537,19 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
     r->scores = gsvd_calloc((n ? n : 1) * k, sizeof *r->scores);
     c.sumsq = gsvd_calloc(n ? n : 1, sizeof *c.sumsq);
     c.missing_t = gsvd_calloc(c.threads, sizeof *c.missing_t);
-    if (!r->scores || !c.sumsq || !c.missing_t) {
+    c.zbuf = gsvd_malloc(c.threads * GROUP_ROWS * GROUP_SAMPLES * sizeof *c.zbuf);
+    if (!r->scores || !c.sumsq || !c.missing_t || !c.zbuf) {
         rc = GSVD_ENOMEM;
         goto out;
     }
     c.scores = r->scores;
-    GSVD_TRY(gsvd_geno_scan(g, scan_block, &c));
+    /* single-threaded BLAS: the sample groups are the parallelism */
+    saved_threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    rc = gsvd_geno_scan(g, scan_block, &c);
+    openblas_set_num_threads(saved_threads);
+    if (rc < 0)
+        goto out;
     for (size_t t = 0; t < c.threads; t++)
         r->n_missing_calls += c.missing_t[t];
     if (p->shrinkage == GSVD_SHRINK_AP) {
@@ -493,6 +567,11 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
 out:
     gsvd_free(c.sumsq);
     gsvd_free(c.missing_t);
+    gsvd_free(c.zbuf);
+    gsvd_free(c.row);
+    gsvd_free(c.rj);
+    gsvd_free(c.flip);
+    gsvd_free(c.vb);
     if (rc < 0)
         gsvd_project_result_free(r);
     else

@@ -14,8 +14,10 @@
  *
  * Scores: z = ((float)d - (float)mean_j) * (float)(1 / sigma_j) in float32, exactly as the PCA
  * standardised the reference (analysis/gblock_std.h), a missing call z = 0 (the reference mean:
- * mean imputation), and score_iq = sum_j z_ij V_jq in float64 over matched variants.  For a
- * reference sample with every variant matched this is Z^T V = U S: its own PCA score.
+ * mean imputation), and score_iq = sum_j z_ij V_jq in float64 over matched variants (dgemm on
+ * fixed groups of 256 samples x 256 rows, the groups in row order, so the result does not
+ * depend on the thread count).  For a reference sample with every variant matched this is
+ * Z^T V = U S: its own PCA score.
  *
  * Shrinkage correction (projected scores of samples outside the fit shrink towards 0 when
  * variants outnumber reference samples):
