@@ -129,7 +129,9 @@ def case_self():
     e1, e2 = rel(y, oracle), rel(y, x)
     check(e1 < 1e-12, f"self: project = numpy Z^T V ({e1:.2g} <= 1e-12)")
     check(e2 < 1e-6, f"self: project = pca's own scores ({e2:.2g} <= 1e-6)")
-    tsv = run("project", STORE, "--pcs", path("self.zarr"), "--format", "tsv", "-q").stdout
+    t1 = run("project", STORE, "--pcs", path("self.zarr"), "--format", "tsv", "-q", "-t", "1").stdout
+    tsv = run("project", STORE, "--pcs", path("self.zarr"), "--format", "tsv", "-q", "-t", "3").stdout
+    check(t1 == tsv, "self: -t 1 and -t 3 print the same bytes")
     lines = tsv.strip().split("\n")
     t = np.array([[float(v) for v in l.split("\t")[1:]] for l in lines[1:]])
     check(lines[0].split("\t")[:3] == ["sample_id", "PC1", "PC2"] and np.array_equal(t, y),
