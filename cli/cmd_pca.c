@@ -47,6 +47,7 @@ enum {
     OPT_CACHE_DIR,
     OPT_STOP,
     OPT_FIT_SAMPLES,
+    OPT_GRAM_F64,
 };
 
 struct pca_opts {
@@ -54,6 +55,7 @@ struct pca_opts {
     const char *fit_file;        /* --fit-samples (cli/pca_fit.h) */
     struct gsvd_strlist fit_ids; /* its IDs */
     int want_loadings;           /* --loadings given (--fit-samples computes them anyway) */
+    int gram_f64;                /* --gram-f64 */
     int force;
     struct gsvd_pca_params pca;
     struct gsvd_geno_params geno;
@@ -99,6 +101,8 @@ static void usage(FILE *fp)
           "      --power-iter INT   exactly this many passes (ignores --tol)\n"
           "      --window INT       randomized: basis blocks kept before a restart [8]\n"
           "      --seed INT         test matrix seed [42]\n"
+          "      --gram-f64         exact on the CPU: Gram from float64 products (about 2x\n"
+          "                         slower; scores to float64 rounding, not ~1e-7)\n"
           "",
           fp);
     fputs("Input:\n"
@@ -282,11 +286,15 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
                  gsvd_backend **be)
 {
     struct gsvd_backend_params bp = {.n_threads = common->threads,
-                                     .local_rank = (size_t)gsvd_comm_local_rank(world)};
+                                     .local_rank = (size_t)gsvd_comm_local_rank(world),
+                                     .gram_f64 = o->gram_f64};
     int rc = GSVD_OK;
 
     /* first, so that an unavailable device fails before any data is read */
     GSVD_TRY(gsvd_backend_open(o->device, &bp, be));
+    if (o->gram_f64 && strcmp(gsvd_backend_name(*be), "cpu") != 0)
+        gsvd_log_warn("--gram-f64 applies to the CPU backend only (%s runs its own Gram)",
+                      gsvd_backend_name(*be));
     if (o->samples_file) {
         GSVD_TRY(gsvd_cli_read_ids(o->samples_file, samples));
         o->geno.samples = samples;
@@ -430,6 +438,7 @@ int gsvd_cmd_pca(int argc, char **argv)
         {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
         {"stop", required_argument, NULL, OPT_STOP},
         {"fit-samples", required_argument, NULL, OPT_FIT_SAMPLES},
+        {"gram-f64", no_argument, NULL, OPT_GRAM_F64},
         GSVD_CLI_ZARR_OUT_LONGOPTS,
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
@@ -556,6 +565,9 @@ int gsvd_cmd_pca(int argc, char **argv)
             break;
         case OPT_SAMPLES:
             o.samples_file = optarg;
+            break;
+        case OPT_GRAM_F64:
+            o.gram_f64 = 1;
             break;
         case OPT_FIT_SAMPLES:
             o.fit_file = optarg;

@@ -128,7 +128,14 @@ def case_self():
     oracle = numpy_scores(path("self.zarr"), dosages(STORE))
     e1, e2 = rel(y, oracle), rel(y, x)
     check(e1 < 1e-12, f"self: project = numpy Z^T V ({e1:.2g} <= 1e-12)")
-    check(e2 < 1e-6, f"self: project = pca's own scores ({e2:.2g} <= 1e-6)")
+    check(e2 < 1e-6, f"self: project = pca's own scores, float32 Gram ({e2:.2g} <= 1e-6)")
+    run("pca", STORE, "-k", "10", "--method", "exact", "--gram-f64", "--loadings",
+        "-o", path("self64.zarr"), "-q")
+    run("project", STORE, "--pcs", path("self64.zarr"), "-o", path("self64_proj.zarr"), "-q")
+    y64 = zarr.open(path("self64_proj.zarr"), mode="r")["sample_pca_projection"][:]
+    x64 = zarr.open(path("self64.zarr"), mode="r")["sample_pca_projection"][:]
+    e3 = rel(y64, x64)
+    check(e3 < 1e-9, f"self: project = pca --gram-f64's own scores ({e3:.2g} <= 1e-9)")
     t1 = run("project", STORE, "--pcs", path("self.zarr"), "--format", "tsv", "-q", "-t", "1").stdout
     tsv = run("project", STORE, "--pcs", path("self.zarr"), "--format", "tsv", "-q", "-t", "3").stdout
     check(t1 == tsv, "self: -t 1 and -t 3 print the same bytes")
