@@ -15,7 +15,9 @@ Cases
            (both allele rows, variance-standardize, no-mean-imputation, scoresums): plink2's
            PCk_SUM = sign_k sqrt(M_used) x gensvd's score (allele weights = V sqrt(M) / 2 per
            allele, REF = -ALT); 1e-5 relative to each PC's largest score (plink2 prints 6
-           significant digits; measured 3.3e-6).  Skipped without plink2.
+           significant digits; measured 3.3e-6).  The same with biallelic-var-wts (one row per
+           variant, weights V sqrt(M), scored on the MAJ column): sign sqrt(M_used) x score.
+           Skipped without plink2.
   shrink   hold out CHD, fit on the rest: the held-out centroid's distance (PC1-4) to CHB's
            reference centroid shrinks with --shrinkage-correction ap and oadp (measured 3.23 ->
            0.89 / 0.87); AP factors in (0, 1].
@@ -186,6 +188,21 @@ def case_plink2():
     e = rel(sign * np.sqrt(m) * y, P)
     check(b.attrs["variants_matched"] == m, f"plink2: every one of the {m} fitted variants matched")
     check(e < 1e-5, f"plink2: PC_SUM = sign sqrt(M_used) x gensvd score ({e:.2g} <= 1e-5)")
+    # biallelic-var-wts: one row per variant (weights V sqrt(M)), scored on its MAJ column
+    subprocess.run(pl + ["--keep", path("fit.keep"), "--autosome", "--mac", "1", "--freq",
+                         "--pca", "10", "meanimpute", "biallelic-var-wts", "--out", path("plv")],
+                   check=True, capture_output=True)
+    subprocess.run(pl + ["--keep", path("hold.keep"), "--extract", path("pl.ids"), "--read-freq",
+                         path("plv.afreq"), "--score", path("plv.eigenvec.var"), "2", "3",
+                         "header-read", "no-mean-imputation", "variance-standardize",
+                         "cols=+scoresums", "--score-col-nums", "5-14", "--out", path("plv")],
+                   check=True, capture_output=True)
+    rows = [l.rstrip("\n").split("\t") for l in open(path("plv.sscore")).readlines()]
+    c0 = rows[0].index("PC1_SUM")
+    P = np.array([[float(v) for v in r[c0:c0 + 10]] for r in rows[1:]])
+    sign = np.sign((P * y).sum(axis=0))
+    e = rel(sign * np.sqrt(m) * y, P)
+    check(e < 1e-5, f"plink2: var-wts PC_SUM = sign sqrt(M_used) x gensvd score ({e:.2g})")
 
 
 def case_shrink():
