@@ -54,7 +54,8 @@ struct gsvd_project_counts {
     uint64_t ambiguous;       /* dropped: swapped strand-ambiguous pair (A/T, C/G) */
     uint64_t allele_mismatch; /* dropped: same contig and position, other alleles */
     uint64_t duplicate;       /* dropped: a second target variant for one reference variant */
-    uint64_t not_found;       /* target variants with no reference variant at their position */
+    uint64_t not_found;       /* target variants with no reference variant used in the fit at
+                                 their contig and position */
     uint64_t ref_unmatched;   /* reference variants used in the fit that found no partner */
 };
 
