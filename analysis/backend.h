@@ -20,6 +20,10 @@ struct gsvd_backend_params {
     size_t local_rank; /* distributed runs: this process's rank among those of its node; a
                           device backend takes its (local_rank mod count)-th usable device,
                           so ranks on one node use different GPUs (0: the first) */
+    int gram_f64;      /* CPU: the Gram (pca --method exact) from float64 products (dsyrk)
+                          at every N, not float32 tiles below 24,576 samples: about twice
+                          the time, eigenpairs to float64 rounding.  Device backends ignore it
+                          (the caller warns) */
 };
 
 /* The CPU backend's vtable (opaque here; cli/backend_registry.c lists it). */

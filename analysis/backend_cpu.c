@@ -22,8 +22,10 @@
 #include "common/parallel.h"
 #include "common/xsum.h"
 
-#define GRAM_F32_MAX_N 24576 /* above this the Gram is accumulated with dsyrk, no f32 copy */
-#define GRAM_TILE 256        /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
+#define GRAM_F32_MAX_N                                                                             \
+    24576             /* above this (or with gram_f64) the Gram is accumulated with                \
+                         dsyrk, no f32 copy */
+#define GRAM_TILE 256 /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
 
 /* One pass group's scratch, used by one thread at a time. */
 struct pass_slot {
@@ -41,6 +43,7 @@ struct backend_cpu {
     double *ylo;       /* n x c low parts of the exact sums (when `bounded`) */
     /* exact sums (common/xsum.h): on when the analysis gave a bound (cpu_set_bound) */
     int bounded;
+    int gram_f64; /* gsvd_backend_params.gram_f64 */
     struct gsvd_zbound zb;
     struct gsvd_xgrid *ygrid; /* c: grid of Y's column j */
     struct gsvd_xgrid trgrid; /* grid of the trace */
@@ -123,6 +126,7 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
      * thread counts, and results must not depend on --threads; parallel work is the decoding
      * and our own fixed tiling of the Gram */
     b->n_threads = p && p->n_threads ? p->n_threads : 1;
+    b->gram_f64 = p && p->gram_f64;
     b->saved_threads = openblas_get_num_threads();
     openblas_set_num_threads(1);
     *out = &b->base;
@@ -656,7 +660,7 @@ static int cpu_gram_begin(gsvd_backend *be, size_t n)
         b->tr_hi = b->tr_lo = 0;
         b->tr_over = 0;
     }
-    if (n <= GRAM_F32_MAX_N) {
+    if (n <= GRAM_F32_MAX_N && !b->gram_f64) {
         b->gblk = gsvd_malloc(nn * sizeof *b->gblk);
         if (!b->gblk)
             return GSVD_ENOMEM;

@@ -206,6 +206,7 @@ char *gsvd_cli_command_line(int argc, char **argv);
 int gsvd_cmd_pca(int argc, char **argv);
 int gsvd_cmd_pdist(int argc, char **argv);
 int gsvd_cmd_related(int argc, char **argv);
+int gsvd_cmd_project(int argc, char **argv);
 int gsvd_cmd_plot(int argc, char **argv);
 int gsvd_cmd_info(int argc, char **argv);
 int gsvd_cmd_dump(int argc, char **argv);

@@ -14,8 +14,10 @@
 #include "analysis/genotype.h"
 #include "analysis/ldprune.h"
 #include "analysis/pca.h"
+#include "analysis/pca_store.h"
 #include "cli/cli.h"
 #include "cli/cli_mask.h"
+#include "cli/pca_fit.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -49,10 +51,16 @@ enum {
     OPT_VARIANT_MASK,
     OPT_SAMPLE_MASK,
     OPT_LD_PRUNE,
+    OPT_FIT_SAMPLES,
+    OPT_GRAM_F64,
 };
 
 struct pca_opts {
     const char *input, *array, *output, *format, *plink, *device, *samples_file;
+    const char *fit_file;        /* --fit-samples (cli/pca_fit.h) */
+    struct gsvd_strlist fit_ids; /* its IDs */
+    int want_loadings;           /* --loadings given (--fit-samples computes them anyway) */
+    int gram_f64;                /* --gram-f64 */
     int force;
     struct gsvd_pca_params pca;
     struct gsvd_geno_params geno;
@@ -103,6 +111,8 @@ static void usage(FILE *fp)
           "      --power-iter INT   exactly this many passes (ignores --tol)\n"
           "      --window INT       randomized: basis blocks kept before a restart [8]\n"
           "      --seed INT         test matrix seed [42]\n"
+          "      --gram-f64         exact on the CPU: Gram from float64 products (about 2x\n"
+          "                         slower; scores to float64 rounding, not ~1e-7)\n"
           "",
           fp);
     fputs("Input:\n"
@@ -111,6 +121,8 @@ static void usage(FILE *fp)
           "      --ploidy INT       dosage scale of a 2-D array [2]\n"
           "      --variants A:B     only variants A (inclusive) to B (exclusive)\n"
           "      --samples FILE     only these sample IDs (one per line), in this order\n"
+          "      --fit-samples FILE fit on these samples only, then project every other\n"
+          "                         sample onto their PCs (output: sample_pca_fitted)\n"
           "      --maf X            drop variants with minor allele frequency below X\n"
           "      --max-missing X    drop variants with a missing fraction above X\n"
           "      --variant-mask STORE[/ARRAY]  only variants whose entry is nonzero in this 1-D\n"
@@ -229,127 +241,6 @@ out:
     return rc;
 }
 
-/* A float64 array of `len` values (or len x k) in the output group. */
-static int put_f8(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, size_t ndim, uint64_t rows,
-                  uint64_t cols, const char *d0, const char *d1, const double *data)
-{
-    gsvd_warray *a;
-    double nan = NAN;
-    uint64_t chunk = rows < 100000 ? (rows ? rows : 1) : 100000;
-    struct gsvd_array_spec s = {.path = path,
-                                .ndim = ndim,
-                                .shape = {rows, cols},
-                                .chunks = {chunk, cols},
-                                .dtype = {'f', '<', 8},
-                                .dims = {d0, d1},
-                                .fill = &nan};
-    int rc = gsvd_writer_array(w, &s, &a);
-    for (uint64_t r0 = 0; rc == GSVD_OK && r0 < rows; r0 += chunk)
-        rc = gsvd_warray_write_rows(a, ws, r0, rows - r0 < chunk ? rows - r0 : chunk,
-                                    data + r0 * (ndim == 2 ? cols : 1));
-    return rc;
-}
-
-static int write_zarr(const struct pca_opts *o, const struct gsvd_pca_result *r,
-                      const struct gsvd_strlist *ids, const char *array_name)
-{
-    gsvd_writer *w = NULL;
-    gsvd_codec_ws *ws = NULL;
-    struct gsvd_buf attrs = GSVD_BUF_INIT;
-    double *tmp = NULL;
-    size_t n = r->n, k = r->k;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_codec_ws_new(&ws));
-    struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
-    GSVD_TRY(gsvd_writer_open_params(o->output, o->force, &wp, &w));
-    GSVD_TRY(
-        gsvd_buf_printf(&attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
-    GSVD_TRY(gsvd_json_quote(&attrs, o->command ? o->command : ""));
-    GSVD_TRY(gsvd_buf_puts(&attrs, ",\n    \"input\": "));
-    GSVD_TRY(gsvd_json_quote(&attrs, array_name));
-    GSVD_TRY(gsvd_buf_printf(
-        &attrs,
-        ",\n    \"method\": \"%s\",\n    \"k\": %zu,\n    \"l\": %zu,\n"
-        "    \"iterations\": %zu,\n    \"convergence\": %.17g,\n    \"max_relative_residual\": "
-        "%.17g,\n    \"stop\": \"%s\",\n    \"tol\": %.17g,\n    \"converged\": %s,\n"
-        "    \"seed\": %llu,\n    \"scaler\": \"%s\",\n    \"missing\": \"%s\",\n"
-        "    \"N\": %zu,\n    \"M\": %llu,\n    \"M_used\": %llu,\n"
-        "    \"trace\": %.17g,\n    \"M_variant_mask\": %llu,\n"
-        "    \"singular_value_error_bound\": [",
-        gsvd_pca_method_name(r->method), k, r->l, r->iterations, r->convergence,
-        isfinite(r->max_residual) ? r->max_residual : -1.0,
-        o->pca.stop == GSVD_PCA_STOP_SUBSPACE ? "subspace" : "bound", o->pca.tol,
-        r->converged < 0 ? "null"
-        : r->converged   ? "true"
-                         : "false",
-        (unsigned long long)o->pca.seed, scaler_names[o->geno.scaler],
-        o->geno.missing_error ? "error" : "mean", n, (unsigned long long)r->m_range,
-        (unsigned long long)r->m_used, r->trace, (unsigned long long)r->counts.n_mask));
-    for (size_t q = 0; q < k; q++)
-        GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
-                                 isfinite(r->error_bound[q]) ? r->error_bound[q] : -1.0));
-    GSVD_TRY(gsvd_buf_puts(&attrs, "]\n}"));
-    GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
-    {
-        gsvd_warray *a;
-        struct gsvd_array_spec s = {.path = "sample_id",
-                                    .ndim = 1,
-                                    .shape = {n},
-                                    .chunks = {n < 100000 ? n : 100000},
-                                    .dtype = {'O', '|', sizeof(char *)},
-                                    .dims = {"samples"}};
-        GSVD_TRY(gsvd_writer_array(w, &s, &a));
-        GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)ids->items, n));
-    }
-    tmp = gsvd_malloc((n > r->m_range ? n : (size_t)r->m_range) * k * sizeof *tmp + 8);
-    if (!tmp) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    for (size_t i = 0; i < n * k; i++)
-        tmp[i] = r->u[i] * r->s[i % k];
-    GSVD_TRY(put_f8(w, ws, "sample_pca_projection", 2, n, k, "samples", "components", tmp));
-    for (size_t q = 0; q < k; q++)
-        tmp[q] = r->s[q] * r->s[q] / (double)n;
-    GSVD_TRY(put_f8(w, ws, "sample_pca_explained_variance", 1, k, 0, "components", NULL, tmp));
-    for (size_t q = 0; q < k; q++)
-        tmp[q] = r->s[q] * r->s[q] / r->trace;
-    GSVD_TRY(
-        put_f8(w, ws, "sample_pca_explained_variance_ratio", 1, k, 0, "components", NULL, tmp));
-    GSVD_TRY(put_f8(w, ws, "sample_pca_singular_value", 1, k, 0, "components", NULL, r->s));
-    for (size_t q = 0; q < k; q++)
-        tmp[q] = r->s[q] * r->s[q] / (double)r->m_used;
-    GSVD_TRY(put_f8(w, ws, "sample_pca_eigenvalue", 1, k, 0, "components", NULL, tmp));
-    if (r->v) {
-        uint64_t m = r->m_range;
-        GSVD_TRY(put_f8(w, ws, "sample_pca_component", 2, m, k, "variants", "components", r->v));
-        GSVD_TRY(put_f8(w, ws, "variant_pca_mean", 1, m, 0, "variants", NULL, r->var_mean));
-        for (uint64_t j = 0; j < m; j++)
-            tmp[j] = r->var_scale[j] > 0 ? 1.0 / r->var_scale[j] : NAN;
-        GSVD_TRY(put_f8(w, ws, "variant_pca_scale", 1, m, 0, "variants", NULL, tmp));
-        gsvd_warray *a;
-        uint64_t chunk = m < 100000 ? m : 100000;
-        struct gsvd_array_spec s = {.path = "variant_pca_included",
-                                    .ndim = 1,
-                                    .shape = {m},
-                                    .chunks = {chunk},
-                                    .dtype = {'b', '|', 1},
-                                    .dims = {"variants"}};
-        GSVD_TRY(gsvd_writer_array(w, &s, &a));
-        for (uint64_t r0 = 0; r0 < m; r0 += chunk)
-            GSVD_TRY(gsvd_warray_write_rows(a, ws, r0, m - r0 < chunk ? m - r0 : chunk,
-                                            r->var_included + r0));
-    }
-    GSVD_TRY(gsvd_writer_commit(w));
-out:
-    gsvd_free(tmp);
-    gsvd_buf_free(&attrs);
-    gsvd_writer_close(w);
-    gsvd_codec_ws_free(ws);
-    return rc;
-}
-
 static void report(const struct gsvd_pca_result *r)
 {
     const struct gsvd_geno_counts *c = &r->counts;
@@ -413,14 +304,22 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
                  gsvd_backend **be)
 {
     struct gsvd_backend_params bp = {.n_threads = common->threads,
-                                     .local_rank = (size_t)gsvd_comm_local_rank(world)};
+                                     .local_rank = (size_t)gsvd_comm_local_rank(world),
+                                     .gram_f64 = o->gram_f64};
     int rc = GSVD_OK;
 
     /* first, so that an unavailable device fails before any data is read */
     GSVD_TRY(gsvd_backend_open(o->device, &bp, be));
+    if (o->gram_f64 && strcmp(gsvd_backend_name(*be), "cpu") != 0)
+        gsvd_log_warn("--gram-f64 applies to the CPU backend only (%s runs its own Gram)",
+                      gsvd_backend_name(*be));
     if (o->samples_file) {
         GSVD_TRY(gsvd_cli_read_ids(o->samples_file, samples));
         o->geno.samples = samples;
+    }
+    if (o->fit_file) {
+        GSVD_TRY(gsvd_cli_read_ids(o->fit_file, &o->fit_ids));
+        o->geno.samples = &o->fit_ids;
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, in));
     o->input_format = gsvd_tree_format(in->tree);
@@ -469,8 +368,15 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     gsvd_backend *be = NULL;
     struct gsvd_pca_result *r = NULL;
     struct gsvd_cli_bar bar;
+    struct gsvd_pca_fit_join join = {0};
+    const struct gsvd_pca_result *res;
+    const struct gsvd_strlist *ids;
     int rc;
 
+    if (o->fit_file && world) {
+        gsvd_log_error("--fit-samples runs as one process (not under mpirun)");
+        return GSVD_EINVAL;
+    }
     rc = setup(o, common, world, &in, &samples, &g, &be);
     if (world) /* one rank's bad start (say, a store it cannot reach) stops every rank */
         rc = gsvd_comm_agree(world, rc, NULL);
@@ -480,19 +386,48 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     o->pca.n_threads = common->threads;
     o->pca.comm = world;
     GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
+    res = r;
+    ids = gsvd_geno_sample_ids(g);
+    if (o->fit_file) {
+        GSVD_TRY(gsvd_pca_fit_join(in.tree, in.node, &o->geno, o->samples_file ? &samples : NULL, g,
+                                   r, common->threads, &join));
+        if (!o->want_loadings)
+            join.all.v = NULL;
+        res = &join.all;
+        ids = &join.ids;
+    }
     /* every rank holds the results; rank 0 writes them and tells the others how it went */
     if (gsvd_comm_rank(world) == 0) {
         report(r);
-        if (o->output)
-            rc = write_zarr(o, r, gsvd_geno_sample_ids(g), gsvd_geno_array_name(g));
+        if (o->output) {
+            struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
+            struct gsvd_pca_store_info info = {.command = o->command,
+                                               .input = gsvd_geno_array_name(g),
+                                               .pca = &o->pca,
+                                               .geno = &o->geno,
+                                               .ploidy = gsvd_geno_ploidy(g),
+                                               .var_start = o->geno.var_start};
+            struct gsvd_variant_ids vids = GSVD_VARIANT_IDS_INIT;
+            if (res->v)
+                rc = gsvd_variant_ids_read_present(in.tree, in.node, o->geno.var_start,
+                                                   o->geno.var_start + r->m_range, &vids);
+            info.vids = vids.n ? &vids : NULL;
+            info.fitted = join.fitted;
+            info.n_fitted = join.n_fitted;
+            if (rc == GSVD_OK)
+                rc = gsvd_pca_store_write(o->output, o->force, &wp, &info, res, ids);
+            gsvd_variant_ids_free(&vids);
+        }
         if (rc == GSVD_OK && o->plink)
             rc = write_plink(o->plink, r, gsvd_geno_sample_ids(g));
         if (rc == GSVD_OK && (o->format || (!o->output && !o->plink)))
-            rc = write_tsv(r, gsvd_geno_sample_ids(g));
+            rc = write_tsv(res, ids);
     }
     if (world)
         rc = gsvd_comm_agree(world, rc, NULL);
 out:
+    gsvd_pca_fit_join_free(&join);
+    gsvd_strlist_free(&o->fit_ids);
     gsvd_pca_result_free(r);
     gsvd_backend_destroy(be);
     gsvd_geno_close(g);
@@ -538,6 +473,8 @@ int gsvd_cmd_pca(int argc, char **argv)
         {"variant-mask", required_argument, NULL, OPT_VARIANT_MASK},
         {"sample-mask", required_argument, NULL, OPT_SAMPLE_MASK},
         {"ld-prune", required_argument, NULL, OPT_LD_PRUNE},
+        {"fit-samples", required_argument, NULL, OPT_FIT_SAMPLES},
+        {"gram-f64", no_argument, NULL, OPT_GRAM_F64},
         GSVD_CLI_ZARR_OUT_LONGOPTS,
         GSVD_CLI_COMMON_LONGOPTS,
         {NULL, 0, NULL, 0},
@@ -579,6 +516,7 @@ int gsvd_cmd_pca(int argc, char **argv)
             break;
         case OPT_LOADINGS:
             o.pca.loadings = 1;
+            o.want_loadings = 1;
             break;
         case 'k':
             if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
@@ -666,6 +604,13 @@ int gsvd_cmd_pca(int argc, char **argv)
         case OPT_SAMPLES:
             o.samples_file = optarg;
             break;
+        case OPT_GRAM_F64:
+            o.gram_f64 = 1;
+            break;
+        case OPT_FIT_SAMPLES:
+            o.fit_file = optarg;
+            o.pca.loadings = 1; /* the projection of the others needs them */
+            break;
         case OPT_MAF:
             if (gsvd_cli_parse_double(optarg, 0, 0.5, &o.geno.maf) < 0)
                 return gsvd_cli_usage_error("pca", "invalid --maf '%s' (0..0.5)", optarg);
@@ -718,7 +663,7 @@ int gsvd_cmd_pca(int argc, char **argv)
         return gsvd_cli_usage_error("pca", optind >= argc ? "missing INPUT" : "too many arguments");
     if (o.samples_file && o.sample_mask)
         return gsvd_cli_usage_error("pca", "--samples and --sample-mask cannot be combined");
-    if (o.pca.loadings && !o.output)
+    if (o.want_loadings && !o.output)
         return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
     if (gsvd_cli_zarr_out_check("pca", &o.zout) != 0)
         return GSVD_EXIT_USAGE;

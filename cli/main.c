@@ -36,6 +36,7 @@ static const struct command commands[] = {
     {"pdist", gsvd_cmd_pdist, "pairwise distances between samples"},
     {"ldprune", gsvd_cmd_ldprune, "variants in approximate linkage equilibrium (a mask array)"},
     {"related", gsvd_cmd_related, "a maximal unrelated sample set from KING kinship"},
+    {"project", gsvd_cmd_project, "place samples on principal components saved by pca --loadings"},
     {"plot", gsvd_cmd_plot, "draw a pca or pdist output as SVG (PC scatter plot, heatmap)"},
     {"-- Zarr stores", NULL, NULL},
     {"info", gsvd_cmd_info, "tree of groups and arrays: shape, dtype, chunks, codecs, sizes"},

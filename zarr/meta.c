@@ -988,6 +988,23 @@ int gsvd_meta_get_string(const char *json, size_t n, const char *name, const cha
     return rc;
 }
 
+int gsvd_meta_get_number(const char *json, size_t n, const char *name, const char *where,
+                         double *out)
+{
+    cJSON *root = NULL;
+    const cJSON *v = NULL;
+    int rc = get_member(json, n, name, where, &root, &v);
+
+    if (rc == GSVD_OK) {
+        if (!cJSON_IsNumber(v))
+            rc = GSVD_ENOTFOUND;
+        else
+            *out = v->valuedouble;
+    }
+    cJSON_Delete(root);
+    return rc;
+}
+
 int gsvd_meta_get_string_list(const char *json, size_t n, const char *name, const char *where,
                               struct gsvd_strlist *out)
 {

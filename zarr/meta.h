@@ -91,6 +91,11 @@ GSVD_NODISCARD int gsvd_zmetadata_emit(const struct gsvd_strlist *keys,
 GSVD_NODISCARD int gsvd_meta_get_string(const char *json, size_t n, const char *name,
                                         const char *where, char **out);
 
+/* Value of number member `name` in the JSON object text, or GSVD_ENOTFOUND (not logged) when
+ * absent or not a number; GSVD_EFORMAT (logged) for bad JSON. */
+GSVD_NODISCARD int gsvd_meta_get_number(const char *json, size_t n, const char *name,
+                                        const char *where, double *out);
+
 /* Members of a JSON array of strings, e.g. .zattrs "_ARRAY_DIMENSIONS". */
 GSVD_NODISCARD int gsvd_meta_get_string_list(const char *json, size_t n, const char *name,
                                              const char *where, struct gsvd_strlist *out);

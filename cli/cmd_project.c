@@ -1,0 +1,373 @@
+/* cli/cmd_project.c - `gensvd project`: samples of a store placed on principal components
+ * saved by `gensvd pca --loadings` (analysis/project.h). */
+#include "gsvd_config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/genotype.h"
+#include "analysis/pca_store.h"
+#include "analysis/project.h"
+#include "analysis/variant_ids.h"
+#include "cli/cli.h"
+#include "common/alloc.h"
+#include "common/buf.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/meta.h"
+#include "zarr/store.h"
+
+enum {
+    OPT_PCS = GSVD_OPT_FIRST_COMMAND_OPTION,
+    OPT_SHRINK,
+    OPT_FORMAT,
+    OPT_TRANSPOSE,
+    OPT_PLOIDY,
+    OPT_VARIANTS,
+    OPT_SAMPLES,
+};
+
+struct project_opts {
+    const char *input, *pcs, *output, *format, *samples_file;
+    int force;
+    size_t k; /* 0: all saved components */
+    struct gsvd_geno_params geno;
+    struct gsvd_project_params proj;
+    char *command;
+    struct gsvd_cli_zarr_out zout;
+};
+
+static void usage(FILE *fp)
+{
+    fputs("Usage: gensvd project [options] --pcs PCS INPUT\n"
+          "Place the samples of INPUT (a VCF-Zarr store) on the principal components in PCS\n"
+          "(the output of `gensvd pca --loadings -o PCS`): variants matched by contig, position\n"
+          "and alleles (swapped alleles flip the dosage; strand-ambiguous swaps and other\n"
+          "alleles are dropped), the reference's means and scales applied, missing calls set to\n"
+          "the reference mean; scores on the reference's scale (U S, as pca writes them).\n"
+          "Output (default: TSV of the scores on stdout):\n"
+          "      --pcs PATH         the reference PCs (a pca output with loadings; required)\n"
+          "  -o, --output PATH      write a Zarr group (sample_id, sample_pca_projection, ...)\n"
+          "  -f, --force            replace the output if it exists\n"
+          "      --format tsv       scores to stdout: sample_id, PC1..PCk "
+          "(%.17g)\n" GSVD_CLI_ZARR_OUT_HELP "Method:\n"
+          "  -k, --components INT   the first INT of the saved components [all]\n"
+          "      --shrinkage-correction M  none, ap (adjusted projection: each PC divided by\n"
+          "                         its asymptotic shrinkage factor) or oadp (online\n"
+          "                         augmentation, decomposition and Procrustes) [none]\n"
+          "Input:\n"
+          "  -a, --array PATH       genotype array inside INPUT\n"
+          "      --transpose        the 2-D array is samples x variants\n"
+          "      --ploidy INT       dosage scale of a 2-D array [2]\n"
+          "      --variants A:B     only variants A (inclusive) to B (exclusive) of INPUT\n"
+          "      --samples FILE     only these sample IDs (one per line), in this order\n"
+          "Resources:\n"
+          "  -t, --threads INT      threads [all cores]\n"
+          "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
+          "  -v, --verbose          matching counts and shrinkage factors on stderr\n"
+          "  -q, --quiet            errors only\n"
+          "  -h, --help             print this help and exit\n" GSVD_CLI_REMOTE_HELP
+          "Exit status: 0 success, 1 failure, 2 usage error.\n",
+          fp);
+}
+
+/* Why nothing matched: contig naming or allele order, from the two sides' identities. */
+static void no_match_hint(const struct gsvd_variant_ids *ref, const struct gsvd_variant_ids *tgt,
+                          const struct gsvd_project_counts *c)
+{
+    const char *rc = ref->n ? ref->contig.items[0] : "", *tc = tgt->n ? tgt->contig.items[0] : "";
+    int rchr = strncmp(rc, "chr", 3) == 0, tchr = strncmp(tc, "chr", 3) == 0;
+
+    gsvd_log_error("no variant of INPUT matches a variant of the reference PCs (%llu target "
+                   "variants: %llu at positions the reference lacks, %llu with other alleles, "
+                   "%llu strand-ambiguous swaps; %llu reference variants)",
+                   (unsigned long long)c->target, (unsigned long long)c->not_found,
+                   (unsigned long long)c->allele_mismatch, (unsigned long long)c->ambiguous,
+                   (unsigned long long)c->ref_used);
+    if (rchr != tchr)
+        gsvd_log_error("hint: contigs are named differently: the reference has '%s', INPUT "
+                       "'%s' (chr1 vs 1): rename the contigs of one side (contig_id)",
+                       rc, tc);
+    else if (c->not_found == c->target && c->target && ref->n)
+        gsvd_log_error("hint: no position is shared: contig '%s' in the reference, '%s' in INPUT "
+                       "(same genome build? same contig names?)",
+                       rc, tc);
+    else if (c->allele_mismatch || c->ambiguous)
+        gsvd_log_error("hint: positions are shared but alleles differ: variant_allele must "
+                       "hold REF,ALT on both sides (allele order, strand, multi-allelic "
+                       "records split differently)");
+}
+
+static int write_tsv(const struct gsvd_project_result *r, const struct gsvd_strlist *ids)
+{
+    printf("sample_id");
+    for (size_t q = 0; q < r->k; q++)
+        printf("\tPC%zu", q + 1);
+    putchar('\n');
+    for (size_t i = 0; i < r->n; i++) {
+        fputs(ids->items[i], stdout);
+        for (size_t q = 0; q < r->k; q++)
+            printf("\t%.17g", r->scores[i * r->k + q]);
+        putchar('\n');
+    }
+    return ferror(stdout) ? GSVD_EIO : GSVD_OK;
+}
+
+static int write_zarr(const struct project_opts *o, const struct gsvd_pca_model *ref,
+                      const struct gsvd_project_map *map, const struct gsvd_project_result *r,
+                      const struct gsvd_strlist *ids, int input_format)
+{
+    const struct gsvd_project_counts *c = &map->counts;
+    struct gsvd_buf a = GSVD_BUF_INIT;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_buf_printf(&a, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
+    GSVD_TRY(gsvd_json_quote(&a, o->command ? o->command : ""));
+    GSVD_TRY(gsvd_buf_puts(&a, ",\n    \"pcs\": "));
+    GSVD_TRY(gsvd_json_quote(&a, o->pcs));
+    GSVD_TRY(gsvd_buf_printf(
+        &a,
+        ",\n    \"k\": %zu,\n    \"N\": %zu,\n    \"N_reference\": %zu,\n    \"scaler\": \"%s\",\n"
+        "    \"ploidy\": %zu,\n    \"shrinkage_correction\": \"%s\",\n"
+        "    \"variants_reference\": %llu,\n    \"variants_input\": %llu,\n"
+        "    \"variants_matched\": %llu,\n    \"variants_swapped\": %llu,\n"
+        "    \"variants_ambiguous\": %llu,\n    \"variants_allele_mismatch\": %llu,\n"
+        "    \"variants_duplicate\": %llu,\n    \"variants_not_found\": %llu,\n"
+        "    \"variants_reference_unmatched\": %llu,\n    \"missing_calls\": %llu",
+        r->k, r->n, ref->n, gsvd_pca_scaler_name(ref->scaler), ref->ploidy,
+        gsvd_shrinkage_name(o->proj.shrinkage), (unsigned long long)c->ref_used,
+        (unsigned long long)c->target, (unsigned long long)c->matched,
+        (unsigned long long)c->swapped, (unsigned long long)c->ambiguous,
+        (unsigned long long)c->allele_mismatch, (unsigned long long)c->duplicate,
+        (unsigned long long)c->not_found, (unsigned long long)c->ref_unmatched,
+        (unsigned long long)r->n_missing_calls));
+    if (r->factor) {
+        GSVD_TRY(gsvd_buf_puts(&a, ",\n    \"shrinkage_factor\": ["));
+        for (size_t q = 0; q < r->k; q++)
+            GSVD_TRY(gsvd_buf_printf(&a, "%s%.17g", q ? ", " : "", r->factor[q]));
+        GSVD_TRY(gsvd_buf_puts(&a, "]"));
+    }
+    GSVD_TRY(gsvd_buf_puts(&a, "\n}"));
+    {
+        struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, input_format);
+        GSVD_TRY(gsvd_project_store_write(o->output, o->force, &wp, a.data, r->n, r->k, r->scores,
+                                          ref->s, ref->trace, ids));
+    }
+out:
+    gsvd_buf_free(&a);
+    return rc;
+}
+
+static void report(const struct gsvd_project_counts *c, const struct gsvd_project_result *r)
+{
+    if (r) {
+        gsvd_log_info("%zu samples projected; %llu missing calls set to the reference mean", r->n,
+                      (unsigned long long)r->n_missing_calls);
+        return;
+    }
+    gsvd_log_info("matched %llu of %llu reference variants (%llu with swapped alleles, "
+                  "dosage flipped); input variants %llu: dropped %llu at positions the "
+                  "reference lacks, %llu with other alleles, %llu strand-ambiguous swaps, %llu "
+                  "duplicates",
+                  (unsigned long long)c->matched, (unsigned long long)c->ref_used,
+                  (unsigned long long)c->swapped, (unsigned long long)c->target,
+                  (unsigned long long)c->not_found, (unsigned long long)c->allele_mismatch,
+                  (unsigned long long)c->ambiguous, (unsigned long long)c->duplicate);
+}
+
+/* Keep the first k components of the model. */
+static void truncate_model(struct gsvd_pca_model *m, size_t k)
+{
+    for (uint64_t j = 0; j < m->m; j++)
+        memmove(m->v + j * k, m->v + j * m->k, k * sizeof *m->v);
+    for (size_t i = 0; i < m->n; i++)
+        memmove(m->scores + i * k, m->scores + i * m->k, k * sizeof *m->scores);
+    m->k = k;
+}
+
+static int run(struct project_opts *o, const struct gsvd_cli_common *common)
+{
+    struct gsvd_cli_input pin = {0}, in = {0};
+    struct gsvd_pca_model ref = {0};
+    struct gsvd_strlist samples = GSVD_STRLIST_INIT;
+    struct gsvd_variant_ids tv = GSVD_VARIANT_IDS_INIT;
+    struct gsvd_project_map map = {0};
+    struct gsvd_project_result *r = NULL;
+    struct gsvd_cli_bar bar;
+    gsvd_geno *g = NULL;
+    uint64_t vs, ve;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_cli_open_input(o->pcs, NULL, &pin));
+    GSVD_TRY(gsvd_pca_model_read(pin.tree, pin.node, 1, &ref));
+    if (ref.vids.n != ref.m) {
+        gsvd_log_error("%s: no variant identity (variant_pca_contig, variant_pca_position, "
+                       "variant_pca_alleles): the pca input had no variant_contig, "
+                       "variant_position and variant_allele arrays, so its variants cannot be "
+                       "matched",
+                       o->pcs);
+        rc = GSVD_ENOTFOUND;
+        goto out;
+    }
+    if (o->k > ref.k) {
+        gsvd_log_error("-k %zu: %s holds %zu components", o->k, o->pcs, ref.k);
+        rc = GSVD_EINCONSIST;
+        goto out;
+    }
+    if (o->k)
+        truncate_model(&ref, o->k);
+    if (o->samples_file) {
+        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
+        o->geno.samples = &samples;
+    }
+    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
+    o->geno.n_threads = common->threads;
+    GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
+    if (gsvd_geno_ploidy(g) != ref.ploidy) {
+        gsvd_log_error("%s has ploidy %zu, but the reference PCs in %s were fitted on ploidy "
+                       "%zu%s",
+                       o->input, gsvd_geno_ploidy(g), o->pcs, ref.ploidy,
+                       o->geno.array ? " (--ploidy sets a 2-D dosage array's)" : "");
+        rc = GSVD_EINCONSIST;
+        goto out;
+    }
+    gsvd_geno_range(g, &vs, &ve);
+    GSVD_TRY(gsvd_variant_ids_read(in.tree, in.node, vs, ve, &tv));
+    GSVD_TRY(gsvd_project_match(&ref.vids, ref.included, &tv, &map));
+    if (map.counts.matched == 0) {
+        no_match_hint(&ref.vids, &tv, &map.counts);
+        rc = GSVD_EDEGENERATE;
+        goto out;
+    }
+    report(&map.counts, NULL);
+    o->proj.n_threads = common->threads;
+    o->proj.progress = gsvd_cli_progress(&bar, "project", common->progress);
+    GSVD_TRY(gsvd_project_run(g, &ref, &map, &o->proj, &r));
+    report(&map.counts, r);
+    if (o->output)
+        GSVD_TRY(write_zarr(o, &ref, &map, r, gsvd_geno_sample_ids(g), gsvd_tree_format(in.tree)));
+    if (o->format || !o->output)
+        GSVD_TRY(write_tsv(r, gsvd_geno_sample_ids(g)));
+out:
+    gsvd_project_result_free(r);
+    gsvd_project_map_free(&map);
+    gsvd_variant_ids_free(&tv);
+    gsvd_geno_close(g);
+    gsvd_pca_model_free(&ref);
+    gsvd_cli_close_input(&in);
+    gsvd_cli_close_input(&pin);
+    gsvd_strlist_free(&samples);
+    return rc;
+}
+
+int gsvd_cmd_project(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"pcs", required_argument, NULL, OPT_PCS},
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'f'},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"components", required_argument, NULL, 'k'},
+        {"shrinkage-correction", required_argument, NULL, OPT_SHRINK},
+        {"array", required_argument, NULL, 'a'},
+        {"transpose", no_argument, NULL, OPT_TRANSPOSE},
+        {"ploidy", required_argument, NULL, OPT_PLOIDY},
+        {"variants", required_argument, NULL, OPT_VARIANTS},
+        {"samples", required_argument, NULL, OPT_SAMPLES},
+        {"threads", required_argument, NULL, 't'},
+        GSVD_CLI_ZARR_OUT_LONGOPTS,
+        GSVD_CLI_COMMON_LONGOPTS,
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const shrink_names[] = {"none", "ap", "oadp", NULL};
+    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
+    struct project_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT};
+    uint64_t v;
+    int c, rc;
+
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:fk:a:t:vqh", longopts, NULL)) != -1) {
+        int r = gsvd_cli_common_option("project", c, optarg, &common);
+        if (r == 0)
+            r = gsvd_cli_zarr_out_option("project", c, optarg, &o.zout);
+        if (r == GSVD_EXIT_USAGE)
+            return r;
+        if (r == 1)
+            continue;
+        switch (c) {
+        case OPT_PCS:
+            if (!*optarg)
+                return gsvd_cli_usage_error("project", "empty --pcs");
+            o.pcs = optarg;
+            break;
+        case 'o':
+            o.output = optarg;
+            break;
+        case 'f':
+            o.force = 1;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "tsv") != 0)
+                return gsvd_cli_usage_error("project", "invalid --format '%s' (tsv)", optarg);
+            o.format = optarg;
+            break;
+        case 'k':
+            if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
+                return gsvd_cli_usage_error("project", "invalid --components '%s'", optarg);
+            o.k = (size_t)v;
+            break;
+        case OPT_SHRINK: {
+            int i = gsvd_cli_parse_choice(optarg, shrink_names);
+            if (i < 0)
+                return gsvd_cli_usage_error(
+                    "project", "invalid --shrinkage-correction '%s' (none, ap, oadp)", optarg);
+            o.proj.shrinkage = (enum gsvd_shrinkage)i;
+            break;
+        }
+        case 'a':
+            o.geno.array = optarg;
+            break;
+        case OPT_TRANSPOSE:
+            o.geno.transpose = 1;
+            break;
+        case OPT_PLOIDY:
+            if (gsvd_cli_parse_uint(optarg, 1, 100, 0, &v) < 0)
+                return gsvd_cli_usage_error("project", "invalid --ploidy '%s'", optarg);
+            o.geno.ploidy = (size_t)v;
+            break;
+        case OPT_VARIANTS:
+            if (gsvd_cli_parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
+                return gsvd_cli_usage_error("project", "invalid --variants '%s' (START:STOP)",
+                                            optarg);
+            break;
+        case OPT_SAMPLES:
+            o.samples_file = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return GSVD_EXIT_OK;
+        default:
+            return gsvd_cli_usage_error("project", "invalid option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return gsvd_cli_usage_error("project",
+                                    optind >= argc ? "missing INPUT" : "too many arguments");
+    if (!o.pcs)
+        return gsvd_cli_usage_error("project", "missing --pcs (the output of pca --loadings)");
+    if (gsvd_cli_zarr_out_check("project", &o.zout) != 0)
+        return GSVD_EXIT_USAGE;
+    o.input = argv[optind];
+    /* raw dosages: no centring, no filter, no cache (the reference's statistics apply) */
+    o.geno.scaler = GSVD_SCALER_NONE;
+    o.geno.cache_bytes = 0;
+    gsvd_cli_common_apply(&common);
+    o.command = gsvd_cli_command_line(argc, argv);
+    rc = run(&o, &common);
+    gsvd_free(o.command);
+    return gsvd_cli_exit_code(rc);
+}

@@ -1,0 +1,137 @@
+/* cli/pca_fit.c - `pca --fit-samples`: project the samples outside the fit (pca_fit.h). */
+#include "gsvd_config.h"
+#include "cli/pca_fit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pca_store.h"
+#include "analysis/project.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+
+void gsvd_pca_fit_join_free(struct gsvd_pca_fit_join *j)
+{
+    if (!j)
+        return;
+    gsvd_free(j->all.u);
+    gsvd_strlist_free(&j->ids);
+    gsvd_free(j->fitted);
+    memset(j, 0, sizeof *j);
+}
+
+struct id_row {
+    const char *id;
+    size_t row;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+    return strcmp(((const struct id_row *)a)->id, ((const struct id_row *)b)->id);
+}
+
+int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_params *fitp,
+                      const struct gsvd_strlist *universe, gsvd_geno *gfit,
+                      const struct gsvd_pca_result *r, size_t threads,
+                      struct gsvd_pca_fit_join *out)
+{
+    struct gsvd_geno_params gp = *fitp;
+    struct gsvd_strlist rest = GSVD_STRLIST_INIT;
+    const struct gsvd_strlist *fit = gsvd_geno_sample_ids(gfit);
+    struct gsvd_project_map map = {0};
+    struct gsvd_project_result *pr = NULL;
+    struct gsvd_project_params pp = {.n_threads = threads};
+    gsvd_geno *gall = NULL, *grest = NULL;
+    struct id_row *sorted = NULL;
+    size_t n, k = r->k, nf = r->n, ir = 0;
+    int rc = GSVD_OK;
+
+    memset(out, 0, sizeof *out);
+    if (!universe) { /* every sample of the store, in its order */
+        gp.samples = NULL;
+        gp.cache_bytes = 0;
+        GSVD_TRY(gsvd_geno_open(t, node, &gp, &gall));
+        universe = gsvd_geno_sample_ids(gall);
+    }
+    n = universe->n;
+    if (!(sorted = gsvd_malloc((nf ? nf : 1) * sizeof *sorted)) ||
+        !(out->fitted = gsvd_calloc(n ? n : 1, 1))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < nf; i++)
+        sorted[i] = (struct id_row){fit->items[i], i};
+    qsort(sorted, nf, sizeof *sorted, cmp_id);
+    for (size_t i = 0; i < n; i++) {
+        const char *id = universe->items[i];
+        struct id_row key = {id, 0};
+        out->fitted[i] = bsearch(&key, sorted, nf, sizeof *sorted, cmp_id) != NULL;
+        out->n_fitted += out->fitted[i];
+        GSVD_TRY(gsvd_strlist_push(&out->ids, id));
+        if (!out->fitted[i])
+            GSVD_TRY(gsvd_strlist_push(&rest, id));
+    }
+    if (out->n_fitted != nf) {
+        gsvd_log_error("--fit-samples: %zu of the %zu fit samples are not in the sample set "
+                       "(--samples, or the store's)",
+                       nf - out->n_fitted, nf);
+        rc = GSVD_EINCONSIST;
+        goto out;
+    }
+    out->all = *r;
+    out->all.n = n;
+    out->all.u = gsvd_malloc((n ? n : 1) * k * sizeof *out->all.u);
+    if (!out->all.u) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    if (rest.n) {
+        struct gsvd_pca_model ref = {.k = k,
+                                     .n = nf,
+                                     .m = r->m_range,
+                                     .ploidy = gsvd_geno_ploidy(gfit),
+                                     .scaler = fitp->scaler,
+                                     .trace = r->trace,
+                                     .m_used = r->m_used,
+                                     .s = r->s,
+                                     .v = r->v,
+                                     .mean = r->var_mean,
+                                     .scale = r->var_scale,
+                                     .included = r->var_included};
+        gp = *fitp;
+        gp.samples = &rest;
+        gp.scaler = GSVD_SCALER_NONE;
+        gp.maf = 0;
+        gp.max_missing = 1;
+        gp.missing_error = 0;
+        gp.cache_bytes = 0;
+        GSVD_TRY(gsvd_geno_open(t, node, &gp, &grest));
+        GSVD_TRY(gsvd_project_map_identity(r->m_range, r->var_included, &map));
+        GSVD_TRY(gsvd_project_run(grest, &ref, &map, &pp, &pr));
+        gsvd_log_info("--fit-samples: %zu samples fitted, %zu projected onto their PCs", nf,
+                      rest.n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        double *dst = out->all.u + i * k;
+        if (out->fitted[i]) {
+            struct id_row key = {universe->items[i], 0};
+            const struct id_row *hit = bsearch(&key, sorted, nf, sizeof *sorted, cmp_id);
+            memcpy(dst, r->u + hit->row * k, k * sizeof *dst);
+        } else {
+            for (size_t q = 0; q < k; q++)
+                dst[q] = pr->scores[ir * k + q] / r->s[q];
+            ir++;
+        }
+    }
+out:
+    if (rc < 0)
+        gsvd_pca_fit_join_free(out);
+    gsvd_project_result_free(pr);
+    gsvd_project_map_free(&map);
+    gsvd_geno_close(grest);
+    gsvd_geno_close(gall);
+    gsvd_strlist_free(&rest);
+    gsvd_free(sorted);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* cli/pca_fit.h - `pca --fit-samples`: after the fit on a subset, the other samples are
+ * projected onto its PCs (analysis/project.h, identity variant map: same store, same range)
+ * and the two sets' scores are joined into one result in the order of the whole sample set.
+ * Thread safety: calls share no state. */
+#ifndef GSVD_CLI_PCA_FIT_H
+#define GSVD_CLI_PCA_FIT_H
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis/genotype.h"
+#include "analysis/pca.h"
+#include "common/buf.h"
+#include "zarr/tree.h"
+
+struct gsvd_pca_fit_join {
+    struct gsvd_pca_result all; /* r with n = every sample and u = the joined U (projected rows:
+                                   score / s); other pointers borrowed from r */
+    struct gsvd_strlist ids;    /* every sample's ID, in the set's order; owned */
+    uint8_t *fitted;            /* per sample: 1 fitted, 0 projected; owned */
+    size_t n_fitted;
+};
+
+/* The samples of `universe` (the --samples list, or NULL: every sample of the store at node)
+ * outside the fit set (gsvd_geno_sample_ids(gfit)), projected onto r (computed with
+ * loadings) with the genotype parameters of the fit (`fitp`: array, range, ploidy).  Every fit
+ * sample must belong to the universe.  Caller frees *out with gsvd_pca_fit_join_free.
+ * GSVD_EINCONSIST (logged: a fit sample outside the set), read errors.  No sample left to
+ * project is not an error (every row is then a fitted one). */
+GSVD_NODISCARD int gsvd_pca_fit_join(gsvd_tree *t, const char *node,
+                                     const struct gsvd_geno_params *fitp,
+                                     const struct gsvd_strlist *universe, gsvd_geno *gfit,
+                                     const struct gsvd_pca_result *r, size_t threads,
+                                     struct gsvd_pca_fit_join *out);
+void gsvd_pca_fit_join_free(struct gsvd_pca_fit_join *j); /* accepts a zeroed struct */
+
+#endif /* GSVD_CLI_PCA_FIT_H */

@@ -1,0 +1,1 @@
+"$GENSVD" project --pcs pcs.zarr --shrinkage-correction mean "$TESTDATA/realdata/hapmap3.vcz"

@@ -1,0 +1,1 @@
+"$GENSVD" project "$TESTDATA/realdata/hapmap3.vcz"

@@ -1,0 +1,1 @@
+"$GENSVD" project --pcs "$TESTDATA/realdata/hapmap3.vcz" "$TESTDATA/realdata/hapmap3.vcz"
