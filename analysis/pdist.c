@@ -50,43 +50,6 @@ const char *gsvd_pdist_missing_name(enum gsvd_pdist_missing m)
 
 /* ---- the engine ---------------------------------------------------------------------------- */
 
-int gsvd_pd_band_acc(void **buf, size_t *cap, size_t n_rows, size_t n_cols, size_t per_pair,
-                     size_t elem)
-{
-    size_t cells;
-    if (gsvd_mul_size(n_rows, n_cols, &cells) < 0 || gsvd_mul_size(cells, per_pair, &cells) < 0 ||
-        cells > SIZE_MAX / elem)
-        return GSVD_ENOMEM;
-    if (cells > *cap || !*buf) {
-        gsvd_free(*buf);
-        *buf = gsvd_alloc_large((cells ? cells : 1) * elem);
-        *cap = *buf ? cells : 0;
-        if (!*buf)
-            return GSVD_ENOMEM;
-    }
-    memset(*buf, 0, cells * elem);
-    return GSVD_OK;
-}
-
-int gsvd_pd_stripe_f64(const struct pd_stripe *s, size_t n, int item_major, double **buf,
-                       size_t *cap)
-{
-    size_t nf = s->n_feat, cells;
-    if (gsvd_mul_size(n, nf, &cells) < 0)
-        return GSVD_ENOMEM;
-    if (cells > *cap) {
-        double *b = gsvd_realloc(*buf, cells * sizeof *b);
-        if (!b)
-            return GSVD_ENOMEM;
-        *buf = b;
-        *cap = cells;
-    }
-    for (size_t f = 0; f < nf; f++)
-        for (size_t i = 0; i < n; i++)
-            (*buf)[item_major ? i * nf + f : f * n + i] = pd_value(s, i, f);
-    return GSVD_OK;
-}
-
 struct pd_run;
 
 /* Where the features come from: one call of `pass` feeds every stripe to pd_feed. */
@@ -276,10 +239,10 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     }
     /* the bit planes of the whole input, if a later band can replay them instead of reading
      * the input again and they leave at least half of the budget to the bands */
-    if (r->kops->replay &&
+    if (r->kops->replay && r->kops->replay_bytes &&
         (shared || (double)n * (double)n * (double)per_pair > (double)avail ||
          (double)n * (double)n * (double)r->kops->pair_bytes > (double)dev_avail)) {
-        uint64_t planes = gsvd_pd_bitplane_cache_bytes(n, features_hint, r->env.stripe_bytes);
+        uint64_t planes = r->kops->replay_bytes(n, features_hint, r->env.stripe_bytes);
         if (avail == UINT64_MAX || planes <= avail / 2)
             cache = planes;
     }

@@ -1028,7 +1028,8 @@ static void bp_report(void *st, struct gsvd_pdist_summary *sum)
         .name = "bitplane", .pair_bytes = (counts) * sizeof(uint32_t),                             \
         .fixed_bytes = bp_fixed_bytes, .device = (dev), .counts_called = 1, .create = bp_create,   \
         .destroy = bp_destroy, .band_begin = bp_band_begin, .add = bp_add,                         \
-        .band_end = bp_band_end, .replay = bp_replay, .pair_sums = bp_pair_sums,                   \
+        .band_end = bp_band_end, .replay = bp_replay,                                              \
+        .replay_bytes = gsvd_pd_bitplane_cache_bytes, .pair_sums = bp_pair_sums,                   \
         .report = bp_report                                                                        \
     }
 

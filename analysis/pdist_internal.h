@@ -72,11 +72,16 @@ struct pd_kernel_ops {
     /* Replay the band from features kept in memory during the first pass; 1 if it did, 0 if
      * the kernel keeps nothing (the engine then scans again).  May be NULL. */
     int (*replay)(void *st, size_t row0, size_t n_rows);
+    /* With replay: the bytes the kept features of n items x m features take (the engine plans
+     * them into the memory budget, pd_env.cache_bytes).  May be NULL: nothing is kept. */
+    uint64_t (*replay_bytes)(size_t n, uint64_t m, uint64_t stripe_bytes);
     /* Sums of band pair (r, c) (band-relative, c > r). */
     void (*pair_sums)(void *st, size_t r, size_t c, struct gsvd_pd_sums *out);
     /* Add the kernel's own figures to the run's summary.  May be NULL. */
     void (*report)(void *st, struct gsvd_pdist_summary *sum);
 };
+
+/* Helpers for the kernels (pdist_band.c). */
 
 /* Zeroed accumulators of a band: n_rows x n_cols pairs x per_pair elements of `elem` bytes in
  * *buf, grown (contents dropped) when *cap elements are too few.  GSVD_ENOMEM on overflow or
