@@ -87,7 +87,7 @@ GSVD_NODISCARD int gsvd_backend_gram_end_parts(gsvd_backend *be, double *g_hi, d
                                                double *tr);
 
 /* ---- pdist accumulators on a device ------------------------------------------------------------
- * The pdist kernels (analysis/pdist_*.c) prepare features on the host (bit planes, float64
+ * The pdist kernels (analysis/pdist/pdist_*.c) prepare features on the host (bit planes, float64
  * pieces) and may hand the per-pair accumulation of a band to a backend that offers it (the
  * CUDA backend; the CPU backend does not: pdist then counts on the host).  One band at a time:
  * pd_begin zeroes the device accumulators of pairs (row0 + r, row0 + c), r < nb, c < nc,
@@ -96,13 +96,13 @@ GSVD_NODISCARD int gsvd_backend_gram_end_parts(gsvd_backend *be, double *g_hi, d
  * host array, in the layout the host kernels use (pair (r, c) at (r * nc + c) * per_pair),
  * every element written (0 where c <= r).
  *  - GSVD_PD_DEV_COUNTS: planes of items row0 .. row0 + nc - 1, n_items x 3 x W words
- *    (called, >= 1, >= 2; analysis/pdist_bitplane.c), the first nw words of each plane valid;
+ *    (called, >= 1, >= 2; analysis/pdist/pdist_bitplane.c), the first nw words of each plane valid;
  *    3 uint32 per pair: n, one, two as pdist_bitplane.c counts them (l1: n, one + 2 two, 0);
  *    with `king` the third plane is P = [g == 1] and there are GSVD_PD_N_KING (5) uint32 per
- *    pair: n, het-het, IBS0, |Px & Cy|, |Py & Cx| (analysis/pdist_metric.h).
+ *    pair: n, het-het, IBS0, |Px & Cy|, |Py & Cx| (analysis/pdist/pdist_metric.h).
  *  - GSVD_PD_DEV_SUMS: float64 pieces of nf features, feature-major (feature f of item
  *    row0 + i at f * nc + i, NaN missing); GSVD_PD_N_SUMS float64 per pair, continued in
- *    feature order by gsvd_pd_sums_add (analysis/pdist_metric.h), as the host does.
+ *    feature order by gsvd_pd_sums_add (analysis/pdist/pdist_metric.h), as the host does.
  * Integer counts are identical to the host's; float64 sums too, except minkowski's pow. */
 enum gsvd_pd_dev_kind { GSVD_PD_DEV_COUNTS = 1, GSVD_PD_DEV_SUMS };
 

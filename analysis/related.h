@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/genotype.h"
-#include "analysis/pdist.h"
+#include "analysis/pdist/pdist.h"
 GSVD_EXTERN_C_BEGIN
 
 struct gsvd_related_params {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/genotype.h"
-#include "analysis/pdist.h"
+#include "analysis/pdist/pdist.h"
 #include "cli/cli.h"
 #include "cli/cli_mask.h"
 #include "common/alloc.h"

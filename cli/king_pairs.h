@@ -7,7 +7,7 @@
 #ifndef GSVD_CLI_KING_PAIRS_H
 #define GSVD_CLI_KING_PAIRS_H
 #include <stdint.h>
-#include "analysis/pdist.h"
+#include "analysis/pdist/pdist.h"
 #include "common/buf.h"
 #include "zarr/writer.h"
 

@@ -6,7 +6,7 @@
 #ifndef GSVD_CLI_PDIST_OUT_H
 #define GSVD_CLI_PDIST_OUT_H
 #include <stdint.h>
-#include "analysis/pdist.h"
+#include "analysis/pdist/pdist.h"
 #include "common/buf.h"
 #include "zarr/writer.h"
 

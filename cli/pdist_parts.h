@@ -1,6 +1,6 @@
 /* cli/pdist_parts.h - `pdist --part I/N` and `--finalize`: the pair matrix of a job array
  * (Slurm array tasks, cloud batch tasks) without MPI.  Part I computes the bands the engine
- * gives part I of N (analysis/pdist.h, the same sharing as MPI ranks) and writes them as the
+ * gives part I of N (analysis/pdist/pdist.h, the same sharing as MPI ranks) and writes them as the
  * Zarr group OUT.gensvd-parts/part-I-of-N.zarr (square layout, local or shared filesystem);
  * `--finalize OUT` checks that all N parts are there and agree, gathers their chunks and moves
  * the whole output to OUT.  The result is byte for byte the one-process output (the recorded

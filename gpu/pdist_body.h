@@ -8,9 +8,9 @@
  * the host kernels' layout (analysis/backend.h, "pdist accumulators on a device"):
  *  - counts: bit planes (called C, A = [g >= 1], B = [g >= 2]) of the band's items, nc x 3 x W
  *    words; with K = Cx & Cy, a = (Ax ^ Ay) & K, b = (Bx ^ By) & K: n = |K|, one = |a ^ b|,
- *    two = |a & b| (l1: n, |a| + |b|, 0): the integers analysis/pdist_bitplane.c counts.
+ *    two = |a & b| (l1: n, |a| + |b|, 0): the integers analysis/pdist/pdist_bitplane.c counts.
  *    king: planes C, A, P = [g == 1]: n = |K|, het-het |Px & Py|, IBS0 |(Ax ^ Ay) & K &
- *    ~(Px | Py)|, |Px & Cy|, |Py & Cx| (GSVD_PD_N_KING counts, analysis/pdist_metric.h).
+ *    ~(Px | Py)|, |Px & Cy|, |Py & Cx| (GSVD_PD_N_KING counts, analysis/pdist/pdist_metric.h).
  *    A block owns a TILE x TILE tile of pairs; its 256 threads (x = column, y = row group)
  *    load CH words of each plane of the tile's rows and columns into shared memory, wait, and
  *    each thread counts its RPT rows against its column from there.  Counts of a launch stay
@@ -18,14 +18,14 @@
  *    thread, so no atomics.
  *  - sums: float64 features, feature-major (feature f of item i at f * nc + i), one thread per
  *    pair (consecutive columns in a warp read consecutive addresses), continued with the host's
- *    gsvd_pd_sums_load / _add / _store (analysis/pdist_metric.h) in feature order.
+ *    gsvd_pd_sums_load / _add / _store (analysis/pdist/pdist_metric.h) in feature order.
  * No CUDA type appears here; the file compiles as C11 and as CUDA C++.
  * Thread safety: pure functions of their arguments, except the documented output writes. */
 #ifndef GSVD_GPU_PDIST_BODY_H
 #define GSVD_GPU_PDIST_BODY_H
 #include <stddef.h>
 #include <stdint.h>
-#include "analysis/pdist_metric.h"
+#include "analysis/pdist/pdist_metric.h"
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 

@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "analysis/pdist_metric.h"
+#include "analysis/pdist/pdist_metric.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

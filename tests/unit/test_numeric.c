@@ -28,7 +28,7 @@
 #include "analysis/gblock_std.h"
 #include "analysis/genotype.h"
 #include "analysis/pca.h"
-#include "analysis/pdist.h"
+#include "analysis/pdist/pdist.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"

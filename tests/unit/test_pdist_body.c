@@ -7,7 +7,7 @@
  *    diagonal or outside the band;
  *  - float64 sums of every metric equal the naive per-feature formulas, and bit for bit the
  *    host's gsvd_pd_sums_add loop, and do not depend on how the features are split;
- *  - the engine's device path (analysis/pdist.c with params.device) through a backend whose
+ *  - the engine's device path (analysis/pdist/pdist.c with params.device) through a backend whose
  *    pd_* ops run these bodies serially ("the serial device"): distances and site counts are
  *    byte-identical to the host kernels' for the bit-plane and the generic kernel, with the
  *    device's memory forcing several bands, with the kept bit planes replayed, and under
@@ -23,7 +23,7 @@
 
 #include "analysis/backend.h"
 #include "analysis/backend_internal.h"
-#include "analysis/pdist.h"
+#include "analysis/pdist/pdist.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/rng.h"
@@ -157,7 +157,7 @@ static double fval(size_t i, size_t f)
 }
 
 /* Naive sums of pair (i, j) over features [f0, f1) for metric m (the definitions of
- * analysis/pdist_metric.h written out again). */
+ * analysis/pdist/pdist_metric.h written out again). */
 static void naive_sums(enum gsvd_pdist_metric m, double p, size_t i, size_t j, size_t f1,
                        double s[GSVD_PD_N_SUMS])
 {

@@ -1,6 +1,6 @@
-/* analysis/pdist_bitplane.c - the bit-plane kernel: genotypes in {0, 1, 2} (or missing) become
- * three bit planes per item, 64 features per word: C = called, A = [g >= 1] and a third plane,
- * B = [g >= 2] for the metrics that only need sum |u - v| (cityblock, ibs) and for a device,
+/* analysis/pdist/pdist_bitplane.c - the bit-plane kernel: genotypes in {0, 1, 2} (or missing)
+ * become three bit planes per item, 64 features per word: C = called, A = [g >= 1] and a third
+ * plane, B = [g >= 2] for the metrics that only need sum |u - v| (cityblock, ibs) and for a device,
  * P = [g == 1] for the others on the host and for king/ibs0 everywhere (five KING counts per
  * pair: n, het-het, IBS0, |Px & Cy|, |Py & Cx|, gsvd_pd_king_to_sums).  A pair's counts (n, one,
  * two; see pdist_metric.h) are popcounts of ANDs and XORs of its planes: with K = Cx & Cy and a =
@@ -33,7 +33,7 @@
 #define PD_X86 0
 #endif
 
-#include "analysis/pdist_internal.h"
+#include "analysis/pdist/pdist_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

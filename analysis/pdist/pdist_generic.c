@@ -1,5 +1,5 @@
-/* analysis/pdist_generic.c - the generic kernel: any metric on any values.  Each stripe is made
- * item-major (n x features, NaN missing) and every pair of the band adds its sums over the
+/* analysis/pdist/pdist_generic.c - the generic kernel: any metric on any values.  Each stripe is
+ * made item-major (n x features, NaN missing) and every pair of the band adds its sums over the
  * features called in both, in feature order.  Rows of the band are dealt to threads round
  * robin; each pair belongs to one thread and continues its sums feature by feature, so they
  * depend neither on the thread count nor on how the features arrive (stripes, pieces).
@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analysis/pdist_internal.h"
+#include "analysis/pdist/pdist_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

@@ -1,16 +1,16 @@
-/* analysis/pdist.c - the pdist engine: picks a kernel, plans bands of rows under the memory
+/* analysis/pdist/pdist.c - the pdist engine: picks a kernel, plans bands of rows under the memory
  * cap, drives one pass over the data per band (or a replay of the kept bit planes), turns each
  * pair's sums into a distance and hands finished bands to the sink.  A kernel that cannot take
  * the data hands over to the next one during the first pass, before any band was emitted. */
 #include "gsvd_config.h"
-#include "analysis/pdist.h"
+#include "analysis/pdist/pdist.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/pdist_internal.h"
+#include "analysis/pdist/pdist_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

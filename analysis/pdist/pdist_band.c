@@ -1,13 +1,13 @@
-/* analysis/pdist_band.c - helpers every pdist kernel uses (pdist_internal.h): band accumulators
- * and stripes as float64.  Apart from the engine (pdist.c), which names the kernels, so that the
- * kernels depend on this file and not on the engine. */
+/* analysis/pdist/pdist_band.c - helpers every pdist kernel uses (pdist_internal.h): band
+ * accumulators and stripes as float64.  Apart from the engine (pdist.c), which names the kernels,
+ * so that the kernels depend on this file and not on the engine. */
 #include "gsvd_config.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "analysis/pdist_internal.h"
+#include "analysis/pdist/pdist_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

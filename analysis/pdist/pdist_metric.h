@@ -1,5 +1,5 @@
-/* analysis/pdist_metric.h - per-pair statistics and the distance computed from them, shared by
- * every pdist kernel (and written for nvcc too: GSVD_HD functions, no libc beyond math.h).
+/* analysis/pdist/pdist_metric.h - per-pair statistics and the distance computed from them, shared
+ * by every pdist kernel (and written for nvcc too: GSVD_HD functions, no libc beyond math.h).
  *
  * A kernel reduces a pair (u, v) over the features called in both to `struct gsvd_pd_sums`;
  * gsvd_pd_finish turns the sums into the metric's value.  The bit-plane kernel produces three
@@ -12,7 +12,7 @@
 #define GSVD_ANALYSIS_PDIST_METRIC_H
 #include <math.h>
 #include <stdint.h>
-#include "analysis/pdist.h"
+#include "analysis/pdist/pdist.h"
 GSVD_EXTERN_C_BEGIN
 
 /* Sums over the jointly called features: n, and a..e by metric:

@@ -1,9 +1,8 @@
-/* analysis/pdist.h - pairwise distances between the items (samples, or variants) of a genotype
- * or numeric matrix.
- * Metrics follow scipy.spatial.distance definitions; `ibs` is PLINK 1.9's 1 - IBS.  Missing
- * data: GSVD_PDIST_PAIRWISE uses, for each pair, the features called in both (NaN when there are
- * none); GSVD_PDIST_SCALE also rescales the additive metrics by M / n_ij (PLINK flat-missing);
- * GSVD_PDIST_ERROR fails on the first missing call.
+/* analysis/pdist/pdist.h - pairwise distances between the items (samples, or variants) of a
+ * genotype or numeric matrix. Metrics follow scipy.spatial.distance definitions; `ibs` is
+ * PLINK 1.9's 1 - IBS.  Missing data: GSVD_PDIST_PAIRWISE uses, for each pair, the features called
+ * in both (NaN when there are none); GSVD_PDIST_SCALE also rescales the additive metrics by M /
+ * n_ij (PLINK flat-missing); GSVD_PDIST_ERROR fails on the first missing call.
  *
  * Kernels: genotypes (0..2, missing) go through bit planes and popcounts (exact integer counts);
  * euclidean / sqeuclidean / cosine / correlation on complete data through a Gram matrix (dgemm,

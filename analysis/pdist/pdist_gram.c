@@ -1,4 +1,4 @@
-/* analysis/pdist_gram.c - the Gram kernel for complete data: G = X X^T over the band (dgemm,
+/* analysis/pdist/pdist_gram.c - the Gram kernel for complete data: G = X X^T over the band (dgemm,
  * float64, upper-triangle tiles only), with each item's sum and sum of squares, gives
  * euclidean / sqeuclidean (|x|^2 + |y|^2 - 2 x.y, clamped at 0), cosine and correlation.
  * A missing value hands over to the next kernel.  Tiles are a fixed grid of TILE x TILE over
@@ -12,7 +12,7 @@
 
 #include <cblas.h>
 
-#include "analysis/pdist_internal.h"
+#include "analysis/pdist/pdist_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

@@ -1,4 +1,5 @@
-/* analysis/pdist_internal.h - the pdist engine's kernel vtable (analysis/pdist*.c only).
+/* analysis/pdist/pdist_internal.h - the pdist engine's kernel vtable (analysis/pdist/pdist*.c
+ * only).
  *
  * The engine (pdist.c) plans bands of rows, drives passes over the data and turns every pair's
  * sums into a distance; a kernel (pdist_bitplane.c, pdist_gram.c, pdist_generic.c) owns the
@@ -13,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/backend.h"
-#include "analysis/pdist.h"
-#include "analysis/pdist_metric.h"
+#include "analysis/pdist/pdist.h"
+#include "analysis/pdist/pdist_metric.h"
 
 struct pd_stripe {
     size_t n_feat;
