@@ -34,7 +34,7 @@
 /* Double the ring, moving the held variants [base, n) to their slots under the new mask. */
 static int grow_ring(struct ld_state *st)
 {
-    size_t cap = st->cap ? 2 * st->cap : 1024, stride = 3 * st->words, bytes;
+    size_t cap = st->cap ? 2 * st->cap : 16, stride = 3 * st->words, bytes;
     uint64_t *planes = NULL;
     struct ld_var *v = NULL;
 
@@ -147,8 +147,7 @@ static int pair_share(void *vctx, size_t t)
 /* Larger steps (huge windows) are computed inline, without a flag matrix. */
 #define LD_FLAGS_MAX ((size_t)64 << 20)
 
-/* The sliding window over the current contig, whose variants start at s0 and are held up to
- * st->n; `final` once the contig has ended there. */
+/* The sliding window over the current contig, whose variants are held up to st->n. */
 struct ld_stream {
     struct ld_state st;
     struct pair_job *job; /* NULL with one thread: pairs computed as the greedy pass needs them */
@@ -160,7 +159,6 @@ struct ld_stream {
     const char *url;        /* the store, for messages */
     int in_contig;          /* a contig has begun */
     int64_t cur_contig;     /* its index */
-    size_t s0;              /* its first variant */
     size_t start, prev_end; /* next window's start; the last window's end */
     size_t probe;           /* bp windows: [max(start, prev_end), probe) are within reach */
     size_t n_windows;       /* windows run on this contig */
@@ -318,7 +316,7 @@ static int on_row(struct ld_stream *ls, const int8_t *d, uint64_t index)
     if (!ls->in_contig) {
         ls->in_contig = 1;
         ls->cur_contig = c;
-        ls->s0 = ls->start = ls->prev_end = ls->probe = st->n;
+        ls->start = ls->prev_end = ls->probe = st->n;
         ls->n_windows = 0;
         ls->prev_single = ls->done = 0;
     }
