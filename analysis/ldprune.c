@@ -4,7 +4,16 @@
  * their intersections (analysis/ldprune_kernel.c).  Only pairs with at least one variant new to the
  * window are evaluated: two variants that both survived the previous window were compared there
  * (every surviving pair of a window has r^2 <= threshold), which is what makes the sliding window
- * cost O(window x step) per step. */
+ * cost O(window x step) per step.
+ *
+ * Streaming: the windows are run while the scan hands the variants over, so only the variants
+ * from the current window's start on are held (a ring, ldprune_internal.h).  A window is run
+ * once its end is known: a variant window as soon as it is full, a bp window once a variant
+ * beyond its reach (or the contig's end) has been seen; the contig's end is known when a
+ * variant of another contig arrives or the scan ends.  Variants before the next window's start
+ * are final: their keep flag is written and their slots are reused.  Peak memory is the ring
+ * (the largest window, plus the one variant read past a bp window) besides the per-variant
+ * result arrays. */
 #include "gsvd_config.h"
 #include "analysis/ldprune.h"
 
@@ -22,40 +31,53 @@
 #include "zarr/store.h"
 #include "analysis/ldprune_internal.h"
 
-static int grow_vars(struct ld_state *st)
+/* Double the ring, moving the held variants [base, n) to their slots under the new mask. */
+static int grow_ring(struct ld_state *st)
 {
-    size_t cap = st->cap ? 2 * st->cap : 1024, bytes;
-    void *p;
-    if (gsvd_mul_size(cap, 3 * st->words * sizeof(uint64_t), &bytes) < 0)
+    size_t cap = st->cap ? 2 * st->cap : 16, stride = 3 * st->words, bytes;
+    uint64_t *planes = NULL;
+    struct ld_var *v = NULL;
+
+    if (gsvd_mul_size(cap, stride * sizeof(uint64_t), &bytes) < 0)
         return GSVD_ENOMEM;
-    p = gsvd_realloc(st->planes, bytes);
-    if (!p)
+    planes = gsvd_malloc(bytes);
+    v = gsvd_malloc(cap * sizeof *v);
+    if (!planes || !v) {
+        gsvd_free(planes);
+        gsvd_free(v);
         return GSVD_ENOMEM;
-    st->planes = p;
-    p = gsvd_realloc(st->v, cap * sizeof *st->v);
-    if (!p)
-        return GSVD_ENOMEM;
-    st->v = p;
+    }
+    for (size_t k = st->base; k < st->n; k++) {
+        memcpy(planes + (k & (cap - 1)) * stride, ld_planes_at(st, k), stride * sizeof *planes);
+        v[k & (cap - 1)] = *ld_var_at(st, k);
+    }
+    gsvd_free(st->planes);
+    gsvd_free(st->v);
+    st->planes = planes;
+    st->v = v;
     st->cap = cap;
+    st->mask = cap - 1;
     return GSVD_OK;
 }
 
-static int add_row(struct ld_state *st, const int8_t *d, uint64_t index)
+/* Append variant n to the ring: planes, sums, monomorphic flag. */
+static int add_row(struct ld_state *st, const int8_t *d, uint64_t index, int64_t pos)
 {
     size_t W = st->words, N = st->n_samples;
     uint64_t *a, *b, *m;
     struct ld_var *v;
     int rc;
 
-    if (st->n == st->cap && (rc = grow_vars(st)) < 0)
+    if (st->n - st->base == st->cap && (rc = grow_ring(st)) < 0)
         return rc;
-    a = st->planes + st->n * 3 * W;
+    a = st->planes + (st->n & st->mask) * 3 * W;
     b = a + W;
     m = b + W;
     memset(a, 0, 3 * W * sizeof *a);
-    v = &st->v[st->n];
+    v = ld_var_at(st, st->n);
     memset(v, 0, sizeof *v);
     v->index = index;
+    v->pos = pos;
     st->planes_fn(d, N, a, b, m);
     for (size_t w = 0; w < W; w++) {
         int64_t pa = __builtin_popcountll(a[w]), pb = __builtin_popcountll(b[w]);
@@ -64,27 +86,8 @@ static int add_row(struct ld_state *st, const int8_t *d, uint64_t index)
         v->ss += pa + 3 * pb; /* x^2 = a + 3 b (b implies a) */
     }
     v->has_missing = v->n < (int64_t)N;
+    v->mono = v->n * v->ss - v->s * v->s == 0; /* among the called samples */
     st->n++;
-    return GSVD_OK;
-}
-
-struct scan_ctx {
-    struct ld_state *st;
-};
-
-static int on_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
-{
-    struct ld_state *st = ((struct scan_ctx *)vctx)->st;
-    (void)info;
-    if (blk->n_rows && !blk->i8) {
-        gsvd_log_error("ldprune needs integer dosage blocks (internal: packed or float block)");
-        return GSVD_EINTERNAL;
-    }
-    for (size_t r = 0; r < blk->n_rows; r++) {
-        int rc = add_row(st, blk->i8 + r * blk->n_cols, blk->index[r]);
-        if (rc < 0)
-            return rc;
-    }
     return GSVD_OK;
 }
 
@@ -103,6 +106,7 @@ struct pair_job {
     struct ld_state *st;
     size_t start, new0, end;
     uint8_t *flags; /* (end - new0) rows of (end - start) */
+    size_t flags_cap;
     gsvd_ld_r2_fn r2;
     gsvd_ld_row_fn row; /* NULL: no row kernel */
     size_t n_threads;
@@ -113,11 +117,11 @@ static int pair_share(void *vctx, size_t t)
 {
     struct pair_job *job = vctx;
     struct ld_state *st = job->st;
-    size_t len = job->end - job->start, stride = 3 * st->words;
+    size_t len = job->end - job->start;
     uint64_t pairs = 0;
     for (size_t j = job->new0 + t; j < job->end; j += job->n_threads) {
         uint8_t *row = job->flags + (j - job->new0) * len;
-        const struct ld_var *vj = &st->v[j];
+        const struct ld_var *vj = ld_var_at(st, j);
         if (vj->removed)
             continue;
         if (job->row && !vj->has_missing) {
@@ -125,13 +129,13 @@ static int pair_share(void *vctx, size_t t)
             continue;
         }
         for (size_t i = job->start; i < j; i++) {
-            const struct ld_var *vi = &st->v[i];
+            const struct ld_var *vi = ld_var_at(st, i);
             row[i - job->start] = 0;
             if (vi->removed)
                 continue;
             pairs++;
-            row[i - job->start] = job->r2(st->planes + i * stride, st->planes + j * stride,
-                                          st->words, vi, vj) > st->p->r2;
+            row[i - job->start] =
+                job->r2(ld_planes_at(st, i), ld_planes_at(st, j), st->words, vi, vj) > st->p->r2;
         }
     }
     job->pairs[t] = pairs;
@@ -143,109 +147,195 @@ static int pair_share(void *vctx, size_t t)
 /* Larger steps (huge windows) are computed inline, without a flag matrix. */
 #define LD_FLAGS_MAX ((size_t)64 << 20)
 
-/* One contig: variants [s0, s1) of the state, with `threads` threads for each step's pairs. */
-static int prune_segment(struct ld_state *st, size_t t, size_t threads)
-{
-    const struct gsvd_ldprune_params *p = st->p;
-    size_t s0 = st->seg[t], s1 = st->seg[t + 1], start = s0, prev_end = s0, W = st->words;
-    size_t stride = 3 * W;
-    gsvd_ld_r2_fn r2 = gsvd_ldprune_pick_r2();
-    uint64_t pairs = 0;
-    int prev_single = 0, rc = GSVD_OK;
-    struct pair_job *job = NULL;
-    size_t flags_cap = 0;
+/* The sliding window over the current contig, whose variants are held up to st->n. */
+struct ld_stream {
+    struct ld_state st;
+    struct pair_job *job; /* NULL with one thread: pairs computed as the greedy pass needs them */
+    gsvd_ld_r2_fn r2;
+    const int64_t *contig;   /* per variant of the range (borrowed from the result) */
+    const int64_t *position; /* per variant of the range, or NULL */
+    uint64_t range_start;
+    struct gsvd_ldprune_result *out;
+    const char *url;        /* the store, for messages */
+    int in_contig;          /* a contig has begun */
+    int64_t cur_contig;     /* its index */
+    size_t start, prev_end; /* next window's start; the last window's end */
+    size_t probe;           /* bp windows: [max(start, prev_end), probe) are within reach */
+    size_t n_windows;       /* windows run on this contig */
+    int prev_single;        /* the last window held one variant */
+    int done;               /* no window is left on this contig */
+    uint64_t pairs;         /* r^2 values computed */
+};
 
-    if (threads > 1) {
-        job = gsvd_calloc(1, sizeof *job);
-        if (!job)
-            return GSVD_ENOMEM;
-        job->st = st;
-        job->r2 = r2;
-        job->row = gsvd_ldprune_pick_row();
-        job->n_threads = threads > GSVD_PARALLEL_MAX ? GSVD_PARALLEL_MAX : threads;
+/* Run the window [start, end): monomorphic variants, then the greedy pass over the pairs with
+ * a variant new to the window ([prev_end, end)). */
+static int run_window(struct ld_stream *ls, size_t start, size_t end)
+{
+    struct ld_state *st = &ls->st;
+    const struct gsvd_ldprune_params *p = st->p;
+    size_t prev_end = ls->prev_end < start ? start : ls->prev_end;
+    struct pair_job *job = ls->job;
+    const uint8_t *flags = NULL;
+    int rc = GSVD_OK;
+
+    /* plink2 drops a monomorphic variant once it shares a window with another variant;
+     * the old part of the window was marked already unless that window held one variant */
+    if (end - start >= 2)
+        for (size_t k = ls->prev_single ? start : prev_end; k < end; k++)
+            if (ld_var_at(st, k)->mono)
+                ld_var_at(st, k)->removed = 1;
+    ls->prev_single = end - start < 2;
+    if (job && (end - prev_end) * (end - start) >= LD_PARALLEL_PAIRS &&
+        (end - prev_end) * (end - start) <= LD_FLAGS_MAX) {
+        size_t need = (end - prev_end) * (end - start);
+        if (need > job->flags_cap) {
+            gsvd_free(job->flags);
+            job->flags = gsvd_malloc(need);
+            job->flags_cap = job->flags ? need : 0;
+            if (!job->flags)
+                return GSVD_ENOMEM;
+        }
+        job->start = start;
+        job->new0 = prev_end;
+        job->end = end;
+        GSVD_TRY(gsvd_parallel(job->n_threads, pair_share, job));
+        for (size_t k = 0; k < job->n_threads; k++)
+            ls->pairs += job->pairs[k];
+        flags = job->flags;
     }
-    while (start < s1) {
-        size_t end;
-        const uint8_t *flags = NULL;
-        if (p->window_bp) {
-            end = start > prev_end ? start : prev_end;
-            while (end < s1 && (uint64_t)(st->pos[end] - st->pos[start]) <= p->window_bp)
-                end++;
-        } else {
-            end = s1 - start > p->window ? start + (size_t)p->window : s1;
-        }
-        if (prev_end < start)
-            prev_end = start;
-        /* plink2 drops a monomorphic variant once it shares a window with another variant;
-         * the old part of the window was marked already unless that window held one variant */
-        if (end - start >= 2)
-            for (size_t k = prev_single ? start : prev_end; k < end; k++)
-                if (st->v[k].mono)
-                    st->v[k].removed = 1;
-        prev_single = end - start < 2;
-        if (job && (end - prev_end) * (end - start) >= LD_PARALLEL_PAIRS &&
-            (end - prev_end) * (end - start) <= LD_FLAGS_MAX) {
-            size_t need = (end - prev_end) * (end - start);
-            if (need > flags_cap) {
-                gsvd_free(job->flags);
-                job->flags = gsvd_malloc(need);
-                flags_cap = job->flags ? need : 0;
-                if (!job->flags) {
-                    rc = GSVD_ENOMEM;
-                    goto out;
-                }
-            }
-            job->start = start;
-            job->new0 = prev_end;
-            job->end = end;
-            GSVD_TRY(gsvd_parallel(job->n_threads, pair_share, job));
-            for (size_t k = 0; k < job->n_threads; k++)
-                pairs += job->pairs[k];
-            flags = job->flags;
-        }
-        for (size_t i = start; i < end && prev_end < end; i++) {
-            struct ld_var *vi = &st->v[i];
-            if (vi->removed)
+    for (size_t i = start; i < end && prev_end < end; i++) {
+        struct ld_var *vi = ld_var_at(st, i);
+        if (vi->removed)
+            continue;
+        for (size_t j = i + 1 > prev_end ? i + 1 : prev_end; j < end; j++) {
+            struct ld_var *vj = ld_var_at(st, j);
+            int above;
+            if (vj->removed)
                 continue;
-            for (size_t j = i + 1 > prev_end ? i + 1 : prev_end; j < end; j++) {
-                struct ld_var *vj = &st->v[j];
-                int above;
-                if (vj->removed)
-                    continue;
-                if (flags) {
-                    above = flags[(j - prev_end) * (end - start) + (i - start)];
-                } else {
-                    pairs++;
-                    above = r2(st->planes + i * stride, st->planes + j * stride, W, vi, vj) > p->r2;
-                }
-                if (!above)
-                    continue;
-                if (maf_less(vi, vj, (int64_t)st->ploidy)) {
-                    vi->removed = 1;
-                    break;
-                }
-                vj->removed = 1;
+            if (flags) {
+                above = flags[(j - prev_end) * (end - start) + (i - start)];
+            } else {
+                ls->pairs++;
+                above = ls->r2(ld_planes_at(st, i), ld_planes_at(st, j), st->words, vi, vj) > p->r2;
             }
+            if (!above)
+                continue;
+            if (maf_less(vi, vj, (int64_t)st->ploidy)) {
+                vi->removed = 1;
+                break;
+            }
+            vj->removed = 1;
         }
-        prev_end = end;
-        if (end >= s1)
-            break;
-        start += (size_t)p->step;
     }
 out:
-    st->pairs[t] = pairs;
-    if (job)
-        gsvd_free(job->flags);
-    gsvd_free(job);
     return rc;
 }
 
-/* Thread t of n_threads prunes contigs t, t + n_threads, ... */
-static int prune_share(void *vctx, size_t t)
+/* The end of the window starting at ls->start, or 0 while the variants held cannot tell it
+ * yet (a window never ends at 0: it holds its first variant). */
+static size_t window_end(struct ld_stream *ls, int final)
 {
-    struct ld_state *st = vctx;
-    for (size_t s = t; s < st->n_seg; s += st->n_threads) {
-        int rc = prune_segment(st, s, 1);
+    const struct ld_state *st = &ls->st;
+    const struct gsvd_ldprune_params *p = st->p;
+    size_t start = ls->start, n = st->n;
+
+    if (p->window_bp) {
+        int64_t p0 = ld_var_at(st, start)->pos;
+        while (ls->probe < n && (uint64_t)(ld_var_at(st, ls->probe)->pos - p0) <= p->window_bp)
+            ls->probe++;
+        return ls->probe < n || final ? ls->probe : 0;
+    }
+    if (n - start >= p->window)
+        return start + (size_t)p->window;
+    return final ? n : 0;
+}
+
+/* Write variant base's result and release its slot. */
+static void emit_one(struct ld_stream *ls)
+{
+    const struct ld_var *v = ld_var_at(&ls->st, ls->st.base);
+    if (!v->removed) {
+        ls->out->keep[v->index] = 1;
+        ls->out->n_kept++;
+    } else if (v->mono) {
+        ls->out->n_monomorphic++;
+    }
+    ls->st.base++;
+}
+
+/* Run every window of the current contig that the held variants determine (all that remain
+ * when `final`), then release the variants no later window holds. */
+static int advance(struct ld_stream *ls, int final)
+{
+    struct ld_state *st = &ls->st;
+    int rc = GSVD_OK;
+
+    while (!ls->done) {
+        size_t end;
+        /* the last window reached the contig's end, or the step left it */
+        if (final && ((ls->n_windows && ls->prev_end >= st->n) || ls->start >= st->n)) {
+            ls->done = 1;
+            break;
+        }
+        if (ls->start >= st->n)
+            break; /* the next window starts at a variant not read yet */
+        end = window_end(ls, final);
+        if (!end)
+            break;
+        GSVD_TRY(run_window(ls, ls->start, end));
+        ls->n_windows++;
+        ls->prev_end = end;
+        ls->start += (size_t)st->p->step;
+        ls->probe = ls->start > end ? ls->start : end;
+    }
+    while (st->base < st->n && (ls->done || st->base < ls->start))
+        emit_one(ls);
+out:
+    return rc;
+}
+
+/* One considered variant from the scan: close the contig it leaves, check the order of the
+ * positions, hold it and run the windows it completes. */
+static int on_row(struct ld_stream *ls, const int8_t *d, uint64_t index)
+{
+    struct ld_state *st = &ls->st;
+    uint64_t k = index - ls->range_start;
+    int64_t c = ls->contig[k], pos = ls->position ? ls->position[k] : 0;
+    int rc = GSVD_OK;
+
+    if (ls->in_contig && c != ls->cur_contig) {
+        GSVD_TRY(advance(ls, 1));
+        ls->in_contig = 0;
+    } else if (ls->in_contig && st->p->window_bp && pos < ld_var_at(st, st->n - 1)->pos) {
+        gsvd_log_error("%s: variant_position is not sorted within contig %lld (variant %llu "
+                       "at %lld after %lld); a bp window needs sorted positions",
+                       ls->url, (long long)c, (unsigned long long)index, (long long)pos,
+                       (long long)ld_var_at(st, st->n - 1)->pos);
+        return GSVD_EFORMAT;
+    }
+    if (!ls->in_contig) {
+        ls->in_contig = 1;
+        ls->cur_contig = c;
+        ls->start = ls->prev_end = ls->probe = st->n;
+        ls->n_windows = 0;
+        ls->prev_single = ls->done = 0;
+    }
+    GSVD_TRY(add_row(st, d, index, pos));
+    GSVD_TRY(advance(ls, 0));
+out:
+    return rc;
+}
+
+static int on_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
+{
+    struct ld_stream *ls = vctx;
+    (void)info;
+    if (blk->n_rows && !blk->i8) {
+        gsvd_log_error("ldprune needs integer dosage blocks (internal: packed or float block)");
+        return GSVD_EINTERNAL;
+    }
+    for (size_t r = 0; r < blk->n_rows; r++) {
+        int rc = on_row(ls, blk->i8 + r * blk->n_cols, blk->index[r]);
         if (rc < 0)
             return rc;
     }
@@ -380,9 +470,9 @@ void gsvd_ldprune_result_free(struct gsvd_ldprune_result *r)
 int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_params *p,
                      struct gsvd_ldprune_result *out)
 {
-    struct ld_state st = {.p = p};
-    struct scan_ctx sc = {.st = &st};
-    int64_t *pos = NULL;
+    struct ld_stream ls = {.st = {.p = p}, .out = out};
+    struct ld_state *st = &ls.st;
+    size_t n_threads = p->n_threads ? p->n_threads : 1;
     int rc = GSVD_OK;
 
     memset(out, 0, sizeof *out);
@@ -401,66 +491,47 @@ int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_param
     gsvd_geno_range(g, &out->range_start, &out->range_stop);
     out->n_array = gsvd_geno_n_array_variants(g);
     GSVD_TRY(load_coords(g, t, p, out));
-    st.n_samples = gsvd_geno_n_samples(g);
-    st.words = (st.n_samples + 63) / 64;
-    st.ploidy = gsvd_geno_ploidy(g);
-    st.range_start = out->range_start;
-    st.planes_fn = gsvd_ldprune_pick_planes();
-    GSVD_TRY(gsvd_geno_scan(g, on_block, &sc));
-    out->n_considered = st.n;
-    /* segments: runs of one contig; positions sorted inside each for a bp window */
-    st.seg = gsvd_malloc((st.n + 1) * sizeof *st.seg);
-    pos = gsvd_malloc((st.n ? st.n : 1) * sizeof *pos);
-    st.pairs = gsvd_calloc(st.n + 1, sizeof *st.pairs);
     out->keep = gsvd_calloc(out->n_array ? out->n_array : 1, 1);
-    if (!st.seg || !pos || !st.pairs || !out->keep) {
+    if (!out->keep) {
         rc = GSVD_ENOMEM;
         goto out;
     }
-    for (size_t i = 0; i < st.n; i++) {
-        uint64_t k = st.v[i].index - out->range_start;
-        pos[i] = out->position ? out->position[k] : 0;
-        if (i == 0 || out->contig[k] != out->contig[st.v[i - 1].index - out->range_start]) {
-            st.seg[st.n_seg++] = i;
-        } else if (p->window_bp && pos[i] < pos[i - 1]) {
-            gsvd_log_error("%s: variant_position is not sorted within contig %lld (variant %llu "
-                           "at %lld after %lld); a bp window needs sorted positions",
-                           gsvd_store_url(gsvd_tree_store(t)), (long long)out->contig[k],
-                           (unsigned long long)st.v[i].index, (long long)pos[i],
-                           (long long)pos[i - 1]);
-            rc = GSVD_EFORMAT;
+    st->n_samples = gsvd_geno_n_samples(g);
+    st->words = (st->n_samples + 63) / 64;
+    st->ploidy = gsvd_geno_ploidy(g);
+    st->planes_fn = gsvd_ldprune_pick_planes();
+    /* a variant window holds `window` variants at most: start with them (grown when needed) */
+    while (!p->window_bp && st->cap < p->window && st->cap < ((size_t)1 << 20))
+        GSVD_TRY(grow_ring(st));
+    ls.r2 = gsvd_ldprune_pick_r2();
+    ls.contig = out->contig;
+    ls.position = out->position;
+    ls.range_start = out->range_start;
+    ls.url = gsvd_store_url(gsvd_tree_store(t));
+    if (n_threads > 1) {
+        ls.job = gsvd_calloc(1, sizeof *ls.job);
+        if (!ls.job) {
+            rc = GSVD_ENOMEM;
             goto out;
         }
-        struct ld_var *v = &st.v[i];
-        v->mono = v->n * v->ss - v->s * v->s == 0; /* among the called samples */
+        ls.job->st = st;
+        ls.job->r2 = ls.r2;
+        ls.job->row = gsvd_ldprune_pick_row();
+        ls.job->n_threads = n_threads > GSVD_PARALLEL_MAX ? GSVD_PARALLEL_MAX : n_threads;
     }
-    st.seg[st.n_seg] = st.n;
-    st.pos = pos;
-    st.n_threads = p->n_threads ? p->n_threads : 1;
-    if (st.n_seg >= st.n_threads) { /* contigs on parallel threads */
-        GSVD_TRY(gsvd_parallel(st.n_threads, prune_share, &st));
-    } else { /* few contigs: each step's pairs on parallel threads */
-        for (size_t s = 0; s < st.n_seg; s++)
-            GSVD_TRY(prune_segment(&st, s, st.n_threads));
-    }
-    for (size_t s = 0; s < st.n_seg; s++)
-        out->n_pairs += st.pairs[s];
-    for (size_t i = 0; i < st.n; i++) {
-        if (!st.v[i].removed) {
-            out->keep[st.v[i].index] = 1;
-            out->n_kept++;
-        } else if (st.v[i].mono) {
-            out->n_monomorphic++;
-        }
-    }
+    GSVD_TRY(gsvd_geno_scan(g, on_block, &ls));
+    if (ls.in_contig)
+        GSVD_TRY(advance(&ls, 1)); /* the last contig ends with the scan */
+    out->n_considered = st->n;
+    out->n_pairs = ls.pairs;
     out->n_pruned = out->n_considered - out->n_kept - out->n_monomorphic;
 out:
     if (rc < 0)
         gsvd_ldprune_result_free(out);
-    gsvd_free(st.planes);
-    gsvd_free(st.v);
-    gsvd_free(st.seg);
-    gsvd_free(st.pairs);
-    gsvd_free(pos);
+    gsvd_free(st->planes);
+    gsvd_free(st->v);
+    if (ls.job)
+        gsvd_free(ls.job->flags);
+    gsvd_free(ls.job);
     return rc;
 }

@@ -1,7 +1,8 @@
 /* analysis/ldprune.h - LD pruning with plink2 --indep-pairwise semantics.
  * The genotype scan hands the variants that pass its filters (range, --maf, --max-missing; the
  * handle must be opened with GSVD_SCALER_CENTER so that monomorphic variants are not dropped by
- * it); each is stored as three bit planes (dosage >= 1, dosage == 2, called).  Then, per contig
+ * it); each is stored as three bit planes (dosage >= 1, dosage == 2, called) while a window
+ * holds it (streamed: memory is O(window x samples), plus the result arrays).  Per contig
  * (runs of equal `variant_contig`), a window slides over them: `window` variants, or the
  * variants whose `variant_position` is within `window_bp` of the window's first one; it moves
  * by `step` variants.  In each window every pair of remaining variants i < j (in order) with
@@ -9,8 +10,8 @@
  * (i then leaves the loop), else j.  r^2 is the squared Pearson correlation of the dosages over
  * the samples called in both (0 when either is constant there); a monomorphic variant is
  * removed once a window holds it and another variant (as plink2 does), before the pairs.
- * Threads: contigs in parallel when there are at least as many as threads, else the r^2 of each
- * window step's new pairs in parallel (the greedy pass is sequential and reads them).
+ * Threads: the r^2 of each window step's new pairs in parallel (the greedy pass is sequential
+ * and reads them); contigs one after another, in scan order.
  * Thread safety: one run per genotype handle. */
 #ifndef GSVD_ANALYSIS_LDPRUNE_H
 #define GSVD_ANALYSIS_LDPRUNE_H

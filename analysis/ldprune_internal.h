@@ -1,7 +1,8 @@
-/* analysis/ldprune_internal.h - for analysis/ldprune*.c only: the stored variants of an LD
- * pruning run (bit planes a = dosage >= 1, b = dosage == 2, m = called; ceil(N / 64) words each,
- * a, b, m after one another) and the popcount kernels of analysis/ldprune_kernel.c, chosen once
- * per run for the CPU.  Thread safety: the kernels are pure. */
+/* analysis/ldprune_internal.h - for analysis/ldprune*.c only: the variants of an LD pruning run
+ * that the current window still needs, in a ring (bit planes a = dosage >= 1, b = dosage == 2,
+ * m = called; ceil(N / 64) words each, a, b, m after one another; variant k of the run at slot
+ * k & mask), and the popcount kernels of analysis/ldprune_kernel.c, chosen once per run for the
+ * CPU.  Thread safety: the kernels are pure. */
 #ifndef GSVD_ANALYSIS_LDPRUNE_INTERNAL_H
 #define GSVD_ANALYSIS_LDPRUNE_INTERNAL_H
 #include <stddef.h>
@@ -23,28 +24,37 @@ typedef uint64_t (*gsvd_ld_row_fn)(const struct ld_state *st, size_t j, size_t i
 
 struct ld_var {
     int64_t n, s, ss; /* called samples, sum and sum of squares of dosages */
+    int64_t pos;      /* variant_position (0 without it) */
     uint64_t index;   /* variant index in the array */
     int has_missing;
     int mono; /* all called dosages equal */
     int removed;
 };
 
+/* The ring of an LD pruning run: considered variants are numbered 0, 1, ... in scan order
+ * (across contigs); those of [base, n) are held, variant k at slot k & mask.  cap (a power of
+ * two) grows to the largest window seen plus the variants read ahead of it. */
 struct ld_state {
     const struct gsvd_ldprune_params *p;
     size_t words; /* 64-bit words per plane */
     size_t n_samples;
-    size_t ploidy;    /* 1 or 2 */
-    uint64_t *planes; /* per variant: a, b, m planes (3 * words) */
-    struct ld_var *v;
-    size_t n, cap;
-    const int64_t *pos; /* per considered variant, or NULL */
-    size_t *seg;        /* segment starts, n_seg + 1 entries */
-    size_t n_seg;
-    size_t n_threads;            /* threads sharing the contigs */
+    size_t ploidy;               /* 1 or 2 */
+    uint64_t *planes;            /* cap slots of a, b, m planes (3 * words) */
+    struct ld_var *v;            /* cap slots */
+    size_t base, n;              /* variants held: [base, n) */
+    size_t cap, mask;            /* slots; cap - 1 */
     gsvd_ld_planes_fn planes_fn; /* builds a row's planes */
-    uint64_t *pairs;             /* per segment: r^2 values computed */
-    uint64_t range_start;
 };
+
+/* Planes and record of held variant k (base <= k < n). */
+static inline const uint64_t *ld_planes_at(const struct ld_state *st, size_t k)
+{
+    return st->planes + (k & st->mask) * 3 * st->words;
+}
+static inline struct ld_var *ld_var_at(const struct ld_state *st, size_t k)
+{
+    return &st->v[k & st->mask];
+}
 
 gsvd_ld_r2_fn gsvd_ldprune_pick_r2(void);         /* AVX-512, POPCNT or generic */
 gsvd_ld_planes_fn gsvd_ldprune_pick_planes(void); /* AVX-512BW or generic */

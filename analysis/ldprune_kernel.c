@@ -158,14 +158,14 @@ r2_avx512(const uint64_t *pi, const uint64_t *pj, size_t W, const struct ld_var 
 __attribute__((target("avx512f,avx512vpopcntdq"))) static uint64_t
 row_avx512(const struct ld_state *st, size_t j, size_t i0, uint8_t *row, double t)
 {
-    size_t W = st->words, stride = 3 * W;
-    const uint64_t *pj = st->planes + j * stride;
-    const struct ld_var *vj = &st->v[j];
+    size_t W = st->words;
+    const uint64_t *pj = ld_planes_at(st, j);
+    const struct ld_var *vj = ld_var_at(st, j);
     double ny = (double)(vj->n * vj->ss - vj->s * vj->s);
     uint64_t pairs = 0;
     for (size_t i = i0; i < j; i++) {
-        const struct ld_var *vi = &st->v[i];
-        const uint64_t *pi = st->planes + i * stride;
+        const struct ld_var *vi = ld_var_at(st, i);
+        const uint64_t *pi = ld_planes_at(st, i);
         row[i - i0] = 0;
         if (vi->removed)
             continue;

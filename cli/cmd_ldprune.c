@@ -59,7 +59,7 @@ static void usage(FILE *fp)
           "      --samples FILE     only these sample IDs (one per line)\n"
           "      --maf X            consider only variants with minor allele frequency >= X\n"
           "      --max-missing X    consider only variants with a missing fraction <= X\n"
-          "  -t, --threads INT      threads (contigs are pruned in parallel) [all cores]\n"
+          "  -t, --threads INT      threads for each window step's r^2 [all cores]\n"
           "  -v, --verbose          counts on stderr\n"
           "  -q, --quiet            errors only\n"
           "  -h, --help             print this help and exit\n" GSVD_CLI_REMOTE_HELP
