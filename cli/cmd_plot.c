@@ -2,7 +2,7 @@
  * The drawing lives in plot/; this file parses options, opens the inputs, and maps errors. */
 #include "gsvd_config.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,54 +17,105 @@
 #include "plot/pca_plot.h"
 #include "plot/svg.h"
 
-enum {
-    OPT_PCS = GSVD_OPT_FIRST_COMMAND_OPTION,
-    OPT_GRID,
-    OPT_COLOR_BY,
-    OPT_LABEL_COLUMN,
-    OPT_ORDER,
-    OPT_TITLE,
-    OPT_MAX_CELLS,
-};
-
-static void usage(FILE *fp)
-{
-    fputs("Usage: gensvd plot pca [options] PCS.zarr -o OUT.svg\n"
-          "       gensvd plot pdist [options] DIST.zarr -o OUT.svg\n"
-          "Draw the output of `gensvd pca` (PC scatter plot with legend and scree inset) or\n"
-          "`gensvd pdist` (heatmap of the distance matrix) as a self-contained SVG.\n"
-          "  -o, --output FILE      the SVG to write (replaced if it exists)\n"
-          "      --color-by SRC     labels: a TSV file with a header row (the ID column is found\n"
-          "                         by its values; the label column is the last other one, or\n"
-          "                         --label-column), or a string array: STORE/ARRAY (e.g.\n"
-          "                         cohort.vcz/sample_population) or ARRAY inside the input;\n"
-          "                         samples are matched by sample_id\n"
-          "      --label-column NAME  the TSV column holding the labels\n"
-          "      --title TEXT       a title above the plot\n"
-          "pca:\n"
-          "      --pcs A,B          components across and up [1,2]\n"
-          "      --grid G           every pair of PC1..PCG (G >= 2) instead of one panel\n"
-          "pdist:\n"
-          "      --order O          input, label (needs --color-by), pc1 (needs --pcs) or\n"
-          "                         cluster (average linkage with a dendrogram, N <= 5000)\n"
-          "                         [label with --color-by, else input]\n"
-          "      --pcs PCS.zarr     a `gensvd pca` output of the same samples, for --order pc1\n"
-          "      --max-cells INT    average blocks of samples down to at most INT x INT cells\n"
-          "                         [1000]\n"
-          "  -v, --verbose          more messages on stderr (repeatable)\n"
-          "  -q, --quiet            errors only\n"
-          "  -h, --help             print this help and exit\n"
-          "Colours: Okabe-Ito for labels (then marker shapes beyond 8), grey for samples\n"
-          "without a label; viridis for distances (dark = near).\n"
-          "Exit status: 0 success, 1 failure, 2 usage error.\n" GSVD_CLI_REMOTE_HELP,
-          fp);
-}
-
 struct plot_opts {
     int kind; /* 0 pca, 1 pdist */
     const char *input, *output, *color_by, *label_column, *title, *pcs_store;
+    const char *pcs_arg; /* --pcs as given: A,B (pca) or PCS.zarr (pdist) */
     size_t pc_x, pc_y, grid, max_cells;
     int order; /* enum gsvd_plot_order, -1 = default */
+    struct gsvd_cli_common common;
+};
+
+static const char *const plot_orders[] = {"input", "label", "pc1", "cluster", NULL};
+
+#define PLOT(field) GSVD_OPT_FIELD(struct plot_opts, field)
+static const struct gsvd_opt plot_options[] = {
+    {.name = "output",
+     .key = 'o',
+     .type = GSVD_OPT_STRING,
+     PLOT(output),
+     .arg = "FILE",
+     .help = "the SVG to write (replaced if it exists)"},
+    {.name = "color-by",
+     .type = GSVD_OPT_STRING,
+     PLOT(color_by),
+     .arg = "SRC",
+     .help = "labels: a TSV file with a header row (the ID column is found\nby its values; the "
+             "label column is the last other one, or\n--label-column), or a string array: "
+             "STORE/ARRAY (e.g.\ncohort.vcz/sample_population) or ARRAY inside the input;\n"
+             "samples are matched by sample_id"},
+    {.name = "colour-by",
+     .type = GSVD_OPT_STRING,
+     PLOT(color_by),
+     .arg = "SRC",
+     .help = "the same as --color-by"},
+    {.name = "label-column",
+     .type = GSVD_OPT_STRING,
+     PLOT(label_column),
+     .arg = "NAME",
+     .help = "the TSV column holding the labels"},
+    {.name = "title",
+     .type = GSVD_OPT_STRING,
+     PLOT(title),
+     .arg = "TEXT",
+     .help = "a title above the plot"},
+    {.name = "pcs",
+     .type = GSVD_OPT_STRING,
+     PLOT(pcs_arg),
+     .arg = "A,B|PCS.zarr",
+     .help = "pca: components across and up [1,2]; pdist: a `gensvd pca`\noutput of the same "
+             "samples, for --order pc1"},
+};
+static const struct gsvd_opt_group plot_group = {NULL, plot_options, GSVD_ARRAY_LEN(plot_options),
+                                                 NULL};
+static const struct gsvd_opt pca_options[] = {
+    {.name = "grid",
+     .type = GSVD_OPT_UINT,
+     PLOT(grid),
+     .arg = "G",
+     .lo = 2,
+     .hi = 64,
+     .help = "every pair of PC1..PCG (G >= 2) instead of one panel"},
+};
+static const struct gsvd_opt_group pca_group = {"pca:", pca_options, GSVD_ARRAY_LEN(pca_options),
+                                                NULL};
+static const struct gsvd_opt pdist_options[] = {
+    {.name = "order",
+     .type = GSVD_OPT_CHOICE,
+     PLOT(order),
+     .arg = "O",
+     .choices = plot_orders,
+     .help = "input, label (needs --color-by), pc1 (needs --pcs) or\ncluster (average linkage "
+             "with a dendrogram, N <= 5000)\n[label with --color-by, else input]"},
+    {.name = "max-cells",
+     .type = GSVD_OPT_UINT,
+     PLOT(max_cells),
+     .arg = "INT",
+     .lo = 2,
+     .hi = 4096,
+     .help = "average blocks of samples down to at most INT x INT cells\n[1000]"},
+};
+static const struct gsvd_opt_group pdist_group = {
+    "pdist:", pdist_options, GSVD_ARRAY_LEN(pdist_options),
+    "Colours: Okabe-Ito for labels (then marker shapes beyond 8), grey for samples\n"
+    "without a label; viridis for distances (dark = near).\n"};
+static const struct gsvd_opt_bind plot_groups[] = {
+    {&plot_group, 0},
+    {&pca_group, 0},
+    {&pdist_group, 0},
+    {&gsvd_opts_progress, offsetof(struct plot_opts, common)},
+    {&gsvd_opts_basic, offsetof(struct plot_opts, common)},
+    {&gsvd_opts_remote, offsetof(struct plot_opts, common)},
+};
+static const struct gsvd_cmd_spec plot_spec = {
+    .name = "plot",
+    .intro = "Usage: gensvd plot pca [options] PCS.zarr -o OUT.svg\n"
+             "       gensvd plot pdist [options] DIST.zarr -o OUT.svg\n"
+             "Draw the output of `gensvd pca` (PC scatter plot with legend and scree inset) or\n"
+             "`gensvd pdist` (heatmap of the distance matrix) as a self-contained SVG.\n",
+    .groups = plot_groups,
+    .n_groups = GSVD_ARRAY_LEN(plot_groups),
+    .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
 /* --pcs A,B for plot pca. */
@@ -206,82 +257,20 @@ static int check_opts(struct plot_opts *o, const char *pcs_arg)
 
 int gsvd_cmd_plot(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"pcs", required_argument, NULL, OPT_PCS},
-        {"grid", required_argument, NULL, OPT_GRID},
-        {"color-by", required_argument, NULL, OPT_COLOR_BY},
-        {"colour-by", required_argument, NULL, OPT_COLOR_BY},
-        {"label-column", required_argument, NULL, OPT_LABEL_COLUMN},
-        {"order", required_argument, NULL, OPT_ORDER},
-        {"title", required_argument, NULL, OPT_TITLE},
-        {"max-cells", required_argument, NULL, OPT_MAX_CELLS},
-        GSVD_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
     static const char *const kinds[] = {"pca", "pdist", NULL};
-    static const char *const orders[] = {"input", "label", "pc1", "cluster", NULL};
-    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
-    struct plot_opts o = {.pc_x = 1, .pc_y = 2, .order = -1};
+    struct plot_opts o = {.pc_x = 1, .pc_y = 2, .order = -1, .common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
-    const char *pcs_arg = NULL;
-    uint64_t v;
-    int c, rc;
+    int optind, rc = gsvd_opts_parse(&plot_spec, argc, argv, &o, &optind);
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:vqh", longopts, NULL)) != -1) {
-        int r = gsvd_cli_common_option("plot", c, optarg, &common);
-        if (r == GSVD_EXIT_USAGE)
-            return r;
-        if (r == 1)
-            continue;
-        switch (c) {
-        case 'o':
-            o.output = optarg;
-            break;
-        case OPT_PCS:
-            pcs_arg = optarg;
-            break;
-        case OPT_GRID:
-            if (gsvd_cli_parse_uint(optarg, 2, 64, 0, &v) < 0)
-                return gsvd_cli_usage_error("plot", "invalid --grid '%s' (2 to 64)", optarg);
-            o.grid = (size_t)v;
-            break;
-        case OPT_COLOR_BY:
-            o.color_by = optarg;
-            break;
-        case OPT_LABEL_COLUMN:
-            o.label_column = optarg;
-            break;
-        case OPT_ORDER:
-            if ((o.order = gsvd_cli_parse_choice(optarg, orders)) < 0)
-                return gsvd_cli_usage_error(
-                    "plot", "invalid --order '%s' (input, label, pc1, cluster)", optarg);
-            break;
-        case OPT_TITLE:
-            o.title = optarg;
-            break;
-        case OPT_MAX_CELLS:
-            if (gsvd_cli_parse_uint(optarg, 2, 4096, 0, &v) < 0)
-                return gsvd_cli_usage_error("plot", "invalid --max-cells '%s' (2 to 4096)", optarg);
-            o.max_cells = (size_t)v;
-            break;
-        case 'h':
-            usage(stdout);
-            return GSVD_EXIT_OK;
-        default:
-            return gsvd_cli_usage_error("plot", "unknown or incomplete option '%s'",
-                                        argv[optind - 1]);
-        }
-    }
-    gsvd_cli_common_apply(&common);
+    if (rc != 0)
+        return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
+    gsvd_cli_common_apply(&o.common);
     if (optind + 2 != argc)
         return gsvd_cli_usage_error("plot", "expected 'pca' or 'pdist' and one input");
     if ((o.kind = gsvd_cli_parse_choice(argv[optind], kinds)) < 0)
         return gsvd_cli_usage_error("plot", "unknown plot '%s' (pca, pdist)", argv[optind]);
     o.input = argv[optind + 1];
-    if ((rc = check_opts(&o, pcs_arg)) != 0)
+    if ((rc = check_opts(&o, o.pcs_arg)) != 0)
         return rc;
     rc = gsvd_cli_open_input(o.input, NULL, &in);
     if (rc == GSVD_OK)

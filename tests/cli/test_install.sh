@@ -32,7 +32,7 @@ complete_words() { # WORD... (the last one is being completed)
         _ "$comp" gensvd "$@"
 }
 check "completion: commands" test "$(complete_words p)" = "pca pdist project plot"
-check "completion: plot options" test "$(complete_words plot --co)" = "--color-by --concurrency"
+check "completion: plot options" test "$(complete_words plot --co)" = "--color-by --colour-by --concurrency"
 check "completion: plot kinds" test "$(complete_words plot '')" = "pca pdist"
 check "completion: no plot options for pdist" test "$(complete_words pdist --order 2>/dev/null)" = ""
 for c in $cmds; do
