@@ -25,9 +25,9 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
-#include "common/xsum.h"
 #include "common/parallel.h"
 #include "common/rng.h"
+#include "analysis/pca_internal.h"
 
 const char *gsvd_pca_method_name(enum gsvd_pca_method m)
 {
@@ -90,30 +90,6 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Agree with the other ranks on rc (common/comm.h); *told records that a failure was shared,
- * so that the exit path does not share it twice. */
-static int agree(const struct gsvd_pca_params *p, int rc, int *told)
-{
-    if (!p->comm)
-        return rc;
-    rc = gsvd_comm_agree(p->comm, rc, NULL);
-    if (rc < 0)
-        *told = 1;
-    return rc;
-}
-
-/* Sum exact parts over the ranks and turn them into values: hi[i] = hi[i] + lo[i]. */
-static int sum_parts(gsvd_comm *comm, double *hi, double *lo, size_t n)
-{
-    int rc = GSVD_OK;
-    GSVD_TRY(gsvd_comm_sum_f64(comm, hi, n));
-    GSVD_TRY(gsvd_comm_sum_f64(comm, lo, n));
-    for (size_t i = 0; i < n; i++)
-        hi[i] = gsvd_xsum_value(hi[i], lo[i]);
-out:
-    return rc;
-}
-
 /* Y (n x c row-major) = A X (X row-major n x c) in one pass; with a communicator, every rank
  * passes over its own variants and the exact parts of Y (and of the trace) are summed. */
 static int apply_a(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p, int *told,
@@ -142,10 +118,10 @@ static int apply_a(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params 
         rc = lo ? gsvd_backend_pass_end_parts(be, y, lo, sumsq ? tr : NULL) : GSVD_ENOMEM;
     }
     double t0 = seconds_now();
-    GSVD_TRY(agree(p, rc, told));
-    GSVD_TRY(sum_parts(p->comm, y, lo, n * c));
+    GSVD_TRY(gsvd_pca_agree(p, rc, told));
+    GSVD_TRY(gsvd_pca_sum_parts(p->comm, y, lo, n * c));
     if (sumsq) {
-        GSVD_TRY(sum_parts(p->comm, tr, tr + 1, 1));
+        GSVD_TRY(gsvd_pca_sum_parts(p->comm, tr, tr + 1, 1));
         *sumsq = tr[0];
     }
     gsvd_log_info("%s: exchange of %zu bytes per rank (the exact parts of Y) in %.3f s "
@@ -153,23 +129,6 @@ static int apply_a(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params 
                   what, 2 * n * c * sizeof *y, seconds_now() - t0);
 out:
     gsvd_free(lo);
-    return rc;
-}
-
-/* The filter counts of every rank's variants. */
-static int sum_counts(gsvd_comm *comm, struct gsvd_geno_counts *c)
-{
-    uint64_t v[8] = {c->n_range, c->n_kept,    c->n_no_calls,      c->n_zero_var,
-                     c->n_maf,   c->n_missing, c->n_missing_calls, c->n_mask};
-    int rc = gsvd_comm_sum_u64(comm, v, 8);
-    c->n_range = v[0];
-    c->n_kept = v[1];
-    c->n_no_calls = v[2];
-    c->n_zero_var = v[3];
-    c->n_maf = v[4];
-    c->n_missing = v[5];
-    c->n_missing_calls = v[6];
-    c->n_mask = v[7];
     return rc;
 }
 
@@ -467,7 +426,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         if (it == 1 && !s->G) {
             res->trace = trace;
             res->counts = *gsvd_geno_counts(s->g);
-            GSVD_TRY(sum_counts(p->comm, &res->counts));
+            GSVD_TRY(gsvd_pca_sum_counts(p->comm, &res->counts));
             if (res->counts.n_kept == 0) {
                 gsvd_log_error("%s: no variant left to analyse (%llu without calls, %llu with "
                                "zero variance, %llu by --maf, %llu by --max-missing)",
@@ -663,11 +622,11 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
                                "run --method exact on the cpu device or in one process",
                                gsvd_backend_name(be), n);
         }
-        GSVD_TRY(agree(p, rc, told));
-        GSVD_TRY(sum_parts(p->comm, gram, lo, nn));
-        GSVD_TRY(sum_parts(p->comm, tr, tr + 1, 1));
+        GSVD_TRY(gsvd_pca_agree(p, rc, told));
+        GSVD_TRY(gsvd_pca_sum_parts(p->comm, gram, lo, nn));
+        GSVD_TRY(gsvd_pca_sum_parts(p->comm, tr, tr + 1, 1));
         res->trace = tr[0];
-        GSVD_TRY(sum_counts(p->comm, &res->counts));
+        GSVD_TRY(gsvd_pca_sum_counts(p->comm, &res->counts));
         for (size_t i = 0; i < n; i++) /* the upper triangle's mirror */
             for (size_t j = 0; j < i; j++)
                 gram[i * n + j] = gram[j * n + i];
@@ -732,31 +691,6 @@ out:
     return rc;
 }
 
-/* Rank 0 takes every rank's rows of the variant arrays (in rank order, which is variant
- * order); the other ranks keep theirs. */
-static int gather_rows(gsvd_comm *comm, void **arr, size_t row_bytes, uint64_t m_local,
-                       uint64_t m_all)
-{
-    void *all = NULL;
-    int rc = GSVD_OK;
-    int root = gsvd_comm_rank(comm) == 0;
-    if (root)
-        all = gsvd_malloc((size_t)m_all * row_bytes + 1);
-    /* rank 0 joins the gather even without its buffer: with room for 0 bytes the gather's
-     * size check then fails on every rank, instead of the others waiting for rank 0 */
-    rc = gsvd_comm_gather(comm, *arr, (size_t)m_local * row_bytes, all,
-                          all ? (size_t)m_all * row_bytes : 0, 0);
-    if (root && !all)
-        rc = GSVD_ENOMEM;
-    if (rc == GSVD_OK && all) {
-        gsvd_free(*arr);
-        *arr = all;
-        all = NULL;
-    }
-    gsvd_free(all);
-    return rc;
-}
-
 static int compute_loadings(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
                             struct gsvd_pca_result *r, int *told)
 {
@@ -781,11 +715,12 @@ static int compute_loadings(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pc
     }
     if (p->comm) {
         uint64_t all = p->n_variants_all;
-        GSVD_TRY(agree(p, rc, told));
-        GSVD_TRY(gather_rows(p->comm, (void **)&r->v, k * sizeof *r->v, m, all));
-        GSVD_TRY(gather_rows(p->comm, (void **)&r->var_mean, sizeof *r->var_mean, m, all));
-        GSVD_TRY(gather_rows(p->comm, (void **)&r->var_scale, sizeof *r->var_scale, m, all));
-        GSVD_TRY(gather_rows(p->comm, (void **)&r->var_included, 1, m, all));
+        GSVD_TRY(gsvd_pca_agree(p, rc, told));
+        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->v, k * sizeof *r->v, m, all));
+        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->var_mean, sizeof *r->var_mean, m, all));
+        GSVD_TRY(
+            gsvd_pca_gather_rows(p->comm, (void **)&r->var_scale, sizeof *r->var_scale, m, all));
+        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->var_included, 1, m, all));
         if (gsvd_comm_rank(p->comm) == 0)
             r->m_range = all;
     }
