@@ -14,6 +14,7 @@
 #include "analysis/dosage.h"
 #include "analysis/gblock_std.h"
 #include "analysis/geno_cache.h"
+#include "analysis/genotype_internal.h"
 #include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/checked.h"
@@ -23,26 +24,6 @@
 #include "zarr/array.h"
 #include "zarr/reader.h"
 #include "zarr/store.h"
-
-struct gsvd_geno {
-    gsvd_tree *tree;           /* borrowed */
-    gsvd_array *arr;           /* owned */
-    char *arr_path;            /* owned */
-    struct gsvd_geno_params p; /* copy; p.samples not used after open */
-    int is_float;              /* float input: float64 blocks, NaN missing */
-    int rank;                  /* 2 or 3 */
-    size_t ploidy;             /* alleles per call (3-D) or the dosage scale (2-D) */
-    uint64_t n_all_samples;    /* samples in the array */
-    uint64_t n_all_variants;   /* variants in the array */
-    uint64_t vs, ve;           /* variant range [vs, ve) */
-    uint64_t cv;               /* chunk extent along the variant axis */
-    size_t n_samples;          /* analysed samples */
-    uint64_t *sample_idx;      /* owned; analysed sample -> array column, NULL = identity */
-    struct gsvd_strlist ids;   /* analysed sample IDs */
-    struct gsvd_geno_counts counts;
-    gsvd_gcache *cache; /* owned; blocks of the first scan, or NULL */
-    int cache_state;    /* 0 filling on the next scan, 1 complete, -1 off */
-};
 
 uint64_t gsvd_geno_n_blocks(const gsvd_geno *g)
 {
@@ -169,131 +150,6 @@ out:
     return rc;
 }
 
-/* Sample IDs: a 1-D "sample_id" (VCF-Zarr) or "samples" (scikit-allel) array of length n in the
- * genotype array's group or any ancestor; otherwise generated names. */
-static int load_sample_ids(gsvd_geno *g, struct gsvd_strlist *all)
-{
-    static const char *const names[] = {"sample_id", "samples"};
-    int rc = GSVD_OK;
-    char *dir = gsvd_strdup(g->arr_path), *cand = NULL;
-    gsvd_array *a = NULL;
-    gsvd_reader *r = NULL;
-
-    if (!dir)
-        return GSVD_ENOMEM;
-    for (;;) {
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        else
-            dir[0] = '\0';
-        for (size_t i = 0; i < GSVD_ARRAY_LEN(names); i++) {
-            gsvd_free(cand);
-            cand = NULL;
-            GSVD_TRY(gsvd_key_join(dir, names[i], &cand));
-            int kind = gsvd_tree_node_kind(g->tree, cand);
-            if (kind < 0) {
-                rc = kind;
-                goto out;
-            }
-            if (kind != GSVD_NODE_ARRAY)
-                continue;
-            GSVD_TRY(gsvd_array_open(g->tree, cand, &a));
-            const struct gsvd_zarray *z = gsvd_array_meta(a);
-            if (z->ndim == 1 && z->shape[0] == g->n_all_samples &&
-                (z->dtype.kind == 'O' || z->dtype.kind == 'S' || z->dtype.kind == 'U')) {
-                GSVD_TRY(gsvd_reader_new(a, &r));
-                GSVD_TRY(gsvd_reader_read_strings(r, 0, z->shape[0], all));
-                goto out;
-            }
-            gsvd_log_warn("%s: not a list of %llu sample IDs; ignored", gsvd_array_name(a),
-                          (unsigned long long)g->n_all_samples);
-            gsvd_array_close(a);
-            a = NULL;
-        }
-        if (!dir[0])
-            break;
-    }
-    gsvd_log_info("%s: no sample_id or samples array; naming samples sample_0...",
-                  gsvd_array_name(g->arr));
-    for (uint64_t i = 0; i < g->n_all_samples; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "sample_%llu", (unsigned long long)i);
-        GSVD_TRY(gsvd_strlist_push(all, name));
-    }
-out:
-    gsvd_reader_free(r);
-    gsvd_array_close(a);
-    gsvd_free(cand);
-    gsvd_free(dir);
-    return rc;
-}
-
-struct id_index {
-    const char *id;
-    uint64_t idx;
-};
-
-static int cmp_id(const void *a, const void *b)
-{
-    const struct id_index *x = a, *y = b;
-    int c = strcmp(x->id, y->id);
-    return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
-}
-
-/* Map the requested IDs onto array columns; unknown or repeated IDs are errors. */
-static int select_samples(gsvd_geno *g, const struct gsvd_strlist *all,
-                          const struct gsvd_strlist *want)
-{
-    int rc = GSVD_OK;
-    struct id_index *sorted = gsvd_malloc((all->n ? all->n : 1) * sizeof *sorted);
-    uint8_t *used = gsvd_calloc(all->n ? all->n : 1, 1);
-
-    g->sample_idx = gsvd_malloc((want->n ? want->n : 1) * sizeof *g->sample_idx);
-    if (!sorted || !used || !g->sample_idx) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    for (size_t i = 0; i < all->n; i++)
-        sorted[i] = (struct id_index){all->items[i], i};
-    qsort(sorted, all->n, sizeof *sorted, cmp_id);
-    for (size_t i = 1; i < all->n; i++)
-        if (strcmp(sorted[i - 1].id, sorted[i].id) == 0) {
-            gsvd_log_error("%s: sample ID '%s' appears more than once; cannot select by ID",
-                           gsvd_array_name(g->arr), sorted[i].id);
-            rc = GSVD_EINCONSIST;
-            goto out;
-        }
-    for (size_t i = 0; i < want->n; i++) {
-        struct id_index key = {want->items[i], 0};
-        size_t lo = 0, hi = all->n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (strcmp(sorted[mid].id, key.id) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == all->n || strcmp(sorted[lo].id, key.id) != 0) {
-            gsvd_log_error("sample '%s' is not in %s", key.id, gsvd_array_name(g->arr));
-            rc = GSVD_EINCONSIST;
-            goto out;
-        }
-        if (used[sorted[lo].idx]++) {
-            gsvd_log_error("sample '%s' is listed twice", key.id);
-            rc = GSVD_EINCONSIST;
-            goto out;
-        }
-        g->sample_idx[i] = sorted[lo].idx;
-        GSVD_TRY(gsvd_strlist_push(&g->ids, key.id));
-    }
-    g->n_samples = want->n;
-out:
-    gsvd_free(sorted);
-    gsvd_free(used);
-    return rc;
-}
-
 int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params *p,
                    gsvd_geno **out)
 {
@@ -372,7 +228,7 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
         rc = GSVD_EINCONSIST;
         goto out;
     }
-    GSVD_TRY(load_sample_ids(g, &all));
+    GSVD_TRY(gsvd_geno_load_sample_ids(g, &all));
     if (p->sample_mask && !p->samples) {
         struct gsvd_strlist want = GSVD_STRLIST_INIT;
         if (p->sample_mask_len != g->n_all_samples) {
@@ -390,12 +246,12 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
             rc = GSVD_EINCONSIST;
         }
         if (rc == GSVD_OK)
-            rc = select_samples(g, &all, &want);
+            rc = gsvd_geno_select_samples(g, &all, &want);
         gsvd_strlist_free(&want);
         if (rc < 0)
             goto out;
     } else if (p->samples) {
-        GSVD_TRY(select_samples(g, &all, p->samples));
+        GSVD_TRY(gsvd_geno_select_samples(g, &all, p->samples));
     } else {
         g->n_samples = (size_t)g->n_all_samples;
         g->ids = all;
@@ -416,28 +272,6 @@ out:
 
 /* ---- scanning ------------------------------------------------------------------------------ */
 
-struct scan_slot {
-    void *raw; /* decoded region, array dtype */
-    size_t raw_cap;
-    int8_t *dos;  /* int8 dosages, n_variants x n_samples (all of the block) */
-    double *fdos; /* float input, as float64 */
-    size_t dos_cap;
-    float *center, *scale; /* kept rows */
-    float *miss;           /* kept rows: standardised value of a missing call */
-    uint8_t *kept;
-    uint64_t *vidx;        /* kept rows: the variant's index in the array */
-    double *mean, *inv_sd; /* all rows */
-    int64_t *rsums;        /* all rows: called, sum, sum of squares (when have_sums) */
-    uint8_t *p2;           /* kept rows packed to 2 bits, when the cache is filling */
-    size_t p2_cap;
-    int packed; /* blk holds the packed rows (p2), not the int8 ones */
-    int have_sums;
-    size_t rows_cap;
-    struct gsvd_geno_info info;
-    struct gsvd_gblock blk;
-    struct gsvd_geno_counts counts; /* this block's */
-};
-
 struct scan_ctx {
     gsvd_geno *g;
     gsvd_reader **readers;
@@ -446,292 +280,6 @@ struct scan_ctx {
     uint64_t first_chunk;
     struct gsvd_geno_counts counts;
 };
-
-/* A slot buffer of at least n bytes; its contents are not kept (every block overwrites them).
- * Large ones take huge pages: a slot of a wide store is tens of MB, first touched per slot. */
-static int grow(void **p, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return GSVD_OK;
-    gsvd_free(*p);
-    *p = gsvd_alloc_large(n ? n : 1);
-    *cap = *p ? n : 0;
-    return *p ? GSVD_OK : GSVD_ENOMEM;
-}
-
-/* Integer element i of a decoded buffer of the given dtype, as int64 (bool as 0/1). */
-static int64_t load_int(const struct gsvd_dtype *dt, const unsigned char *base, size_t i)
-{
-    const unsigned char *p = base + i * dt->size;
-    if (dt->kind == 'b' || (dt->kind == 'u' && dt->size == 1))
-        return *p;
-    if (dt->kind == 'i' && dt->size == 1)
-        return (int8_t)*p;
-    if (dt->size == 2) {
-        if (dt->kind == 'i') {
-            int16_t v;
-            memcpy(&v, p, 2);
-            return v;
-        }
-        uint16_t v;
-        memcpy(&v, p, 2);
-        return v;
-    }
-    if (dt->size == 4) {
-        if (dt->kind == 'i') {
-            int32_t v;
-            memcpy(&v, p, 4);
-            return v;
-        }
-        uint32_t v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    int64_t v;
-    memcpy(&v, p, 8);
-    if (dt->kind == 'u' && v < 0)
-        return INT64_MAX;
-    return v;
-}
-
-static double load_float(const struct gsvd_dtype *dt, const unsigned char *base, size_t i)
-{
-    const unsigned char *p = base + i * dt->size;
-    if (dt->size == 4) {
-        float f;
-        memcpy(&f, p, 4);
-        return f;
-    }
-    if (dt->size == 8) {
-        double d;
-        memcpy(&d, p, 8);
-        return d;
-    }
-    uint16_t h;
-    memcpy(&h, p, 2);
-    return gsvd_half_to_double(h);
-}
-
-/* Dosage rows for variants [v0, v0 + nv) into s->dos (int8, -1 missing) or s->fdos; the
- * diploid int8 path also fills s->rsums (called, sum, sum of squares per row). */
-static int make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv, struct scan_slot *s)
-{
-    const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
-    const struct gsvd_dtype *dt = &z->dtype;
-    size_t N = g->n_samples, NA = (size_t)g->n_all_samples, P = g->ploidy, cells, bytes;
-    uint64_t start[3] = {0}, count[3];
-    int rc = GSVD_OK;
-
-    if (gsvd_mul_size(nv, NA, &cells) < 0 ||
-        (g->rank == 3 && gsvd_mul_size(cells, P, &cells) < 0) ||
-        gsvd_mul_size(cells, dt->size, &bytes) < 0)
-        return GSVD_EFORMAT;
-    GSVD_TRY(grow(&s->raw, &s->raw_cap, bytes));
-    if (g->rank == 3) {
-        start[0] = v0;
-        count[0] = nv;
-        count[1] = NA;
-        count[2] = P;
-    } else if (g->p.transpose) {
-        start[1] = v0;
-        count[0] = NA;
-        count[1] = nv;
-    } else {
-        start[0] = v0;
-        count[0] = nv;
-        count[1] = NA;
-    }
-    GSVD_TRY(gsvd_reader_read(r, start, count, s->raw));
-    s->have_sums = 0;
-    if (g->is_float) {
-        GSVD_TRY(grow((void **)&s->fdos, &s->dos_cap, nv * N * sizeof(double)));
-        for (size_t j = 0; j < nv; j++)
-            for (size_t i = 0; i < N; i++) {
-                size_t col = g->sample_idx ? (size_t)g->sample_idx[i] : i;
-                size_t at = g->p.transpose ? col * nv + j : j * NA + col;
-                s->fdos[j * N + i] = load_float(dt, s->raw, at);
-            }
-        return GSVD_OK;
-    }
-    GSVD_TRY(grow((void **)&s->dos, &s->dos_cap, nv * N));
-    if (g->rank == 3 && dt->kind == 'i' && dt->size == 1 && P == 2) {
-        /* the most common case, diploid int8 calls, written to vectorise */
-        const int8_t *raw = s->raw;
-        for (size_t j = 0; j < nv; j++) {
-            int8_t *d = s->dos + j * N;
-            const int8_t *row = raw + j * NA * 2;
-            if (!g->sample_idx) {
-                gsvd_diploid_dosages(row, N, d, s->rsums + 3 * j, 1);
-            } else {
-                for (size_t i = 0; i < N; i++) {
-                    const int8_t *call = row + 2 * g->sample_idx[i];
-                    int a = call[0], b = call[1];
-                    int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
-                    d[i] = (int8_t)(miss ? -1 : (a > 0) + (b > 0));
-                }
-                gsvd_dosage_sums(d, N, s->rsums + 3 * j);
-            }
-        }
-        s->have_sums = 1;
-        return GSVD_OK;
-    }
-    if (g->rank == 3 && dt->kind == 'i' && dt->size == 1) {
-        /* int8 calls: count alleles > 0, missing if any allele is -1 */
-        const int8_t *raw = s->raw;
-        for (size_t j = 0; j < nv; j++) {
-            int8_t *d = s->dos + j * N;
-            for (size_t i = 0; i < N; i++) {
-                size_t col = g->sample_idx ? (size_t)g->sample_idx[i] : i;
-                const int8_t *call = raw + (j * NA + col) * P;
-                int alt = 0, miss = 0, present = 0;
-                for (size_t a = 0; a < P; a++) {
-                    int v = call[a];
-                    alt += v > 0;
-                    miss |= v == -1 || v < -2;
-                    present += v != -2;
-                }
-                d[i] = (int8_t)(miss || !present ? -1 : alt);
-            }
-        }
-        return GSVD_OK;
-    }
-    for (size_t j = 0; j < nv; j++) {
-        int8_t *d = s->dos + j * N;
-        for (size_t i = 0; i < N; i++) {
-            size_t col = g->sample_idx ? (size_t)g->sample_idx[i] : i;
-            if (g->rank == 3) {
-                int alt = 0, miss = 0, present = 0;
-                for (size_t a = 0; a < P; a++) {
-                    int64_t v = load_int(dt, s->raw, (j * NA + col) * P + a);
-                    alt += v > 0;
-                    miss |= v == -1 || v < -2;
-                    present += v != -2;
-                }
-                d[i] = (int8_t)(miss || !present ? -1 : alt);
-            } else {
-                size_t at = g->p.transpose ? col * nv + j : j * NA + col;
-                int64_t v = load_int(dt, s->raw, at);
-                if (v > 127 || (v >= 0 && (size_t)v > P)) {
-                    gsvd_log_error("%s: dosage %lld of variant %llu exceeds ploidy %zu (use "
-                                   "--ploidy, or a float array)",
-                                   gsvd_array_name(g->arr), (long long)v,
-                                   (unsigned long long)(v0 + j), P);
-                    return GSVD_EFORMAT;
-                }
-                d[i] = (int8_t)(v < 0 ? -1 : v);
-            }
-        }
-    }
-out:
-    return rc;
-}
-
-/* Statistics, filters and scale of row j; returns 1 if kept. */
-static int judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t variant)
-{
-    size_t N = g->n_samples;
-    double n = 0, sum = 0, sum2 = 0, mean, p, sd, var;
-    int exact_var_zero = 0;
-
-    if (s->fdos) {
-        const double *row = s->fdos + j * N;
-        for (size_t i = 0; i < N; i++)
-            if (!isnan(row[i])) {
-                n++;
-                sum += row[i];
-                sum2 += (double)row[i] * row[i];
-            }
-    } else {
-        int64_t local[3], ni, si, s2;
-        const int64_t *sums = local;
-        if (s->have_sums)
-            sums = s->rsums + 3 * j;
-        else
-            gsvd_dosage_sums(s->dos + j * N, N, local);
-        ni = sums[0];
-        si = sums[1];
-        s2 = sums[2];
-        n = (double)ni;
-        sum = (double)si;
-        sum2 = (double)s2;
-        exact_var_zero = ni > 0 && ni * s2 == si * si; /* all called dosages equal */
-    }
-    s->mean[j] = n > 0 ? sum / n : NAN;
-    s->inv_sd[j] = 0;
-    if (g->p.variant_mask && !g->p.variant_mask[variant]) {
-        s->counts.n_mask++;
-        return 0;
-    }
-    if (n == 0) {
-        s->counts.n_no_calls++;
-        return 0;
-    }
-    if (g->p.missing_error && n < (double)N) {
-        gsvd_log_error("%s: variant %llu has %.0f missing calls (--missing error)",
-                       gsvd_array_name(g->arr), (unsigned long long)variant, (double)N - n);
-        return -1;
-    }
-    mean = sum / n;
-    p = mean / (double)g->ploidy;
-    if (g->p.max_missing < 1 && 1.0 - n / (double)N > g->p.max_missing) {
-        s->counts.n_missing++;
-        return 0;
-    }
-    if (g->p.maf > 0 && (p < 1 - p ? p : 1 - p) < g->p.maf) {
-        s->counts.n_maf++;
-        return 0;
-    }
-    var = sum2 / n - mean * mean;
-    switch (g->p.scaler) {
-    case GSVD_SCALER_PATTERSON:
-        sd = sqrt(p * (1 - p));
-        break;
-    case GSVD_SCALER_HWE:
-        sd = sqrt((double)g->ploidy * p * (1 - p));
-        break;
-    case GSVD_SCALER_STANDARD:
-        sd = exact_var_zero || var <= 1e-12 * (mean * mean + 1) ? 0 : sqrt(var);
-        break;
-    default:
-        sd = 1;
-        break;
-    }
-    if (!(sd > 0) || !isfinite(sd)) {
-        s->counts.n_zero_var++;
-        return 0;
-    }
-    s->inv_sd[j] = 1.0 / sd;
-    s->counts.n_missing_calls += (uint64_t)((double)N - n);
-    return 1;
-}
-
-/* The slot's first `rows` dosage rows packed to 2 bits (code 3 = missing) into s->p2, for the
- * cache; done here on the worker so that the consuming thread only copies. */
-static int pack_rows(struct scan_slot *s, size_t rows, size_t n)
-{
-    size_t rb = gsvd_std_p2_row_bytes(n), full = n / 4;
-    int rc = grow((void **)&s->p2, &s->p2_cap, rows * rb);
-    if (rc < 0)
-        return rc;
-    for (size_t r = 0; r < rows; r++) {
-        const int8_t *d = s->dos + r * n;
-        uint8_t *o = s->p2 + r * rb;
-        for (size_t q = 0; q < full; q++) {
-            unsigned c0 = d[4 * q] < 0 ? 3u : (unsigned)d[4 * q],
-                     c1 = d[4 * q + 1] < 0 ? 3u : (unsigned)d[4 * q + 1],
-                     c2 = d[4 * q + 2] < 0 ? 3u : (unsigned)d[4 * q + 2],
-                     c3 = d[4 * q + 3] < 0 ? 3u : (unsigned)d[4 * q + 3];
-            o[q] = (uint8_t)(c0 | c1 << 2 | c2 << 4 | c3 << 6);
-        }
-        if (full < rb) {
-            unsigned byte = 0;
-            for (size_t i = 4 * full; i < n; i++)
-                byte |= (d[i] < 0 ? 3u : (unsigned)d[i]) << (2 * (i % 4));
-            o[full] = (uint8_t)byte;
-        }
-    }
-    return GSVD_OK;
-}
 
 static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
 {
@@ -773,9 +321,9 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
             return GSVD_ENOMEM;
         }
     }
-    GSVD_TRY(make_dosages(g, c->readers[worker], v0, nv, s));
+    GSVD_TRY(gsvd_geno_make_dosages(g, c->readers[worker], v0, nv, s));
     for (size_t j = 0; j < nv; j++) {
-        int k = judge_row(g, s, j, v0 + j);
+        int k = gsvd_geno_judge_row(g, s, j, v0 + j);
         if (k < 0) {
             rc = GSVD_EFORMAT;
             goto out;
@@ -798,7 +346,7 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         kept++;
     }
     if (g->cache_state == 0 && !s->fdos && g->ploidy <= 2 && kept > 0)
-        GSVD_TRY(pack_rows(s, kept, N));
+        GSVD_TRY(gsvd_geno_pack_rows(s, kept, N));
     s->packed = 0;
     s->counts.n_range = nv;
     s->counts.n_kept = kept;

@@ -25,9 +25,9 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
-#include "common/xsum.h"
 #include "common/parallel.h"
 #include "common/rng.h"
+#include "analysis/pca_internal.h"
 
 const char *gsvd_pca_method_name(enum gsvd_pca_method m)
 {
@@ -62,56 +62,11 @@ void gsvd_pca_result_free(struct gsvd_pca_result *r)
 
 /* ---- passes over the data ---------------------------------------------------------------- */
 
-struct pass_ctx {
-    gsvd_backend *be;
-    double *sumsq; /* accumulate the trace when not NULL */
-    int gram;      /* 1: Gram blocks, 0: pass blocks */
-    uint64_t n_blocks, done;
-    const struct gsvd_progress *progress;
-    const char *what;
-};
-
-static int pass_cb(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
-{
-    struct pass_ctx *c = vctx;
-    int rc;
-    (void)info;
-    rc = c->gram ? gsvd_backend_gram_block(c->be, blk, c->sumsq)
-                 : gsvd_backend_pass_block(c->be, blk, c->sumsq);
-    c->done++;
-    gsvd_progress_report(c->progress, c->what, c->done, c->n_blocks);
-    return rc;
-}
-
 static double seconds_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* Agree with the other ranks on rc (common/comm.h); *told records that a failure was shared,
- * so that the exit path does not share it twice. */
-static int agree(const struct gsvd_pca_params *p, int rc, int *told)
-{
-    if (!p->comm)
-        return rc;
-    rc = gsvd_comm_agree(p->comm, rc, NULL);
-    if (rc < 0)
-        *told = 1;
-    return rc;
-}
-
-/* Sum exact parts over the ranks and turn them into values: hi[i] = hi[i] + lo[i]. */
-static int sum_parts(gsvd_comm *comm, double *hi, double *lo, size_t n)
-{
-    int rc = GSVD_OK;
-    GSVD_TRY(gsvd_comm_sum_f64(comm, hi, n));
-    GSVD_TRY(gsvd_comm_sum_f64(comm, lo, n));
-    for (size_t i = 0; i < n; i++)
-        hi[i] = gsvd_xsum_value(hi[i], lo[i]);
-out:
-    return rc;
 }
 
 /* Y (n x c row-major) = A X (X row-major n x c) in one pass; with a communicator, every rank
@@ -142,10 +97,10 @@ static int apply_a(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params 
         rc = lo ? gsvd_backend_pass_end_parts(be, y, lo, sumsq ? tr : NULL) : GSVD_ENOMEM;
     }
     double t0 = seconds_now();
-    GSVD_TRY(agree(p, rc, told));
-    GSVD_TRY(sum_parts(p->comm, y, lo, n * c));
+    GSVD_TRY(gsvd_pca_agree(p, rc, told));
+    GSVD_TRY(gsvd_pca_sum_parts(p->comm, y, lo, n * c));
     if (sumsq) {
-        GSVD_TRY(sum_parts(p->comm, tr, tr + 1, 1));
+        GSVD_TRY(gsvd_pca_sum_parts(p->comm, tr, tr + 1, 1));
         *sumsq = tr[0];
     }
     gsvd_log_info("%s: exchange of %zu bytes per rank (the exact parts of Y) in %.3f s "
@@ -153,23 +108,6 @@ static int apply_a(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params 
                   what, 2 * n * c * sizeof *y, seconds_now() - t0);
 out:
     gsvd_free(lo);
-    return rc;
-}
-
-/* The filter counts of every rank's variants. */
-static int sum_counts(gsvd_comm *comm, struct gsvd_geno_counts *c)
-{
-    uint64_t v[8] = {c->n_range, c->n_kept,    c->n_no_calls,      c->n_zero_var,
-                     c->n_maf,   c->n_missing, c->n_missing_calls, c->n_mask};
-    int rc = gsvd_comm_sum_u64(comm, v, 8);
-    c->n_range = v[0];
-    c->n_kept = v[1];
-    c->n_no_calls = v[2];
-    c->n_zero_var = v[3];
-    c->n_maf = v[4];
-    c->n_missing = v[5];
-    c->n_missing_calls = v[6];
-    c->n_mask = v[7];
     return rc;
 }
 
@@ -467,7 +405,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         if (it == 1 && !s->G) {
             res->trace = trace;
             res->counts = *gsvd_geno_counts(s->g);
-            GSVD_TRY(sum_counts(p->comm, &res->counts));
+            GSVD_TRY(gsvd_pca_sum_counts(p->comm, &res->counts));
             if (res->counts.n_kept == 0) {
                 gsvd_log_error("%s: no variant left to analyse (%llu without calls, %llu with "
                                "zero variance, %llu by --maf, %llu by --max-missing)",
@@ -570,39 +508,14 @@ out:
  * column-major).  Small orders: LAPACK dsyevr for the index range n-k+1..n only.  Larger ones:
  * the block Krylov solver on G in memory (a product costs 2 n^2 l flops, no pass over the
  * data), run to an eigenvalue error bound of GSVD_PCA_GRAM_TOL. */
-#define GSVD_PCA_DENSE_EIG_N 4096
 #define GSVD_PCA_GRAM_TOL 1e-12
 
 static int gram_top_k(const struct gsvd_pca_params *p, gsvd_backend *be, size_t n, size_t k,
                       double *g, double *theta, double *u, struct gsvd_pca_result *res)
 {
     int rc = GSVD_OK;
-    if (n <= GSVD_PCA_DENSE_EIG_N) {
-        lapack_int m = 0, *isuppz = gsvd_malloc(2 * k * sizeof *isuppz);
-        double *w = gsvd_malloc(n * sizeof *w), *z = gsvd_malloc(n * k * sizeof *z);
-        lapack_int info = -1;
-        if (isuppz && w && z)
-            info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'V', 'I', 'U', (lapack_int)n, g, (lapack_int)n,
-                                  0.0, 0.0, (lapack_int)(n - k + 1), (lapack_int)n, 0.0, &m, w, z,
-                                  (lapack_int)n, isuppz);
-        if (!isuppz || !w || !z) {
-            rc = GSVD_ENOMEM;
-        } else if (info != 0 || (size_t)m != k) {
-            gsvd_log_error("symmetric eigensolver failed (LAPACKE_dsyevr info %d, %d of %zu "
-                           "eigenpairs, n %zu)",
-                           (int)info, (int)m, k, n);
-            rc = info < 0 ? GSVD_EINTERNAL : GSVD_EDEGENERATE;
-        } else {
-            for (size_t q = 0; q < k; q++) { /* ascending -> descending */
-                theta[q] = w[k - 1 - q];
-                memcpy(u + q * n, z + (k - 1 - q) * n, n * sizeof *u);
-            }
-        }
-        gsvd_free(isuppz);
-        gsvd_free(w);
-        gsvd_free(z);
-        return rc;
-    }
+    if (n <= GSVD_PCA_DENSE_EIG_N)
+        return gsvd_pca_gram_eig_dense(n, k, g, theta, u);
     struct solver s = {.G = g,
                        .be = be,
                        .p = p,
@@ -634,53 +547,9 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
                      size_t k, struct gsvd_pca_result *res, double *theta, double *u, int *told)
 {
     int rc = GSVD_OK;
-    size_t nn;
-    double *gram = NULL, *lo = NULL, tr[2] = {0, 0};
-    struct pass_ctx pc = {.be = be,
-                          .sumsq = &res->trace,
-                          .gram = 1,
-                          .progress = &p->progress,
-                          .what = "Gram",
-                          .n_blocks = gsvd_geno_n_blocks(g)};
+    double *gram = NULL;
 
-    if (gsvd_mul_size(n, n, &nn) < 0)
-        return GSVD_EINVAL;
-    gram = gsvd_alloc_large(nn * sizeof *gram);
-    rc = gram ? GSVD_OK : GSVD_ENOMEM;
-    res->trace = 0;
-    if (rc == GSVD_OK)
-        rc = gsvd_backend_gram_begin(be, n);
-    if (rc == GSVD_OK)
-        rc = gsvd_geno_scan(g, pass_cb, &pc);
-    res->counts = *gsvd_geno_counts(g);
-    if (p->comm) {
-        /* each rank's Gram in exact parts, summed over the ranks (once, not per block) */
-        if (rc == GSVD_OK) {
-            lo = gsvd_alloc_large(nn * sizeof *lo);
-            rc = lo ? gsvd_backend_gram_end_parts(be, gram, lo, tr) : GSVD_ENOMEM;
-            if (rc == GSVD_EUNSUPPORTED)
-                gsvd_log_error("the %s backend cannot sum this Gram (%zu samples) over processes; "
-                               "run --method exact on the cpu device or in one process",
-                               gsvd_backend_name(be), n);
-        }
-        GSVD_TRY(agree(p, rc, told));
-        GSVD_TRY(sum_parts(p->comm, gram, lo, nn));
-        GSVD_TRY(sum_parts(p->comm, tr, tr + 1, 1));
-        res->trace = tr[0];
-        GSVD_TRY(sum_counts(p->comm, &res->counts));
-        for (size_t i = 0; i < n; i++) /* the upper triangle's mirror */
-            for (size_t j = 0; j < i; j++)
-                gram[i * n + j] = gram[j * n + i];
-    } else if (rc < 0) {
-        goto out;
-    }
-    if (res->counts.n_kept == 0) {
-        gsvd_log_error("%s: no variant left to analyse", gsvd_geno_array_name(g));
-        rc = GSVD_EDEGENERATE;
-        goto out;
-    }
-    if (!p->comm)
-        GSVD_TRY(gsvd_backend_gram_end(be, gram));
+    GSVD_TRY(gsvd_pca_gram(g, be, p, n, res, &gram, told));
     GSVD_TRY(gram_top_k(p, be, n, k, gram, theta, u, res));
     res->iterations = 1;
     res->convergence = 0;
@@ -688,7 +557,6 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
     memset(res->error_bound, 0, k * sizeof *res->error_bound);
 out:
     gsvd_free(gram);
-    gsvd_free(lo);
     return rc;
 }
 
@@ -732,31 +600,6 @@ out:
     return rc;
 }
 
-/* Rank 0 takes every rank's rows of the variant arrays (in rank order, which is variant
- * order); the other ranks keep theirs. */
-static int gather_rows(gsvd_comm *comm, void **arr, size_t row_bytes, uint64_t m_local,
-                       uint64_t m_all)
-{
-    void *all = NULL;
-    int rc = GSVD_OK;
-    int root = gsvd_comm_rank(comm) == 0;
-    if (root)
-        all = gsvd_malloc((size_t)m_all * row_bytes + 1);
-    /* rank 0 joins the gather even without its buffer: with room for 0 bytes the gather's
-     * size check then fails on every rank, instead of the others waiting for rank 0 */
-    rc = gsvd_comm_gather(comm, *arr, (size_t)m_local * row_bytes, all,
-                          all ? (size_t)m_all * row_bytes : 0, 0);
-    if (root && !all)
-        rc = GSVD_ENOMEM;
-    if (rc == GSVD_OK && all) {
-        gsvd_free(*arr);
-        *arr = all;
-        all = NULL;
-    }
-    gsvd_free(all);
-    return rc;
-}
-
 static int compute_loadings(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
                             struct gsvd_pca_result *r, int *told)
 {
@@ -781,11 +624,12 @@ static int compute_loadings(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pc
     }
     if (p->comm) {
         uint64_t all = p->n_variants_all;
-        GSVD_TRY(agree(p, rc, told));
-        GSVD_TRY(gather_rows(p->comm, (void **)&r->v, k * sizeof *r->v, m, all));
-        GSVD_TRY(gather_rows(p->comm, (void **)&r->var_mean, sizeof *r->var_mean, m, all));
-        GSVD_TRY(gather_rows(p->comm, (void **)&r->var_scale, sizeof *r->var_scale, m, all));
-        GSVD_TRY(gather_rows(p->comm, (void **)&r->var_included, 1, m, all));
+        GSVD_TRY(gsvd_pca_agree(p, rc, told));
+        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->v, k * sizeof *r->v, m, all));
+        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->var_mean, sizeof *r->var_mean, m, all));
+        GSVD_TRY(
+            gsvd_pca_gather_rows(p->comm, (void **)&r->var_scale, sizeof *r->var_scale, m, all));
+        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->var_included, 1, m, all));
         if (gsvd_comm_rank(p->comm) == 0)
             r->m_range = all;
     }
