@@ -3,7 +3,6 @@
 #include "gsvd_config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 #include "analysis/pca.h"
 #include "analysis/pca_store.h"
 #include "cli/cli.h"
+#include "cli/opts_input.h"
 #include "cli/cli_mask.h"
 #include "cli/pca_fit.h"
 #include "common/alloc.h"
@@ -26,37 +26,9 @@
 #include "zarr/meta.h"
 #include "zarr/writer.h"
 
-enum {
-    OPT_SCALER = GSVD_OPT_FIRST_COMMAND_OPTION,
-    OPT_MISSING,
-    OPT_OVERSAMPLING,
-    OPT_TOL,
-    OPT_MAX_ITER,
-    OPT_POWER_ITER,
-    OPT_SEED,
-    OPT_VARIANTS,
-    OPT_SAMPLES,
-    OPT_MAF,
-    OPT_MAX_MISSING,
-    OPT_TRANSPOSE,
-    OPT_PLOIDY,
-    OPT_LOADINGS,
-    OPT_FORMAT,
-    OPT_PLINK,
-    OPT_MEMORY,
-    OPT_WINDOW,
-    OPT_CACHE,
-    OPT_CACHE_DIR,
-    OPT_STOP,
-    OPT_VARIANT_MASK,
-    OPT_SAMPLE_MASK,
-    OPT_LD_PRUNE,
-    OPT_FIT_SAMPLES,
-    OPT_GRAM_F64,
-};
-
 struct pca_opts {
-    const char *input, *array, *output, *format, *plink, *device, *samples_file;
+    const char *input, *output, *format, *plink, *device, *samples_file;
+    const char *ld_prune_arg;    /* --ld-prune as given (checked while parsing) */
     const char *fit_file;        /* --fit-samples (cli/pca_fit.h) */
     struct gsvd_strlist fit_ids; /* its IDs */
     int want_loadings;           /* --loadings given (--fit-samples computes them anyway) */
@@ -73,96 +45,224 @@ struct pca_opts {
     struct gsvd_ldprune_params lp;
     struct gsvd_cli_mask vmask, smask;
     uint8_t *prune_keep; /* owned: --ld-prune's mask (and --variant-mask's) */
+    struct gsvd_cli_common common;
 };
 
-static void usage(FILE *fp)
+static const char *const method_names[] = {"randomized", "krylov", "subspace", "exact",
+                                           "auto",       NULL}; /* enum gsvd_pca_method order */
+static const char *const scaler_names[] = {"patterson", "hwe",  "standard",
+                                           "center",    "none", NULL}; /* enum gsvd_scaler order */
+static const char *const missing_names[] = {"mean", "error", NULL};    /* geno.missing_error */
+static const char *const stop_names[] = {"bound", "subspace", NULL};   /* enum gsvd_pca_stop */
+
+static int parse_nonempty(const char *cmd, const char *arg, void *field)
 {
-    fputs("Usage: gensvd pca [options] INPUT\n"
-          "Principal components of the genotype matrix in INPUT (a VCF-Zarr store: call_genotype,\n"
-          "or scikit-allel calldata/GT, or a 2-D dosage array named with --array); samples are\n"
-          "the observations.\n"
-          "Output (default: TSV of the scores on stdout):\n"
-          "  -o, --output PATH      write a Zarr group (sgkit names: sample_pca_projection, ...)\n"
-          "  -f, --force            replace the output if it exists\n"
-          "      --format tsv       scores to stdout: sample_id, PC1..PCk (%.17g)\n"
-          "      --plink PREFIX     PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n"
-          "                         (s^2 / variants used), as plink2 --pca writes "
-          "them\n" GSVD_CLI_ZARR_OUT_HELP
-          "      --loadings         also variant loadings and the per-variant mean/scale (one\n"
-          "                         more pass; Zarr output only)\n"
-          "Method:\n"
-          "  -k, --components INT   principal components [10]\n"
-          "  -m, --method NAME      auto (exact up to 5,000 samples, else randomized),\n"
-          "                         randomized (block Krylov, bounded memory), krylov (keeps\n"
-          "                         every iterate), subspace (power iteration) or exact (Gram +\n"
-          "                         eigensolver, N <= 50,000) [auto]\n"
-          "      --scaler NAME      patterson sqrt(p(1-p)), hwe sqrt(ploidy p(1-p)), standard\n"
-          "                         (sd), center, none [patterson]\n"
-          "      --missing MODE     mean (missing call = variant mean) or error [mean]\n"
-          "      --oversampling INT extra block columns beyond k [10]\n"
-          "      --stop RULE        bound: stop when every component's singular value error\n"
-          "                         bound (relative, from its Ritz residual) is <= --tol;\n"
-          "                         subspace: when 1 - MEV of the top-k vectors between\n"
-          "                         passes < --tol\n"
-          "                         (vectors inside clusters of equal eigenvalues) [bound]\n"
-          "      --tol X            tolerance of the stop rule [1e-4]\n"
-          "      --max-iter INT     at most this many passes; stopping there is reported\n"
-          "                         (converged: false) [8]\n"
-          "      --power-iter INT   exactly this many passes (ignores --tol)\n"
-          "      --window INT       randomized: basis blocks kept before a restart [8]\n"
-          "      --seed INT         test matrix seed [42]\n"
-          "      --gram-f64         exact on the CPU: Gram from float64 products (about 2x\n"
-          "                         slower; scores to float64 rounding, not ~1e-7)\n"
-          "",
-          fp);
-    fputs("Input:\n"
-          "  -a, --array PATH       genotype array inside INPUT\n"
-          "      --transpose        the 2-D array is samples x variants\n"
-          "      --ploidy INT       dosage scale of a 2-D array [2]\n"
-          "      --variants A:B     only variants A (inclusive) to B (exclusive)\n"
-          "      --samples FILE     only these sample IDs (one per line), in this order\n"
-          "      --fit-samples FILE fit on these samples only, then project every other\n"
-          "                         sample onto their PCs (output: sample_pca_fitted)\n"
-          "      --maf X            drop variants with minor allele frequency below X\n"
-          "      --max-missing X    drop variants with a missing fraction above X\n"
-          "      --variant-mask STORE[/ARRAY]  only variants whose entry is nonzero in this 1-D\n"
-          "                         bool/int8/uint8 array [ARRAY: variant_ld_keep]\n"
-          "      --sample-mask STORE[/ARRAY]  only samples whose entry is nonzero, matched by\n"
-          "                         the sample_id beside it, else by position\n"
-          "                         [ARRAY: sample_unrelated]\n"
-          "      --ld-prune R2,WINDOW[,STEP]  first prune variants in LD as gensvd ldprune\n"
-          "                         --r2 R2 --window WINDOW --step STEP [STEP: 1]\n"
-          "Resources:\n" GSVD_CLI_DEVICE_HELP "  -t, --threads INT      threads [all cores]\n"
-          "      --memory SIZE      cap the whole run (basis, pass buffers, decode pipeline,\n"
-          "                         in-memory cache; the cache beyond it is spilled), e.g. 2G;\n"
-          "                         -v prints the plan\n"
-          "      --cache SIZE       keep the genotypes in memory (2 bits per call) after the\n"
-          "                         first pass, up to SIZE; what does not fit goes to a\n"
-          "                         file in --cache-dir; 0 re-reads the store on every\n"
-          "                         pass [a quarter of physical memory]\n"
-          "      --cache-dir DIR    where the cache beyond --cache goes (a file deleted\n"
-          "                         when gensvd ends, however it ends) [$TMPDIR or /tmp]\n"
-          "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
-          "  -v, --verbose          per-iteration convergence on stderr (repeatable)\n"
-          "  -q, --quiet            errors only\n"
-          "  -h, --help             print this help and exit\n" GSVD_CLI_REMOTE_HELP
-          "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature unavailable.\n",
-          fp);
+    if (!*arg)
+        return gsvd_cli_usage_error(cmd, "empty argument");
+    memcpy(field, &arg, sizeof arg);
+    return 0;
 }
 
-static int parse_method(const char *s, enum gsvd_pca_method *m)
+static int parse_ld_prune(const char *cmd, const char *arg, void *field)
 {
-    static const enum gsvd_pca_method all[] = {GSVD_PCA_AUTO, GSVD_PCA_RANDOMIZED, GSVD_PCA_KRYLOV,
-                                               GSVD_PCA_SUBSPACE, GSVD_PCA_EXACT};
-    for (size_t i = 0; i < GSVD_ARRAY_LEN(all); i++)
-        if (strcmp(s, gsvd_pca_method_name(all[i])) == 0) {
-            *m = all[i];
-            return 0;
-        }
-    return -1;
+    struct gsvd_ldprune_params lp = GSVD_LDPRUNE_PARAMS_DEFAULT;
+    if (gsvd_cli_parse_ld_prune(arg, &lp) < 0)
+        return gsvd_cli_usage_error(
+            cmd, "invalid --ld-prune '%s' (R2,WINDOW[,STEP], e.g. 0.2,500kb or 0.1,1000,100)", arg);
+    memcpy(field, &arg, sizeof arg);
+    return 0;
 }
 
-static const char *const scaler_names[] = {"patterson", "hwe", "standard", "center", "none"};
+#define PCA(field) GSVD_OPT_FIELD(struct pca_opts, field)
+static const struct gsvd_opt out_options[] = {
+    GSVD_OPT_OUTPUT(struct pca_opts,
+                    "write a Zarr group (sgkit names: sample_pca_projection, ...)"),
+    GSVD_OPT_FORCE(struct pca_opts),
+    GSVD_OPT_FORMAT_TSV(struct pca_opts, "scores to stdout: sample_id, PC1..PCk (%.17g)"),
+    {.name = "plink",
+     .type = GSVD_OPT_CALL,
+     PCA(plink),
+     .arg = "PREFIX",
+     .parse = parse_nonempty,
+     .help = "PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n(s^2 / variants used), "
+             "as plink2 --pca writes them"},
+    {.name = "loadings",
+     .type = GSVD_OPT_FLAG,
+     PCA(want_loadings),
+     .value = 1,
+     .help = "also variant loadings and the per-variant mean/scale (one\nmore pass; Zarr output "
+             "only)"},
+};
+static const struct gsvd_opt method_options[] = {
+    {.name = "components",
+     .key = 'k',
+     .type = GSVD_OPT_UINT,
+     PCA(pca.n_components),
+     .arg = "INT",
+     .lo = 1,
+     .hi = 100000,
+     .help = "principal components [10]"},
+    {.name = "method",
+     .key = 'm',
+     .type = GSVD_OPT_CHOICE,
+     PCA(pca.method),
+     .arg = "NAME",
+     .choices = method_names,
+     .help = "auto (exact up to 5,000 samples, else randomized),\nrandomized (block Krylov, "
+             "bounded memory), krylov (keeps\nevery iterate), subspace (power iteration) or "
+             "exact (Gram +\neigensolver, N <= 50,000) [auto]"},
+    {.name = "scaler",
+     .type = GSVD_OPT_CHOICE,
+     PCA(geno.scaler),
+     .arg = "NAME",
+     .choices = scaler_names,
+     .help = "patterson sqrt(p(1-p)), hwe sqrt(ploidy p(1-p)), standard\n(sd), center, none "
+             "[patterson]"},
+    {.name = "missing",
+     .type = GSVD_OPT_CHOICE,
+     PCA(geno.missing_error),
+     .arg = "MODE",
+     .choices = missing_names,
+     .help = "mean (missing call = variant mean) or error [mean]"},
+    {.name = "oversampling",
+     .type = GSVD_OPT_UINT,
+     PCA(pca.oversampling),
+     .arg = "INT",
+     .lo = 0,
+     .hi = 10000,
+     .help = "extra block columns beyond k [10]"},
+    {.name = "stop",
+     .type = GSVD_OPT_CHOICE,
+     PCA(pca.stop),
+     .arg = "RULE",
+     .choices = stop_names,
+     .help = "bound: stop when every component's singular value error\nbound (relative, from its "
+             "Ritz residual) is <= --tol;\nsubspace: when 1 - MEV of the top-k vectors between\n"
+             "passes < --tol\n(vectors inside clusters of equal eigenvalues) [bound]"},
+    {.name = "tol",
+     .type = GSVD_OPT_DOUBLE,
+     PCA(pca.tol),
+     .arg = "X",
+     .dlo = 0,
+     .dhi = 1,
+     .range = "0..1",
+     .help = "tolerance of the stop rule [1e-4]"},
+    {.name = "max-iter",
+     .type = GSVD_OPT_UINT,
+     PCA(pca.max_iter),
+     .arg = "INT",
+     .lo = 1,
+     .hi = 100000,
+     .help = "at most this many passes; stopping there is reported\n(converged: "
+             "false) [8]"},
+    {.name = "power-iter",
+     .type = GSVD_OPT_UINT,
+     PCA(pca.power_iter),
+     .arg = "INT",
+     .lo = 1,
+     .hi = 100000,
+     .help = "exactly this many passes (ignores --tol)"},
+    {.name = "window",
+     .type = GSVD_OPT_UINT,
+     PCA(pca.window),
+     .arg = "INT",
+     .lo = 2,
+     .hi = 10000,
+     .help = "randomized: basis blocks kept before a restart [8]"},
+    {.name = "seed",
+     .type = GSVD_OPT_UINT,
+     PCA(pca.seed),
+     .arg = "INT",
+     .lo = 0,
+     .hi = UINT64_MAX,
+     .help = "test matrix seed [42]"},
+    {.name = "gram-f64",
+     .type = GSVD_OPT_FLAG,
+     PCA(gram_f64),
+     .value = 1,
+     .help = "exact on the CPU: Gram from float64 products (about 2x\nslower; scores to float64 "
+             "rounding, not ~1e-7)"},
+};
+static const struct gsvd_opt input_options[] = {
+    GSVD_OPT_IN_ARRAY(struct pca_opts),
+    GSVD_OPT_IN_TRANSPOSE(struct pca_opts),
+    GSVD_OPT_IN_PLOIDY(struct pca_opts),
+    GSVD_OPT_IN_VARIANTS(struct pca_opts),
+    GSVD_OPT_IN_SAMPLES(struct pca_opts),
+    {.name = "fit-samples",
+     .type = GSVD_OPT_STRING,
+     PCA(fit_file),
+     .arg = "FILE",
+     .help = "fit on these samples only, then project every other\nsample onto their PCs "
+             "(output: sample_pca_fitted)"},
+    GSVD_OPT_IN_MAF(struct pca_opts),
+    GSVD_OPT_IN_MAX_MISSING(struct pca_opts),
+    GSVD_OPT_IN_VARIANT_MASK(struct pca_opts),
+    GSVD_OPT_IN_SAMPLE_MASK(struct pca_opts),
+    {.name = "ld-prune",
+     .type = GSVD_OPT_CALL,
+     PCA(ld_prune_arg),
+     .arg = "R2,WINDOW[,STEP]",
+     .parse = parse_ld_prune,
+     .help = "first prune variants in LD as gensvd ldprune\n--r2 R2 --window WINDOW --step STEP "
+             "[STEP: 1]"},
+};
+static const struct gsvd_opt resource_options[] = {
+    GSVD_OPT_DEVICE(struct pca_opts),
+    {.name = "memory",
+     .type = GSVD_OPT_BYTES,
+     PCA(memory),
+     .arg = "SIZE",
+     .lo = 1,
+     .range = "a size such as 2G",
+     .help = "cap the whole run (basis, pass buffers, decode pipeline,\nin-memory cache; the "
+             "cache beyond it is spilled), e.g. 2G;\n-v prints the plan"},
+    {.name = "cache",
+     .type = GSVD_OPT_BYTES,
+     PCA(geno.cache_bytes),
+     .arg = "SIZE",
+     .range = "a size such as 4G, or 0",
+     .help = "keep the genotypes in memory (2 bits per call) after the\nfirst pass, up to SIZE; "
+             "what does not fit goes to a\nfile in --cache-dir; 0 re-reads the store on every\n"
+             "pass [a quarter of physical memory]"},
+    {.name = "cache-dir",
+     .type = GSVD_OPT_CALL,
+     PCA(geno.cache_dir),
+     .arg = "DIR",
+     .parse = parse_nonempty,
+     .help = "where the cache beyond --cache goes (a file deleted\nwhen gensvd ends, however it "
+             "ends) [$TMPDIR or /tmp]"},
+};
+static const struct gsvd_opt_group out_group = {"Output (default: TSV of the scores on stdout):",
+                                                out_options, GSVD_ARRAY_LEN(out_options), NULL};
+static const struct gsvd_opt_group method_group = {"Method:", method_options,
+                                                   GSVD_ARRAY_LEN(method_options), NULL};
+static const struct gsvd_opt_group input_group = {"Input:", input_options,
+                                                  GSVD_ARRAY_LEN(input_options), NULL};
+static const struct gsvd_opt_group resource_group = {"Resources:", resource_options,
+                                                     GSVD_ARRAY_LEN(resource_options), NULL};
+static const struct gsvd_opt_bind pca_groups[] = {
+    {&out_group, 0},
+    {&gsvd_opts_zarr_out, offsetof(struct pca_opts, zout)},
+    {&method_group, 0},
+    {&input_group, 0},
+    {&resource_group, 0},
+    {&gsvd_opts_threads, offsetof(struct pca_opts, common)},
+    {&gsvd_opts_progress, offsetof(struct pca_opts, common)},
+    {&gsvd_opts_basic, offsetof(struct pca_opts, common)},
+    {&gsvd_opts_remote, offsetof(struct pca_opts, common)},
+};
+static const struct gsvd_cmd_spec pca_spec = {
+    .name = "pca",
+    .intro = "Usage: gensvd pca [options] INPUT\n"
+             "Principal components of the genotype matrix in INPUT (a VCF-Zarr store: "
+             "call_genotype,\nor scikit-allel calldata/GT, or a 2-D dosage array named with "
+             "--array); samples are\nthe observations.\n",
+    .groups = pca_groups,
+    .n_groups = GSVD_ARRAY_LEN(pca_groups),
+    .footer = "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature "
+              "unavailable.\n",
+};
 
 static int write_tsv(const struct gsvd_pca_result *r, const struct gsvd_strlist *ids)
 {
@@ -441,226 +541,26 @@ out:
 
 int gsvd_cmd_pca(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, 'f'},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"plink", required_argument, NULL, OPT_PLINK},
-        {"loadings", no_argument, NULL, OPT_LOADINGS},
-        {"components", required_argument, NULL, 'k'},
-        {"method", required_argument, NULL, 'm'},
-        {"scaler", required_argument, NULL, OPT_SCALER},
-        {"missing", required_argument, NULL, OPT_MISSING},
-        {"oversampling", required_argument, NULL, OPT_OVERSAMPLING},
-        {"tol", required_argument, NULL, OPT_TOL},
-        {"max-iter", required_argument, NULL, OPT_MAX_ITER},
-        {"power-iter", required_argument, NULL, OPT_POWER_ITER},
-        {"window", required_argument, NULL, OPT_WINDOW},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"array", required_argument, NULL, 'a'},
-        {"transpose", no_argument, NULL, OPT_TRANSPOSE},
-        {"ploidy", required_argument, NULL, OPT_PLOIDY},
-        {"variants", required_argument, NULL, OPT_VARIANTS},
-        {"samples", required_argument, NULL, OPT_SAMPLES},
-        {"maf", required_argument, NULL, OPT_MAF},
-        {"max-missing", required_argument, NULL, OPT_MAX_MISSING},
-        {"device", required_argument, NULL, 'd'},
-        {"threads", required_argument, NULL, 't'},
-        {"memory", required_argument, NULL, OPT_MEMORY},
-        {"cache", required_argument, NULL, OPT_CACHE},
-        {"cache-dir", required_argument, NULL, OPT_CACHE_DIR},
-        {"stop", required_argument, NULL, OPT_STOP},
-        {"variant-mask", required_argument, NULL, OPT_VARIANT_MASK},
-        {"sample-mask", required_argument, NULL, OPT_SAMPLE_MASK},
-        {"ld-prune", required_argument, NULL, OPT_LD_PRUNE},
-        {"fit-samples", required_argument, NULL, OPT_FIT_SAMPLES},
-        {"gram-f64", no_argument, NULL, OPT_GRAM_F64},
-        GSVD_CLI_ZARR_OUT_LONGOPTS,
-        GSVD_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
     struct pca_opts o = {.device = "auto",
                          .pca = GSVD_PCA_PARAMS_DEFAULT,
                          .geno = GSVD_GENO_PARAMS_DEFAULT,
-                         .lp = GSVD_LDPRUNE_PARAMS_DEFAULT};
-    uint64_t v;
-    int c, rc, cache_set = 0;
+                         .lp = GSVD_LDPRUNE_PARAMS_DEFAULT,
+                         .common = GSVD_CLI_COMMON_DEFAULT};
+    int optind, rc;
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:fk:m:a:d:t:vqh", longopts, NULL)) != -1) {
-        int r = gsvd_cli_common_option("pca", c, optarg, &common);
-        if (r == 0)
-            r = gsvd_cli_zarr_out_option("pca", c, optarg, &o.zout);
-        if (r == GSVD_EXIT_USAGE)
-            return r;
-        if (r == 1)
-            continue;
-        switch (c) {
-        case 'o':
-            o.output = optarg;
-            break;
-        case 'f':
-            o.force = 1;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "tsv") != 0)
-                return gsvd_cli_usage_error("pca", "invalid --format '%s' (tsv)", optarg);
-            o.format = optarg;
-            break;
-        case OPT_PLINK:
-            if (!*optarg)
-                return gsvd_cli_usage_error("pca", "empty --plink prefix");
-            o.plink = optarg;
-            break;
-        case OPT_LOADINGS:
-            o.pca.loadings = 1;
-            o.want_loadings = 1;
-            break;
-        case 'k':
-            if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --components '%s'", optarg);
-            o.pca.n_components = (size_t)v;
-            break;
-        case 'm':
-            if (parse_method(optarg, &o.pca.method) < 0)
-                return gsvd_cli_usage_error(
-                    "pca", "invalid --method '%s' (auto, randomized, krylov, subspace, exact)",
-                    optarg);
-            break;
-        case OPT_SCALER: {
-            size_t i;
-            for (i = 0; i < GSVD_ARRAY_LEN(scaler_names); i++)
-                if (strcmp(optarg, scaler_names[i]) == 0)
-                    break;
-            if (i == GSVD_ARRAY_LEN(scaler_names))
-                return gsvd_cli_usage_error(
-                    "pca", "invalid --scaler '%s' (patterson, hwe, standard, center, none)",
-                    optarg);
-            o.geno.scaler = (enum gsvd_scaler)i;
-            break;
-        }
-        case OPT_MISSING:
-            if (strcmp(optarg, "mean") == 0)
-                o.geno.missing_error = 0;
-            else if (strcmp(optarg, "error") == 0)
-                o.geno.missing_error = 1;
-            else
-                return gsvd_cli_usage_error("pca", "invalid --missing '%s' (mean, error)", optarg);
-            break;
-        case OPT_OVERSAMPLING:
-            if (gsvd_cli_parse_uint(optarg, 0, 10000, 0, &v) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --oversampling '%s'", optarg);
-            o.pca.oversampling = (size_t)v;
-            break;
-        case OPT_STOP:
-            if (strcmp(optarg, "bound") == 0)
-                o.pca.stop = GSVD_PCA_STOP_BOUND;
-            else if (strcmp(optarg, "subspace") == 0)
-                o.pca.stop = GSVD_PCA_STOP_SUBSPACE;
-            else
-                return gsvd_cli_usage_error("pca", "invalid --stop '%s' (bound, subspace)", optarg);
-            break;
-        case OPT_TOL:
-            if (gsvd_cli_parse_double(optarg, 0, 1, &o.pca.tol) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --tol '%s' (0..1)", optarg);
-            break;
-        case OPT_MAX_ITER:
-            if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --max-iter '%s'", optarg);
-            o.pca.max_iter = (size_t)v;
-            break;
-        case OPT_POWER_ITER:
-            if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --power-iter '%s'", optarg);
-            o.pca.power_iter = (size_t)v;
-            break;
-        case OPT_WINDOW:
-            if (gsvd_cli_parse_uint(optarg, 2, 10000, 0, &v) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --window '%s' (>= 2)", optarg);
-            o.pca.window = (size_t)v;
-            break;
-        case OPT_SEED:
-            if (gsvd_cli_parse_uint(optarg, 0, UINT64_MAX, 0, &o.pca.seed) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --seed '%s'", optarg);
-            break;
-        case 'a':
-            o.array = optarg;
-            o.geno.array = optarg;
-            break;
-        case OPT_TRANSPOSE:
-            o.geno.transpose = 1;
-            break;
-        case OPT_PLOIDY:
-            if (gsvd_cli_parse_uint(optarg, 1, 100, 0, &v) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --ploidy '%s'", optarg);
-            o.geno.ploidy = (size_t)v;
-            break;
-        case OPT_VARIANTS:
-            if (gsvd_cli_parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --variants '%s' (START:STOP)", optarg);
-            break;
-        case OPT_SAMPLES:
-            o.samples_file = optarg;
-            break;
-        case OPT_GRAM_F64:
-            o.gram_f64 = 1;
-            break;
-        case OPT_FIT_SAMPLES:
-            o.fit_file = optarg;
-            o.pca.loadings = 1; /* the projection of the others needs them */
-            break;
-        case OPT_MAF:
-            if (gsvd_cli_parse_double(optarg, 0, 0.5, &o.geno.maf) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --maf '%s' (0..0.5)", optarg);
-            break;
-        case OPT_MAX_MISSING:
-            if (gsvd_cli_parse_double(optarg, 0, 1, &o.geno.max_missing) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --max-missing '%s' (0..1)", optarg);
-            break;
-        case 'd':
-            if (gsvd_cli_parse_device(optarg, &o.device) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --device '%s' (auto, cpu, gpu)",
-                                            optarg);
-            break;
-        case OPT_MEMORY:
-            if (gsvd_cli_parse_size(optarg, &o.memory) < 0 || o.memory == 0)
-                return gsvd_cli_usage_error("pca", "invalid --memory '%s'", optarg);
-            break;
-        case OPT_CACHE:
-            if (gsvd_cli_parse_size(optarg, &o.geno.cache_bytes) < 0)
-                return gsvd_cli_usage_error("pca", "invalid --cache '%s'", optarg);
-            cache_set = 1;
-            break;
-        case OPT_CACHE_DIR:
-            if (!*optarg)
-                return gsvd_cli_usage_error("pca", "empty --cache-dir");
-            o.geno.cache_dir = optarg;
-            break;
-        case OPT_VARIANT_MASK:
-            o.variant_mask = optarg;
-            break;
-        case OPT_SAMPLE_MASK:
-            o.sample_mask = optarg;
-            break;
-        case OPT_LD_PRUNE:
-            if (gsvd_cli_parse_ld_prune(optarg, &o.lp) < 0)
-                return gsvd_cli_usage_error(
-                    "pca",
-                    "invalid --ld-prune '%s' (R2,WINDOW[,STEP], e.g. 0.2,500kb or 0.1,1000,100)",
-                    optarg);
-            o.ld_prune = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return GSVD_EXIT_OK;
-        default:
-            return gsvd_cli_usage_error("pca", "invalid option '%s'", argv[optind - 1]);
-        }
-    }
+    o.geno.cache_bytes = UINT64_MAX; /* not given (--cache cannot reach it) */
+    rc = gsvd_opts_parse(&pca_spec, argc, argv, &o, &optind);
+    if (rc != 0)
+        return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
     if (optind != argc - 1)
         return gsvd_cli_usage_error("pca", optind >= argc ? "missing INPUT" : "too many arguments");
+    if (o.want_loadings || o.fit_file)
+        o.pca.loadings = 1; /* --fit-samples: projecting the others needs them */
+    if (o.ld_prune_arg) {
+        o.ld_prune = 1;
+        if (gsvd_cli_parse_ld_prune(o.ld_prune_arg, &o.lp) < 0) /* checked while parsing */
+            return GSVD_EXIT_INTERNAL;
+    }
     if (o.samples_file && o.sample_mask)
         return gsvd_cli_usage_error("pca", "--samples and --sample-mask cannot be combined");
     if (o.want_loadings && !o.output)
@@ -668,7 +568,7 @@ int gsvd_cmd_pca(int argc, char **argv)
     if (gsvd_cli_zarr_out_check("pca", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
     o.input = argv[optind];
-    if (!cache_set) {
+    if (o.geno.cache_bytes == UINT64_MAX) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         o.geno.cache_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : 0;
     }
@@ -676,9 +576,9 @@ int gsvd_cmd_pca(int argc, char **argv)
         const char *tmp = getenv("TMPDIR");
         o.geno.cache_dir = tmp && *tmp ? tmp : "/tmp";
     }
-    gsvd_cli_common_apply(&common);
+    gsvd_cli_common_apply(&o.common);
     o.command = gsvd_cli_command_line(argc, argv);
-    rc = run(&o, &common);
+    rc = run(&o, &o.common);
     gsvd_free(o.command);
     return gsvd_cli_exit_code(rc);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/opts_input.h"
 #include "common/alloc.h"
 
 #define COMMON(field) GSVD_OPT_FIELD(struct gsvd_cli_common, field)
@@ -165,3 +166,31 @@ static const struct gsvd_opt zarr_out[] = {
              "multiples of the chunks"},
 };
 const struct gsvd_opt_group gsvd_opts_zarr_out = {NULL, zarr_out, GSVD_ARRAY_LEN(zarr_out), NULL};
+
+/* ---- parsers for the shared descriptors of cli/opts_input.h ---------------------------------- */
+
+int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field)
+{
+    uint64_t r[2];
+    if (gsvd_cli_parse_range(arg, &r[0], &r[1]) < 0)
+        return gsvd_cli_usage_error(cmd, "invalid --variants '%s' (START:STOP)", arg);
+    memcpy(field, r, sizeof r);
+    return 0;
+}
+
+int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field)
+{
+    const char *dev;
+    if (gsvd_cli_parse_device(arg, &dev) < 0)
+        return gsvd_cli_usage_error(cmd, "invalid --device '%s' (auto, cpu, gpu)", arg);
+    memcpy(field, &dev, sizeof dev);
+    return 0;
+}
+
+int gsvd_opt_parse_tsv(const char *cmd, const char *arg, void *field)
+{
+    if (strcmp(arg, "tsv") != 0)
+        return gsvd_cli_usage_error(cmd, "invalid --format '%s' (tsv)", arg);
+    memcpy(field, &arg, sizeof arg);
+    return 0;
+}
