@@ -6,11 +6,12 @@
  * saturated), then the whole central directory, into a key table sorted by name.  Every entry
  * is checked before anything is served: single disk, no encryption, method STORED or DEFLATE,
  * sizes and local header offsets inside the archive, no two entries' byte spans overlapping,
- * names that are valid store keys (no "..", no absolute paths, no control characters) and
- * unique.  A get reads the entry's local header with pread (signature, flags and method must
- * agree with the central directory; its name and extra field must fit the entry's span), then
- * its data; DEFLATE is raw-inflated by zlib into exactly the declared size, and a
- * whole read checks the CRC-32.  Ranged reads of STORED entries read only the range.
+ * names that are valid store keys (no "..", no absolute paths, no control characters); of
+ * entries sharing a name the last wins, as in Python's zipfile.  A get reads the entry's local
+ * header with pread (signature, flags and method must agree with the central directory; its name
+ * and extra field must fit the entry's span), then its data; DEFLATE is raw-inflated by zlib into
+ * exactly the declared size, and a whole read checks the CRC-32.  Ranged reads of STORED entries
+ * read only the range.
  *
  * When the archive holds a single top-level directory and no metadata at its root (a directory
  * zipped with its own name, "x.zarr/..."), keys are served relative to that directory.
@@ -55,6 +56,7 @@ struct zip_entry {
     uint64_t usize; /* uncompressed size */
     uint32_t crc;
     uint16_t method; /* 0 STORED, 8 DEFLATE */
+    size_t idx;      /* position in the central directory: a later duplicate wins */
 };
 
 struct store_zip {
@@ -258,7 +260,9 @@ static int apply_zip64(const struct store_zip *zs, const char *name, const unsig
 
 static int cmp_name(const void *a, const void *b)
 {
-    return strcmp(((const struct zip_entry *)a)->name, ((const struct zip_entry *)b)->name);
+    const struct zip_entry *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
 }
 
 static int cmp_lho(const void *a, const void *b)
@@ -420,8 +424,24 @@ static void strip_common_dir(struct store_zip *zs)
         memmove(zs->ents[i].name, zs->ents[i].name + len, strlen(zs->ents[i].name + len) + 1);
 }
 
+/* zarr-python's ZipStore appends an entry again when a key is rewritten (metadata updated,
+ * consolidated): like Python's zipfile, the last one in the central directory wins.  The
+ * table is sorted by (name, idx); keep the last of each run. */
+static void dedupe(struct store_zip *zs)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < zs->n; i++) {
+        if (i + 1 < zs->n && strcmp(zs->ents[i].name, zs->ents[i + 1].name) == 0) {
+            gsvd_free(zs->ents[i].name);
+            continue;
+        }
+        zs->ents[w++] = zs->ents[i];
+    }
+    zs->n = w;
+}
+
 /* Read the central directory into zs->ents: parse, check spans, strip a common top directory,
- * sort by name and refuse duplicates. */
+ * sort by name and keep the last of duplicates. */
 static int read_central(struct store_zip *zs, const struct cd_info *ci)
 {
     int rc = GSVD_OK;
@@ -446,6 +466,7 @@ static int read_central(struct store_zip *zs, const struct cd_info *ci)
         struct zip_entry *e = &zs->ents[n_files];
         GSVD_TRY(parse_entry(zs, cd + pos, (size_t)ci->cd_size - pos, i, e, &used));
         pos += used;
+        e->idx = i;
         if (e->name) {
             n_files++;
             zs->n = n_files;
@@ -460,13 +481,7 @@ static int read_central(struct store_zip *zs, const struct cd_info *ci)
     GSVD_TRY(check_spans(zs, ci->cd_off));
     strip_common_dir(zs);
     qsort(zs->ents, zs->n, sizeof *zs->ents, cmp_name);
-    for (size_t i = 1; i < zs->n; i++) {
-        if (strcmp(zs->ents[i - 1].name, zs->ents[i].name) == 0) {
-            gsvd_log_error("%s: entry '%s' appears twice", zs->path, zs->ents[i].name);
-            rc = GSVD_EFORMAT;
-            goto out;
-        }
-    }
+    dedupe(zs);
 out:
     gsvd_free(cd);
     return rc;
