@@ -335,6 +335,14 @@ static int parse_entry(const struct store_zip *zs, const unsigned char *p, size_
         rc = GSVD_EFORMAT;
         goto out;
     }
+    /* DEFLATE expands at most 1032:1, so a larger declared size is a lie (and would make a
+     * reader allocate it before finding out) */
+    if (e->method == 8 && e->csize < UINT64_MAX / 2048 && e->usize > e->csize * 1032 + 64) {
+        gsvd_log_error("%s: entry '%s': declared size %llu impossible for %llu DEFLATE bytes",
+                       zs->path, name, (unsigned long long)e->usize, (unsigned long long)e->csize);
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
     if (name[nlen - 1] == '/') {
         gsvd_free(name); /* a directory: keys are implied by its files */
         name = NULL;

@@ -125,6 +125,23 @@ def zip_dir(dpath, zpath, method, top=None):
     return zpath
 
 
+def zip64_dir(dpath, zpath):
+    """The directory as a hand-built ZIP64 archive (every size and offset in ZIP64 fields)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz"))
+    from make_zip_corpus import build_zip
+    entries = []
+    for base, dirs, files in os.walk(dpath):
+        dirs.sort()
+        for f in sorted(files):
+            full = os.path.join(base, f)
+            entries.append((os.path.relpath(full, dpath), open(full, "rb").read(), 8))
+    blob = build_zip(entries, zip64=True)
+    open(zpath, "wb").write(blob)
+    with zipfile.ZipFile(zpath) as zf:  # Python's reader is the oracle that it is a valid zip
+        check(zf.testzip() is None and len(zf.namelist()) == len(entries), "zip64 archive valid")
+    return zpath
+
+
 def expected_gt_dump():
     gt, _, _ = data()
     lines = ["\t".join("/".join(str(int(v)) for v in cell) for cell in row) for row in gt]
@@ -195,6 +212,8 @@ def main():
                         dpath, tag + "_deflated")
                 compare(zip_dir(dpath, os.path.join(tmp, tag + "_top.zip"), zipfile.ZIP_DEFLATED,
                                 top=tag + ".vcz"), dpath, tag + "_deflated_topdir")
+                compare(zip64_dir(dpath, os.path.join(tmp, tag + "_z64.zip")), dpath,
+                        tag + "_zip64")
         # explicit zip:// and a --array option
         zpath = os.path.join(tmp, "py%d_v%d_cons_defl.zip" % (ZV, fmts[-1]))
         rc, out, err = run("dump", "zip://" + zpath, "--array", "sample_id")
