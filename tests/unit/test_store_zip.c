@@ -157,12 +157,13 @@ static void test_paths(void)
     size_t n;
 
     GSVD_CHECK(fi && fo && dir);
+    if (!fi || !fo || !dir)
+        goto out;
     while (fi && fo && (n = fread(chunk, 1, sizeof chunk, fi)) > 0)
         GSVD_CHECK(fwrite(chunk, 1, n, fo) == n);
-    if (fi)
-        fclose(fi);
-    if (fo)
-        fclose(fo);
+    fclose(fi);
+    fclose(fo);
+    fi = fo = NULL;
     GSVD_CHECK_RC(gsvd_store_open(zip, GSVD_STORE_READ, &st), GSVD_OK);
     GSVD_CHECK(st && strcmp(gsvd_store_scheme(st), "zip") == 0);
     GSVD_CHECK(st && get_is(st, ".zgroup", "{\"zarr_format\": 2}", 18));
@@ -175,26 +176,39 @@ static void test_paths(void)
     st = NULL;
     gsvd_free(dir);
     dir = gsvd_asprintf("%s/out.zip", tmp);
-    GSVD_CHECK_RC(gsvd_store_open(dir, GSVD_STORE_WRITE, &st), GSVD_EUNSUPPORTED);
+    GSVD_CHECK(dir && gsvd_store_open(dir, GSVD_STORE_WRITE, &st) == GSVD_EUNSUPPORTED);
     GSVD_CHECK(st == NULL);
 
     in = gsvd_asprintf("%s/g/", zip);
+    if (!in)
+        goto out;
     GSVD_CHECK_RC(gsvd_tree_locate(in, &root, &node), GSVD_OK);
     GSVD_CHECK(root && node && strcmp(root, zip) == 0 && strcmp(node, "g") == 0);
     gsvd_free(root);
     gsvd_free(node);
     gsvd_free(in);
     in = gsvd_asprintf("zip://%s", zip);
+    if (!in)
+        goto out;
     GSVD_CHECK_RC(gsvd_tree_locate(in, &root, &node), GSVD_OK);
     GSVD_CHECK(root && node && strcmp(root, in) == 0 && strcmp(node, "") == 0);
     gsvd_free(root);
     gsvd_free(node);
     gsvd_free(in);
     in = gsvd_asprintf("zip://%s/01_stored/g", corpus); /* no ".zip": the whole input */
+    if (!in)
+        goto out;
     GSVD_CHECK_RC(gsvd_tree_locate(in, &root, &node), GSVD_OK);
     GSVD_CHECK(root && node && strcmp(root, in) == 0 && strcmp(node, "") == 0);
     gsvd_free(root);
     gsvd_free(node);
+    gsvd_free(in);
+    in = NULL;
+out:
+    if (fi)
+        fclose(fi);
+    if (fo)
+        fclose(fo);
     gsvd_free(in);
     gsvd_buf_free(&b);
     gsvd_free(zip);
