@@ -3,7 +3,8 @@
  * listing, whole and ranged reads of STORED, DEFLATE and ZIP64 archives (all equal), a
  * top-level directory stripped, the last duplicate winning, every documented refusal with its
  * code, read-only opening, and gsvd_tree_locate splitting "x.zip/node".
- * usage: test_store_zip CORPUS_DIR [-v]; scratch files under $TMPDIR. */
+ * usage: test_store_zip CORPUS_DIR [-v | --one-roundtrip (for alloc_sweep.sh)]; scratch files
+ * under $TMPDIR. */
 #include "gsvd_config.h"
 
 #include <stdint.h>
@@ -216,16 +217,45 @@ out:
     gsvd_free(src);
 }
 
+/* --one-roundtrip (alloc_sweep.sh): open the ZIP64 DEFLATE seed, list it and read every key
+ * whole and by range.  Exit 0 when all worked, 3 when an allocation failure came back as
+ * GSVD_ENOMEM, 1 on any other error. */
+static int one_roundtrip(void)
+{
+    static const char *keys[] = {".zgroup", "g/.zarray", "g/.zattrs", "g/0.0", "g/1.0"};
+    struct gsvd_strlist l = GSVD_STRLIST_INIT;
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    uint64_t size;
+    int rc;
+    gsvd_store *st = open_seed("04_zip64_deflated", &rc);
+
+    if (rc == GSVD_OK)
+        rc = gsvd_store_list(st, "g", &l);
+    for (size_t i = 0; rc == GSVD_OK && i < sizeof keys / sizeof *keys; i++) {
+        rc = gsvd_store_get(st, keys[i], &b);
+        if (rc == GSVD_OK)
+            rc = gsvd_store_get_range(st, keys[i], 1, 2, 0, &b, &size);
+    }
+    gsvd_strlist_free(&l);
+    gsvd_buf_free(&b);
+    gsvd_store_close(st);
+    return rc == GSVD_OK ? 0 : rc == GSVD_ENOMEM ? 3 : 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *base = getenv("TMPDIR");
 
     if (argc < 2) {
-        fprintf(stderr, "usage: test_store_zip CORPUS_DIR [-v]\n");
+        fprintf(stderr, "usage: test_store_zip CORPUS_DIR [-v | --one-roundtrip]\n");
         return 2;
     }
     corpus = argv[1];
     gsvd_meta_global_init();
+    if (argc > 2 && strcmp(argv[2], "--one-roundtrip") == 0) {
+        gsvd_log_set_level(GSVD_LOG_ERROR); /* alloc_sweep.sh looks for "out of memory" */
+        return one_roundtrip();
+    }
     gsvd_log_set_level(argc > 2 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF); /* refusals log by design */
     snprintf(tmp, sizeof tmp, "%s/test_store_zip.XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(tmp)) {
