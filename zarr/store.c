@@ -89,6 +89,7 @@ int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out)
 {
     int rc = GSVD_OK;
     gsvd_store *st = NULL;
+    const struct gsvd_store_ops *ops;
     size_t slen;
 
     *out = NULL;
@@ -103,7 +104,10 @@ int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out)
                            gsvd_store_supported());
             return GSVD_ENOTBUILT;
         }
-        GSVD_TRY(s->ops->open(s->strip ? url + plen : url, flags, &st));
+        ops = s->ops;
+        if (ops == &gsvd_store_file_ops && is_zip_path(url + plen))
+            ops = &gsvd_store_zip_ops; /* "file://x.zip": the zip store, as for a plain path */
+        GSVD_TRY(ops->open(s->strip ? url + plen : url, flags, &st));
         goto found;
     }
     slen = scheme_len(url);

@@ -349,9 +349,11 @@ int gsvd_tree_locate(const char *input, char **root, char **node)
         skip = 7;
     else if (strstr(input, "://") || strncmp(input, "mem:", 4) == 0)
         goto whole;
-    zlen = skip ? 0 : zip_root_len(input, len, 0);
-    if (zlen > 0)
+    zlen = zip_root_len(input + skip, len - skip, 0);
+    if (zlen > 0) {
+        zlen += skip;
         goto zip_found;
+    }
     while (len > skip + 1 && input[len - 1] == '/')
         len--;
     root_len = len;

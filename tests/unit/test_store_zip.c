@@ -188,6 +188,19 @@ static void test_paths(void)
     gsvd_free(root);
     gsvd_free(node);
     gsvd_free(in);
+    in = gsvd_asprintf("file://%s/g", zip); /* file:// through an archive: the zip store */
+    if (!in)
+        goto out;
+    GSVD_CHECK_RC(gsvd_tree_locate(in, &root, &node), GSVD_OK);
+    GSVD_CHECK(root && node && strncmp(root, "file://", 7) == 0 && strcmp(root + 7, zip) == 0 &&
+               strcmp(node, "g") == 0);
+    GSVD_CHECK(root && gsvd_store_open(root, GSVD_STORE_READ, &st) == GSVD_OK && st &&
+               strcmp(gsvd_store_scheme(st), "zip") == 0);
+    gsvd_store_close(st);
+    st = NULL;
+    gsvd_free(root);
+    gsvd_free(node);
+    gsvd_free(in);
     in = gsvd_asprintf("zip://%s", zip);
     if (!in)
         goto out;
