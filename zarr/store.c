@@ -3,6 +3,8 @@
 #include "zarr/store.h"
 
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 
 #if GSVD_HAVE_CURL
 #include <curl/curl.h>
@@ -20,6 +22,7 @@ static const struct scheme {
     const struct gsvd_store_ops *ops;
 } schemes[] = {
     {"file://", 1, &gsvd_store_file_ops}, {"mem:", 1, &gsvd_store_mem_ops},
+    {"zip://", 1, &gsvd_store_zip_ops},
 #if GSVD_HAVE_CURL
     {"http://", 0, &gsvd_store_http_ops}, {"https://", 0, &gsvd_store_http_ops},
     {"gs://", 0, &gsvd_store_gcs_ops},    {"s3://", 0, &gsvd_store_s3_ops},
@@ -52,9 +55,9 @@ void gsvd_store_global_cleanup(void)
 const char *gsvd_store_supported(void)
 {
 #if GSVD_HAVE_CURL
-    return "file, mem, http, https, gs, s3";
+    return "file, zip, mem, http, https, gs, s3";
 #else
-    return "file, mem";
+    return "file, zip, mem";
 #endif
 }
 
@@ -71,10 +74,22 @@ static size_t scheme_len(const char *url)
     return strncmp(url + i, "://", 3) == 0 ? i : 0;
 }
 
+/* A local path names a zipped store when it ends in ".zip" (any case) and is not a directory;
+ * writing to such a path goes to the zip store too, which refuses it. */
+static int is_zip_path(const char *path)
+{
+    size_t n = strlen(path);
+    struct stat sb;
+    if (n < 4 || strcasecmp(path + n - 4, ".zip") != 0)
+        return 0;
+    return !(stat(path, &sb) == 0 && S_ISDIR(sb.st_mode));
+}
+
 int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out)
 {
     int rc = GSVD_OK;
     gsvd_store *st = NULL;
+    const struct gsvd_store_ops *ops;
     size_t slen;
 
     *out = NULL;
@@ -89,7 +104,10 @@ int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out)
                            gsvd_store_supported());
             return GSVD_ENOTBUILT;
         }
-        GSVD_TRY(s->ops->open(s->strip ? url + plen : url, flags, &st));
+        ops = s->ops;
+        if (ops == &gsvd_store_file_ops && is_zip_path(url + plen))
+            ops = &gsvd_store_zip_ops; /* "file://x.zip": the zip store, as for a plain path */
+        GSVD_TRY(ops->open(s->strip ? url + plen : url, flags, &st));
         goto found;
     }
     slen = scheme_len(url);
@@ -98,7 +116,8 @@ int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out)
                        gsvd_store_supported());
         return GSVD_EINVAL;
     }
-    GSVD_TRY(gsvd_store_file_ops.open(url, flags, &st));
+    GSVD_TRY(
+        (is_zip_path(url) ? &gsvd_store_zip_ops : &gsvd_store_file_ops)->open(url, flags, &st));
 found:
     st->url = gsvd_strdup(url);
     if (!st->url) {

@@ -11,8 +11,8 @@
 
 struct gsvd_store_ops {
     int version;      /* GSVD_STORE_OPS_VERSION; fields are appended, never reordered */
-    const char *name; /* "file", "mem", "http", "gcs", "s3" */
-    /* `url` is what follows the scheme prefix for file and mem; the whole URL otherwise. */
+    const char *name; /* "file", "zip", "mem", "http", "gcs", "s3" */
+    /* `url` is what follows the scheme prefix for file, zip and mem; the whole URL otherwise. */
     int (*open)(const char *url, unsigned flags, gsvd_store **out);
     void (*close)(gsvd_store *st);                                        /* accepts NULL */
     int (*get)(gsvd_store *st, const char *key, struct gsvd_buf *dst);    /* absent: ENOTFOUND */
@@ -37,6 +37,7 @@ struct gsvd_store {
 
 extern const struct gsvd_store_ops gsvd_store_file_ops;
 extern const struct gsvd_store_ops gsvd_store_mem_ops;
+extern const struct gsvd_store_ops gsvd_store_zip_ops; /* store_zip.c: read-only zip archives */
 
 #if GSVD_HAVE_CURL
 extern const struct gsvd_store_ops gsvd_store_http_ops;

@@ -3,6 +3,7 @@
 #include "zarr/tree.h"
 
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "common/alloc.h"
@@ -313,15 +314,46 @@ static int is_group_dir(const char *dir, size_t len)
     return yes;
 }
 
+/* Length of the leading part of `p` (its first `len` bytes) that names a zip archive: the first
+ * component ending in ".zip" (any case) whose path is a regular file; 0 when there is none.
+ * With `force` (a "zip://" input) the whole input is the archive when no component matches. */
+static size_t zip_root_len(const char *p, size_t len, int force)
+{
+    for (size_t end = 1; end <= len; end++) {
+        struct stat sb;
+        char *path;
+        int yes;
+        if (end < len && p[end] != '/')
+            continue;
+        if (end < 4 || strncasecmp(p + end - 4, ".zip", 4) != 0)
+            continue;
+        path = gsvd_strndup(p, end);
+        yes = path && stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+        gsvd_free(path);
+        if (yes)
+            return end;
+    }
+    return force ? len : 0;
+}
+
 int gsvd_tree_locate(const char *input, char **root, char **node)
 {
-    size_t len = strlen(input), root_len, skip = 0;
+    size_t len = strlen(input), root_len, skip = 0, zlen;
 
     *root = *node = NULL;
+    if (strncmp(input, "zip://", 6) == 0) {
+        skip = 6;
+        goto zip;
+    }
     if (strncmp(input, "file://", 7) == 0)
         skip = 7;
     else if (strstr(input, "://") || strncmp(input, "mem:", 4) == 0)
         goto whole;
+    zlen = zip_root_len(input + skip, len - skip, 0);
+    if (zlen > 0) {
+        zlen += skip;
+        goto zip_found;
+    }
     while (len > skip + 1 && input[len - 1] == '/')
         len--;
     root_len = len;
@@ -338,6 +370,14 @@ int gsvd_tree_locate(const char *input, char **root, char **node)
             break;
         root_len = parent;
     }
+    goto split;
+zip:
+    zlen = skip + zip_root_len(input + skip, len - skip, 1);
+zip_found:
+    root_len = zlen; /* a zipped store: the archive is the root, the rest names the node */
+    while (len > root_len && input[len - 1] == '/')
+        len--;
+split:
     *root = gsvd_strndup(input, root_len);
     if (root_len < len) {
         size_t start = root_len;
