@@ -3,7 +3,7 @@
  * `pca --ld-prune` (gsvd_cli_ldprune_mask) and the --window / --ld-prune parsers. */
 #include "gsvd_config.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "analysis/ldprune.h"
 #include "cli/cli.h"
 #include "cli/cli_mask.h"
+#include "cli/opts_input.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -20,52 +21,6 @@
 #include "zarr/meta.h"
 #include "zarr/reader.h"
 #include "zarr/writer.h"
-
-enum {
-    OPT_WINDOW = GSVD_OPT_FIRST_COMMAND_OPTION,
-    OPT_STEP,
-    OPT_R2,
-    OPT_FORMAT,
-    OPT_VARIANTS,
-    OPT_SAMPLES,
-    OPT_MAF,
-    OPT_MAX_MISSING,
-    OPT_TRANSPOSE,
-    OPT_PLOIDY,
-};
-
-static void usage(FILE *fp)
-{
-    fputs("Usage: gensvd ldprune [options] INPUT\n"
-          "Variants in approximate linkage equilibrium (plink2 --indep-pairwise): in a window\n"
-          "sliding along each contig, every pair with r^2 above --r2 loses the variant with the\n"
-          "lower minor allele frequency (the later one on a tie); r^2 of dosages over the\n"
-          "samples called in both; monomorphic variants are removed.\n"
-          "Output (default: TSV on stdout):\n"
-          "  -o, --output PATH      Zarr group with variant_ld_keep (bool, variants), for\n"
-          "                         pca/pdist --variant-mask PATH\n"
-          "  -f, --force            replace the output if it exists\n"
-          "      --format tsv       variant, contig, position, keep on "
-          "stdout\n" GSVD_CLI_ZARR_OUT_HELP "Pruning:\n"
-          "  -w, --window SIZE      window: INT variants, or INTkb / INTbp along\n"
-          "                         variant_position within each variant_contig [required]\n"
-          "      --step INT         variants the window moves by [1]\n"
-          "      --r2 X             r^2 threshold, 0 <= X < 1 [0.2]\n"
-          "Input:\n"
-          "  -a, --array PATH       genotype array inside INPUT\n"
-          "      --transpose        the 2-D array is samples x variants\n"
-          "      --ploidy INT       dosage scale of a 2-D array (1 or 2) [2]\n"
-          "      --variants A:B     only variants A (inclusive) to B (exclusive)\n"
-          "      --samples FILE     only these sample IDs (one per line)\n"
-          "      --maf X            consider only variants with minor allele frequency >= X\n"
-          "      --max-missing X    consider only variants with a missing fraction <= X\n"
-          "  -t, --threads INT      threads for each window step's r^2 [all cores]\n"
-          "  -v, --verbose          counts on stderr\n"
-          "  -q, --quiet            errors only\n"
-          "  -h, --help             print this help and exit\n" GSVD_CLI_REMOTE_HELP
-          "Exit status: 0 success, 1 failure, 2 usage error.\n",
-          fp);
-}
 
 int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp)
 {
@@ -137,11 +92,100 @@ out:
 
 struct ld_opts {
     const char *input, *output, *format, *samples_file;
+    const char *window; /* --window as given (checked while parsing) */
     int force;
     struct gsvd_geno_params geno;
     struct gsvd_ldprune_params lp;
     struct gsvd_cli_zarr_out zout;
     char *command;
+    struct gsvd_cli_common common;
+};
+
+static int parse_window(const char *cmd, const char *arg, void *field)
+{
+    uint64_t w, bp;
+    if (gsvd_cli_parse_window(arg, &w, &bp) < 0)
+        return gsvd_cli_usage_error(
+            cmd, "invalid --window '%s' (INT >= 2 variants, or INTkb, INTbp)", arg);
+    memcpy(field, &arg, sizeof arg);
+    return 0;
+}
+
+#define LD(field) GSVD_OPT_FIELD(struct ld_opts, field)
+static const struct gsvd_opt out_options[] = {
+    GSVD_OPT_OUTPUT(struct ld_opts, "Zarr group with variant_ld_keep (bool, variants), for\n"
+                                    "pca/pdist --variant-mask PATH"),
+    GSVD_OPT_FORCE(struct ld_opts),
+    GSVD_OPT_FORMAT_TSV(struct ld_opts, "variant, contig, position, keep on stdout"),
+};
+static const struct gsvd_opt prune_options[] = {
+    {.name = "window",
+     .key = 'w',
+     .type = GSVD_OPT_CALL,
+     LD(window),
+     .arg = "SIZE",
+     .parse = parse_window,
+     .help = "window: INT variants, or INTkb / INTbp along\nvariant_position within each "
+             "variant_contig [required]"},
+    {.name = "step",
+     .type = GSVD_OPT_UINT,
+     LD(lp.step),
+     .arg = "INT",
+     .lo = 1,
+     .hi = (uint64_t)1 << 40,
+     .range = ">= 1",
+     .help = "variants the window moves by [1]"},
+    {.name = "r2",
+     .type = GSVD_OPT_DOUBLE,
+     LD(lp.r2),
+     .arg = "X",
+     .dlo = 0,
+     .dhi = 1,
+     .range = "0 <= X < 1",
+     .help = "r^2 threshold, 0 <= X < 1 [0.2]"},
+};
+static const struct gsvd_opt input_options[] = {
+    GSVD_OPT_IN_ARRAY(struct ld_opts),
+    GSVD_OPT_IN_TRANSPOSE(struct ld_opts),
+    {.name = "ploidy",
+     .type = GSVD_OPT_UINT,
+     LD(geno.ploidy),
+     .arg = "INT",
+     .lo = 1,
+     .hi = 2,
+     .range = "1 or 2",
+     .help = "dosage scale of a 2-D array (1 or 2) [2]"},
+    GSVD_OPT_IN_VARIANTS(struct ld_opts),
+    GSVD_OPT_IN_SAMPLES(struct ld_opts),
+    GSVD_OPT_IN_MAF(struct ld_opts),
+    GSVD_OPT_IN_MAX_MISSING(struct ld_opts),
+};
+static const struct gsvd_opt_group out_group = {"Output (default: TSV on stdout):", out_options,
+                                                GSVD_ARRAY_LEN(out_options), NULL};
+static const struct gsvd_opt_group prune_group = {"Pruning:", prune_options,
+                                                  GSVD_ARRAY_LEN(prune_options), NULL};
+static const struct gsvd_opt_group input_group = {"Input:", input_options,
+                                                  GSVD_ARRAY_LEN(input_options), NULL};
+static const struct gsvd_opt_bind ld_groups[] = {
+    {&out_group, 0},
+    {&gsvd_opts_zarr_out, offsetof(struct ld_opts, zout)},
+    {&prune_group, 0},
+    {&input_group, 0},
+    {&gsvd_opts_threads, offsetof(struct ld_opts, common)},
+    {&gsvd_opts_progress, offsetof(struct ld_opts, common)},
+    {&gsvd_opts_basic, offsetof(struct ld_opts, common)},
+    {&gsvd_opts_remote, offsetof(struct ld_opts, common)},
+};
+static const struct gsvd_cmd_spec ld_spec = {
+    .name = "ldprune",
+    .intro = "Usage: gensvd ldprune [options] INPUT\n"
+             "Variants in approximate linkage equilibrium (plink2 --indep-pairwise): in a window\n"
+             "sliding along each contig, every pair with r^2 above --r2 loses the variant with "
+             "the\nlower minor allele frequency (the later one on a tie); r^2 of dosages over "
+             "the\nsamples called in both; monomorphic variants are removed.\n",
+    .groups = ld_groups,
+    .n_groups = GSVD_ARRAY_LEN(ld_groups),
+    .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
 static int write_zarr(const struct ld_opts *o, const struct gsvd_ldprune_result *r,
@@ -270,112 +314,28 @@ out:
 
 int gsvd_cmd_ldprune(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, 'f'},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"window", required_argument, NULL, 'w'},
-        {"step", required_argument, NULL, OPT_STEP},
-        {"r2", required_argument, NULL, OPT_R2},
-        {"array", required_argument, NULL, 'a'},
-        {"transpose", no_argument, NULL, OPT_TRANSPOSE},
-        {"ploidy", required_argument, NULL, OPT_PLOIDY},
-        {"variants", required_argument, NULL, OPT_VARIANTS},
-        {"samples", required_argument, NULL, OPT_SAMPLES},
-        {"maf", required_argument, NULL, OPT_MAF},
-        {"max-missing", required_argument, NULL, OPT_MAX_MISSING},
-        {"threads", required_argument, NULL, 't'},
-        GSVD_CLI_ZARR_OUT_LONGOPTS,
-        GSVD_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
-    struct ld_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT, .lp = GSVD_LDPRUNE_PARAMS_DEFAULT};
-    uint64_t v;
-    int c, rc, have_window = 0;
+    struct ld_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT,
+                        .lp = GSVD_LDPRUNE_PARAMS_DEFAULT,
+                        .common = GSVD_CLI_COMMON_DEFAULT};
+    int optind, rc = gsvd_opts_parse(&ld_spec, argc, argv, &o, &optind);
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:fw:a:t:vqh", longopts, NULL)) != -1) {
-        int r = gsvd_cli_common_option("ldprune", c, optarg, &common);
-        if (r == 0)
-            r = gsvd_cli_zarr_out_option("ldprune", c, optarg, &o.zout);
-        if (r == GSVD_EXIT_USAGE)
-            return r;
-        if (r == 1)
-            continue;
-        switch (c) {
-        case 'o':
-            o.output = optarg;
-            break;
-        case 'f':
-            o.force = 1;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "tsv") != 0)
-                return gsvd_cli_usage_error("ldprune", "invalid --format '%s' (tsv)", optarg);
-            o.format = optarg;
-            break;
-        case 'w':
-            if (gsvd_cli_parse_window(optarg, &o.lp.window, &o.lp.window_bp) < 0)
-                return gsvd_cli_usage_error(
-                    "ldprune", "invalid --window '%s' (INT >= 2 variants, or INTkb, INTbp)",
-                    optarg);
-            have_window = 1;
-            break;
-        case OPT_STEP:
-            if (gsvd_cli_parse_uint(optarg, 1, (uint64_t)1 << 40, 0, &o.lp.step) < 0)
-                return gsvd_cli_usage_error("ldprune", "invalid --step '%s' (>= 1)", optarg);
-            break;
-        case OPT_R2:
-            if (gsvd_cli_parse_double(optarg, 0, 1, &o.lp.r2) < 0 || !(o.lp.r2 < 1))
-                return gsvd_cli_usage_error("ldprune", "invalid --r2 '%s' (0 <= X < 1)", optarg);
-            break;
-        case 'a':
-            o.geno.array = optarg;
-            break;
-        case OPT_TRANSPOSE:
-            o.geno.transpose = 1;
-            break;
-        case OPT_PLOIDY:
-            if (gsvd_cli_parse_uint(optarg, 1, 2, 0, &v) < 0)
-                return gsvd_cli_usage_error("ldprune", "invalid --ploidy '%s' (1 or 2)", optarg);
-            o.geno.ploidy = (size_t)v;
-            break;
-        case OPT_VARIANTS:
-            if (gsvd_cli_parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
-                return gsvd_cli_usage_error("ldprune", "invalid --variants '%s' (START:STOP)",
-                                            optarg);
-            break;
-        case OPT_SAMPLES:
-            o.samples_file = optarg;
-            break;
-        case OPT_MAF:
-            if (gsvd_cli_parse_double(optarg, 0, 0.5, &o.geno.maf) < 0)
-                return gsvd_cli_usage_error("ldprune", "invalid --maf '%s' (0..0.5)", optarg);
-            break;
-        case OPT_MAX_MISSING:
-            if (gsvd_cli_parse_double(optarg, 0, 1, &o.geno.max_missing) < 0)
-                return gsvd_cli_usage_error("ldprune", "invalid --max-missing '%s' (0..1)", optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return GSVD_EXIT_OK;
-        default:
-            return gsvd_cli_usage_error("ldprune", "invalid option '%s'", argv[optind - 1]);
-        }
-    }
+    if (rc != 0)
+        return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
     if (optind != argc - 1)
         return gsvd_cli_usage_error("ldprune",
                                     optind >= argc ? "missing INPUT" : "too many arguments");
-    if (!have_window)
+    if (!o.window)
         return gsvd_cli_usage_error("ldprune", "--window is required (e.g. 1000 or 500kb)");
+    if (gsvd_cli_parse_window(o.window, &o.lp.window, &o.lp.window_bp) < 0)
+        return GSVD_EXIT_INTERNAL; /* checked while parsing */
+    if (!(o.lp.r2 < 1))
+        return gsvd_cli_usage_error("ldprune", "invalid --r2 '%g' (0 <= X < 1)", o.lp.r2);
     if (gsvd_cli_zarr_out_check("ldprune", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
     o.input = argv[optind];
-    gsvd_cli_common_apply(&common);
+    gsvd_cli_common_apply(&o.common);
     o.command = gsvd_cli_command_line(argc, argv);
-    rc = run(&o, &common);
+    rc = run(&o, &o.common);
     gsvd_free(o.command);
     return gsvd_cli_exit_code(rc);
 }
