@@ -2,7 +2,7 @@
  * --king-cutoff semantics, analysis/related.h), as a Zarr sample mask or a list of kept IDs. */
 #include "gsvd_config.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +10,7 @@
 #include "analysis/genotype.h"
 #include "analysis/related.h"
 #include "cli/cli.h"
+#include "cli/opts_input.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -17,19 +18,12 @@
 #include "zarr/meta.h"
 #include "zarr/writer.h"
 
-enum {
-    OPT_CUTOFF = GSVD_OPT_FIRST_COMMAND_OPTION,
-    OPT_FORMAT,
-    OPT_VARIANTS,
-    OPT_SAMPLES,
-    OPT_MEMORY,
-};
-
 /* Without --memory the kinship bands are held to this working set. */
 #define RELATED_DEFAULT_MEMORY ((uint64_t)1 << 30)
 
 struct related_opts {
     const char *input, *output, *samples_file, *device;
+    const char *format;    /* --format tsv */
     gsvd_backend *backend; /* --device: where the kinship pairs are counted (owned) */
     int force, tsv;
     double cutoff;
@@ -37,39 +31,90 @@ struct related_opts {
     struct gsvd_geno_params geno;
     struct gsvd_cli_zarr_out zout;
     char *command;
+    struct gsvd_cli_common common;
 };
 
-static void usage(FILE *fp)
+static int parse_cutoff(const char *cmd, const char *arg, void *field)
 {
-    fputs("Usage: gensvd related [options] INPUT\n"
-          "A maximal set of unrelated samples: every pair whose KING-robust kinship (gensvd\n"
-          "pdist --metric king, plink2 --make-king) is greater than the cutoff is related, and\n"
-          "samples are removed in plink2 --king-cutoff's greedy order (the relative of the first\n"
-          "sample with exactly one relative left; else the first sample with the most) until no\n"
-          "related pair is left.  INPUT holds diploid genotype calls (VCF-Zarr, scikit-allel, or\n"
-          "an integer 2-D array named with --array).\n"
-          "  -c, --king-cutoff X    kinship threshold, -1 <= X < 0.5 [0.0884]: 0.354 duplicates\n"
-          "                         and MZ twins, 0.177 also first degree, 0.0884 also second,\n"
-          "                         0.0442 also third\n"
-          "  -o, --output PATH      Zarr group: sample_unrelated (bool, samples), sample_id and\n"
-          "                         the counts as attributes; pca --sample-mask reads it\n"
-          "  -f, --force            replace the output if it exists\n" GSVD_CLI_ZARR_OUT_HELP
-          "      --format tsv       the kept sample IDs on stdout, one per line after a #IID\n"
-          "                         header (plink2's .king.cutoff.in.id; default without -o)\n"
-          "      --memory SIZE      working set of the kinship bands [1G]\n" GSVD_CLI_DEVICE_HELP
-          "                         (gpu: the bit-plane KING counts on the device, identical)\n"
-          "  -a, --array PATH       genotype array inside INPUT\n"
-          "      --variants A:B     only variants A (inclusive) to B (exclusive); plink2 uses\n"
-          "                         the autosomes and PAR only\n"
-          "      --samples FILE     only these sample IDs (one per line), in this order\n"
-          "  -t, --threads INT      threads [all cores]\n"
-          "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
-          "  -v, --verbose          more messages on stderr (repeatable)\n"
-          "  -q, --quiet            errors only\n"
-          "  -h, --help             print this help and exit\n"
-          "Exit status: 0 success, 1 failure, 2 usage error.\n" GSVD_CLI_REMOTE_HELP,
-          fp);
+    double x;
+    if (gsvd_cli_parse_double(arg, -1, 0.5, &x) < 0 || !(x < 0.5))
+        return gsvd_cli_usage_error(cmd, "invalid --king-cutoff '%s' (a kinship in [-1, 0.5))",
+                                    arg);
+    memcpy(field, &x, sizeof x);
+    return 0;
 }
+
+#define REL(field) GSVD_OPT_FIELD(struct related_opts, field)
+static const struct gsvd_opt related_options[] = {
+    {.name = "king-cutoff",
+     .key = 'c',
+     .type = GSVD_OPT_CALL,
+     REL(cutoff),
+     .arg = "X",
+     .parse = parse_cutoff,
+     .help = "kinship threshold, -1 <= X < 0.5 [0.0884]: 0.354 duplicates\nand MZ twins, 0.177 "
+             "also first degree, 0.0884 also second,\n0.0442 also third"},
+    GSVD_OPT_OUTPUT(struct related_opts, "Zarr group: sample_unrelated (bool, samples), "
+                                         "sample_id and\nthe counts as attributes; pca "
+                                         "--sample-mask reads it"),
+    GSVD_OPT_FORCE(struct related_opts),
+    GSVD_OPT_FORMAT_TSV(struct related_opts, "the kept sample IDs on stdout, one per line after "
+                                             "a #IID\nheader (plink2's .king.cutoff.in.id; "
+                                             "default without -o)"),
+};
+static const struct gsvd_opt input_options[] = {
+    {.name = "memory",
+     .type = GSVD_OPT_BYTES,
+     REL(memory),
+     .arg = "SIZE",
+     .lo = 1,
+     .range = "e.g. 2G",
+     .help = "working set of the kinship bands [1G]"},
+    {.name = "device",
+     .key = 'd',
+     .type = GSVD_OPT_CALL,
+     REL(device),
+     .arg = "DEV",
+     .parse = gsvd_opt_parse_device,
+     .help = "auto, cpu or gpu [auto]\n(gpu: the bit-plane KING counts on the device, "
+             "identical)"},
+    GSVD_OPT_IN_ARRAY(struct related_opts),
+    {.name = "variants",
+     .type = GSVD_OPT_CALL,
+     REL(geno.var_start),
+     .arg = "A:B",
+     .parse = gsvd_opt_parse_variants,
+     .help = "only variants A (inclusive) to B (exclusive); plink2 uses\nthe autosomes and PAR "
+             "only"},
+    GSVD_OPT_IN_SAMPLES(struct related_opts),
+};
+static const struct gsvd_opt_group related_group = {NULL, related_options,
+                                                    GSVD_ARRAY_LEN(related_options), NULL};
+static const struct gsvd_opt_group input_group = {NULL, input_options,
+                                                  GSVD_ARRAY_LEN(input_options), NULL};
+static const struct gsvd_opt_bind related_groups[] = {
+    {&related_group, 0},
+    {&gsvd_opts_zarr_out, offsetof(struct related_opts, zout)},
+    {&input_group, 0},
+    {&gsvd_opts_threads, offsetof(struct related_opts, common)},
+    {&gsvd_opts_progress, offsetof(struct related_opts, common)},
+    {&gsvd_opts_basic, offsetof(struct related_opts, common)},
+    {&gsvd_opts_remote, offsetof(struct related_opts, common)},
+};
+static const struct gsvd_cmd_spec related_spec = {
+    .name = "related",
+    .intro =
+        "Usage: gensvd related [options] INPUT\n"
+        "A maximal set of unrelated samples: every pair whose KING-robust kinship (gensvd\n"
+        "pdist --metric king, plink2 --make-king) is greater than the cutoff is related, and\n"
+        "samples are removed in plink2 --king-cutoff's greedy order (the relative of the first\n"
+        "sample with exactly one relative left; else the first sample with the most) until no\n"
+        "related pair is left.  INPUT holds diploid genotype calls (VCF-Zarr, scikit-allel, or\n"
+        "an integer 2-D array named with --array).\n",
+    .groups = related_groups,
+    .n_groups = GSVD_ARRAY_LEN(related_groups),
+    .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
+};
 
 static int make_attrs(const struct related_opts *o, const struct gsvd_related_result *r,
                       struct gsvd_buf *attrs)
@@ -193,100 +238,34 @@ out:
 
 int gsvd_cmd_related(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"king-cutoff", required_argument, NULL, 'c'},
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, 'f'},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"memory", required_argument, NULL, OPT_MEMORY},
-        {"array", required_argument, NULL, 'a'},
-        {"variants", required_argument, NULL, OPT_VARIANTS},
-        {"samples", required_argument, NULL, OPT_SAMPLES},
-        {"threads", required_argument, NULL, 't'},
-        {"device", required_argument, NULL, 'd'},
-        GSVD_CLI_ZARR_OUT_LONGOPTS,
-        GSVD_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
     struct related_opts o = {.device = "auto",
                              .cutoff = 0.0884,
                              .memory = RELATED_DEFAULT_MEMORY,
-                             .geno = GSVD_GENO_PARAMS_DEFAULT};
-    int c, rc;
+                             .geno = GSVD_GENO_PARAMS_DEFAULT,
+                             .common = GSVD_CLI_COMMON_DEFAULT};
+    int optind, rc = gsvd_opts_parse(&related_spec, argc, argv, &o, &optind);
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "c:o:fa:t:d:vqh", longopts, NULL)) != -1) {
-        int r = gsvd_cli_common_option("related", c, optarg, &common);
-        if (r == 0)
-            r = gsvd_cli_zarr_out_option("related", c, optarg, &o.zout);
-        if (r == GSVD_EXIT_USAGE)
-            return r;
-        if (r == 1)
-            continue;
-        switch (c) {
-        case 'c':
-            if (gsvd_cli_parse_double(optarg, -1, 0.5, &o.cutoff) < 0 || !(o.cutoff < 0.5))
-                return gsvd_cli_usage_error(
-                    "related", "invalid --king-cutoff '%s' (a kinship in [-1, 0.5))", optarg);
-            break;
-        case 'o':
-            o.output = optarg;
-            break;
-        case 'f':
-            o.force = 1;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "tsv") != 0)
-                return gsvd_cli_usage_error("related", "invalid --format '%s' (tsv)", optarg);
-            o.tsv = 1;
-            break;
-        case OPT_MEMORY:
-            if (gsvd_cli_parse_size(optarg, &o.memory) < 0 || o.memory == 0)
-                return gsvd_cli_usage_error("related", "invalid --memory '%s' (e.g. 2G)", optarg);
-            break;
-        case 'a':
-            o.geno.array = optarg;
-            break;
-        case OPT_VARIANTS:
-            if (gsvd_cli_parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
-                return gsvd_cli_usage_error("related", "invalid --variants '%s' (START:STOP)",
-                                            optarg);
-            break;
-        case OPT_SAMPLES:
-            o.samples_file = optarg;
-            break;
-        case 'd':
-            if (gsvd_cli_parse_device(optarg, &o.device) < 0)
-                return gsvd_cli_usage_error("related", "invalid --device '%s' (auto, cpu, gpu)",
-                                            optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return GSVD_EXIT_OK;
-        default:
-            return gsvd_cli_usage_error("related", "invalid option '%s'", argv[optind - 1]);
-        }
-    }
+    if (rc != 0)
+        return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
     if (optind >= argc)
         return gsvd_cli_usage_error("related", "missing INPUT");
     if (optind < argc - 1)
         return gsvd_cli_usage_error("related", "too many arguments");
+    o.tsv = o.format != NULL;
     if (gsvd_cli_zarr_out_check("related", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
     o.input = argv[optind];
     if (!o.output)
         o.tsv = 1;
-    gsvd_cli_common_apply(&common);
+    gsvd_cli_common_apply(&o.common);
     o.command = gsvd_cli_command_line(argc, argv);
     {
-        struct gsvd_backend_params bp = {.n_threads = common.threads};
+        struct gsvd_backend_params bp = {.n_threads = o.common.threads};
         /* first, so that an unavailable device fails before any data is read */
         rc = gsvd_backend_open(o.device, &bp, &o.backend);
     }
     if (rc == GSVD_OK)
-        rc = run(&o, &common);
+        rc = run(&o, &o.common);
     gsvd_backend_destroy(o.backend);
     gsvd_free(o.command);
     return gsvd_cli_exit_code(rc);
