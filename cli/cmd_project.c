@@ -2,7 +2,7 @@
  * saved by `gensvd pca --loadings` (analysis/project.h). */
 #include "gsvd_config.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,22 +13,13 @@
 #include "analysis/project.h"
 #include "analysis/variant_ids.h"
 #include "cli/cli.h"
+#include "cli/opts_input.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "zarr/meta.h"
 #include "zarr/store.h"
-
-enum {
-    OPT_PCS = GSVD_OPT_FIRST_COMMAND_OPTION,
-    OPT_SHRINK,
-    OPT_FORMAT,
-    OPT_TRANSPOSE,
-    OPT_PLOIDY,
-    OPT_VARIANTS,
-    OPT_SAMPLES,
-};
 
 struct project_opts {
     const char *input, *pcs, *output, *format, *samples_file;
@@ -38,41 +29,83 @@ struct project_opts {
     struct gsvd_project_params proj;
     char *command;
     struct gsvd_cli_zarr_out zout;
+    struct gsvd_cli_common common;
 };
 
-static void usage(FILE *fp)
+static const char *const shrink_names[] = {"none", "ap", "oadp", NULL}; /* enum order */
+
+static int parse_pcs(const char *cmd, const char *arg, void *field)
 {
-    fputs("Usage: gensvd project [options] --pcs PCS INPUT\n"
-          "Place the samples of INPUT (a VCF-Zarr store) on the principal components in PCS\n"
-          "(the output of `gensvd pca --loadings -o PCS`): variants matched by contig, position\n"
-          "and alleles (swapped alleles flip the dosage; strand-ambiguous swaps and other\n"
-          "alleles are dropped), the reference's means and scales applied, missing calls set to\n"
-          "the reference mean; scores on the reference's scale (U S, as pca writes them).\n"
-          "Output (default: TSV of the scores on stdout):\n"
-          "      --pcs PATH         the reference PCs (a pca output with loadings; required)\n"
-          "  -o, --output PATH      write a Zarr group (sample_id, sample_pca_projection, ...)\n"
-          "  -f, --force            replace the output if it exists\n"
-          "      --format tsv       scores to stdout: sample_id, PC1..PCk "
-          "(%.17g)\n" GSVD_CLI_ZARR_OUT_HELP "Method:\n"
-          "  -k, --components INT   the first INT of the saved components [all]\n"
-          "      --shrinkage-correction M  none, ap (adjusted projection: each PC divided by\n"
-          "                         its asymptotic shrinkage factor) or oadp (online\n"
-          "                         augmentation, decomposition and Procrustes) [none]\n"
-          "Input:\n"
-          "  -a, --array PATH       genotype array inside INPUT\n"
-          "      --transpose        the 2-D array is samples x variants\n"
-          "      --ploidy INT       dosage scale of a 2-D array [2]\n"
-          "      --variants A:B     only variants A (inclusive) to B (exclusive) of INPUT\n"
-          "      --samples FILE     only these sample IDs (one per line), in this order\n"
-          "Resources:\n"
-          "  -t, --threads INT      threads [all cores]\n"
-          "      --progress, --no-progress  progress on stderr [when stderr is a terminal]\n"
-          "  -v, --verbose          matching counts and shrinkage factors on stderr\n"
-          "  -q, --quiet            errors only\n"
-          "  -h, --help             print this help and exit\n" GSVD_CLI_REMOTE_HELP
-          "Exit status: 0 success, 1 failure, 2 usage error.\n",
-          fp);
+    if (!*arg)
+        return gsvd_cli_usage_error(cmd, "empty --pcs");
+    memcpy(field, &arg, sizeof arg);
+    return 0;
 }
+
+#define PRJ(field) GSVD_OPT_FIELD(struct project_opts, field)
+static const struct gsvd_opt out_options[] = {
+    {.name = "pcs",
+     .type = GSVD_OPT_CALL,
+     PRJ(pcs),
+     .arg = "PATH",
+     .parse = parse_pcs,
+     .help = "the reference PCs (a pca output with loadings; required)"},
+    GSVD_OPT_OUTPUT(struct project_opts,
+                    "write a Zarr group (sample_id, sample_pca_projection, ...)"),
+    GSVD_OPT_FORCE(struct project_opts),
+    GSVD_OPT_FORMAT_TSV(struct project_opts, "scores to stdout: sample_id, PC1..PCk (%.17g)"),
+};
+static const struct gsvd_opt method_options[] = {
+    {.name = "components",
+     .key = 'k',
+     .type = GSVD_OPT_UINT,
+     PRJ(k),
+     .arg = "INT",
+     .lo = 1,
+     .hi = 100000,
+     .help = "the first INT of the saved components [all]"},
+    {.name = "shrinkage-correction",
+     .type = GSVD_OPT_CHOICE,
+     PRJ(proj.shrinkage),
+     .arg = "M",
+     .choices = shrink_names,
+     .help = "none, ap (adjusted projection: each PC divided by\nits asymptotic shrinkage "
+             "factor) or oadp (online\naugmentation, decomposition and Procrustes) [none]"},
+};
+static const struct gsvd_opt input_options[] = {
+    GSVD_OPT_IN_ARRAY(struct project_opts),   GSVD_OPT_IN_TRANSPOSE(struct project_opts),
+    GSVD_OPT_IN_PLOIDY(struct project_opts),  GSVD_OPT_IN_VARIANTS(struct project_opts),
+    GSVD_OPT_IN_SAMPLES(struct project_opts),
+};
+static const struct gsvd_opt_group out_group = {"Output (default: TSV of the scores on stdout):",
+                                                out_options, GSVD_ARRAY_LEN(out_options), NULL};
+static const struct gsvd_opt_group method_group = {"Method:", method_options,
+                                                   GSVD_ARRAY_LEN(method_options), NULL};
+static const struct gsvd_opt_group input_group = {"Input:", input_options,
+                                                  GSVD_ARRAY_LEN(input_options), NULL};
+static const struct gsvd_opt_bind project_groups[] = {
+    {&out_group, 0},
+    {&gsvd_opts_zarr_out, offsetof(struct project_opts, zout)},
+    {&method_group, 0},
+    {&input_group, 0},
+    {&gsvd_opts_threads, offsetof(struct project_opts, common)},
+    {&gsvd_opts_progress, offsetof(struct project_opts, common)},
+    {&gsvd_opts_basic, offsetof(struct project_opts, common)},
+    {&gsvd_opts_remote, offsetof(struct project_opts, common)},
+};
+static const struct gsvd_cmd_spec project_spec = {
+    .name = "project",
+    .intro =
+        "Usage: gensvd project [options] --pcs PCS INPUT\n"
+        "Place the samples of INPUT (a VCF-Zarr store) on the principal components in PCS\n"
+        "(the output of `gensvd pca --loadings -o PCS`): variants matched by contig, position\n"
+        "and alleles (swapped alleles flip the dosage; strand-ambiguous swaps and other\n"
+        "alleles are dropped), the reference's means and scales applied, missing calls set to\n"
+        "the reference mean; scores on the reference's scale (U S, as pca writes them).\n",
+    .groups = project_groups,
+    .n_groups = GSVD_ARRAY_LEN(project_groups),
+    .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
+};
 
 /* Why nothing matched: contig naming or allele order, from the two sides' identities. */
 static void no_match_hint(const struct gsvd_variant_ids *ref, const struct gsvd_variant_ids *tgt,
@@ -265,95 +298,11 @@ out:
 
 int gsvd_cmd_project(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"pcs", required_argument, NULL, OPT_PCS},
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, 'f'},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"components", required_argument, NULL, 'k'},
-        {"shrinkage-correction", required_argument, NULL, OPT_SHRINK},
-        {"array", required_argument, NULL, 'a'},
-        {"transpose", no_argument, NULL, OPT_TRANSPOSE},
-        {"ploidy", required_argument, NULL, OPT_PLOIDY},
-        {"variants", required_argument, NULL, OPT_VARIANTS},
-        {"samples", required_argument, NULL, OPT_SAMPLES},
-        {"threads", required_argument, NULL, 't'},
-        GSVD_CLI_ZARR_OUT_LONGOPTS,
-        GSVD_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    static const char *const shrink_names[] = {"none", "ap", "oadp", NULL};
-    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
-    struct project_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT};
-    uint64_t v;
-    int c, rc;
+    struct project_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT, .common = GSVD_CLI_COMMON_DEFAULT};
+    int optind, rc = gsvd_opts_parse(&project_spec, argc, argv, &o, &optind);
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:fk:a:t:vqh", longopts, NULL)) != -1) {
-        int r = gsvd_cli_common_option("project", c, optarg, &common);
-        if (r == 0)
-            r = gsvd_cli_zarr_out_option("project", c, optarg, &o.zout);
-        if (r == GSVD_EXIT_USAGE)
-            return r;
-        if (r == 1)
-            continue;
-        switch (c) {
-        case OPT_PCS:
-            if (!*optarg)
-                return gsvd_cli_usage_error("project", "empty --pcs");
-            o.pcs = optarg;
-            break;
-        case 'o':
-            o.output = optarg;
-            break;
-        case 'f':
-            o.force = 1;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "tsv") != 0)
-                return gsvd_cli_usage_error("project", "invalid --format '%s' (tsv)", optarg);
-            o.format = optarg;
-            break;
-        case 'k':
-            if (gsvd_cli_parse_uint(optarg, 1, 100000, 0, &v) < 0)
-                return gsvd_cli_usage_error("project", "invalid --components '%s'", optarg);
-            o.k = (size_t)v;
-            break;
-        case OPT_SHRINK: {
-            int i = gsvd_cli_parse_choice(optarg, shrink_names);
-            if (i < 0)
-                return gsvd_cli_usage_error(
-                    "project", "invalid --shrinkage-correction '%s' (none, ap, oadp)", optarg);
-            o.proj.shrinkage = (enum gsvd_shrinkage)i;
-            break;
-        }
-        case 'a':
-            o.geno.array = optarg;
-            break;
-        case OPT_TRANSPOSE:
-            o.geno.transpose = 1;
-            break;
-        case OPT_PLOIDY:
-            if (gsvd_cli_parse_uint(optarg, 1, 100, 0, &v) < 0)
-                return gsvd_cli_usage_error("project", "invalid --ploidy '%s'", optarg);
-            o.geno.ploidy = (size_t)v;
-            break;
-        case OPT_VARIANTS:
-            if (gsvd_cli_parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
-                return gsvd_cli_usage_error("project", "invalid --variants '%s' (START:STOP)",
-                                            optarg);
-            break;
-        case OPT_SAMPLES:
-            o.samples_file = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return GSVD_EXIT_OK;
-        default:
-            return gsvd_cli_usage_error("project", "invalid option '%s'", argv[optind - 1]);
-        }
-    }
+    if (rc != 0)
+        return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
     if (optind != argc - 1)
         return gsvd_cli_usage_error("project",
                                     optind >= argc ? "missing INPUT" : "too many arguments");
@@ -365,9 +314,9 @@ int gsvd_cmd_project(int argc, char **argv)
     /* raw dosages: no centring, no filter, no cache (the reference's statistics apply) */
     o.geno.scaler = GSVD_SCALER_NONE;
     o.geno.cache_bytes = 0;
-    gsvd_cli_common_apply(&common);
+    gsvd_cli_common_apply(&o.common);
     o.command = gsvd_cli_command_line(argc, argv);
-    rc = run(&o, &common);
+    rc = run(&o, &o.common);
     gsvd_free(o.command);
     return gsvd_cli_exit_code(rc);
 }
