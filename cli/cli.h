@@ -55,7 +55,7 @@ struct gsvd_cli_common {
     int verbosity;  /* -v adds one, -q subtracts one */
     size_t threads; /* --threads; 0 = all cores */
     int progress;   /* 1 on, 0 off, -1 auto (stderr is a TTY) */
-    /* remote stores (GSVD_CLI_REMOTE_LONGOPTS); 0 / NULL = not given on the command line */
+    /* remote stores (gsvd_opts_remote); 0 / NULL = not given on the command line */
     unsigned concurrency, retries_plus1, timeout_s;
     const char *endpoint, *s3_addressing, *gcs_token_file; /* borrowed from argv */
     int no_sign_request;
@@ -71,51 +71,6 @@ struct gsvd_cli_common {
 extern const struct gsvd_opt_group gsvd_opts_basic, gsvd_opts_progress, gsvd_opts_threads,
     gsvd_opts_remote, gsvd_opts_zarr_out;
 
-/* getopt_long codes of the common long options, above any short option character. */
-enum {
-    GSVD_OPT_PROGRESS = 1000,
-    GSVD_OPT_NO_PROGRESS,
-    GSVD_OPT_FIRST_COMMAND_OPTION, /* commands number their own long options from here */
-};
-
-/* Long options of the remote stores, for a command's getopt_long table (codes below 1000 so
- * they never meet a command's own), and their help lines. */
-enum {
-    GSVD_OPT_CONCURRENCY = 900,
-    GSVD_OPT_RETRIES,
-    GSVD_OPT_TIMEOUT,
-    GSVD_OPT_ENDPOINT,
-    GSVD_OPT_S3_ADDRESSING,
-    GSVD_OPT_NO_SIGN_REQUEST,
-    GSVD_OPT_GCS_TOKEN_FILE,
-};
-#define GSVD_CLI_REMOTE_LONGOPTS                                                                   \
-    {"concurrency", required_argument, NULL, GSVD_OPT_CONCURRENCY},                                \
-        {"retries", required_argument, NULL, GSVD_OPT_RETRIES},                                    \
-        {"timeout", required_argument, NULL, GSVD_OPT_TIMEOUT},                                    \
-        {"endpoint", required_argument, NULL, GSVD_OPT_ENDPOINT},                                  \
-        {"s3-addressing", required_argument, NULL, GSVD_OPT_S3_ADDRESSING},                        \
-        {"no-sign-request", no_argument, NULL, GSVD_OPT_NO_SIGN_REQUEST},                          \
-    {                                                                                              \
-        "gcs-token-file", required_argument, NULL, GSVD_OPT_GCS_TOKEN_FILE                         \
-    }
-
-/* The long options every command takes (its getopt table ends with these), remote ones included. */
-#define GSVD_CLI_COMMON_LONGOPTS                                                                   \
-    {"progress", no_argument, NULL, GSVD_OPT_PROGRESS},                                            \
-        {"no-progress", no_argument, NULL, GSVD_OPT_NO_PROGRESS},                                  \
-        {"verbose", no_argument, NULL, 'v'}, {"quiet", no_argument, NULL, 'q'},                    \
-        {"help", no_argument, NULL, 'h'}, GSVD_CLI_REMOTE_LONGOPTS
-#define GSVD_CLI_REMOTE_HELP                                                                       \
-    "Remote stores (http(s)://, gs://, s3://):\n"                                                  \
-    "      --concurrency INT  requests in flight [32]\n"                                           \
-    "      --retries INT      retries of a failed request (408, 429, 5xx, transport) [8]\n"        \
-    "      --timeout SEC      retry a transfer stalled this long [60]\n"                           \
-    "      --endpoint URL     S3 endpoint (path-style), e.g. http://127.0.0.1:9000\n"              \
-    "      --s3-addressing M  auto, path or virtual [auto]\n"                                      \
-    "      --no-sign-request  anonymous S3 requests (public buckets)\n"                            \
-    "      --gcs-token-file F file holding a GCS OAuth2 access token\n"
-
 /* Process-wide signal setup, once from main() before a command runs (cli/signals.c): SIGINT,
  * SIGTERM and SIGHUP run the cleanup registry (common/cleanup.h) and exit with 128 + the
  * signal number; SIGXFSZ is ignored, so writes past `ulimit -f` fail with EFBIG.  Returns 0,
@@ -127,9 +82,6 @@ int gsvd_cli_signals_init(void);
  * exit() from returning).  Called first thing in main(); returns only when the check passed. */
 void gsvd_cli_check_address_space(void);
 
-/* Handle a common option; 1 if `opt` was one (and was valid), 0 if not, or GSVD_EXIT_USAGE
- * (already printed) for a bad value. */
-int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c);
 /* The distributed run's communicator (common/comm.h), or NULL for one process: set by main()
  * when an MPI launcher started the process (GENSVD_MPI builds); borrowed, main() owns it. */
 gsvd_comm *gsvd_cli_world(void);
@@ -144,9 +96,6 @@ void gsvd_cli_common_apply(struct gsvd_cli_common *c);
  * caller reports the usage error). */
 GSVD_NODISCARD int gsvd_cli_parse_device(const char *s, const char **out);
 
-/* The help line of --device, shared so every command describes it the same way. */
-#define GSVD_CLI_DEVICE_HELP "  -d, --device DEV       auto, cpu or gpu [auto]\n"
-
 /* An opened input: the store, its hierarchy and the node the user named. */
 struct gsvd_cli_input {
     gsvd_store *store; /* owned */
@@ -154,27 +103,12 @@ struct gsvd_cli_input {
     char *node;        /* owned; path of the named node inside the store ("" = root) */
 };
 
-/* Zarr output options of the commands that write (pca -o, pdist -o, simulate): --zarr-format
- * and --shard, for a command's getopt_long table and help. */
-enum {
-    GSVD_OPT_ZARR_FORMAT = 950,
-    GSVD_OPT_SHARD,
-};
-#define GSVD_CLI_ZARR_OUT_LONGOPTS                                                                 \
-    {"zarr-format", required_argument, NULL, GSVD_OPT_ZARR_FORMAT},                                \
-    {                                                                                              \
-        "shard", required_argument, NULL, GSVD_OPT_SHARD                                           \
-    }
-#define GSVD_CLI_ZARR_OUT_HELP                                                                     \
-    "      --zarr-format 2|3  Zarr format of the output [the input's, else 2]\n"                   \
-    "      --shard ROWS[,COLS]  with --zarr-format 3: shards of ROWS x COLS elements\n"            \
-    "                         (COLS defaults to ROWS), multiples of the chunks\n"
+/* Zarr output options of the commands that write (--zarr-format, --shard: the group
+ * gsvd_opts_zarr_out). */
 struct gsvd_cli_zarr_out {
     int format;        /* 0: not given */
     uint64_t shard[2]; /* --shard; 0: not given */
 };
-/* Handle option `c` if it is one of these: 1 handled, 0 not ours, GSVD_EXIT_USAGE (reported). */
-int gsvd_cli_zarr_out_option(const char *cmd, int c, const char *arg, struct gsvd_cli_zarr_out *z);
 /* After parsing: --shard needs --zarr-format 3 (GSVD_EXIT_USAGE, reported); 0 otherwise. */
 int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z);
 /* The writer parameters, `input_format` (2 or 3) being the default format. */

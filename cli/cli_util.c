@@ -163,66 +163,6 @@ void gsvd_cli_set_world(gsvd_comm *w)
     cli_world = w;
 }
 
-int gsvd_cli_common_option(const char *cmd, int opt, const char *arg, struct gsvd_cli_common *c)
-{
-    uint64_t v;
-    switch (opt) {
-    case 'v':
-        c->verbosity++;
-        return 1;
-    case 'q':
-        c->verbosity--;
-        return 1;
-    case 't':
-        if (gsvd_cli_parse_uint(arg, 0, 4096, 0, &v) < 0)
-            return gsvd_cli_usage_error(cmd, "invalid --threads '%s' (0 = all cores, max 4096)",
-                                        arg);
-        c->threads = (size_t)v;
-        return 1;
-    case GSVD_OPT_PROGRESS:
-        c->progress = 1;
-        return 1;
-    case GSVD_OPT_NO_PROGRESS:
-        c->progress = 0;
-        return 1;
-    case GSVD_OPT_CONCURRENCY:
-        if (gsvd_cli_parse_uint(arg, 1, 1024, 0, &v) < 0)
-            return gsvd_cli_usage_error(cmd, "invalid --concurrency '%s' (1 to 1024)", arg);
-        c->concurrency = (unsigned)v;
-        return 1;
-    case GSVD_OPT_RETRIES:
-        if (gsvd_cli_parse_uint(arg, 0, 100, 0, &v) < 0)
-            return gsvd_cli_usage_error(cmd, "invalid --retries '%s' (0 to 100)", arg);
-        c->retries_plus1 = (unsigned)v + 1;
-        return 1;
-    case GSVD_OPT_TIMEOUT:
-        if (gsvd_cli_parse_uint(arg, 1, 86400, 0, &v) < 0)
-            return gsvd_cli_usage_error(cmd, "invalid --timeout '%s' (1 to 86400 seconds)", arg);
-        c->timeout_s = (unsigned)v;
-        return 1;
-    case GSVD_OPT_ENDPOINT:
-        if (!strstr(arg, "://"))
-            return gsvd_cli_usage_error(cmd, "invalid --endpoint '%s' (a URL, e.g. https://HOST)",
-                                        arg);
-        c->endpoint = arg;
-        return 1;
-    case GSVD_OPT_S3_ADDRESSING:
-        if (strcmp(arg, "auto") && strcmp(arg, "path") && strcmp(arg, "virtual"))
-            return gsvd_cli_usage_error(cmd, "invalid --s3-addressing '%s' (auto, path, virtual)",
-                                        arg);
-        c->s3_addressing = arg;
-        return 1;
-    case GSVD_OPT_NO_SIGN_REQUEST:
-        c->no_sign_request = 1;
-        return 1;
-    case GSVD_OPT_GCS_TOKEN_FILE:
-        c->gcs_token_file = arg;
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 /* Unsigned environment setting `name` in [lo, hi] into *dst; a bad value is warned about and
  * ignored. */
 static void env_uint(const char *name, uint64_t lo, uint64_t hi, unsigned *dst)
@@ -496,33 +436,6 @@ struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *cmd
     memset(bar, 0, sizeof *bar);
     bar->cmd = cmd;
     return on > 0 ? (struct gsvd_progress){bar_draw, bar} : (struct gsvd_progress){NULL, NULL};
-}
-
-int gsvd_cli_zarr_out_option(const char *cmd, int c, const char *arg, struct gsvd_cli_zarr_out *z)
-{
-    const char *comma;
-    char *rows = NULL;
-    int bad;
-
-    if (c == GSVD_OPT_ZARR_FORMAT) {
-        if (strcmp(arg, "2") != 0 && strcmp(arg, "3") != 0)
-            return gsvd_cli_usage_error(cmd, "invalid --zarr-format '%s' (2 or 3)", arg);
-        z->format = arg[0] - '0';
-        return 1;
-    }
-    if (c != GSVD_OPT_SHARD)
-        return 0;
-    comma = strchr(arg, ',');
-    rows = comma ? gsvd_strndup(arg, (size_t)(comma - arg)) : gsvd_strdup(arg);
-    if (!rows)
-        return gsvd_cli_usage_error(cmd, "out of memory");
-    z->shard[1] = 0;
-    bad = gsvd_cli_parse_uint(rows, 1, (uint64_t)1 << 40, 1, &z->shard[0]) < 0 ||
-          (comma && gsvd_cli_parse_uint(comma + 1, 1, (uint64_t)1 << 40, 1, &z->shard[1]) < 0);
-    gsvd_free(rows);
-    if (bad)
-        return gsvd_cli_usage_error(cmd, "invalid --shard '%s' (ROWS[,COLS])", arg);
-    return 1;
 }
 
 int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z)

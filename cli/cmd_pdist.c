@@ -3,7 +3,7 @@
 #include "gsvd_config.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 #include "analysis/pdist/pdist.h"
 #include "cli/cli.h"
 #include "cli/cli_mask.h"
+#include "cli/opts_input.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -27,27 +28,6 @@
 #include "zarr/meta.h"
 #include "zarr/writer.h"
 
-enum {
-    OPT_METRIC = GSVD_OPT_FIRST_COMMAND_OPTION,
-    OPT_MISSING,
-    OPT_FORMAT,
-    OPT_VARIANTS,
-    OPT_SAMPLES,
-    OPT_TRANSPOSE,
-    OPT_PLOIDY,
-    OPT_COUNTS,
-    OPT_AXIS,
-    OPT_LAYOUT,
-    OPT_DTYPE,
-    OPT_MEMORY,
-    OPT_KERNEL,
-    OPT_PART,
-    OPT_FINALIZE,
-    OPT_VARIANT_MASK,
-    OPT_SAMPLE_MASK,
-    OPT_MIN_KINSHIP,
-};
-
 /* --min-kinship without --memory: the bands' working set */
 #define PDIST_PAIRS_DEFAULT_MEMORY ((uint64_t)1 << 30)
 
@@ -58,85 +38,204 @@ struct pdist_opts {
                           rank writes its own part and rank 0 finalizes (cli/pdist_parts.h) */
     int force, counts, axis_variants, condensed, f4;
     int min_kinship_set; /* --min-kinship: a pair list (cli/king_pairs.h) */
-    double min_kinship;
+    double min_kinship;  /* NaN: not given */
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
     char *command;
     struct gsvd_cli_zarr_out zout;          /* --zarr-format, --shard */
     int input_format;                       /* 3 for a v3 input store: the default output format */
     const char *variant_mask, *sample_mask; /* STORE[/ARRAY] */
+    struct gsvd_cli_common common;
 };
 
-static void usage(FILE *fp)
+static const char *const missing_names[] = {"pairwise", "scale", "error", NULL};
+static const char *const axis_names[] = {"samples", "variants", NULL};
+static const char *const layout_names[] = {"square", "condensed", NULL};
+static const char *const kernel_names[] = {"auto", "bitplane", "gram", "generic", NULL};
+
+static int parse_metric(const char *cmd, const char *arg, void *field)
 {
-    fputs("Usage: gensvd pdist [options] INPUT\n"
-          "Pairwise distances between the samples (or variants) of the genotype matrix in INPUT (a "
-          "VCF-Zarr\n"
-          "store, a scikit-allel layout, or a 2-D dosage array named with --array), with\n"
-          "scipy's definitions; on data without missing calls the values equal\n"
-          "scipy.spatial.distance.pdist on the dosage matrix (samples x variants).\n"
-          "INPUT may also be a TSV/CSV numeric matrix (a file, or '-' / no INPUT for standard\n"
-          "input): one row per item, optional header line and ID column, empty / nan / NA\n"
-          "missing; e.g. gensvd pca X --format tsv | gensvd pdist\n"
-          "  -m, --metric NAME      euclidean, sqeuclidean, cityblock, minkowski, chebyshev,\n"
-          "                         cosine, correlation, hamming, jaccard, braycurtis, canberra,\n"
-          "                         ibs (PLINK 1.9 1-ibs: sum |g_i - g_j| / (ploidy n_ij)),\n"
-          "                         king (KING-robust kinship, plink2 --make-king: a similarity,\n"
-          "                         0.5 on the diagonal; diploid calls only) or ibs0 (fraction\n"
-          "                         of jointly called sites with opposite homozygotes)\n"
-          "                         [euclidean]\n"
-          "      --min-kinship X    with -m king: only the pairs with kinship >= X (-1..0.5), as\n"
-          "                         a table like plink2's .kin0 (#ID1 ID2 NSNP HETHET IBS0\n"
-          "                         KINSHIP; --counts: counts and HET1_HOM2 HET2_HOM1) or, with\n"
-          "                         -o, Zarr arrays along \"pairs\" (pair_i, pair_j, kinship,\n"
-          "                         n_sites, hethet, ibs0, het1_hom2, het2_hom1); bands of\n"
-          "                         --memory [1G], never the N x N matrix\n"
-          "  -p, --p X              minkowski order (> 0) [2]\n"
-          "      --missing MODE     pairwise: only sites called in both samples (NaN when none);\n"
-          "                         scale: also multiply additive metrics by M / n_ij (PLINK\n"
-          "                         flat-missing); error: fail on a missing call [pairwise]\n"
-          "      --axis AXIS        samples: distances between samples; variants: between\n"
-          "                         variants (features are then the samples) [samples]\n"
-          "  -o, --output PATH      Zarr group: distance (N x N f8), n_sites (uint32, when there\n"
-          "                         are missing calls or with --counts), sample_id\n"
-          "                         (variant_index with --axis variants)\n"
-          "  -f, --force            replace the output if it exists\n" GSVD_CLI_ZARR_OUT_HELP
-          "      --counts           always write n_sites\n"
-          "      --layout L         square (N x N) or condensed (scipy's 1-D upper triangle;\n"
-          "                         with --format tsv: one line per pair) [square]\n"
-          "      --dtype T          f8 or f4 for the distance array [f8]\n"
-          "      --format tsv       the matrix on stdout (default without -o)\n"
-          "      --memory SIZE      cap the working set (e.g. 2G): pairs are computed in bands\n"
-          "                         of rows, one pass over the input per band, and written as\n"
-          "                         they finish [no cap]\n"
-          "      --kernel K         auto, bitplane, gram or generic (for tests) "
-          "[auto]\n" GSVD_CLI_DEVICE_HELP
-          "                         (gpu: bit-plane counts and float64 sums on the device,\n"
-          "                         identical results; the gram kernel stays on the CPU)\n",
-          fp);
-    fputs("      --part I/N         compute only part I of N of the pairs (a job array without\n"
-          "                         MPI) into OUT.gensvd-parts/ (needs -o OUT, a local or shared\n"
-          "                         path, and the square layout); start every part with the\n"
-          "                         same input and options\n"
-          "      --finalize OUT     gather the N parts into OUT once all are done (no INPUT)\n"
-          "  -a, --array PATH       genotype array inside INPUT\n"
-          "      --transpose        the 2-D array is samples x variants\n"
-          "      --ploidy INT       dosage scale of a 2-D array [2]\n"
-          "      --variants A:B     only variants A (inclusive) to B (exclusive)\n"
-          "      --samples FILE     only these sample IDs (one per line), in this order\n"
-          "      --variant-mask STORE[/ARRAY]  only variants whose entry is nonzero in this 1-D\n"
-          "                         bool/int8/uint8 array [ARRAY: variant_ld_keep]\n"
-          "      --sample-mask STORE[/ARRAY]  only samples whose entry is nonzero, matched by\n"
-          "                         the sample_id beside it, else by position\n"
-          "                         [ARRAY: sample_unrelated]\n"
-          "  -t, --threads INT      threads [all cores]\n"
-          "  -v, --verbose          more messages on stderr (repeatable)\n"
-          "  -q, --quiet            errors only\n"
-          "  -h, --help             print this help and exit\n"
-          "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature "
-          "unavailable.\n" GSVD_CLI_REMOTE_HELP,
-          fp);
+    enum gsvd_pdist_metric m;
+    if (gsvd_pdist_metric_parse(arg, &m) < 0)
+        return gsvd_cli_usage_error(cmd, "invalid --metric '%s' (%s)", arg,
+                                    gsvd_pdist_metric_list());
+    memcpy(field, &m, sizeof m);
+    return 0;
 }
+
+static int parse_dtype(const char *cmd, const char *arg, void *field)
+{
+    static const char *const names[] = {"f8", "f4", "float64", "float32", NULL};
+    int k = gsvd_cli_parse_choice(arg, names);
+    if (k < 0)
+        return gsvd_cli_usage_error(cmd, "invalid --dtype '%s' (f8, f4)", arg);
+    k %= 2;
+    memcpy(field, &k, sizeof k);
+    return 0;
+}
+
+/* --part I/N into pd.part and pd.n_parts (adjacent size_t fields). */
+_Static_assert(offsetof(struct gsvd_pdist_params, n_parts) ==
+                   offsetof(struct gsvd_pdist_params, part) + sizeof(size_t),
+               "--part writes part and n_parts as one size_t[2]");
+static int parse_part(const char *cmd, const char *arg, void *field)
+{
+    size_t v[2] = {0, 0};
+    int end = 0;
+    if (sscanf(arg, "%zu/%zu%n", &v[0], &v[1], &end) != 2 || arg[end] != '\0' || v[0] < 1 ||
+        v[1] < 1 || v[0] > v[1] || v[1] > 100000)
+        return gsvd_cli_usage_error(cmd, "invalid --part '%s' (I/N, 1 <= I <= N)", arg);
+    memcpy(field, v, sizeof v);
+    return 0;
+}
+
+#define PD(field) GSVD_OPT_FIELD(struct pdist_opts, field)
+static const struct gsvd_opt pdist_options[] = {
+    {.name = "metric",
+     .key = 'm',
+     .type = GSVD_OPT_CALL,
+     PD(pd.metric),
+     .arg = "NAME",
+     .parse = parse_metric,
+     .help = "euclidean, sqeuclidean, cityblock, minkowski, chebyshev,\ncosine, correlation, "
+             "hamming, jaccard, braycurtis, canberra,\nibs (PLINK 1.9 1-ibs: sum |g_i - g_j| / "
+             "(ploidy n_ij)),\nking (KING-robust kinship, plink2 --make-king: a similarity,\n0.5 "
+             "on the diagonal; diploid calls only) or ibs0 (fraction\nof jointly called sites "
+             "with opposite homozygotes)\n[euclidean]"},
+    {.name = "min-kinship",
+     .type = GSVD_OPT_DOUBLE,
+     PD(min_kinship),
+     .arg = "X",
+     .dlo = -1,
+     .dhi = 0.5,
+     .range = "a kinship in [-1, 0.5]",
+     .help = "with -m king: only the pairs with kinship >= X (-1..0.5), as\na table like "
+             "plink2's .kin0 (#ID1 ID2 NSNP HETHET IBS0\nKINSHIP; --counts: counts and HET1_HOM2 "
+             "HET2_HOM1) or, with\n-o, Zarr arrays along \"pairs\" (pair_i, pair_j, kinship,\n"
+             "n_sites, hethet, ibs0, het1_hom2, het2_hom1); bands of\n--memory [1G], never the "
+             "N x N matrix"},
+    {.name = "p",
+     .key = 'p',
+     .type = GSVD_OPT_DOUBLE,
+     PD(pd.p),
+     .arg = "X",
+     .dlo = 1e-300,
+     .dhi = 1e300,
+     .range = "a number > 0",
+     .help = "minkowski order (> 0) [2]"},
+    {.name = "missing",
+     .type = GSVD_OPT_CHOICE,
+     PD(pd.missing),
+     .arg = "MODE",
+     .choices = missing_names,
+     .help = "pairwise: only sites called in both samples (NaN when none);\nscale: also "
+             "multiply additive metrics by M / n_ij (PLINK\nflat-missing); error: fail on a "
+             "missing call [pairwise]"},
+    {.name = "axis",
+     .type = GSVD_OPT_CHOICE,
+     PD(axis_variants),
+     .arg = "AXIS",
+     .choices = axis_names,
+     .help = "samples: distances between samples; variants: between\nvariants (features are "
+             "then the samples) [samples]"},
+    GSVD_OPT_OUTPUT(struct pdist_opts, "Zarr group: distance (N x N f8), n_sites (uint32, when "
+                                       "there\nare missing calls or with --counts), sample_id\n"
+                                       "(variant_index with --axis variants)"),
+    GSVD_OPT_FORCE(struct pdist_opts),
+};
+static const struct gsvd_opt layout_options[] = {
+    {.name = "counts",
+     .type = GSVD_OPT_FLAG,
+     PD(counts),
+     .value = 1,
+     .help = "always write n_sites"},
+    {.name = "layout",
+     .type = GSVD_OPT_CHOICE,
+     PD(condensed),
+     .arg = "L",
+     .choices = layout_names,
+     .help = "square (N x N) or condensed (scipy's 1-D upper triangle;\nwith --format tsv: one "
+             "line per pair) [square]"},
+    {.name = "dtype",
+     .type = GSVD_OPT_CALL,
+     PD(f4),
+     .arg = "T",
+     .parse = parse_dtype,
+     .help = "f8 or f4 for the distance array [f8]"},
+    GSVD_OPT_FORMAT_TSV(struct pdist_opts, "the matrix on stdout (default without -o)"),
+    {.name = "memory",
+     .type = GSVD_OPT_BYTES,
+     PD(pd.memory),
+     .arg = "SIZE",
+     .lo = 1,
+     .range = "e.g. 2G",
+     .help = "cap the working set (e.g. 2G): pairs are computed in bands\nof rows, one pass "
+             "over the input per band, and written as\nthey finish [no cap]"},
+    {.name = "kernel",
+     .type = GSVD_OPT_CHOICE,
+     PD(pd.kernel),
+     .arg = "K",
+     .choices = kernel_names,
+     .help = "auto, bitplane, gram or generic (for tests) [auto]"},
+    {.name = "device",
+     .key = 'd',
+     .type = GSVD_OPT_CALL,
+     PD(device),
+     .arg = "DEV",
+     .parse = gsvd_opt_parse_device,
+     .help = "auto, cpu or gpu [auto]\n(gpu: bit-plane counts and float64 sums on the device,\n"
+             "identical results; the gram kernel stays on the CPU)"},
+    {.name = "part",
+     .type = GSVD_OPT_CALL,
+     PD(pd.part),
+     .arg = "I/N",
+     .parse = parse_part,
+     .help = "compute only part I of N of the pairs (a job array without\nMPI) into "
+             "OUT.gensvd-parts/ (needs -o OUT, a local or shared\npath, and the square layout); "
+             "start every part with the\nsame input and options"},
+    {.name = "finalize",
+     .type = GSVD_OPT_STRING,
+     PD(finalize),
+     .arg = "OUT",
+     .help = "gather the N parts into OUT once all are done (no INPUT)"},
+};
+static const struct gsvd_opt input_options[] = {
+    GSVD_OPT_IN_ARRAY(struct pdist_opts),       GSVD_OPT_IN_TRANSPOSE(struct pdist_opts),
+    GSVD_OPT_IN_PLOIDY(struct pdist_opts),      GSVD_OPT_IN_VARIANTS(struct pdist_opts),
+    GSVD_OPT_IN_SAMPLES(struct pdist_opts),     GSVD_OPT_IN_VARIANT_MASK(struct pdist_opts),
+    GSVD_OPT_IN_SAMPLE_MASK(struct pdist_opts),
+};
+static const struct gsvd_opt_group pdist_group = {NULL, pdist_options,
+                                                  GSVD_ARRAY_LEN(pdist_options), NULL};
+static const struct gsvd_opt_group layout_group = {NULL, layout_options,
+                                                   GSVD_ARRAY_LEN(layout_options), NULL};
+static const struct gsvd_opt_group input_group = {NULL, input_options,
+                                                  GSVD_ARRAY_LEN(input_options), NULL};
+static const struct gsvd_opt_bind pdist_groups[] = {
+    {&pdist_group, 0},
+    {&gsvd_opts_zarr_out, offsetof(struct pdist_opts, zout)},
+    {&layout_group, 0},
+    {&input_group, 0},
+    {&gsvd_opts_threads, offsetof(struct pdist_opts, common)},
+    {&gsvd_opts_progress, offsetof(struct pdist_opts, common)},
+    {&gsvd_opts_basic, offsetof(struct pdist_opts, common)},
+    {&gsvd_opts_remote, offsetof(struct pdist_opts, common)},
+};
+static const struct gsvd_cmd_spec pdist_spec = {
+    .name = "pdist",
+    .intro = "Usage: gensvd pdist [options] INPUT\n"
+             "Pairwise distances between the samples (or variants) of the genotype matrix in "
+             "INPUT (a VCF-Zarr\nstore, a scikit-allel layout, or a 2-D dosage array named with "
+             "--array), with\nscipy's definitions; on data without missing calls the values "
+             "equal\nscipy.spatial.distance.pdist on the dosage matrix (samples x variants).\n"
+             "INPUT may also be a TSV/CSV numeric matrix (a file, or '-' / no INPUT for standard"
+             "\ninput): one row per item, optional header line and ID column, empty / nan / NA\n"
+             "missing; e.g. gensvd pca X --format tsv | gensvd pdist\n",
+    .groups = pdist_groups,
+    .n_groups = GSVD_ARRAY_LEN(pdist_groups),
+    .footer = "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature "
+              "unavailable.\n",
+};
 
 /* Root attributes of the Zarr output. */
 static int make_attrs(const struct pdist_opts *o, const struct gsvd_pdist_summary *sum,
@@ -485,180 +584,20 @@ out:
 
 int gsvd_cmd_pdist(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"metric", required_argument, NULL, 'm'},
-        {"p", required_argument, NULL, 'p'},
-        {"missing", required_argument, NULL, OPT_MISSING},
-        {"output", required_argument, NULL, 'o'},
-        {"force", no_argument, NULL, 'f'},
-        {"counts", no_argument, NULL, OPT_COUNTS},
-        {"axis", required_argument, NULL, OPT_AXIS},
-        {"layout", required_argument, NULL, OPT_LAYOUT},
-        {"dtype", required_argument, NULL, OPT_DTYPE},
-        {"memory", required_argument, NULL, OPT_MEMORY},
-        {"kernel", required_argument, NULL, OPT_KERNEL},
-        {"part", required_argument, NULL, OPT_PART},
-        {"finalize", required_argument, NULL, OPT_FINALIZE},
-        {"min-kinship", required_argument, NULL, OPT_MIN_KINSHIP},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"array", required_argument, NULL, 'a'},
-        {"transpose", no_argument, NULL, OPT_TRANSPOSE},
-        {"ploidy", required_argument, NULL, OPT_PLOIDY},
-        {"variants", required_argument, NULL, OPT_VARIANTS},
-        {"samples", required_argument, NULL, OPT_SAMPLES},
-        {"variant-mask", required_argument, NULL, OPT_VARIANT_MASK},
-        {"sample-mask", required_argument, NULL, OPT_SAMPLE_MASK},
-        {"threads", required_argument, NULL, 't'},
-        {"device", required_argument, NULL, 'd'},
-        GSVD_CLI_ZARR_OUT_LONGOPTS,
-        GSVD_CLI_COMMON_LONGOPTS,
-        {NULL, 0, NULL, 0},
-    };
-    struct gsvd_cli_common common = GSVD_CLI_COMMON_DEFAULT;
-    struct pdist_opts o = {
-        .device = "auto", .pd = GSVD_PDIST_PARAMS_DEFAULT, .geno = GSVD_GENO_PARAMS_DEFAULT};
-    uint64_t v;
-    int c, rc;
+    struct pdist_opts o = {.device = "auto",
+                           .min_kinship = NAN,
+                           .pd = GSVD_PDIST_PARAMS_DEFAULT,
+                           .geno = GSVD_GENO_PARAMS_DEFAULT,
+                           .common = GSVD_CLI_COMMON_DEFAULT};
+    int optind, rc = gsvd_opts_parse(&pdist_spec, argc, argv, &o, &optind);
 
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "m:p:o:fa:t:d:vqh", longopts, NULL)) != -1) {
-        int r = gsvd_cli_common_option("pdist", c, optarg, &common);
-        if (r == 0)
-            r = gsvd_cli_zarr_out_option("pdist", c, optarg, &o.zout);
-        if (r == GSVD_EXIT_USAGE)
-            return r;
-        if (r == 1)
-            continue;
-        switch (c) {
-        case 'm':
-            if (gsvd_pdist_metric_parse(optarg, &o.pd.metric) < 0)
-                return gsvd_cli_usage_error("pdist", "invalid --metric '%s' (%s)", optarg,
-                                            gsvd_pdist_metric_list());
-            break;
-        case 'p':
-            if (gsvd_cli_parse_double(optarg, 1e-300, 1e300, &o.pd.p) < 0)
-                return gsvd_cli_usage_error("pdist", "invalid -p '%s' (a number > 0)", optarg);
-            break;
-        case OPT_MISSING: {
-            static const char *const names[] = {"pairwise", "scale", "error", NULL};
-            int k = gsvd_cli_parse_choice(optarg, names);
-            if (k < 0)
-                return gsvd_cli_usage_error(
-                    "pdist", "invalid --missing '%s' (pairwise, scale, error)", optarg);
-            o.pd.missing = (enum gsvd_pdist_missing)k;
-            break;
-        }
-        case 'o':
-            o.output = optarg;
-            break;
-        case 'f':
-            o.force = 1;
-            break;
-        case OPT_COUNTS:
-            o.counts = 1;
-            break;
-        case OPT_AXIS: {
-            static const char *const names[] = {"samples", "variants", NULL};
-            if ((o.axis_variants = gsvd_cli_parse_choice(optarg, names)) < 0)
-                return gsvd_cli_usage_error("pdist", "invalid --axis '%s' (samples, variants)",
-                                            optarg);
-            break;
-        }
-        case OPT_LAYOUT: {
-            static const char *const names[] = {"square", "condensed", NULL};
-            if ((o.condensed = gsvd_cli_parse_choice(optarg, names)) < 0)
-                return gsvd_cli_usage_error("pdist", "invalid --layout '%s' (square, condensed)",
-                                            optarg);
-            break;
-        }
-        case OPT_DTYPE: {
-            static const char *const names[] = {"f8", "f4", "float64", "float32", NULL};
-            int k = gsvd_cli_parse_choice(optarg, names);
-            if (k < 0)
-                return gsvd_cli_usage_error("pdist", "invalid --dtype '%s' (f8, f4)", optarg);
-            o.f4 = k % 2;
-            break;
-        }
-        case OPT_MEMORY:
-            if (gsvd_cli_parse_size(optarg, &o.pd.memory) < 0 || o.pd.memory == 0)
-                return gsvd_cli_usage_error("pdist", "invalid --memory '%s' (e.g. 2G)", optarg);
-            break;
-        case OPT_KERNEL: {
-            static const char *const names[] = {"auto", "bitplane", "gram", "generic", NULL};
-            int k = gsvd_cli_parse_choice(optarg, names);
-            if (k < 0)
-                return gsvd_cli_usage_error(
-                    "pdist", "invalid --kernel '%s' (auto, bitplane, gram, generic)", optarg);
-            o.pd.kernel = (enum gsvd_pdist_kernel)k;
-            break;
-        }
-        case OPT_PART: {
-            size_t i = 0, n = 0;
-            int end = 0;
-            if (sscanf(optarg, "%zu/%zu%n", &i, &n, &end) != 2 || optarg[end] != '\0' || i < 1 ||
-                n < 1 || i > n || n > 100000)
-                return gsvd_cli_usage_error("pdist", "invalid --part '%s' (I/N, 1 <= I <= N)",
-                                            optarg);
-            o.pd.part = i;
-            o.pd.n_parts = n;
-            break;
-        }
-        case OPT_FINALIZE:
-            o.finalize = optarg;
-            break;
-        case OPT_MIN_KINSHIP:
-            if (gsvd_cli_parse_double(optarg, -1, 0.5, &o.min_kinship) < 0)
-                return gsvd_cli_usage_error(
-                    "pdist", "invalid --min-kinship '%s' (a kinship in [-1, 0.5])", optarg);
-            o.min_kinship_set = 1;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "tsv") != 0)
-                return gsvd_cli_usage_error("pdist", "invalid --format '%s' (tsv)", optarg);
-            o.format = optarg;
-            break;
-        case 'a':
-            o.geno.array = optarg;
-            break;
-        case OPT_TRANSPOSE:
-            o.geno.transpose = 1;
-            break;
-        case OPT_PLOIDY:
-            if (gsvd_cli_parse_uint(optarg, 1, 100, 0, &v) < 0)
-                return gsvd_cli_usage_error("pdist", "invalid --ploidy '%s'", optarg);
-            o.geno.ploidy = (size_t)v;
-            break;
-        case OPT_VARIANTS:
-            if (gsvd_cli_parse_range(optarg, &o.geno.var_start, &o.geno.var_stop) < 0)
-                return gsvd_cli_usage_error("pdist", "invalid --variants '%s' (START:STOP)",
-                                            optarg);
-            break;
-        case OPT_SAMPLES:
-            o.samples_file = optarg;
-            break;
-        case OPT_VARIANT_MASK:
-            o.variant_mask = optarg;
-            break;
-        case OPT_SAMPLE_MASK:
-            o.sample_mask = optarg;
-            break;
-        case 'd':
-            if (gsvd_cli_parse_device(optarg, &o.device) < 0)
-                return gsvd_cli_usage_error("pdist", "invalid --device '%s' (auto, cpu, gpu)",
-                                            optarg);
-            break;
-        case 'h':
-            usage(stdout);
-            return GSVD_EXIT_OK;
-        default:
-            return gsvd_cli_usage_error("pdist", "invalid option '%s'", argv[optind - 1]);
-        }
-    }
+    if (rc != 0)
+        return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
+    o.min_kinship_set = !isnan(o.min_kinship);
     if (o.finalize) {
         if (optind < argc)
             return gsvd_cli_usage_error("pdist", "--finalize OUT takes no INPUT");
-        gsvd_cli_common_apply(&common);
+        gsvd_cli_common_apply(&o.common);
         return gsvd_cli_exit_code(pdist_parts_finalize(o.finalize, o.force));
     }
     if (o.pd.n_parts) {
@@ -701,7 +640,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
     if (strcmp(o.input, "-") == 0 && gsvd_comm_size(gsvd_cli_world()) > 1)
         return gsvd_cli_usage_error("pdist", "under mpirun every rank reads INPUT: give a file or "
                                              "a store, not standard input");
-    gsvd_cli_common_apply(&common);
+    gsvd_cli_common_apply(&o.common);
     {
         const char *simd = getenv("GENSVD_PDIST_SIMD");
         if (simd && strcmp(simd, "scalar") == 0)
@@ -734,7 +673,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
         }
     }
     {
-        struct gsvd_backend_params bp = {.n_threads = common.threads,
+        struct gsvd_backend_params bp = {.n_threads = o.common.threads,
                                          .local_rank =
                                              (size_t)gsvd_comm_local_rank(gsvd_cli_world())};
         struct stat sb;
@@ -742,7 +681,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
         /* first, so that an unavailable device fails before any data is read */
         rc = gsvd_backend_open(o.device, &bp, &o.pd.device);
         if (rc == GSVD_OK)
-            rc = text ? run_text(&o, &common) : run(&o, &common);
+            rc = text ? run_text(&o, &o.common) : run(&o, &o.common);
     }
     gsvd_backend_destroy(o.pd.device);
     gsvd_free(o.command);
