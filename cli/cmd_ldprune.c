@@ -160,21 +160,16 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_MAF(struct ld_opts),
     GSVD_OPT_IN_MAX_MISSING(struct ld_opts),
 };
-static const struct gsvd_opt_group out_group = {"Output (default: TSV on stdout):", out_options,
-                                                GSVD_ARRAY_LEN(out_options), NULL};
-static const struct gsvd_opt_group prune_group = {"Pruning:", prune_options,
-                                                  GSVD_ARRAY_LEN(prune_options), NULL};
-static const struct gsvd_opt_group input_group = {"Input:", input_options,
-                                                  GSVD_ARRAY_LEN(input_options), NULL};
+static const struct gsvd_opt_group out_group =
+    GSVD_OPT_GROUP("Output (default: TSV on stdout):", out_options);
+static const struct gsvd_opt_group prune_group = GSVD_OPT_GROUP("Pruning:", prune_options);
+static const struct gsvd_opt_group input_group = GSVD_OPT_GROUP("Input:", input_options);
 static const struct gsvd_opt_bind ld_groups[] = {
     {&out_group, 0},
     {&gsvd_opts_zarr_out, offsetof(struct ld_opts, zout)},
     {&prune_group, 0},
     {&input_group, 0},
-    {&gsvd_opts_threads, offsetof(struct ld_opts, common)},
-    {&gsvd_opts_progress, offsetof(struct ld_opts, common)},
-    {&gsvd_opts_basic, offsetof(struct ld_opts, common)},
-    {&gsvd_opts_remote, offsetof(struct ld_opts, common)},
+    GSVD_OPTS_BIND_COMMON(struct ld_opts),
 };
 static const struct gsvd_cmd_spec ld_spec = {
     .name = "ldprune",

@@ -55,14 +55,6 @@ static const char *const scaler_names[] = {"patterson", "hwe",  "standard",
 static const char *const missing_names[] = {"mean", "error", NULL};    /* geno.missing_error */
 static const char *const stop_names[] = {"bound", "subspace", NULL};   /* enum gsvd_pca_stop */
 
-static int parse_nonempty(const char *cmd, const char *arg, void *field)
-{
-    if (!*arg)
-        return gsvd_cli_usage_error(cmd, "empty argument");
-    memcpy(field, &arg, sizeof arg);
-    return 0;
-}
-
 static int parse_ld_prune(const char *cmd, const char *arg, void *field)
 {
     struct gsvd_ldprune_params lp = GSVD_LDPRUNE_PARAMS_DEFAULT;
@@ -83,7 +75,7 @@ static const struct gsvd_opt out_options[] = {
      .type = GSVD_OPT_CALL,
      PCA(plink),
      .arg = "PREFIX",
-     .parse = parse_nonempty,
+     .parse = gsvd_opt_parse_nonempty,
      .help = "PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n(s^2 / variants used), "
              "as plink2 --pca writes them"},
     {.name = "loadings",
@@ -229,28 +221,19 @@ static const struct gsvd_opt resource_options[] = {
      .type = GSVD_OPT_CALL,
      PCA(geno.cache_dir),
      .arg = "DIR",
-     .parse = parse_nonempty,
+     .parse = gsvd_opt_parse_nonempty,
      .help = "where the cache beyond --cache goes (a file deleted\nwhen gensvd ends, however it "
              "ends) [$TMPDIR or /tmp]"},
 };
-static const struct gsvd_opt_group out_group = {"Output (default: TSV of the scores on stdout):",
-                                                out_options, GSVD_ARRAY_LEN(out_options), NULL};
-static const struct gsvd_opt_group method_group = {"Method:", method_options,
-                                                   GSVD_ARRAY_LEN(method_options), NULL};
-static const struct gsvd_opt_group input_group = {"Input:", input_options,
-                                                  GSVD_ARRAY_LEN(input_options), NULL};
-static const struct gsvd_opt_group resource_group = {"Resources:", resource_options,
-                                                     GSVD_ARRAY_LEN(resource_options), NULL};
+static const struct gsvd_opt_group out_group =
+    GSVD_OPT_GROUP("Output (default: TSV of the scores on stdout):", out_options);
+static const struct gsvd_opt_group method_group = GSVD_OPT_GROUP("Method:", method_options);
+static const struct gsvd_opt_group input_group = GSVD_OPT_GROUP("Input:", input_options);
+static const struct gsvd_opt_group resource_group = GSVD_OPT_GROUP("Resources:", resource_options);
 static const struct gsvd_opt_bind pca_groups[] = {
-    {&out_group, 0},
-    {&gsvd_opts_zarr_out, offsetof(struct pca_opts, zout)},
-    {&method_group, 0},
-    {&input_group, 0},
-    {&resource_group, 0},
-    {&gsvd_opts_threads, offsetof(struct pca_opts, common)},
-    {&gsvd_opts_progress, offsetof(struct pca_opts, common)},
-    {&gsvd_opts_basic, offsetof(struct pca_opts, common)},
-    {&gsvd_opts_remote, offsetof(struct pca_opts, common)},
+    {&out_group, 0},      {&gsvd_opts_zarr_out, offsetof(struct pca_opts, zout)},
+    {&method_group, 0},   {&input_group, 0},
+    {&resource_group, 0}, GSVD_OPTS_BIND_COMMON(struct pca_opts),
 };
 static const struct gsvd_cmd_spec pca_spec = {
     .name = "pca",

@@ -205,21 +205,15 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_SAMPLES(struct pdist_opts),     GSVD_OPT_IN_VARIANT_MASK(struct pdist_opts),
     GSVD_OPT_IN_SAMPLE_MASK(struct pdist_opts),
 };
-static const struct gsvd_opt_group pdist_group = {NULL, pdist_options,
-                                                  GSVD_ARRAY_LEN(pdist_options), NULL};
-static const struct gsvd_opt_group layout_group = {NULL, layout_options,
-                                                   GSVD_ARRAY_LEN(layout_options), NULL};
-static const struct gsvd_opt_group input_group = {NULL, input_options,
-                                                  GSVD_ARRAY_LEN(input_options), NULL};
+static const struct gsvd_opt_group pdist_group = GSVD_OPT_GROUP(NULL, pdist_options);
+static const struct gsvd_opt_group layout_group = GSVD_OPT_GROUP(NULL, layout_options);
+static const struct gsvd_opt_group input_group = GSVD_OPT_GROUP(NULL, input_options);
 static const struct gsvd_opt_bind pdist_groups[] = {
     {&pdist_group, 0},
     {&gsvd_opts_zarr_out, offsetof(struct pdist_opts, zout)},
     {&layout_group, 0},
     {&input_group, 0},
-    {&gsvd_opts_threads, offsetof(struct pdist_opts, common)},
-    {&gsvd_opts_progress, offsetof(struct pdist_opts, common)},
-    {&gsvd_opts_basic, offsetof(struct pdist_opts, common)},
-    {&gsvd_opts_remote, offsetof(struct pdist_opts, common)},
+    GSVD_OPTS_BIND_COMMON(struct pdist_opts),
 };
 static const struct gsvd_cmd_spec pdist_spec = {
     .name = "pdist",

@@ -77,21 +77,16 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_PLOIDY(struct project_opts),  GSVD_OPT_IN_VARIANTS(struct project_opts),
     GSVD_OPT_IN_SAMPLES(struct project_opts),
 };
-static const struct gsvd_opt_group out_group = {"Output (default: TSV of the scores on stdout):",
-                                                out_options, GSVD_ARRAY_LEN(out_options), NULL};
-static const struct gsvd_opt_group method_group = {"Method:", method_options,
-                                                   GSVD_ARRAY_LEN(method_options), NULL};
-static const struct gsvd_opt_group input_group = {"Input:", input_options,
-                                                  GSVD_ARRAY_LEN(input_options), NULL};
+static const struct gsvd_opt_group out_group =
+    GSVD_OPT_GROUP("Output (default: TSV of the scores on stdout):", out_options);
+static const struct gsvd_opt_group method_group = GSVD_OPT_GROUP("Method:", method_options);
+static const struct gsvd_opt_group input_group = GSVD_OPT_GROUP("Input:", input_options);
 static const struct gsvd_opt_bind project_groups[] = {
     {&out_group, 0},
     {&gsvd_opts_zarr_out, offsetof(struct project_opts, zout)},
     {&method_group, 0},
     {&input_group, 0},
-    {&gsvd_opts_threads, offsetof(struct project_opts, common)},
-    {&gsvd_opts_progress, offsetof(struct project_opts, common)},
-    {&gsvd_opts_basic, offsetof(struct project_opts, common)},
-    {&gsvd_opts_remote, offsetof(struct project_opts, common)},
+    GSVD_OPTS_BIND_COMMON(struct project_opts),
 };
 static const struct gsvd_cmd_spec project_spec = {
     .name = "project",

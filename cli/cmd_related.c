@@ -88,18 +88,13 @@ static const struct gsvd_opt input_options[] = {
              "only"},
     GSVD_OPT_IN_SAMPLES(struct related_opts),
 };
-static const struct gsvd_opt_group related_group = {NULL, related_options,
-                                                    GSVD_ARRAY_LEN(related_options), NULL};
-static const struct gsvd_opt_group input_group = {NULL, input_options,
-                                                  GSVD_ARRAY_LEN(input_options), NULL};
+static const struct gsvd_opt_group related_group = GSVD_OPT_GROUP(NULL, related_options);
+static const struct gsvd_opt_group input_group = GSVD_OPT_GROUP(NULL, input_options);
 static const struct gsvd_opt_bind related_groups[] = {
     {&related_group, 0},
     {&gsvd_opts_zarr_out, offsetof(struct related_opts, zout)},
     {&input_group, 0},
-    {&gsvd_opts_threads, offsetof(struct related_opts, common)},
-    {&gsvd_opts_progress, offsetof(struct related_opts, common)},
-    {&gsvd_opts_basic, offsetof(struct related_opts, common)},
-    {&gsvd_opts_remote, offsetof(struct related_opts, common)},
+    GSVD_OPTS_BIND_COMMON(struct related_opts),
 };
 static const struct gsvd_cmd_spec related_spec = {
     .name = "related",

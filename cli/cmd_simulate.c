@@ -7,6 +7,7 @@
 
 #include "analysis/simulate.h"
 #include "cli/cli.h"
+#include "cli/opts_input.h"
 #include "common/alloc.h"
 #include "common/err.h"
 
@@ -113,15 +114,11 @@ static const struct gsvd_opt sim_options[] = {
      .value = 1,
      .help = "replace OUT if it exists"},
 };
-static const struct gsvd_opt_group sim_group = {NULL, sim_options, GSVD_ARRAY_LEN(sim_options),
-                                                NULL};
+static const struct gsvd_opt_group sim_group = GSVD_OPT_GROUP(NULL, sim_options);
 static const struct gsvd_opt_bind sim_groups[] = {
     {&sim_group, 0},
     {&gsvd_opts_zarr_out, offsetof(struct sim_opts, zout)},
-    {&gsvd_opts_threads, offsetof(struct sim_opts, common)},
-    {&gsvd_opts_progress, offsetof(struct sim_opts, common)},
-    {&gsvd_opts_basic, offsetof(struct sim_opts, common)},
-    {&gsvd_opts_remote, offsetof(struct sim_opts, common)},
+    GSVD_OPTS_BIND_COMMON(struct sim_opts),
 };
 static const struct gsvd_cmd_spec sim_spec = {
     .name = "simulate",

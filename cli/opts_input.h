@@ -13,6 +13,8 @@
 int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_tsv(const char *cmd, const char *arg, void *field);
+/* A non-empty string into a const char * ("empty argument" otherwise). */
+int gsvd_opt_parse_nonempty(const char *cmd, const char *arg, void *field);
 _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
                    offsetof(struct gsvd_geno_params, var_start) + sizeof(uint64_t),
                "--variants writes var_start and var_stop as one uint64_t[2]");
@@ -88,6 +90,20 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
     {                                                                                              \
         .name = "format", .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, format), .arg = "tsv",          \
         .parse = gsvd_opt_parse_tsv, .help = what                                                  \
+    }
+
+/* A group of a command's own table, and the bindings of the shared groups every analysis
+ * command ends with (--threads, --progress, -v/-q/-h, remote stores) for its struct T with a
+ * `common` member. */
+#define GSVD_OPT_GROUP(title, opts)                                                                \
+    {                                                                                              \
+        title, opts, sizeof(opts) / sizeof((opts)[0]), NULL                                        \
+    }
+#define GSVD_OPTS_BIND_COMMON(T)                                                                   \
+    {&gsvd_opts_threads, offsetof(T, common)}, {&gsvd_opts_progress, offsetof(T, common)},         \
+        {&gsvd_opts_basic, offsetof(T, common)},                                                   \
+    {                                                                                              \
+        &gsvd_opts_remote, offsetof(T, common)                                                     \
     }
 
 #endif /* GSVD_CLI_OPTS_INPUT_H */
