@@ -72,10 +72,10 @@ static const struct gsvd_opt out_options[] = {
     GSVD_OPT_FORCE(struct pca_opts),
     GSVD_OPT_FORMAT_TSV(struct pca_opts, "scores to stdout: sample_id, PC1..PCk (%.17g)"),
     {.name = "plink",
-     .type = GSVD_OPT_CALL,
+     .type = GSVD_OPT_STRING,
      PCA(plink),
      .arg = "PREFIX",
-     .parse = gsvd_opt_parse_nonempty,
+     .flags = GSVD_OPTF_NONEMPTY,
      .help = "PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n(s^2 / variants used), "
              "as plink2 --pca writes them"},
     {.name = "loadings",
@@ -218,10 +218,10 @@ static const struct gsvd_opt resource_options[] = {
              "what does not fit goes to a\nfile in --cache-dir; 0 re-reads the store on every\n"
              "pass [a quarter of physical memory]"},
     {.name = "cache-dir",
-     .type = GSVD_OPT_CALL,
+     .type = GSVD_OPT_STRING,
      PCA(geno.cache_dir),
      .arg = "DIR",
-     .parse = gsvd_opt_parse_nonempty,
+     .flags = GSVD_OPTF_NONEMPTY,
      .help = "where the cache beyond --cache goes (a file deleted\nwhen gensvd ends, however it "
              "ends) [$TMPDIR or /tmp]"},
 };

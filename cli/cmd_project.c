@@ -34,21 +34,13 @@ struct project_opts {
 
 static const char *const shrink_names[] = {"none", "ap", "oadp", NULL}; /* enum order */
 
-static int parse_pcs(const char *cmd, const char *arg, void *field)
-{
-    if (!*arg)
-        return gsvd_cli_usage_error(cmd, "empty --pcs");
-    memcpy(field, &arg, sizeof arg);
-    return 0;
-}
-
 #define PRJ(field) GSVD_OPT_FIELD(struct project_opts, field)
 static const struct gsvd_opt out_options[] = {
     {.name = "pcs",
-     .type = GSVD_OPT_CALL,
+     .type = GSVD_OPT_STRING,
      PRJ(pcs),
      .arg = "PATH",
-     .parse = parse_pcs,
+     .flags = GSVD_OPTF_NONEMPTY,
      .help = "the reference PCs (a pca output with loadings; required)"},
     GSVD_OPT_OUTPUT(struct project_opts,
                     "write a Zarr group (sample_id, sample_pca_projection, ...)"),

@@ -128,6 +128,9 @@ static int apply(const char *cmd, const struct gsvd_opt *o, const char *arg, cha
         memcpy(field, &d, sizeof d);
         return 0;
     case GSVD_OPT_STRING:
+        if ((o->flags & GSVD_OPTF_NONEMPTY) && !*arg)
+            return gsvd_cli_usage_error(cmd, "invalid --%s '' (%s)", o->name,
+                                        o->range ? o->range : "a non-empty value");
         memcpy(field, &arg, sizeof arg);
         return 0;
     case GSVD_OPT_CHOICE:

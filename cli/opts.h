@@ -28,7 +28,8 @@ enum gsvd_opt_type {
     GSVD_OPT_HELP,     /* prints the help and ends parsing (no field) */
 };
 
-#define GSVD_OPTF_SI 1u /* GSVD_OPT_UINT: accept k/M/G (x 1000) suffixes */
+#define GSVD_OPTF_SI 1u       /* GSVD_OPT_UINT: accept k/M/G (x 1000) suffixes */
+#define GSVD_OPTF_NONEMPTY 2u /* GSVD_OPT_STRING: an empty argument is an error */
 
 struct gsvd_opt {
     const char *name; /* long name without "--" */

@@ -194,11 +194,3 @@ int gsvd_opt_parse_tsv(const char *cmd, const char *arg, void *field)
     memcpy(field, &arg, sizeof arg);
     return 0;
 }
-
-int gsvd_opt_parse_nonempty(const char *cmd, const char *arg, void *field)
-{
-    if (!*arg)
-        return gsvd_cli_usage_error(cmd, "empty argument");
-    memcpy(field, &arg, sizeof arg);
-    return 0;
-}

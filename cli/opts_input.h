@@ -13,8 +13,6 @@
 int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_tsv(const char *cmd, const char *arg, void *field);
-/* A non-empty string into a const char * ("empty argument" otherwise). */
-int gsvd_opt_parse_nonempty(const char *cmd, const char *arg, void *field);
 _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
                    offsetof(struct gsvd_geno_params, var_start) + sizeof(uint64_t),
                "--variants writes var_start and var_stop as one uint64_t[2]");
