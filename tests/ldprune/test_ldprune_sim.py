@@ -4,7 +4,7 @@ noise, two contigs, a few monomorphic variants): the kept set equals the numpy m
 (ld_oracle.py) for variant and bp windows, with and without missing calls.  plink2
 --indep-pairwise on the complete data is reported, not asserted: in windows with long chains of
 pairs above the threshold plink2 removes a few more variants than the documented greedy order
-(NOTES.md, 2026-11-25 ldprune entry); tests/ldprune/test_ldprune_plink.py asserts equality on
+(docs/decisions.md, 2026-11-25 ldprune entry); tests/ldprune/test_ldprune_plink.py asserts equality on
 the real data.  Usage: test_ldprune_sim.py GENSVD."""
 import os, shutil, subprocess, sys, tempfile
 
