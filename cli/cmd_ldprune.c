@@ -312,13 +312,13 @@ int gsvd_cmd_ldprune(int argc, char **argv)
     struct ld_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT,
                         .lp = GSVD_LDPRUNE_PARAMS_DEFAULT,
                         .common = GSVD_CLI_COMMON_DEFAULT};
-    int optind, rc = gsvd_opts_parse(&ld_spec, argc, argv, &o, &optind);
+    int first, rc = gsvd_opts_parse(&ld_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
-    if (optind != argc - 1)
+    if (first != argc - 1)
         return gsvd_cli_usage_error("ldprune",
-                                    optind >= argc ? "missing INPUT" : "too many arguments");
+                                    first >= argc ? "missing INPUT" : "too many arguments");
     if (!o.window)
         return gsvd_cli_usage_error("ldprune", "--window is required (e.g. 1000 or 500kb)");
     if (gsvd_cli_parse_window(o.window, &o.lp.window, &o.lp.window_bp) < 0)
@@ -327,7 +327,7 @@ int gsvd_cmd_ldprune(int argc, char **argv)
         return gsvd_cli_usage_error("ldprune", "invalid --r2 '%g' (0 <= X < 1)", o.lp.r2);
     if (gsvd_cli_zarr_out_check("ldprune", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
-    o.input = argv[optind];
+    o.input = argv[first];
     gsvd_cli_common_apply(&o.common);
     o.command = gsvd_cli_command_line(argc, argv);
     rc = run(&o, &o.common);

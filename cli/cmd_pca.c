@@ -529,14 +529,14 @@ int gsvd_cmd_pca(int argc, char **argv)
                          .geno = GSVD_GENO_PARAMS_DEFAULT,
                          .lp = GSVD_LDPRUNE_PARAMS_DEFAULT,
                          .common = GSVD_CLI_COMMON_DEFAULT};
-    int optind, rc;
+    int first, rc;
 
     o.geno.cache_bytes = UINT64_MAX; /* not given (--cache cannot reach it) */
-    rc = gsvd_opts_parse(&pca_spec, argc, argv, &o, &optind);
+    rc = gsvd_opts_parse(&pca_spec, argc, argv, &o, &first);
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
-    if (optind != argc - 1)
-        return gsvd_cli_usage_error("pca", optind >= argc ? "missing INPUT" : "too many arguments");
+    if (first != argc - 1)
+        return gsvd_cli_usage_error("pca", first >= argc ? "missing INPUT" : "too many arguments");
     if (o.want_loadings || o.fit_file)
         o.pca.loadings = 1; /* --fit-samples: projecting the others needs them */
     if (o.ld_prune_arg) {
@@ -550,7 +550,7 @@ int gsvd_cmd_pca(int argc, char **argv)
         return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
     if (gsvd_cli_zarr_out_check("pca", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
-    o.input = argv[optind];
+    o.input = argv[first];
     if (o.geno.cache_bytes == UINT64_MAX) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         o.geno.cache_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : 0;

@@ -583,13 +583,13 @@ int gsvd_cmd_pdist(int argc, char **argv)
                            .pd = GSVD_PDIST_PARAMS_DEFAULT,
                            .geno = GSVD_GENO_PARAMS_DEFAULT,
                            .common = GSVD_CLI_COMMON_DEFAULT};
-    int optind, rc = gsvd_opts_parse(&pdist_spec, argc, argv, &o, &optind);
+    int first, rc = gsvd_opts_parse(&pdist_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
     o.min_kinship_set = !isnan(o.min_kinship);
     if (o.finalize) {
-        if (optind < argc)
+        if (first < argc)
             return gsvd_cli_usage_error("pdist", "--finalize OUT takes no INPUT");
         gsvd_cli_common_apply(&o.common);
         return gsvd_cli_exit_code(pdist_parts_finalize(o.finalize, o.force));
@@ -608,7 +608,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
         return gsvd_cli_usage_error("pdist", "--samples and --sample-mask cannot be combined");
     if (o.variant_mask && o.axis_variants)
         return gsvd_cli_usage_error("pdist", "--variant-mask applies to --axis samples");
-    if (optind < argc - 1)
+    if (first < argc - 1)
         return gsvd_cli_usage_error("pdist", "too many arguments");
     if (o.pd.metric == GSVD_PDIST_KING || o.pd.metric == GSVD_PDIST_IBS0) {
         if (o.axis_variants || o.pd.missing == GSVD_PDIST_SCALE)
@@ -628,9 +628,9 @@ int gsvd_cmd_pdist(int argc, char **argv)
     }
     if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
-    if (optind == argc && isatty(STDIN_FILENO))
+    if (first == argc && isatty(STDIN_FILENO))
         return gsvd_cli_usage_error("pdist", "missing INPUT (a Zarr store, a TSV/CSV file, or -)");
-    o.input = optind < argc ? argv[optind] : "-";
+    o.input = first < argc ? argv[first] : "-";
     if (strcmp(o.input, "-") == 0 && gsvd_comm_size(gsvd_cli_world()) > 1)
         return gsvd_cli_usage_error("pdist", "under mpirun every rank reads INPUT: give a file or "
                                              "a store, not standard input");

@@ -260,16 +260,16 @@ int gsvd_cmd_plot(int argc, char **argv)
     static const char *const kinds[] = {"pca", "pdist", NULL};
     struct plot_opts o = {.pc_x = 1, .pc_y = 2, .order = -1, .common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
-    int optind, rc = gsvd_opts_parse(&plot_spec, argc, argv, &o, &optind);
+    int first, rc = gsvd_opts_parse(&plot_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
     gsvd_cli_common_apply(&o.common);
-    if (optind + 2 != argc)
+    if (first + 2 != argc)
         return gsvd_cli_usage_error("plot", "expected 'pca' or 'pdist' and one input");
-    if ((o.kind = gsvd_cli_parse_choice(argv[optind], kinds)) < 0)
-        return gsvd_cli_usage_error("plot", "unknown plot '%s' (pca, pdist)", argv[optind]);
-    o.input = argv[optind + 1];
+    if ((o.kind = gsvd_cli_parse_choice(argv[first], kinds)) < 0)
+        return gsvd_cli_usage_error("plot", "unknown plot '%s' (pca, pdist)", argv[first]);
+    o.input = argv[first + 1];
     if ((rc = check_opts(&o, o.pcs_arg)) != 0)
         return rc;
     rc = gsvd_cli_open_input(o.input, NULL, &in);

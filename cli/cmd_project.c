@@ -286,18 +286,18 @@ out:
 int gsvd_cmd_project(int argc, char **argv)
 {
     struct project_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT, .common = GSVD_CLI_COMMON_DEFAULT};
-    int optind, rc = gsvd_opts_parse(&project_spec, argc, argv, &o, &optind);
+    int first, rc = gsvd_opts_parse(&project_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
-    if (optind != argc - 1)
+    if (first != argc - 1)
         return gsvd_cli_usage_error("project",
-                                    optind >= argc ? "missing INPUT" : "too many arguments");
+                                    first >= argc ? "missing INPUT" : "too many arguments");
     if (!o.pcs)
         return gsvd_cli_usage_error("project", "missing --pcs (the output of pca --loadings)");
     if (gsvd_cli_zarr_out_check("project", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
-    o.input = argv[optind];
+    o.input = argv[first];
     /* raw dosages: no centring, no filter, no cache (the reference's statistics apply) */
     o.geno.scaler = GSVD_SCALER_NONE;
     o.geno.cache_bytes = 0;

@@ -238,18 +238,18 @@ int gsvd_cmd_related(int argc, char **argv)
                              .memory = RELATED_DEFAULT_MEMORY,
                              .geno = GSVD_GENO_PARAMS_DEFAULT,
                              .common = GSVD_CLI_COMMON_DEFAULT};
-    int optind, rc = gsvd_opts_parse(&related_spec, argc, argv, &o, &optind);
+    int first, rc = gsvd_opts_parse(&related_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
-    if (optind >= argc)
+    if (first >= argc)
         return gsvd_cli_usage_error("related", "missing INPUT");
-    if (optind < argc - 1)
+    if (first < argc - 1)
         return gsvd_cli_usage_error("related", "too many arguments");
     o.tsv = o.format != NULL;
     if (gsvd_cli_zarr_out_check("related", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
-    o.input = argv[optind];
+    o.input = argv[first];
     if (!o.output)
         o.tsv = 1;
     gsvd_cli_common_apply(&o.common);

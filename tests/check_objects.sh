@@ -3,9 +3,13 @@
 # files, not only layered folders): with nm, an edge A -> B for every symbol A leaves undefined
 # that B defines, over the objects of the libraries and of the program; any cycle (a strongly
 # connected component of two or more objects) fails, printed with the symbols that close it.
-# Usage: check_objects.sh BUILD_DIR    (after a build; objects under */CMakeFiles/*.dir/)
+# Objects whose source file no longer exists (left in a build directory after a move) are
+# skipped.
+# Usage: check_objects.sh BUILD_DIR [SOURCE_DIR]   (after a build; objects under
+# */CMakeFiles/*.dir/; SOURCE_DIR defaults to the repository holding this script)
 set -u
-build=${1:?usage: check_objects.sh BUILD_DIR}
+build=${1:?usage: check_objects.sh BUILD_DIR [SOURCE_DIR]}
+src=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 command -v nm >/dev/null || { echo "nm not found" >&2; exit 2; }
 objs=$(find "$build" -path '*/CMakeFiles/*.dir/*' -name '*.o' \
     \( -path '*/common/*' -o -path '*/zarr/*' -o -path '*/analysis/*' -o -path '*/gpu/*' \
@@ -16,6 +20,7 @@ trap 'rm -f "$tab"' EXIT
 for o in $objs; do
     name=${o#"$build"/}
     name=${name/CMakeFiles\/*.dir\//}
+    [ -f "$src/${name%.o}" ] || continue # a stale object of a moved or deleted source
     nm -P "$o" 2>/dev/null | awk -v n="$name" '$2 ~ /^[TDBRVWCGSI]$/ { print "D", n, $1 } $2 == "U" { print "U", n, $1 }'
 done >"$tab"
 python3 - "$tab" <<'PY'
