@@ -95,9 +95,10 @@ def unconsolidated_copy(src, dst):
     return dst
 
 
-def same_unconsolidated(name, gensvd, local, remote, env):
+def same_unconsolidated(name, gensvd, local, remote, env, paged=True):
     """info, dump and pca --method exact of an unconsolidated remote store equal the local copy
-    (both listed, not read from consolidated metadata)."""
+    (both listed, not read from consolidated metadata).  paged: the server honours a small
+    page size (GENSVD_LIST_MAX_KEYS in env), so the listing must take several pages."""
     rl, ol, el = run(gensvd, ["info", local])
     rr, orr, er = run(gensvd, ["info", remote], env)
     expect_ok(f"{name}: info (local)", rl, el)
@@ -108,8 +109,10 @@ def same_unconsolidated(name, gensvd, local, remote, env):
     check(f"{name}: info lists the arrays", b"call_genotype" in orr and b"sample_id" in orr,
           orr.decode())
     rr, _, er = run(gensvd, ["info", "-v", "-v", remote], env)
-    check(f"{name}: listing continued over pages", rr == 0 and ", continued" in er
-          and "page 3," in er, er[-3000:])
+    check(f"{name}: listed, not consolidated", rr == 0 and "page 1," in er, er[-3000:])
+    if paged:
+        check(f"{name}: listing continued over pages", rr == 0 and ", continued" in er
+              and "page 3," in er, er[-3000:])
     same_outputs(name, gensvd, local, remote, env, arrays=["call_genotype", "sample_id"])
     with tempfile.TemporaryDirectory() as td:
         outs = []
