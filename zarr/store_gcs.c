@@ -91,7 +91,7 @@ static int gcs_list(gsvd_store *st, const char *path, struct gsvd_strlist *names
     }
     for (size_t n_pages = 0;; n_pages++) {
         if (n_pages >= 1000000) {
-            gsvd_log_error("%s: listing of '%s' did not end after %zu pages", gsvd_store_url(st),
+            gsvd_log_error("%s: listing of '%s' did not end after %zu pages", gsvd_http_display(st),
                            pre.data, n_pages);
             rc = GSVD_EFORMAT;
             goto out;
@@ -108,20 +108,20 @@ static int gcs_list(gsvd_store *st, const char *path, struct gsvd_strlist *names
         GSVD_TRY(gsvd_http_encode(&url, pre.data, 0));
         rc = gsvd_http_get_url(st, url.data, label, &body);
         if (rc == GSVD_ENOTFOUND) {
-            gsvd_log_error("%s: cannot list '%s': HTTP 404 (no such bucket?)", gsvd_store_url(st),
-                           pre.data);
+            gsvd_log_error("%s: cannot list '%s': HTTP 404 (no such bucket?)",
+                           gsvd_http_display(st), pre.data);
             rc = GSVD_EIO;
         }
         if (rc < 0)
             goto out;
         GSVD_TRY(gsvd_list_parse_gcs(body.data ? body.data : "", body.len, pre.data,
-                                     gsvd_store_url(st), names, &next));
-        gsvd_log_debug("%s: listing '%s': page %zu, %zu names so far%s", gsvd_store_url(st),
+                                     gsvd_http_display(st), names, &next));
+        gsvd_log_debug("%s: listing '%s': page %zu, %zu names so far%s", gsvd_http_display(st),
                        pre.data, n_pages + 1, names->n, next ? ", continued" : "");
         if (!next)
             break;
         if (token && !strcmp(token, next)) {
-            gsvd_log_error("%s: listing of '%s' repeats its page token", gsvd_store_url(st),
+            gsvd_log_error("%s: listing of '%s' repeats its page token", gsvd_http_display(st),
                            pre.data);
             rc = GSVD_EFORMAT;
             goto out;

@@ -905,6 +905,11 @@ int gsvd_http_get_url(gsvd_store *st, const char *url, const char *label, struct
     return rc;
 }
 
+const char *gsvd_http_display(const gsvd_store *st)
+{
+    return ((const struct store_http *)st)->display;
+}
+
 const char *gsvd_http_list_base(const gsvd_store *st)
 {
     return ((const struct store_http *)st)->list_base;

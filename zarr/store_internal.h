@@ -94,7 +94,9 @@ GSVD_NODISCARD int gsvd_http_commit(gsvd_store *st);
  * The body moves into dst (caller owns).  Returns as gsvd_store_get(). */
 GSVD_NODISCARD int gsvd_http_get_url(gsvd_store *st, const char *url, const char *label,
                                      struct gsvd_buf *dst);
-/* The config's list_base ("" when none) and object_prefix; borrowed, valid until close. */
+/* The config's display URL, list_base ("" when none) and object_prefix; borrowed, valid until
+ * close.  (Flavours use these rather than store.c's accessors: store.c names the flavours.) */
+const char *gsvd_http_display(const gsvd_store *st);
 const char *gsvd_http_list_base(const gsvd_store *st);
 const char *gsvd_http_object_prefix(const gsvd_store *st);
 
