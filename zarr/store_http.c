@@ -79,7 +79,8 @@ struct store_http {
     char *display;               /* owned: the URL as the user gave it, for messages */
     char *base_url;              /* owned: keys are appended as "/" + percent-encoded key */
     char *delete_base;           /* owned or NULL: GCS JSON API object URL prefix */
-    char *object_prefix;         /* owned: object-name prefix for delete_base */
+    char *object_prefix;         /* owned: object-name prefix for delete_base and listings */
+    char *list_base;             /* owned: URL the flavour's list op builds on ("" if none) */
     enum gsvd_http_auth auth;
     char *secret;       /* owned; bearer token or "KEY:SECRET"; wiped at close */
     char *auth_header;  /* owned; "Authorization: Bearer ..."; wiped at close */
@@ -878,6 +879,47 @@ out:
     return rc;
 }
 
+int gsvd_http_get_url(gsvd_store *st, const char *url, const char *label, struct gsvd_buf *dst)
+{
+    struct store_http *h = (struct store_http *)st;
+    struct req *r = gsvd_calloc(1, sizeof *r);
+    int rc;
+
+    if (!r)
+        return GSVD_ENOMEM;
+    r->method = M_GET;
+    r->key = gsvd_strdup(label);
+    r->url = gsvd_strdup(url);
+    if (!r->key || !r->url) {
+        req_free(r);
+        return GSVD_ENOMEM;
+    }
+    run_req(h, r);
+    rc = outcome(h, r);
+    if (rc == GSVD_OK) {
+        gsvd_buf_free(dst);
+        *dst = r->data; /* ownership of the body moves to the caller */
+        r->data = (struct gsvd_buf)GSVD_BUF_INIT;
+    }
+    req_free(r);
+    return rc;
+}
+
+const char *gsvd_http_display(const gsvd_store *st)
+{
+    return ((const struct store_http *)st)->display;
+}
+
+const char *gsvd_http_list_base(const gsvd_store *st)
+{
+    return ((const struct store_http *)st)->list_base;
+}
+
+const char *gsvd_http_object_prefix(const gsvd_store *st)
+{
+    return ((const struct store_http *)st)->object_prefix;
+}
+
 /* Size of `key` by HEAD, or by GET from servers without HEAD (405/501, e.g. emulators). */
 static int head(struct store_http *h, const char *key, uint64_t *size)
 {
@@ -1090,6 +1132,7 @@ void gsvd_http_close(gsvd_store *st)
     gsvd_free(h->display);
     gsvd_free(h->delete_base);
     gsvd_free(h->object_prefix);
+    gsvd_free(h->list_base);
     gsvd_free(h->sigv4);
     free_secret(h->secret);
     free_secret(h->auth_header);
@@ -1160,9 +1203,10 @@ int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned flags, gsvd_stor
     h->base_url = gsvd_strdup(cfg->base);
     h->object_prefix = gsvd_strdup(cfg->object_prefix ? cfg->object_prefix : "");
     h->delete_base = cfg->delete_base ? gsvd_strdup(cfg->delete_base) : NULL;
+    h->list_base = gsvd_strdup(cfg->list_base ? cfg->list_base : "");
     h->idle = gsvd_calloc(h->p.concurrency + 4, sizeof *h->idle);
     h->active = gsvd_calloc(h->p.concurrency, sizeof *h->active);
-    if (!h->display || !h->active || !h->base_url || !h->object_prefix ||
+    if (!h->display || !h->active || !h->base_url || !h->object_prefix || !h->list_base ||
         (cfg->delete_base && !h->delete_base) || !h->idle) {
         rc = GSVD_ENOMEM;
         goto out;
@@ -1234,4 +1278,4 @@ static int http_open(const char *url, unsigned flags, gsvd_store **out)
     return gsvd_http_open(&cfg, flags, out);
 }
 
-GSVD_HTTP_OPS(gsvd_store_http_ops, "http", http_open);
+GSVD_HTTP_OPS(gsvd_store_http_ops, "http", http_open, NULL);

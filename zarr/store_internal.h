@@ -58,7 +58,10 @@ struct gsvd_http_config {
     const char *base;                 /* URL that "/" + percent-encoded key is appended to */
     const char *delete_base;          /* DELETE URL prefix taking "/" + encoded(object_prefix + key)
                                          as one segment (GCS JSON API), or NULL: DELETE base/key */
-    const char *object_prefix;        /* with delete_base: object-name prefix ("" or "dir/") */
+    const char *object_prefix;        /* object-name prefix ("" or "dir/"): for delete_base and
+                                         for listings */
+    const char *list_base;            /* URL a flavour's list op builds its queries on (S3: the
+                                         bucket URL; GCS: the JSON API objects URL), or NULL */
     enum gsvd_http_auth auth;
     const char *secret;        /* bearer token, or SigV4 "ACCESS_KEY:SECRET"; copied, wiped */
     const char *session_token; /* SigV4 x-amz-security-token, or NULL */
@@ -74,7 +77,7 @@ GSVD_NODISCARD int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned f
                                   gsvd_store **out);
 
 /* The engine's store operations (store_http.c), for the flavours' vtables: a flavour defines
- * its table in its own file with GSVD_HTTP_OPS(var, name, its open function), so the engine
+ * its table in its own file with GSVD_HTTP_OPS(var, name, open, list functions), so the engine
  * never names a flavour and no two files depend on each other. */
 void gsvd_http_close(gsvd_store *st);
 GSVD_NODISCARD int gsvd_http_get(gsvd_store *st, const char *key, struct gsvd_buf *dst);
@@ -85,7 +88,20 @@ GSVD_NODISCARD int gsvd_http_size(gsvd_store *st, const char *key, uint64_t *siz
 GSVD_NODISCARD int gsvd_http_put(gsvd_store *st, const char *key, const void *p, size_t n);
 GSVD_NODISCARD int gsvd_http_prefetch(gsvd_store *st, const char *const *keys, size_t n);
 GSVD_NODISCARD int gsvd_http_commit(gsvd_store *st);
-#define GSVD_HTTP_OPS(var, nm, openfn)                                                             \
+
+/* For a flavour's list op: GET the absolute URL `url` (built on gsvd_http_list_base()) with the
+ * store's credentials, retries and status mapping; `label` stands for the key in messages.
+ * The body moves into dst (caller owns).  Returns as gsvd_store_get(). */
+GSVD_NODISCARD int gsvd_http_get_url(gsvd_store *st, const char *url, const char *label,
+                                     struct gsvd_buf *dst);
+/* The config's display URL, list_base ("" when none) and object_prefix; borrowed, valid until
+ * close.  (Flavours use these rather than store.c's accessors: store.c names the flavours.) */
+const char *gsvd_http_display(const gsvd_store *st);
+const char *gsvd_http_list_base(const gsvd_store *st);
+const char *gsvd_http_object_prefix(const gsvd_store *st);
+
+/* A flavour's vtable: `listfn` is its list op, or NULL where the server cannot list. */
+#define GSVD_HTTP_OPS(var, nm, openfn, listfn)                                                     \
     const struct gsvd_store_ops var = {                                                            \
         .version = GSVD_STORE_OPS_VERSION,                                                         \
         .name = nm,                                                                                \
@@ -93,7 +109,7 @@ GSVD_NODISCARD int gsvd_http_commit(gsvd_store *st);
         .close = gsvd_http_close,                                                                  \
         .get = gsvd_http_get,                                                                      \
         .put = gsvd_http_put,                                                                      \
-        .list = NULL,                                                                              \
+        .list = listfn,                                                                            \
         .commit = gsvd_http_commit,                                                                \
         .size = gsvd_http_size,                                                                    \
         .prefetch = gsvd_http_prefetch,                                                            \

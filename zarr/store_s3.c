@@ -1,5 +1,6 @@
 /* zarr/store_s3.c - s3://BUCKET/PREFIX as a URL rewrite onto the HTTP engine, signed with
- * libcurl's CURLOPT_AWS_SIGV4 (the engine adds the x-amz-content-sha256 header).
+ * libcurl's CURLOPT_AWS_SIGV4 (the engine adds the x-amz-content-sha256 header).  Listing (for
+ * stores without consolidated metadata) is ListObjectsV2 with delimiter "/" and continuation.
  *
  * Endpoint: --endpoint, else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL, else AWS.  Addressing
  * ("auto"): path-style (ENDPOINT/BUCKET/KEY) for custom endpoints and dotted bucket names,
@@ -19,6 +20,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "zarr/list_parse.h"
 #include "zarr/store_internal.h"
 
 struct creds {
@@ -246,11 +248,81 @@ out:
     return rc;
 }
 
+/* ListObjectsV2 of object_prefix + path + "/" with delimiter "/", page by page.  Query
+ * parameters go in sorted order and fully percent-encoded: the canonical form SigV4 signs. */
+static int s3_list(gsvd_store *st, const char *path, struct gsvd_strlist *names)
+{
+    struct gsvd_buf pre = GSVD_BUF_INIT, url = GSVD_BUF_INIT, body = GSVD_BUF_INIT;
+    char *token = NULL, *next = NULL, *label = NULL;
+    unsigned page = gsvd_list_page_size();
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_buf_printf(&pre, "%s%s%s", gsvd_http_object_prefix(st), path, *path ? "/" : ""));
+    label = gsvd_asprintf("%s%s(listing)", path, *path ? "/ " : "");
+    if (!label) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t n_pages = 0;; n_pages++) {
+        if (n_pages >= 1000000) {
+            gsvd_log_error("%s: listing of '%s' did not end after %zu pages", gsvd_http_display(st),
+                           pre.data, n_pages);
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        gsvd_buf_clear(&url);
+        GSVD_TRY(gsvd_buf_printf(&url, "%s/?", gsvd_http_list_base(st)));
+        if (token) {
+            GSVD_TRY(gsvd_buf_puts(&url, "continuation-token="));
+            GSVD_TRY(gsvd_http_encode(&url, token, 0));
+            GSVD_TRY(gsvd_buf_puts(&url, "&"));
+        }
+        GSVD_TRY(gsvd_buf_puts(&url, "delimiter=%2F&list-type=2"));
+        if (page)
+            GSVD_TRY(gsvd_buf_printf(&url, "&max-keys=%u", page));
+        GSVD_TRY(gsvd_buf_puts(&url, "&prefix="));
+        GSVD_TRY(gsvd_http_encode(&url, pre.data, 0));
+        rc = gsvd_http_get_url(st, url.data, label, &body);
+        if (rc == GSVD_ENOTFOUND) {
+            gsvd_log_error("%s: cannot list '%s': HTTP 404 (no such bucket?)",
+                           gsvd_http_display(st), pre.data);
+            rc = GSVD_EIO;
+        }
+        if (rc < 0)
+            goto out;
+        GSVD_TRY(gsvd_list_parse_s3(body.data ? body.data : "", body.len, pre.data,
+                                    gsvd_http_display(st), names, &next));
+        gsvd_log_debug("%s: listing '%s': page %zu, %zu names so far%s", gsvd_http_display(st),
+                       pre.data, n_pages + 1, names->n, next ? ", continued" : "");
+        if (!next)
+            break;
+        if (token && !strcmp(token, next)) {
+            gsvd_log_error("%s: listing of '%s' repeats its continuation token",
+                           gsvd_http_display(st), pre.data);
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        gsvd_free(token);
+        token = next;
+        next = NULL;
+    }
+    gsvd_list_unique(names);
+out:
+    gsvd_free(token);
+    gsvd_free(next);
+    gsvd_free(label);
+    gsvd_buf_free(&pre);
+    gsvd_buf_free(&url);
+    gsvd_buf_free(&body);
+    return rc;
+}
+
 int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out)
 {
     const struct gsvd_remote_params *p = gsvd_store_remote();
     char *bucket = NULL, *prefix = NULL, *region = NULL, *userpwd = NULL, *sigv4 = NULL;
-    struct gsvd_buf base = GSVD_BUF_INIT;
+    char *objp = NULL;
+    struct gsvd_buf base = GSVD_BUF_INIT, lbase = GSVD_BUF_INIT;
     struct creds c = {0};
     int rc = GSVD_OK;
 
@@ -258,6 +330,12 @@ int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out)
     GSVD_TRY(gsvd_split_bucket_url(url, 5, &bucket, &prefix));
     GSVD_TRY(find_region(&region));
     GSVD_TRY(build_base(url, bucket, prefix, region, &base));
+    GSVD_TRY(build_base(url, bucket, "", region, &lbase));
+    objp = *prefix ? gsvd_asprintf("%s/", prefix) : gsvd_strdup("");
+    if (!objp) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
     if (!p->no_sign_request) {
         GSVD_TRY(find_creds(url, &c));
         if (!cred_ok(c.key_id) || !cred_ok(c.secret) || !cred_ok(c.token) ||
@@ -284,6 +362,8 @@ int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out)
         .ops = &gsvd_store_s3_ops,
         .display = url,
         .base = base.data,
+        .object_prefix = objp,
+        .list_base = lbase.data,
         .auth = p->no_sign_request ? GSVD_HTTP_AUTH_NONE : GSVD_HTTP_AUTH_SIGV4,
         .secret = userpwd,
         .session_token = c.token,
@@ -299,8 +379,10 @@ out:
     gsvd_free(bucket);
     gsvd_free(prefix);
     gsvd_free(region);
+    gsvd_free(objp);
     gsvd_buf_free(&base);
+    gsvd_buf_free(&lbase);
     return rc;
 }
 
-GSVD_HTTP_OPS(gsvd_store_s3_ops, "s3", gsvd_store_s3_open);
+GSVD_HTTP_OPS(gsvd_store_s3_ops, "s3", gsvd_store_s3_open, s3_list);

@@ -272,8 +272,10 @@ int gsvd_tree_children(gsvd_tree *t, const char *path, struct gsvd_strlist *out)
     } else {
         rc = gsvd_store_list(t->st, path, &names);
         if (rc == GSVD_EUNSUPPORTED)
-            gsvd_log_error("%s: this store cannot be listed and has no .zmetadata; name the "
-                           "array explicitly",
+            gsvd_log_error("%s: this store cannot be listed (a static HTTP server cannot) and has "
+                           "no consolidated metadata (.zmetadata, or consolidated_metadata in the "
+                           "root zarr.json): consolidate it (zarr.consolidate_metadata), serve it "
+                           "from s3:// or gs://, or name the array explicitly",
                            gsvd_store_url(t->st));
         if (rc < 0)
             goto out;

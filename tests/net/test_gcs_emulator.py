@@ -66,12 +66,21 @@ def main():
         proc, url = start(td)
         try:
             upload(url, local, "data/")
+            # stores without consolidated metadata (v2 and v3): listed through objects.list
+            ncs = []
+            for tag, src in (("nc2", local), ("nc3", os.path.join(testdata, "zarr", "v3", STORE))):
+                nc = netlib.unconsolidated_copy(src, os.path.join(td, tag, STORE))
+                upload(url, nc, f"{tag}/")
+                ncs.append((tag, nc))
             host = url.split("://", 1)[1]
             env = {"STORAGE_EMULATOR_HOST": host, "GENSVD_RETRY_BASE_MS": "20"}
             os.environ.pop("GOOGLE_OAUTH_ACCESS_TOKEN", None)
             remote = f"gs://{BUCKET}/data/{STORE}"
             same_outputs("gcs", gensvd, local, remote, env)
             same_analyses("gcs", gensvd, local, remote, env)
+            for tag, nc in ncs:
+                netlib.same_unconsolidated(f"gcs unconsolidated {tag}", gensvd, nc,
+                                           f"gs://{BUCKET}/{tag}/{STORE}", env, paged=False)
             # emulator given as a URL; bearer token sent, never shown
             tenv = dict(env, STORAGE_EMULATOR_HOST=url, GOOGLE_OAUTH_ACCESS_TOKEN=TOKEN)
             rc, out, err = run(gensvd, ["dump", "-v", "-v", f"{remote}/call_genotype"], tenv)

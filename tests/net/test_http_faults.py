@@ -118,6 +118,19 @@ def main():
         check("404 store: exit 1", rc == 1 and "none.zarr" in err, f"exit {rc}: {err}")
         srv.shutdown()
 
+    # a static server cannot list: a store without consolidated metadata names its arrays
+    # explicitly, and info says to consolidate it
+    with tempfile.TemporaryDirectory() as td:
+        netlib.unconsolidated_copy(local, os.path.join(td, STORE))
+        srv = MockServer(td).start()
+        url = f"http://127.0.0.1:{srv.port}/{STORE}"
+        rc, out, err = run(gensvd, ["info", url])
+        check("http unconsolidated info: exit 1, says consolidate",
+              rc == 1 and "cannot be listed" in err and "consolidate" in err, f"exit {rc}: {err}")
+        same_outputs("http unconsolidated, arrays named", gensvd, local, url,
+                     arrays=["call_genotype"])
+        srv.shutdown()
+
     # https:// and http:// stores are read-only
     rc, out, err = run(gensvd, ["pca", local, "-o", "http://127.0.0.1:9/out.zarr"])
     check("http output refused", rc in (1, 2) and "read-only" in err, f"exit {rc}: {err}")

@@ -50,7 +50,7 @@ def start_moto(td):
     raise RuntimeError("moto server did not start")
 
 
-def setup(url, local, local_v3):
+def setup(url, local, local_v3, extra=()):
     import boto3
     kw = dict(endpoint_url=url, region_name="us-east-1", aws_access_key_id="setup",
               aws_secret_access_key="setup")
@@ -64,7 +64,7 @@ def setup(url, local, local_v3):
     key = iam.create_access_key(UserName="gensvd")["AccessKey"]
     s3 = boto3.client("s3", **kw)
     s3.create_bucket(Bucket=BUCKET)
-    for src, prefix in ((local, "data/"), (local_v3, "v3/")):
+    for src, prefix in ((local, "data/"), (local_v3, "v3/")) + tuple(extra):
         for dirpath, _, files in os.walk(src):
             for f in files:
                 full = os.path.join(dirpath, f)
@@ -84,7 +84,10 @@ def main():
     with tempfile.TemporaryDirectory() as td:
         proc, url = start_moto(td)
         try:
-            akid, secret = setup(url, local, local_v3)
+            # stores without consolidated metadata: gensvd lists them (ListObjectsV2)
+            nc2 = netlib.unconsolidated_copy(local, os.path.join(td, "nc2", STORE))
+            nc3 = netlib.unconsolidated_copy(local_v3, os.path.join(td, "nc3", STORE))
+            akid, secret = setup(url, local, local_v3, ((nc2, "nc2/"), (nc3, "nc3/")))
             home = os.path.join(td, "home")
             os.makedirs(home)
             env = {"HOME": home, "AWS_ACCESS_KEY_ID": akid, "AWS_SECRET_ACCESS_KEY": secret,
@@ -98,6 +101,11 @@ def main():
             same_analyses("s3", gensvd, local, remote, env)
             # Zarr v3 with sharding: signed ranged GETs (suffix ranges for shard indexes)
             same_outputs("s3 v3 sharded", gensvd, local_v3, f"s3://{BUCKET}/v3/{STORE}", env)
+            # unconsolidated v2 and v3, listed 3 keys a page so continuation tokens are used
+            small = dict(env, GENSVD_LIST_MAX_KEYS="3")
+            for tag, loc in (("nc2", nc2), ("nc3", nc3)):
+                netlib.same_unconsolidated(f"s3 unconsolidated {tag}", gensvd, loc,
+                                           f"s3://{BUCKET}/{tag}/{STORE}", small)
 
             # verbose run: no credential in the output
             rc, out, err = run(gensvd, ["dump", "-v", "-v", f"{remote}/call_genotype"], env)
