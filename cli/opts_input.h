@@ -13,6 +13,9 @@
 int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_tsv(const char *cmd, const char *arg, void *field);
+/* What the two accept, as the options' `choices` for completion (NULL-terminated). */
+extern const char *const gsvd_opt_device_names[]; /* auto cpu gpu */
+extern const char *const gsvd_opt_tsv_names[];    /* tsv */
 _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
                    offsetof(struct gsvd_geno_params, var_start) + sizeof(uint64_t),
                "--variants writes var_start and var_stop as one uint64_t[2]");
@@ -72,7 +75,8 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
 #define GSVD_OPT_DEVICE(T)                                                                         \
     {                                                                                              \
         .name = "device", .key = 'd', .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, device),            \
-        .arg = "DEV", .parse = gsvd_opt_parse_device, .help = "auto, cpu or gpu [auto]"            \
+        .arg = "DEV", .parse = gsvd_opt_parse_device, .choices = gsvd_opt_device_names,            \
+        .help = "auto, cpu or gpu [auto]"                                                          \
     }
 #define GSVD_OPT_OUTPUT(T, what)                                                                   \
     {                                                                                              \
@@ -87,7 +91,7 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
 #define GSVD_OPT_FORMAT_TSV(T, what)                                                               \
     {                                                                                              \
         .name = "format", .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, format), .arg = "tsv",          \
-        .parse = gsvd_opt_parse_tsv, .help = what                                                  \
+        .parse = gsvd_opt_parse_tsv, .choices = gsvd_opt_tsv_names, .help = what                   \
     }
 
 /* A group of a command's own table, and the bindings of the shared groups every analysis
