@@ -69,11 +69,12 @@ static const char *const metric_names[] = {"euclidean", "sqeuclidean", "citybloc
                                            "chebyshev", "cosine",      "correlation", "hamming",
                                            "jaccard",   "braycurtis",  "canberra",    "ibs",
                                            "king",      "ibs0",        NULL};
-static const char *const dtype_names[] = {"f8", "f4", "float64", "float32", NULL};
+static const char *const dtype_names[] = {"f8", "f4", NULL}; /* offered; aliases accepted too */
 
 static int parse_dtype(const char *cmd, const char *arg, void *field)
 {
-    int k = gsvd_cli_parse_choice(arg, dtype_names);
+    static const char *const names[] = {"f8", "f4", "float64", "float32", NULL};
+    int k = gsvd_cli_parse_choice(arg, names);
     if (k < 0)
         return gsvd_cli_usage_error(cmd, "invalid --dtype '%s' (f8, f4)", arg);
     k %= 2;
