@@ -107,6 +107,7 @@ static const struct gsvd_opt_bind plot_groups[] = {
     {&gsvd_opts_basic, offsetof(struct plot_opts, common)},
     {&gsvd_opts_remote, offsetof(struct plot_opts, common)},
 };
+static const char *const plot_kinds[] = {"pca", "pdist", NULL}; /* o.kind 0, 1 */
 static const struct gsvd_cmd_spec plot_spec = {
     .name = "plot",
     .intro = "Usage: gensvd plot pca [options] PCS.zarr -o OUT.svg\n"
@@ -116,6 +117,7 @@ static const struct gsvd_cmd_spec plot_spec = {
     .groups = plot_groups,
     .n_groups = GSVD_ARRAY_LEN(plot_groups),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
+    .words = plot_kinds,
 };
 
 /* --pcs A,B for plot pca. */
@@ -257,7 +259,6 @@ static int check_opts(struct plot_opts *o, const char *pcs_arg)
 
 int gsvd_cmd_plot(int argc, char **argv)
 {
-    static const char *const kinds[] = {"pca", "pdist", NULL};
     struct plot_opts o = {.pc_x = 1, .pc_y = 2, .order = -1, .common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
     int optind, rc = gsvd_opts_parse(&plot_spec, argc, argv, &o, &optind);
@@ -267,7 +268,7 @@ int gsvd_cmd_plot(int argc, char **argv)
     gsvd_cli_common_apply(&o.common);
     if (optind + 2 != argc)
         return gsvd_cli_usage_error("plot", "expected 'pca' or 'pdist' and one input");
-    if ((o.kind = gsvd_cli_parse_choice(argv[optind], kinds)) < 0)
+    if ((o.kind = gsvd_cli_parse_choice(argv[optind], plot_kinds)) < 0)
         return gsvd_cli_usage_error("plot", "unknown plot '%s' (pca, pdist)", argv[optind]);
     o.input = argv[optind + 1];
     if ((rc = check_opts(&o, o.pcs_arg)) != 0)

@@ -274,6 +274,12 @@ static const char *type_name(enum gsvd_opt_type t)
 
 void gsvd_opts_spec(const struct gsvd_cmd_spec *s, FILE *fp)
 {
+    if (s->words && s->words[0]) {
+        fputs("@1\t-\toperand\t-\t", fp);
+        for (size_t k = 0; s->words[k]; k++)
+            fprintf(fp, "%s%s", k ? " " : "", s->words[k]);
+        fputs("\tthe first operand\n", fp);
+    }
     for (size_t g = 0; g < s->n_groups; g++) {
         const struct gsvd_opt_group *grp = s->groups[g].group;
         for (size_t i = 0; i < grp->n; i++) {

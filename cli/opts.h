@@ -74,7 +74,9 @@ struct gsvd_cmd_spec {
     const char *intro; /* the usage line(s) and description, printed first */
     const struct gsvd_opt_bind *groups;
     size_t n_groups;
-    const char *footer; /* printed last ("Exit status: ...") */
+    const char *footer;       /* printed last ("Exit status: ...") */
+    const char *const *words; /* the words the first operand is one of (plot: pca, pdist),
+                                 NULL-terminated, for completion; NULL: any */
 };
 
 /* Result of gsvd_opts_parse besides the exit codes of cli.h. */
@@ -96,6 +98,7 @@ void gsvd_opts_help(const struct gsvd_cmd_spec *s, FILE *fp);
 
 /* The options as data for the shell completion: one line per option, tab-separated fields
  *   --NAME  -K|-  TYPE  ARG|-  CHOICES|-  HELP
+ * preceded, for a command with `words`, by "@1  -  operand  -  WORDS  the first operand".
  * TYPE is flag, count, uint, bytes, double, string, choice, call or help; ARG the argument
  * name ("-": takes none); CHOICES the accepted values separated by spaces ("-": any, or none
  * listed); HELP the help text with its line breaks as spaces, tabs never occur in it. */

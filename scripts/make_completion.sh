@@ -6,8 +6,8 @@
 # From these: the commands; each command's options (zsh: with their help as description); after
 # an option with CHOICES, or an ARG like "2|3", those values; after an option whose ARG names a
 # file (PATH, FILE, STORE..., PREFIX, OUT, SRC, ...zarr, or a name ending in -file) files, after
-# DIR directories, after any other option with an argument nothing; the fixed words after a
-# command that its usage lines show (`gensvd plot pca|pdist`); files elsewhere.
+# DIR directories, after any other option with an argument nothing; the words of a command's
+# first operand where its spec has an "@1" line (`gensvd plot pca|pdist`); files elsewhere.
 # Usage: scripts/make_completion.sh GENSVD BASH_OUT [ZSH_OUT]
 set -euo pipefail
 [ $# = 2 ] || [ $# = 3 ] || { echo "usage: make_completion.sh GENSVD BASH_OUT [ZSH_OUT]" >&2; exit 2; }
@@ -34,8 +34,11 @@ arg_kind() { # NAME TYPE ARG CHOICES
 
 cmds=$("$bin" help --spec | cut -f1 | tr '\n' ' ')
 [ -n "$cmds" ] || { echo "make_completion.sh: $bin help --spec lists no commands" >&2; exit 1; }
-subwords() { # CMD: the fixed words after it in its usage lines
-    "$bin" help "$1" | sed -n "s/^.*gensvd $1 \\([a-z][a-z0-9-]*\\) .*\$/\\1/p" | sort -u | tr '\n' ' '
+subwords() { # CMD: the words its first operand is one of (the "@1" line), or nothing
+    "$bin" help --spec "$1" | awk -F'\t' '$1 == "@1" { printf "%s ", $5 }'
+}
+options() { # CMD: its option lines
+    "$bin" help --spec "$1" | grep '^--' || true
 }
 
 mkdir -p "$(dirname "$out")"
@@ -58,7 +61,7 @@ mkdir -p "$(dirname "$out")"
     echo '    case ${COMP_WORDS[1]} in'
     echo "    help) [ \"\$COMP_CWORD\" -eq 2 ] && words=\"$cmds\" ;;"
     for c in $cmds; do
-        spec=$("$bin" help --spec "$c")
+        spec=$(options "$c")
         opts=$(cut -f1 <<<"$spec" | sort -u | tr '\n' ' ')
         echo "    $c)"
         echo "        opts=\"$opts\""
@@ -171,7 +174,7 @@ mkdir -p "$(dirname "$zout")"
             else
                 echo "                '$excl$rep$long$eq$desc' \\"
             fi
-        done < <("$bin" help --spec "$c")
+        done < <(options "$c")
         sub=$(subwords "$c")
         [ -n "$sub" ] && echo "                '1:$c kind:(${sub% })' \\"
         echo "                '*:input:_files' && ret=0"
