@@ -208,6 +208,7 @@ static const struct gsvd_opt layout_options[] = {
      .type = GSVD_OPT_STRING,
      PD(finalize),
      .arg = "OUT",
+     .flags = GSVD_OPTF_FILE,
      .help = "gather the N parts into OUT once all are done (no INPUT)"},
 };
 static const struct gsvd_opt input_options[] = {

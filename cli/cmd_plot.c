@@ -35,11 +35,13 @@ static const struct gsvd_opt plot_options[] = {
      .type = GSVD_OPT_STRING,
      PLOT(output),
      .arg = "FILE",
+     .flags = GSVD_OPTF_FILE,
      .help = "the SVG to write (replaced if it exists)"},
     {.name = "color-by",
      .type = GSVD_OPT_STRING,
      PLOT(color_by),
      .arg = "SRC",
+     .flags = GSVD_OPTF_FILE,
      .help = "labels: a TSV file with a header row (the ID column is found\nby its values; the "
              "label column is the last other one, or\n--label-column), or a string array: "
              "STORE/ARRAY (e.g.\ncohort.vcz/sample_population) or ARRAY inside the input;\n"
@@ -48,6 +50,7 @@ static const struct gsvd_opt plot_options[] = {
      .type = GSVD_OPT_STRING,
      PLOT(color_by),
      .arg = "SRC",
+     .flags = GSVD_OPTF_FILE,
      .help = "the same as --color-by"},
     {.name = "label-column",
      .type = GSVD_OPT_STRING,
@@ -63,6 +66,7 @@ static const struct gsvd_opt plot_options[] = {
      .type = GSVD_OPT_STRING,
      PLOT(pcs_arg),
      .arg = "A,B|PCS.zarr",
+     .flags = GSVD_OPTF_FILE,
      .help = "pca: components across and up [1,2]; pdist: a `gensvd pca`\noutput of the same "
              "samples, for --order pc1"},
 };

@@ -278,7 +278,7 @@ void gsvd_opts_spec(const struct gsvd_cmd_spec *s, FILE *fp)
         fputs("@1\t-\toperand\t-\t", fp);
         for (size_t k = 0; s->words[k]; k++)
             fprintf(fp, "%s%s", k ? " " : "", s->words[k]);
-        fputs("\tthe first operand\n", fp);
+        fputs("\t-\tthe first operand\n", fp);
     }
     for (size_t g = 0; g < s->n_groups; g++) {
         const struct gsvd_opt_group *grp = s->groups[g].group;
@@ -295,7 +295,10 @@ void gsvd_opts_spec(const struct gsvd_cmd_spec *s, FILE *fp)
                     fprintf(fp, "%s%s", k ? " " : "", o->choices[k]);
             else
                 fputc('-', fp);
-            fputc('\t', fp);
+            fprintf(fp, "\t%s\t",
+                    (o->flags & GSVD_OPTF_FILE)  ? "file"
+                    : (o->flags & GSVD_OPTF_DIR) ? "dir"
+                                                 : "-");
             for (const char *t = o->help; *t; t++)
                 fputc(*t == '\n' || *t == '\t' ? ' ' : *t, fp);
             fputc('\n', fp);

@@ -31,6 +31,8 @@ enum gsvd_opt_type {
 
 #define GSVD_OPTF_SI 1u       /* GSVD_OPT_UINT: accept k/M/G (x 1000) suffixes */
 #define GSVD_OPTF_NONEMPTY 2u /* GSVD_OPT_STRING: an empty argument is an error */
+#define GSVD_OPTF_FILE 4u     /* the argument names a file, store or prefix (completion: files) */
+#define GSVD_OPTF_DIR 8u      /* the argument names a directory (completion: directories) */
 
 struct gsvd_opt {
     const char *name; /* long name without "--" */
@@ -97,11 +99,12 @@ void gsvd_opts_help(const struct gsvd_cmd_spec *s, FILE *fp);
 #define GSVD_OPTS_SPEC_ARG "--help-spec"
 
 /* The options as data for the shell completion: one line per option, tab-separated fields
- *   --NAME  -K|-  TYPE  ARG|-  CHOICES|-  HELP
- * preceded, for a command with `words`, by "@1  -  operand  -  WORDS  the first operand".
+ *   --NAME  -K|-  TYPE  ARG|-  CHOICES|-  PATH  HELP
+ * preceded, for a command with `words`, by "@1  -  operand  -  WORDS  -  the first operand".
  * TYPE is flag, count, uint, bytes, double, string, choice, call or help; ARG the argument
  * name ("-": takes none); CHOICES the accepted values separated by spaces ("-": any, or none
- * listed); HELP the help text with its line breaks as spaces, tabs never occur in it. */
+ * listed); PATH "file" or "dir" (GSVD_OPTF_FILE, GSVD_OPTF_DIR) or "-"; HELP the help text with its
+ * line breaks as spaces, tabs never occur in it. */
 void gsvd_opts_spec(const struct gsvd_cmd_spec *s, FILE *fp);
 
 #endif /* GSVD_CLI_OPTS_H */

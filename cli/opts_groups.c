@@ -128,6 +128,7 @@ static const struct gsvd_opt remote[] = {
      .type = GSVD_OPT_STRING,
      COMMON(gcs_token_file),
      .arg = "F",
+     .flags = GSVD_OPTF_FILE,
      .help = "file holding a GCS OAuth2 access token"},
 };
 const struct gsvd_opt_group gsvd_opts_remote = {"Remote stores (http(s)://, gs://, s3://):", remote,

@@ -44,7 +44,8 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
 #define GSVD_OPT_IN_SAMPLES(T)                                                                     \
     {                                                                                              \
         .name = "samples", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, samples_file),               \
-        .arg = "FILE", .help = "only these sample IDs (one per line), in this order"               \
+        .arg = "FILE", .flags = GSVD_OPTF_FILE,                                                    \
+        .help = "only these sample IDs (one per line), in this order"                              \
     }
 #define GSVD_OPT_IN_MAF(T)                                                                         \
     {                                                                                              \
@@ -60,14 +61,14 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
 #define GSVD_OPT_IN_VARIANT_MASK(T)                                                                \
     {                                                                                              \
         .name = "variant-mask", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, variant_mask),          \
-        .arg = "STORE[/ARRAY]",                                                                    \
+        .arg = "STORE[/ARRAY]", .flags = GSVD_OPTF_FILE,                                           \
         .help = "only variants whose entry is nonzero in this 1-D\nbool/int8/uint8 array "         \
                 "[ARRAY: variant_ld_keep]"                                                         \
     }
 #define GSVD_OPT_IN_SAMPLE_MASK(T)                                                                 \
     {                                                                                              \
         .name = "sample-mask", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, sample_mask),            \
-        .arg = "STORE[/ARRAY]",                                                                    \
+        .arg = "STORE[/ARRAY]", .flags = GSVD_OPTF_FILE,                                           \
         .help =                                                                                    \
             "only samples whose entry is nonzero, matched by\nthe sample_id beside it, else by "   \
             "position\n[ARRAY: sample_unrelated]"                                                  \
@@ -81,7 +82,7 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
 #define GSVD_OPT_OUTPUT(T, what)                                                                   \
     {                                                                                              \
         .name = "output", .key = 'o', .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, output),          \
-        .arg = "PATH", .help = what                                                                \
+        .arg = "PATH", .flags = GSVD_OPTF_FILE, .help = what                                       \
     }
 #define GSVD_OPT_FORCE(T)                                                                          \
     {                                                                                              \

@@ -2,11 +2,10 @@
 # Write the bash and zsh completion of gensvd from its own option tables (run at build time, so
 # it cannot drift).  `gensvd help --spec` lists the commands ("NAME<TAB>HELP") and `gensvd help
 # --spec CMD` a command's options, one per line (cli/opts.h, gsvd_opts_spec):
-#   --NAME  -K|-  TYPE  ARG|-  CHOICES|-  HELP
+#   --NAME  -K|-  TYPE  ARG|-  CHOICES|-  PATH  HELP
 # From these: the commands; each command's options (zsh: with their help as description); after
-# an option with CHOICES, or an ARG like "2|3", those values; after an option whose ARG names a
-# file (PATH, FILE, STORE..., PREFIX, OUT, SRC, ...zarr, or a name ending in -file) files, after
-# DIR directories, after any other option with an argument nothing; the words of a command's
+# an option with CHOICES, or an ARG like "2|3", those values; after one whose PATH is "file"
+# (GSVD_OPTF_FILE) files, "dir" directories; after any other option with an argument nothing; the words of a command's
 # first operand where its spec has an "@1" line (`gensvd plot pca|pdist`); files elsewhere.
 # Usage: scripts/make_completion.sh GENSVD BASH_OUT [ZSH_OUT]
 set -euo pipefail
@@ -15,18 +14,16 @@ bin=$1 out=$2 zout=${3:-}
 
 # what follows an option: "values WORDS", "file", "dir", "none" (an argument, nothing to offer)
 # or "" (no argument)
-arg_kind() { # NAME TYPE ARG CHOICES
-    local name=$1 type=$2 arg=$3 choices=$4
+arg_kind() { # TYPE ARG CHOICES PATH
+    local type=$1 arg=$2 choices=$3 path=$4
     [ "$arg" = - ] && return
     case $type in flag | count | help) return ;; esac
     if [ "$choices" != - ]; then
         echo "values $choices"
     elif [[ $arg =~ ^[a-z0-9]+(\|[a-z0-9]+)+$ ]]; then
         echo "values ${arg//|/ }"
-    elif [ "$arg" = DIR ] || [[ $name == *-dir ]]; then
-        echo dir
-    elif [[ $arg =~ ^(PATH|FILE|STORE.*|PREFIX|OUT|SRC|.*\.zarr)$ ]] || [[ $name == *-file ]]; then
-        echo file
+    elif [ "$path" = file ] || [ "$path" = dir ]; then
+        echo "$path"
     else
         echo none
     fi
@@ -68,8 +65,8 @@ mkdir -p "$(dirname "$out")"
         sub=$(subwords "$c")
         [ -n "$sub" ] && echo "        [ \"\$COMP_CWORD\" -eq 2 ] && words=\"$sub\""
         echo '        case $prev in'
-        while IFS=$'\t' read -r long short type arg choices _; do
-            kind=$(arg_kind "${long#--}" "$type" "$arg" "$choices")
+        while IFS=$'\t' read -r long short type arg choices path _; do
+            kind=$(arg_kind "$type" "$arg" "$choices" "$path")
             [ -n "$kind" ] || continue
             pat=$long
             [ "$short" != - ] && pat="$pat|$short"
@@ -145,8 +142,8 @@ mkdir -p "$(dirname "$zout")"
     for c in $cmds; do
         echo "        $c)"
         echo "            _arguments -s -S : \\"
-        while IFS=$'\t' read -r long short type arg choices help; do
-            kind=$(arg_kind "${long#--}" "$type" "$arg" "$choices")
+        while IFS=$'\t' read -r long short type arg choices path help; do
+            kind=$(arg_kind "$type" "$arg" "$choices" "$path")
             case $kind in
             values\ *) action="(${kind#values })" ;;
             file) action=_files ;;

@@ -73,6 +73,8 @@ check "completion: --cache-dir completes directories" bash -c "cd '$work' && tes
     _ bash -c '. "$1"; COMP_WORDS=(gensvd pca --cache-dir a); COMP_CWORD=3; _gensvd; echo "${COMPREPLY[*]}"' _ "$comp"
 check "completion: nothing after -k" bash -c "cd '$work' && test -z \"\$(\"\$@\")\"" \
     _ bash -c '. "$1"; COMP_WORDS=(gensvd pca -k a); COMP_CWORD=3; _gensvd; echo "${COMPREPLY[*]}"' _ "$comp"
+check "completion: nothing after --array (inside the store)" bash -c "cd '$work' && test -z \"\$(\"\$@\")\"" \
+    _ bash -c '. "$1"; COMP_WORDS=(gensvd pca --array a); COMP_CWORD=3; _gensvd; echo "${COMPREPLY[*]}"' _ "$comp"
 check "completion: help CMD" test "$(complete_words help pl)" = "plot"
 
 # zsh: the file parses, compinit binds it to gensvd, and (through zpty) it completes values
