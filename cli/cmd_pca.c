@@ -75,7 +75,7 @@ static const struct gsvd_opt out_options[] = {
      .type = GSVD_OPT_STRING,
      PCA(plink),
      .arg = "PREFIX",
-     .flags = GSVD_OPTF_NONEMPTY,
+     .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
      .help = "PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n(s^2 / variants used), "
              "as plink2 --pca writes them"},
     {.name = "loadings",
@@ -185,6 +185,7 @@ static const struct gsvd_opt input_options[] = {
      .type = GSVD_OPT_STRING,
      PCA(fit_file),
      .arg = "FILE",
+     .flags = GSVD_OPTF_FILE,
      .help = "fit on these samples only, then project every other\nsample onto their PCs "
              "(output: sample_pca_fitted)"},
     GSVD_OPT_IN_MAF(struct pca_opts),
@@ -221,7 +222,7 @@ static const struct gsvd_opt resource_options[] = {
      .type = GSVD_OPT_STRING,
      PCA(geno.cache_dir),
      .arg = "DIR",
-     .flags = GSVD_OPTF_NONEMPTY,
+     .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_DIR,
      .help = "where the cache beyond --cache goes (a file deleted\nwhen gensvd ends, however it "
              "ends) [$TMPDIR or /tmp]"},
 };

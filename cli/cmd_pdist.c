@@ -63,6 +63,14 @@ static int parse_metric(const char *cmd, const char *arg, void *field)
     return 0;
 }
 
+/* The --metric names gsvd_pdist_metric_parse accepts (gsvd_pdist_metric_list), for completion;
+ * tests/cli/test_install.sh checks them against that list. */
+static const char *const metric_names[] = {"euclidean", "sqeuclidean", "cityblock",   "minkowski",
+                                           "chebyshev", "cosine",      "correlation", "hamming",
+                                           "jaccard",   "braycurtis",  "canberra",    "ibs",
+                                           "king",      "ibs0",        NULL};
+static const char *const dtype_names[] = {"f8", "f4", NULL}; /* offered; aliases accepted too */
+
 static int parse_dtype(const char *cmd, const char *arg, void *field)
 {
     static const char *const names[] = {"f8", "f4", "float64", "float32", NULL};
@@ -97,6 +105,7 @@ static const struct gsvd_opt pdist_options[] = {
      PD(pd.metric),
      .arg = "NAME",
      .parse = parse_metric,
+     .choices = metric_names,
      .help = "euclidean, sqeuclidean, cityblock, minkowski, chebyshev,\ncosine, correlation, "
              "hamming, jaccard, braycurtis, canberra,\nibs (PLINK 1.9 1-ibs: sum |g_i - g_j| / "
              "(ploidy n_ij)),\nking (KING-robust kinship, plink2 --make-king: a similarity,\n0.5 "
@@ -161,6 +170,7 @@ static const struct gsvd_opt layout_options[] = {
      PD(f4),
      .arg = "T",
      .parse = parse_dtype,
+     .choices = dtype_names,
      .help = "f8 or f4 for the distance array [f8]"},
     GSVD_OPT_FORMAT_TSV(struct pdist_opts, "the matrix on stdout (default without -o)"),
     {.name = "memory",
@@ -183,6 +193,7 @@ static const struct gsvd_opt layout_options[] = {
      PD(device),
      .arg = "DEV",
      .parse = gsvd_opt_parse_device,
+     .choices = gsvd_opt_device_names,
      .help = "auto, cpu or gpu [auto]\n(gpu: bit-plane counts and float64 sums on the device,\n"
              "identical results; the gram kernel stays on the CPU)"},
     {.name = "part",
@@ -197,6 +208,7 @@ static const struct gsvd_opt layout_options[] = {
      .type = GSVD_OPT_STRING,
      PD(finalize),
      .arg = "OUT",
+     .flags = GSVD_OPTF_FILE,
      .help = "gather the N parts into OUT once all are done (no INPUT)"},
 };
 static const struct gsvd_opt input_options[] = {

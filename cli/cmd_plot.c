@@ -35,11 +35,13 @@ static const struct gsvd_opt plot_options[] = {
      .type = GSVD_OPT_STRING,
      PLOT(output),
      .arg = "FILE",
+     .flags = GSVD_OPTF_FILE,
      .help = "the SVG to write (replaced if it exists)"},
     {.name = "color-by",
      .type = GSVD_OPT_STRING,
      PLOT(color_by),
      .arg = "SRC",
+     .flags = GSVD_OPTF_FILE,
      .help = "labels: a TSV file with a header row (the ID column is found\nby its values; the "
              "label column is the last other one, or\n--label-column), or a string array: "
              "STORE/ARRAY (e.g.\ncohort.vcz/sample_population) or ARRAY inside the input;\n"
@@ -48,6 +50,7 @@ static const struct gsvd_opt plot_options[] = {
      .type = GSVD_OPT_STRING,
      PLOT(color_by),
      .arg = "SRC",
+     .flags = GSVD_OPTF_FILE,
      .help = "the same as --color-by"},
     {.name = "label-column",
      .type = GSVD_OPT_STRING,
@@ -63,6 +66,7 @@ static const struct gsvd_opt plot_options[] = {
      .type = GSVD_OPT_STRING,
      PLOT(pcs_arg),
      .arg = "A,B|PCS.zarr",
+     .flags = GSVD_OPTF_FILE,
      .help = "pca: components across and up [1,2]; pdist: a `gensvd pca`\noutput of the same "
              "samples, for --order pc1"},
 };
@@ -107,6 +111,7 @@ static const struct gsvd_opt_bind plot_groups[] = {
     {&gsvd_opts_basic, offsetof(struct plot_opts, common)},
     {&gsvd_opts_remote, offsetof(struct plot_opts, common)},
 };
+static const char *const plot_kinds[] = {"pca", "pdist", NULL}; /* o.kind 0, 1 */
 static const struct gsvd_cmd_spec plot_spec = {
     .name = "plot",
     .intro = "Usage: gensvd plot pca [options] PCS.zarr -o OUT.svg\n"
@@ -116,6 +121,7 @@ static const struct gsvd_cmd_spec plot_spec = {
     .groups = plot_groups,
     .n_groups = GSVD_ARRAY_LEN(plot_groups),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
+    .words = plot_kinds,
 };
 
 /* --pcs A,B for plot pca. */
@@ -257,7 +263,6 @@ static int check_opts(struct plot_opts *o, const char *pcs_arg)
 
 int gsvd_cmd_plot(int argc, char **argv)
 {
-    static const char *const kinds[] = {"pca", "pdist", NULL};
     struct plot_opts o = {.pc_x = 1, .pc_y = 2, .order = -1, .common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
     int first, rc = gsvd_opts_parse(&plot_spec, argc, argv, &o, &first);
@@ -267,7 +272,7 @@ int gsvd_cmd_plot(int argc, char **argv)
     gsvd_cli_common_apply(&o.common);
     if (first + 2 != argc)
         return gsvd_cli_usage_error("plot", "expected 'pca' or 'pdist' and one input");
-    if ((o.kind = gsvd_cli_parse_choice(argv[first], kinds)) < 0)
+    if ((o.kind = gsvd_cli_parse_choice(argv[first], plot_kinds)) < 0)
         return gsvd_cli_usage_error("plot", "unknown plot '%s' (pca, pdist)", argv[first]);
     o.input = argv[first + 1];
     if ((rc = check_opts(&o, o.pcs_arg)) != 0)

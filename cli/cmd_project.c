@@ -40,7 +40,7 @@ static const struct gsvd_opt out_options[] = {
      .type = GSVD_OPT_STRING,
      PRJ(pcs),
      .arg = "PATH",
-     .flags = GSVD_OPTF_NONEMPTY,
+     .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
      .help = "the reference PCs (a pca output with loadings; required)"},
     GSVD_OPT_OUTPUT(struct project_opts,
                     "write a Zarr group (sample_id, sample_pca_projection, ...)"),

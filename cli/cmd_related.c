@@ -76,6 +76,7 @@ static const struct gsvd_opt input_options[] = {
      REL(device),
      .arg = "DEV",
      .parse = gsvd_opt_parse_device,
+     .choices = gsvd_opt_device_names,
      .help = "auto, cpu or gpu [auto]\n(gpu: the bit-plane KING counts on the device, "
              "identical)"},
     GSVD_OPT_IN_ARRAY(struct related_opts),

@@ -11,6 +11,7 @@
 #include <lz4.h>
 
 #include "cli/cli.h"
+#include "cli/opts.h"
 #include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -91,6 +92,30 @@ static const struct command *find(const char *name)
     return NULL;
 }
 
+/* `gensvd help --spec [CMD]`, hidden, for scripts/make_completion.sh: without CMD the commands
+ * as "NAME<TAB>HELP" lines, with CMD its options as gsvd_opts_spec lines (cli/opts.h); nothing
+ * for a command not built in. */
+static int spec(int argc, char **argv)
+{
+    const struct command *cmd;
+
+    if (argc == 0) {
+        for (size_t i = 0; i < GSVD_ARRAY_LEN(commands); i++)
+            if (commands[i].help)
+                printf("%s\t%s\n", commands[i].name, commands[i].help);
+        return GSVD_EXIT_OK;
+    }
+    if (argc > 1)
+        return gsvd_cli_usage_error(NULL, "help --spec takes one command");
+    cmd = find(argv[0]);
+    if (!cmd)
+        return gsvd_cli_usage_error(NULL, "unknown command '%s'", argv[0]);
+    if (!cmd->run)
+        return GSVD_EXIT_OK;
+    char *spec_argv[] = {argv[0], (char *)GSVD_OPTS_SPEC_ARG, NULL};
+    return cmd->run(2, spec_argv);
+}
+
 int main(int argc, char **argv)
 {
     const struct command *cmd;
@@ -114,6 +139,8 @@ int main(int argc, char **argv)
             usage(stdout);
             return GSVD_EXIT_OK;
         }
+        if (strcmp(argv[2], "--spec") == 0)
+            return spec(argc - 3, argv + 3);
         cmd = find(argv[2]);
         if (!cmd)
             return gsvd_cli_usage_error(NULL, "unknown command '%s'", argv[2]);

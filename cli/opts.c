@@ -167,6 +167,12 @@ int gsvd_opts_parse(const struct gsvd_cmd_spec *s, int argc, char **argv, void *
     char *shorts = gsvd_malloc(2 * n + 3);
     int rc = 0, c;
 
+    if (argc == 2 && strcmp(argv[1], GSVD_OPTS_SPEC_ARG) == 0) {
+        gsvd_opts_spec(s, stdout);
+        rc = GSVD_OPTS_HELP;
+        *first = argc;
+        goto out;
+    }
     if (!lo || !shorts) {
         rc = gsvd_cli_usage_error(s->name, "out of memory");
         goto out;
@@ -257,4 +263,45 @@ void gsvd_opts_help(const struct gsvd_cmd_spec *s, FILE *fp)
     }
     if (s->footer)
         fputs(s->footer, fp);
+}
+
+static const char *type_name(enum gsvd_opt_type t)
+{
+    static const char *const names[] = {"?",      "flag",   "count",  "uint", "bytes",
+                                        "double", "string", "choice", "call", "help"};
+    return (size_t)t < sizeof names / sizeof names[0] ? names[t] : "?";
+}
+
+void gsvd_opts_spec(const struct gsvd_cmd_spec *s, FILE *fp)
+{
+    if (s->words && s->words[0]) {
+        fputs("@1\t-\toperand\t-\t", fp);
+        for (size_t k = 0; s->words[k]; k++)
+            fprintf(fp, "%s%s", k ? " " : "", s->words[k]);
+        fputs("\t-\tthe first operand\n", fp);
+    }
+    for (size_t g = 0; g < s->n_groups; g++) {
+        const struct gsvd_opt_group *grp = s->groups[g].group;
+        for (size_t i = 0; i < grp->n; i++) {
+            const struct gsvd_opt *o = &grp->opts[i];
+            if (o->key)
+                fprintf(fp, "--%s\t-%c\t%s\t%s\t", o->name, o->key, type_name(o->type),
+                        o->arg ? o->arg : "-");
+            else
+                fprintf(fp, "--%s\t-\t%s\t%s\t", o->name, type_name(o->type),
+                        o->arg ? o->arg : "-");
+            if (o->choices && o->choices[0])
+                for (size_t k = 0; o->choices[k]; k++)
+                    fprintf(fp, "%s%s", k ? " " : "", o->choices[k]);
+            else
+                fputc('-', fp);
+            fprintf(fp, "\t%s\t",
+                    (o->flags & GSVD_OPTF_FILE)  ? "file"
+                    : (o->flags & GSVD_OPTF_DIR) ? "dir"
+                                                 : "-");
+            for (const char *t = o->help; *t; t++)
+                fputc(*t == '\n' || *t == '\t' ? ' ' : *t, fp);
+            fputc('\n', fp);
+        }
+    }
 }

@@ -5,8 +5,9 @@
  * and the shared ones (cli/opts_groups.c: input, output, common, remote), each bound to where
  * its struct lives inside the command's options.  One driver builds the getopt_long table,
  * parses and range-checks every value, reports errors naming the option ("gensvd CMD: invalid
- * --tol 'x' (0 to 1)"), and prints --help grouped by section; the man pages and the shell
- * completion are generated from that --help (scripts/make_man.sh, make_completion.sh).
+ * --tol 'x' (0 to 1)"), and prints --help grouped by section; the man pages are generated from
+ * that --help (scripts/make_man.sh), the bash and zsh completion from the machine-readable
+ * listing of gsvd_opts_spec (`gensvd help --spec CMD`, scripts/make_completion.sh).
  * Thread safety: main thread only (getopt_long has global state). */
 #ifndef GSVD_CLI_OPTS_H
 #define GSVD_CLI_OPTS_H
@@ -30,6 +31,8 @@ enum gsvd_opt_type {
 
 #define GSVD_OPTF_SI 1u       /* GSVD_OPT_UINT: accept k/M/G (x 1000) suffixes */
 #define GSVD_OPTF_NONEMPTY 2u /* GSVD_OPT_STRING: an empty argument is an error */
+#define GSVD_OPTF_FILE 4u     /* the argument names a file, store or prefix (completion: files) */
+#define GSVD_OPTF_DIR 8u      /* the argument names a directory (completion: directories) */
 
 struct gsvd_opt {
     const char *name; /* long name without "--" */
@@ -42,7 +45,8 @@ struct gsvd_opt {
     double dlo, dhi;            /* DOUBLE range */
     int value;                  /* FLAG: value stored; COUNT: value added */
     unsigned flags;             /* GSVD_OPTF_* */
-    const char *const *choices; /* CHOICE */
+    const char *const *choices; /* CHOICE: the accepted values (NULL-terminated); CALL: the
+                                   values `parse` accepts, for completion only (or NULL) */
     const char *range;          /* accepted values as messages describe them ("1 to 1024");
                                    NULL: made from lo..hi or the choices */
     /* CALL: parse `arg` into the field; 0, or GSVD_EXIT_USAGE after reporting through
@@ -72,7 +76,9 @@ struct gsvd_cmd_spec {
     const char *intro; /* the usage line(s) and description, printed first */
     const struct gsvd_opt_bind *groups;
     size_t n_groups;
-    const char *footer; /* printed last ("Exit status: ...") */
+    const char *footer;       /* printed last ("Exit status: ...") */
+    const char *const *words; /* the words the first operand is one of (plot: pca, pdist),
+                                 NULL-terminated, for completion; NULL: any */
 };
 
 /* Result of gsvd_opts_parse besides the exit codes of cli.h. */
@@ -87,5 +93,18 @@ int gsvd_opts_parse(const struct gsvd_cmd_spec *s, int argc, char **argv, void *
 
 /* The help text: intro, then each group's title and options, aligned, then the footer. */
 void gsvd_opts_help(const struct gsvd_cmd_spec *s, FILE *fp);
+
+/* The hidden first argument that makes gsvd_opts_parse print gsvd_opts_spec on stdout and
+ * return GSVD_OPTS_HELP (`gensvd help --spec CMD` runs `CMD --help-spec`). */
+#define GSVD_OPTS_SPEC_ARG "--help-spec"
+
+/* The options as data for the shell completion: one line per option, tab-separated fields
+ *   --NAME  -K|-  TYPE  ARG|-  CHOICES|-  PATH  HELP
+ * preceded, for a command with `words`, by "@1  -  operand  -  WORDS  -  the first operand".
+ * TYPE is flag, count, uint, bytes, double, string, choice, call or help; ARG the argument
+ * name ("-": takes none); CHOICES the accepted values separated by spaces ("-": any, or none
+ * listed); PATH "file" or "dir" (GSVD_OPTF_FILE, GSVD_OPTF_DIR) or "-"; HELP the help text with its
+ * line breaks as spaces, tabs never occur in it. */
+void gsvd_opts_spec(const struct gsvd_cmd_spec *s, FILE *fp);
 
 #endif /* GSVD_CLI_OPTS_H */

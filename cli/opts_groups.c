@@ -74,6 +74,8 @@ static int parse_endpoint(const char *cmd, const char *arg, void *field)
     return 0;
 }
 
+static const char *const addressing_names[] = {"auto", "path", "virtual", NULL};
+
 static int parse_addressing(const char *cmd, const char *arg, void *field)
 {
     if (strcmp(arg, "auto") && strcmp(arg, "path") && strcmp(arg, "virtual"))
@@ -115,6 +117,7 @@ static const struct gsvd_opt remote[] = {
      COMMON(s3_addressing),
      .arg = "M",
      .parse = parse_addressing,
+     .choices = addressing_names,
      .help = "auto, path or virtual [auto]"},
     {.name = "no-sign-request",
      .type = GSVD_OPT_FLAG,
@@ -125,6 +128,7 @@ static const struct gsvd_opt remote[] = {
      .type = GSVD_OPT_STRING,
      COMMON(gcs_token_file),
      .arg = "F",
+     .flags = GSVD_OPTF_FILE,
      .help = "file holding a GCS OAuth2 access token"},
 };
 const struct gsvd_opt_group gsvd_opts_remote = {"Remote stores (http(s)://, gs://, s3://):", remote,
@@ -177,6 +181,9 @@ int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field)
     memcpy(field, r, sizeof r);
     return 0;
 }
+
+const char *const gsvd_opt_device_names[] = {"auto", "cpu", "gpu", NULL};
+const char *const gsvd_opt_tsv_names[] = {"tsv", NULL};
 
 int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field)
 {

@@ -13,6 +13,9 @@
 int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_tsv(const char *cmd, const char *arg, void *field);
+/* What the two accept, as the options' `choices` for completion (NULL-terminated). */
+extern const char *const gsvd_opt_device_names[]; /* auto cpu gpu */
+extern const char *const gsvd_opt_tsv_names[];    /* tsv */
 _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
                    offsetof(struct gsvd_geno_params, var_start) + sizeof(uint64_t),
                "--variants writes var_start and var_stop as one uint64_t[2]");
@@ -41,7 +44,8 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
 #define GSVD_OPT_IN_SAMPLES(T)                                                                     \
     {                                                                                              \
         .name = "samples", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, samples_file),               \
-        .arg = "FILE", .help = "only these sample IDs (one per line), in this order"               \
+        .arg = "FILE", .flags = GSVD_OPTF_FILE,                                                    \
+        .help = "only these sample IDs (one per line), in this order"                              \
     }
 #define GSVD_OPT_IN_MAF(T)                                                                         \
     {                                                                                              \
@@ -57,14 +61,14 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
 #define GSVD_OPT_IN_VARIANT_MASK(T)                                                                \
     {                                                                                              \
         .name = "variant-mask", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, variant_mask),          \
-        .arg = "STORE[/ARRAY]",                                                                    \
+        .arg = "STORE[/ARRAY]", .flags = GSVD_OPTF_FILE,                                           \
         .help = "only variants whose entry is nonzero in this 1-D\nbool/int8/uint8 array "         \
                 "[ARRAY: variant_ld_keep]"                                                         \
     }
 #define GSVD_OPT_IN_SAMPLE_MASK(T)                                                                 \
     {                                                                                              \
         .name = "sample-mask", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, sample_mask),            \
-        .arg = "STORE[/ARRAY]",                                                                    \
+        .arg = "STORE[/ARRAY]", .flags = GSVD_OPTF_FILE,                                           \
         .help =                                                                                    \
             "only samples whose entry is nonzero, matched by\nthe sample_id beside it, else by "   \
             "position\n[ARRAY: sample_unrelated]"                                                  \
@@ -72,12 +76,13 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
 #define GSVD_OPT_DEVICE(T)                                                                         \
     {                                                                                              \
         .name = "device", .key = 'd', .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, device),            \
-        .arg = "DEV", .parse = gsvd_opt_parse_device, .help = "auto, cpu or gpu [auto]"            \
+        .arg = "DEV", .parse = gsvd_opt_parse_device, .choices = gsvd_opt_device_names,            \
+        .help = "auto, cpu or gpu [auto]"                                                          \
     }
 #define GSVD_OPT_OUTPUT(T, what)                                                                   \
     {                                                                                              \
         .name = "output", .key = 'o', .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, output),          \
-        .arg = "PATH", .help = what                                                                \
+        .arg = "PATH", .flags = GSVD_OPTF_FILE, .help = what                                       \
     }
 #define GSVD_OPT_FORCE(T)                                                                          \
     {                                                                                              \
@@ -87,7 +92,7 @@ _Static_assert(offsetof(struct gsvd_geno_params, var_stop) ==
 #define GSVD_OPT_FORMAT_TSV(T, what)                                                               \
     {                                                                                              \
         .name = "format", .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, format), .arg = "tsv",          \
-        .parse = gsvd_opt_parse_tsv, .help = what                                                  \
+        .parse = gsvd_opt_parse_tsv, .choices = gsvd_opt_tsv_names, .help = what                   \
     }
 
 /* A group of a command's own table, and the bindings of the shared groups every analysis

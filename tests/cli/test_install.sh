@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # cmake --install into a temporary prefix: the binary runs from there, and every command that
 # `gensvd --help` lists has a man page whose text is exactly its `gensvd help CMD` output, and
-# the bash completion offers the commands and each command's options.
+# the bash completion offers the commands, each command's options and, after an option, the
+# values its parser accepts (oracle: the parser's own error message for a bad value), files or
+# nothing; the zsh completion parses, loads through compinit and completes the same values.
 # Usage: test_install.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/../testlib.sh"
@@ -36,8 +38,63 @@ check "completion: plot options" test "$(complete_words plot --co)" = "--color-b
 check "completion: plot kinds" test "$(complete_words plot '')" = "pca pdist"
 check "completion: no plot options for pdist" test "$(complete_words pdist --order 2>/dev/null)" = ""
 for c in $cmds; do
-    want=$("$bin" help "$c" | sed -n 's/^ *\(-[a-zA-Z0-9], \)\{0,1\}\(--[a-z][a-z0-9-]*\).*/\2/p' |
+    want=$("$bin" help "$c" | sed -n 's/^  \(-[a-zA-Z0-9], \|    \)\(--[a-z][a-z0-9-]*\).*/\2/p' |
         sort -u | tr '\n' ' ')
     check "completion: options of $c" test "$(complete_words "$c" --) " = "$want"
 done
+# option values: every option whose parser names its accepted words in the error for a bad
+# value ("invalid --metric 'x' (euclidean, ...)") completes exactly those words
+work=$tmp/work
+mkdir -p "$work/adir" && touch "$work/afile.tsv"
+for c in $cmds; do
+    for o in $("$bin" help "$c" |
+        sed -n 's/^  \(-[a-zA-Z0-9], \|    \)\(--[a-z][a-z0-9-]*\) [^ ].*/\2/p' | sort -u); do
+        msg=$(cd "$work" && "$bin" "$c" "$o" __bogus__ "$work/none.zarr" 2>&1 >/dev/null | head -1)
+        want=$(sed -n "s/^gensvd $c: invalid $o '__bogus__' (\([a-z0-9]*\(, [a-z0-9]*\)*\))\$/\1/p" \
+            <<<"$msg" | sed 's/, / /g')
+        [ -n "$want" ] || continue
+        check "completion: values of $c $o" test "$(complete_words "$c" "$o" '')" = "$want"
+    done
+done
+check "completion: pdist -m k" test "$(complete_words pdist -m k)" = "king"
+check "completion: pdist --metric=ib" test "$(complete_words pdist --metric = ib)" = "ibs ibs0"
+check "completion: pdist --metric=" test "$(complete_words pdist --metric =)" = \
+    "$(complete_words pdist --metric '')"
+check "completion: pdist --layout after -o" test "$(complete_words pdist -o x.zarr --layout c)" = \
+    "condensed"
+check "completion: pca --zarr-format" test "$(complete_words pca --zarr-format '')" = "2 3"
+check "completion: plot --order" test "$(complete_words plot pdist --order '')" = \
+    "input label pc1 cluster"
+check "completion: pca -o completes files" bash -c "cd '$work' && test \"\$(\"\$@\")\" = afile.tsv" \
+    _ bash -c '. "$1"; COMP_WORDS=(gensvd pca -o af); COMP_CWORD=3; _gensvd; echo "${COMPREPLY[*]}"' _ "$comp"
+check "completion: --samples completes files" bash -c "cd '$work' && test \"\$(\"\$@\")\" = 'adir afile.tsv'" \
+    _ bash -c '. "$1"; COMP_WORDS=(gensvd pdist --samples a); COMP_CWORD=3; _gensvd; printf "%s\n" "${COMPREPLY[@]}" | sort | xargs' _ "$comp"
+check "completion: --cache-dir completes directories" bash -c "cd '$work' && test \"\$(\"\$@\")\" = adir" \
+    _ bash -c '. "$1"; COMP_WORDS=(gensvd pca --cache-dir a); COMP_CWORD=3; _gensvd; echo "${COMPREPLY[*]}"' _ "$comp"
+check "completion: nothing after -k" bash -c "cd '$work' && test -z \"\$(\"\$@\")\"" \
+    _ bash -c '. "$1"; COMP_WORDS=(gensvd pca -k a); COMP_CWORD=3; _gensvd; echo "${COMPREPLY[*]}"' _ "$comp"
+check "completion: nothing after --array (inside the store)" bash -c "cd '$work' && test -z \"\$(\"\$@\")\"" \
+    _ bash -c '. "$1"; COMP_WORDS=(gensvd pca --array a); COMP_CWORD=3; _gensvd; echo "${COMPREPLY[*]}"' _ "$comp"
+check "completion: help CMD" test "$(complete_words help pl)" = "plot"
+
+# zsh: the file parses, compinit binds it to gensvd, and (through zpty) it completes values
+zcomp=$tmp/usr/share/zsh/site-functions/_gensvd
+check "zsh completion installed" test -s "$zcomp"
+if command -v zsh >/dev/null; then
+    check "zsh -n _gensvd" zsh -n "$zcomp"
+    check "zsh compinit binds _gensvd" zsh -f -c "fpath=('${zcomp%/*}' \$fpath); autoload -U compinit;
+        compinit -u -D; [[ \$_comps[gensvd] == _gensvd ]] && autoload +X _gensvd"
+    if zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
+        zcomplete() { # LINE: what zsh lists after LINE<TAB>, terminal escapes removed
+            ZDIR=${zcomp%/*} LINE=$1 timeout 60 zsh -f "$(dirname "$0")/zsh_complete.zsh" |
+                sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
+        }
+        out=$(zcomplete "gensvd pdist --metric co")
+        check "zsh: pdist --metric values" grep -q "correlation *cosine" <<<"$out"
+        out=$(zcomplete "gensvd pca --max-")
+        check "zsh: option descriptions" grep -q -- "--max-iter *-- at most this many passes" <<<"$out"
+        out=$(zcomplete "gensvd p")
+        check "zsh: commands with descriptions" grep -q "pdist *-- pairwise distances" <<<"$out"
+    fi
+fi
 report
