@@ -75,70 +75,29 @@ static int token_ok(const char *t)
     return 1;
 }
 
-/* JSON API objects.list of object_prefix + path + "/" with delimiter "/", page by page. */
+/* JSON API objects.list of object_prefix + path + "/" with delimiter "/", page by page.
+ * The URL of one page: continuing at `token` (NULL: the first page), `page` entries (0: the
+ * server's default); gsvd_http_list_pages (store_list.c) drives the pages. */
+static int gcs_list_url(gsvd_store *st, const char *prefix, const char *token, unsigned page,
+                        struct gsvd_buf *url)
+{
+    int rc = GSVD_OK;
+    GSVD_TRY(gsvd_buf_printf(url, "%s?delimiter=%%2F", gsvd_http_list_base(st)));
+    if (page)
+        GSVD_TRY(gsvd_buf_printf(url, "&maxResults=%u", page));
+    if (token) {
+        GSVD_TRY(gsvd_buf_puts(url, "&pageToken="));
+        GSVD_TRY(gsvd_http_encode(url, token, 0));
+    }
+    GSVD_TRY(gsvd_buf_puts(url, "&prefix="));
+    GSVD_TRY(gsvd_http_encode(url, prefix, 0));
+out:
+    return rc;
+}
+
 static int gcs_list(gsvd_store *st, const char *path, struct gsvd_strlist *names)
 {
-    struct gsvd_buf pre = GSVD_BUF_INIT, url = GSVD_BUF_INIT, body = GSVD_BUF_INIT;
-    char *token = NULL, *next = NULL, *label = NULL;
-    unsigned page = gsvd_list_page_size();
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_buf_printf(&pre, "%s%s%s", gsvd_http_object_prefix(st), path, *path ? "/" : ""));
-    label = gsvd_asprintf("%s%s(listing)", path, *path ? "/ " : "");
-    if (!label) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    for (size_t n_pages = 0;; n_pages++) {
-        if (n_pages >= 1000000) {
-            gsvd_log_error("%s: listing of '%s' did not end after %zu pages", gsvd_http_display(st),
-                           pre.data, n_pages);
-            rc = GSVD_EFORMAT;
-            goto out;
-        }
-        gsvd_buf_clear(&url);
-        GSVD_TRY(gsvd_buf_printf(&url, "%s?delimiter=%%2F", gsvd_http_list_base(st)));
-        if (page)
-            GSVD_TRY(gsvd_buf_printf(&url, "&maxResults=%u", page));
-        if (token) {
-            GSVD_TRY(gsvd_buf_puts(&url, "&pageToken="));
-            GSVD_TRY(gsvd_http_encode(&url, token, 0));
-        }
-        GSVD_TRY(gsvd_buf_puts(&url, "&prefix="));
-        GSVD_TRY(gsvd_http_encode(&url, pre.data, 0));
-        rc = gsvd_http_get_url(st, url.data, label, &body);
-        if (rc == GSVD_ENOTFOUND) {
-            gsvd_log_error("%s: cannot list '%s': HTTP 404 (no such bucket?)",
-                           gsvd_http_display(st), pre.data);
-            rc = GSVD_EIO;
-        }
-        if (rc < 0)
-            goto out;
-        GSVD_TRY(gsvd_list_parse_gcs(body.data ? body.data : "", body.len, pre.data,
-                                     gsvd_http_display(st), names, &next));
-        gsvd_log_debug("%s: listing '%s': page %zu, %zu names so far%s", gsvd_http_display(st),
-                       pre.data, n_pages + 1, names->n, next ? ", continued" : "");
-        if (!next)
-            break;
-        if (token && !strcmp(token, next)) {
-            gsvd_log_error("%s: listing of '%s' repeats its page token", gsvd_http_display(st),
-                           pre.data);
-            rc = GSVD_EFORMAT;
-            goto out;
-        }
-        gsvd_free(token);
-        token = next;
-        next = NULL;
-    }
-    gsvd_list_unique(names);
-out:
-    gsvd_free(token);
-    gsvd_free(next);
-    gsvd_free(label);
-    gsvd_buf_free(&pre);
-    gsvd_buf_free(&url);
-    gsvd_buf_free(&body);
-    return rc;
+    return gsvd_http_list_pages(st, path, gcs_list_url, gsvd_list_parse_gcs, names);
 }
 
 int gsvd_store_gcs_open(const char *url, unsigned flags, gsvd_store **out)

@@ -116,6 +116,20 @@ const char *gsvd_http_object_prefix(const gsvd_store *st);
         .get_range = gsvd_http_get_range,                                                          \
     }
 
+/* (store_list.c) List `path` of a listing flavour page by page: make_url writes the URL of a
+ * page (prefix = object prefix + path + "/", token NULL for the first page, page size 0 for the
+ * server's default), parse reads a page's names and next token (zarr/list_parse.h).  Names
+ * sorted and unique in *names.  GSVD_OK, GSVD_EIO (a 404: no such bucket), GSVD_EFORMAT (a
+ * bad page, a repeated token, a runaway listing), or the engine's errors; all logged. */
+typedef int (*gsvd_http_list_url_fn)(gsvd_store *st, const char *prefix, const char *token,
+                                     unsigned page, struct gsvd_buf *url);
+typedef int (*gsvd_http_list_parse_fn)(const char *text, size_t len, const char *prefix,
+                                       const char *what, struct gsvd_strlist *names,
+                                       char **next_token);
+GSVD_NODISCARD int gsvd_http_list_pages(gsvd_store *st, const char *path,
+                                        gsvd_http_list_url_fn make_url,
+                                        gsvd_http_list_parse_fn parse, struct gsvd_strlist *names);
+
 /* Open functions of store_gcs.c and store_s3.c (the whole URL). */
 GSVD_NODISCARD int gsvd_store_gcs_open(const char *url, unsigned flags, gsvd_store **out);
 GSVD_NODISCARD int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out);
