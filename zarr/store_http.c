@@ -86,6 +86,9 @@ struct store_http {
     char *auth_header;  /* owned; "Authorization: Bearer ..."; wiped at close */
     char *token_header; /* owned; "x-amz-security-token: ..."; wiped at close */
     char *sigv4;        /* owned */
+    /* trust: CURL_CA_BUNDLE, else SSL_CERT_FILE (CURLOPT_CAINFO); SSL_CERT_DIR (CURLOPT_CAPATH);
+     * NULL: libcurl's built-in bundle.  Owned. */
+    char *cainfo, *capath;
     /* engine */
     pthread_t thread;
     int thread_started;
@@ -350,6 +353,10 @@ static int setup_easy(struct store_http *h, struct req *r)
     curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)p->timeout_s);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, (long)p->connect_timeout_s);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "gensvd/" GSVD_VERSION);
+    if (h->cainfo)
+        curl_easy_setopt(e, CURLOPT_CAINFO, h->cainfo);
+    if (h->capath)
+        curl_easy_setopt(e, CURLOPT_CAPATH, h->capath);
     if (h->auth == GSVD_HTTP_AUTH_NONE) {
         curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L); /* static servers may redirect */
         curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
@@ -677,6 +684,22 @@ static int outcome(struct store_http *h, struct req *r)
         gsvd_log_error("%s/%s: out of memory receiving the object", h->display, r->key);
         return GSVD_ENOMEM;
     }
+    if (r->cc == CURLE_OK && r->status >= 300 && r->status < 400 &&
+        h->auth != GSVD_HTTP_AUTH_NONE) {
+        gsvd_log_error("%s/%s: %s answered with a redirect (HTTP %ld%s); refused: signed or "
+                       "token requests are never sent on to another location (use the endpoint "
+                       "or bucket region the server names)",
+                       h->display, r->key, what, r->status, code);
+        return GSVD_EIO;
+    }
+    if (r->cc == CURLE_PEER_FAILED_VERIFICATION || r->cc == CURLE_SSL_CACERT_BADFILE) {
+        gsvd_log_error("%s/%s: %s: the server's TLS certificate is not trusted (%s%s%s); if it "
+                       "is signed by a private CA, point CURL_CA_BUNDLE or SSL_CERT_FILE at that "
+                       "CA's certificate",
+                       h->display, r->key, what, curl_easy_strerror(r->cc), r->err[0] ? ": " : "",
+                       r->err);
+        return GSVD_ENET;
+    }
     if (r->cc == CURLE_OK && !retryable(r)) {
         gsvd_log_error("%s/%s: %s failed with HTTP %ld%s", h->display, r->key, what, r->status,
                        code);
@@ -689,6 +712,22 @@ static int outcome(struct store_http *h, struct req *r)
         gsvd_log_error("%s/%s: %s failed after %u attempts: %s%s%s", h->display, r->key, what,
                        r->attempt, curl_easy_strerror(r->cc), r->err[0] ? ": " : "", r->err);
     return GSVD_ENET;
+}
+
+/* The CA certificates to trust, from the environment as the curl tool reads it (libcurl itself
+ * does not): CURL_CA_BUNDLE, else SSL_CERT_FILE, as a bundle file; SSL_CERT_DIR as a hashed
+ * directory.  Unset or empty: libcurl's built-in bundle.  GSVD_ENOMEM. */
+static int trust_from_env(struct store_http *h)
+{
+    const char *f = getenv("CURL_CA_BUNDLE"), *d = getenv("SSL_CERT_DIR");
+
+    if (!f || !*f)
+        f = getenv("SSL_CERT_FILE");
+    if (f && *f && !(h->cainfo = gsvd_strdup(f)))
+        return GSVD_ENOMEM;
+    if (d && *d && !(h->capath = gsvd_strdup(d)))
+        return GSVD_ENOMEM;
+    return GSVD_OK;
 }
 
 static void wake(struct store_http *h)
@@ -1137,6 +1176,8 @@ void gsvd_http_close(gsvd_store *st)
     free_secret(h->secret);
     free_secret(h->auth_header);
     free_secret(h->token_header);
+    gsvd_free(h->cainfo);
+    gsvd_free(h->capath);
     gsvd_free(h);
 }
 
@@ -1231,6 +1272,7 @@ int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned flags, gsvd_stor
             goto out;
         }
     }
+    GSVD_TRY(trust_from_env(h));
     h->rng = (uint64_t)now_s() * 1000003u ^ (uint64_t)(uintptr_t)h;
     h->multi = curl_multi_init();
     if (!h->multi) {
