@@ -192,18 +192,20 @@ static int pair_above(struct ld_stream *ls, size_t i, size_t j, size_t start, si
  * plink2 2.00a3): sweeps of i ascending; each remaining i scans the remaining j > i it has not
  * been paired with yet (j >= next) and stops at the first pair above the threshold, which
  * removes i or j (drops_first); the next i follows at once, and sweeps repeat until one
- * removes nothing.  So i removes at most one variant a sweep, and a j that i passed stays
- * passed in later windows.  Every remaining variant ends with next = end: two survivors of a
- * window are never compared again, so the pairs evaluated have j in [new0, end). */
+ * removes nothing.  A sweep only changes something from the first i with pairs left, so the
+ * next one starts there (plink2 sweeps the whole window; the same steps in the same order).  So i
+ * removes at most one variant a sweep, and a j that i passed stays passed in later windows.  Every
+ * remaining variant ends with next = end: two survivors of a window are never compared again, so
+ * the pairs evaluated have j in [new0, end). */
 static void greedy_pass(struct ld_stream *ls, size_t start, size_t end, const uint8_t *flags,
                         size_t new0)
 {
     struct ld_state *st = &ls->st;
-    int changed = 1;
+    size_t from = start; /* the sweep starts at the first i with pairs left (next < end) */
 
-    while (changed) {
-        changed = 0;
-        for (size_t i = start; i < end; i++) {
+    while (from < end) {
+        size_t redo = end;
+        for (size_t i = from; i < end; i++) {
             struct ld_var *vi = ld_var_at(st, i);
             size_t j = vi->next > i + 1 ? vi->next : i + 1;
             if (vi->removed)
@@ -212,18 +214,20 @@ static void greedy_pass(struct ld_stream *ls, size_t start, size_t end, const ui
                 struct ld_var *vj = ld_var_at(st, j);
                 if (vj->removed || !pair_above(ls, i, j, start, end, flags, new0))
                     continue;
-                changed = 1;
                 if (drops_first(vi, vj)) {
                     vi->removed = 1;
                 } else {
                     vj->removed = 1;
                     vi->next = j + 1;
+                    if (j + 1 < end && redo == end)
+                        redo = i;
                 }
                 break;
             }
             if (j >= end)
                 vi->next = end;
         }
+        from = redo;
     }
 }
 
