@@ -87,16 +87,24 @@ static int add_row(struct ld_state *st, const int8_t *d, uint64_t index, int64_t
     }
     v->has_missing = v->n < (int64_t)N;
     v->mono = v->n * v->ss - v->s * v->s == 0; /* among the called samples */
+    if (v->n > 0) {
+        int64_t alleles = (int64_t)st->ploidy * v->n;
+        v->maj = (double)(v->s > alleles - v->s ? v->s : alleles - v->s) / (double)alleles;
+    }
+    v->next = st->n + 1; /* no pair evaluated yet */
     st->n++;
     return GSVD_OK;
 }
 
-/* Minor allele frequency of i strictly below that of j (exact: cross-multiplied counts). */
-static int maf_less(const struct ld_var *i, const struct ld_var *j, int64_t ploidy)
+/* plink2's 2^-44: relative slack of the threshold and of the allele frequency comparison. */
+#define LD_EPSILON 0.00000000000005684341886080801486968994140625
+
+/* Whether the pair (i, j), i before j, above the threshold removes i rather than j: i's major
+ * allele frequency exceeds j's by more than the relative slack (i.e. i has the lower minor
+ * allele frequency); a tie removes j. */
+static int drops_first(const struct ld_var *i, const struct ld_var *j)
 {
-    int64_t mi = i->s < ploidy * i->n - i->s ? i->s : ploidy * i->n - i->s;
-    int64_t mj = j->s < ploidy * j->n - j->s ? j->s : ploidy * j->n - j->s;
-    return mi * j->n < mj * i->n; /* <= 2e8 x 1e8: GSVD_GENO_MAX_SAMPLES bounds n */
+    return i->maj > j->maj * (1 + LD_EPSILON);
 }
 
 /* The r^2 > threshold flags of every pair (i, j), start <= i < j, j in [new0, end), of one
@@ -125,7 +133,7 @@ static int pair_share(void *vctx, size_t t)
         if (vj->removed)
             continue;
         if (job->row && !vj->has_missing) {
-            pairs += job->row(st, j, job->start, row, st->p->r2);
+            pairs += job->row(st, j, job->start, row, st->t);
             continue;
         }
         for (size_t i = job->start; i < j; i++) {
@@ -134,8 +142,8 @@ static int pair_share(void *vctx, size_t t)
             if (vi->removed)
                 continue;
             pairs++;
-            row[i - job->start] =
-                job->r2(ld_planes_at(st, i), ld_planes_at(st, j), st->words, vi, vj) > st->p->r2;
+            row[i - job->start] = (uint8_t)job->r2(ld_planes_at(st, i), ld_planes_at(st, j),
+                                                   st->words, vi, vj, st->t);
         }
     }
     job->pairs[t] = pairs;
@@ -167,12 +175,67 @@ struct ld_stream {
     uint64_t pairs;         /* r^2 values computed */
 };
 
+/* Whether the pair (i, j), i < j, is above the threshold: from the step's flag matrix when
+ * there is one (it holds every pair with j in [new0, end)), else computed here. */
+static int pair_above(struct ld_stream *ls, size_t i, size_t j, size_t start, size_t end,
+                      const uint8_t *flags, size_t new0)
+{
+    const struct ld_state *st = &ls->st;
+    if (flags && j >= new0)
+        return flags[(j - new0) * (end - start) + (i - start)];
+    ls->pairs++;
+    return ls->r2(ld_planes_at(st, i), ld_planes_at(st, j), st->words, ld_var_at(st, i),
+                  ld_var_at(st, j), st->t);
+}
+
+/* plink2's greedy pass over the window [start, end) (its "PLINK 1.x" order, the only one of
+ * plink2 2.00a3): sweeps of i ascending; each remaining i scans the remaining j > i it has not
+ * been paired with yet (j >= next) and stops at the first pair above the threshold, which
+ * removes i or j (drops_first); the next i follows at once, and sweeps repeat until one
+ * removes nothing.  A sweep only changes something from the first i with pairs left, so the
+ * next one starts there (plink2 sweeps the whole window; the same steps in the same order).  So i
+ * removes at most one variant a sweep, and a j that i passed stays passed in later windows.  Every
+ * remaining variant ends with next = end: two survivors of a window are never compared again, so
+ * the pairs evaluated have j in [new0, end). */
+static void greedy_pass(struct ld_stream *ls, size_t start, size_t end, const uint8_t *flags,
+                        size_t new0)
+{
+    struct ld_state *st = &ls->st;
+    size_t from = start; /* the sweep starts at the first i with pairs left (next < end) */
+
+    while (from < end) {
+        size_t redo = end;
+        for (size_t i = from; i < end; i++) {
+            struct ld_var *vi = ld_var_at(st, i);
+            size_t j = vi->next > i + 1 ? vi->next : i + 1;
+            if (vi->removed)
+                continue;
+            for (; j < end; j++) {
+                struct ld_var *vj = ld_var_at(st, j);
+                if (vj->removed || !pair_above(ls, i, j, start, end, flags, new0))
+                    continue;
+                if (drops_first(vi, vj)) {
+                    vi->removed = 1;
+                } else {
+                    vj->removed = 1;
+                    vi->next = j + 1;
+                    if (j + 1 < end && redo == end)
+                        redo = i;
+                }
+                break;
+            }
+            if (j >= end)
+                vi->next = end;
+        }
+        from = redo;
+    }
+}
+
 /* Run the window [start, end): monomorphic variants, then the greedy pass over the pairs with
  * a variant new to the window ([prev_end, end)). */
 static int run_window(struct ld_stream *ls, size_t start, size_t end)
 {
     struct ld_state *st = &ls->st;
-    const struct gsvd_ldprune_params *p = st->p;
     size_t prev_end = ls->prev_end < start ? start : ls->prev_end;
     struct pair_job *job = ls->job;
     const uint8_t *flags = NULL;
@@ -203,30 +266,7 @@ static int run_window(struct ld_stream *ls, size_t start, size_t end)
             ls->pairs += job->pairs[k];
         flags = job->flags;
     }
-    for (size_t i = start; i < end && prev_end < end; i++) {
-        struct ld_var *vi = ld_var_at(st, i);
-        if (vi->removed)
-            continue;
-        for (size_t j = i + 1 > prev_end ? i + 1 : prev_end; j < end; j++) {
-            struct ld_var *vj = ld_var_at(st, j);
-            int above;
-            if (vj->removed)
-                continue;
-            if (flags) {
-                above = flags[(j - prev_end) * (end - start) + (i - start)];
-            } else {
-                ls->pairs++;
-                above = ls->r2(ld_planes_at(st, i), ld_planes_at(st, j), st->words, vi, vj) > p->r2;
-            }
-            if (!above)
-                continue;
-            if (maf_less(vi, vj, (int64_t)st->ploidy)) {
-                vi->removed = 1;
-                break;
-            }
-            vj->removed = 1;
-        }
-    }
+    greedy_pass(ls, start, end, flags, prev_end);
 out:
     return rc;
 }
@@ -503,6 +543,7 @@ int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_param
     /* a variant window holds `window` variants at most: start with them (grown when needed) */
     while (!p->window_bp && st->cap < p->window && st->cap < ((size_t)1 << 20))
         GSVD_TRY(grow_ring(st));
+    st->t = p->r2 * (1 + LD_EPSILON);
     ls.r2 = gsvd_ldprune_pick_r2();
     ls.contig = out->contig;
     ls.position = out->position;

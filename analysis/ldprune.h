@@ -5,11 +5,15 @@
  * holds it (streamed: memory is O(window x samples), plus the result arrays).  Per contig
  * (runs of equal `variant_contig`), a window slides over them: `window` variants, or the
  * variants whose `variant_position` is within `window_bp` of the window's first one; it moves
- * by `step` variants.  In each window every pair of remaining variants i < j (in order) with
- * r^2 > threshold removes one of them: i when its minor allele frequency is strictly lower
- * (i then leaves the loop), else j.  r^2 is the squared Pearson correlation of the dosages over
- * the samples called in both (0 when either is constant there); a monomorphic variant is
- * removed once a window holds it and another variant (as plink2 does), before the pairs.
+ * by `step` variants.  Each window runs plink2 2.00a3's greedy pass ("PLINK 1.x" order):
+ * sweeps over the remaining i ascending, each i comparing itself with the remaining j > i it
+ * has not met yet and stopping at the first pair with r^2 > threshold, which removes i when its
+ * minor allele frequency is lower, else j; sweeps repeat until one removes nothing; a pair is
+ * compared at most once over all windows.  r^2 is the Pearson correlation of the dosages over
+ * the samples called in both, tested as plink2 does (cov^2 > r2 (1 + 2^-44) var_i var_j from
+ * exact integer sums, in double; never when either is constant there; the allele frequency
+ * comparison with the same slack); a monomorphic variant is removed once a window holds it and
+ * another variant (as plink2 does), before the pairs.
  * Threads: the r^2 of each window step's new pairs in parallel (the greedy pass is sequential
  * and reads them); contigs one after another, in scan order.
  * Thread safety: one run per genotype handle. */

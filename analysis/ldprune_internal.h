@@ -11,14 +11,16 @@
 
 struct ld_var;
 struct ld_state;
-/* r^2 of rows i and j from their planes (pi, pj; W words a plane) and sums; 0 when either is
- * constant over the samples called in both. */
-typedef double (*gsvd_ld_r2_fn)(const uint64_t *pi, const uint64_t *pj, size_t W,
-                                const struct ld_var *vi, const struct ld_var *vj);
+/* Whether r^2 of rows i < j (planes pi, pj; W words a plane) is above the threshold, decided as
+ * plink2 does: with the integer sums over the samples called in both, cov = n sxy - sx sy and
+ * var = n sxx - sx^2, the pair is above when cov^2 > t var_i var_j in double arithmetic, where
+ * t is the user's r^2 times 1 + 2^-44 (so never when either is constant there). */
+typedef int (*gsvd_ld_r2_fn)(const uint64_t *pi, const uint64_t *pj, size_t W,
+                             const struct ld_var *vi, const struct ld_var *vj, double t);
 /* Planes a, b, m (W words each) of one row of N dosages (-1 missing). */
 typedef void (*gsvd_ld_planes_fn)(const int8_t *d, size_t N, uint64_t *a, uint64_t *b, uint64_t *m);
-/* Flags row[i - i0] = (r^2(i, j) > t) for i in [i0, j) (0 for removed i), j without missing
- * calls; returns the pairs computed. */
+/* Flags row[i - i0] = (pair (i, j) above t, as gsvd_ld_r2_fn) for i in [i0, j) (0 for removed i), j
+ * without missing calls; returns the pairs computed. */
 typedef uint64_t (*gsvd_ld_row_fn)(const struct ld_state *st, size_t j, size_t i0, uint8_t *row,
                                    double t);
 
@@ -26,6 +28,8 @@ struct ld_var {
     int64_t n, s, ss; /* called samples, sum and sum of squares of dosages */
     int64_t pos;      /* variant_position (0 without it) */
     uint64_t index;   /* variant index in the array */
+    double maj;       /* major allele frequency over the called samples */
+    size_t next;      /* pairs (k, j) with j < next were evaluated (plink2's first unchecked) */
     int has_missing;
     int mono; /* all called dosages equal */
     int removed;
@@ -44,6 +48,7 @@ struct ld_state {
     size_t base, n;              /* variants held: [base, n) */
     size_t cap, mask;            /* slots; cap - 1 */
     gsvd_ld_planes_fn planes_fn; /* builds a row's planes */
+    double t;                    /* threshold of gsvd_ld_r2_fn: r2 (1 + 2^-44), as plink2 */
 };
 
 /* Planes and record of held variant k (base <= k < n). */

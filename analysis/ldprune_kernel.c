@@ -4,9 +4,9 @@
  *                 |a_i b_j ^ b_i a_j|   (b implies a),
  *   over the samples called in both: n = |m_i m_j|, sum x_i = |a_i m_j| + |b_i m_j|,
  *   sum x_i^2 = |a_i m_j| + 3 |b_i m_j|,
- * so r^2 is exact integer arithmetic up to one division; rows without missing calls need only
- * the cross sum.  AVX-512 (VPOPCNTQ, BW compares) where the CPU has it, else POPCNT or
- * portable code. */
+ * so cov and var are exact integers and the threshold test is plink2's double comparison
+ * cov^2 > t var_i var_j; rows without missing calls need only the cross sum.  AVX-512 (VPOPCNTQ, BW
+ * compares) where the CPU has it, else POPCNT or portable code. */
 #include "gsvd_config.h"
 #include "analysis/ldprune_internal.h"
 
@@ -63,8 +63,8 @@ gsvd_ld_planes_fn gsvd_ldprune_pick_planes(void)
 
 /* The popcount kernel, compiled twice: with the POPCNT instruction and without. */
 #define LD_KERNEL(name, attr)                                                                      \
-    attr static double name(const uint64_t *pi, const uint64_t *pj, size_t W,                      \
-                            const struct ld_var *vi, const struct ld_var *vj)                      \
+    attr static int name(const uint64_t *pi, const uint64_t *pj, size_t W,                         \
+                         const struct ld_var *vi, const struct ld_var *vj, double t)               \
     {                                                                                              \
         const uint64_t *ai = pi, *bi = pi + W, *mi = pi + 2 * W;                                   \
         const uint64_t *aj = pj, *bj = pj + W, *mj = pj + 2 * W;                                   \
@@ -93,17 +93,17 @@ gsvd_ld_planes_fn gsvd_ldprune_pick_planes(void)
             sy = ma + mb;                                                                          \
             syy = ma + 3 * mb;                                                                     \
         }                                                                                          \
-        return r2_from(n, sxy, sx, sy, sxx, syy);                                                  \
+        return above_from(n, sxy, sx, sy, sxx, syy, t);                                            \
     }
 
-/* r^2 from the pair's sums (shared by the kernels). */
-static double r2_from(int64_t n, int64_t sxy, int64_t sx, int64_t sy, int64_t sxx, int64_t syy)
+/* The pair's decision from its sums (shared by the kernels): plink2's comparison, operand for
+ * operand (cov^2 > t var_i var_j; a constant row has var 0, so cov 0 and never above). */
+static int above_from(int64_t n, int64_t sxy, int64_t sx, int64_t sy, int64_t sxx, int64_t syy,
+                      double t)
 {
     double num = (double)(n * sxy - sx * sy), dx = (double)(n * sxx - sx * sx),
            dy = (double)(n * syy - sy * sy);
-    if (!(dx > 0) || !(dy > 0))
-        return 0;
-    return num * num / (dx * dy);
+    return num * num > t * dx * dy;
 }
 
 #ifdef LD_X86
@@ -111,9 +111,9 @@ LD_KERNEL(r2_popcnt, __attribute__((target("popcnt"))))
 #define LD_HAVE_POPCNT_KERNEL 1
 
 /* Eight words at a time with VPOPCNTQ; the tail through a load mask. */
-__attribute__((target("avx512f,avx512vpopcntdq"))) static double
+__attribute__((target("avx512f,avx512vpopcntdq"))) static int
 r2_avx512(const uint64_t *pi, const uint64_t *pj, size_t W, const struct ld_var *vi,
-          const struct ld_var *vj)
+          const struct ld_var *vj, double t)
 {
     const uint64_t *ai = pi, *bi = pi + W, *mi = pi + 2 * W;
     const uint64_t *aj = pj, *bj = pj + W, *mj = pj + 2 * W;
@@ -142,19 +142,19 @@ r2_avx512(const uint64_t *pi, const uint64_t *pj, size_t W, const struct ld_var 
     }
     int64_t xy = _mm512_reduce_add_epi64(sxy);
     if (!miss)
-        return r2_from(vi->n, xy, vi->s, vj->s, vi->ss, vj->ss);
+        return above_from(vi->n, xy, vi->s, vj->s, vi->ss, vj->ss, t);
     int64_t n = _mm512_reduce_add_epi64(mm),
             sx = _mm512_reduce_add_epi64(am) + _mm512_reduce_add_epi64(bm);
     int64_t sxx = _mm512_reduce_add_epi64(am) + 3 * _mm512_reduce_add_epi64(bm);
     int64_t sy = _mm512_reduce_add_epi64(ma) + _mm512_reduce_add_epi64(mb);
     int64_t syy = _mm512_reduce_add_epi64(ma) + 3 * _mm512_reduce_add_epi64(mb);
-    return r2_from(n, xy, sx, sy, sxx, syy);
+    return above_from(n, xy, sx, sy, sxx, syy, t);
 }
 #define LD_HAVE_AVX512_KERNEL 1
 
 /* Flags of pairs (i, j), i in [i0, j), for a row j without missing calls: the cross sums of
- * rows without missing calls inline (j's planes loaded once per 8 words, no call, no division:
- * num^2 > t dx dy), rows with missing calls through r2_avx512.  Returns the pairs computed. */
+ * rows without missing calls inline (j's planes loaded once per 8 words, no call), rows with
+ * missing calls through r2_avx512.  Returns the pairs computed. */
 __attribute__((target("avx512f,avx512vpopcntdq"))) static uint64_t
 row_avx512(const struct ld_state *st, size_t j, size_t i0, uint8_t *row, double t)
 {
@@ -171,7 +171,7 @@ row_avx512(const struct ld_state *st, size_t j, size_t i0, uint8_t *row, double 
             continue;
         pairs++;
         if (vi->has_missing) {
-            row[i - i0] = r2_avx512(pi, pj, W, vi, vj) > t;
+            row[i - i0] = (uint8_t)r2_avx512(pi, pj, W, vi, vj, t);
             continue;
         }
         __m512i acc = _mm512_setzero_si512();
@@ -189,8 +189,8 @@ row_avx512(const struct ld_state *st, size_t j, size_t i0, uint8_t *row, double 
         }
         int64_t n = vi->n, xy = _mm512_reduce_add_epi64(acc);
         double num = (double)(n * xy - vi->s * vj->s), nx = (double)(n * vi->ss - vi->s * vi->s);
-        /* the same decision as r2_from: a constant row is never above */
-        row[i - i0] = nx > 0 && ny > 0 && num * num / (nx * ny) > t;
+        /* the same decision as above_from */
+        row[i - i0] = num * num > t * nx * ny;
     }
     return pairs;
 }

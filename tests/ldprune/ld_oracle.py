@@ -1,8 +1,14 @@
 """Independent numpy model of gensvd ldprune (plink2 --indep-pairwise as README documents it):
 per contig a window of W variants (or of the variants within BP of its first one) moves by STEP;
-a monomorphic variant goes once its window holds another variant; then for i ascending, j > i
-(both remaining): r^2 over the samples called in both > R2 removes i if MAF_i < MAF_j (and
-i leaves the loop), else j.  Straightforward O(window^2) per step, for tests only."""
+a monomorphic variant goes once its window holds another variant; then sweeps over the window:
+each remaining i (ascending) pairs with the remaining j > i it was not paired with before, in
+order, and stops at the first pair with r^2 (over the samples called in both) > R2, which
+removes i if MAF_i < MAF_j, else j; sweeps repeat until one removes nothing.  A pair is judged
+at most once (per-variant "checked up to" index, kept across windows).  The threshold test is
+exact rational arithmetic here (num^2 > R2 dx dy with R2 a Fraction of the decimal given), the
+MAF comparison cross-multiplied counts: no slack, so a test whose pairs sit within 2^-44 of the
+threshold could disagree with plink2 (and gensvd) by design.  Straightforward, for tests only."""
+from fractions import Fraction
 import numpy as np
 
 
@@ -19,21 +25,51 @@ def prune(G, contig, pos, window, step, r2, window_bp=0):
     minor = np.minimum(s, 2 * n - s)
     removed = np.zeros(M, bool)
 
-    def r2row(i, js):
-        js = np.asarray(js, dtype=np.int64)
-        k = C[js] @ C[i]
-        sx = C[js] @ X[i]
-        sxx = C[js] @ (X[i] * X[i])
-        sy = X[js] @ C[i]
-        syy = (X[js] * X[js]) @ C[i]
-        sxy = X[js] @ X[i]
-        num = k * sxy - sx * sy
-        dx = k * sxx - sx * sx
-        dy = k * syy - sy * sy
-        ok = (dx > 0) & (dy > 0)
-        out = np.zeros(len(js))
-        out[ok] = num[ok] ** 2 / (dx[ok] * dy[ok])
-        return out
+    t = Fraction(str(r2))
+    checked = np.arange(1, M + 1)  # pairs (i, j) with j < checked[i] were judged
+    Ci, Xi = called.astype(np.int64), np.where(called, G, 0).astype(np.int64)
+    rows = {}  # i -> (j0, bool row: pair (i, j0 + k) above the threshold)
+
+    def above_row(i, j0, j1):
+        """Exact integer sums over the samples called in both, for j in [j0, j1)."""
+        c, x = Ci[j0:j1], Xi[j0:j1]
+        k = c @ Ci[i]
+        sx, sxx = c @ Xi[i], c @ (Xi[i] * Xi[i])
+        sy, syy, sxy = x @ Ci[i], (x * x) @ Ci[i], x @ Xi[i]
+        num, dx, dy = k * sxy - sx * sy, k * sxx - sx * sx, k * syy - sy * sy
+        return [int(a) ** 2 * t.denominator > t.numerator * int(b) * int(d)
+                for a, b, d in zip(num, dx, dy)]
+
+    def above(i, j, c1):
+        if i not in rows:  # j can share a window with i only up to i's reach
+            reach = i + 1
+            while reach < c1 and (pos[reach] - pos[i] <= window_bp if window_bp
+                                  else reach - i < window):
+                reach += 1
+            rows[i] = (i + 1, above_row(i, i + 1, reach))
+        j0, row = rows[i]
+        return row[j - j0]
+
+    def window_pass(start, end, c1):
+        changed = True
+        while changed:
+            changed = False
+            for i in range(start, end):
+                if removed[i]:
+                    continue
+                j = max(checked[i], i + 1)
+                while j < end:
+                    if not removed[j] and above(i, j, c1):
+                        changed = True
+                        if minor[i] * n[j] < minor[j] * n[i]:
+                            removed[i] = True
+                        else:
+                            removed[j] = True
+                            checked[i] = j + 1
+                        break
+                    j += 1
+                if j >= end:
+                    checked[i] = end
 
     c0 = 0
     while c0 < M:
@@ -48,23 +84,9 @@ def prune(G, contig, pos, window, step, r2, window_bp=0):
                     end += 1
             else:
                 end = min(start + window, c1)
-            prev_end = max(prev_end, start)
             if end - start >= 2:
                 removed[start:end] |= mono[start:end]
-            for i in range(start, end):
-                if removed[i]:
-                    continue
-                js = [j for j in range(max(i + 1, prev_end), end) if not removed[j]]
-                if not js:
-                    continue
-                vals = r2row(i, js)
-                for j, v in zip(js, vals):
-                    if removed[j] or not v > r2:
-                        continue
-                    if minor[i] * n[j] < minor[j] * n[i]:
-                        removed[i] = True
-                        break
-                    removed[j] = True
+            window_pass(start, end, c1)
             prev_end = end
             if end >= c1:
                 break
