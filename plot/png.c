@@ -187,7 +187,7 @@ static int png_size(RsvgHandle *h, double dpi, size_t *w, size_t *ht)
     ph = round(sh * dpi / GSVD_PLOT_SVG_DPI);
     if (!(pw >= 1 && ph >= 1) || pw > GSVD_PLOT_PNG_MAX_SIDE || ph > GSVD_PLOT_PNG_MAX_SIDE ||
         pw * ph > (double)GSVD_PLOT_PNG_MAX_PIXELS) {
-        gsvd_log_error("--dpi %g makes a %.0f x %.0f pixel PNG of this %.0f x %.0f plot (at most "
+        gsvd_log_error("%g dpi makes a %.0f x %.0f pixel PNG of this %.0f x %.0f plot (at most "
                        "%d pixels a side and %zu in all)",
                        dpi, pw, ph, sw, sh, GSVD_PLOT_PNG_MAX_SIDE, GSVD_PLOT_PNG_MAX_PIXELS);
         return GSVD_EINVAL;
@@ -241,7 +241,7 @@ int gsvd_plot_png_render(const struct gsvd_buf *svg, double dpi, struct gsvd_buf
     int rc = GSVD_OK;
 
     if (!(dpi > 0) || !isfinite(dpi)) {
-        gsvd_log_error("--dpi must be positive");
+        gsvd_log_error("the resolution must be a positive number of dpi");
         return GSVD_EINVAL;
     }
     if (!(h = load_svg(svg)))
