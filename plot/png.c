@@ -7,6 +7,7 @@
 #include "plot/png.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <zlib.h>
@@ -138,6 +139,12 @@ int gsvd_plot_png_available(void)
     return 1;
 }
 
+void gsvd_plot_formats(char *buf, size_t n)
+{
+    snprintf(buf, n, "svg, png (librsvg %u.%u.%u, cairo %s)", (unsigned)rsvg_major_version,
+             (unsigned)rsvg_minor_version, (unsigned)rsvg_micro_version, cairo_version_string());
+}
+
 struct surface_rows {
     const uint8_t *data;
     size_t stride;
@@ -263,6 +270,11 @@ out:
 int gsvd_plot_png_available(void)
 {
     return 0;
+}
+
+void gsvd_plot_formats(char *buf, size_t n)
+{
+    snprintf(buf, n, "svg (png not built in: GENSVD_PNG)");
 }
 
 int gsvd_plot_png_render(const struct gsvd_buf *svg, double dpi, struct gsvd_buf *png)

@@ -26,6 +26,9 @@ GSVD_NODISCARD int gsvd_png_encode_rgb(struct gsvd_buf *png, const uint8_t *rgb,
 
 /* 1 when this build can rasterise (GENSVD_PNG found librsvg and cairo), else 0. */
 int gsvd_plot_png_available(void);
+/* The plot formats of this build for --version, e.g. "svg, png (librsvg 2.54.7, cairo 1.16.0)",
+ * written to buf (n bytes, NUL-terminated, truncated to fit).  Cannot fail. */
+void gsvd_plot_formats(char *buf, size_t n);
 
 /* Rasterise the SVG document svg (borrowed, as gsvd_plot_pca / gsvd_plot_heatmap write it) at
  * dpi (GSVD_PLOT_SVG_DPI = its own pixel size; the PNG is round(w * dpi / 96) x
