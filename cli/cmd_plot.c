@@ -1,4 +1,4 @@
-/* cli/cmd_plot.c - `gensvd plot pca|pdist`: pictures of results as self-contained SVG.
+/* cli/cmd_plot.c - `gensvd plot pca|pdist`: pictures of results as self-contained SVG or PNG.
  * The drawing lives in plot/; this file parses options, opens the inputs, and maps errors. */
 #include "gsvd_config.h"
 
@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "common/alloc.h"
@@ -15,6 +16,7 @@
 #include "plot/data.h"
 #include "plot/heatmap.h"
 #include "plot/pca_plot.h"
+#include "plot/png.h"
 #include "plot/svg.h"
 
 struct plot_opts {
@@ -22,11 +24,15 @@ struct plot_opts {
     const char *input, *output, *color_by, *label_column, *title, *pcs_store;
     const char *pcs_arg; /* --pcs as given: A,B (pca) or PCS.zarr (pdist) */
     size_t pc_x, pc_y, grid, max_cells;
-    int order; /* enum gsvd_plot_order, -1 = default */
+    int order;  /* enum gsvd_plot_order, -1 = default */
+    int format; /* FORMAT_SVG, FORMAT_PNG, -1 = from the output's extension */
+    double dpi; /* PNG resolution; GSVD_PLOT_SVG_DPI = the SVG's pixel size */
     struct gsvd_cli_common common;
 };
 
 static const char *const plot_orders[] = {"input", "label", "pc1", "cluster", NULL};
+enum { FORMAT_SVG = 0, FORMAT_PNG = 1 };
+static const char *const plot_formats[] = {"svg", "png", NULL}; /* FORMAT_* */
 
 #define PLOT(field) GSVD_OPT_FIELD(struct plot_opts, field)
 static const struct gsvd_opt plot_options[] = {
@@ -36,7 +42,21 @@ static const struct gsvd_opt plot_options[] = {
      PLOT(output),
      .arg = "FILE",
      .flags = GSVD_OPTF_FILE,
-     .help = "the SVG to write (replaced if it exists)"},
+     .help = "the picture to write (replaced if it exists)"},
+    {.name = "format",
+     .type = GSVD_OPT_CHOICE,
+     PLOT(format),
+     .arg = "FMT",
+     .choices = plot_formats,
+     .help = "svg or png, whatever the output's name [png when it ends in\n.png, else svg]"},
+    {.name = "dpi",
+     .type = GSVD_OPT_DOUBLE,
+     PLOT(dpi),
+     .arg = "N",
+     .dlo = 1,
+     .dhi = 2400,
+     .help = "PNG resolution: 96 draws one pixel per SVG pixel, 192 twice\nas many each way "
+             "[96]"},
     {.name = "color-by",
      .type = GSVD_OPT_STRING,
      PLOT(color_by),
@@ -114,10 +134,11 @@ static const struct gsvd_opt_bind plot_groups[] = {
 static const char *const plot_kinds[] = {"pca", "pdist", NULL}; /* o.kind 0, 1 */
 static const struct gsvd_cmd_spec plot_spec = {
     .name = "plot",
-    .intro = "Usage: gensvd plot pca [options] PCS.zarr -o OUT.svg\n"
-             "       gensvd plot pdist [options] DIST.zarr -o OUT.svg\n"
+    .intro = "Usage: gensvd plot pca [options] PCS.zarr -o OUT.svg|OUT.png\n"
+             "       gensvd plot pdist [options] DIST.zarr -o OUT.svg|OUT.png\n"
              "Draw the output of `gensvd pca` (PC scatter plot with legend and scree inset) or\n"
-             "`gensvd pdist` (heatmap of the distance matrix) as a self-contained SVG.\n",
+             "`gensvd pdist` (heatmap of the distance matrix) as a self-contained SVG, or as\n"
+             "a PNG of the same picture.\n",
     .groups = plot_groups,
     .n_groups = GSVD_ARRAY_LEN(plot_groups),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
@@ -143,6 +164,21 @@ static int parse_pcs(const char *s, size_t *a, size_t *b)
     return GSVD_OK;
 }
 
+/* The finished SVG to o->output, rasterised first for --format png. */
+static int write_output(const struct plot_opts *o, const struct gsvd_buf *svg)
+{
+    struct gsvd_buf png = GSVD_BUF_INIT;
+    int rc = GSVD_OK;
+
+    if (o->format != FORMAT_PNG)
+        return gsvd_plot_write_file(o->output, svg);
+    GSVD_TRY(gsvd_plot_png_render(svg, o->dpi, &png));
+    GSVD_TRY(gsvd_plot_write_file(o->output, &png));
+out:
+    gsvd_buf_free(&png);
+    return rc;
+}
+
 static int run_pca(const struct plot_opts *o, struct gsvd_cli_input *in)
 {
     struct gsvd_plot_pcs pcs = {0};
@@ -160,7 +196,7 @@ static int run_pca(const struct plot_opts *o, struct gsvd_cli_input *in)
             gsvd_log_warn("%s: no sample has a label", o->color_by);
     }
     GSVD_TRY(gsvd_plot_pca(&pcs, &p, &svg));
-    GSVD_TRY(gsvd_plot_write_file(o->output, &svg));
+    GSVD_TRY(write_output(o, &svg));
 out:
     gsvd_buf_free(&svg);
     gsvd_plot_labels_free(&labels);
@@ -227,7 +263,7 @@ static int run_pdist(const struct plot_opts *o, struct gsvd_cli_input *in)
         p.pc1 = pc1;
     }
     GSVD_TRY(gsvd_plot_heatmap(in->tree, in->node, &ids, &p, &svg));
-    GSVD_TRY(gsvd_plot_write_file(o->output, &svg));
+    GSVD_TRY(write_output(o, &svg));
 out:
     gsvd_free(pc1);
     gsvd_buf_free(&svg);
@@ -240,7 +276,11 @@ out:
 static int check_opts(struct plot_opts *o, const char *pcs_arg)
 {
     if (!o->output)
-        return gsvd_cli_usage_error("plot", "missing -o OUT.svg");
+        return gsvd_cli_usage_error("plot", "missing -o OUT.svg or -o OUT.png");
+    if (o->format < 0) { /* like matplotlib's savefig: the extension decides */
+        size_t n = strlen(o->output);
+        o->format = n >= 4 && strcasecmp(o->output + n - 4, ".png") == 0 ? FORMAT_PNG : FORMAT_SVG;
+    }
     if (o->kind == 0) {
         if (o->order >= 0 || o->max_cells)
             return gsvd_cli_usage_error("plot", "--order and --max-cells are for plot pdist");
@@ -263,7 +303,12 @@ static int check_opts(struct plot_opts *o, const char *pcs_arg)
 
 int gsvd_cmd_plot(int argc, char **argv)
 {
-    struct plot_opts o = {.pc_x = 1, .pc_y = 2, .order = -1, .common = GSVD_CLI_COMMON_DEFAULT};
+    struct plot_opts o = {.pc_x = 1,
+                          .pc_y = 2,
+                          .order = -1,
+                          .format = -1,
+                          .dpi = GSVD_PLOT_SVG_DPI,
+                          .common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
     int first, rc = gsvd_opts_parse(&plot_spec, argc, argv, &o, &first);
 
@@ -277,6 +322,12 @@ int gsvd_cmd_plot(int argc, char **argv)
     o.input = argv[first + 1];
     if ((rc = check_opts(&o, o.pcs_arg)) != 0)
         return rc;
+    if (o.format == FORMAT_PNG && !gsvd_plot_png_available()) {
+        gsvd_log_error("%s: PNG output is not built into this gensvd (rebuild with librsvg: "
+                       "apt-get install librsvg2-dev; cmake -DGENSVD_PNG=ON), or write SVG",
+                       o.output);
+        return gsvd_cli_exit_code(GSVD_ENOTBUILT);
+    }
     rc = gsvd_cli_open_input(o.input, NULL, &in);
     if (rc == GSVD_OK)
         rc = o.kind == 0 ? run_pca(&o, &in) : run_pdist(&o, &in);

@@ -18,6 +18,7 @@
 #if GSVD_HAVE_MPI
 #include "mpi/comm_mpi.h"
 #endif
+#include "plot/png.h"
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/store.h"
@@ -70,6 +71,8 @@ static gsvd_comm *world;
 
 static void version(void)
 {
+    char plot[128];
+
     printf("gensvd %s\n", GSVD_VERSION);
     printf("backends: %s\n", gsvd_backend_list());
     printf("cuda: %s\n", gsvd_backend_cuda_info());
@@ -80,6 +83,8 @@ static void version(void)
 #endif
     printf("stores: %s\n", gsvd_store_supported());
     printf("codecs: %s\n", gsvd_codec_supported());
+    gsvd_plot_formats(plot, sizeof plot);
+    printf("plot: %s\n", plot);
     printf("libraries: c-blosc %s, zstd %s, zlib %s, lz4 %s\n", BLOSC_VERSION_STRING,
            ZSTD_versionString(), zlibVersion(), LZ4_versionString());
 }

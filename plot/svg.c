@@ -15,12 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <zlib.h>
-
 #include "common/alloc.h"
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "plot/png.h"
 
 const char *const gsvd_plot_palette[GSVD_PLOT_N_COLOURS] = {
     "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#000000",
@@ -154,33 +153,6 @@ void gsvd_plot_viridis(double t, uint8_t rgb[3])
         rgb[c] = (uint8_t)lround(v[i][c] + (v[i + 1][c] - v[i][c]) * x);
 }
 
-static void put_be32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)(v >> 24);
-    p[1] = (uint8_t)(v >> 16);
-    p[2] = (uint8_t)(v >> 8);
-    p[3] = (uint8_t)v;
-}
-
-/* Append one PNG chunk (length, type, data, CRC over type and data). */
-static int png_chunk(struct gsvd_buf *png, const char *type, const uint8_t *data, size_t n)
-{
-    uint8_t hdr[8], crc[4];
-    uLong c = crc32(0L, (const Bytef *)type, 4);
-    int rc;
-
-    if (n > 0x7fffffffu)
-        return GSVD_EINTERNAL;
-    put_be32(hdr, (uint32_t)n);
-    memcpy(hdr + 4, type, 4);
-    if (n)
-        c = crc32(c, data, (uInt)n);
-    put_be32(crc, (uint32_t)c);
-    if ((rc = gsvd_buf_append(png, hdr, 8)) < 0 || (n && (rc = gsvd_buf_append(png, data, n)) < 0))
-        return rc;
-    return gsvd_buf_append(png, crc, 4);
-}
-
 static int base64(struct gsvd_buf *b, const uint8_t *p, size_t n)
 {
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -204,47 +176,18 @@ out:
     return rc;
 }
 
-/* An 8-bit RGB PNG: each row gets filter byte 0, zlib level 6. */
+/* An 8-bit RGB PNG (plot/png.c) in base64. */
 int gsvd_svg_png_uri(struct gsvd_buf *b, const uint8_t *rgb, size_t w, size_t h)
 {
-    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     struct gsvd_buf png = GSVD_BUF_INIT;
-    uint8_t ihdr[13] = {0}, *raw = NULL, *z = NULL;
-    size_t row = 3 * w + 1, n_raw = row * h;
-    uLongf n_z;
     int rc = GSVD_OK;
 
     if (w == 0 || h == 0 || w > 100000 || h > 100000)
         return GSVD_EINTERNAL;
-    raw = gsvd_malloc(n_raw);
-    n_z = compressBound((uLong)n_raw);
-    z = gsvd_malloc(n_z);
-    if (!raw || !z) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    for (size_t y = 0; y < h; y++) {
-        raw[y * row] = 0;
-        memcpy(raw + y * row + 1, rgb + y * 3 * w, 3 * w);
-    }
-    if (compress2(z, &n_z, raw, (uLong)n_raw, 6) != Z_OK) {
-        gsvd_log_error("zlib failed to compress a %zux%zu image", w, h);
-        rc = GSVD_EINTERNAL;
-        goto out;
-    }
-    put_be32(ihdr, (uint32_t)w);
-    put_be32(ihdr + 4, (uint32_t)h);
-    ihdr[8] = 8; /* bit depth */
-    ihdr[9] = 2; /* colour type RGB; compression, filter and interlace 0 */
-    GSVD_TRY(gsvd_buf_append(&png, sig, sizeof sig));
-    GSVD_TRY(png_chunk(&png, "IHDR", ihdr, sizeof ihdr));
-    GSVD_TRY(png_chunk(&png, "IDAT", z, n_z));
-    GSVD_TRY(png_chunk(&png, "IEND", NULL, 0));
+    GSVD_TRY(gsvd_png_encode_rgb(&png, rgb, w, h, 0));
     GSVD_TRY(gsvd_buf_puts(b, "data:image/png;base64,"));
     GSVD_TRY(base64(b, (const uint8_t *)png.data, png.len));
 out:
-    gsvd_free(raw);
-    gsvd_free(z);
     gsvd_buf_free(&png);
     return rc;
 }

@@ -19,7 +19,8 @@ done
 
 pkgs=(build-essential cmake pkg-config libblosc-dev libzstd-dev zlib1g-dev liblz4-dev
       libcurl4-openssl-dev libssl-dev libcjson-dev libopenblas-dev liblapacke-dev
-      libopenmpi-dev openmpi-bin)
+      libopenmpi-dev openmpi-bin
+      librsvg2-dev fonts-dejavu-core) # plot --format png: librsvg + cairo, and a font for text
 if [ $want_tests = 1 ]; then
     pkgs+=(python3 python3-venv python3-dev plink1.9 plink2 clang clang-format time
            chromium libxml2-utils zsh) # plot tests: headless rendering, xmllint; zsh completion
