@@ -32,7 +32,7 @@ echo "== ctest (Debug, ASan+UBSan, no CUDA)"
 GENSVD_BUILD_DIR=build-asan GENSVD_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DGENSVD_WERROR=ON -DGENSVD_CUDA=OFF -DGENSVD_MPI=OFF -DGENSVD_SANITIZE=address;undefined" \
     scripts/setup.sh
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "gpu|bench|slow"
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "gpu|bench|slow|install"
 
 echo "== clang-format"
 files=$(git ls-files '*.c' '*.h' '*.cu' 2>/dev/null || find common zarr analysis gpu cli tests -name '*.[ch]')
