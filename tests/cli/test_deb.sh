@@ -8,8 +8,9 @@
 #                                   dpkg-deb -x into a temporary root and runs gensvd from
 #                                   there (simulate + pca), man -w and the bash completion.
 #   test_deb.sh dpkg BUILD_DIR      as root: dpkg -i, /usr/bin/gensvd --version, man -w
-#                                   gensvd and gensvd-pca, the installed bash completion,
-#                                   dpkg -r, every installed file gone.
+#                                   gensvd and gensvd-pca, the installed bash completion
+#                                   (pca --method and its values), zsh's compinit finds
+#                                   _gensvd, dpkg -r, every installed file gone.
 # Exit 77 (skipped): no dpkg-deb/cpack; for dpkg, not root, no dpkg, or a gensvd the machine's
 # owner installed (a package or a file in /usr/bin: never replaced).  A gensvd package left
 # by a killed run of this test (its marker file) is removed first.  An EXIT trap removes the
@@ -176,6 +177,10 @@ check "method values known" test -n "$methods"
 for m in $methods; do
     check "installed completion: pca --method offers $m" offers "$comp" "$m" pca --method ""
 done
+if command -v zsh >/dev/null; then # Debian's zsh has vendor-completions in its default fpath
+    check "zsh finds the installed completion" zsh -f -c 'autoload -U compinit; compinit -u -D
+        [[ $_comps[gensvd] == _gensvd ]]'
+fi
 listed=$(dpkg-query -L gensvd)
 dpkg_locked -r gensvd >"$tmp/remove.log" 2>&1
 check "dpkg -r" bash -c '! dpkg-query -W -f="\${Status}" gensvd 2>/dev/null | grep -q "ok installed"'
