@@ -186,7 +186,10 @@ static int run_pca(const struct plot_opts *o, struct gsvd_cli_input *in)
     struct gsvd_plot_pca_params p = {
         .pc_x = o->pc_x, .pc_y = o->pc_y, .grid = o->grid, .title = o->title};
     struct gsvd_buf svg = GSVD_BUF_INIT;
+    struct gsvd_cli_bar bar;
     int rc = GSVD_OK;
+
+    p.progress = gsvd_cli_progress(&bar, "plot", o->common.progress);
 
     GSVD_TRY(gsvd_plot_pcs_read(in->tree, in->node, &pcs));
     if (o->color_by) {
@@ -247,8 +250,11 @@ static int run_pdist(const struct plot_opts *o, struct gsvd_cli_input *in)
     struct gsvd_plot_labels labels = GSVD_PLOT_LABELS_INIT;
     struct gsvd_plot_heat_params p = {.max_cells = o->max_cells, .title = o->title};
     struct gsvd_buf svg = GSVD_BUF_INIT;
+    struct gsvd_cli_bar bar;
     double *pc1 = NULL;
     int rc = GSVD_OK;
+
+    p.progress = gsvd_cli_progress(&bar, "plot", o->common.progress);
 
     GSVD_TRY(gsvd_plot_read_ids(in->tree, in->node, &ids));
     if (o->color_by) {

@@ -23,11 +23,17 @@
 /* Where one pass over the matrix puts its values. */
 struct sink {
     size_t n, m;
-    const size_t *cell; /* sample -> cell index (display order) */
-    double *sum;        /* m x m */
-    double *cnt;        /* m x m */
-    float *full;        /* n x n (cluster order), or NULL */
+    const size_t *cell;                   /* sample -> cell index (display order) */
+    double *sum;                          /* m x m */
+    double *cnt;                          /* m x m */
+    float *full;                          /* n x n (cluster order), or NULL */
+    const struct gsvd_progress *progress; /* "distances": values read of the layout's total */
 };
+
+static void tick(const struct sink *s, uint64_t done, uint64_t total)
+{
+    gsvd_progress_report(s->progress, "distances", done, total);
+}
 
 static void put(struct sink *s, size_t i, size_t j, double v)
 {
@@ -62,6 +68,7 @@ static int stream_square(gsvd_reader *r, size_t n, double *v, struct gsvd_buf *r
             for (size_t i = 0; i < count[0]; i++)
                 for (size_t j = 0; j < count[1]; j++)
                     put(s, i0 + i, j0 + j, i0 + i == j0 + j ? 0 : v[i * count[1] + j]);
+            tick(s, (uint64_t)i0 * n + (uint64_t)count[0] * (j0 + count[1]), (uint64_t)n * n);
         }
 out:
     return rc;
@@ -90,6 +97,7 @@ static int stream_condensed(gsvd_reader *r, size_t n, double *v, struct gsvd_buf
             }
         }
         at += count[0];
+        tick(s, at, total);
     }
 out:
     return rc;
@@ -309,10 +317,11 @@ out:
 }
 
 /* The cluster order: the whole matrix as float32, NaN as the largest distance. */
-static int cluster_order(gsvd_array *a, size_t n, int condensed, float **full, size_t *order,
+static int cluster_order(gsvd_array *a, size_t n, int condensed,
+                         const struct gsvd_progress *progress, float **full, size_t *order,
                          size_t *ma, size_t *mb, double *height)
 {
-    struct sink s = {.n = n};
+    struct sink s = {.n = n, .progress = progress};
     float *copy = NULL, top = 0;
     size_t nn;
     int rc = GSVD_OK;
@@ -383,7 +392,7 @@ int gsvd_plot_heatmap(gsvd_tree *t, const char *node, const struct gsvd_strlist 
         goto out;
     }
     if (cluster)
-        GSVD_TRY(cluster_order(a, n, condensed, &full, order, ma, mb, height));
+        GSVD_TRY(cluster_order(a, n, condensed, &p->progress, &full, order, ma, mb, height));
     else
         GSVD_TRY(simple_order(p, n, order));
     for (size_t q = 0; q < n; q++)
@@ -391,6 +400,7 @@ int gsvd_plot_heatmap(gsvd_tree *t, const char *node, const struct gsvd_strlist 
     s.n = n;
     s.m = m;
     s.cell = cell;
+    s.progress = &p->progress;
     if (full) { /* already in memory */
         for (size_t i = 0; i < n; i++)
             for (size_t j = 0; j < n; j++)

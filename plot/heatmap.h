@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include "common/buf.h"
 #include "common/gsvd_defs.h"
+#include "common/progress.h"
 #include "plot/data.h"
 #include "zarr/tree.h"
 GSVD_EXTERN_C_BEGIN
@@ -40,6 +41,8 @@ struct gsvd_plot_heat_params {
     const double *pc1;                     /* borrowed; N values for ORDER_PC1, else NULL */
     size_t max_cells;                      /* cells per axis at most; 0 = GSVD_PLOT_MAX_CELLS */
     const char *title;                     /* borrowed; NULL: none */
+    struct gsvd_progress progress; /* "distances": values read of the stored layout (N x N, or
+                                      N(N-1)/2 condensed); no reports when its fn is NULL */
 };
 
 /* Draw the heatmap of the `distance` array of group `node` in t (N = ids->n samples, the

@@ -191,11 +191,18 @@ static int group_shape(int g)
     return g < 0 ? 0 : (g / GSVD_PLOT_N_COLOURS) % GSVD_PLOT_N_SHAPES;
 }
 
+/* Points drawn of all panels, reported every TICK_POINTS points as "points". */
+#define TICK_POINTS 8192
+struct ticker {
+    const struct gsvd_progress *progress;
+    uint64_t done, total;
+};
+
 /* The markers of one panel: per group (unlabelled first), one element per point with a
  * tooltip up to GSVD_PLOT_POINT_ELEMENTS samples, else one path per group. */
 static int draw_points(struct gsvd_buf *b, const struct frame *f, const struct gsvd_plot_pcs *p,
                        const struct gsvd_plot_labels *l, const size_t *by_group,
-                       const size_t *first, size_t qx, size_t qy, double r)
+                       const size_t *first, size_t qx, size_t qy, double r, struct ticker *t)
 {
     size_t n_groups = l ? l->names.n : 0;
     int each = p->n <= GSVD_PLOT_POINT_ELEMENTS, rc = GSVD_OK;
@@ -212,6 +219,8 @@ static int draw_points(struct gsvd_buf *b, const struct frame *f, const struct g
         for (size_t j = first[gi]; j < first[gi + 1]; j++) {
             size_t i = by_group[j];
             double u = p->proj[i * p->k + qx], v = p->proj[i * p->k + qy];
+            if (++t->done % TICK_POINTS == 0 && t->done < t->total)
+                gsvd_progress_report(t->progress, "points", t->done, t->total);
             if (!isfinite(u) || !isfinite(v))
                 continue;
             if (each)
@@ -338,6 +347,7 @@ int gsvd_plot_pca(const struct gsvd_plot_pcs *pcs, const struct gsvd_plot_pca_pa
     double right = left + step * (double)(cells - 1) + panel + 40;
     double r = pcs->n <= 1000 ? 3 : pcs->n <= 10000 ? 2.2 : pcs->n <= 100000 ? 1.5 : 1;
     double w = right + 240, h, legend_h = LEGEND_ROW * (double)legend_rows;
+    struct ticker t = {&p->progress, 0, (uint64_t)pcs->n * (g ? g * (g - 1) / 2 : 1)};
     int rc = GSVD_OK;
 
     if (g ? g > pcs->k : (p->pc_x > pcs->k || p->pc_y > pcs->k)) {
@@ -366,8 +376,9 @@ int gsvd_plot_pca(const struct gsvd_plot_pcs *pcs, const struct gsvd_plot_pca_pa
             range(pcs, qx, &f.xlo, &f.xhi);
             range(pcs, qy, &f.ylo, &f.yhi);
             GSVD_TRY(draw_axes(svg, &f, pcs, qx, qy, g ? 10 : 12));
-            GSVD_TRY(draw_points(svg, &f, pcs, l, by_group, first, qx, qy, g ? r * 0.8 : r));
+            GSVD_TRY(draw_points(svg, &f, pcs, l, by_group, first, qx, qy, g ? r * 0.8 : r, &t));
         }
+    gsvd_progress_report(&p->progress, "points", t.total, t.total);
     GSVD_TRY(draw_legend(svg, right + 10, top + 8, pcs, l));
     GSVD_TRY(draw_scree(svg, right + 40, top + legend_h + 60, 170, 110, pcs));
     GSVD_TRY(gsvd_svg_end(svg));

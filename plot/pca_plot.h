@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include "common/buf.h"
 #include "common/gsvd_defs.h"
+#include "common/progress.h"
 #include "plot/data.h"
 #include "zarr/tree.h"
 GSVD_EXTERN_C_BEGIN
@@ -45,6 +46,7 @@ struct gsvd_plot_pca_params {
     size_t grid;                           /* 0: one panel; g >= 2: every pair of PC1..PCg */
     const struct gsvd_plot_labels *labels; /* borrowed; NULL: every sample unlabelled */
     const char *title;                     /* borrowed; NULL: none */
+    struct gsvd_progress progress;         /* "points": points drawn of n x panels; fn NULL: none */
 };
 
 /* Draw the plot of pcs into svg (appended).  GSVD_EINCONSIST (logged) when a requested

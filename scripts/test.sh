@@ -36,7 +36,7 @@ GENSVD_BUILD_DIR=build-asan GENSVD_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DGENSVD
     scripts/setup.sh
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
-    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "gpu|bench|slow"
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "gpu|bench|slow|install"
 
 echo "== clang-format"
 files=$(git ls-files '*.c' '*.h' '*.cu' 2>/dev/null || find common zarr analysis gpu cli tests -name '*.[ch]')
