@@ -105,9 +105,12 @@ if [ "$mode" = extract ]; then
     if command -v readelf >/dev/null && command -v dpkg >/dev/null; then
         dep_names=" $(sed 's/ ([^)]*)//g; s/|/,/g; s/,/ /g' <<<"$depends" | xargs) "
         for lib in $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'); do
-            path=$(ldd "$bin" | awk -v l="$lib" '$1 == l {print $3}')
+            # "lib => /path (addr)"; the dynamic loader is listed as "/path/lib (addr)"
+            path=$(ldd "$bin" | awk -v l="$lib" '$1 == l && $3 ~ /^\// {print $3; exit}
+                {n = split($1, a, "/"); if (n > 1 && a[n] == l) {print $1; exit}}')
             owner=""
             for p in "$path" "$(readlink -f "$path")" "${path#/usr}" "/usr$path"; do
+                [ -n "$path" ] || break # never dpkg -S "" (it matches every package)
                 owner=$(dpkg -S "$p" 2>/dev/null | head -1 | sed 's/:.*//; s/,.*//') && [ -n "$owner" ] && break
             done
             ok=0
