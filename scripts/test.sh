@@ -16,7 +16,7 @@ build/cli/gensvd --version | grep -q '^mpi: Open MPI' || { echo "MPI not built" 
 build/cli/gensvd --version | grep -q '^plot: svg, png' || { echo "PNG not built" >&2; exit 1; }
 jobs=$(nproc)
 echo "== ctest (Release, -Werror)"
-ctest --test-dir build --output-on-failure -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs" -LE soak
 
 echo "== clang build (a second compiler for the intrinsics and target_clones code): unit, cli, fuzz;"
 echo "   without librsvg (GENSVD_PNG=OFF): plot_png checks that --format png is refused"
@@ -36,7 +36,7 @@ GENSVD_BUILD_DIR=build-asan GENSVD_CMAKE_ARGS="-DCMAKE_BUILD_TYPE=Debug -DGENSVD
     scripts/setup.sh
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS=suppressions=$PWD/tests/lsan.supp \
-    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "gpu|bench|slow|install"
+    ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE "gpu|bench|slow|install|soak"
 
 echo "== clang-format"
 files=$(git ls-files '*.c' '*.h' '*.cu' 2>/dev/null || find common zarr analysis gpu cli tests -name '*.[ch]')
