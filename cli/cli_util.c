@@ -392,6 +392,18 @@ static double bar_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* "12.3k/s": n per second with an SI suffix, into out (>= 16 bytes). */
+static void bar_rate(char *out, size_t n, double per_s)
+{
+    static const char *const suf[] = {"", "k", "M", "G", "T"};
+    size_t i = 0;
+    while (per_s >= 999.5 && i < 4) {
+        per_s /= 1000.0;
+        i++;
+    }
+    snprintf(out, n, "%.3g%s/s", per_s, suf[i]);
+}
+
 static void bar_draw(void *ctx, const char *what, uint64_t done, uint64_t total)
 {
     struct gsvd_cli_bar *b = ctx;
@@ -411,14 +423,17 @@ static void bar_draw(void *ctx, const char *what, uint64_t done, uint64_t total)
     b->shown = t;
     if (total) {
         double frac = (double)done / (double)total, el = t - b->t0;
+        char rate[24] = "";
+        if (el > 0)
+            bar_rate(rate, sizeof rate, (double)done / el);
         fprintf(stderr, "\r[%s] %s: %llu/%llu (%3.0f%%)", b->cmd, what, (unsigned long long)done,
                 (unsigned long long)total, 100.0 * frac);
         if (end)
-            fprintf(stderr, " in %.1f s   ", el);
+            fprintf(stderr, " in %.1f s%s%s   ", el, rate[0] ? ", " : "", rate);
         else if (frac > 0.02 && el > 0.5)
-            fprintf(stderr, " ETA %.0f s   ", el * (1 - frac) / frac);
+            fprintf(stderr, " %s, ETA %.0f s   ", rate, el * (1 - frac) / frac);
         else
-            fputs("           ", stderr);
+            fputs("                     ", stderr);
     } else {
         fprintf(stderr, "\r[%s] %s: %llu", b->cmd, what, (unsigned long long)done);
     }

@@ -27,7 +27,8 @@ struct dump_ctx {
     uint64_t count[GSVD_MAX_DIMS];
     uint64_t block_rows; /* rows of axis 0 per block */
     uint64_t n_blocks;
-    int stats; /* --stats instead of values */
+    int stats;                     /* --stats instead of values */
+    struct gsvd_progress progress; /* per block of chunk rows consumed */
     /* --stats accumulators, merged in block order by the consumer */
     uint64_t n_values, n_nan;
     double sum, min, max;
@@ -82,6 +83,7 @@ static const struct gsvd_opt_group dump_notes = {
 static const struct gsvd_opt_bind dump_groups[] = {
     {&dump_group, 0},
     {&gsvd_opts_threads, offsetof(struct dump_opts, common)},
+    {&gsvd_opts_progress, offsetof(struct dump_opts, common)},
     {&gsvd_opts_basic, offsetof(struct dump_opts, common)},
     {&dump_notes, 0},
     {&gsvd_opts_remote, offsetof(struct dump_opts, common)},
@@ -435,7 +437,7 @@ static int dump_consume(void *vctx, uint64_t block, void *vslot)
 {
     struct dump_ctx *c = vctx;
     struct dump_slot *s = vslot;
-    (void)block;
+    gsvd_progress_report(&c->progress, "chunk rows", block + 1, c->n_blocks);
     if (c->stats) {
         c->n_values += s->n_values;
         c->n_nan += s->n_nan;
@@ -456,7 +458,8 @@ static int dump_consume(void *vctx, uint64_t block, void *vslot)
     return GSVD_OK;
 }
 
-static int run_dump(gsvd_array *a, const char *slice, int stats, size_t threads)
+static int run_dump(gsvd_array *a, const char *slice, int stats, size_t threads,
+                    struct gsvd_progress progress)
 {
     struct dump_ctx c = {0};
     struct dump_slot *slots = NULL;
@@ -467,6 +470,7 @@ static int run_dump(gsvd_array *a, const char *slice, int stats, size_t threads)
     c.arr = a;
     c.z = gsvd_array_meta(a);
     c.stats = stats;
+    c.progress = progress;
     if (parse_slice(slice, c.z, c.start, c.count) < 0) {
         gsvd_log_error("invalid --slice '%s' for an array of shape with %zu axes", slice,
                        c.z->ndim);
@@ -541,6 +545,7 @@ int gsvd_cmd_dump(int argc, char **argv)
 {
     struct dump_opts o = {.common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
+    struct gsvd_cli_bar bar;
     gsvd_array *a = NULL;
     int first, kind, rc = gsvd_opts_parse(&dump_spec, argc, argv, &o, &first);
 
@@ -562,7 +567,8 @@ int gsvd_cmd_dump(int argc, char **argv)
     rc = gsvd_array_open(in.tree, in.node, &a);
     if (rc < 0)
         goto out;
-    rc = run_dump(a, o.slice, o.stats, o.common.threads);
+    rc = run_dump(a, o.slice, o.stats, o.common.threads,
+                  gsvd_cli_progress(&bar, "dump", o.common.progress));
 out:
     gsvd_array_close(a);
     gsvd_cli_close_input(&in);

@@ -7,7 +7,7 @@ n=40
 "$GENSVD" pdist s.zarr -m ibs -o sq.zarr -q || exit 12
 "$GENSVD" pdist s.zarr -m ibs -o cd.zarr --layout condensed -q || exit 13
 bar() { # FILE STAGE DONE: the stage's closing line is in FILE
-    tr '\r' '\n' <"$1" | grep -qx "\[plot\] $2: $3/$3 (100%) in [0-9.]* s *"
+    tr '\r' '\n' <"$1" | grep -qx "\[plot\] $2: $3/$3 (100%) in [0-9.]* s\(, [0-9.]*[kMGT]*/s\)\? *"
 }
 "$GENSVD" plot pca pcs.zarr -o a.svg --progress 2>e1 || exit 20
 bar e1 points $n || exit 21
