@@ -5,6 +5,7 @@
 #include "gsvd_config.h"
 
 #include "analysis/backend.h"
+#include "analysis/backend_internal.h"
 #if GSVD_HAVE_CUDA
 #include <dlfcn.h>
 #include <limits.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/backend_internal.h"
 #include "common/err.h"
 
 /* The loaded module: written once under `once`, read-only afterwards. */
@@ -106,15 +106,21 @@ static int cuda_proxy_create(const struct gsvd_backend_params *p, gsvd_backend *
 static const struct gsvd_backend_ops cuda_proxy_ops = {
     .version = GSVD_BACKEND_OPS_VERSION,
     .name = "cuda",
+    .kind = GSVD_BACKEND_DEVICE,
     .probe = cuda_proxy_probe,
     .create = cuda_proxy_create,
+};
+#else
+/* Known, not built in: `--device gpu` and `--device cuda` say so (GSVD_ENOTBUILT). */
+static const struct gsvd_backend_ops cuda_proxy_ops = {
+    .version = GSVD_BACKEND_OPS_VERSION,
+    .name = "cuda",
+    .kind = GSVD_BACKEND_DEVICE,
 };
 #endif
 
 const struct gsvd_backend_ops *const gsvd_backend_registry[] = {
-#if GSVD_HAVE_CUDA
     &cuda_proxy_ops,
-#endif
     &gsvd_backend_cpu_ops,
     NULL,
 };

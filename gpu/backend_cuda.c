@@ -25,6 +25,8 @@
 
 #include "analysis/backend_internal.h"
 #include "analysis/gblock_std.h"
+#include "analysis/pca_device.h"
+#include "analysis/pdist/pdist_device.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
@@ -926,12 +928,8 @@ static int cuda_pd_end(gsvd_backend *be, void *acc)
     return gsvd_cuda_pd_end(((struct backend_cuda *)be)->pd, acc);
 }
 
-const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
-    .version = GSVD_BACKEND_OPS_VERSION,
-    .name = "cuda",
-    .probe = cuda_probe,
-    .create = cuda_create,
-    .destroy = cuda_destroy,
+static const struct gsvd_pca_device_ops cuda_pca_ops = {
+    .version = GSVD_PCA_DEVICE_VERSION,
     .pass_begin = cuda_pass_begin,
     .pass_block = cuda_pass_block,
     .pass_end = cuda_pass_end,
@@ -942,10 +940,36 @@ const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
     .set_bound = cuda_set_bound,
     .pass_end_parts = cuda_pass_end_parts,
     .gram_end_parts = cuda_gram_end_parts,
-    .eigh = cuda_eigh,
+};
+
+static const struct gsvd_pdist_device_ops cuda_pdist_ops = {
+    .version = GSVD_PDIST_DEVICE_VERSION,
     .pd_memory = cuda_pd_memory,
     .pd_begin = cuda_pd_begin,
     .pd_planes = cuda_pd_planes,
     .pd_rows = cuda_pd_rows,
     .pd_end = cuda_pd_end,
+};
+
+static const void *cuda_analysis(const gsvd_backend *be, enum gsvd_analysis_id an)
+{
+    (void)be;
+    switch (an) {
+    case GSVD_AN_PCA:
+        return &cuda_pca_ops;
+    case GSVD_AN_PDIST:
+        return &cuda_pdist_ops;
+    }
+    return NULL;
+}
+
+const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
+    .version = GSVD_BACKEND_OPS_VERSION,
+    .name = "cuda",
+    .kind = GSVD_BACKEND_DEVICE,
+    .probe = cuda_probe,
+    .create = cuda_create,
+    .destroy = cuda_destroy,
+    .eigh = cuda_eigh,
+    .analysis = cuda_analysis,
 };

@@ -26,6 +26,8 @@
 #include "analysis/backend_internal.h"
 #include "analysis/genotype.h"
 #include "analysis/pca.h"
+#include "analysis/pca_device.h"
+#include "analysis/pdist/pdist_device.h"
 #include "common/rng.h"
 #include "gpu/backend_cuda.h"
 #include "gpu/kernels.h"

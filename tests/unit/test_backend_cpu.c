@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analysis/backend.h"
+#include "analysis/pca_device.h"
 #include "analysis/gblock_std.h"
 #include "common/err.h"
 #include "common/rng.h"

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "analysis/backend.h"
+#include "analysis/pca_device.h"
 #include "analysis/backend_internal.h"
 #include "common/rng.h"
 #include "common/xsum.h"
