@@ -33,6 +33,7 @@
 #include "common/log.h"
 #include "common/xsum.h"
 #include "gpu/cuda_check.h"
+#include "gpu/cuda_host.h"
 #include "gpu/kernels.h"
 #include "gpu/pdist_cuda.h"
 #include "gpu/staging.h"
@@ -179,8 +180,26 @@ static void cuda_destroy(gsvd_backend *be)
         cudaStreamDestroy(b->copy);
     if (b->compute)
         cudaStreamDestroy(b->compute);
-    gsvd_backend_destroy(b->host);
+    if (b->host)
+        b->host->ops->destroy(b->host);
     gsvd_free(b);
+}
+
+/* The program's CPU backend (gpu/cuda_host.h), for eigenproblems too small for the device. */
+static int host_backend_create(const struct gsvd_backend_params *p, gsvd_backend **out)
+{
+    const struct gsvd_backend_host *host = gsvd_cuda_host();
+    int rc;
+
+    *out = NULL;
+    if (!host) {
+        gsvd_log_error("the CUDA backend was created before gsvd_cuda_host_set");
+        return GSVD_EINTERNAL;
+    }
+    rc = host->cpu->create(p, out);
+    if (rc == GSVD_OK && !(*out)->ops)
+        (*out)->ops = host->cpu;
+    return rc;
 }
 
 /* Bind the first usable device, create the two streams (copy, compute), the cuBLAS and
@@ -198,7 +217,7 @@ static int cuda_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     if (!b)
         return GSVD_ENOMEM;
     b->base.ops = &gsvd_backend_cuda_ops;
-    GSVD_TRY(gsvd_backend_create(&gsvd_backend_cpu_ops, p, &b->host));
+    GSVD_TRY(host_backend_create(p, &b->host));
     if (!pick_device(&b->device, p ? p->local_rank : 0, why, sizeof why)) {
         gsvd_log_error("no usable cuda device: %s", why);
         rc = GSVD_ENODEVICE;
@@ -852,7 +871,7 @@ static int cuda_eigh(gsvd_backend *be, size_t n, double *a, double *w)
     const double one = 1.0, zero = 0.0;
 
     if (n < GSVD_CUDA_EIGH_DEVICE_MIN)
-        return gsvd_backend_eigh(b->host, n, a, w);
+        return b->host->ops->eigh(b->host, n, a, w);
     if (n > 0x7fffffff)
         return GSVD_EINVAL;
     GSVD_CUDA_TRY(cudaMalloc((void **)&da, nn * sizeof *da));
