@@ -31,7 +31,8 @@ static int answers(const struct gsvd_backend_ops *ops, const char *name)
 int gsvd_backend_open(const char *name, const struct gsvd_backend_params *p, gsvd_backend **out)
 {
     const struct gsvd_backend_ops *best = NULL;
-    int best_score = 0, is_auto = strcmp(name, "auto") == 0, known = is_auto;
+    int best_score = 0, is_auto = strcmp(name, "auto") == 0;
+    int known = is_auto || strcmp(name, "gpu") == 0;
     const char *missing = NULL;
     char why[256];
 

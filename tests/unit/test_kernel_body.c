@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "analysis/backend.h"
-#include "analysis/pca_device.h"
 #include "analysis/backend_internal.h"
+#include "analysis/pca_device.h"
 #include "common/rng.h"
 #include "common/xsum.h"
 #include "gpu/kernel_body.h"
