@@ -6,8 +6,12 @@
 #include "gpu/backend_cuda.h"
 #include "gpu/cuda_host.h"
 
-const struct gsvd_backend_ops *gsvd_cuda_module_init(const struct gsvd_backend_host *host);
-const char *gsvd_cuda_module_info(void);
+/* exported even when the build hides symbols by default (-fvisibility=hidden) */
+#define MODULE_EXPORT __attribute__((visibility("default")))
+
+MODULE_EXPORT const struct gsvd_backend_ops *
+gsvd_cuda_module_init(const struct gsvd_backend_host *host);
+MODULE_EXPORT const char *gsvd_cuda_module_info(void);
 
 /* Keep the program's table (borrowed: it must outlive the module's use) and return the CUDA
  * backend's vtable (static; valid while the module is loaded), or NULL when the table is
