@@ -7,6 +7,9 @@ set -u
 mod=${1:?usage: check_cuda_module.sh MODULE BINARY}
 bin=${2:?usage: check_cuda_module.sh MODULE BINARY}
 command -v nm >/dev/null || { echo "nm not found" >&2; exit 2; }
+for f in "$mod" "$bin"; do
+    [ -f "$f" ] || { echo "$f: not found (build gensvd and gensvd_cuda first)" >&2; exit 2; }
+done
 fail=0
 defined=$(nm -D --defined-only "$mod" | awk '{print $3}' | sort | tr '\n' ' ')
 if [ "$defined" != "gsvd_cuda_module_info gsvd_cuda_module_init " ]; then

@@ -5,6 +5,9 @@
  * libcudart loads the driver only when the module first asks for a device, and without one
  * the module's create still logs and allocates (then fails with GSVD_ENODEVICE).  Skipped
  * (77) only where the module itself cannot be loaded (no CUDA runtime libraries).
+ * With GENSVD_FAIL_ALLOC_AT=1 in a Debug build (GSVD_FAIL_ALLOC) it checks instead that the
+ * program's fault-injection counter numbers the module's allocations: the first allocation of
+ * the process is the module's, it fails, and the program's gsvd_alloc_failures() counts it.
  * Usage: test_cuda_module PATH/gensvd_cuda.so */
 #include "gsvd_config.h"
 
@@ -141,6 +144,23 @@ static void test_shared(init_fn init)
     GSVD_CHECK(n_free == n_alloc);
 }
 
+/* GENSVD_FAIL_ALLOC_AT=1: the module's first allocation is the process's first; it fails in
+ * the program's allocator and is counted there. */
+static void test_fail_at(init_fn init)
+{
+    struct gsvd_backend_params bp = {.n_threads = 1};
+    const struct gsvd_backend_ops *ops = init(gsvd_backend_host_table());
+    gsvd_backend *be = NULL;
+
+    GSVD_CHECK(ops != NULL);
+    if (!ops)
+        return;
+    GSVD_CHECK(gsvd_alloc_failures() == 0);
+    GSVD_CHECK_RC(ops->create(&bp, &be), GSVD_ENOMEM);
+    GSVD_CHECK(be == NULL);
+    GSVD_CHECK(gsvd_alloc_failures() == 1);
+}
+
 int main(int argc, char **argv)
 {
     void *h, *sym;
@@ -158,9 +178,14 @@ int main(int argc, char **argv)
     sym = dlsym(h, "gsvd_cuda_module_init");
     GSVD_CHECK(sym != NULL);
     if (sym) {
+        const char *fail_at = getenv("GENSVD_FAIL_ALLOC_AT");
         memcpy(&init, &sym, sizeof init);
-        test_init(init);
-        test_shared(init);
+        if (fail_at && strcmp(fail_at, "1") == 0) {
+            test_fail_at(init);
+        } else {
+            test_init(init);
+            test_shared(init);
+        }
     }
     dlclose(h);
     return gsvd_test_report("test_cuda_module");
