@@ -15,6 +15,7 @@
 #include "analysis/backend_internal.h"
 #include "analysis/cpu_rows.h"
 #include "analysis/gblock_std.h"
+#include "analysis/pca_device.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
@@ -858,12 +859,8 @@ static int cpu_eigh(gsvd_backend *be, size_t n, double *a, double *w)
     return GSVD_OK;
 }
 
-const struct gsvd_backend_ops gsvd_backend_cpu_ops = {
-    .version = GSVD_BACKEND_OPS_VERSION,
-    .name = "cpu",
-    .probe = cpu_probe,
-    .create = cpu_create,
-    .destroy = cpu_destroy,
+static const struct gsvd_pca_device_ops cpu_pca_ops = {
+    .version = GSVD_PCA_DEVICE_VERSION,
     .pass_begin = cpu_pass_begin,
     .pass_block = cpu_pass_block,
     .pass_end = cpu_pass_end,
@@ -871,8 +868,25 @@ const struct gsvd_backend_ops gsvd_backend_cpu_ops = {
     .gram_begin = cpu_gram_begin,
     .gram_block = cpu_gram_block,
     .gram_end = cpu_gram_end,
-    .eigh = cpu_eigh,
     .set_bound = cpu_set_bound,
     .pass_end_parts = cpu_pass_end_parts,
     .gram_end_parts = cpu_gram_end_parts,
+};
+
+/* PCA only: pdist counts on the host without a backend. */
+static const void *cpu_analysis(const gsvd_backend *be, enum gsvd_analysis_id an)
+{
+    (void)be;
+    return an == GSVD_AN_PCA ? &cpu_pca_ops : NULL;
+}
+
+const struct gsvd_backend_ops gsvd_backend_cpu_ops = {
+    .version = GSVD_BACKEND_OPS_VERSION,
+    .name = "cpu",
+    .kind = GSVD_BACKEND_HOST,
+    .probe = cpu_probe,
+    .create = cpu_create,
+    .destroy = cpu_destroy,
+    .eigh = cpu_eigh,
+    .analysis = cpu_analysis,
 };

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/pca.h"
+#include "analysis/pca_device.h"
 #include "common/comm.h"
 #include "common/gsvd_defs.h"
 

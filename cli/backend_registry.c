@@ -1,10 +1,12 @@
 /* cli/backend_registry.c - the one file that names every compiled-in compute backend.
  * The CUDA backend lives in the module gensvd_cuda.so next to the binary (or at
  * $GENSVD_CUDA_MODULE) and is loaded on first use, so runs that never probe a GPU do not map
- * the CUDA libraries. */
+ * the CUDA libraries.  The module is handed this program's table at init
+ * (analysis/backend_internal.h, struct gsvd_backend_host) and needs no exported symbol. */
 #include "gsvd_config.h"
 
 #include "analysis/backend.h"
+#include "analysis/backend_internal.h"
 #if GSVD_HAVE_CUDA
 #include <dlfcn.h>
 #include <limits.h>
@@ -14,7 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/backend_internal.h"
 #include "common/err.h"
 
 /* The loaded module: written once under `once`, read-only afterwards. */
@@ -56,20 +57,24 @@ static void cuda_module_load(void)
         return;
     }
     /* object-to-function pointer conversion the POSIX way (ISO C has none) */
-    const struct gsvd_backend_ops *(*ops_fn)(void) = NULL;
+    const struct gsvd_backend_ops *(*init_fn)(const struct gsvd_backend_host *) = NULL;
+    const struct gsvd_backend_ops *ops = NULL;
     const char *(*info_fn)(void) = NULL;
-    void *sym_ops = dlsym(h, "gsvd_cuda_module_ops"), *sym_info = dlsym(h, "gsvd_cuda_module_info");
-    if (sym_ops && sym_info) {
-        memcpy(&ops_fn, &sym_ops, sizeof ops_fn);
+    void *sym_init = dlsym(h, "gsvd_cuda_module_init");
+    void *sym_info = dlsym(h, "gsvd_cuda_module_info");
+    if (sym_init && sym_info) {
+        memcpy(&init_fn, &sym_init, sizeof init_fn);
         memcpy(&info_fn, &sym_info, sizeof info_fn);
+        /* the module logs and allocates through this program's table from here on */
+        ops = init_fn(gsvd_backend_host_table());
     }
-    if (!ops_fn || !info_fn || ops_fn()->version != GSVD_BACKEND_OPS_VERSION) {
+    if (!ops || ops->version != GSVD_BACKEND_OPS_VERSION) {
         snprintf(cuda_module.error, sizeof cuda_module.error,
                  "%.400s is not a gensvd CUDA module of this version", path);
         dlclose(h);
         return;
     }
-    cuda_module.ops = ops_fn();
+    cuda_module.ops = ops;
     cuda_module.info = info_fn();
 }
 
@@ -106,15 +111,21 @@ static int cuda_proxy_create(const struct gsvd_backend_params *p, gsvd_backend *
 static const struct gsvd_backend_ops cuda_proxy_ops = {
     .version = GSVD_BACKEND_OPS_VERSION,
     .name = "cuda",
+    .kind = GSVD_BACKEND_DEVICE,
     .probe = cuda_proxy_probe,
     .create = cuda_proxy_create,
+};
+#else
+/* Known, not built in: `--device gpu` and `--device cuda` say so (GSVD_ENOTBUILT). */
+static const struct gsvd_backend_ops cuda_proxy_ops = {
+    .version = GSVD_BACKEND_OPS_VERSION,
+    .name = "cuda",
+    .kind = GSVD_BACKEND_DEVICE,
 };
 #endif
 
 const struct gsvd_backend_ops *const gsvd_backend_registry[] = {
-#if GSVD_HAVE_CUDA
     &cuda_proxy_ops,
-#endif
     &gsvd_backend_cpu_ops,
     NULL,
 };

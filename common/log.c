@@ -25,13 +25,12 @@ enum gsvd_log_level gsvd_log_get_level(void)
     return log_level;
 }
 
-void gsvd_log_msg(enum gsvd_log_level level, const char *func, const char *fmt, ...)
+void gsvd_log_vmsg(enum gsvd_log_level level, const char *func, const char *fmt, va_list ap)
 {
     static const char tags[] = "-EWID";
     char line[2048];
     int saved = errno;
     int n;
-    va_list ap;
 
     if (level > log_level || level <= GSVD_LOG_OFF)
         return;
@@ -41,9 +40,7 @@ void gsvd_log_msg(enum gsvd_log_level level, const char *func, const char *fmt, 
         n = snprintf(line, sizeof line, "[%c::%s] ", tags[level], func);
     if (n < 0 || (size_t)n >= sizeof line)
         n = 0;
-    va_start(ap, fmt);
     vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
-    va_end(ap);
     /* one fputs of a whole line: stdio's lock keeps threads' lines apart */
     n = 0;
     while (line[n] != '\0')
@@ -52,4 +49,13 @@ void gsvd_log_msg(enum gsvd_log_level level, const char *func, const char *fmt, 
     line[n + 1] = '\0';
     fputs(line, stderr);
     errno = saved;
+}
+
+void gsvd_log_msg(enum gsvd_log_level level, const char *func, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    gsvd_log_vmsg(level, func, fmt, ap);
+    va_end(ap);
 }

@@ -4,6 +4,7 @@
  * stream lock, so lines from different threads do not interleave. */
 #ifndef GSVD_COMMON_LOG_H
 #define GSVD_COMMON_LOG_H
+#include <stdarg.h>
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -23,6 +24,10 @@ enum gsvd_log_level gsvd_log_get_level(void);
 /* Writes "[L::func] message\n" to stderr when level <= the current level. */
 void gsvd_log_msg(enum gsvd_log_level level, const char *func, const char *fmt, ...)
     GSVD_PRINTF(3, 4);
+/* The same with a va_list (ap is consumed); a module loaded at run time logs through this
+ * (analysis/backend_internal.h, struct gsvd_backend_host). */
+void gsvd_log_vmsg(enum gsvd_log_level level, const char *func, const char *fmt, va_list ap)
+    GSVD_PRINTF(3, 0);
 
 #define gsvd_log_error(...) gsvd_log_msg(GSVD_LOG_ERROR, __func__, __VA_ARGS__)
 #define gsvd_log_warn(...) gsvd_log_msg(GSVD_LOG_WARN, __func__, __VA_ARGS__)

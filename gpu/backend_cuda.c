@@ -25,12 +25,15 @@
 
 #include "analysis/backend_internal.h"
 #include "analysis/gblock_std.h"
+#include "analysis/pca_device.h"
+#include "analysis/pdist/pdist_device.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/xsum.h"
 #include "gpu/cuda_check.h"
+#include "gpu/cuda_host.h"
 #include "gpu/kernels.h"
 #include "gpu/pdist_cuda.h"
 #include "gpu/staging.h"
@@ -177,8 +180,26 @@ static void cuda_destroy(gsvd_backend *be)
         cudaStreamDestroy(b->copy);
     if (b->compute)
         cudaStreamDestroy(b->compute);
-    gsvd_backend_destroy(b->host);
+    if (b->host)
+        b->host->ops->destroy(b->host);
     gsvd_free(b);
+}
+
+/* The program's CPU backend (gpu/cuda_host.h), for eigenproblems too small for the device. */
+static int host_backend_create(const struct gsvd_backend_params *p, gsvd_backend **out)
+{
+    const struct gsvd_backend_host *host = gsvd_cuda_host();
+    int rc;
+
+    *out = NULL;
+    if (!host) {
+        gsvd_log_error("the CUDA backend was created before gsvd_cuda_host_set");
+        return GSVD_EINTERNAL;
+    }
+    rc = host->cpu->create(p, out);
+    if (rc == GSVD_OK && !(*out)->ops)
+        (*out)->ops = host->cpu;
+    return rc;
 }
 
 /* Bind the first usable device, create the two streams (copy, compute), the cuBLAS and
@@ -196,7 +217,7 @@ static int cuda_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     if (!b)
         return GSVD_ENOMEM;
     b->base.ops = &gsvd_backend_cuda_ops;
-    GSVD_TRY(gsvd_backend_create(&gsvd_backend_cpu_ops, p, &b->host));
+    GSVD_TRY(host_backend_create(p, &b->host));
     if (!pick_device(&b->device, p ? p->local_rank : 0, why, sizeof why)) {
         gsvd_log_error("no usable cuda device: %s", why);
         rc = GSVD_ENODEVICE;
@@ -850,7 +871,7 @@ static int cuda_eigh(gsvd_backend *be, size_t n, double *a, double *w)
     const double one = 1.0, zero = 0.0;
 
     if (n < GSVD_CUDA_EIGH_DEVICE_MIN)
-        return gsvd_backend_eigh(b->host, n, a, w);
+        return b->host->ops->eigh(b->host, n, a, w);
     if (n > 0x7fffffff)
         return GSVD_EINVAL;
     GSVD_CUDA_TRY(cudaMalloc((void **)&da, nn * sizeof *da));
@@ -926,12 +947,8 @@ static int cuda_pd_end(gsvd_backend *be, void *acc)
     return gsvd_cuda_pd_end(((struct backend_cuda *)be)->pd, acc);
 }
 
-const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
-    .version = GSVD_BACKEND_OPS_VERSION,
-    .name = "cuda",
-    .probe = cuda_probe,
-    .create = cuda_create,
-    .destroy = cuda_destroy,
+static const struct gsvd_pca_device_ops cuda_pca_ops = {
+    .version = GSVD_PCA_DEVICE_VERSION,
     .pass_begin = cuda_pass_begin,
     .pass_block = cuda_pass_block,
     .pass_end = cuda_pass_end,
@@ -942,10 +959,36 @@ const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
     .set_bound = cuda_set_bound,
     .pass_end_parts = cuda_pass_end_parts,
     .gram_end_parts = cuda_gram_end_parts,
-    .eigh = cuda_eigh,
+};
+
+static const struct gsvd_pdist_device_ops cuda_pdist_ops = {
+    .version = GSVD_PDIST_DEVICE_VERSION,
     .pd_memory = cuda_pd_memory,
     .pd_begin = cuda_pd_begin,
     .pd_planes = cuda_pd_planes,
     .pd_rows = cuda_pd_rows,
     .pd_end = cuda_pd_end,
+};
+
+static const void *cuda_analysis(const gsvd_backend *be, enum gsvd_analysis_id an)
+{
+    (void)be;
+    switch (an) {
+    case GSVD_AN_PCA:
+        return &cuda_pca_ops;
+    case GSVD_AN_PDIST:
+        return &cuda_pdist_ops;
+    }
+    return NULL;
+}
+
+const struct gsvd_backend_ops gsvd_backend_cuda_ops = {
+    .version = GSVD_BACKEND_OPS_VERSION,
+    .name = "cuda",
+    .kind = GSVD_BACKEND_DEVICE,
+    .probe = cuda_probe,
+    .create = cuda_create,
+    .destroy = cuda_destroy,
+    .eigh = cuda_eigh,
+    .analysis = cuda_analysis,
 };

@@ -1,6 +1,6 @@
-/* gpu/pdist_cuda.h - the CUDA backend's pdist accumulators (the pd_* ops of
- * analysis/backend_internal.h; contract in analysis/backend.h, "pdist accumulators on a
- * device").  gpu/backend_cuda.c owns one gsvd_cuda_pd per backend, made on the first band.
+/* gpu/pdist_cuda.h - the CUDA backend's pdist accumulators (its struct gsvd_pdist_device_ops;
+ * contract in analysis/pdist/pdist_device.h).  gpu/backend_cuda.c owns one gsvd_cuda_pd per
+ * backend, made on the first band.
  *
  * Data path: each piece (a segment of bit planes, or a float64 piece) is copied into the next
  * of two pinned staging slots, uploaded on a copy stream and consumed by a kernel on the
@@ -13,7 +13,7 @@
 #define GSVD_GPU_PDIST_CUDA_H
 #include <stddef.h>
 #include <stdint.h>
-#include "analysis/backend.h"
+#include "analysis/pdist/pdist_device.h"
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 

@@ -6,7 +6,9 @@
 #    analysis/backend_internal.h, and so may cli/backend_registry.c, which proxies the CUDA module);
 #  - banned calls: atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets everywhere;
 #    exit abort printf puts outside cli/; raw malloc/calloc/realloc/free outside common/alloc.c;
-#    stderr outside cli/ and common/log.c (the library layers are silent: log.h, progress.h).
+#    stderr outside cli/ and common/log.c (the library layers are silent: log.h, progress.h);
+#  - analysis/ code (comments aside, strings included) names no device API or backend ("cuda"):
+#    backends attach through the tables of analysis/backend_internal.h.
 #  Subfolders of the layer folders are checked too.
 # Usage: check_sources.sh [ROOT]
 set -u
@@ -55,6 +57,10 @@ for f in $files; do
                 bad "$f calls $fn() outside cli/"; ok=0
             fi
         done
+    fi
+    if [ "$dir" = analysis ] &&
+        perl -0777 -pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g' "$f" | grep -qi 'cuda'; then
+        bad "$f names cuda in code (backends attach through analysis/backend_internal.h)"; ok=0
     fi
     if [ "$dir" != mpi ] && grep -qE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<mpi\.h>' "$f"; then
         bad "$f includes mpi.h outside mpi/ (use common/comm.h)"; ok=0

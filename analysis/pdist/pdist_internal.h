@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "analysis/backend.h"
 #include "analysis/pdist/pdist.h"
+#include "analysis/pdist/pdist_device.h"
 #include "analysis/pdist/pdist_metric.h"
 
 struct pd_stripe {

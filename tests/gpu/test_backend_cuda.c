@@ -26,8 +26,11 @@
 #include "analysis/backend_internal.h"
 #include "analysis/genotype.h"
 #include "analysis/pca.h"
+#include "analysis/pca_device.h"
+#include "analysis/pdist/pdist_device.h"
 #include "common/rng.h"
 #include "gpu/backend_cuda.h"
+#include "gpu/cuda_host.h"
 #include "gpu/kernels.h"
 #include "gsvd_test.h"
 #include "pdist_serial.h"
@@ -375,6 +378,7 @@ int main(int argc, char **argv)
         printf("test_backend_cuda: skipped: %s\n", why);
         return 77;
     }
+    GSVD_CHECK_RC(gsvd_cuda_host_set(gsvd_backend_host_table()), 0);
     GSVD_CHECK_RC(gsvd_backend_create(&gsvd_backend_cpu_ops, &bp, &cpu), 0);
     GSVD_CHECK_RC(gsvd_backend_create(&gsvd_backend_cuda_ops, &bp, &gpu), 0);
     if (cpu && gpu) {

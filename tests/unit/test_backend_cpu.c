@@ -19,6 +19,7 @@
 
 #include "analysis/backend.h"
 #include "analysis/gblock_std.h"
+#include "analysis/pca_device.h"
 #include "common/err.h"
 #include "common/rng.h"
 #include "gsvd_test.h"

@@ -24,6 +24,7 @@
 #include "analysis/backend.h"
 #include "analysis/backend_internal.h"
 #include "analysis/pdist/pdist.h"
+#include "analysis/pdist/pdist_device.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/rng.h"
@@ -356,15 +357,27 @@ static void sd_destroy(gsvd_backend *be)
     (void)be;
 }
 
-static const struct gsvd_backend_ops serial_dev_ops = {
-    .version = GSVD_BACKEND_OPS_VERSION,
-    .name = "serial",
-    .destroy = sd_destroy,
+static const struct gsvd_pdist_device_ops serial_pdist_ops = {
+    .version = GSVD_PDIST_DEVICE_VERSION,
     .pd_memory = sd_memory,
     .pd_begin = sd_begin,
     .pd_planes = sd_planes,
     .pd_rows = sd_rows,
     .pd_end = sd_end,
+};
+
+static const void *sd_analysis(const gsvd_backend *be, enum gsvd_analysis_id an)
+{
+    (void)be;
+    return an == GSVD_AN_PDIST ? &serial_pdist_ops : NULL;
+}
+
+static const struct gsvd_backend_ops serial_dev_ops = {
+    .version = GSVD_BACKEND_OPS_VERSION,
+    .name = "serial",
+    .kind = GSVD_BACKEND_DEVICE,
+    .destroy = sd_destroy,
+    .analysis = sd_analysis,
 };
 
 struct collect {
