@@ -24,7 +24,7 @@ enum gsvd_exit {
     GSVD_EXIT_INTERNAL = 70,   /* a bug */
 };
 
-/* Map a gsvd_err to the process exit status (README's table). */
+/* Map a gsvd_err to the process exit status (docs/man/gensvd.md, "Exit codes"). */
 int gsvd_cli_exit_code(int rc);
 
 /* Print "gensvd CMD: message" and "Try 'gensvd CMD --help'." on stderr; returns

@@ -177,7 +177,8 @@ static const struct gsvd_cmd_spec ld_spec = {
              "Variants in approximate linkage equilibrium (plink2 --indep-pairwise): in a window\n"
              "sliding along each contig, pairs with r^2 above --r2 lose the variant with the "
              "lower\nminor allele frequency (the later one on a tie), in plink2's greedy order "
-             "(see the\nREADME); r^2 of dosages over the samples called in both; monomorphic "
+             "(see the\nmanual, man gensvd-ldprune); r^2 of dosages over the samples called in "
+             "both; monomorphic "
              "variants are\nremoved.\n",
     .groups = ld_groups,
     .n_groups = GSVD_ARRAY_LEN(ld_groups),

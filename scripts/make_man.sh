@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Write man pages from gensvd's own --help texts (run at build time, so they cannot drift):
-# OUTDIR/gensvd.1 from `gensvd --help`, and OUTDIR/gensvd-CMD.1 from `gensvd help CMD` for every
-# command that `gensvd --help` lists.  The help text goes in verbatim (.nf), roff-escaped.
-# Usage: scripts/make_man.sh GENSVD OUTDIR VERSION
+# Write man pages at build time from gensvd's own --help texts (so the option lists cannot
+# drift) and the manual's prose (docs/man/NAME.md, converted by scripts/md2roff.awk):
+# OUTDIR/gensvd.1 from `gensvd --help` + docs/man/gensvd.md, and OUTDIR/gensvd-CMD.1 from
+# `gensvd help CMD` + docs/man/gensvd-CMD.md for every command that `gensvd --help` lists.  The
+# help text goes in verbatim (.nf), roff-escaped, as SYNOPSIS AND OPTIONS; the prose follows as
+# DESCRIPTION (its "## " headings become sections of their own).
+# Usage: scripts/make_man.sh GENSVD OUTDIR VERSION [DOCS_MAN_DIR]
 set -euo pipefail
-[ $# = 3 ] || { echo "usage: make_man.sh GENSVD OUTDIR VERSION" >&2; exit 2; }
+[ $# = 3 ] || [ $# = 4 ] || { echo "usage: make_man.sh GENSVD OUTDIR VERSION [DOCS_MAN_DIR]" >&2; exit 2; }
 bin=$1 out=$2 version=$3
+here=$(cd "$(dirname "$0")" && pwd)
+docs=${4:-$here/../docs/man}
 mkdir -p "$out"
 escape() { sed -e 's/\\/\\e/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"; }
 page() { # NAME SUMMARY HELPTEXT-COMMAND...
@@ -15,9 +20,14 @@ page() { # NAME SUMMARY HELPTEXT-COMMAND...
     {
         printf '.TH %s 1 "" "gensvd %s" "User Commands"\n' "$upper" "$version"
         printf '.SH NAME\n%s \\- %s\n' "$name" "$(escape <<<"$summary")"
-        printf '.SH DESCRIPTION\n.nf\n'
+        printf '.SH SYNOPSIS AND OPTIONS\n.nf\n'
         "$@" | escape
-        printf '.fi\n.SH SEE ALSO\n'
+        printf '.fi\n'
+        if [ -f "$docs/$name.md" ]; then
+            printf '.SH DESCRIPTION\n'
+            awk -f "$here/md2roff.awk" "$docs/$name.md"
+        fi
+        printf '.SH SEE ALSO\n'
         if [ "$name" = gensvd ]; then
             printf 'Each command has its page: '
             cmds | while read -r c _; do printf '\\fBgensvd-%s\\fR(1) ' "$c"; done

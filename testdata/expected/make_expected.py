@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write the small genotype fixtures of tests/unit/test_numeric.c and their expected values,
-computed here with numpy from the documented rules (README: dosages, standardisation, filters,
+computed here with numpy from the documented rules (docs/man/gensvd-pca.md: dosages, standardisation, filters,
 PCA, pdist) - an oracle independent of gensvd's C code.
 
 usage: make_expected.py OUTDIR      (numpy; run from the repo root with the zarr3 test venv)

@@ -1,4 +1,4 @@
-"""Independent numpy model of gensvd ldprune (plink2 --indep-pairwise as README documents it):
+"""Independent numpy model of gensvd ldprune (plink2 --indep-pairwise as docs/man/gensvd-ldprune.md documents it):
 per contig a window of W variants (or of the variants within BP of its first one) moves by STEP;
 a monomorphic variant goes once its window holds another variant; then sweeps over the window:
 each remaining i (ascending) pairs with the remaining j > i it was not paired with before, in
