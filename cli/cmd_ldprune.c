@@ -175,11 +175,10 @@ static const struct gsvd_cmd_spec ld_spec = {
     .name = "ldprune",
     .intro = "Usage: gensvd ldprune [options] INPUT\n"
              "Variants in approximate linkage equilibrium (plink2 --indep-pairwise): in a window\n"
-             "sliding along each contig, pairs with r^2 above --r2 lose the variant with the "
-             "lower\nminor allele frequency (the later one on a tie), in plink2's greedy order "
-             "(see the\nmanual, man gensvd-ldprune); r^2 of dosages over the samples called in "
-             "both; monomorphic "
-             "variants are\nremoved.\n",
+             "sliding along each contig, pairs with r^2 above --r2 lose the variant with the\n"
+             "lower minor allele frequency (the later one on a tie), in plink2's greedy order\n"
+             "(man gensvd-ldprune); r^2 of dosages over the samples called in both; monomorphic\n"
+             "variants are removed.\n",
     .groups = ld_groups,
     .n_groups = GSVD_ARRAY_LEN(ld_groups),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
