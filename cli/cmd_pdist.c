@@ -515,16 +515,11 @@ static int run_variants(struct pdist_opts *o, const struct gsvd_cli_common *comm
     size_t rows = 0;
     int rc = GSVD_OK;
 
-    GSVD_TRY(gsvd_pdist_collect_variants(g, o->pd.memory, &x, &x8, &rows, &idx));
+    GSVD_TRY(gsvd_pdist_collect_variants(g, &o->pd, &x, &x8, &rows, &idx));
     for (size_t i = 0; i < rows; i++) {
         char num[32];
         snprintf(num, sizeof num, "%llu", (unsigned long long)(o->geno.var_start + idx[i]));
         GSVD_TRY(gsvd_strlist_push(&ids, num));
-    }
-    o->pd.ploidy = gsvd_geno_ploidy(g);
-    if (o->pd.memory) { /* the matrix itself is part of the working set */
-        uint64_t held = (uint64_t)rows * gsvd_geno_n_samples(g) * (x8 ? 1 : sizeof(double));
-        o->pd.memory = held < o->pd.memory ? o->pd.memory - held : 1;
     }
     {
         struct pdist_job job = {
