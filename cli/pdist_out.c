@@ -8,7 +8,6 @@
 #include "cli/pdist_out.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,8 +47,7 @@ struct pdist_out {
     const struct gsvd_pdist_band *band;
     uint64_t n_jobs;
     uint64_t *jobs; /* (I << 32) | J */
-    atomic_uint_fast64_t next;
-    int is_counts; /* which array the workers write this round */
+    int is_counts;  /* which array the workers write this round */
 };
 
 size_t pdist_out_row_align(const struct pdist_out *o)
@@ -94,9 +92,7 @@ int pdist_out_open(const struct pdist_out_cfg *cfg, struct pdist_out **out)
     if (!o)
         return GSVD_ENOMEM;
     o->cfg = *cfg;
-    o->n_wk = cfg->threads ? cfg->threads : 1;
-    if (o->n_wk > GSVD_PARALLEL_MAX) /* worker buffers: no more than threads that run at once */
-        o->n_wk = GSVD_PARALLEL_MAX;
+    o->n_wk = gsvd_parallel_workers(cfg->threads); /* worker buffers: threads that run at once */
     if (cfg->condensed) {
         o->total = n * (n ? n - 1 : 0) / 2;
         o->chunk = o->total < CONDENSED_CHUNK ? (o->total ? o->total : 1) : CONDENSED_CHUNK;
@@ -240,29 +236,26 @@ static void fill_tile(const struct pdist_out *o, uint64_t I, uint64_t J, int tra
         }
 }
 
-static int square_worker(void *ctx, size_t t)
+/* Chunk job j of the band and its mirror, in worker `worker`'s tile. */
+static int square_task(void *ctx, size_t worker, size_t j)
 {
     struct pdist_out *o = ctx;
-    struct worker *w = &o->wk[t];
+    struct worker *w = &o->wk[worker];
     gsvd_warray *a = o->is_counts ? o->nsites : o->dist;
+    uint64_t I = o->jobs[j] >> 32, J = o->jobs[j] & 0xffffffffu;
+    uint64_t idx[2] = {I, J};
     int rc;
 
-    for (;;) {
-        uint64_t j = atomic_fetch_add(&o->next, 1);
-        if (j >= o->n_jobs)
-            return GSVD_OK;
-        uint64_t I = o->jobs[j] >> 32, J = o->jobs[j] & 0xffffffffu;
-        uint64_t idx[2] = {I, J};
-        fill_tile(o, I, J, 0, w->tile);
-        if ((rc = gsvd_warray_write_chunk(a, w->ws, idx, w->tile, &w->enc)) < 0)
+    fill_tile(o, I, J, 0, w->tile);
+    if ((rc = gsvd_warray_write_chunk(a, w->ws, idx, w->tile, &w->enc)) < 0)
+        return rc;
+    if (J != I) {
+        uint64_t tidx[2] = {J, I};
+        fill_tile(o, I, J, 1, w->tile);
+        if ((rc = gsvd_warray_write_chunk(a, w->ws, tidx, w->tile, &w->enc)) < 0)
             return rc;
-        if (J != I) {
-            uint64_t tidx[2] = {J, I};
-            fill_tile(o, I, J, 1, w->tile);
-            if ((rc = gsvd_warray_write_chunk(a, w->ws, tidx, w->tile, &w->enc)) < 0)
-                return rc;
-        }
     }
+    return GSVD_OK;
 }
 
 static int square_band(struct pdist_out *o, const struct gsvd_pdist_band *b)
@@ -283,8 +276,7 @@ static int square_band(struct pdist_out *o, const struct gsvd_pdist_band *b)
     o->n_jobs = k;
     o->band = b;
     for (o->is_counts = 0; o->is_counts <= o->nsites_wanted; o->is_counts++) {
-        atomic_store(&o->next, 0);
-        if ((rc = gsvd_parallel(o->n_wk, square_worker, o)) < 0)
+        if ((rc = gsvd_parallel_tasks(o->n_wk, (size_t)o->n_jobs, square_task, o)) < 0)
             return rc;
     }
     return GSVD_OK;
