@@ -484,7 +484,7 @@ static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
                        where);
         return GSVD_EINVAL;
     }
-    GSVD_TRY(gsvd_cli_read_file(o->input, &text));
+    GSVD_TRY(gsvd_buf_read_file(&text, o->input));
     GSVD_TRY(gsvd_textmatrix_parse(text.data ? text.data : "", text.len, where, &m));
     if (o->pd.missing == GSVD_PDIST_ERROR)
         for (size_t i = 0; i < m.n_rows * m.n_cols; i++)

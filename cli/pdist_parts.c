@@ -89,7 +89,7 @@ static int slurp(const char *path, struct gsvd_buf *b)
     b->len = 0;
     if (!exists(path))
         return GSVD_ENOTFOUND;
-    return gsvd_cli_read_file(path, b);
+    return gsvd_buf_read_file(b, path);
 }
 
 /* Root attributes without the command line, which differs between parts. */
@@ -163,9 +163,9 @@ static int check_agree(const char *dir, size_t n_parts)
 static int same_file(const char *a, const char *b)
 {
     struct gsvd_buf x = GSVD_BUF_INIT, y = GSVD_BUF_INIT;
-    int rc = gsvd_cli_read_file(a, &x);
+    int rc = gsvd_buf_read_file(&x, a);
     if (rc == GSVD_OK)
-        rc = gsvd_cli_read_file(b, &y);
+        rc = gsvd_buf_read_file(&y, b);
     if (rc == GSVD_OK)
         rc = x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0);
     gsvd_buf_free(&x);
