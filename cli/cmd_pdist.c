@@ -273,6 +273,53 @@ struct pdist_job {
     const struct gsvd_strlist *ids;
 };
 
+/* The engine settings every output path shares: threads, the progress bar, the communicator. */
+static void run_setup(struct pdist_opts *o, const struct gsvd_cli_common *common,
+                      struct gsvd_cli_bar *bar, gsvd_comm *comm)
+{
+    o->pd.n_threads = common->threads;
+    o->pd.progress = gsvd_cli_progress(bar, "pdist", common->progress);
+    o->pd.comm = comm;
+}
+
+/* The bands are done and *rc is this rank's verdict.  Under mpirun a failure on rank 0 ends the
+ * run, since the others may wait in a send, after discard(ctx) has dropped its output;
+ * otherwise every rank learns the joint verdict, and the ranks other than 0 wait for rank 0's
+ * commit.  Returns 1 when the caller goes on to write the output (*rc GSVD_OK: one process, or
+ * rank 0), 0 when it is done with *rc. */
+static int bands_done(gsvd_comm *world, int *rc, void (*discard)(void *ctx), void *ctx)
+{
+    int me = gsvd_comm_rank(world);
+
+    if (gsvd_comm_size(world) > 1) {
+        if (*rc < 0 && me == 0) {
+            discard(ctx);
+            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
+        }
+        *rc = gsvd_comm_agree(world, *rc, NULL);
+        if (*rc < 0 || me != 0) {
+            if (*rc == GSVD_OK) /* rank 0's commit */
+                *rc = gsvd_comm_agree(world, GSVD_OK, NULL);
+            return 0;
+        }
+    }
+    return *rc == GSVD_OK;
+}
+
+static void discard_pairs(void *ctx)
+{
+    gsvd_king_pairs **kp = ctx;
+    gsvd_king_pairs_close(*kp);
+    *kp = NULL;
+}
+
+static void discard_store(void *ctx)
+{
+    gsvd_pdist_store **out = ctx;
+    gsvd_pdist_store_close(*out);
+    *out = NULL;
+}
+
 /* --min-kinship: the engine's bands to the pair list.  Under mpirun every rank computes its
  * bands and rank 0 alone opens, fills and commits the list (as run_job does for rank 0's
  * output): a failure on rank 0 ends the run, any other is agreed on. */
@@ -300,26 +347,11 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         goto out;
-    o->pd.n_threads = common->threads;
-    o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
-    o->pd.comm = world;
+    run_setup(o, common, &bar, world);
     if (!o->pd.memory)
         o->pd.memory = PDIST_PAIRS_DEFAULT_MEMORY;
     rc = gsvd_pdist_run(job->g, &o->pd, me == 0 ? gsvd_king_pairs_band : NULL, kp, &sum);
-    if (many) {
-        if (rc < 0 && me == 0) { /* the others may wait in a send: end them all */
-            gsvd_king_pairs_close(kp);
-            kp = NULL;
-            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
-        }
-        rc = gsvd_comm_agree(world, rc, NULL);
-        if (rc < 0 || me != 0) {
-            if (rc == GSVD_OK) /* rank 0's commit */
-                rc = gsvd_comm_agree(world, GSVD_OK, NULL);
-            goto out;
-        }
-    }
-    if (rc < 0)
+    if (!bands_done(world, &rc, discard_pairs, &kp))
         goto out;
     if (gsvd_log_get_level() >= GSVD_LOG_WARN)
         fprintf(stderr, "[pdist] %zu samples, %llu variants, king: %llu pairs with kinship >= %g\n",
@@ -395,9 +427,7 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
         goto out;
     o->pd.row_align = gsvd_pdist_store_row_align(out);
     o->pd.sink_bytes = gsvd_pdist_store_bytes(out);
-    o->pd.n_threads = common->threads;
-    o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
-    o->pd.comm = o->rank_parts ? NULL : world;
+    run_setup(o, common, &bar, o->rank_parts ? NULL : world);
     if (job->g)
         rc = gsvd_pdist_run(job->g, &o->pd, sink, out, &sum);
     else if (job->x8)
@@ -424,23 +454,9 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
         rc = gsvd_comm_agree(world, rc, NULL); /* how the finalize went */
         goto out;
     }
-    if (world && gsvd_comm_size(world) > 1) {
-        if (rc < 0 && me == 0) {
-            /* the other ranks may wait in a send: discard the output, then end them all */
-            gsvd_pdist_store_close(out);
-            out = NULL;
-            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
-        }
-        /* every rank finished its bands (or failed and told rank 0, which then ends the run) */
-        rc = gsvd_comm_agree(world, rc, NULL);
-        if (rc < 0 || me != 0) {
-            if (rc == GSVD_OK) /* rank 0's commit */
-                rc = gsvd_comm_agree(world, GSVD_OK, NULL);
-            goto out;
-        }
-    } else if (rc < 0) {
+    /* every rank finished its bands (or failed and told rank 0, which then ends the run) */
+    if (!bands_done(world, &rc, discard_store, &out))
         goto out;
-    }
     if (gsvd_log_get_level() >= GSVD_LOG_WARN)
         fprintf(stderr, "[pdist] %zu %s, %llu features, %s, %llu missing values\n", sum.n,
                 o->axis_variants ? "variants" : "items", (unsigned long long)sum.m,
