@@ -293,7 +293,7 @@ static int open_distance(gsvd_tree *t, const char *node, size_t n, gsvd_array **
     const struct gsvd_zarray *z;
     int rc = GSVD_OK;
 
-    GSVD_TRY(gsvd_plot_open_numeric(t, node, "distance", 0, "gensvd pdist", a));
+    GSVD_TRY(gsvd_array_open_numeric(t, node, "distance", 0, "gensvd pdist", a));
     z = gsvd_array_meta(*a);
     *condensed = z->ndim == 1;
     if (*condensed ? z->shape[0] != (uint64_t)n * (n ? n - 1 : 0) / 2
