@@ -472,3 +472,26 @@ void gsvd_pdist_store_close(struct gsvd_pdist_store *o)
     gsvd_free(o->jobs);
     gsvd_free(o);
 }
+
+/* ---- the reader ---------------------------------------------------------------------------- */
+
+int gsvd_pdist_store_open_distance(gsvd_tree *t, const char *node, size_t n, gsvd_array **a,
+                                   int *condensed)
+{
+    const struct gsvd_zarray *z;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_array_open_numeric(t, node, GSVD_PDIST_STORE_DISTANCE, 0, "gensvd pdist", a));
+    z = gsvd_array_meta(*a);
+    *condensed = z->ndim == 1;
+    if (*condensed ? z->shape[0] != (uint64_t)n * (n ? n - 1 : 0) / 2
+                   : z->shape[0] != n || z->shape[1] != n) {
+        gsvd_log_error("%s: shape does not fit the %zu samples of sample_id (expected %zu x %zu "
+                       "or %llu condensed)",
+                       gsvd_array_name(*a), n, n, n,
+                       (unsigned long long)((uint64_t)n * (n ? n - 1 : 0) / 2));
+        rc = GSVD_EINCONSIST;
+    }
+out:
+    return rc;
+}

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include "analysis/pdist/pdist.h"
 #include "common/buf.h"
+#include "zarr/array.h"
+#include "zarr/tree.h"
 #include "zarr/writer.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -64,6 +66,14 @@ int gsvd_pdist_store_band(void *ctx, const struct gsvd_pdist_band *b);
 GSVD_NODISCARD int gsvd_pdist_store_finish(gsvd_pdist_store *o, const char *attrs_json,
                                            uint64_t n_missing);
 void gsvd_pdist_store_close(gsvd_pdist_store *o); /* discards an uncommitted output; accepts NULL */
+
+/* The reader: open the distance array of the pdist group `node` in t and check its shape
+ * against the n items of its ID array; *condensed is 1 for scipy's condensed vector, 0 for the
+ * square matrix.  Caller owns *a (gsvd_array_close).  GSVD_OK, GSVD_ENOTFOUND (no distance
+ * array), GSVD_EFORMAT (not a 1-D or 2-D numeric array), GSVD_EINCONSIST (another shape), each
+ * logged; store errors. */
+GSVD_NODISCARD int gsvd_pdist_store_open_distance(gsvd_tree *t, const char *node, size_t n,
+                                                  gsvd_array **a, int *condensed);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_PDIST_STORE_H */
