@@ -1,4 +1,4 @@
-/* cli/pdist_parts.c - see pdist_parts.h.
+/* analysis/pdist/pdist_parts.c - see pdist_parts.h.
  * Layout: OUT.gensvd-parts/part-I-of-N.zarr, each a Zarr group written by `pdist --part I/N`
  * (staged and renamed like any output, so a part directory exists only once its run
  * succeeded), holding the full metadata and the chunks of its bands.  The finalizer checks
