@@ -637,7 +637,7 @@ out:
 static int cpu_gram_begin(gsvd_backend *be, size_t n)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t nn, shares = b->n_threads ? b->n_threads : 1;
+    size_t nn;
 
     if (gsvd_mul_size(n, n, &nn) < 0)
         return GSVD_EINVAL;
@@ -666,9 +666,8 @@ static int cpu_gram_begin(gsvd_backend *be, size_t n)
         if (!b->gblk)
             return GSVD_ENOMEM;
     } else if (b->bounded) {
-        if (shares > GSVD_PARALLEL_MAX)
-            shares = GSVD_PARALLEL_MAX;
-        b->gtile = gsvd_malloc(shares * GRAM_TILE * GRAM_TILE * sizeof *b->gtile);
+        b->gtile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
+                               sizeof *b->gtile);
         if (!b->gtile)
             return GSVD_ENOMEM;
     }
@@ -686,9 +685,8 @@ static int cpu_gram_begin(gsvd_backend *be, size_t n)
 
 struct gram_job {
     struct backend_cpu *b;
-    size_t rows, nt;    /* group rows, tiles per side */
-    atomic_size_t next; /* next tile task */
-    atomic_int over;    /* a value exceeded the grid's bound */
+    size_t rows, nt; /* group rows, tiles per side */
+    atomic_int over; /* a value exceeded the grid's bound */
 };
 
 /* Add tile values c (row stride ldc) into G at (i0, j0), exactly when there is a bound.
@@ -748,30 +746,24 @@ static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, s
     return 0;
 }
 
-/* One share of a group's tiles: tasks are handed out in order from an atomic counter (which
- * thread takes a tile does not change its result). */
-static int gram_share(void *arg, size_t share)
+/* Task t of a group's tiles -> tile (ti, tj) of the upper triangle, row by row; `worker` names
+ * the scratch tile (which worker takes a tile does not change its result). */
+static int gram_task(void *arg, size_t worker, size_t t)
 {
     struct gram_job *job = arg;
-    size_t n_tasks = job->nt * (job->nt + 1) / 2;
-    for (;;) {
-        size_t t = atomic_fetch_add(&job->next, 1), ti = 0;
-        if (t >= n_tasks)
-            break;
-        /* task t -> tile (ti, tj) of the upper triangle, row by row */
-        while (t >= job->nt - ti) {
-            t -= job->nt - ti;
-            ti++;
-        }
-        if (gram_tile(job->b, job->rows, ti, ti + t, share))
-            atomic_store(&job->over, 1);
+    size_t ti = 0;
+    while (t >= job->nt - ti) {
+        t -= job->nt - ti;
+        ti++;
     }
+    if (gram_tile(job->b, job->rows, ti, ti + t, worker))
+        atomic_store(&job->over, 1);
     return GSVD_OK;
 }
 
 static int flush_gram(struct backend_cpu *b)
 {
-    size_t rows = b->filled, n = b->n, shares = b->n_threads ? b->n_threads : 1;
+    size_t rows = b->filled, n = b->n;
     struct gram_job job;
     int rc = GSVD_OK;
 
@@ -787,10 +779,8 @@ static int flush_gram(struct backend_cpu *b)
     job.b = b;
     job.rows = rows;
     job.nt = (n + GRAM_TILE - 1) / GRAM_TILE;
-    atomic_init(&job.next, 0);
     atomic_init(&job.over, 0);
-    GSVD_TRY(
-        gsvd_parallel(shares > GSVD_PARALLEL_MAX ? GSVD_PARALLEL_MAX : shares, gram_share, &job));
+    GSVD_TRY(gsvd_parallel_tasks(b->n_threads, job.nt * (job.nt + 1) / 2, gram_task, &job));
     if (atomic_load(&job.over))
         return bound_exceeded("a Gram product");
     b->filled = 0;

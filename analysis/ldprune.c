@@ -558,7 +558,7 @@ int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_param
         ls.job->st = st;
         ls.job->r2 = ls.r2;
         ls.job->row = gsvd_ldprune_pick_row();
-        ls.job->n_threads = n_threads > GSVD_PARALLEL_MAX ? GSVD_PARALLEL_MAX : n_threads;
+        ls.job->n_threads = gsvd_parallel_workers(n_threads);
     }
     GSVD_TRY(gsvd_geno_scan(g, on_block, &ls));
     if (ls.in_contig)

@@ -47,8 +47,6 @@ int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b);
 /* Read one ID per line from `path` (blank lines and '#' lines skipped, '\r' stripped) into out.
  * GSVD_EIO (logged) if unreadable, GSVD_EFORMAT (logged) if it holds no ID or a NUL byte. */
 GSVD_NODISCARD int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out);
-/* Append a whole file (or standard input for "-") to b; errors logged with the path. */
-GSVD_NODISCARD int gsvd_cli_read_file(const char *path, struct gsvd_buf *b);
 
 /* Options every command takes. */
 struct gsvd_cli_common {

@@ -326,37 +326,13 @@ int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
 }
 
 /* Read a whole file, or standard input for "-", into b (appended). */
-int gsvd_cli_read_file(const char *path, struct gsvd_buf *b)
-{
-    int is_stdin = strcmp(path, "-") == 0;
-    FILE *fp = is_stdin ? stdin : fopen(path, "rb");
-    char chunk[65536];
-    size_t n;
-    int rc = GSVD_OK;
-
-    if (!fp) {
-        gsvd_log_error("%s: %s", path, strerror(errno));
-        return GSVD_EIO;
-    }
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
-        if ((rc = gsvd_buf_append(b, chunk, n)) < 0)
-            break;
-    if (rc == GSVD_OK && ferror(fp)) {
-        gsvd_log_error("%s: read error", is_stdin ? "standard input" : path);
-        rc = GSVD_EIO;
-    }
-    if (!is_stdin)
-        fclose(fp);
-    return rc;
-}
-
 /* One ID per line; blank lines and lines starting with '#' are skipped, '\r' stripped. */
 int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out)
 {
     struct gsvd_buf text = GSVD_BUF_INIT;
     int rc = GSVD_OK;
 
-    GSVD_TRY(gsvd_cli_read_file(path, &text));
+    GSVD_TRY(gsvd_buf_read_file(&text, path));
     for (size_t i = 0; i < text.len;) {
         size_t e = i, len;
         while (e < text.len && text.data[e] != '\n')

@@ -12,7 +12,10 @@
 #include <unistd.h>
 
 #include "analysis/genotype.h"
+#include "analysis/pdist/king_pairs.h"
 #include "analysis/pdist/pdist.h"
+#include "analysis/pdist/pdist_parts.h"
+#include "analysis/pdist/pdist_store.h"
 #include "cli/cli.h"
 #include "cli/cli_mask.h"
 #include "cli/opts_input.h"
@@ -21,9 +24,6 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/textmatrix.h"
-#include "cli/pdist_out.h"
-#include "cli/pdist_parts.h"
-#include "cli/king_pairs.h"
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/writer.h"
@@ -35,9 +35,9 @@ struct pdist_opts {
     const char *input, *output, *format, *samples_file, *device, *finalize;
     char *part_output; /* --part: OUT.gensvd-parts/part-I-of-N.zarr (owned) */
     int rank_parts;    /* under MPI with a square Zarr output on a local or shared path: each
-                          rank writes its own part and rank 0 finalizes (cli/pdist_parts.h) */
+                          rank writes its own part and rank 0 finalizes (pdist/pdist_parts.h) */
     int force, counts, axis_variants, condensed, f4;
-    int min_kinship_set; /* --min-kinship: a pair list (cli/king_pairs.h) */
+    int min_kinship_set; /* --min-kinship: a pair list (analysis/pdist/king_pairs.h) */
     double min_kinship;  /* NaN: not given */
     struct gsvd_pdist_params pd;
     struct gsvd_geno_params geno;
@@ -273,20 +273,68 @@ struct pdist_job {
     const struct gsvd_strlist *ids;
 };
 
+/* The engine settings every output path shares: threads, the progress bar, the communicator. */
+static void run_setup(struct pdist_opts *o, const struct gsvd_cli_common *common,
+                      struct gsvd_cli_bar *bar, gsvd_comm *comm)
+{
+    o->pd.n_threads = common->threads;
+    o->pd.progress = gsvd_cli_progress(bar, "pdist", common->progress);
+    o->pd.comm = comm;
+}
+
+/* The bands are done and *rc is this rank's verdict.  Under mpirun a failure on rank 0 ends the
+ * run, since the others may wait in a send, after discard(ctx) has dropped its output;
+ * otherwise every rank learns the joint verdict, and the ranks other than 0 wait for rank 0's
+ * commit.  Returns 1 when the caller goes on to write the output (*rc GSVD_OK: one process, or
+ * rank 0), 0 when it is done with *rc. */
+static int bands_done(gsvd_comm *world, int *rc, void (*discard)(void *ctx), void *ctx)
+{
+    int me = gsvd_comm_rank(world);
+
+    if (gsvd_comm_size(world) > 1) {
+        if (*rc < 0 && me == 0) {
+            discard(ctx);
+            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
+        }
+        *rc = gsvd_comm_agree(world, *rc, NULL);
+        if (*rc < 0 || me != 0) {
+            if (*rc == GSVD_OK) /* rank 0's commit */
+                *rc = gsvd_comm_agree(world, GSVD_OK, NULL);
+            return 0;
+        }
+    }
+    return *rc == GSVD_OK;
+}
+
+static void discard_pairs(void *ctx)
+{
+    gsvd_king_pairs **kp = ctx;
+    gsvd_king_pairs_close(*kp);
+    *kp = NULL;
+}
+
+static void discard_store(void *ctx)
+{
+    gsvd_pdist_store **out = ctx;
+    gsvd_pdist_store_close(*out);
+    *out = NULL;
+}
+
 /* --min-kinship: the engine's bands to the pair list.  Under mpirun every rank computes its
  * bands and rank 0 alone opens, fills and commits the list (as run_job does for rank 0's
  * output): a failure on rank 0 ends the run, any other is agreed on. */
 static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
                      struct pdist_job *job)
 {
-    struct king_pairs_cfg cfg = {.output = o->output,
-                                 .force = o->force,
-                                 .counts = o->counts,
-                                 .min_kinship = o->min_kinship,
-                                 .ids = job->ids,
-                                 .n = job->n,
-                                 .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
-    struct king_pairs *kp = NULL;
+    struct gsvd_king_pairs_cfg cfg = {.output = o->output,
+                                      .tsv = stdout,
+                                      .force = o->force,
+                                      .counts = o->counts,
+                                      .min_kinship = o->min_kinship,
+                                      .ids = job->ids,
+                                      .n = job->n,
+                                      .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
+    gsvd_king_pairs *kp = NULL;
     struct gsvd_pdist_summary sum = {0};
     struct gsvd_buf attrs = GSVD_BUF_INIT;
     struct gsvd_cli_bar bar;
@@ -294,35 +342,20 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
     int rc = GSVD_OK, me = gsvd_comm_rank(world), many = gsvd_comm_size(world) > 1;
 
     if (me == 0)
-        rc = king_pairs_open(&cfg, &kp);
+        rc = gsvd_king_pairs_open(&cfg, &kp);
     if (many)
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         goto out;
-    o->pd.n_threads = common->threads;
-    o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
-    o->pd.comm = world;
+    run_setup(o, common, &bar, world);
     if (!o->pd.memory)
         o->pd.memory = PDIST_PAIRS_DEFAULT_MEMORY;
-    rc = gsvd_pdist_run(job->g, &o->pd, me == 0 ? king_pairs_band : NULL, kp, &sum);
-    if (many) {
-        if (rc < 0 && me == 0) { /* the others may wait in a send: end them all */
-            king_pairs_close(kp);
-            kp = NULL;
-            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
-        }
-        rc = gsvd_comm_agree(world, rc, NULL);
-        if (rc < 0 || me != 0) {
-            if (rc == GSVD_OK) /* rank 0's commit */
-                rc = gsvd_comm_agree(world, GSVD_OK, NULL);
-            goto out;
-        }
-    }
-    if (rc < 0)
+    rc = gsvd_pdist_run(job->g, &o->pd, me == 0 ? gsvd_king_pairs_band : NULL, kp, &sum);
+    if (!bands_done(world, &rc, discard_pairs, &kp))
         goto out;
     if (gsvd_log_get_level() >= GSVD_LOG_WARN)
         fprintf(stderr, "[pdist] %zu samples, %llu variants, king: %llu pairs with kinship >= %g\n",
-                sum.n, (unsigned long long)sum.m, (unsigned long long)king_pairs_count(kp),
+                sum.n, (unsigned long long)sum.m, (unsigned long long)gsvd_king_pairs_count(kp),
                 o->min_kinship);
     /* from here on the others wait for rank 0's verdict: no early exit */
     rc = make_attrs(o, &sum, &attrs);
@@ -331,35 +364,35 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
         attrs.len -= 2;
         attrs.data[attrs.len] = '\0';
         rc = gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g,\n    \"n_pairs\": %llu\n}",
-                             o->min_kinship, (unsigned long long)king_pairs_count(kp));
+                             o->min_kinship, (unsigned long long)gsvd_king_pairs_count(kp));
     }
     if (rc == GSVD_OK)
-        rc = king_pairs_finish(kp, attrs.data);
+        rc = gsvd_king_pairs_finish(kp, attrs.data);
     if (many) /* the others learn how the commit went */
         rc = gsvd_comm_agree(world, rc, NULL);
 out:
     gsvd_buf_free(&attrs);
-    king_pairs_close(kp);
+    gsvd_king_pairs_close(kp);
     return rc;
 }
 
 static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                    struct pdist_job *job)
 {
-    struct pdist_out_cfg cfg = {.output = o->part_output ? o->part_output : o->output,
-                                .force = o->force || o->part_output,
-                                .part = o->part_output != NULL,
-                                .tsv = o->format || !o->output,
-                                .condensed = o->condensed,
-                                .f4 = o->f4,
-                                .counts = o->counts,
-                                .axis = o->axis_variants ? "variants" : "samples",
-                                .ids = job->ids,
-                                .n = job->n,
-                                .threads = common->threads,
-                                .memory = o->pd.memory,
-                                .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
-    struct pdist_out *out = NULL;
+    struct gsvd_pdist_store_cfg cfg = {.output = o->part_output ? o->part_output : o->output,
+                                       .force = o->force || o->part_output,
+                                       .part = o->part_output != NULL,
+                                       .tsv = o->format || !o->output ? stdout : NULL,
+                                       .condensed = o->condensed,
+                                       .f4 = o->f4,
+                                       .counts = o->counts,
+                                       .axis = o->axis_variants ? "variants" : "samples",
+                                       .ids = job->ids,
+                                       .n = job->n,
+                                       .threads = common->threads,
+                                       .memory = o->pd.memory,
+                                       .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
+    gsvd_pdist_store *out = NULL;
     struct gsvd_pdist_summary sum = {0};
     struct gsvd_buf attrs = GSVD_BUF_INIT;
     struct gsvd_cli_bar bar;
@@ -367,7 +400,7 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
     int rc = GSVD_OK, me = gsvd_comm_rank(world);
     gsvd_pdist_sink_fn sink;
 
-    /* parts are Zarr v2 groups (cli/pdist_parts.c reads their .zarray documents) */
+    /* parts are Zarr v2 groups (analysis/pdist/pdist_parts.c reads their .zarray documents) */
     if (o->part_output && cfg.wp.zarr_format == 3) {
         if (!o->rank_parts) {
             gsvd_log_error("--part writes Zarr v2 parts; add --zarr-format 2");
@@ -379,24 +412,22 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
         cfg.output = o->output;
         cfg.force = o->force;
         cfg.part = 0;
-        if (me == 0 && pdist_parts_discard(o->output) < 0)
+        if (me == 0 && gsvd_pdist_parts_discard(o->output) < 0)
             gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
     }
-    sink = me == 0 || o->rank_parts ? pdist_out_band : NULL;
+    sink = me == 0 || o->rank_parts ? gsvd_pdist_store_band : NULL;
 
     /* a distributed run: each rank writes its part (rank_parts), or rank 0 writes everything
      * and the others need only the sizes that shape the bands */
     cfg.plan_only = me != 0 && !o->rank_parts;
-    rc = pdist_out_open(&cfg, &out);
+    rc = gsvd_pdist_store_open(&cfg, &out);
     if (world)
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         goto out;
-    o->pd.row_align = pdist_out_row_align(out);
-    o->pd.sink_bytes = pdist_out_bytes(out);
-    o->pd.n_threads = common->threads;
-    o->pd.progress = gsvd_cli_progress(&bar, "pdist", common->progress);
-    o->pd.comm = o->rank_parts ? NULL : world;
+    o->pd.row_align = gsvd_pdist_store_row_align(out);
+    o->pd.sink_bytes = gsvd_pdist_store_bytes(out);
+    run_setup(o, common, &bar, o->rank_parts ? NULL : world);
     if (job->g)
         rc = gsvd_pdist_run(job->g, &o->pd, sink, out, &sum);
     else if (job->x8)
@@ -408,38 +439,24 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
         if (rc == GSVD_OK)
             rc = make_attrs(o, &sum, &attrs);
         if (rc == GSVD_OK)
-            rc = pdist_out_finish(out, attrs.data, sum.n_missing);
+            rc = gsvd_pdist_store_finish(out, attrs.data, sum.n_missing);
         rc = gsvd_comm_agree(world, rc, NULL); /* the same verdict on every rank */
         if (rc < 0) {
-            if (me == 0 && pdist_parts_discard(o->output) < 0)
+            if (me == 0 && gsvd_pdist_parts_discard(o->output) < 0)
                 gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
             goto out;
         }
         if (me == 0) {
-            rc = pdist_parts_finalize(o->output, o->force);
-            if (rc < 0 && pdist_parts_discard(o->output) < 0)
+            rc = gsvd_pdist_parts_finalize(o->output, o->force);
+            if (rc < 0 && gsvd_pdist_parts_discard(o->output) < 0)
                 gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
         }
         rc = gsvd_comm_agree(world, rc, NULL); /* how the finalize went */
         goto out;
     }
-    if (world && gsvd_comm_size(world) > 1) {
-        if (rc < 0 && me == 0) {
-            /* the other ranks may wait in a send: discard the output, then end them all */
-            pdist_out_close(out);
-            out = NULL;
-            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
-        }
-        /* every rank finished its bands (or failed and told rank 0, which then ends the run) */
-        rc = gsvd_comm_agree(world, rc, NULL);
-        if (rc < 0 || me != 0) {
-            if (rc == GSVD_OK) /* rank 0's commit */
-                rc = gsvd_comm_agree(world, GSVD_OK, NULL);
-            goto out;
-        }
-    } else if (rc < 0) {
+    /* every rank finished its bands (or failed and told rank 0, which then ends the run) */
+    if (!bands_done(world, &rc, discard_store, &out))
         goto out;
-    }
     if (gsvd_log_get_level() >= GSVD_LOG_WARN)
         fprintf(stderr, "[pdist] %zu %s, %llu features, %s, %llu missing values\n", sum.n,
                 o->axis_variants ? "variants" : "items", (unsigned long long)sum.m,
@@ -454,12 +471,12 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                       (unsigned long long)sum.n_segments);
     rc = make_attrs(o, &sum, &attrs);
     if (rc == GSVD_OK)
-        rc = pdist_out_finish(out, attrs.data, sum.n_missing);
+        rc = gsvd_pdist_store_finish(out, attrs.data, sum.n_missing);
     if (world && gsvd_comm_size(world) > 1)
         rc = gsvd_comm_agree(world, rc, NULL); /* the others learn how the commit went */
 out:
     gsvd_buf_free(&attrs);
-    pdist_out_close(out);
+    gsvd_pdist_store_close(out);
     return rc;
 }
 
@@ -484,7 +501,7 @@ static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
                        where);
         return GSVD_EINVAL;
     }
-    GSVD_TRY(gsvd_cli_read_file(o->input, &text));
+    GSVD_TRY(gsvd_buf_read_file(&text, o->input));
     GSVD_TRY(gsvd_textmatrix_parse(text.data ? text.data : "", text.len, where, &m));
     if (o->pd.missing == GSVD_PDIST_ERROR)
         for (size_t i = 0; i < m.n_rows * m.n_cols; i++)
@@ -515,16 +532,11 @@ static int run_variants(struct pdist_opts *o, const struct gsvd_cli_common *comm
     size_t rows = 0;
     int rc = GSVD_OK;
 
-    GSVD_TRY(gsvd_pdist_collect_variants(g, o->pd.memory, &x, &x8, &rows, &idx));
+    GSVD_TRY(gsvd_pdist_collect_variants(g, &o->pd, &x, &x8, &rows, &idx));
     for (size_t i = 0; i < rows; i++) {
         char num[32];
         snprintf(num, sizeof num, "%llu", (unsigned long long)(o->geno.var_start + idx[i]));
         GSVD_TRY(gsvd_strlist_push(&ids, num));
-    }
-    o->pd.ploidy = gsvd_geno_ploidy(g);
-    if (o->pd.memory) { /* the matrix itself is part of the working set */
-        uint64_t held = (uint64_t)rows * gsvd_geno_n_samples(g) * (x8 ? 1 : sizeof(double));
-        o->pd.memory = held < o->pd.memory ? o->pd.memory - held : 1;
     }
     {
         struct pdist_job job = {
@@ -604,7 +616,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
         if (first < argc)
             return gsvd_cli_usage_error("pdist", "--finalize OUT takes no INPUT");
         gsvd_cli_common_apply(&o.common);
-        return gsvd_cli_exit_code(pdist_parts_finalize(o.finalize, o.force));
+        return gsvd_cli_exit_code(gsvd_pdist_parts_finalize(o.finalize, o.force));
     }
     if (o.pd.n_parts) {
         if (!o.output || strstr(o.output, "://"))
@@ -661,7 +673,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
             o.rank_parts = 1;
             o.pd.part = (size_t)gsvd_comm_rank(w) + 1;
             o.pd.n_parts = (size_t)gsvd_comm_size(w);
-            rc = gsvd_comm_rank(w) == 0 ? pdist_parts_discard(o.output) : GSVD_OK;
+            rc = gsvd_comm_rank(w) == 0 ? gsvd_pdist_parts_discard(o.output) : GSVD_OK;
             rc = gsvd_comm_agree(w, rc, NULL);
             if (rc < 0) {
                 gsvd_free(o.command);
@@ -670,8 +682,8 @@ int gsvd_cmd_pdist(int argc, char **argv)
         }
     }
     if (o.pd.n_parts) {
-        o.part_output = pdist_parts_path(o.output, o.pd.part, o.pd.n_parts);
-        rc = o.part_output ? pdist_parts_prepare(o.output) : GSVD_ENOMEM;
+        o.part_output = gsvd_pdist_parts_path(o.output, o.pd.part, o.pd.n_parts);
+        rc = o.part_output ? gsvd_pdist_parts_prepare(o.output) : GSVD_ENOMEM;
         if (rc < 0) {
             gsvd_free(o.part_output);
             gsvd_free(o.command);

@@ -5,11 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <blosc.h>
-#include <zstd.h>
-#include <zlib.h>
-#include <lz4.h>
-
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "common/comm.h"
@@ -85,8 +80,9 @@ static void version(void)
     printf("codecs: %s\n", gsvd_codec_supported());
     gsvd_plot_formats(plot, sizeof plot);
     printf("plot: %s\n", plot);
-    printf("libraries: c-blosc %s, zstd %s, zlib %s, lz4 %s\n", BLOSC_VERSION_STRING,
-           ZSTD_versionString(), zlibVersion(), LZ4_versionString());
+    char libs[256];
+    gsvd_codec_library_versions(libs, sizeof libs);
+    printf("libraries: %s\n", libs);
 }
 
 static const struct command *find(const char *name)
@@ -191,9 +187,9 @@ int main(int argc, char **argv)
         gsvd_comm_destroy(world);
         return GSVD_EXIT_INTERNAL;
     }
-    blosc_init();
+    gsvd_codec_global_init();
     rc = cmd->run(argc - 1, argv + 1);
-    blosc_destroy();
+    gsvd_codec_global_cleanup();
     gsvd_store_global_cleanup();
     gsvd_cli_set_world(NULL);
     gsvd_comm_destroy(world);

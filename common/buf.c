@@ -2,6 +2,7 @@
 #include "gsvd_config.h"
 #include "common/buf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,4 +128,28 @@ void gsvd_strlist_free(struct gsvd_strlist *l)
     gsvd_free(l->items);
     l->items = NULL;
     l->n = l->cap = 0;
+}
+
+int gsvd_buf_read_file(struct gsvd_buf *b, const char *path)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    FILE *fp = is_stdin ? stdin : fopen(path, "rb");
+    char chunk[65536];
+    size_t n;
+    int rc = GSVD_OK;
+
+    if (!fp) {
+        gsvd_log_error("%s: %s", path, strerror(errno));
+        return GSVD_EIO;
+    }
+    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0)
+        if ((rc = gsvd_buf_append(b, chunk, n)) < 0)
+            break;
+    if (rc == GSVD_OK && ferror(fp)) {
+        gsvd_log_error("%s: read error", is_stdin ? "standard input" : path);
+        rc = GSVD_EIO;
+    }
+    if (!is_stdin)
+        fclose(fp);
+    return rc;
 }

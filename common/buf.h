@@ -26,6 +26,9 @@ GSVD_NODISCARD int gsvd_buf_puts(struct gsvd_buf *b, const char *s);
 GSVD_NODISCARD int gsvd_buf_printf(struct gsvd_buf *b, const char *fmt, ...) GSVD_PRINTF(2, 3);
 void gsvd_buf_clear(struct gsvd_buf *b); /* len = 0, keeps the allocation */
 void gsvd_buf_free(struct gsvd_buf *b);  /* accepts an empty buffer; leaves it empty */
+/* Append a whole file (or standard input for "-") to b.  GSVD_OK, GSVD_EIO (logged with the
+ * path: cannot open, read error), GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_buf_read_file(struct gsvd_buf *b, const char *path);
 
 struct gsvd_strlist {
     char **items; /* owned, each owned */

@@ -1,7 +1,8 @@
-/* common/pipeline.c - worker threads fill slots in block order; the caller consumes in order.
- * State per slot: FREE (may be claimed for block b if b % depth == slot), BUSY (a worker is
- * producing), READY (produced, waiting for the consumer).  One mutex and two condition
- * variables: `produced` wakes the consumer, `freed` wakes workers waiting for a slot. */
+/* common/pipeline.c - worker threads (started and joined by common/parallel.h) fill slots in block
+ * order; the caller consumes in order. State per slot: FREE (may be claimed for block b if b %
+ * depth == slot), BUSY (a worker is producing), READY (produced, waiting for the consumer).  One
+ * mutex and two condition variables: `produced` wakes the consumer, `freed` wakes workers waiting
+ * for a slot. */
 #include "gsvd_config.h"
 #include "common/pipeline.h"
 
@@ -11,6 +12,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/parallel.h"
 
 enum slot_state { SLOT_FREE = 0, SLOT_BUSY, SLOT_READY };
 
@@ -27,15 +29,9 @@ struct pipe {
     int rc;                 /* first error, GSVD_OK while running */
 };
 
-struct worker_arg {
-    struct pipe *pp;
-    size_t id;
-};
-
-static void *worker_main(void *arg)
+static void worker_main(void *arg, size_t id)
 {
-    struct worker_arg *wa = arg;
-    struct pipe *pp = wa->pp;
+    struct pipe *pp = arg;
     size_t depth = pp->p->depth;
 
     pthread_mutex_lock(&pp->mu);
@@ -54,7 +50,7 @@ static void *worker_main(void *arg)
         pp->state[s] = SLOT_BUSY;
         pp->slot_block[s] = b;
         pthread_mutex_unlock(&pp->mu);
-        int rc = pp->produce(pp->ctx, wa->id, b, pp->p->slots[s]);
+        int rc = pp->produce(pp->ctx, id, b, pp->p->slots[s]);
         pthread_mutex_lock(&pp->mu);
         if (rc < 0 && pp->rc == GSVD_OK)
             pp->rc = rc;
@@ -62,7 +58,6 @@ static void *worker_main(void *arg)
         pthread_cond_broadcast(&pp->produced);
     }
     pthread_mutex_unlock(&pp->mu);
-    return NULL;
 }
 
 size_t gsvd_ncpu(void)
@@ -75,8 +70,7 @@ int gsvd_pipeline_run(const struct gsvd_pipeline_params *p, uint64_t n_blocks,
                       gsvd_pipe_produce_fn produce, gsvd_pipe_consume_fn consume, void *ctx)
 {
     struct pipe pp = {0};
-    pthread_t *threads = NULL;
-    struct worker_arg *args = NULL;
+    struct gsvd_thread *threads = NULL;
     size_t n_started = 0, depth = p->depth;
     int rc = GSVD_OK;
 
@@ -94,23 +88,17 @@ int gsvd_pipeline_run(const struct gsvd_pipeline_params *p, uint64_t n_blocks,
     pp.slot_block = gsvd_calloc(depth, sizeof *pp.slot_block);
     pp.state = gsvd_calloc(depth, sizeof *pp.state);
     threads = gsvd_calloc(p->n_workers, sizeof *threads);
-    args = gsvd_calloc(p->n_workers, sizeof *args);
-    if (!pp.slot_block || !pp.state || !threads || !args) {
+    if (!pp.slot_block || !pp.state || !threads) {
         rc = GSVD_ENOMEM;
         goto out;
     }
-    for (size_t i = 0; i < p->n_workers; i++) {
-        args[i].pp = &pp;
-        args[i].id = i;
-        if (pthread_create(&threads[i], NULL, worker_main, &args[i]) != 0) {
-            gsvd_log_error("cannot start worker thread %zu", i);
-            pthread_mutex_lock(&pp.mu);
-            pp.rc = GSVD_EINTERNAL;
-            pthread_cond_broadcast(&pp.freed);
-            pthread_mutex_unlock(&pp.mu);
-            break;
-        }
-        n_started++;
+    n_started = gsvd_threads_start(threads, p->n_workers, worker_main, &pp);
+    if (n_started < p->n_workers) {
+        gsvd_log_error("cannot start worker thread %zu", n_started);
+        pthread_mutex_lock(&pp.mu);
+        pp.rc = GSVD_EINTERNAL;
+        pthread_cond_broadcast(&pp.freed);
+        pthread_mutex_unlock(&pp.mu);
     }
     /* consume in order */
     for (uint64_t b = 0; b < n_blocks; b++) {
@@ -138,12 +126,10 @@ int gsvd_pipeline_run(const struct gsvd_pipeline_params *p, uint64_t n_blocks,
     pp.next_block = n_blocks; /* all consumed, or stopping on an error: hand out nothing */
     pthread_cond_broadcast(&pp.freed);
     pthread_mutex_unlock(&pp.mu);
-    for (size_t i = 0; i < n_started; i++)
-        pthread_join(threads[i], NULL);
+    gsvd_threads_join(threads, n_started);
     rc = pp.rc;
 out:
     gsvd_free(threads);
-    gsvd_free(args);
     gsvd_free(pp.slot_block);
     gsvd_free(pp.state);
     pthread_cond_destroy(&pp.produced);

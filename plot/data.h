@@ -12,13 +12,6 @@
 #include "zarr/tree.h"
 GSVD_EXTERN_C_BEGIN
 
-/* Open the array `name` of the group `node` in t and check its rank (ndim; 0 accepts 1 or 2)
- * and that it is numeric; `what` says which command's output it belongs to, for the message. Caller
- * owns *out (gsvd_array_close).  GSVD_ENOTFOUND (logged, naming the store and key) when absent,
- * GSVD_EFORMAT (logged) for another rank or a string dtype, or a store error. */
-GSVD_NODISCARD int gsvd_plot_open_numeric(gsvd_tree *t, const char *node, const char *name,
-                                          size_t ndim, const char *what, gsvd_array **out);
-
 /* Read the region start..start+count of r's numeric array as float64 in C order into dst;
  * `raw` is the caller's scratch (kept between calls).  Reader errors, GSVD_ENOMEM. */
 GSVD_NODISCARD int gsvd_plot_read_f64(gsvd_reader *r, const uint64_t *start, const uint64_t *count,

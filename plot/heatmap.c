@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/pdist/pdist_store.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
@@ -295,27 +296,6 @@ out:
     return rc;
 }
 
-/* Open the distance array and check its shape against n; *condensed set. */
-static int open_distance(gsvd_tree *t, const char *node, size_t n, gsvd_array **a, int *condensed)
-{
-    const struct gsvd_zarray *z;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_plot_open_numeric(t, node, "distance", 0, "gensvd pdist", a));
-    z = gsvd_array_meta(*a);
-    *condensed = z->ndim == 1;
-    if (*condensed ? z->shape[0] != (uint64_t)n * (n ? n - 1 : 0) / 2
-                   : z->shape[0] != n || z->shape[1] != n) {
-        gsvd_log_error("%s: shape does not fit the %zu samples of sample_id (expected %zu x %zu "
-                       "or %llu condensed)",
-                       gsvd_array_name(*a), n, n, n,
-                       (unsigned long long)((uint64_t)n * (n ? n - 1 : 0) / 2));
-        rc = GSVD_EINCONSIST;
-    }
-out:
-    return rc;
-}
-
 /* The cluster order: the whole matrix as float32, NaN as the largest distance. */
 static int cluster_order(gsvd_array *a, size_t n, int condensed,
                          const struct gsvd_progress *progress, float **full, size_t *order,
@@ -374,7 +354,7 @@ int gsvd_plot_heatmap(gsvd_tree *t, const char *node, const struct gsvd_strlist 
                        GSVD_PLOT_CLUSTER_MAX, n);
         return GSVD_EINCONSIST;
     }
-    GSVD_TRY(open_distance(t, node, n, &a, &condensed));
+    GSVD_TRY(gsvd_pdist_store_open_distance(t, node, n, &a, &condensed));
     m = n < max ? n : max;
     mm = m * m;
     order = gsvd_calloc(n, sizeof *order);

@@ -40,7 +40,7 @@ static int read_all(gsvd_tree *t, const char *node, const char *name, size_t ndi
     int rc = GSVD_OK;
 
     *dst = NULL;
-    GSVD_TRY(gsvd_plot_open_numeric(t, node, name, ndim, "gensvd pca", &a));
+    GSVD_TRY(gsvd_array_open_numeric(t, node, name, ndim, "gensvd pca", &a));
     for (size_t d = 0; d < ndim; d++) {
         shape[d] = gsvd_array_meta(a)->shape[d];
         GSVD_TRY(gsvd_mul_size(n, (size_t)shape[d], &n));

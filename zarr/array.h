@@ -21,6 +21,13 @@ typedef struct gsvd_array gsvd_array;
 GSVD_NODISCARD int gsvd_array_open(gsvd_tree *t, const char *path, gsvd_array **out);
 void gsvd_array_close(gsvd_array *a); /* accepts NULL */
 
+/* Open the array `name` of the group `node` in t and check its rank (ndim; 0 accepts 1 or 2)
+ * and that it is numeric; `what` says which command's output it belongs to, for the message.
+ * Caller owns *out (gsvd_array_close).  GSVD_ENOTFOUND (logged, naming the store and key) when
+ * absent, GSVD_EFORMAT (logged) for another rank or a string dtype, or a store error. */
+GSVD_NODISCARD int gsvd_array_open_numeric(gsvd_tree *t, const char *node, const char *name,
+                                           size_t ndim, const char *what, gsvd_array **out);
+
 const struct gsvd_zarray *gsvd_array_meta(const gsvd_array *a); /* borrowed */
 const char *gsvd_array_path(const gsvd_array *a);               /* borrowed; "" for root */
 /* Human name for messages: "URL/path".  Borrowed. */

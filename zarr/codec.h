@@ -105,5 +105,14 @@ void gsvd_codec_chain_describe(const gsvd_codec_chain *c, char *buf, size_t len)
  * error messages.  Static. */
 const char *gsvd_codec_supported(void);
 
+/* Process-wide set-up and tear-down of the compression libraries (c-blosc's global state).
+ * Call once from main() before any thread starts and after the last one ends; cannot fail. */
+void gsvd_codec_global_init(void);
+void gsvd_codec_global_cleanup(void);
+
+/* The linked compression libraries and their versions for --version, e.g. "c-blosc 1.21.3,
+ * zstd 1.5.4, zlib 1.2.13, lz4 1.9.4".  Always NUL-terminates buf (len > 0). */
+void gsvd_codec_library_versions(char *buf, size_t len);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ZARR_CODEC_H */

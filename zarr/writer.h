@@ -107,7 +107,7 @@ GSVD_NODISCARD int gsvd_writer_commit(gsvd_writer *w);
 
 /* Move a part of an output into place: some chunks may be missing (other processes write
  * them) and no .zmetadata is written, so the part is never taken for a whole output; a
- * finalizer gathers the parts (cli/pdist_parts.c).  Errors as gsvd_writer_commit. */
+ * finalizer gathers the parts (analysis/pdist/pdist_parts.c).  Errors as gsvd_writer_commit. */
 GSVD_NODISCARD int gsvd_writer_commit_part(gsvd_writer *w);
 
 GSVD_EXTERN_C_END

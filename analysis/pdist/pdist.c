@@ -853,12 +853,12 @@ static int var_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd
     return GSVD_OK;
 }
 
-int gsvd_pdist_collect_variants(gsvd_geno *g, uint64_t memory_cap, double **x, int8_t **x8,
+int gsvd_pdist_collect_variants(gsvd_geno *g, struct gsvd_pdist_params *p, double **x, int8_t **x8,
                                 size_t *rows, uint64_t **ids)
 {
     struct var_collect v = {.n = gsvd_geno_n_samples(g),
                             .elem = gsvd_geno_is_float(g) ? sizeof(double) : 1,
-                            .limit = memory_cap / 2};
+                            .limit = p->memory / 2};
     int rc;
 
     *x = NULL;
@@ -873,6 +873,11 @@ int gsvd_pdist_collect_variants(gsvd_geno *g, uint64_t memory_cap, double **x, i
             *x = (double *)(void *)v.x;
         *ids = v.ids;
         *rows = v.rows;
+        p->ploidy = gsvd_geno_ploidy(g);
+        if (p->memory) { /* the matrix itself is part of the working set */
+            uint64_t held = (uint64_t)v.rows * v.n * v.elem;
+            p->memory = held < p->memory ? p->memory - held : 1;
+        }
         return GSVD_OK;
     }
     gsvd_free(v.x);

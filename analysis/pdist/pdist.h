@@ -167,9 +167,13 @@ GSVD_NODISCARD int gsvd_pdist_run_matrix_i8(const int8_t *x, size_t n, size_t m,
  * float64 (NaN missing) in *x for float arrays; the other is NULL (caller owns both, freed
  * with gsvd_free), with each row's variant index within the range in *ids (caller owns).
  * Variants without any call are dropped by the reader.  GSVD_ENOMEM (logged) when the matrix
- * would exceed half of memory_cap (0 = no cap). */
-GSVD_NODISCARD int gsvd_pdist_collect_variants(gsvd_geno *g, uint64_t memory_cap, double **x,
-                                               int8_t **x8, size_t *rows, uint64_t **ids);
+ * would exceed half of p->memory (0 = no cap).  On success p is made ready for the run on this
+ * matrix: p->ploidy is the genotypes' ploidy, and a nonzero p->memory is reduced by the bytes
+ * the matrix holds (it is part of the working set; at least 1 is left).  On failure p is
+ * unchanged. */
+GSVD_NODISCARD int gsvd_pdist_collect_variants(gsvd_geno *g, struct gsvd_pdist_params *p,
+                                               double **x, int8_t **x8, size_t *rows,
+                                               uint64_t **ids);
 
 /* Position of pair (i, j), i < j < n, in scipy's condensed vector (64-bit for any n). */
 static inline uint64_t gsvd_pdist_condensed_index(uint64_t n, uint64_t i, uint64_t j)

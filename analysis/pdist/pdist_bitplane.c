@@ -554,7 +554,6 @@ struct flush_job {
     int complete;         /* the segment has no missing call: n += bits */
     const uint32_t *isum; /* wide or king, complete: the items' |A|, |B or P| (the pair4 leaves
                              them 0) */
-    atomic_size_t next;
 };
 
 /* Row tile and column tile of job j. */
@@ -572,56 +571,52 @@ static void job_tiles(const struct flush_job *f, size_t j, size_t *rt, size_t *c
     *ct = (lo * ROW_TILE) / COL_TILE + (j - f->job_start[lo]);
 }
 
-static int flush_worker(void *ctx, size_t t)
+/* Tile job j (which worker takes it does not change its result). */
+static int flush_tile(void *ctx, size_t worker, size_t j)
 {
     struct flush_job *f = ctx;
     struct bp *b = f->b;
     const uint64_t *pl = f->seg->planes;
-    size_t W = b->W, stride = 3 * W, nc = b->nc, nct = b->ncnt;
-    (void)t;
+    size_t W = b->W, stride = 3 * W, nc = b->nc, nct = b->ncnt, rt, ct;
+    (void)worker;
 
-    for (;;) {
-        size_t j = atomic_fetch_add(&f->next, 1), rt, ct;
-        if (j >= f->n_jobs)
-            break;
-        job_tiles(f, j, &rt, &ct);
-        size_t r0 = rt * ROW_TILE, r_end = r0 + ROW_TILE < b->nb ? r0 + ROW_TILE : b->nb;
-        size_t c_end = (ct + 1) * COL_TILE < nc ? (ct + 1) * COL_TILE : nc;
-        /* four columns at a time stay in L1 while the tile's rows stream past them */
-        for (size_t c = ct * COL_TILE; c < c_end; c += 4) {
-            size_t k = c_end - c < 4 ? c_end - c : 4;
-            const uint64_t *y[4];
-            for (size_t q = 0; q < 4; q++)
-                y[q] = pl + (b->row0 + c + (q < k ? q : 0)) * stride;
-            for (size_t r = r0; r < r_end && r < c + k - 1; r++) {
-                const uint64_t *x = pl + (b->row0 + r) * stride;
-                uint64_t res[4][NW];
-                /* the next row's counts are a cache miss away (rows are nc x ncnt x 4 bytes
-                 * apart) */
-                if (r + 1 < r_end) {
-                    const uint32_t *next = b->cnt + ((r + 1) * nc + c) * nct;
-                    __builtin_prefetch(next, 1);
-                    __builtin_prefetch(next + 4 * nct - 1, 1);
-                }
-                f->pair4(x, y, W, f->nw, res);
-                for (size_t q = 0; q < k; q++) {
-                    if (c + q <= r)
-                        continue; /* only the upper triangle */
-                    uint32_t *cn = b->cnt + (r * nc + c + q) * nct;
-                    cn[0] += f->complete ? (uint32_t)f->seg->bits : (uint32_t)res[q][0];
-                    for (size_t e = 1; e < nct; e++)
-                        cn[e] += (uint32_t)res[q][e];
-                    if (f->isum && b->king) { /* |Px & Cy| = |Px| */
-                        cn[3] += f->isum[2 * (b->row0 + r) + 1];
-                        cn[4] += f->isum[2 * (b->row0 + c + q) + 1];
-                    } else if (f->isum) {
-                        const uint32_t *sx = f->isum + 2 * (b->row0 + r),
-                                       *sy = f->isum + 2 * (b->row0 + c + q);
-                        cn[1] += sx[0];
-                        cn[2] += sx[1];
-                        cn[3] += sy[0];
-                        cn[4] += sy[1];
-                    }
+    job_tiles(f, j, &rt, &ct);
+    size_t r0 = rt * ROW_TILE, r_end = r0 + ROW_TILE < b->nb ? r0 + ROW_TILE : b->nb;
+    size_t c_end = (ct + 1) * COL_TILE < nc ? (ct + 1) * COL_TILE : nc;
+    /* four columns at a time stay in L1 while the tile's rows stream past them */
+    for (size_t c = ct * COL_TILE; c < c_end; c += 4) {
+        size_t k = c_end - c < 4 ? c_end - c : 4;
+        const uint64_t *y[4];
+        for (size_t q = 0; q < 4; q++)
+            y[q] = pl + (b->row0 + c + (q < k ? q : 0)) * stride;
+        for (size_t r = r0; r < r_end && r < c + k - 1; r++) {
+            const uint64_t *x = pl + (b->row0 + r) * stride;
+            uint64_t res[4][NW];
+            /* the next row's counts are a cache miss away (rows are nc x ncnt x 4 bytes
+             * apart) */
+            if (r + 1 < r_end) {
+                const uint32_t *next = b->cnt + ((r + 1) * nc + c) * nct;
+                __builtin_prefetch(next, 1);
+                __builtin_prefetch(next + 4 * nct - 1, 1);
+            }
+            f->pair4(x, y, W, f->nw, res);
+            for (size_t q = 0; q < k; q++) {
+                if (c + q <= r)
+                    continue; /* only the upper triangle */
+                uint32_t *cn = b->cnt + (r * nc + c + q) * nct;
+                cn[0] += f->complete ? (uint32_t)f->seg->bits : (uint32_t)res[q][0];
+                for (size_t e = 1; e < nct; e++)
+                    cn[e] += (uint32_t)res[q][e];
+                if (f->isum && b->king) { /* |Px & Cy| = |Px| */
+                    cn[3] += f->isum[2 * (b->row0 + r) + 1];
+                    cn[4] += f->isum[2 * (b->row0 + c + q) + 1];
+                } else if (f->isum) {
+                    const uint32_t *sx = f->isum + 2 * (b->row0 + r),
+                                   *sy = f->isum + 2 * (b->row0 + c + q);
+                    cn[1] += sx[0];
+                    cn[2] += sx[1];
+                    cn[3] += sy[0];
+                    cn[4] += sy[1];
                 }
             }
         }
@@ -672,8 +667,7 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
     }
     f.n_row_tiles = n_rt;
     f.job_start = starts;
-    atomic_init(&f.next, 0);
-    rc = gsvd_parallel(b->env.n_threads, flush_worker, &f);
+    rc = gsvd_parallel_tasks(b->env.n_threads, f.n_jobs, flush_tile, &f);
     gsvd_free(starts);
     return rc;
 }

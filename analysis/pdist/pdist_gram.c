@@ -7,7 +7,6 @@
 #include "gsvd_config.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include <cblas.h>
@@ -35,7 +34,6 @@ struct gram {
     size_t ld, nf;
     int item_major;
     size_t n_rt, n_ct, n_jobs;
-    atomic_size_t next;
 };
 
 static uint64_t gram_fixed_bytes(const struct pd_env *env)
@@ -92,33 +90,29 @@ static int gram_band_begin(void *st, size_t row0, size_t n_rows)
     return rc;
 }
 
-static int tiles_worker(void *ctx, size_t t)
+/* Tile job j of the band (which worker takes it does not change its result). */
+static int tile_job(void *ctx, size_t worker, size_t j)
 {
     struct gram *g = ctx;
-    (void)t;
-    for (;;) {
-        size_t j = atomic_fetch_add(&g->next, 1);
-        if (j >= g->n_jobs)
-            break;
-        size_t rt = j / g->n_ct, ct = j % g->n_ct;
-        if (ct < rt)
-            continue; /* below the diagonal */
-        size_t r0 = rt * TILE, c0 = ct * TILE;
-        size_t nr = g->nb - r0 < TILE ? g->nb - r0 : TILE;
-        size_t ncol = g->nc - c0 < TILE ? g->nc - c0 : TILE;
-        double *out = g->g + r0 * g->nc + c0;
-        const double *a = g->x, *b = g->x;
-        if (g->item_major) {
-            a += (g->row0 + r0) * g->ld;
-            b += (g->row0 + c0) * g->ld;
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncol, (int)g->nf,
-                        1.0, a, (int)g->ld, b, (int)g->ld, 1.0, out, (int)g->nc);
-        } else {
-            a += g->row0 + r0;
-            b += g->row0 + c0;
-            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nr, (int)ncol, (int)g->nf,
-                        1.0, a, (int)g->ld, b, (int)g->ld, 1.0, out, (int)g->nc);
-        }
+    (void)worker;
+    size_t rt = j / g->n_ct, ct = j % g->n_ct;
+    if (ct < rt)
+        return GSVD_OK; /* below the diagonal */
+    size_t r0 = rt * TILE, c0 = ct * TILE;
+    size_t nr = g->nb - r0 < TILE ? g->nb - r0 : TILE;
+    size_t ncol = g->nc - c0 < TILE ? g->nc - c0 : TILE;
+    double *out = g->g + r0 * g->nc + c0;
+    const double *a = g->x, *b = g->x;
+    if (g->item_major) {
+        a += (g->row0 + r0) * g->ld;
+        b += (g->row0 + c0) * g->ld;
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)nr, (int)ncol, (int)g->nf, 1.0, a,
+                    (int)g->ld, b, (int)g->ld, 1.0, out, (int)g->nc);
+    } else {
+        a += g->row0 + r0;
+        b += g->row0 + c0;
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)nr, (int)ncol, (int)g->nf, 1.0, a,
+                    (int)g->ld, b, (int)g->ld, 1.0, out, (int)g->nc);
     }
     return GSVD_OK;
 }
@@ -164,8 +158,7 @@ static int gram_add(void *st, const struct pd_stripe *s)
     g->n_rt = (g->nb + TILE - 1) / TILE;
     g->n_ct = (g->nc + TILE - 1) / TILE;
     g->n_jobs = g->n_rt * g->n_ct;
-    atomic_init(&g->next, 0);
-    return gsvd_parallel(g->env.n_threads, tiles_worker, g);
+    return gsvd_parallel_tasks(g->env.n_threads, g->n_jobs, tile_job, g);
 }
 
 static int gram_band_end(void *st)

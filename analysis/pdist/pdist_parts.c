@@ -1,4 +1,4 @@
-/* cli/pdist_parts.c - see pdist_parts.h.
+/* analysis/pdist/pdist_parts.c - see pdist_parts.h.
  * Layout: OUT.gensvd-parts/part-I-of-N.zarr, each a Zarr group written by `pdist --part I/N`
  * (staged and renamed like any output, so a part directory exists only once its run
  * succeeded), holding the full metadata and the chunks of its bands.  The finalizer checks
@@ -6,7 +6,7 @@
  * every chunk is there, writes .zmetadata and renames part 1 to OUT.  Each step can be
  * repeated: a finalizer that died half-way is simply run again. */
 #include "gsvd_config.h"
-#include "cli/pdist_parts.h"
+#include "analysis/pdist/pdist_parts.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -25,19 +24,19 @@
 #define PARTS_SUFFIX ".gensvd-parts"
 #define MAX_PARTS 100000
 
-char *pdist_parts_dir(const char *out)
+char *gsvd_pdist_parts_dir(const char *out)
 {
     return gsvd_asprintf("%s" PARTS_SUFFIX, out);
 }
 
-char *pdist_parts_path(const char *out, size_t part, size_t n_parts)
+char *gsvd_pdist_parts_path(const char *out, size_t part, size_t n_parts)
 {
     return gsvd_asprintf("%s" PARTS_SUFFIX "/part-%zu-of-%zu.zarr", out, part, n_parts);
 }
 
-int pdist_parts_prepare(const char *out)
+int gsvd_pdist_parts_prepare(const char *out)
 {
-    char *dir = pdist_parts_dir(out);
+    char *dir = gsvd_pdist_parts_dir(out);
     int rc = GSVD_OK;
     if (!dir)
         return GSVD_ENOMEM;
@@ -89,7 +88,7 @@ static int slurp(const char *path, struct gsvd_buf *b)
     b->len = 0;
     if (!exists(path))
         return GSVD_ENOTFOUND;
-    return gsvd_cli_read_file(path, b);
+    return gsvd_buf_read_file(b, path);
 }
 
 /* Root attributes without the command line, which differs between parts. */
@@ -163,9 +162,9 @@ static int check_agree(const char *dir, size_t n_parts)
 static int same_file(const char *a, const char *b)
 {
     struct gsvd_buf x = GSVD_BUF_INIT, y = GSVD_BUF_INIT;
-    int rc = gsvd_cli_read_file(a, &x);
+    int rc = gsvd_buf_read_file(&x, a);
     if (rc == GSVD_OK)
-        rc = gsvd_cli_read_file(b, &y);
+        rc = gsvd_buf_read_file(&y, b);
     if (rc == GSVD_OK)
         rc = x.len == y.len && (x.len == 0 || memcmp(x.data, y.data, x.len) == 0);
     gsvd_buf_free(&x);
@@ -362,17 +361,17 @@ static int scan_parts(const char *dir, size_t *n_parts, unsigned char **have)
     return rc;
 }
 
-int pdist_parts_discard(const char *out)
+int gsvd_pdist_parts_discard(const char *out)
 {
-    char *dir = pdist_parts_dir(out);
+    char *dir = gsvd_pdist_parts_dir(out);
     int rc = dir ? remove_tree(dir) : GSVD_ENOMEM;
     gsvd_free(dir);
     return rc;
 }
 
-int pdist_parts_finalize(const char *out, int force)
+int gsvd_pdist_parts_finalize(const char *out, int force)
 {
-    char *dir = pdist_parts_dir(out), *base = NULL, *old = NULL;
+    char *dir = gsvd_pdist_parts_dir(out), *base = NULL, *old = NULL;
     unsigned char *have = NULL;
     size_t n = 0, n_missing = 0;
     struct gsvd_buf list = GSVD_BUF_INIT;

@@ -1,7 +1,7 @@
-/* cli/king_pairs.c - see king_pairs.h.  A kept pair is (i < j); the TSV names them ID1, ID2 in
- * row order of the upper triangle (plink2's .kin0 lists the later sample first). */
+/* analysis/pdist/king_pairs.c - see king_pairs.h.  A kept pair is (i < j); the TSV names them ID1,
+ * ID2 in row order of the upper triangle (plink2's .kin0 lists the later sample first). */
 #include "gsvd_config.h"
-#include "cli/king_pairs.h"
+#include "analysis/pdist/king_pairs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,15 +21,15 @@ struct rec {
     double kinship;
 };
 
-struct king_pairs {
-    struct king_pairs_cfg cfg;
+struct gsvd_king_pairs {
+    struct gsvd_king_pairs_cfg cfg;
     FILE *spool; /* Zarr output: the kept pairs until the count is known */
     uint64_t n_kept;
 };
 
-int king_pairs_open(const struct king_pairs_cfg *cfg, struct king_pairs **out)
+int gsvd_king_pairs_open(const struct gsvd_king_pairs_cfg *cfg, struct gsvd_king_pairs **out)
 {
-    struct king_pairs *kp = gsvd_calloc(1, sizeof *kp);
+    struct gsvd_king_pairs *kp = gsvd_calloc(1, sizeof *kp);
     *out = kp;
     if (!kp)
         return GSVD_ENOMEM;
@@ -42,45 +42,58 @@ int king_pairs_open(const struct king_pairs_cfg *cfg, struct king_pairs **out)
         }
         return GSVD_OK;
     }
-    puts(cfg->counts ? "#ID1\tID2\tNSNP\tHETHET\tIBS0\tHET1_HOM2\tHET2_HOM1\tKINSHIP"
-                     : "#ID1\tID2\tNSNP\tHETHET\tIBS0\tKINSHIP");
+    if (!cfg->tsv) {
+        gsvd_log_error("a pair list needs a Zarr output or a TSV stream");
+        return GSVD_EINVAL;
+    }
+    fputs(cfg->counts ? "#ID1\tID2\tNSNP\tHETHET\tIBS0\tHET1_HOM2\tHET2_HOM1\tKINSHIP\n"
+                      : "#ID1\tID2\tNSNP\tHETHET\tIBS0\tKINSHIP\n",
+          cfg->tsv);
     return GSVD_OK;
 }
 
-uint64_t king_pairs_count(const struct king_pairs *kp)
+uint64_t gsvd_king_pairs_count(const struct gsvd_king_pairs *kp)
 {
     return kp->n_kept;
 }
 
-static void print_number(double v)
+static void print_number(FILE *f, double v)
 {
     if (isnan(v))
-        fputs("nan", stdout);
+        fputs("nan", f);
     else if (isinf(v))
-        fputs(v < 0 ? "-inf" : "inf", stdout);
+        fputs(v < 0 ? "-inf" : "inf", f);
     else
-        printf("%.17g", v);
+        fprintf(f, "%.17g", v);
 }
 
-static void print_pair(const struct king_pairs *kp, const struct rec *r)
+static void print_pair(const struct gsvd_king_pairs *kp, const struct rec *r)
 {
     char *const *ids = kp->cfg.ids->items;
-    printf("%s\t%s\t%u\t", ids[r->i], ids[r->j], r->n);
+    FILE *f = kp->cfg.tsv;
+    fprintf(f, "%s\t%s\t%u\t", ids[r->i], ids[r->j], r->n);
     if (kp->cfg.counts) {
-        printf("%u\t%u\t%u\t%u\t", r->hethet, r->ibs0, r->het1 - r->hethet, r->het2 - r->hethet);
+        fprintf(f, "%u\t%u\t%u\t%u\t", r->hethet, r->ibs0, r->het1 - r->hethet,
+                r->het2 - r->hethet);
     } else {
-        print_number(r->n ? (double)r->hethet / r->n : NAN);
-        putchar('\t');
-        print_number(r->n ? (double)r->ibs0 / r->n : NAN);
-        putchar('\t');
+        print_number(f, r->n ? (double)r->hethet / r->n : NAN);
+        fputc('\t', f);
+        print_number(f, r->n ? (double)r->ibs0 / r->n : NAN);
+        fputc('\t', f);
     }
-    print_number(r->kinship);
-    putchar('\n');
+    print_number(f, r->kinship);
+    fputc('\n', f);
 }
 
-int king_pairs_band(void *ctx, const struct gsvd_pdist_band *b)
+/* The TSV stream's name in messages. */
+static const char *tsv_name(const struct gsvd_king_pairs *kp)
 {
-    struct king_pairs *kp = ctx;
+    return kp->cfg.tsv == stdout ? "standard output" : "the pair table";
+}
+
+int gsvd_king_pairs_band(void *ctx, const struct gsvd_pdist_band *b)
+{
+    struct gsvd_king_pairs *kp = ctx;
     if (!b->king)
         return GSVD_EINTERNAL;
     for (size_t r = 0; r < b->n_rows; r++)
@@ -109,8 +122,8 @@ int king_pairs_band(void *ctx, const struct gsvd_pdist_band *b)
                 print_pair(kp, &x);
             }
         }
-    if (!kp->spool && ferror(stdout)) {
-        gsvd_log_error("standard output: write failed");
+    if (!kp->spool && ferror(kp->cfg.tsv)) {
+        gsvd_log_error("%s: write failed", tsv_name(kp));
         return GSVD_EIO;
     }
     return GSVD_OK;
@@ -141,7 +154,7 @@ static void column(const struct rec *r, size_t n, int q, void *dst)
 }
 
 /* The arrays along "pairs", read back from the spool chunk by chunk. */
-static int write_zarr(struct king_pairs *kp, const char *attrs_json)
+static int write_zarr(struct gsvd_king_pairs *kp, const char *attrs_json)
 {
     static const char *const names[] = {"pair_i", "pair_j", "kinship",   "n_sites",
                                         "hethet", "ibs0",   "het1_hom2", "het2_hom1"};
@@ -220,18 +233,18 @@ out:
     return rc;
 }
 
-int king_pairs_finish(struct king_pairs *kp, const char *attrs_json)
+int gsvd_king_pairs_finish(struct gsvd_king_pairs *kp, const char *attrs_json)
 {
     if (kp->spool)
         return write_zarr(kp, attrs_json);
-    if (fflush(stdout) != 0) {
-        gsvd_log_error("standard output: write failed");
+    if (fflush(kp->cfg.tsv) != 0) {
+        gsvd_log_error("%s: write failed", tsv_name(kp));
         return GSVD_EIO;
     }
     return GSVD_OK;
 }
 
-void king_pairs_close(struct king_pairs *kp)
+void gsvd_king_pairs_close(struct gsvd_king_pairs *kp)
 {
     if (!kp)
         return;

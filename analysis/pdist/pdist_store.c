@@ -1,14 +1,13 @@
-/* cli/pdist_out.c - see pdist_out.h.
+/* analysis/pdist/pdist_store.c - see pdist_store.h.
  * Square layout: chunks of c x c; the band of rows [row0, row0 + nb) (row0 and nb multiples of
  * c) holds every chunk (I, J >= I) of its chunk rows, and chunk (J, I) is written at the same
  * time as the transpose of (I, J), so each chunk is written once and nothing waits for a later
  * band.  Condensed layout: the band's pairs are the next stretch of scipy's order; chunks are
  * written as they fill. */
 #include "gsvd_config.h"
-#include "cli/pdist_out.h"
+#include "analysis/pdist/pdist_store.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -27,8 +26,8 @@ struct worker {
     void *tile; /* c x c values */
 };
 
-struct pdist_out {
-    struct pdist_out_cfg cfg;
+struct gsvd_pdist_store {
+    struct gsvd_pdist_store_cfg cfg;
     gsvd_writer *w;
     gsvd_warray *dist, *nsites;
     int nsites_wanted, arrays_made;
@@ -48,16 +47,15 @@ struct pdist_out {
     const struct gsvd_pdist_band *band;
     uint64_t n_jobs;
     uint64_t *jobs; /* (I << 32) | J */
-    atomic_uint_fast64_t next;
-    int is_counts; /* which array the workers write this round */
+    int is_counts;  /* which array the workers write this round */
 };
 
-size_t pdist_out_row_align(const struct pdist_out *o)
+size_t gsvd_pdist_store_row_align(const struct gsvd_pdist_store *o)
 {
     return o->cfg.output && !o->cfg.condensed ? (size_t)o->chunk : 1;
 }
 
-uint64_t pdist_out_bytes(const struct pdist_out *o)
+uint64_t gsvd_pdist_store_bytes(const struct gsvd_pdist_store *o)
 {
     uint64_t b = 0;
     if (o->cfg.output) {
@@ -72,19 +70,19 @@ uint64_t pdist_out_bytes(const struct pdist_out *o)
     return b;
 }
 
-static const char *dim1(const struct pdist_out *o)
+static const char *dim1(const struct gsvd_pdist_store *o)
 {
     return strcmp(o->cfg.axis, "variants") == 0 ? "variants_1" : "samples_1";
 }
 
-static const char *dim0(const struct pdist_out *o)
+static const char *dim0(const struct gsvd_pdist_store *o)
 {
     return strcmp(o->cfg.axis, "variants") == 0 ? "variants_0" : "samples_0";
 }
 
-int pdist_out_open(const struct pdist_out_cfg *cfg, struct pdist_out **out)
+int gsvd_pdist_store_open(const struct gsvd_pdist_store_cfg *cfg, struct gsvd_pdist_store **out)
 {
-    struct pdist_out *o = gsvd_calloc(1, sizeof *o);
+    struct gsvd_pdist_store *o = gsvd_calloc(1, sizeof *o);
     gsvd_codec_ws *ws = NULL;
     gsvd_warray *a;
     uint64_t n = cfg->n;
@@ -94,9 +92,7 @@ int pdist_out_open(const struct pdist_out_cfg *cfg, struct pdist_out **out)
     if (!o)
         return GSVD_ENOMEM;
     o->cfg = *cfg;
-    o->n_wk = cfg->threads ? cfg->threads : 1;
-    if (o->n_wk > GSVD_PARALLEL_MAX) /* worker buffers: no more than threads that run at once */
-        o->n_wk = GSVD_PARALLEL_MAX;
+    o->n_wk = gsvd_parallel_workers(cfg->threads); /* worker buffers: threads that run at once */
     if (cfg->condensed) {
         o->total = n * (n ? n - 1 : 0) / 2;
         o->chunk = o->total < CONDENSED_CHUNK ? (o->total ? o->total : 1) : CONDENSED_CHUNK;
@@ -153,14 +149,15 @@ int pdist_out_open(const struct pdist_out_cfg *cfg, struct pdist_out **out)
         uint64_t shape[2] = {o->total, 0}, chunks[2] = {o->chunk, o->chunk};
         if (!cfg->condensed)
             shape[0] = shape[1] = n;
-        GSVD_TRY(gsvd_writer_shard_shape(&cfg->wp, "distance", cfg->condensed ? 1 : 2, shape,
-                                         chunks, NULL));
+        GSVD_TRY(gsvd_writer_shard_shape(&cfg->wp, GSVD_PDIST_STORE_DISTANCE,
+                                         cfg->condensed ? 1 : 2, shape, chunks, NULL));
     }
     GSVD_TRY(gsvd_writer_open_params(cfg->output, cfg->force, &cfg->wp, &o->w));
     ws = o->wk[0].ws;
     {
         int variants = strcmp(cfg->axis, "variants") == 0;
-        struct gsvd_array_spec sid = {.path = variants ? "variant_index" : "sample_id",
+        struct gsvd_array_spec sid = {.path = variants ? GSVD_PDIST_STORE_VARIANT_INDEX
+                                                       : GSVD_PDIST_STORE_SAMPLE_ID,
                                       .ndim = 1,
                                       .shape = {n},
                                       .chunks = {n ? n : 1},
@@ -174,7 +171,7 @@ out:
 }
 
 /* The distance and n_sites arrays, once the first band says whether values were missing. */
-static int make_arrays(struct pdist_out *o, uint64_t n_missing)
+static int make_arrays(struct gsvd_pdist_store *o, uint64_t n_missing)
 {
     uint64_t n = o->cfg.n;
     double nan = NAN;
@@ -187,7 +184,7 @@ static int make_arrays(struct pdist_out *o, uint64_t n_missing)
      * within a few percent of its size on distances) */
     static const char *const fast =
         "{\"blocksize\":0,\"clevel\":1,\"cname\":\"zstd\",\"id\":\"blosc\",\"shuffle\":1}";
-    struct gsvd_array_spec sd = {.path = "distance",
+    struct gsvd_array_spec sd = {.path = GSVD_PDIST_STORE_DISTANCE,
                                  .compressor_json = fast,
                                  .dtype = {'f', '<', o->cfg.f4 ? 4 : 8},
                                  .fill = o->cfg.f4 ? (const void *)&nanf : (const void *)&nan};
@@ -206,7 +203,7 @@ static int make_arrays(struct pdist_out *o, uint64_t n_missing)
     GSVD_TRY(gsvd_writer_array(o->w, &sd, &o->dist));
     if (o->nsites_wanted) {
         struct gsvd_array_spec sn = sd;
-        sn.path = "n_sites";
+        sn.path = GSVD_PDIST_STORE_N_SITES;
         sn.dtype = (struct gsvd_dtype){'u', '<', 4};
         sn.fill = NULL;
         GSVD_TRY(gsvd_writer_array(o->w, &sn, &o->nsites));
@@ -218,7 +215,8 @@ out:
 /* ---- square --------------------------------------------------------------------------------- */
 
 /* Copy chunk (I, J) (or its transpose) of the band into a c x c tile. */
-static void fill_tile(const struct pdist_out *o, uint64_t I, uint64_t J, int transpose, void *tile)
+static void fill_tile(const struct gsvd_pdist_store *o, uint64_t I, uint64_t J, int transpose,
+                      void *tile)
 {
     const struct gsvd_pdist_band *b = o->band;
     uint64_t c = o->chunk, n = b->n;
@@ -240,32 +238,29 @@ static void fill_tile(const struct pdist_out *o, uint64_t I, uint64_t J, int tra
         }
 }
 
-static int square_worker(void *ctx, size_t t)
+/* Chunk job j of the band and its mirror, in worker `worker`'s tile. */
+static int square_task(void *ctx, size_t worker, size_t j)
 {
-    struct pdist_out *o = ctx;
-    struct worker *w = &o->wk[t];
+    struct gsvd_pdist_store *o = ctx;
+    struct worker *w = &o->wk[worker];
     gsvd_warray *a = o->is_counts ? o->nsites : o->dist;
+    uint64_t I = o->jobs[j] >> 32, J = o->jobs[j] & 0xffffffffu;
+    uint64_t idx[2] = {I, J};
     int rc;
 
-    for (;;) {
-        uint64_t j = atomic_fetch_add(&o->next, 1);
-        if (j >= o->n_jobs)
-            return GSVD_OK;
-        uint64_t I = o->jobs[j] >> 32, J = o->jobs[j] & 0xffffffffu;
-        uint64_t idx[2] = {I, J};
-        fill_tile(o, I, J, 0, w->tile);
-        if ((rc = gsvd_warray_write_chunk(a, w->ws, idx, w->tile, &w->enc)) < 0)
+    fill_tile(o, I, J, 0, w->tile);
+    if ((rc = gsvd_warray_write_chunk(a, w->ws, idx, w->tile, &w->enc)) < 0)
+        return rc;
+    if (J != I) {
+        uint64_t tidx[2] = {J, I};
+        fill_tile(o, I, J, 1, w->tile);
+        if ((rc = gsvd_warray_write_chunk(a, w->ws, tidx, w->tile, &w->enc)) < 0)
             return rc;
-        if (J != I) {
-            uint64_t tidx[2] = {J, I};
-            fill_tile(o, I, J, 1, w->tile);
-            if ((rc = gsvd_warray_write_chunk(a, w->ws, tidx, w->tile, &w->enc)) < 0)
-                return rc;
-        }
     }
+    return GSVD_OK;
 }
 
-static int square_band(struct pdist_out *o, const struct gsvd_pdist_band *b)
+static int square_band(struct gsvd_pdist_store *o, const struct gsvd_pdist_band *b)
 {
     uint64_t c = o->chunk, n = b->n, nct = (n + c - 1) / c;
     uint64_t I0 = b->row0 / c, I1 = (b->row0 + b->n_rows + c - 1) / c, k = 0;
@@ -283,8 +278,7 @@ static int square_band(struct pdist_out *o, const struct gsvd_pdist_band *b)
     o->n_jobs = k;
     o->band = b;
     for (o->is_counts = 0; o->is_counts <= o->nsites_wanted; o->is_counts++) {
-        atomic_store(&o->next, 0);
-        if ((rc = gsvd_parallel(o->n_wk, square_worker, o)) < 0)
+        if ((rc = gsvd_parallel_tasks(o->n_wk, (size_t)o->n_jobs, square_task, o)) < 0)
             return rc;
     }
     return GSVD_OK;
@@ -295,7 +289,7 @@ static int square_band(struct pdist_out *o, const struct gsvd_pdist_band *b)
 /* Worker t encodes buffered chunk t (if there is one). */
 static int condensed_worker(void *ctx, size_t t)
 {
-    struct pdist_out *o = ctx;
+    struct gsvd_pdist_store *o = ctx;
     struct worker *w = &o->wk[t];
     uint64_t off = t * o->chunk, fill = o->cpos - o->cbase;
     uint64_t idx[1] = {(o->cbase + off) / o->chunk};
@@ -318,7 +312,7 @@ static int condensed_worker(void *ctx, size_t t)
 }
 
 /* Encode every buffered chunk (the last one may be partial: the array's end). */
-static int condensed_flush(struct pdist_out *o)
+static int condensed_flush(struct gsvd_pdist_store *o)
 {
     int rc;
     if (o->cpos == o->cbase)
@@ -336,7 +330,7 @@ static int condensed_flush(struct pdist_out *o)
     return GSVD_OK;
 }
 
-static int condensed_band(struct pdist_out *o, const struct gsvd_pdist_band *b)
+static int condensed_band(struct gsvd_pdist_store *o, const struct gsvd_pdist_band *b)
 {
     int rc;
     for (size_t r = 0; r < b->n_rows; r++) {
@@ -358,22 +352,23 @@ static int condensed_band(struct pdist_out *o, const struct gsvd_pdist_band *b)
 
 /* ---- TSV ------------------------------------------------------------------------------------ */
 
-static void tsv_pairs(const struct pdist_out *o, const struct gsvd_pdist_band *b)
+static void tsv_pairs(const struct gsvd_pdist_store *o, const struct gsvd_pdist_band *b)
 {
     char *const *ids = o->cfg.ids->items;
+    FILE *f = o->cfg.tsv;
     for (size_t r = 0; r < b->n_rows; r++)
         for (size_t c = r + 1; c < b->ld; c++) {
             double d = b->dist[r * b->ld + c];
-            printf("%s\t%s\t", ids[b->row0 + r], ids[b->row0 + c]);
+            fprintf(f, "%s\t%s\t", ids[b->row0 + r], ids[b->row0 + c]);
             if (isnan(d))
-                fputs("nan", stdout);
+                fputs("nan", f);
             else
-                printf("%.17g", d);
-            printf("\t%u\n", b->n_sites[r * b->ld + c]);
+                fprintf(f, "%.17g", d);
+            fprintf(f, "\t%u\n", b->n_sites[r * b->ld + c]);
         }
 }
 
-static void tsv_keep(struct pdist_out *o, const struct gsvd_pdist_band *b)
+static void tsv_keep(struct gsvd_pdist_store *o, const struct gsvd_pdist_band *b)
 {
     size_t n = b->n;
     for (size_t r = 0; r < b->n_rows; r++)
@@ -383,33 +378,34 @@ static void tsv_keep(struct pdist_out *o, const struct gsvd_pdist_band *b)
         }
 }
 
-static int tsv_square(const struct pdist_out *o)
+static int tsv_square(const struct gsvd_pdist_store *o)
 {
     size_t n = o->cfg.n;
     char *const *ids = o->cfg.ids->items;
-    fputs(strcmp(o->cfg.axis, "variants") == 0 ? "variant_index" : "sample_id", stdout);
+    FILE *f = o->cfg.tsv;
+    fputs(strcmp(o->cfg.axis, "variants") == 0 ? "variant_index" : "sample_id", f);
     for (size_t i = 0; i < n; i++)
-        printf("\t%s", ids[i]);
-    putchar('\n');
+        fprintf(f, "\t%s", ids[i]);
+    fputc('\n', f);
     for (size_t i = 0; i < n; i++) {
-        fputs(ids[i], stdout);
+        fputs(ids[i], f);
         for (size_t j = 0; j < n; j++) {
             double d = o->full[i * n + j];
             if (isnan(d))
-                fputs("\tnan", stdout);
+                fputs("\tnan", f);
             else
-                printf("\t%.17g", d);
+                fprintf(f, "\t%.17g", d);
         }
-        putchar('\n');
+        fputc('\n', f);
     }
-    return ferror(stdout) ? GSVD_EIO : GSVD_OK;
+    return ferror(f) ? GSVD_EIO : GSVD_OK;
 }
 
 /* ---- the sink ------------------------------------------------------------------------------- */
 
-int pdist_out_band(void *ctx, const struct gsvd_pdist_band *b)
+int gsvd_pdist_store_band(void *ctx, const struct gsvd_pdist_band *b)
 {
-    struct pdist_out *o = ctx;
+    struct gsvd_pdist_store *o = ctx;
     int rc = GSVD_OK;
 
     if (o->cfg.output) {
@@ -422,10 +418,11 @@ int pdist_out_band(void *ctx, const struct gsvd_pdist_band *b)
     }
     if (o->cfg.tsv && o->cfg.condensed) {
         if (b->row0 == 0)
-            puts(strcmp(o->cfg.axis, "variants") == 0 ? "variant_i\tvariant_j\tdistance\tn_sites"
-                                                      : "sample_i\tsample_j\tdistance\tn_sites");
+            fputs(strcmp(o->cfg.axis, "variants") == 0 ? "variant_i\tvariant_j\tdistance\tn_sites\n"
+                                                       : "sample_i\tsample_j\tdistance\tn_sites\n",
+                  o->cfg.tsv);
         tsv_pairs(o, b);
-        if (ferror(stdout))
+        if (ferror(o->cfg.tsv))
             return GSVD_EIO;
     } else if (o->cfg.tsv) {
         tsv_keep(o, b);
@@ -434,7 +431,7 @@ out:
     return rc;
 }
 
-int pdist_out_finish(struct pdist_out *o, const char *attrs_json, uint64_t n_missing)
+int gsvd_pdist_store_finish(struct gsvd_pdist_store *o, const char *attrs_json, uint64_t n_missing)
 {
     int rc = GSVD_OK;
 
@@ -451,13 +448,13 @@ int pdist_out_finish(struct pdist_out *o, const char *attrs_json, uint64_t n_mis
     }
     if (o->cfg.tsv && !o->cfg.condensed)
         GSVD_TRY(tsv_square(o));
-    if (fflush(stdout) != 0)
+    if (o->cfg.tsv && fflush(o->cfg.tsv) != 0)
         rc = GSVD_EIO;
 out:
     return rc;
 }
 
-void pdist_out_close(struct pdist_out *o)
+void gsvd_pdist_store_close(struct gsvd_pdist_store *o)
 {
     if (!o)
         return;
@@ -474,4 +471,27 @@ void pdist_out_close(struct pdist_out *o)
     gsvd_free(o->full);
     gsvd_free(o->jobs);
     gsvd_free(o);
+}
+
+/* ---- the reader ---------------------------------------------------------------------------- */
+
+int gsvd_pdist_store_open_distance(gsvd_tree *t, const char *node, size_t n, gsvd_array **a,
+                                   int *condensed)
+{
+    const struct gsvd_zarray *z;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_array_open_numeric(t, node, GSVD_PDIST_STORE_DISTANCE, 0, "gensvd pdist", a));
+    z = gsvd_array_meta(*a);
+    *condensed = z->ndim == 1;
+    if (*condensed ? z->shape[0] != (uint64_t)n * (n ? n - 1 : 0) / 2
+                   : z->shape[0] != n || z->shape[1] != n) {
+        gsvd_log_error("%s: shape does not fit the %zu samples of sample_id (expected %zu x %zu "
+                       "or %llu condensed)",
+                       gsvd_array_name(*a), n, n, n,
+                       (unsigned long long)((uint64_t)n * (n ? n - 1 : 0) / 2));
+        rc = GSVD_EINCONSIST;
+    }
+out:
+    return rc;
 }

@@ -1,0 +1,44 @@
+/* analysis/pdist/king_pairs.h - `gensvd pdist --metric king --min-kinship X`: only the pairs
+ * whose kinship is >= X, as a table like plink2's .kin0 on a stream (streamed band by band) or as
+ * Zarr arrays along a "pairs" axis.  Memory does not grow with N^2: the TSV is written as bands
+ * finish, and the Zarr arrays are spooled to an unlinked temporary file (36 bytes a kept pair)
+ * until the pair count, which sizes the arrays, is known. Thread safety: one band at a time. */
+#ifndef GSVD_ANALYSIS_KING_PAIRS_H
+#define GSVD_ANALYSIS_KING_PAIRS_H
+#include <stdint.h>
+#include <stdio.h>
+#include "analysis/pdist/pdist.h"
+#include "common/buf.h"
+#include "zarr/writer.h"
+GSVD_EXTERN_C_BEGIN
+
+struct gsvd_king_pairs_cfg {
+    const char *output; /* Zarr group path, or NULL for TSV on `tsv` */
+    FILE *tsv;          /* without output: where the TSV goes (borrowed; the CLI: stdout) */
+    int force;          /* replace an existing output */
+    int counts;         /* TSV: counts (and HET1_HOM2, HET2_HOM1) instead of proportions */
+    double min_kinship; /* keep pairs with kinship >= this */
+    const struct gsvd_strlist *ids; /* sample IDs (borrowed) */
+    size_t n;
+    struct gsvd_writer_params wp;
+};
+
+typedef struct gsvd_king_pairs gsvd_king_pairs;
+
+/* Start the output (TSV header, or the spool file).  Caller owns *out (gsvd_king_pairs_close),
+ * set even on failure.
+ * GSVD_ENOMEM, GSVD_EIO (logged),
+ * GSVD_EINVAL (neither output nor tsv). */
+GSVD_NODISCARD int gsvd_king_pairs_open(const struct gsvd_king_pairs_cfg *cfg,
+                                        gsvd_king_pairs **out);
+/* The engine's sink (ctx = the gsvd_king_pairs); bands must carry the KING counts.  GSVD_OK,
+ * GSVD_EIO (logged). */
+int gsvd_king_pairs_band(void *ctx, const struct gsvd_pdist_band *b);
+/* Pairs kept so far. */
+uint64_t gsvd_king_pairs_count(const gsvd_king_pairs *kp);
+/* Write the Zarr arrays and attributes (a JSON object text) and commit, or flush the TSV. */
+GSVD_NODISCARD int gsvd_king_pairs_finish(gsvd_king_pairs *kp, const char *attrs_json);
+void gsvd_king_pairs_close(gsvd_king_pairs *kp); /* discards an uncommitted output; accepts NULL */
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_ANALYSIS_KING_PAIRS_H */
