@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cmake --install into a temporary prefix: the binary runs from there, and every command that
-# `gensvd --help` lists has a man page whose text is exactly its `gensvd help CMD` output, and
+# `gensvd --help` lists has a man page whose options section is exactly its `gensvd help CMD`
+# output, and
 # the bash completion offers the commands, each command's options and, after an option, the
 # values its parser accepts (oracle: the parser's own error message for a bad value), files or
 # nothing; the zsh completion parses, loads through compinit and completes the same values.
@@ -14,8 +15,12 @@ cmake --install "$build" --prefix "$tmp/usr" >/dev/null || { echo "FAIL cmake --
 bin=$tmp/usr/bin/gensvd
 man1=$tmp/usr/share/man/man1
 check "installed binary runs" bash -c "\"$bin\" --version >/dev/null"
-# the verbatim block of a page, roff escapes undone
-body() { sed -n '/^\.nf$/,/^\.fi$/p' "$1" | sed -e '1d;$d' -e 's/^\\&//' -e 's/\\e/\\/g'; }
+# the verbatim block of a page's SYNOPSIS AND OPTIONS (the --help text), roff escapes undone;
+# the DESCRIPTION after it is docs/man/NAME.md (cli_manual checks that)
+body() {
+    sed -n '/^\.SH SYNOPSIS AND OPTIONS$/,/^\.SH /p' "$1" | sed -n '/^\.nf$/,/^\.fi$/p' |
+        sed -e '1d;$d' -e 's/^\\&//' -e 's/\\e/\\/g'
+}
 check "gensvd.1 = gensvd --help" diff <(body "$man1/gensvd.1") <("$bin" --help)
 cmds=$("$bin" --help | sed -n 's/^  \([a-z][a-z0-9-]*\)  *[^-].*$/\1/p')
 check "commands listed" test -n "$cmds"
