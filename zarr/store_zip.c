@@ -1,6 +1,14 @@
 /* zarr/store_zip.c - read-only store over a local zip archive of a Zarr tree (".vcz.zip" from
  * bio2zarr, zarr-python's ZipStore).  Opened for "zip://PATH" and for local paths ending in
- * ".zip" that are not directories.
+ * ".zip" that are not directories; and, through gsvd_store_zip_open_on(), on an archive object
+ * of a remote store (store.c does that for https/gs/s3 URLs naming a ".zip").
+ *
+ * The bytes come from a byte source: pread on a local fd, or ranged gets of the archive's key
+ * in the remote parent.  The archive's tail is read once at open (locally the last 22 + 65,535
+ * bytes; remotely one suffix request of 256 KiB, which also gives the size) and serves every
+ * read inside it: the end records and usually the central directory, and all members of small
+ * archives.  A member is read in one request (header, name, extra field margin and data); a
+ * scan's prefetch hands the members' ranges to the parent's read-ahead.
  *
  * Open reads the End Of Central Directory record (ZIP64 locator and record when a field is
  * saturated), then the whole central directory, into a key table sorted by name.  Every entry
@@ -8,15 +16,16 @@
  * sizes and local header offsets inside the archive, no two entries' byte spans overlapping,
  * names that are valid store keys (no "..", no absolute paths, no control characters); of
  * entries sharing a name the last wins, as in Python's zipfile.  A get reads the entry's local
- * header with pread (signature, flags and method must agree with the central directory; its name
- * and extra field must fit the entry's span), then its data; DEFLATE is raw-inflated by zlib into
+ * header (signature, flags and method must agree with the central directory; its name
+ * and extra field must fit the entry's span) and its data; DEFLATE is raw-inflated by zlib into
  * exactly the declared size, and a whole read checks the CRC-32.  Ranged reads of STORED entries
  * read only the range.
  *
  * When the archive holds a single top-level directory and no metadata at its root (a directory
  * zipped with its own name, "x.zarr/..."), keys are served relative to that directory.
  *
- * The table is immutable after open and reads use pread, so workers share the store freely. */
+ * The table and the tail are immutable after open, local reads use pread and the remote
+ * parent is thread-safe, so workers share the store freely. */
 #include "gsvd_config.h"
 #include "zarr/store.h"
 
