@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -89,6 +90,9 @@ struct store_zip {
     uint64_t size;          /* archive size */
     struct zip_entry *ents; /* owned; sorted by name */
     size_t n;
+    pthread_mutex_t mu; /* guards data_at */
+    uint64_t *data_at;  /* owned; per entry: offset of its data once a local header was read,
+                           0 before (a data offset is never 0) */
 };
 
 static uint16_t rd16(const unsigned char *p)
@@ -187,6 +191,8 @@ static void zip_close(gsvd_store *st)
     }
     gsvd_free(zs->key);
     gsvd_free(zs->tail);
+    gsvd_free(zs->data_at);
+    pthread_mutex_destroy(&zs->mu);
     gsvd_free(zs->path);
     gsvd_free(zs);
 }
@@ -606,6 +612,12 @@ out:
     return rc;
 }
 
+static int alloc_data_at(struct store_zip *zs)
+{
+    zs->data_at = gsvd_calloc(zs->n ? zs->n : 1, sizeof *zs->data_at);
+    return zs->data_at ? GSVD_OK : GSVD_ENOMEM;
+}
+
 static int zip_open(const char *path, unsigned flags, gsvd_store **out)
 {
     int rc = GSVD_OK;
@@ -625,6 +637,7 @@ static int zip_open(const char *path, unsigned flags, gsvd_store **out)
         return GSVD_ENOMEM;
     zs->base.ops = &gsvd_store_zip_ops;
     zs->fd = -1;
+    pthread_mutex_init(&zs->mu, NULL);
     zs->path = gsvd_strdup(path);
     if (!zs->path) {
         rc = GSVD_ENOMEM;
@@ -645,6 +658,7 @@ static int zip_open(const char *path, unsigned flags, gsvd_store **out)
     GSVD_TRY(load_tail(zs));
     GSVD_TRY(find_eocd(zs, &ci));
     GSVD_TRY(read_central(zs, &ci));
+    GSVD_TRY(alloc_data_at(zs));
     *out = &zs->base;
     zs = NULL;
 out:
@@ -668,6 +682,7 @@ int gsvd_store_zip_open_on(gsvd_store *parent, const char *key, const char *disp
     }
     zs->base.ops = &gsvd_store_zip_ops;
     zs->fd = -1;
+    pthread_mutex_init(&zs->mu, NULL);
     zs->parent = parent; /* closed with zs from here on */
     zs->path = gsvd_strdup(display);
     zs->key = gsvd_strdup(key);
@@ -678,6 +693,7 @@ int gsvd_store_zip_open_on(gsvd_store *parent, const char *key, const char *disp
     GSVD_TRY(load_tail(zs));
     GSVD_TRY(find_eocd(zs, &ci));
     GSVD_TRY(read_central(zs, &ci));
+    GSVD_TRY(alloc_data_at(zs));
     gsvd_log_debug("%s: %zu members, central directory of %llu bytes%s", display, zs->n,
                    (unsigned long long)ci.cd_size,
                    ci.cd_off >= zs->tail_off ? " (inside the first request)" : "");
@@ -737,12 +753,35 @@ static int check_local(const struct store_zip *zs, const struct zip_entry *e,
     return GSVD_OK;
 }
 
-/* Read and check the entry's local header; *data receives the offset of its data. */
-static int local_data_offset(const struct store_zip *zs, const struct zip_entry *e, uint64_t *data)
+/* Remember (or look up: *data 0) the data offset of e, which check_local() accepted. */
+static void cache_data_at(struct store_zip *zs, const struct zip_entry *e, uint64_t *data)
+{
+    size_t i = (size_t)(e - zs->ents);
+    pthread_mutex_lock(&zs->mu);
+    if (*data)
+        zs->data_at[i] = *data;
+    else
+        *data = zs->data_at[i];
+    pthread_mutex_unlock(&zs->mu);
+}
+
+/* The offset of the entry's data: from the cache, else by reading and checking its local
+ * header (one request for a remote archive, once per entry). */
+static int local_data_offset(struct store_zip *zs, const struct zip_entry *e, uint64_t *data)
 {
     unsigned char h[LOCAL_LEN];
-    int rc = read_at(zs, h, LOCAL_LEN, e->lho, e->name);
-    return rc < 0 ? rc : check_local(zs, e, h, data);
+    int rc;
+
+    *data = 0;
+    cache_data_at(zs, e, data);
+    if (*data)
+        return GSVD_OK;
+    rc = read_at(zs, h, LOCAL_LEN, e->lho, e->name);
+    if (rc == GSVD_OK)
+        rc = check_local(zs, e, h, data);
+    if (rc == GSVD_OK)
+        cache_data_at(zs, e, data);
+    return rc;
 }
 
 /* Bytes read for a member in one request: its local header, name, the central extra field's
@@ -756,7 +795,7 @@ static uint64_t member_span(const struct zip_entry *e)
 /* The member's local header and stored bytes into blk (replaced): one read of member_span(),
  * and a second for the rest only when the local extra field outgrew the margin.  *data_at
  * receives the offset of the stored bytes in blk. */
-static int read_member(const struct store_zip *zs, const struct zip_entry *e, struct gsvd_buf *blk,
+static int read_member(struct store_zip *zs, const struct zip_entry *e, struct gsvd_buf *blk,
                        size_t *data_at)
 {
     int rc = GSVD_OK;
@@ -776,6 +815,7 @@ static int read_member(const struct store_zip *zs, const struct zip_entry *e, st
         blk->len = (size_t)span;
     }
     GSVD_TRY(check_local(zs, e, (const unsigned char *)blk->data, &data));
+    cache_data_at(zs, e, &data);
     end = data + e->csize; /* <= e->limit, checked */
     have = blk->len;
     if (end - e->lho > have) { /* the margin was short: the rest in a second read */
@@ -852,7 +892,7 @@ static uint32_t crc32_of(const unsigned char *p, uint64_t n)
 }
 
 /* Append the whole uncompressed value of e to dst, CRC-32 checked. */
-static int read_entry(const struct store_zip *zs, const struct zip_entry *e, struct gsvd_buf *dst)
+static int read_entry(struct store_zip *zs, const struct zip_entry *e, struct gsvd_buf *dst)
 {
     int rc = GSVD_OK;
     struct gsvd_buf blk = GSVD_BUF_INIT;
@@ -885,7 +925,7 @@ out:
 
 static int zip_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
 {
-    const struct store_zip *zs = (const struct store_zip *)st;
+    struct store_zip *zs = (struct store_zip *)st;
     const struct zip_entry *e = find(zs, key);
     return e ? read_entry(zs, e, dst) : GSVD_ENOTFOUND;
 }
@@ -894,7 +934,7 @@ static int zip_get_range(gsvd_store *st, const char *key, uint64_t offset, uint6
                          int suffix, struct gsvd_buf *dst, uint64_t *size)
 {
     int rc = GSVD_OK;
-    const struct store_zip *zs = (const struct store_zip *)st;
+    struct store_zip *zs = (struct store_zip *)st;
     const struct zip_entry *e = find(zs, key);
     uint64_t total, start, n, data;
     struct gsvd_buf whole = GSVD_BUF_INIT;
