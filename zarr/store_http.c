@@ -106,7 +106,8 @@ struct store_http {
     /* writes */
     struct gsvd_strlist written; /* keys put successfully (for the report on failure) */
     int committed;
-    int no_head; /* the server refused HEAD once: sizes come from GET */
+    int no_head;        /* the server refused HEAD once: sizes come from GET */
+    int warned_norange; /* the "Range ignored" warning was given (under mu) */
 };
 
 static double now_s(void)
@@ -892,6 +893,13 @@ int gsvd_http_get_range(gsvd_store *st, const char *key, uint64_t offset, uint64
     *size = total;
     gsvd_log_debug("%s/%s: the server ignored Range; cut %llu of %llu bytes", h->display, key,
                    (unsigned long long)n, (unsigned long long)total);
+    pthread_mutex_lock(&h->mu);
+    if (!h->warned_norange && total > n)
+        gsvd_log_warn("%s/%s: the server ignores Range requests: each partial read downloads the "
+                      "whole %llu-byte object",
+                      h->display, key, (unsigned long long)total);
+    h->warned_norange |= total > n;
+    pthread_mutex_unlock(&h->mu);
 out:
     req_free(r);
     return rc;

@@ -58,10 +58,10 @@
 #define LOCAL_LEN 30u
 #define MAX_COMMENT 65535u
 #define LOCAL_TAIL (EOCD_LEN + MAX_COMMENT) /* bytes of a local archive's tail read at open */
-#define REMOTE_TAIL                                                                                \
-    ((uint64_t)256 << 10) /* the suffix request: end records, and the central                      \
-                             directory of archives of up to ~3,000 members */
-#define LOCAL_MARGIN 64u  /* local extra field beyond the central one, read with a member */
+/* the remote suffix request: the end records, and the central directory of archives of up to
+ * ~3,000 members */
+#define REMOTE_TAIL ((uint64_t)256 << 10)
+#define LOCAL_MARGIN 64u /* local extra field beyond the central one, read with a member */
 
 struct zip_entry {
     char *name;     /* owned; key relative to the served root (directories dropped) */
