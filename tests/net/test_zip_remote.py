@@ -12,9 +12,12 @@ ranged request from its local header (never the whole archive, never a chunk twi
 shard's local header read once (twice at most when two workers meet it at once).  Faults from
 tests/net/mock_http_server.py: a server that ignores Range (200 with the whole object: gensvd
 uses the right slice, so results still equal), a truncated 206 body, a 206 with the wrong
-Content-Range, and 404 for the archive each exit 1 with a message naming the URL.
+Content-Range, and 404 for the archive each exit 1 with a message naming the URL; the zip
+fuzz seeds (good and broken archives) give the same exit status and output as locally.
 Usage: test_zip_remote.py GENSVD TESTDATA_DIR   (exit 77 = skipped: zarr-python missing)"""
 import os
+import shutil
+import struct
 import sys
 import tempfile
 import warnings
@@ -199,6 +202,48 @@ def http_tests(gensvd, td, archives):
         srv.shutdown()
 
 
+def hostile_tests(gensvd, td):
+    """The zip fuzz seeds (good, and broken: truncated, encrypted, method 12, bad CRC, "..",
+    duplicate, a declared size DEFLATE cannot reach) over http give the exit status and output
+    of the same file read locally; a failure names the archive's URL."""
+    corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "corpus",
+                          "zip")
+    hdir = os.path.join(td, "hostile")
+    os.makedirs(hdir)
+    for seed in sorted(os.listdir(corpus)):
+        shutil.copyfile(os.path.join(corpus, seed), os.path.join(hdir, seed + ".zip"))
+    # a member past the first request, corrupted: a flipped data byte, a bad local header
+    big = os.path.join(td, "zips", "v2_deflated_big.vcz.zip")
+    with zipfile.ZipFile(big) as zf:
+        info = zf.getinfo("call_genotype/0.0.0")
+    with open(big, "rb") as f:
+        data = bytearray(f.read())
+    assert info.header_offset < len(data) - SUFFIX
+    name_len, extra_len = struct.unpack("<HH", data[info.header_offset + 26:info.header_offset + 30])
+    flipped = bytearray(data)
+    flipped[info.header_offset + 30 + name_len + extra_len + 5] ^= 0x55
+    badsig = bytearray(data)
+    badsig[info.header_offset] ^= 0xFF
+    for seed, blob in (("big_flipped", flipped), ("big_bad_local_header", badsig)):
+        with open(os.path.join(hdir, seed + ".zip"), "wb") as f:
+            f.write(blob)
+    srv = MockServer(hdir).start()
+    base = f"http://127.0.0.1:{srv.port}"
+    for seed in sorted(os.listdir(corpus)) + ["big_flipped", "big_bad_local_header"]:
+        local, url = os.path.join(hdir, seed + ".zip"), f"{base}/{seed}.zip"
+        arr = "call_genotype" if seed.startswith("big") else "g"
+        for args in (["info"], ["dump", "--array", arr]):
+            rl, ol, el = run(gensvd, args + [local])
+            rr, orr, er = run(gensvd, args + [url], FAST)
+            check(f"hostile {seed} {args[0]}: same exit and output as local ({rl})",
+                  rl == rr and ol.replace(local.encode(), b"X") == orr.replace(url.encode(), b"X")
+                  and (rr == 0 or url in er), f"exit {rl}/{rr}: {el} | {er}")
+            if seed.startswith("big") and args[0] == "dump":
+                check(f"hostile {seed}: exit 1 naming the URL and the entry",
+                      rr == 1 and url in er and "call_genotype/0.0.0" in er, er)
+    srv.shutdown()
+
+
 def s3_tests(gensvd, testdata, td, archives):
     try:
         import boto3  # noqa: F401
@@ -257,6 +302,7 @@ def main():
         archives = [n for n, _ in archives if n not in ("v3_stored_big.vcz.zip",
                                                         "v3_sharded.vcz.zip")]
         http_tests(gensvd, td, archives)
+        hostile_tests(gensvd, td)
         s3_tests(gensvd, testdata, td, archives)
         gcs_tests(gensvd, td, archives)
     netlib.finish()
