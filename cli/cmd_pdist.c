@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -695,7 +696,11 @@ int gsvd_cmd_pdist(int argc, char **argv)
                                          .local_rank =
                                              (size_t)gsvd_comm_local_rank(gsvd_cli_world())};
         struct stat sb;
-        int text = strcmp(o.input, "-") == 0 || (stat(o.input, &sb) == 0 && S_ISREG(sb.st_mode));
+        size_t ilen = strlen(o.input);
+        /* a regular file is a text matrix, save a zipped store (".zip", as zarr/store.c) */
+        int text = strcmp(o.input, "-") == 0 ||
+                   (stat(o.input, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                    !(ilen >= 4 && strcasecmp(o.input + ilen - 4, ".zip") == 0));
         /* first, so that an unavailable device fails before any data is read */
         rc = gsvd_backend_open(o.device, &bp, &o.pd.device);
         if (rc == GSVD_OK)

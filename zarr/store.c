@@ -85,7 +85,54 @@ static int is_zip_path(const char *path)
     return !(stat(path, &sb) == 0 && S_ISDIR(sb.st_mode));
 }
 
+static int open_url(const char *url, unsigned flags, int zip_ok, gsvd_store **out);
+
+/* A remote URL "SCHEME://HOST-OR-BUCKET/.../NAME.zip" names a zipped store: the zip store reads
+ * the archive NAME.zip by ranged gets on the store of its directory.  0 for other URLs. */
+static int is_remote_zip(const char *url)
+{
+    static const char *const remote[] = {"http://", "https://", "gs://", "s3://"};
+    size_t n = strlen(url), slen = 0;
+    const char *slash = strrchr(url, '/');
+
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(remote); i++)
+        if (strncmp(url, remote[i], strlen(remote[i])) == 0)
+            slen = strlen(remote[i]);
+    return slen > 0 && n >= 4 && strcasecmp(url + n - 4, ".zip") == 0 && slash > url + slen;
+}
+
+static int open_remote_zip(const char *url, unsigned flags, gsvd_store **out)
+{
+    int rc = GSVD_OK;
+    const char *slash = strrchr(url, '/');
+    char *dir = NULL;
+    gsvd_store *parent = NULL;
+
+    *out = NULL;
+    if (flags & GSVD_STORE_WRITE) {
+        gsvd_log_error("%s: writing zip archives is not supported (zip stores are read-only; "
+                       "write a store and zip it)",
+                       url);
+        return GSVD_EUNSUPPORTED;
+    }
+    dir = gsvd_strndup(url, (size_t)(slash - url));
+    if (!dir)
+        return GSVD_ENOMEM;
+    GSVD_TRY(open_url(dir, GSVD_STORE_READ, 0, &parent));
+    rc = gsvd_store_zip_open_on(parent, slash + 1, url, out); /* takes parent */
+out:
+    gsvd_free(dir);
+    return rc;
+}
+
 int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out)
+{
+    return open_url(url, flags, 1, out);
+}
+
+/* gsvd_store_open; zip_ok 0 opens a remote ".zip" URL as a plain remote store (the directory of
+ * an archive). */
+static int open_url(const char *url, unsigned flags, int zip_ok, gsvd_store **out)
 {
     int rc = GSVD_OK;
     gsvd_store *st = NULL;
@@ -93,6 +140,18 @@ int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out)
     size_t slen;
 
     *out = NULL;
+    if (zip_ok && strncmp(url, "zip://", 6) == 0 && scheme_len(url + 6) > 0) {
+        if (!is_remote_zip(url + 6)) {
+            gsvd_log_error("%s: a zip:// URL names a local path or a remote .zip archive", url);
+            return GSVD_EINVAL;
+        }
+        GSVD_TRY(open_remote_zip(url + 6, flags, &st));
+        goto found;
+    }
+    if (zip_ok && is_remote_zip(url)) {
+        GSVD_TRY(open_remote_zip(url, flags, &st));
+        goto found;
+    }
     for (size_t i = 0; i < GSVD_ARRAY_LEN(schemes); i++) {
         const struct scheme *s = &schemes[i];
         size_t plen = strlen(s->prefix);

@@ -65,7 +65,9 @@ enum gsvd_store_flags {
 };
 
 /* Open the store at `url`: a local path, "file://PATH", "mem:NAME", or (with libcurl)
- * "http(s)://HOST/PATH" (read-only), "gs://BUCKET/PREFIX", "s3://BUCKET/PREFIX".  Returns
+ * "http(s)://HOST/PATH" (read-only), "gs://BUCKET/PREFIX", "s3://BUCKET/PREFIX".  A local path
+ * or "zip://PATH" naming a ".zip" file, and a remote URL whose last component ends in ".zip"
+ * (or "zip://" + such a URL), open a read-only zip store (zarr/store_zip.c).  Returns
  * GSVD_OK and a new store (caller owns; close with gsvd_store_close), or
  *   GSVD_ENOTFOUND  (logged) a read store whose directory does not exist,
  *   GSVD_EIO        the staging directory could not be made, or the target exists (WRITE

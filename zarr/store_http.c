@@ -109,7 +109,8 @@ struct store_http {
     /* writes */
     struct gsvd_strlist written; /* keys put successfully (for the report on failure) */
     int committed;
-    int no_head; /* the server refused HEAD once: sizes come from GET */
+    int no_head;        /* the server refused HEAD once: sizes come from GET */
+    int warned_norange; /* the "Range ignored" warning was given (under mu) */
 };
 
 static double now_s(void)
@@ -130,11 +131,14 @@ static void free_secret(char *s)
     gsvd_free(s);
 }
 
-static unsigned hash_key(const char *k)
+/* Bucket of a prefetched request: key and range, so the ranges of one archive spread out. */
+static unsigned hash_req(const char *k, const char *range)
 {
     uint32_t h = 2166136261u;
     while (*k)
         h = (h ^ (unsigned char)*k++) * 16777619u;
+    while (*range)
+        h = (h ^ (unsigned char)*range++) * 16777619u;
     return h % N_BUCKETS;
 }
 
@@ -746,13 +750,14 @@ static void run_req(struct store_http *h, struct req *r)
     pthread_mutex_unlock(&h->mu);
 }
 
-/* Remove and return the unclaimed prefetched request for key, or NULL.  Mutex held. */
-static struct req *claim(struct store_http *h, const char *key)
+/* Remove and return the unclaimed prefetched request for key and range ("" for the whole
+ * value), or NULL.  Mutex held. */
+static struct req *claim(struct store_http *h, const char *key, const char *range)
 {
-    struct req **pp = &h->buckets[hash_key(key)];
+    struct req **pp = &h->buckets[hash_req(key, range)];
     for (; *pp; pp = &(*pp)->hnext) {
         struct req *r = *pp;
-        if (strcmp(r->key, key) != 0)
+        if (strcmp(r->key, key) != 0 || strcmp(r->range, range) != 0)
             continue;
         *pp = r->hnext;
         r->hnext = NULL;
@@ -772,25 +777,40 @@ static struct req *claim(struct store_http *h, const char *key)
     return NULL;
 }
 
+/* The prefetched request for key and range if there is one (waited for), else a new one run
+ * now.  The caller frees the done request; NULL on ENOMEM. */
+static struct req *claim_or_run(struct store_http *h, const char *key, const char *range,
+                                uint64_t range_len)
+{
+    struct req *r;
+
+    pthread_mutex_lock(&h->mu);
+    r = claim(h, key, range);
+    if (r) {
+        while (r->state != R_DONE)
+            pthread_cond_wait(&h->cv, &h->mu);
+        pthread_mutex_unlock(&h->mu);
+        return r;
+    }
+    pthread_mutex_unlock(&h->mu);
+    r = req_new(h, key, M_GET);
+    if (!r)
+        return NULL;
+    snprintf(r->range, sizeof r->range, "%s", range);
+    r->range_len = range_len;
+    run_req(h, r);
+    return r;
+}
+
 int gsvd_http_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
 {
     struct store_http *h = (struct store_http *)st;
     struct req *r;
     int rc;
 
-    pthread_mutex_lock(&h->mu);
-    r = claim(h, key);
-    if (r) {
-        while (r->state != R_DONE)
-            pthread_cond_wait(&h->cv, &h->mu);
-        pthread_mutex_unlock(&h->mu);
-    } else {
-        pthread_mutex_unlock(&h->mu);
-        r = req_new(h, key, M_GET);
-        if (!r)
-            return GSVD_ENOMEM;
-        run_req(h, r);
-    }
+    r = claim_or_run(h, key, "", 0);
+    if (!r)
+        return GSVD_ENOMEM;
     rc = outcome(h, r);
     if (rc == GSVD_OK) {
         gsvd_buf_free(dst);
@@ -853,6 +873,7 @@ int gsvd_http_get_range(gsvd_store *st, const char *key, uint64_t offset, uint64
     struct store_http *h = (struct store_http *)st;
     struct req *r;
     uint64_t first = 0, last = 0, total = UINT64_MAX, start, n;
+    char range[48];
     int rc;
 
     *size = UINT64_MAX;
@@ -860,16 +881,14 @@ int gsvd_http_get_range(gsvd_store *st, const char *key, uint64_t offset, uint64
         gsvd_buf_clear(dst);
         return length == 0 ? GSVD_OK : GSVD_EINVAL;
     }
-    r = req_new(h, key, M_GET);
+    if (suffix)
+        snprintf(range, sizeof range, "-%llu", (unsigned long long)length);
+    else
+        snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)offset,
+                 (unsigned long long)(offset + length - 1));
+    r = claim_or_run(h, key, range, length);
     if (!r)
         return GSVD_ENOMEM;
-    r->range_len = length;
-    if (suffix)
-        snprintf(r->range, sizeof r->range, "-%llu", (unsigned long long)length);
-    else
-        snprintf(r->range, sizeof r->range, "%llu-%llu", (unsigned long long)offset,
-                 (unsigned long long)(offset + length - 1));
-    run_req(h, r);
     if (r->cc == CURLE_OK && r->status == 416) {
         if (parse_content_range(r->content_range, &first, &last, &total) == 0)
             *size = total;
@@ -913,6 +932,13 @@ int gsvd_http_get_range(gsvd_store *st, const char *key, uint64_t offset, uint64
     *size = total;
     gsvd_log_debug("%s/%s: the server ignored Range; cut %llu of %llu bytes", h->display, key,
                    (unsigned long long)n, (unsigned long long)total);
+    pthread_mutex_lock(&h->mu);
+    if (!h->warned_norange && total > n)
+        gsvd_log_warn("%s/%s: the server ignores Range requests: each partial read downloads the "
+                      "whole %llu-byte object",
+                      h->display, key, (unsigned long long)total);
+    h->warned_norange |= total > n;
+    pthread_mutex_unlock(&h->mu);
 out:
     req_free(r);
     return rc;
@@ -1062,27 +1088,34 @@ static void drop_plan(struct store_http *h)
     h->n_ahead = h->ahead_next = 0;
 }
 
-int gsvd_http_prefetch(gsvd_store *st, const char *const *keys, size_t n)
+/* Replace the prefetch plan by n requests: keys[i] whole, or rs[i]'s range when rs is set. */
+static int set_plan(struct store_http *h, const char *const *keys,
+                    const struct gsvd_store_range *rs, size_t n)
 {
-    struct store_http *h = (struct store_http *)st;
     struct req **plan = n ? gsvd_calloc(n, sizeof *plan) : NULL;
     int rc = GSVD_OK;
 
     if (n && !plan)
         return GSVD_ENOMEM;
     for (size_t i = 0; i < n; i++) {
-        plan[i] = req_new(h, keys[i], M_GET);
+        plan[i] = req_new(h, rs ? rs[i].key : keys[i], M_GET);
         if (!plan[i]) {
             rc = GSVD_ENOMEM;
             goto out;
         }
         plan[i]->prefetched = 1;
         plan[i]->ahead_idx = i;
+        if (rs && rs[i].length > 0 && rs[i].offset <= UINT64_MAX - rs[i].length) {
+            plan[i]->range_len = rs[i].length;
+            snprintf(plan[i]->range, sizeof plan[i]->range, "%llu-%llu",
+                     (unsigned long long)rs[i].offset,
+                     (unsigned long long)(rs[i].offset + rs[i].length - 1));
+        }
     }
     pthread_mutex_lock(&h->mu);
     drop_plan(h);
     for (size_t i = 0; i < n; i++) {
-        unsigned b = hash_key(plan[i]->key);
+        unsigned b = hash_req(plan[i]->key, plan[i]->range);
         /* append so that the first of equal keys is claimed first */
         struct req **pp = &h->buckets[b];
         while (*pp)
@@ -1094,12 +1127,22 @@ int gsvd_http_prefetch(gsvd_store *st, const char *const *keys, size_t n)
     plan = NULL;
     wake(h);
     pthread_mutex_unlock(&h->mu);
-    gsvd_log_debug("%s: reading ahead %zu objects", st->url, n);
+    gsvd_log_debug("%s: reading ahead %zu %s", h->display, n, rs ? "ranges" : "objects");
 out:
     for (size_t i = 0; plan && i < n; i++)
         req_free(plan[i]);
     gsvd_free(plan);
     return rc;
+}
+
+int gsvd_http_prefetch(gsvd_store *st, const char *const *keys, size_t n)
+{
+    return set_plan((struct store_http *)st, keys, NULL, n);
+}
+
+int gsvd_http_prefetch_ranges(gsvd_store *st, const struct gsvd_store_range *rs, size_t n)
+{
+    return set_plan((struct store_http *)st, NULL, rs, n);
 }
 
 int gsvd_http_commit(gsvd_store *st)

@@ -7,7 +7,14 @@
 #include "gsvd_config.h"
 #include "zarr/store.h"
 
-#define GSVD_STORE_OPS_VERSION 3
+#define GSVD_STORE_OPS_VERSION 4
+
+/* One byte range of one key, for prefetch_ranges. */
+struct gsvd_store_range {
+    const char *key; /* borrowed */
+    uint64_t offset;
+    uint64_t length; /* > 0 */
+};
 
 struct gsvd_store_ops {
     int version;      /* GSVD_STORE_OPS_VERSION; fields are appended, never reordered */
@@ -27,6 +34,9 @@ struct gsvd_store_ops {
      * comes back short.  *size receives the value's total size, UINT64_MAX when unknown. */
     int (*get_range)(gsvd_store *st, const char *key, uint64_t offset, uint64_t length, int suffix,
                      struct gsvd_buf *dst, uint64_t *size);
+    /* version 4, optional: like prefetch, for byte ranges; a later get_range of exactly one of
+     * these ranges (same key, offset and length) takes the fetched data.  Replaces the plan. */
+    int (*prefetch_ranges)(gsvd_store *st, const struct gsvd_store_range *r, size_t n);
 };
 
 struct gsvd_store {
@@ -38,6 +48,15 @@ struct gsvd_store {
 extern const struct gsvd_store_ops gsvd_store_file_ops;
 extern const struct gsvd_store_ops gsvd_store_mem_ops;
 extern const struct gsvd_store_ops gsvd_store_zip_ops; /* store_zip.c: read-only zip archives */
+
+/* (store_zip.c) Open the zip archive stored as `key` in the remote store `parent` (ownership
+ * of parent moves to the new store, which closes it, also on failure); `display` is the
+ * archive's URL for messages (copied).  Every read of the archive is a ranged get on parent:
+ * one suffix request for the end records (and the central directory when it fits), then one
+ * request per member.  Returns as the zip store's open, GSVD_ENOTFOUND (logged) when the
+ * archive does not exist, or the parent's errors. */
+GSVD_NODISCARD int gsvd_store_zip_open_on(gsvd_store *parent, const char *key, const char *display,
+                                          gsvd_store **out);
 
 #if GSVD_HAVE_CURL
 extern const struct gsvd_store_ops gsvd_store_http_ops;
@@ -87,6 +106,8 @@ GSVD_NODISCARD int gsvd_http_get_range(gsvd_store *st, const char *key, uint64_t
 GSVD_NODISCARD int gsvd_http_size(gsvd_store *st, const char *key, uint64_t *size);
 GSVD_NODISCARD int gsvd_http_put(gsvd_store *st, const char *key, const void *p, size_t n);
 GSVD_NODISCARD int gsvd_http_prefetch(gsvd_store *st, const char *const *keys, size_t n);
+GSVD_NODISCARD int gsvd_http_prefetch_ranges(gsvd_store *st, const struct gsvd_store_range *rs,
+                                             size_t n);
 GSVD_NODISCARD int gsvd_http_commit(gsvd_store *st);
 
 /* For a flavour's list op: GET the absolute URL `url` (built on gsvd_http_list_base()) with the
@@ -114,6 +135,7 @@ const char *gsvd_http_object_prefix(const gsvd_store *st);
         .size = gsvd_http_size,                                                                    \
         .prefetch = gsvd_http_prefetch,                                                            \
         .get_range = gsvd_http_get_range,                                                          \
+        .prefetch_ranges = gsvd_http_prefetch_ranges,                                              \
     }
 
 /* (store_list.c) List `path` of a listing flavour page by page: make_url writes the URL of a

@@ -1,6 +1,14 @@
 /* zarr/store_zip.c - read-only store over a local zip archive of a Zarr tree (".vcz.zip" from
  * bio2zarr, zarr-python's ZipStore).  Opened for "zip://PATH" and for local paths ending in
- * ".zip" that are not directories.
+ * ".zip" that are not directories; and, through gsvd_store_zip_open_on(), on an archive object
+ * of a remote store (store.c does that for https/gs/s3 URLs naming a ".zip").
+ *
+ * The bytes come from a byte source: pread on a local fd, or ranged gets of the archive's key
+ * in the remote parent.  The archive's tail is read once at open (locally the last 22 + 65,535
+ * bytes; remotely one suffix request of 256 KiB, which also gives the size) and serves every
+ * read inside it: the end records and usually the central directory, and all members of small
+ * archives.  A member is read in one request (header, name, extra field margin and data); a
+ * scan's prefetch hands the members' ranges to the parent's read-ahead.
  *
  * Open reads the End Of Central Directory record (ZIP64 locator and record when a field is
  * saturated), then the whole central directory, into a key table sorted by name.  Every entry
@@ -8,20 +16,22 @@
  * sizes and local header offsets inside the archive, no two entries' byte spans overlapping,
  * names that are valid store keys (no "..", no absolute paths, no control characters); of
  * entries sharing a name the last wins, as in Python's zipfile.  A get reads the entry's local
- * header with pread (signature, flags and method must agree with the central directory; its name
- * and extra field must fit the entry's span), then its data; DEFLATE is raw-inflated by zlib into
+ * header (signature, flags and method must agree with the central directory; its name
+ * and extra field must fit the entry's span) and its data; DEFLATE is raw-inflated by zlib into
  * exactly the declared size, and a whole read checks the CRC-32.  Ranged reads of STORED entries
  * read only the range.
  *
  * When the archive holds a single top-level directory and no metadata at its root (a directory
  * zipped with its own name, "x.zarr/..."), keys are served relative to that directory.
  *
- * The table is immutable after open and reads use pread, so workers share the store freely. */
+ * The table and the tail are immutable after open, local reads use pread and the remote
+ * parent is thread-safe, so workers share the store freely. */
 #include "gsvd_config.h"
 #include "zarr/store.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,6 +57,11 @@
 #define CDIR_LEN 46u
 #define LOCAL_LEN 30u
 #define MAX_COMMENT 65535u
+#define LOCAL_TAIL (EOCD_LEN + MAX_COMMENT) /* bytes of a local archive's tail read at open */
+/* the remote suffix request: the end records, and the central directory of archives of up to
+ * ~3,000 members */
+#define REMOTE_TAIL ((uint64_t)256 << 10)
+#define LOCAL_MARGIN 64u /* local extra field beyond the central one, read with a member */
 
 struct zip_entry {
     char *name;     /* owned; key relative to the served root (directories dropped) */
@@ -56,16 +71,28 @@ struct zip_entry {
     uint64_t usize; /* uncompressed size */
     uint32_t crc;
     uint16_t method; /* 0 STORED, 8 DEFLATE */
+    uint16_t nlen;   /* name length as stored (before a common directory is stripped) */
+    uint16_t xlen;   /* central extra field length: the local one is usually no longer */
     size_t idx;      /* position in the central directory: a later duplicate wins */
 };
 
+/* Bytes come from a local file (fd >= 0) or from ranged gets of `key` in a remote `parent`;
+ * `tail` holds the archive's last bytes, read at open, and serves every read inside it. */
 struct store_zip {
     struct gsvd_store base;
-    char *path; /* owned; the archive, for messages */
+    char *path; /* owned; the archive (path or URL), for messages */
     int fd;
+    gsvd_store *parent; /* owned, or NULL: a local archive */
+    char *key;          /* owned: the archive's key in parent */
+    unsigned char *tail;
+    uint64_t tail_off; /* archive offset of tail[0] */
+    size_t tail_len;
     uint64_t size;          /* archive size */
     struct zip_entry *ents; /* owned; sorted by name */
     size_t n;
+    pthread_mutex_t mu; /* guards data_at */
+    uint64_t *data_at;  /* owned; per entry: offset of its data once a local header was read,
+                           0 before (a data offset is never 0) */
 };
 
 static uint16_t rd16(const unsigned char *p)
@@ -83,10 +110,53 @@ static uint64_t rd64(const unsigned char *p)
     return (uint64_t)rd32(p) | ((uint64_t)rd32(p + 4) << 32);
 }
 
+/* Bytes [off, off + n) of the remote archive into dst (replaced): one ranged get. */
+static int remote_read(const struct store_zip *zs, uint64_t off, size_t n, int suffix,
+                       struct gsvd_buf *dst, uint64_t *size, const char *what)
+{
+    const struct gsvd_store_ops *ops = zs->parent->ops;
+    uint64_t total = UINT64_MAX;
+    int rc;
+
+    if (ops->version < 3 || !ops->get_range) {
+        gsvd_log_error("%s: the %s store has no ranged reads", zs->path, ops->name);
+        return GSVD_EINTERNAL;
+    }
+    gsvd_buf_clear(dst);
+    rc = ops->get_range(zs->parent, zs->key, off, n, suffix, dst, &total);
+    if (rc == GSVD_ENOTFOUND) {
+        gsvd_log_error("%s: no such archive (HTTP 404 / object not found)", zs->path);
+        return GSVD_ENOTFOUND;
+    }
+    if (rc < 0)
+        return rc; /* logged by the remote store, with the URL */
+    if (size)
+        *size = total;
+    if (!suffix && dst->len != n) {
+        gsvd_log_error("%s: truncated zip archive (reading %s: %zu of %zu bytes at offset %llu)",
+                       zs->path, what, dst->len, n, (unsigned long long)off);
+        return GSVD_EFORMAT;
+    }
+    return GSVD_OK;
+}
+
 /* Read exactly n bytes at off; a short read is a truncated archive (GSVD_EFORMAT). */
 static int read_at(const struct store_zip *zs, void *dst, size_t n, uint64_t off, const char *what)
 {
     size_t got = 0;
+    if (zs->tail && off >= zs->tail_off && off - zs->tail_off <= zs->tail_len &&
+        n <= zs->tail_len - (off - zs->tail_off)) {
+        memcpy(dst, zs->tail + (off - zs->tail_off), n);
+        return GSVD_OK;
+    }
+    if (zs->parent) {
+        struct gsvd_buf b = GSVD_BUF_INIT;
+        int rc = remote_read(zs, off, n, 0, &b, NULL, what);
+        if (rc == GSVD_OK && n)
+            memcpy(dst, b.data, n);
+        gsvd_buf_free(&b);
+        return rc;
+    }
     while (got < n) {
         ssize_t r = pread(zs->fd, (char *)dst + got, n - got, (off_t)(off + got));
         if (r < 0 && errno == EINTR)
@@ -114,6 +184,15 @@ static void zip_close(gsvd_store *st)
     gsvd_free(zs->ents);
     if (zs->fd >= 0)
         close(zs->fd);
+    if (zs->parent) { /* as gsvd_store_close, which this file does not call (store.c calls it) */
+        char *url = zs->parent->url;
+        zs->parent->ops->close(zs->parent);
+        gsvd_free(url);
+    }
+    gsvd_free(zs->key);
+    gsvd_free(zs->tail);
+    gsvd_free(zs->data_at);
+    pthread_mutex_destroy(&zs->mu);
     gsvd_free(zs->path);
     gsvd_free(zs);
 }
@@ -123,24 +202,61 @@ struct cd_info {
     uint64_t cd_end; /* where the central directory must end: the (ZIP64) EOCD record */
 };
 
+/* Read the archive's tail into zs->tail: locally by pread (zs->size known), remotely by one
+ * suffix request, which also gives the archive's size. */
+static int load_tail(struct store_zip *zs)
+{
+    int rc = GSVD_OK;
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    uint64_t total = UINT64_MAX;
+
+    if (!zs->parent) {
+        zs->tail_len = (size_t)(zs->size < LOCAL_TAIL ? zs->size : LOCAL_TAIL);
+        zs->tail_off = zs->size - zs->tail_len;
+        GSVD_TRY(gsvd_buf_reserve(&b, zs->tail_len + 1));
+        GSVD_TRY(read_at(zs, b.data, zs->tail_len, zs->tail_off, "the end of central directory"));
+        b.len = zs->tail_len;
+    } else {
+        GSVD_TRY(remote_read(zs, 0, REMOTE_TAIL, 1, &b, &total, "the end of central directory"));
+        if (total == UINT64_MAX || b.len > total ||
+            b.len != (total < REMOTE_TAIL ? total : REMOTE_TAIL)) {
+            gsvd_log_error("%s: the server sent %zu bytes of the archive's end without its size "
+                           "(or a short body); cannot locate the zip directory",
+                           zs->path, b.len);
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        zs->size = total;
+        zs->tail_len = b.len;
+        zs->tail_off = total - b.len;
+    }
+    zs->tail = (unsigned char *)b.data; /* ownership moves to the store */
+    b = (struct gsvd_buf)GSVD_BUF_INIT;
+out:
+    gsvd_buf_free(&b);
+    return rc;
+}
+
 /* Find the EOCD in the archive's tail and fill *ci, following the ZIP64 locator when a field
  * is saturated.  GSVD_EFORMAT (logged) when the archive is not a usable zip. */
 static int find_eocd(struct store_zip *zs, struct cd_info *ci)
 {
     int rc = GSVD_OK;
-    size_t tail = (size_t)(zs->size < EOCD_LEN + MAX_COMMENT ? zs->size : EOCD_LEN + MAX_COMMENT);
-    unsigned char *buf = NULL, z[Z64_EOCD_LEN];
-    uint64_t base = zs->size - tail, eocd = UINT64_MAX;
+    unsigned char z[Z64_EOCD_LEN];
+    size_t tail = zs->tail_len;
+    const unsigned char *buf = zs->tail;
+    uint64_t base = zs->tail_off, eocd = UINT64_MAX;
 
     if (zs->size < EOCD_LEN) {
         gsvd_log_error("%s: not a zip archive (%llu bytes, too short)", zs->path,
                        (unsigned long long)zs->size);
         return GSVD_EFORMAT;
     }
-    buf = gsvd_malloc(tail);
-    if (!buf)
-        return GSVD_ENOMEM;
-    GSVD_TRY(read_at(zs, buf, tail, base, "the end of central directory"));
+    if (tail > LOCAL_TAIL) { /* the EOCD lies in the last 22 + 65,535 bytes */
+        base += tail - LOCAL_TAIL;
+        buf += tail - LOCAL_TAIL;
+        tail = LOCAL_TAIL;
+    }
     for (size_t i = tail - EOCD_LEN + 1; i-- > 0;) {
         if (rd32(buf + i) == SIG_EOCD && i + EOCD_LEN + rd16(buf + i + 20) <= tail) {
             eocd = base + i;
@@ -219,7 +335,6 @@ static int find_eocd(struct store_zip *zs, struct cd_info *ci)
         goto out;
     }
 out:
-    gsvd_free(buf);
     return rc;
 }
 
@@ -295,6 +410,8 @@ static int parse_entry(const struct store_zip *zs, const unsigned char *p, size_
     xlen = rd16(p + 30);
     clen = rd16(p + 32);
     e->lho = rd32(p + 42);
+    e->nlen = nlen;
+    e->xlen = xlen;
     if ((size_t)nlen + xlen + clen > avail - CDIR_LEN) {
         gsvd_log_error("%s: central directory entry %zu runs past the directory", zs->path, idx);
         return GSVD_EFORMAT;
@@ -495,6 +612,12 @@ out:
     return rc;
 }
 
+static int alloc_data_at(struct store_zip *zs)
+{
+    zs->data_at = gsvd_calloc(zs->n ? zs->n : 1, sizeof *zs->data_at);
+    return zs->data_at ? GSVD_OK : GSVD_ENOMEM;
+}
+
 static int zip_open(const char *path, unsigned flags, gsvd_store **out)
 {
     int rc = GSVD_OK;
@@ -514,6 +637,7 @@ static int zip_open(const char *path, unsigned flags, gsvd_store **out)
         return GSVD_ENOMEM;
     zs->base.ops = &gsvd_store_zip_ops;
     zs->fd = -1;
+    pthread_mutex_init(&zs->mu, NULL);
     zs->path = gsvd_strdup(path);
     if (!zs->path) {
         rc = GSVD_ENOMEM;
@@ -531,8 +655,48 @@ static int zip_open(const char *path, unsigned flags, gsvd_store **out)
         goto out;
     }
     zs->size = (uint64_t)sb.st_size;
+    GSVD_TRY(load_tail(zs));
     GSVD_TRY(find_eocd(zs, &ci));
     GSVD_TRY(read_central(zs, &ci));
+    GSVD_TRY(alloc_data_at(zs));
+    *out = &zs->base;
+    zs = NULL;
+out:
+    zip_close(zs ? &zs->base : NULL);
+    return rc;
+}
+
+int gsvd_store_zip_open_on(gsvd_store *parent, const char *key, const char *display,
+                           gsvd_store **out)
+{
+    int rc = GSVD_OK;
+    struct store_zip *zs = gsvd_calloc(1, sizeof *zs);
+    struct cd_info ci;
+
+    *out = NULL;
+    if (!zs) {
+        char *url = parent->url;
+        parent->ops->close(parent);
+        gsvd_free(url);
+        return GSVD_ENOMEM;
+    }
+    zs->base.ops = &gsvd_store_zip_ops;
+    zs->fd = -1;
+    pthread_mutex_init(&zs->mu, NULL);
+    zs->parent = parent; /* closed with zs from here on */
+    zs->path = gsvd_strdup(display);
+    zs->key = gsvd_strdup(key);
+    if (!zs->path || !zs->key) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(load_tail(zs));
+    GSVD_TRY(find_eocd(zs, &ci));
+    GSVD_TRY(read_central(zs, &ci));
+    GSVD_TRY(alloc_data_at(zs));
+    gsvd_log_debug("%s: %zu members, central directory of %llu bytes%s", display, zs->n,
+                   (unsigned long long)ci.cd_size,
+                   ci.cd_off >= zs->tail_off ? " (inside the first request)" : "");
     *out = &zs->base;
     zs = NULL;
 out:
@@ -556,17 +720,12 @@ static const struct zip_entry *find(const struct store_zip *zs, const char *key)
     return NULL;
 }
 
-/* Read and check the entry's local header; *data receives the offset of its data. */
-static int local_data_offset(const struct store_zip *zs, const struct zip_entry *e, uint64_t *data)
+/* Check the entry's local header h (LOCAL_LEN bytes); *data receives the offset of its data. */
+static int check_local(const struct store_zip *zs, const struct zip_entry *e,
+                       const unsigned char *h, uint64_t *data)
 {
-    unsigned char h[LOCAL_LEN];
     uint64_t off;
-    size_t klen = strlen(e->name);
 
-    int rc = read_at(zs, h, LOCAL_LEN, e->lho, e->name);
-
-    if (rc < 0)
-        return rc;
     if (rd32(h) != SIG_LOCAL) {
         gsvd_log_error("%s: entry '%s': bad local header signature at offset %llu", zs->path,
                        e->name, (unsigned long long)e->lho);
@@ -584,7 +743,7 @@ static int local_data_offset(const struct store_zip *zs, const struct zip_entry 
         return GSVD_EFORMAT;
     }
     off = e->lho + LOCAL_LEN + rd16(h + 26) + (uint64_t)rd16(h + 28);
-    if (rd16(h + 26) < klen || off > e->limit || e->limit - off < e->csize) {
+    if (rd16(h + 26) < e->nlen || off > e->limit || e->limit - off < e->csize) {
         gsvd_log_error("%s: entry '%s': data (offset %llu, %llu bytes) overlaps the next entry "
                        "or the central directory",
                        zs->path, e->name, (unsigned long long)off, (unsigned long long)e->csize);
@@ -592,6 +751,82 @@ static int local_data_offset(const struct store_zip *zs, const struct zip_entry 
     }
     *data = off;
     return GSVD_OK;
+}
+
+/* Remember (or look up: *data 0) the data offset of e, which check_local() accepted. */
+static void cache_data_at(struct store_zip *zs, const struct zip_entry *e, uint64_t *data)
+{
+    size_t i = (size_t)(e - zs->ents);
+    pthread_mutex_lock(&zs->mu);
+    if (*data)
+        zs->data_at[i] = *data;
+    else
+        *data = zs->data_at[i];
+    pthread_mutex_unlock(&zs->mu);
+}
+
+/* The offset of the entry's data: from the cache, else by reading and checking its local
+ * header (one request for a remote archive, once per entry). */
+static int local_data_offset(struct store_zip *zs, const struct zip_entry *e, uint64_t *data)
+{
+    unsigned char h[LOCAL_LEN];
+    int rc;
+
+    *data = 0;
+    cache_data_at(zs, e, data);
+    if (*data)
+        return GSVD_OK;
+    rc = read_at(zs, h, LOCAL_LEN, e->lho, e->name);
+    if (rc == GSVD_OK)
+        rc = check_local(zs, e, h, data);
+    if (rc == GSVD_OK)
+        cache_data_at(zs, e, data);
+    return rc;
+}
+
+/* Bytes read for a member in one request: its local header, name, the central extra field's
+ * length plus a margin for a longer local one, and its data; never past its span's limit. */
+static uint64_t member_span(const struct zip_entry *e)
+{
+    uint64_t want = LOCAL_LEN + (uint64_t)e->nlen + e->xlen + LOCAL_MARGIN + e->csize;
+    return want < e->limit - e->lho ? want : e->limit - e->lho;
+}
+
+/* The member's local header and stored bytes into blk (replaced): one read of member_span(),
+ * and a second for the rest only when the local extra field outgrew the margin.  *data_at
+ * receives the offset of the stored bytes in blk. */
+static int read_member(struct store_zip *zs, const struct zip_entry *e, struct gsvd_buf *blk,
+                       size_t *data_at)
+{
+    int rc = GSVD_OK;
+    uint64_t span = member_span(e), data, end;
+    size_t have;
+
+    if (span > SIZE_MAX / 2 || e->csize > SIZE_MAX / 2) {
+        gsvd_log_error("%s: entry '%s' too large for this machine", zs->path, e->name);
+        return GSVD_EFORMAT;
+    }
+    if (zs->parent && !(zs->tail && e->lho >= zs->tail_off)) {
+        GSVD_TRY(remote_read(zs, e->lho, (size_t)span, 0, blk, NULL, e->name));
+    } else {
+        gsvd_buf_clear(blk);
+        GSVD_TRY(gsvd_buf_reserve(blk, (size_t)span + 1));
+        GSVD_TRY(read_at(zs, blk->data, (size_t)span, e->lho, e->name));
+        blk->len = (size_t)span;
+    }
+    GSVD_TRY(check_local(zs, e, (const unsigned char *)blk->data, &data));
+    cache_data_at(zs, e, &data);
+    end = data + e->csize; /* <= e->limit, checked */
+    have = blk->len;
+    if (end - e->lho > have) { /* the margin was short: the rest in a second read */
+        GSVD_TRY(gsvd_buf_reserve(blk, (size_t)(end - e->lho) + 1));
+        GSVD_TRY(
+            read_at(zs, blk->data + have, (size_t)(end - e->lho) - have, e->lho + have, e->name));
+        blk->len = (size_t)(end - e->lho);
+    }
+    *data_at = (size_t)(data - e->lho);
+out:
+    return rc;
 }
 
 /* Inflate a raw DEFLATE stream of csize bytes into exactly usize bytes at dst; one spare byte
@@ -657,30 +892,25 @@ static uint32_t crc32_of(const unsigned char *p, uint64_t n)
 }
 
 /* Append the whole uncompressed value of e to dst, CRC-32 checked. */
-static int read_entry(const struct store_zip *zs, const struct zip_entry *e, struct gsvd_buf *dst)
+static int read_entry(struct store_zip *zs, const struct zip_entry *e, struct gsvd_buf *dst)
 {
     int rc = GSVD_OK;
-    uint64_t data;
-    unsigned char *tmp = NULL, *out;
-    size_t start = dst->len;
+    struct gsvd_buf blk = GSVD_BUF_INIT;
+    unsigned char *out;
+    size_t start = dst->len, at = 0;
 
-    GSVD_TRY(local_data_offset(zs, e, &data));
     if (e->usize > SIZE_MAX / 2 || e->csize > SIZE_MAX / 2) {
         gsvd_log_error("%s: entry '%s' too large for this machine", zs->path, e->name);
         return GSVD_EFORMAT;
     }
+    GSVD_TRY(read_member(zs, e, &blk, &at));
     GSVD_TRY(gsvd_buf_reserve(dst, (size_t)e->usize + 1));
     out = (unsigned char *)dst->data + start;
     if (e->method == 0) {
-        GSVD_TRY(read_at(zs, out, (size_t)e->usize, data, e->name));
+        if (e->usize)
+            memcpy(out, blk.data + at, (size_t)e->usize);
     } else {
-        tmp = gsvd_malloc(e->csize ? (size_t)e->csize : 1);
-        if (!tmp) {
-            rc = GSVD_ENOMEM;
-            goto out;
-        }
-        GSVD_TRY(read_at(zs, tmp, (size_t)e->csize, data, e->name));
-        GSVD_TRY(inflate_entry(zs, e, tmp, out));
+        GSVD_TRY(inflate_entry(zs, e, (const unsigned char *)blk.data + at, out));
     }
     if (crc32_of(out, e->usize) != e->crc) {
         gsvd_log_error("%s: entry '%s': CRC-32 mismatch (archive corrupt)", zs->path, e->name);
@@ -689,13 +919,13 @@ static int read_entry(const struct store_zip *zs, const struct zip_entry *e, str
     }
     dst->len = start + (size_t)e->usize;
 out:
-    gsvd_free(tmp);
+    gsvd_buf_free(&blk);
     return rc;
 }
 
 static int zip_get(gsvd_store *st, const char *key, struct gsvd_buf *dst)
 {
-    const struct store_zip *zs = (const struct store_zip *)st;
+    struct store_zip *zs = (struct store_zip *)st;
     const struct zip_entry *e = find(zs, key);
     return e ? read_entry(zs, e, dst) : GSVD_ENOTFOUND;
 }
@@ -704,7 +934,7 @@ static int zip_get_range(gsvd_store *st, const char *key, uint64_t offset, uint6
                          int suffix, struct gsvd_buf *dst, uint64_t *size)
 {
     int rc = GSVD_OK;
-    const struct store_zip *zs = (const struct store_zip *)st;
+    struct store_zip *zs = (struct store_zip *)st;
     const struct zip_entry *e = find(zs, key);
     uint64_t total, start, n, data;
     struct gsvd_buf whole = GSVD_BUF_INIT;
@@ -729,6 +959,37 @@ static int zip_get_range(gsvd_store *st, const char *key, uint64_t offset, uint6
     GSVD_TRY(gsvd_buf_append(dst, n ? whole.data + start : "", (size_t)n));
 out:
     gsvd_buf_free(&whole);
+    return rc;
+}
+
+/* Remote archives: the members' byte ranges become the parent's read-ahead plan, in order, so
+ * a scan reads `concurrency` members at a time as for a directory store's chunks.  Each range
+ * is the one read_member() asks for, which takes it.  Absent keys (missing chunks) and members
+ * inside the tail already read are skipped. */
+static int zip_prefetch(gsvd_store *st, const char *const *keys, size_t n)
+{
+    const struct store_zip *zs = (const struct store_zip *)st;
+    const struct gsvd_store_ops *ops = zs->parent ? zs->parent->ops : NULL;
+    struct gsvd_store_range *rs = NULL;
+    size_t m = 0;
+    int rc;
+
+    if (!ops || ops->version < 4 || !ops->prefetch_ranges || n == 0)
+        return GSVD_OK;
+    rs = gsvd_calloc(n, sizeof *rs);
+    if (!rs)
+        return GSVD_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const struct zip_entry *e = find(zs, keys[i]);
+        if (!e || e->lho >= zs->tail_off || member_span(e) > SIZE_MAX / 2)
+            continue;
+        rs[m].key = zs->key;
+        rs[m].offset = e->lho;
+        rs[m].length = member_span(e);
+        m++;
+    }
+    rc = ops->prefetch_ranges(zs->parent, rs, m);
+    gsvd_free(rs);
     return rc;
 }
 
@@ -792,6 +1053,7 @@ const struct gsvd_store_ops gsvd_store_zip_ops = {
     .list = zip_list,
     .commit = NULL,
     .size = zip_size,
-    .prefetch = NULL,
+    .prefetch = zip_prefetch,
     .get_range = zip_get_range,
+    .prefetch_ranges = NULL,
 };

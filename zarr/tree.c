@@ -338,6 +338,30 @@ static size_t zip_root_len(const char *p, size_t len, int force)
     return force ? len : 0;
 }
 
+/* For a remote URL (http, https, gs, s3: "SCHEME://HOST/..."), the length of its leading part
+ * up to the first path component ending in ".zip" (any case), the archive; 0 when none.  The
+ * host or bucket itself never counts.  store.c opens such a URL as a remote zip store. */
+static size_t remote_zip_len(const char *p, size_t len)
+{
+    static const char *const remote[] = {"http://", "https://", "gs://", "s3://"};
+    size_t start = 0;
+
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(remote); i++)
+        if (strncmp(p, remote[i], strlen(remote[i])) == 0)
+            start = strlen(remote[i]);
+    if (start == 0)
+        return 0;
+    while (start < len && p[start] != '/') /* the host or bucket */
+        start++;
+    for (size_t end = start + 1; end <= len; end++) {
+        if (end < len && p[end] != '/')
+            continue;
+        if (end >= start + 5 && p[end - 5] != '/' && strncasecmp(p + end - 4, ".zip", 4) == 0)
+            return end;
+    }
+    return 0;
+}
+
 int gsvd_tree_locate(const char *input, char **root, char **node)
 {
     size_t len = strlen(input), root_len, skip = 0, zlen;
@@ -345,8 +369,16 @@ int gsvd_tree_locate(const char *input, char **root, char **node)
     *root = *node = NULL;
     if (strncmp(input, "zip://", 6) == 0) {
         skip = 6;
+        zlen = remote_zip_len(input + skip, len - skip);
+        if (zlen > 0) {
+            zlen += skip;
+            goto zip_found;
+        }
         goto zip;
     }
+    zlen = remote_zip_len(input, len);
+    if (zlen > 0)
+        goto zip_found;
     if (strncmp(input, "file://", 7) == 0)
         skip = 7;
     else if (strstr(input, "://") || strncmp(input, "mem:", 4) == 0)

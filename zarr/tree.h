@@ -50,8 +50,10 @@ GSVD_NODISCARD int gsvd_tree_children(gsvd_tree *t, const char *path, struct gsv
  * "cohort.vcz/call_genotype" opens cohort.vcz (and its .zmetadata) and names node
  * "call_genotype".  Local paths walk up while the parent directory is a Zarr group; a path
  * through a zip archive ("x.vcz.zip/call_genotype", "zip://x.zip/call_genotype": the first
- * component ending in ".zip" that is a regular file) splits after the archive; other URLs and
- * "mem:" are taken as the root.  Caller owns *root and *node.  GSVD_ENOMEM only. */
+ * component ending in ".zip" that is a regular file) splits after the archive, as does a remote
+ * URL through one ("https://h/x.vcz.zip/call_genotype", also after "zip://": the first path
+ * component after the host or bucket ending in ".zip"); other URLs and "mem:" are taken as the
+ * root.  Caller owns *root and *node.  GSVD_ENOMEM only. */
 GSVD_NODISCARD int gsvd_tree_locate(const char *input, char **root, char **node);
 
 GSVD_EXTERN_C_END

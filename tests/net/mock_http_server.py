@@ -17,6 +17,7 @@ faults into requests for chunk keys (paths whose last component does not start w
   short206    ranged requests: 206 whose Content-Range is the range asked for but whose body
               (and Content-Length) is only half of it
   long206     ranged requests: 206 for the range asked for with 4096 extra bytes of body
+  badrange206 ranged requests: 206 with the right body but a Content-Range one byte off
 
 Every wait is bounded (--stall, default 30 s).  Request counts per path are kept in
 MockServer.counts, and the Range headers received as (path, value) in MockServer.ranges, for
@@ -95,12 +96,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             else:
                 start, end = int(a), (int(b) if b else len(data) - 1)
             end = min(end, len(data) - 1)
-            headers.append(("Content-Range", f"bytes {start}-{end}/{len(data)}"))
+            total = len(data)
+            headers.append(("Content-Range", f"bytes {start}-{end}/{total}"))
             data, status = data[start:end + 1], 206
             if mode == "short206":
                 data = data[: len(data) // 2]
             if mode == "long206":
                 data = data + bytes(4096)
+            if mode == "badrange206":
+                headers[-1] = ("Content-Range", f"bytes {start + 1}-{end + 1}/{total}")
         if mode in ("reset", "truncate", "slow") and n == 0 and self.command == "GET":
             self.send_response(status)
             self.send_header("Content-Length", str(len(data)))
@@ -147,7 +151,7 @@ def main():
     ap.add_argument("--root", required=True)
     ap.add_argument("--mode", default="normal",
                     choices=["normal", "429", "503", "reset", "truncate", "slow", "always500",
-                             "403", "norange", "short206", "long206"])
+                             "403", "norange", "short206", "long206", "badrange206"])
     ap.add_argument("--stall", type=float, default=30.0)
     a = ap.parse_args()
     srv = MockServer(a.root, a.mode, a.stall)

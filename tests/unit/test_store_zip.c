@@ -2,7 +2,8 @@
  * contract, on the fuzz seed corpus (tests/fuzz/corpus/zip, written by make_zip_corpus.py):
  * listing, whole and ranged reads of STORED, DEFLATE and ZIP64 archives (all equal), a
  * top-level directory stripped, the last duplicate winning, every documented refusal with its
- * code, read-only opening, and gsvd_tree_locate splitting "x.zip/node".
+ * code, read-only opening, and gsvd_tree_locate splitting "x.zip/node" (and remote URLs through
+ * an archive).
  * usage: test_store_zip CORPUS_DIR [-v | --one-roundtrip (for alloc_sweep.sh)]; scratch files
  * under $TMPDIR. */
 #include "gsvd_config.h"
@@ -230,6 +231,32 @@ out:
     gsvd_free(src);
 }
 
+/* Remote URLs through an archive split after its first ".zip" component (never the host or
+ * bucket); other remote URLs are taken whole. */
+static void test_remote_paths(void)
+{
+    static const char *const cases[][3] = {
+        {"https://h/d/x.vcz.zip/call_genotype", "https://h/d/x.vcz.zip", "call_genotype"},
+        {"s3://b/x.ZIP", "s3://b/x.ZIP", ""},
+        {"gs://b/p/x.zip/g/a/", "gs://b/p/x.zip", "g/a"},
+        {"zip://http://h:8/x.zip/g", "zip://http://h:8/x.zip", "g"},
+        {"https://h.zip/x.zarr/g", "https://h.zip/x.zarr/g", ""},
+        {"s3://b.zip", "s3://b.zip", ""},
+        {"https://h/.zip/g", "https://h/.zip/g", ""},
+        {"https://h/a.zipx/g", "https://h/a.zipx/g", ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *root = NULL, *node = NULL;
+        GSVD_CHECK_RC(gsvd_tree_locate(cases[i][0], &root, &node), GSVD_OK);
+        GSVD_CHECK(root && node && strcmp(root, cases[i][1]) == 0 &&
+                   strcmp(node, cases[i][2]) == 0);
+        if (root && node && (strcmp(root, cases[i][1]) != 0 || strcmp(node, cases[i][2]) != 0))
+            fprintf(stderr, "%s: root '%s' node '%s'\n", cases[i][0], root, node);
+        gsvd_free(root);
+        gsvd_free(node);
+    }
+}
+
 /* --one-roundtrip (alloc_sweep.sh): open the ZIP64 DEFLATE seed, list it and read every key
  * whole and by range.  Exit 0 when all worked, 3 when an allocation failure came back as
  * GSVD_ENOMEM, 1 on any other error. */
@@ -278,6 +305,7 @@ int main(int argc, char **argv)
     test_good();
     test_bad();
     test_paths();
+    test_remote_paths();
     gsvd_test_remove_tree(tmp);
     return gsvd_test_report("test_store_zip");
 }
