@@ -13,6 +13,7 @@
 #include <lapacke.h>
 
 #include "analysis/backend_internal.h"
+#include "analysis/blas_room.h"
 #include "analysis/cpu_rows.h"
 #include "analysis/gblock_std.h"
 #include "common/alloc.h"
@@ -101,7 +102,7 @@ static void cpu_destroy(gsvd_backend *be)
     struct backend_cpu *b = (struct backend_cpu *)be;
     if (!b)
         return;
-    openblas_set_num_threads(b->saved_threads);
+    gsvd_blas_set_threads(b->saved_threads);
     pass_free(b);
     gsvd_free(b->x);
     gsvd_free(b->y);
@@ -127,8 +128,8 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
      * and our own fixed tiling of the Gram */
     b->n_threads = p && p->n_threads ? p->n_threads : 1;
     b->gram_f64 = p && p->gram_f64;
-    b->saved_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    b->saved_threads = gsvd_blas_get_threads();
+    gsvd_blas_set_threads(1);
     *out = &b->base;
     return GSVD_OK;
 }
@@ -447,7 +448,7 @@ static int pass_flush(struct backend_cpu *b)
     if (b->st_rows == 0)
         return GSVD_OK;
     b->st_gstart[n_groups] = b->st_rows;
-    rc = gsvd_parallel(n_groups, pass_group, b);
+    rc = gsvd_blas_parallel(n_groups, pass_group, b);
     if (rc < 0)
         return rc;
     if (b->bounded) {
@@ -788,8 +789,8 @@ static int flush_gram(struct backend_cpu *b)
     job.nt = (n + GRAM_TILE - 1) / GRAM_TILE;
     atomic_init(&job.next, 0);
     atomic_init(&job.over, 0);
-    GSVD_TRY(
-        gsvd_parallel(shares > GSVD_PARALLEL_MAX ? GSVD_PARALLEL_MAX : shares, gram_share, &job));
+    GSVD_TRY(gsvd_blas_parallel(shares > GSVD_PARALLEL_MAX ? GSVD_PARALLEL_MAX : shares, gram_share,
+                                &job));
     if (atomic_load(&job.over))
         return bound_exceeded("a Gram product");
     b->filled = 0;

@@ -5,7 +5,9 @@
 #include "gsvd_config.h"
 #include "common/pipeline.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/alloc.h"
@@ -102,10 +104,13 @@ int gsvd_pipeline_run(const struct gsvd_pipeline_params *p, uint64_t n_blocks,
     for (size_t i = 0; i < p->n_workers; i++) {
         args[i].pp = &pp;
         args[i].id = i;
-        if (pthread_create(&threads[i], NULL, worker_main, &args[i]) != 0) {
-            gsvd_log_error("cannot start worker thread %zu", i);
+        int e = pthread_create(&threads[i], NULL, worker_main, &args[i]);
+        if (e != 0) {
+            /* EAGAIN: no room for the thread's stack (ulimit -v) or the thread limit */
+            gsvd_log_error("%scannot start worker thread %zu: %s",
+                           e == EAGAIN ? "out of memory: " : "", i, strerror(e));
             pthread_mutex_lock(&pp.mu);
-            pp.rc = GSVD_EINTERNAL;
+            pp.rc = e == EAGAIN ? GSVD_ENOMEM : GSVD_EINTERNAL;
             pthread_cond_broadcast(&pp.freed);
             pthread_mutex_unlock(&pp.mu);
             break;
