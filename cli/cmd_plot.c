@@ -112,7 +112,7 @@ static const struct gsvd_opt_bind plot_groups[] = {
     {&gsvd_opts_remote, offsetof(struct plot_opts, common)},
 };
 static const char *const plot_kinds[] = {"pca", "pdist", NULL}; /* o.kind 0, 1 */
-static const struct gsvd_cmd_spec plot_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_plot_spec = {
     .name = "plot",
     .intro = "Usage: gensvd plot pca [options] PCS.zarr -o OUT.svg\n"
              "       gensvd plot pdist [options] DIST.zarr -o OUT.svg\n"
@@ -120,6 +120,7 @@ static const struct gsvd_cmd_spec plot_spec = {
              "`gensvd pdist` (heatmap of the distance matrix) as a self-contained SVG.\n",
     .groups = plot_groups,
     .n_groups = GSVD_ARRAY_LEN(plot_groups),
+    .opts_size = sizeof(struct plot_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
     .words = plot_kinds,
 };
@@ -265,7 +266,7 @@ int gsvd_cmd_plot(int argc, char **argv)
 {
     struct plot_opts o = {.pc_x = 1, .pc_y = 2, .order = -1, .common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
-    int first, rc = gsvd_opts_parse(&plot_spec, argc, argv, &o, &first);
+    int first, rc = gsvd_opts_parse(&gsvd_cmd_plot_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
