@@ -13,6 +13,7 @@
 #include <lapacke.h>
 
 #include "analysis/backend_internal.h"
+#include "analysis/blas_room.h"
 #include "analysis/cpu_rows.h"
 #include "analysis/gblock_std.h"
 #include "analysis/pca_device.h"
@@ -102,7 +103,7 @@ static void cpu_destroy(gsvd_backend *be)
     struct backend_cpu *b = (struct backend_cpu *)be;
     if (!b)
         return;
-    openblas_set_num_threads(b->saved_threads);
+    gsvd_blas_set_threads(b->saved_threads);
     pass_free(b);
     gsvd_free(b->x);
     gsvd_free(b->y);
@@ -128,8 +129,8 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
      * and our own fixed tiling of the Gram */
     b->n_threads = p && p->n_threads ? p->n_threads : 1;
     b->gram_f64 = p && p->gram_f64;
-    b->saved_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    b->saved_threads = gsvd_blas_get_threads();
+    gsvd_blas_set_threads(1);
     *out = &b->base;
     return GSVD_OK;
 }
@@ -448,7 +449,7 @@ static int pass_flush(struct backend_cpu *b)
     if (b->st_rows == 0)
         return GSVD_OK;
     b->st_gstart[n_groups] = b->st_rows;
-    rc = gsvd_parallel(n_groups, pass_group, b);
+    rc = gsvd_blas_parallel(n_groups, pass_group, b);
     if (rc < 0)
         return rc;
     if (b->bounded) {
@@ -780,7 +781,7 @@ static int flush_gram(struct backend_cpu *b)
     job.rows = rows;
     job.nt = (n + GRAM_TILE - 1) / GRAM_TILE;
     atomic_init(&job.over, 0);
-    GSVD_TRY(gsvd_parallel_tasks(b->n_threads, job.nt * (job.nt + 1) / 2, gram_task, &job));
+    GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, job.nt * (job.nt + 1) / 2, gram_task, &job));
     if (atomic_load(&job.over))
         return bound_exceeded("a Gram product");
     b->filled = 0;

@@ -21,6 +21,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
+#include "analysis/blas_room.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
@@ -375,7 +376,7 @@ static int gram_product(struct solver *s, size_t width)
     gp.n_shares = s->n_threads < 1 ? 1 : s->n_threads;
     if (gp.n_shares > gp.n_tiles)
         gp.n_shares = gp.n_tiles;
-    return gsvd_parallel(gp.n_shares, gram_prod_share, &gp);
+    return gsvd_blas_parallel(gp.n_shares, gram_prod_share, &gp);
 }
 
 static int run_iterative(struct solver *s, struct gsvd_pca_result *res)

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "analysis/blas_room.h"
 #include "analysis/gblock_std.h"
 #include "common/alloc.h"
 #include "common/err.h"
@@ -326,7 +327,7 @@ static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gs
     }
     if (c->n_rows > 0) {
         c->blk = blk;
-        rc = gsvd_parallel(c->threads, scan_share, c);
+        rc = gsvd_blas_parallel(c->threads, scan_share, c);
     }
     c->blocks_done++;
     gsvd_progress_report(c->progress, "projection", c->blocks_done, c->n_blocks);
@@ -544,10 +545,10 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
     }
     c.scores = r->scores;
     /* single-threaded BLAS: the sample groups are the parallelism */
-    saved_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    saved_threads = gsvd_blas_get_threads();
+    gsvd_blas_set_threads(1);
     rc = gsvd_geno_scan(g, scan_block, &c);
-    openblas_set_num_threads(saved_threads);
+    gsvd_blas_set_threads(saved_threads);
     if (rc < 0)
         goto out;
     for (size_t t = 0; t < c.threads; t++)

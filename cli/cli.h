@@ -145,6 +145,13 @@ int gsvd_cmd_dump(int argc, char **argv);
 int gsvd_cmd_simulate(int argc, char **argv);
 int gsvd_cmd_ldprune(int argc, char **argv);
 
+/* The commands' option tables (cli/opts.h), each in its cmd_*.c; read by gsvd_opts_parse and by
+ * tests/fuzz/fuzz_opts.c, which drives every table with hostile command lines. */
+struct gsvd_cmd_spec;
+extern const struct gsvd_cmd_spec gsvd_cmd_pca_spec, gsvd_cmd_pdist_spec, gsvd_cmd_related_spec,
+    gsvd_cmd_project_spec, gsvd_cmd_plot_spec, gsvd_cmd_info_spec, gsvd_cmd_dump_spec,
+    gsvd_cmd_simulate_spec, gsvd_cmd_ldprune_spec;
+
 /* LD pruning shared by `ldprune` and `pca --ld-prune` (cli/cmd_ldprune.c). */
 struct gsvd_ldprune_params;
 struct gsvd_ldprune_result;

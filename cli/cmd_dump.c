@@ -88,7 +88,7 @@ static const struct gsvd_opt_bind dump_groups[] = {
     {&dump_notes, 0},
     {&gsvd_opts_remote, offsetof(struct dump_opts, common)},
 };
-static const struct gsvd_cmd_spec dump_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_dump_spec = {
     .name = "dump",
     .intro = "Usage: gensvd dump [options] INPUT/ARRAY\n"
              "Print the values of a Zarr array as TSV on stdout, without a header: one line per\n"
@@ -96,6 +96,7 @@ static const struct gsvd_cmd_spec dump_spec = {
              "axes, cells along axis N-2, values along the last axis joined by '/'.\n",
     .groups = dump_groups,
     .n_groups = GSVD_ARRAY_LEN(dump_groups),
+    .opts_size = sizeof(struct dump_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
@@ -547,7 +548,7 @@ int gsvd_cmd_dump(int argc, char **argv)
     struct gsvd_cli_input in = {0};
     struct gsvd_cli_bar bar;
     gsvd_array *a = NULL;
-    int first, kind, rc = gsvd_opts_parse(&dump_spec, argc, argv, &o, &first);
+    int first, kind, rc = gsvd_opts_parse(&gsvd_cmd_dump_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;

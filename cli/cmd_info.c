@@ -38,7 +38,7 @@ static const struct gsvd_opt_bind info_groups[] = {
     {&gsvd_opts_basic, offsetof(struct info_opts, common)},
     {&gsvd_opts_remote, offsetof(struct info_opts, common)},
 };
-static const struct gsvd_cmd_spec info_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_info_spec = {
     .name = "info",
     .intro = "Usage: gensvd info [options] INPUT\n"
              "Print the tree of groups and arrays under INPUT (a Zarr v2 or v3 store, group or\n"
@@ -46,6 +46,7 @@ static const struct gsvd_cmd_spec info_spec = {
              "shape, dtype, chunks, codec chain, stored and raw bytes and their ratio.\n",
     .groups = info_groups,
     .n_groups = GSVD_ARRAY_LEN(info_groups),
+    .opts_size = sizeof(struct info_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
@@ -165,7 +166,7 @@ int gsvd_cmd_info(int argc, char **argv)
 {
     struct info_opts o = {.common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
-    int first, rc = gsvd_opts_parse(&info_spec, argc, argv, &o, &first);
+    int first, rc = gsvd_opts_parse(&gsvd_cmd_info_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;

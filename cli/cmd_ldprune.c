@@ -171,7 +171,7 @@ static const struct gsvd_opt_bind ld_groups[] = {
     {&input_group, 0},
     GSVD_OPTS_BIND_COMMON(struct ld_opts),
 };
-static const struct gsvd_cmd_spec ld_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_ldprune_spec = {
     .name = "ldprune",
     .intro = "Usage: gensvd ldprune [options] INPUT\n"
              "Variants in approximate linkage equilibrium (plink2 --indep-pairwise): in a window\n"
@@ -181,6 +181,7 @@ static const struct gsvd_cmd_spec ld_spec = {
              "variants are removed.\n",
     .groups = ld_groups,
     .n_groups = GSVD_ARRAY_LEN(ld_groups),
+    .opts_size = sizeof(struct ld_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
@@ -313,7 +314,7 @@ int gsvd_cmd_ldprune(int argc, char **argv)
     struct ld_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT,
                         .lp = GSVD_LDPRUNE_PARAMS_DEFAULT,
                         .common = GSVD_CLI_COMMON_DEFAULT};
-    int first, rc = gsvd_opts_parse(&ld_spec, argc, argv, &o, &first);
+    int first, rc = gsvd_opts_parse(&gsvd_cmd_ldprune_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;

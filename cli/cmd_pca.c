@@ -236,7 +236,7 @@ static const struct gsvd_opt_bind pca_groups[] = {
     {&method_group, 0},   {&input_group, 0},
     {&resource_group, 0}, GSVD_OPTS_BIND_COMMON(struct pca_opts),
 };
-static const struct gsvd_cmd_spec pca_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_pca_spec = {
     .name = "pca",
     .intro = "Usage: gensvd pca [options] INPUT\n"
              "Principal components of the genotype matrix in INPUT (a VCF-Zarr store: "
@@ -244,6 +244,7 @@ static const struct gsvd_cmd_spec pca_spec = {
              "--array); samples are\nthe observations.\n",
     .groups = pca_groups,
     .n_groups = GSVD_ARRAY_LEN(pca_groups),
+    .opts_size = sizeof(struct pca_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature "
               "unavailable.\n",
 };
@@ -533,7 +534,7 @@ int gsvd_cmd_pca(int argc, char **argv)
     int first, rc;
 
     o.geno.cache_bytes = UINT64_MAX; /* not given (--cache cannot reach it) */
-    rc = gsvd_opts_parse(&pca_spec, argc, argv, &o, &first);
+    rc = gsvd_opts_parse(&gsvd_cmd_pca_spec, argc, argv, &o, &first);
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
     if (first != argc - 1)

@@ -228,7 +228,7 @@ static const struct gsvd_opt_bind pdist_groups[] = {
     {&input_group, 0},
     GSVD_OPTS_BIND_COMMON(struct pdist_opts),
 };
-static const struct gsvd_cmd_spec pdist_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_pdist_spec = {
     .name = "pdist",
     .intro = "Usage: gensvd pdist [options] INPUT\n"
              "Pairwise distances between the samples (or variants) of the genotype matrix in "
@@ -240,6 +240,7 @@ static const struct gsvd_cmd_spec pdist_spec = {
              "missing; e.g. gensvd pca X --format tsv | gensvd pdist\n",
     .groups = pdist_groups,
     .n_groups = GSVD_ARRAY_LEN(pdist_groups),
+    .opts_size = sizeof(struct pdist_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature "
               "unavailable.\n",
 };
@@ -608,7 +609,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
                            .pd = GSVD_PDIST_PARAMS_DEFAULT,
                            .geno = GSVD_GENO_PARAMS_DEFAULT,
                            .common = GSVD_CLI_COMMON_DEFAULT};
-    int first, rc = gsvd_opts_parse(&pdist_spec, argc, argv, &o, &first);
+    int first, rc = gsvd_opts_parse(&gsvd_cmd_pdist_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;

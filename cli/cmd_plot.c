@@ -132,7 +132,7 @@ static const struct gsvd_opt_bind plot_groups[] = {
     {&gsvd_opts_remote, offsetof(struct plot_opts, common)},
 };
 static const char *const plot_kinds[] = {"pca", "pdist", NULL}; /* o.kind 0, 1 */
-static const struct gsvd_cmd_spec plot_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_plot_spec = {
     .name = "plot",
     .intro = "Usage: gensvd plot pca [options] PCS.zarr -o OUT.svg|OUT.png\n"
              "       gensvd plot pdist [options] DIST.zarr -o OUT.svg|OUT.png\n"
@@ -141,6 +141,7 @@ static const struct gsvd_cmd_spec plot_spec = {
              "a PNG of the same picture.\n",
     .groups = plot_groups,
     .n_groups = GSVD_ARRAY_LEN(plot_groups),
+    .opts_size = sizeof(struct plot_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
     .words = plot_kinds,
 };
@@ -316,7 +317,7 @@ int gsvd_cmd_plot(int argc, char **argv)
                           .dpi = GSVD_PLOT_SVG_DPI,
                           .common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_cli_input in = {0};
-    int first, rc = gsvd_opts_parse(&plot_spec, argc, argv, &o, &first);
+    int first, rc = gsvd_opts_parse(&gsvd_cmd_plot_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;

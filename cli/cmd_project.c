@@ -80,7 +80,7 @@ static const struct gsvd_opt_bind project_groups[] = {
     {&input_group, 0},
     GSVD_OPTS_BIND_COMMON(struct project_opts),
 };
-static const struct gsvd_cmd_spec project_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_project_spec = {
     .name = "project",
     .intro =
         "Usage: gensvd project [options] --pcs PCS INPUT\n"
@@ -91,6 +91,7 @@ static const struct gsvd_cmd_spec project_spec = {
         "the reference mean; scores on the reference's scale (U S, as pca writes them).\n",
     .groups = project_groups,
     .n_groups = GSVD_ARRAY_LEN(project_groups),
+    .opts_size = sizeof(struct project_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
@@ -286,7 +287,7 @@ out:
 int gsvd_cmd_project(int argc, char **argv)
 {
     struct project_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT, .common = GSVD_CLI_COMMON_DEFAULT};
-    int first, rc = gsvd_opts_parse(&project_spec, argc, argv, &o, &first);
+    int first, rc = gsvd_opts_parse(&gsvd_cmd_project_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;

@@ -97,7 +97,7 @@ static const struct gsvd_opt_bind related_groups[] = {
     {&input_group, 0},
     GSVD_OPTS_BIND_COMMON(struct related_opts),
 };
-static const struct gsvd_cmd_spec related_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_related_spec = {
     .name = "related",
     .intro =
         "Usage: gensvd related [options] INPUT\n"
@@ -109,6 +109,7 @@ static const struct gsvd_cmd_spec related_spec = {
         "an integer 2-D array named with --array).\n",
     .groups = related_groups,
     .n_groups = GSVD_ARRAY_LEN(related_groups),
+    .opts_size = sizeof(struct related_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
@@ -239,7 +240,7 @@ int gsvd_cmd_related(int argc, char **argv)
                              .memory = RELATED_DEFAULT_MEMORY,
                              .geno = GSVD_GENO_PARAMS_DEFAULT,
                              .common = GSVD_CLI_COMMON_DEFAULT};
-    int first, rc = gsvd_opts_parse(&related_spec, argc, argv, &o, &first);
+    int first, rc = gsvd_opts_parse(&gsvd_cmd_related_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;

@@ -120,7 +120,7 @@ static const struct gsvd_opt_bind sim_groups[] = {
     {&gsvd_opts_zarr_out, offsetof(struct sim_opts, zout)},
     GSVD_OPTS_BIND_COMMON(struct sim_opts),
 };
-static const struct gsvd_cmd_spec sim_spec = {
+const struct gsvd_cmd_spec gsvd_cmd_simulate_spec = {
     .name = "simulate",
     .intro = "Usage: gensvd simulate [options] OUT\n"
              "Write structured genotypes from the Balding-Nichols model as a VCF-Zarr group:\n"
@@ -129,6 +129,7 @@ static const struct gsvd_cmd_spec sim_spec = {
              "the true frequencies.  Output is staged and appears only when complete.\n",
     .groups = sim_groups,
     .n_groups = GSVD_ARRAY_LEN(sim_groups),
+    .opts_size = sizeof(struct sim_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
@@ -138,7 +139,7 @@ int gsvd_cmd_simulate(int argc, char **argv)
     struct sim_opts o = {.p = GSVD_SIM_PARAMS_DEFAULT, .common = GSVD_CLI_COMMON_DEFAULT};
     struct gsvd_sim_params *p = &o.p;
     char *cmdline = NULL;
-    int first, rc = gsvd_opts_parse(&sim_spec, argc, argv, &o, &first);
+    int first, rc = gsvd_opts_parse(&gsvd_cmd_simulate_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;

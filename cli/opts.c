@@ -194,7 +194,10 @@ int gsvd_opts_parse(const struct gsvd_cmd_spec *s, int argc, char **argv, void *
         }
     }
     shorts[at] = '\0';
-    optind = 1;
+    /* 0, not 1: glibc then resets all of getopt's state, including the position inside a
+     * bundle of short options where an earlier parse stopped (with 1 a second parse in the
+     * same process went on from the old argv: fuzz_opts) */
+    optind = 0;
     opterr = 0;
     while (rc == 0 && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         size_t base = 0;

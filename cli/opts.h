@@ -76,6 +76,7 @@ struct gsvd_cmd_spec {
     const char *intro; /* the usage line(s) and description, printed first */
     const struct gsvd_opt_bind *groups;
     size_t n_groups;
+    size_t opts_size;         /* sizeof the options struct gsvd_opts_parse stores into */
     const char *footer;       /* printed last ("Exit status: ...") */
     const char *const *words; /* the words the first operand is one of (plot: pca, pdist),
                                  NULL-terminated, for completion; NULL: any */

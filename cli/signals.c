@@ -14,12 +14,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
+#include "analysis/blas_room.h"
 #include "cli/cli.h"
 #include "common/cleanup.h"
+#include "common/err.h"
 
 static int pipe_fd[2] = {-1, -1};
 
@@ -85,36 +85,17 @@ int gsvd_cli_signals_init(void)
     return 0;
 }
 
-/* OpenBLAS starts its worker threads when the binary loads, and each maps a 128 MiB buffer
- * (32 MiB on some builds); when the mapping fails the thread retries forever, and exit() then
- * waits for it in OpenBLAS's destructor: under `ulimit -v` a little above what the libraries
- * need, every gensvd command, --version included, spun and never exited.  So before anything
- * else: with a finite RLIMIT_AS, a PROT_NONE mapping of this size (reserved, never touched)
- * must fit, else the run stops at once with a clear message. */
-#define ADDRESS_HEADROOM ((size_t)128 << 20) /* one OpenBLAS buffer */
-
+/* OpenBLAS starts its worker threads when the binary loads, and each maps a 128 MiB buffer;
+ * when a mapping fails OpenBLAS retries forever (and exit() then waits for the thread in
+ * OpenBLAS's destructor): under `ulimit -v` a little above what the libraries need, every
+ * command, --version included, spun and never exited, and later the first BLAS call of a run
+ * did the same.  So before anything else, with a finite RLIMIT_AS, the main thread's own BLAS
+ * buffer is mapped now while it still fits (analysis/blas_room.h; parallel BLAS sections check
+ * for their further buffers), else the run stops at once with a clear message. */
 void gsvd_cli_check_address_space(void)
 {
-    struct rlimit rl;
-    void *p;
-    int fd;
-
-    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+    if (gsvd_blas_room_init() == GSVD_OK)
         return;
-    fd = open("/dev/zero", O_RDONLY | O_CLOEXEC); /* MAP_ANONYMOUS is not POSIX.1-2008 */
-    if (fd < 0)
-        return;
-    p = mmap(NULL, ADDRESS_HEADROOM, PROT_NONE, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p != MAP_FAILED) {
-        munmap(p, ADDRESS_HEADROOM);
-        return;
-    }
-    fprintf(stderr,
-            "[E::main] out of memory: the virtual memory limit (ulimit -v %llu KiB) leaves less "
-            "than %zu MiB for gensvd after its libraries (OpenBLAS reserves up to 128 MiB per "
-            "thread); raise the limit\n",
-            (unsigned long long)(rl.rlim_cur / 1024), ADDRESS_HEADROOM >> 20);
     fflush(stderr);
     _exit(GSVD_EXIT_FAIL); /* exit() would wait for OpenBLAS threads that never finish */
 }

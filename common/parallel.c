@@ -4,6 +4,7 @@
 #include "gsvd_config.h"
 #include "common/parallel.h"
 
+#include <errno.h>
 #include <stdatomic.h>
 
 #include "common/err.h"
@@ -27,8 +28,11 @@ size_t gsvd_threads_start(struct gsvd_thread *t, size_t n, void (*fn)(void *ctx,
 {
     for (size_t k = 0; k < n; k++) {
         t[k] = (struct gsvd_thread){.fn = fn, .ctx = ctx, .k = k};
-        if (pthread_create(&t[k].th, NULL, thread_main, &t[k]) != 0)
+        int e = pthread_create(&t[k].th, NULL, thread_main, &t[k]);
+        if (e != 0) {
+            errno = e;
             return k;
+        }
     }
     return n;
 }

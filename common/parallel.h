@@ -42,7 +42,8 @@ struct gsvd_thread {
 };
 
 /* Start fn(ctx, k) for k = 0, 1, ... n - 1 on threads of their own (t[k]), stopping at the
- * first thread that cannot be started.  Returns how many were started (t[0 .. returned));
+ * first thread that cannot be started (errno is then pthread_create's error, e.g. EAGAIN when
+ * there is no room for its stack).  Returns how many were started (t[0 .. returned));
  * the caller runs or gives up the rest, and joins the started ones with gsvd_threads_join. */
 size_t gsvd_threads_start(struct gsvd_thread *t, size_t n, void (*fn)(void *ctx, size_t k),
                           void *ctx);

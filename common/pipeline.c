@@ -6,7 +6,9 @@
 #include "gsvd_config.h"
 #include "common/pipeline.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/alloc.h"
@@ -94,9 +96,12 @@ int gsvd_pipeline_run(const struct gsvd_pipeline_params *p, uint64_t n_blocks,
     }
     n_started = gsvd_threads_start(threads, p->n_workers, worker_main, &pp);
     if (n_started < p->n_workers) {
-        gsvd_log_error("cannot start worker thread %zu", n_started);
+        int e = errno; /* gsvd_threads_start: pthread_create's error */
+        /* EAGAIN: no room for the thread's stack (ulimit -v) or the thread limit */
+        gsvd_log_error("%scannot start worker thread %zu: %s", e == EAGAIN ? "out of memory: " : "",
+                       n_started, strerror(e));
         pthread_mutex_lock(&pp.mu);
-        pp.rc = GSVD_EINTERNAL;
+        pp.rc = e == EAGAIN ? GSVD_ENOMEM : GSVD_EINTERNAL;
         pthread_cond_broadcast(&pp.freed);
         pthread_mutex_unlock(&pp.mu);
     }

@@ -28,6 +28,7 @@
     } while (0)
 
 #define BLOSC_HEADER 16
+#define BLOSC_FLAG_RESERVED 0x08 /* c-blosc 1.x: "compressor flags from the future" */
 
 struct blosc_cfg {
     char cname[8];   /* blosclz, lz4, lz4hc, snappy, zlib, zstd */
@@ -118,8 +119,35 @@ static int blosc_to_json(const void *cfgp, cJSON **out)
     return GSVD_OK;
 }
 
-/* Check the header against the chunk: a format version c-blosc reads, 16 <= cbytes <= n,
- * nbytes within the output. */
+/* The header fields c-blosc 1.21 refuses before it decodes a block
+ * (blosc_run_decompression_with_context): a format version other than BLOSC_VERSION_FORMAT
+ * (older ones too), the reserved flag 0x08, a block size of 0 or over BLOSC_MAX_BLOCKSIZE.
+ * Checked here so that the fast path never decodes a frame c-blosc refuses (fuzz_differential
+ * found versions 0 and 1 and the flag 0x08 decoded) and the message says what is wrong. */
+static int check_header_fields(const unsigned char *p, const char *key)
+{
+    uint32_t blocksize = load_le32(p + 8);
+
+    if (p[0] != BLOSC_VERSION_FORMAT) {
+        LOG_KEY(key, "%s: blosc frame format version %u is not the one c-blosc 1.x reads (%d)", key,
+                (unsigned)p[0], BLOSC_VERSION_FORMAT);
+        return GSVD_ECODEC;
+    }
+    if (p[2] & BLOSC_FLAG_RESERVED) {
+        LOG_KEY(key, "%s: blosc frame sets the reserved flag 0x08 (flags 0x%02x)", key,
+                (unsigned)p[2]);
+        return GSVD_ECODEC;
+    }
+    if (blocksize == 0 || blocksize > BLOSC_MAX_BLOCKSIZE) {
+        LOG_KEY(key, "%s: blosc block size %lu is outside 1 to %lu", key, (unsigned long)blocksize,
+                (unsigned long)BLOSC_MAX_BLOCKSIZE);
+        return GSVD_ECODEC;
+    }
+    return GSVD_OK;
+}
+
+/* Check the header against the chunk: 16 <= cbytes <= n, nbytes within the output, and (for a
+ * frame that is not empty) the fields c-blosc checks. */
 static int check_header(const unsigned char *p, size_t n, size_t cap, const char *key,
                         uint32_t *nbytes)
 {
@@ -127,12 +155,6 @@ static int check_header(const unsigned char *p, size_t n, size_t cap, const char
 
     if (n < BLOSC_HEADER) {
         LOG_KEY(key, "%s: blosc header truncated (%zu of 16 bytes)", key, n);
-        return GSVD_ECODEC;
-    }
-    if (p[0] > BLOSC_VERSION_FORMAT) {
-        /* c-blosc refuses these; the fast path below must not decode them either */
-        LOG_KEY(key, "%s: blosc frame format version %u is newer than this c-blosc reads (%d)", key,
-                (unsigned)p[0], BLOSC_VERSION_FORMAT);
         return GSVD_ECODEC;
     }
     *nbytes = load_le32(p + 4);
@@ -153,7 +175,8 @@ static int check_header(const unsigned char *p, size_t n, size_t cap, const char
                 (unsigned long)*nbytes, cap);
         return GSVD_ECODEC;
     }
-    return GSVD_OK;
+    /* c-blosc returns an empty frame before it looks at these */
+    return *nbytes ? check_header_fields(p, key) : GSVD_OK;
 }
 
 /* ---- a fast path for bit-shuffled one-byte data --------------------------------------------

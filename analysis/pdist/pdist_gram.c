@@ -11,6 +11,7 @@
 
 #include <cblas.h>
 
+#include "analysis/blas_room.h"
 #include "analysis/pdist/pdist_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"
@@ -54,8 +55,8 @@ static int gram_create(const struct pd_env *env, void **out)
     if (!g->sx || !g->sxx)
         return GSVD_ENOMEM;
     /* single-threaded BLAS: the tiles are our parallelism, and results must not depend on it */
-    g->saved_threads = openblas_get_num_threads();
-    openblas_set_num_threads(1);
+    g->saved_threads = gsvd_blas_get_threads();
+    gsvd_blas_set_threads(1);
     return GSVD_OK;
 }
 
@@ -65,7 +66,7 @@ static void gram_destroy(void *st)
     if (!g)
         return;
     if (g->saved_threads > 0)
-        openblas_set_num_threads(g->saved_threads);
+        gsvd_blas_set_threads(g->saved_threads);
     gsvd_free(g->g);
     gsvd_free(g->sx);
     gsvd_free(g->sxx);
@@ -158,7 +159,7 @@ static int gram_add(void *st, const struct pd_stripe *s)
     g->n_rt = (g->nb + TILE - 1) / TILE;
     g->n_ct = (g->nc + TILE - 1) / TILE;
     g->n_jobs = g->n_rt * g->n_ct;
-    return gsvd_parallel_tasks(g->env.n_threads, g->n_jobs, tile_job, g);
+    return gsvd_blas_parallel_tasks(g->env.n_threads, g->n_jobs, tile_job, g);
 }
 
 static int gram_band_end(void *st)

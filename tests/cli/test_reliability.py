@@ -24,6 +24,11 @@ Usage: test_reliability.py GENSVD [SEED]   (or GENSVD_RELIABILITY_SEED=N; KILLS=
    decoded, and a `ulimit -v` that leaves OpenBLAS no room ends with an out-of-memory message
    and exit 1 instead of the hang it used to be (not in sanitizer builds: they need the
    address space).
+7. `pca -t 2` and `pdist -t 2` (a genotype store, and a float matrix whose distances come from
+   two threads running dgemm at once) under `ulimit -v` limits rising in 32 MiB steps from
+   the lowest one `--version` runs under until the command succeeds: every run ends within
+   the time limit (OpenBLAS used to hang retrying its buffer mapping) with exit 0, or exit 1
+   and an out-of-memory message (not in sanitizer builds).
 Prints one line per check and a summary; exits 0 only if every check passed.
 """
 import os
@@ -297,6 +302,52 @@ def hostile_tests(work):
           f"ulimit -v: {r and (r.returncode, r.stderr[:300])} (None: it hung)")
 
 
+def run_vlimited(args, d, mib):
+    def vlimit():
+        resource.setrlimit(resource.RLIMIT_AS, (mib << 20, mib << 20))
+    return run_bounded(args, d, limit=60, preexec_fn=vlimit)
+
+
+def vlimit_tests(work, small):
+    """7.: the thread-count x ulimit -v sweep."""
+    with open(GENSVD, "rb") as fh:
+        if b"__asan_init" in fh.read():
+            print("ulimit -v sweep: skipped (sanitizer build)", flush=True)
+            return
+    d = os.path.join(work, "vlimit")
+    os.makedirs(d)
+    rng_m = random.Random(7)
+    with open(os.path.join(d, "m.tsv"), "w") as fh:
+        for _ in range(300):
+            fh.write("\t".join(f"{rng_m.random():.4f}" for _ in range(40)) + "\n")
+    base = next((mib for mib in range(64, 4096, 32)
+                 if (r := run_vlimited(["--version"], d, mib)) and r.returncode == 0), None)
+    check(base is not None, "ulimit -v: --version runs under some limit below 4 GiB")
+    if base is None:
+        return
+    # (name, command, 1 when two threads run BLAS at once: some limits must be refused)
+    cases = (("pca", ["pca", "-k", "2", "-t", "2", "-o", "out.zarr", small], 1),
+             ("pdist store", ["pdist", "-t", "2", "-o", "out.zarr", small], 0),
+             ("pdist dgemm", ["pdist", "-m", "euclidean", "-t", "2", "-o", "out.zarr", "m.tsv"],
+              1))
+    for name, args, two_blas in cases:
+        refused = 0
+        for mib in range(base, base + 2048, 32):
+            r = run_vlimited(args, d, mib)
+            ok = r is not None and (r.returncode == 0 or (
+                r.returncode == 1 and "out of memory" in r.stderr))
+            check(ok, f"ulimit -v {mib} MiB {name}: {r and (r.returncode, r.stderr[-300:])} "
+                      "(None: it hung)")
+            if not ok or r.returncode == 0:
+                break
+            refused += 1
+        check(ok and r.returncode == 0, f"ulimit -v sweep {name}: never ran below {mib} MiB")
+        check(refused > 0 or not two_blas, f"ulimit -v sweep {name}: no limit was refused")
+        print(f"ulimit -v sweep {name}: --version from {base} MiB, refused cleanly at {refused} "
+              f"limits, ran at {mib} MiB", flush=True)
+        subprocess.run(["rm", "-rf", os.path.join(d, "out.zarr")])
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="gensvd-reliability-") as work:
         inp = os.path.join(work, "in.zarr")
@@ -314,6 +365,7 @@ def main():
         signal_tests(work)
         efbig_test(work, inp)
         hostile_tests(work)
+        vlimit_tests(work, small)
     print(f"test_reliability: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <blosc.h>
-
 #include <zlib.h>
 #include <zstd.h>
 
@@ -997,90 +995,6 @@ out:
     return rc;
 }
 
-/* The bit-shuffled one-byte fast path must decode exactly what c-blosc itself decodes: frames
- * made by c-blosc (zstd and lz4, several block sizes, sizes with leftover blocks and with byte
- * counts that are not multiples of 8), checked against blosc_decompress_ctx. */
-static void test_blosc_fast_path(gsvd_codec_ws *ws)
-{
-    static const size_t sizes[] = {1, 7, 8, 9, 64, 1000, 4096, 65536, 100003, 262144, 700001};
-    static const int blocks[] = {0, 256, 4096, 65536};
-    static const char *const cnames[] = {"zstd", "lz4", "blosclz"};
-    uint64_t state = 88172645463325252ull;
-
-    for (size_t si = 0; si < GSVD_ARRAY_LEN(sizes); si++) {
-        size_t n = sizes[si];
-        unsigned char *src = malloc(n), *frame = malloc(n + BLOSC_MAX_OVERHEAD);
-        unsigned char *ref = malloc(n), *got = malloc(n);
-        if (!src || !frame || !ref || !got) {
-            GSVD_CHECK(0);
-            free(src), free(frame), free(ref), free(got);
-            return;
-        }
-        for (size_t i = 0; i < n; i++) { /* genotype-like: mostly 0/1, some -1 */
-            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-            src[i] = (unsigned char)((state % 16) == 0 ? 0xff : (state >> 8) % 2);
-        }
-        for (size_t ci = 0; ci < GSVD_ARRAY_LEN(cnames); ci++) {
-            for (size_t bi = 0; bi < GSVD_ARRAY_LEN(blocks); bi++) {
-                char comp[160];
-                int csize =
-                    blosc_compress_ctx(5, BLOSC_BITSHUFFLE, 1, n, src, frame,
-                                       n + BLOSC_MAX_OVERHEAD, cnames[ci], (size_t)blocks[bi], 1);
-                GSVD_CHECK(csize > 0);
-                if (csize <= 0)
-                    continue;
-                GSVD_CHECK(blosc_decompress_ctx(frame, ref, n, 1) == (int)n);
-                GSVD_CHECK(memcmp(ref, src, n) == 0);
-                snprintf(comp, sizeof comp,
-                         "{\"id\":\"blosc\",\"cname\":\"%s\",\"clevel\":5,\"shuffle\":2,"
-                         "\"blocksize\":%d}",
-                         cnames[ci], blocks[bi]);
-                memset(got, 0x5a, n);
-                GSVD_CHECK_RC(decode_with(comp, NULL, "|i1", frame, (size_t)csize, got, n, ws),
-                              GSVD_OK);
-                GSVD_CHECK(memcmp(got, src, n) == 0);
-            }
-        }
-        free(src), free(frame), free(ref), free(got);
-    }
-}
-
-/* Every level of the bit-unshuffle (portable, SSE2, AVX-512 + GFNI) against the definition,
- * bit by bit, on uniformly random bytes (all 8 bit positions in use) and sizes around the
- * vector widths (64 and 512 bytes: 8 and 64 columns). */
-static void test_bitunshuffle_levels(void)
-{
-    static const size_t sizes[] = {8, 56, 64, 72, 504, 512, 520, 1024, 4096, 65536 + 8, 262144};
-    uint64_t state = 0x9E3779B97F4A7C15ull;
-
-    for (size_t si = 0; si < GSVD_ARRAY_LEN(sizes); si++) {
-        size_t n = sizes[si], S = n / 8, bad[3] = {0, 0, 0};
-        unsigned char *in = malloc(n), *want = calloc(n, 1), *got = malloc(n + 1);
-        if (!in || !want || !got) {
-            GSVD_CHECK(0);
-            free(in), free(want), free(got);
-            return;
-        }
-        for (size_t i = 0; i < n; i++) {
-            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
-            in[i] = (unsigned char)(state >> 24);
-        }
-        for (size_t k = 0; k < S; k++)
-            for (size_t t = 0; t < 8; t++)
-                for (size_t b = 0; b < 8; b++)
-                    want[8 * k + t] |= (unsigned char)(((in[b * S + k] >> t) & 1) << b);
-        for (int level = 0; level < 3; level++) {
-            memset(got, 0x5a, n + 1);
-            gsvd_blosc_bitunshuffle1(in, got, n, level);
-            bad[level] = memcmp(got, want, n) != 0 || got[n] != 0x5a;
-        }
-        GSVD_CHECK(bad[0] == 0);
-        GSVD_CHECK(bad[1] == 0);
-        GSVD_CHECK(bad[2] == 0);
-        free(in), free(want), free(got);
-    }
-}
-
 int main(int argc, char **argv)
 {
     gsvd_codec_ws *ws = NULL;
@@ -1103,8 +1017,6 @@ int main(int argc, char **argv)
         test_known(ws);
         test_vlen(ws);
         test_corrupt(ws);
-        test_blosc_fast_path(ws);
-        test_bitunshuffle_levels();
     }
     gsvd_codec_ws_free(ws);
     test_config();
