@@ -41,6 +41,8 @@ struct gsvd_array {
     pthread_mutex_t lock;    /* guards the shard cache */
     uint64_t tick;
     struct shard_slot slots[SHARD_CACHE];
+    int ranges_planned; /* sharded: a read-ahead plan of exact inner-chunk ranges is set, so
+                         * fetch_inner asks for exactly those (set before a scan starts) */
 };
 
 const struct gsvd_zarray *gsvd_array_meta(const gsvd_array *a)
@@ -521,7 +523,7 @@ static int fetch_inner(gsvd_array *a, const uint64_t *idx, const uint64_t *lo, c
      * order the writer put them in */
     start = off;
     end = off + len; /* the index was checked: no overflow */
-    if (span) {
+    if (span && !a->ranges_planned) {
         uint64_t sum = len, n_scanned = 0;
         memcpy(next, idx, z->ndim * sizeof *next);
         while (n_scanned++ < SPAN_LOOKAHEAD && scan_next(z->ndim, next, lo, hi)) {
@@ -611,6 +613,168 @@ out:
     return rc;
 }
 
+/* ---- read-ahead of sharded arrays -------------------------------------------------------- */
+
+#define PLAN_MAX_CHUNKS ((uint64_t)1 << 24)      /* inner chunks a plan may list */
+#define PLAN_MAX_INDEX_BYTES ((uint64_t)1 << 28) /* shard indexes held while planning */
+
+struct plan {
+    uint64_t n;    /* chunks of the scan */
+    uint64_t *lin; /* per chunk in scan order: its shard, its place in it */
+    uint64_t *inner;
+    uint64_t *shards; /* the distinct shards, sorted */
+    size_t n_shards;
+    char **keys;        /* per distinct shard: its object key */
+    uint64_t **entries; /* per distinct shard: its index (NULL: no such shard) */
+    unsigned char *seen;
+};
+
+static int cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+static size_t plan_slot(const struct plan *p, uint64_t lin)
+{
+    const uint64_t *f = bsearch(&lin, p->shards, p->n_shards, sizeof lin, cmp_u64);
+    return (size_t)(f - p->shards); /* every lin of the scan is in shards */
+}
+
+static void plan_free(struct plan *p)
+{
+    for (size_t i = 0; i < p->n_shards; i++) {
+        if (p->keys)
+            gsvd_free(p->keys[i]);
+        if (p->entries)
+            gsvd_free(p->entries[i]);
+    }
+    gsvd_free(p->keys);
+    gsvd_free(p->entries);
+    gsvd_free(p->lin);
+    gsvd_free(p->inner);
+    gsvd_free(p->shards);
+    gsvd_free(p->seen);
+}
+
+/* The scan's chunks in order (odometer over `order`), their shards, and the distinct shards'
+ * keys.  GSVD_OK with p->n == 0 when the scan is too big to plan. */
+static int plan_chunks(gsvd_array *a, const size_t *order, const uint64_t *lo, const uint64_t *hi,
+                       struct plan *p)
+{
+    const struct gsvd_zarray *z = &a->meta;
+    uint64_t idx[GSVD_MAX_DIMS], n = 1, sidx[GSVD_MAX_DIMS];
+    size_t nd = z->ndim, m = 0;
+    int rc = GSVD_OK;
+
+    for (size_t d = 0; d < nd; d++) {
+        if (hi[d] - lo[d] > PLAN_MAX_CHUNKS / n)
+            return GSVD_OK;
+        n *= hi[d] - lo[d];
+        idx[d] = lo[d];
+    }
+    p->lin = gsvd_malloc((size_t)n * sizeof *p->lin);
+    p->inner = gsvd_malloc((size_t)n * sizeof *p->inner);
+    p->shards = gsvd_malloc((size_t)n * sizeof *p->shards);
+    if (!p->lin || !p->inner || !p->shards)
+        return GSVD_ENOMEM;
+    for (uint64_t c = 0; c < n; c++) {
+        GSVD_TRY(locate_inner(a, idx, &p->lin[c], &p->inner[c], NULL));
+        p->shards[c] = p->lin[c];
+        size_t j = nd;
+        while (j-- > 0) {
+            size_t d = order[j];
+            if (++idx[d] < hi[d])
+                break;
+            idx[d] = lo[d];
+        }
+    }
+    qsort(p->shards, (size_t)n, sizeof *p->shards, cmp_u64);
+    for (uint64_t c = 0; c < n; c++)
+        if (c == 0 || p->shards[c] != p->shards[m - 1])
+            p->shards[m++] = p->shards[c];
+    p->n_shards = m;
+    p->keys = gsvd_calloc(m, sizeof *p->keys);
+    p->entries = gsvd_calloc(m, sizeof *p->entries);
+    p->seen = gsvd_calloc(m, 1);
+    if (!p->keys || !p->entries || !p->seen)
+        return GSVD_ENOMEM;
+    for (size_t i = 0; i < m; i++) {
+        uint64_t lin = p->shards[i];
+        for (size_t d = nd; d-- > 0;) {
+            sidx[d] = lin % z->shard_grid[d];
+            lin /= z->shard_grid[d];
+        }
+        GSVD_TRY(object_key(a, sidx, &p->keys[i]));
+    }
+    p->n = n;
+out:
+    return rc;
+}
+
+/* The plan's ranges: each shard's index before its first chunk, then every present inner
+ * chunk's exact range, in scan order (indexes only when entries are not read yet). */
+static int plan_ranges(const gsvd_array *a, struct plan *p, int with_chunks,
+                       struct gsvd_store_range *r, size_t *n_out)
+{
+    const struct gsvd_zarray *z = &a->meta;
+    uint64_t index_len = 16 * z->n_inner + (z->index_crc ? 4 : 0);
+    size_t n = 0;
+
+    memset(p->seen, 0, p->n_shards);
+    for (uint64_t c = 0; c < p->n; c++) {
+        size_t s = plan_slot(p, p->lin[c]);
+        const uint64_t *e = p->entries[s];
+        if (!p->seen[s]) {
+            p->seen[s] = 1;
+            r[n++] = (struct gsvd_store_range){p->keys[s], 0, index_len, !z->index_at_start};
+        }
+        if (with_chunks && e && e[2 * p->inner[c]] != EMPTY)
+            r[n++] = (struct gsvd_store_range){p->keys[s], e[2 * p->inner[c]],
+                                               e[2 * p->inner[c] + 1], 0};
+    }
+    *n_out = n;
+    return GSVD_OK;
+}
+
+/* Sharded arrays on stores that read ranges ahead (remote): the shards' indexes are read
+ * first (themselves read ahead), then the plan lists every needed inner chunk's exact byte range
+ * in scan order, each shard's index range before its first chunk (it may have left the index
+ * cache by then).  fetch_inner then asks for exactly those ranges, so a scan keeps
+ * `concurrency` of them in flight, as a v2 scan keeps its chunks; without a plan (local stores,
+ * or scans too big to plan) inner chunks are read on demand and coalesced per reader. */
+static int plan_sharded(gsvd_array *a, const size_t *order, const uint64_t *lo, const uint64_t *hi)
+{
+    const struct gsvd_zarray *z = &a->meta;
+    gsvd_store *st = gsvd_tree_store(a->tree);
+    struct plan p = {0};
+    struct gsvd_store_range *r = NULL;
+    size_t n = 0;
+    int rc;
+
+    GSVD_TRY(plan_chunks(a, order, lo, hi, &p));
+    if (p.n == 0 || p.n_shards > PLAN_MAX_INDEX_BYTES / (16 * (z->n_inner ? z->n_inner : 1)))
+        goto out; /* too big to plan: on demand */
+    r = gsvd_malloc((size_t)(p.n + p.n_shards) * sizeof *r);
+    if (!r) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(plan_ranges(a, &p, 0, r, &n));
+    GSVD_TRY(gsvd_store_prefetch_ranges(st, r, n));
+    for (size_t i = 0; i < p.n_shards; i++)
+        GSVD_TRY(read_shard_index(a, p.keys[i], &p.entries[i]));
+    GSVD_TRY(plan_ranges(a, &p, 1, r, &n));
+    GSVD_TRY(gsvd_store_prefetch_ranges(st, r, n));
+    a->ranges_planned = 1;
+    gsvd_log_debug("%s: reading ahead %zu inner chunk and index ranges of %zu shards", a->name, n,
+                   p.n_shards);
+out:
+    gsvd_free(r);
+    plan_free(&p);
+    return rc;
+}
+
 int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start, const uint64_t *count)
 {
     const struct gsvd_zarray *z = &a->meta;
@@ -620,8 +784,10 @@ int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start, const
     char *key = NULL;
     int rc = GSVD_OK;
 
-    if (nd == 0 || axis >= nd || z->sharded) /* shards are read in ranges, not prefetched */
+    if (nd == 0 || axis >= nd)
         return GSVD_OK;
+    if (z->sharded && !gsvd_store_can_prefetch_ranges(gsvd_tree_store(a->tree)))
+        return GSVD_OK; /* local shards: read on demand, coalesced per reader */
     for (size_t d = 0; d < nd; d++) {
         if (start[d] > z->shape[d] || count[d] > z->shape[d] - start[d]) {
             gsvd_log_error("%s: prefetch region leaves axis %zu", a->name, d);
@@ -638,6 +804,8 @@ int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start, const
     for (size_t d = 0; d < nd; d++)
         if (d != axis)
             order[k++] = d;
+    if (z->sharded)
+        return plan_sharded(a, order, lo, hi);
     for (;;) {
         GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
         GSVD_TRY(gsvd_strlist_push(&keys, key));

@@ -306,6 +306,23 @@ int gsvd_store_prefetch(gsvd_store *st, const char *const *keys, size_t n)
     return st->ops->prefetch(st, keys, n);
 }
 
+int gsvd_store_can_prefetch_ranges(const gsvd_store *st)
+{
+    return st->ops->version >= 4 && st->ops->prefetch_ranges != NULL;
+}
+
+int gsvd_store_prefetch_ranges(gsvd_store *st, const struct gsvd_store_range *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = check_key(st, r[i].key);
+        if (rc < 0)
+            return rc;
+    }
+    if (!gsvd_store_can_prefetch_ranges(st) || n == 0)
+        return GSVD_OK;
+    return st->ops->prefetch_ranges(st, r, n);
+}
+
 int gsvd_store_commit(gsvd_store *st)
 {
     if (!(st->flags & GSVD_STORE_WRITE)) {

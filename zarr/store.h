@@ -119,6 +119,25 @@ GSVD_NODISCARD int gsvd_store_size(gsvd_store *st, const char *key, uint64_t *si
  * GSVD_ENOMEM; fetch errors surface at the get of that key. */
 GSVD_NODISCARD int gsvd_store_prefetch(gsvd_store *st, const char *const *keys, size_t n);
 
+/* One byte range of one key, for gsvd_store_prefetch_ranges: [offset, offset + length), or the
+ * last `length` bytes when `suffix` (offset unused). */
+struct gsvd_store_range {
+    const char *key; /* borrowed */
+    uint64_t offset;
+    uint64_t length; /* > 0 */
+    int suffix;
+};
+
+/* 1 if st reads ahead byte ranges (gsvd_store_prefetch_ranges does something), else 0. */
+int gsvd_store_can_prefetch_ranges(const gsvd_store *st);
+
+/* Like gsvd_store_prefetch, for byte ranges: a later gsvd_store_get_range of exactly one of
+ * them (same key, offset or suffix, and length) takes the fetched data.  Replaces the previous
+ * plan.  Stores without the feature ignore it.  GSVD_OK, GSVD_EFORMAT (invalid key, logged),
+ * GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_store_prefetch_ranges(gsvd_store *st, const struct gsvd_store_range *r,
+                                              size_t n);
+
 /* Move staged output into place.  GSVD_EINVAL on a read store; GSVD_EIO (logged) on failure,
  * after which the target is as before. */
 GSVD_NODISCARD int gsvd_store_commit(gsvd_store *st);

@@ -1105,7 +1105,11 @@ static int set_plan(struct store_http *h, const char *const *keys,
         }
         plan[i]->prefetched = 1;
         plan[i]->ahead_idx = i;
-        if (rs && rs[i].length > 0 && rs[i].offset <= UINT64_MAX - rs[i].length) {
+        if (rs && rs[i].length > 0 && rs[i].suffix) { /* as gsvd_http_get_range asks for it */
+            plan[i]->range_len = rs[i].length;
+            snprintf(plan[i]->range, sizeof plan[i]->range, "-%llu",
+                     (unsigned long long)rs[i].length);
+        } else if (rs && rs[i].length > 0 && rs[i].offset <= UINT64_MAX - rs[i].length) {
             plan[i]->range_len = rs[i].length;
             snprintf(plan[i]->range, sizeof plan[i]->range, "%llu-%llu",
                      (unsigned long long)rs[i].offset,

@@ -9,13 +9,6 @@
 
 #define GSVD_STORE_OPS_VERSION 4
 
-/* One byte range of one key, for prefetch_ranges. */
-struct gsvd_store_range {
-    const char *key; /* borrowed */
-    uint64_t offset;
-    uint64_t length; /* > 0 */
-};
-
 struct gsvd_store_ops {
     int version;      /* GSVD_STORE_OPS_VERSION; fields are appended, never reordered */
     const char *name; /* "file", "zip", "mem", "http", "gcs", "s3" */

@@ -80,8 +80,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self._send(429, b"slow down\n", [("Retry-After", "1")])
         if mode == "503" and n < 2:
             return self._send(503 if n == 0 else 500, b"unavailable\n")
-        with open(full, "rb") as f:
-            data = f.read()
         status, headers = 200, []
         rng = self.headers.get("Range")
         if rng:
@@ -90,21 +88,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if mode == "norange":
             rng = None
         if rng and rng.startswith("bytes="):
+            # read only the range (a shard scan asks for many ranges of one big object)
+            total = os.path.getsize(full)
             a, _, b = rng[6:].partition("-")
             if a == "":
-                start, end = max(0, len(data) - int(b)), len(data) - 1
+                start, end = max(0, total - int(b)), total - 1
             else:
-                start, end = int(a), (int(b) if b else len(data) - 1)
-            end = min(end, len(data) - 1)
-            total = len(data)
+                start, end = int(a), (int(b) if b else total - 1)
+            end = min(end, total - 1)
+            with open(full, "rb") as f:
+                f.seek(start)
+                data = f.read(max(0, end + 1 - start))
             headers.append(("Content-Range", f"bytes {start}-{end}/{total}"))
-            data, status = data[start:end + 1], 206
+            status = 206
             if mode == "short206":
                 data = data[: len(data) // 2]
             if mode == "long206":
                 data = data + bytes(4096)
             if mode == "badrange206":
                 headers[-1] = ("Content-Range", f"bytes {start + 1}-{end + 1}/{total}")
+        else:
+            with open(full, "rb") as f:
+                data = f.read()
         if mode in ("reset", "truncate", "slow") and n == 0 and self.command == "GET":
             self.send_response(status)
             self.send_header("Content-Length", str(len(data)))

@@ -46,6 +46,14 @@ def main():
     ds = [r for p, r in srv.ranges if p.startswith(f"{STORE}/call_DS/c/")]
     check("v3 sharded: index at the start read from byte 0", any(r.startswith("bytes=0-")
                                                                  for r in ds), str(ds[:5]))
+    # a scan reads ahead: every inner chunk of the scan by its exact range, each once
+    srv.ranges.clear()
+    rc, _, err = run(gensvd, ["dump", "-v", "-v", f"{url}/call_genotype", "--stats"])
+    inner = [(p, r) for p, r in srv.ranges
+             if p.startswith(f"{STORE}/call_genotype/c/") and not r.startswith("bytes=-")]
+    check("v3 sharded: the scan reads its inner chunks ahead, each range once",
+          rc == 0 and "inner chunk and index ranges" in err and len(inner) > 1
+          and len(inner) == len(set(inner)), f"exit {rc}: {err[-800:]} {inner[:6]}")
     srv.shutdown()
     srv = MockServer(v3root, "norange").start()
     url = f"http://127.0.0.1:{srv.port}/{STORE}"
