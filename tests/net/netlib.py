@@ -114,13 +114,19 @@ def same_unconsolidated(name, gensvd, local, remote, env, paged=True):
         check(f"{name}: listing continued over pages", rr == 0 and ", continued" in er
               and "page 3," in er, er[-3000:])
     same_outputs(name, gensvd, local, remote, env, arrays=["call_genotype", "sample_id"])
+    same_exact_pca(name, gensvd, local, remote, env)
+
+
+def same_exact_pca(name, gensvd, local, remote, env, ok_what=None, equal_what="local"):
+    """pca --method exact of remote (with env) and of local: identical projections."""
     with tempfile.TemporaryDirectory() as td:
         outs = []
         for src, env_ in ((local, None), (remote, env)):
             out = os.path.join(td, f"pca{len(outs)}.zarr")
             rc, _, err = run(gensvd, ["pca", "-k", "3", "--method", "exact", src, "-o", out],
                              env_)
-            expect_ok(f"{name}: pca --method exact {src}", rc, err)
+            expect_ok(ok_what or f"{name}: pca --method exact {src}", rc, err)
             rc, o, err = run(gensvd, ["dump", f"{out}/sample_pca_projection"])
             outs.append(o)
-        check(f"{name}: pca --method exact equals local", outs[0] == outs[1] and len(outs[0]) > 0)
+        check(f"{name}: pca --method exact equals {equal_what}",
+              outs[0] == outs[1] and len(outs[0]) > 0)

@@ -89,17 +89,8 @@ def make_archives(td):
 def same_as_local(tag, gensvd, local, remote, env=None):
     """dump of every array byte-identical, pca --method exact scores identical."""
     netlib.same_outputs(tag, gensvd, local, remote, env, arrays=ARRAYS)
-    with tempfile.TemporaryDirectory() as td:
-        outs = []
-        for src, env_ in ((local, None), (remote, env)):
-            out = os.path.join(td, f"pca{len(outs)}.zarr")
-            rc, _, err = run(gensvd, ["pca", "-k", "3", "--method", "exact", src, "-o", out],
-                             env_)
-            expect_ok(f"{tag}: pca --method exact", rc, err)
-            rc, o, err = run(gensvd, ["dump", f"{out}/sample_pca_projection"])
-            outs.append(o)
-        check(f"{tag}: pca --method exact equals the local archive",
-              outs[0] == outs[1] and len(outs[0]) > 0)
+    netlib.same_exact_pca(tag, gensvd, local, remote, env, ok_what=f"{tag}: pca --method exact",
+                          equal_what="the local archive")
 
 
 def check_requests(tag, gensvd, zips, name, array, srv, base):
