@@ -103,8 +103,9 @@ def check_full(gensvd, tmp, pcs, ids, pop_of):
     pc.check("title escaped", "HapMap3 <957> & co" in texts)
 
 
-def check_big(gensvd, tmp):
-    """500,000 points in three clusters, labelled by an array inside the store."""
+def big_store(tmp):
+    """500,000 points in three clusters, labelled by sample_population inside the store:
+    (store path, label index per point, label names, projection)."""
     rng = np.random.default_rng(7)
     n = 500_000
     lab = rng.integers(0, 3, n)
@@ -119,6 +120,12 @@ def check_big(gensvd, tmp):
     g.create_array("sample_id", data=np.array([f"s{i}" for i in range(n)]), chunks=(100_000,))
     names = np.array(["east", "north", "west"], dtype=object)
     g.create_array("sample_population", data=names[lab].astype(str), chunks=(100_000,))
+    return store, lab, names, proj
+
+
+def check_big(gensvd, tmp):
+    """500,000 points in three clusters, labelled by an array inside the store."""
+    store, lab, names, proj = big_store(tmp)
     svg = os.path.join(tmp, "big.svg")
     p = pc.run([gensvd, "plot", "pca", store, "-o", svg, "--color-by", "sample_population"])
     pc.check("big exit", p.returncode == 0, p.stderr)

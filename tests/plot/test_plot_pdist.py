@@ -152,8 +152,9 @@ def check_pc1_bands(root, ids, pop_of, pcs_store):
     pc.check("pc1 order bands", ok, f"{len(got)} runs on screen, {len(want)} from the data")
 
 
-def check_synthetic(gensvd, tmp):
-    """N = 2,000 in four groups, square f4 layout, averaged into 50 x 50 cells."""
+def synthetic_store(tmp):
+    """N = 2,000 samples in four groups: a square f4 distance matrix with sample_id and
+    sample_population.  (store path, n, group per sample, the float64 distances)."""
     rng = np.random.default_rng(3)
     n = 2000
     grp = rng.integers(0, 4, n)
@@ -165,6 +166,12 @@ def check_synthetic(gensvd, tmp):
     g.create_array("distance", data=d.astype(np.float32), chunks=(300, 300))
     g.create_array("sample_id", data=np.array([f"s{i}" for i in range(n)]))
     g.create_array("sample_population", data=np.array([f"g{k}" for k in grp]))
+    return store, n, grp, d
+
+
+def check_synthetic(gensvd, tmp):
+    """N = 2,000 in four groups, square f4 layout, averaged into 50 x 50 cells."""
+    store, n, grp, d = synthetic_store(tmp)
     svg = os.path.join(tmp, "syn.svg")
     root = plot(gensvd, svg, store, "--color-by", "sample_population", "--max-cells", "50")
     order = sorted(range(n), key=lambda i: (grp[i], i))

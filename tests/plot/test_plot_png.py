@@ -110,17 +110,7 @@ def check_pca(gensvd, tmp, pcs, ids, proj, pop_of):
 
 def check_heatmap(gensvd, tmp):
     """The synthetic four-group matrix of test_plot_pdist, N = 2,000 in 50 x 50 cells."""
-    rng = np.random.default_rng(3)
-    n = 2000
-    grp = rng.integers(0, 4, n)
-    centres = rng.normal(0, 3, (4, 5))
-    x = centres[grp] + rng.normal(0, 1, (n, 5))
-    d = np.sqrt(((x[:, None, :] - x[None, :, :]) ** 2).sum(axis=2))
-    store = os.path.join(tmp, "syn.zarr")
-    g = zarr.open_group(store, mode="w", zarr_format=2)
-    g.create_array("distance", data=d.astype(np.float32), chunks=(300, 300))
-    g.create_array("sample_id", data=np.array([f"s{i}" for i in range(n)]))
-    g.create_array("sample_population", data=np.array([f"g{k}" for k in grp]))
+    store, n, grp, d = tpd.synthetic_store(tmp)
     root, img = plot_pair(gensvd, tmp, "heat", ["pdist", store, "--color-by",
                                                 "sample_population", "--max-cells", "50"])
     order = sorted(range(n), key=lambda i: (grp[i], i))
@@ -171,20 +161,7 @@ def check_bad(gensvd, tmp, pcs):
 
 def check_big(gensvd, tmp):
     """500,000 points in three clusters (test_plot_pca's data), timed."""
-    rng = np.random.default_rng(7)
-    n = 500_000
-    lab = rng.integers(0, 3, n)
-    centres = np.array([[0.0, 0.0], [10.0, 0.0], [5.0, 8.0]])
-    proj = np.zeros((n, 3))
-    proj[:, :2] = centres[lab] + rng.normal(0, 0.6, (n, 2))
-    proj[:, 2] = rng.normal(0, 1, n)
-    store = os.path.join(tmp, "big.zarr")
-    g = zarr.open_group(store, mode="w", zarr_format=2)
-    g.create_array("sample_pca_projection", data=proj, chunks=(100_000, 3))
-    g.create_array("sample_pca_explained_variance_ratio", data=np.array([0.5, 0.3, 0.1]))
-    g.create_array("sample_id", data=np.array([f"s{i}" for i in range(n)]), chunks=(100_000,))
-    names = np.array(["east", "north", "west"], dtype=object)
-    g.create_array("sample_population", data=names[lab].astype(str), chunks=(100_000,))
+    store, lab, names, proj = tpca.big_store(tmp)
     t0 = time.time()
     root, img = plot_pair(gensvd, tmp, "big", ["pca", store, "--color-by", "sample_population"])
     print(f"500,000 points: SVG + PNG in {time.time() - t0:.1f} s", flush=True)
