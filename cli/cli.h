@@ -75,10 +75,12 @@ extern const struct gsvd_opt_group gsvd_opts_basic, gsvd_opts_progress, gsvd_opt
  * or -1 (errno set) when the pipe, the thread or a handler cannot be set up. */
 int gsvd_cli_signals_init(void);
 
-/* With a finite `ulimit -v`, check that some headroom is left after the libraries loaded;
- * if not, print an out-of-memory message and _exit(1) at once (OpenBLAS's threads would keep
- * exit() from returning).  Called first thing in main(); returns only when the check passed. */
-void gsvd_cli_check_address_space(void);
+/* With a finite `ulimit -v`, first run once more (execv of /proc/self/exe with argv) with
+ * OPENBLAS_NUM_THREADS=1 unless it is set, then check that some headroom is left after the
+ * libraries loaded; if not, print an out-of-memory message and _exit(1) at once (OpenBLAS's threads
+ * would keep exit() from returning).  Called first thing in main(); returns only when the check
+ * passed. */
+void gsvd_cli_check_address_space(char **argv);
 
 /* The distributed run's communicator (common/comm.h), or NULL for one process: set by main()
  * when an MPI launcher started the process (GENSVD_MPI builds); borrowed, main() owns it. */

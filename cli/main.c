@@ -122,7 +122,7 @@ int main(int argc, char **argv)
     const struct command *cmd;
     int rc;
 
-    gsvd_cli_check_address_space();
+    gsvd_cli_check_address_space(argv);
     if (argc < 2) {
         usage(stderr);
         return GSVD_EXIT_USAGE;

@@ -12,6 +12,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -92,8 +94,20 @@ int gsvd_cli_signals_init(void)
  * did the same.  So before anything else, with a finite RLIMIT_AS, the main thread's own BLAS
  * buffer is mapped now while it still fits (analysis/blas_room.h; parallel BLAS sections check
  * for their further buffers), else the run stops at once with a clear message. */
-void gsvd_cli_check_address_space(void)
+void gsvd_cli_check_address_space(char **argv)
 {
+    struct rlimit as;
+
+    /* The pool's threads map their buffers at load time, racing main(): under a limit that
+     * leaves room for few buffers one of them could still be spinning (a hang seen in about 1
+     * of 15 runs of `pdist -t 2` at a limit just above --version's).  So with a finite limit
+     * the program runs once more with OPENBLAS_NUM_THREADS=1, where OpenBLAS starts no pool
+     * (gensvd runs BLAS on its own threads; blas_room stops the pool there anyway). */
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        !getenv("OPENBLAS_NUM_THREADS")) {
+        if (setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
+            execv("/proc/self/exe", argv); /* returns only on failure: go on as before */
+    }
     if (gsvd_blas_room_init() == GSVD_OK)
         return;
     fflush(stderr);
