@@ -38,6 +38,7 @@ struct pdist_opts {
     int rank_parts;    /* under MPI with a square Zarr output on a local or shared path: each
                           rank writes its own part and rank 0 finalizes (pdist/pdist_parts.h) */
     int force, counts, axis_variants, condensed, f4;
+    int all_contigs;     /* --all-contigs: KING on X, Y and MT too (analysis/autosomes.h) */
     int min_kinship_set; /* --min-kinship: a pair list (analysis/pdist/king_pairs.h) */
     double min_kinship;  /* NaN: not given */
     struct gsvd_pdist_params pd;
@@ -124,6 +125,13 @@ static const struct gsvd_opt pdist_options[] = {
              "HET2_HOM1) or, with\n-o, Zarr arrays along \"pairs\" (pair_i, pair_j, kinship,\n"
              "n_sites, hethet, ibs0, het1_hom2, het2_hom1); bands of\n--memory [1G], never the "
              "N x N matrix"},
+    {.name = "all-contigs",
+     .type = GSVD_OPT_FLAG,
+     PD(all_contigs),
+     .value = 1,
+     .help = "with -m king or ibs0: count every contig; by default, as\nplink2's --make-king, "
+             "variants on X, Y and MT (by contig_id:\nX, 23, Y, 24, MT, M, 26, with or without "
+             "chr) are left out"},
     {.name = "p",
      .key = 'p',
      .type = GSVD_OPT_DOUBLE,
@@ -558,6 +566,7 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     struct gsvd_cli_input in = {0};
     struct gsvd_strlist samples = GSVD_STRLIST_INIT;
     struct gsvd_cli_mask vmask = {0}, smask = {0};
+    struct gsvd_autosomes au = {0};
     gsvd_geno *g = NULL;
     int rc = GSVD_OK;
 
@@ -572,6 +581,8 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     o->geno.missing_error = o->pd.missing == GSVD_PDIST_ERROR;
     GSVD_TRY(
         gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &vmask, &smask, &samples, &o->geno));
+    if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0)
+        GSVD_TRY(gsvd_cli_autosomes_apply(&in, o->all_contigs, &au, &o->geno));
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
     if ((o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) &&
         (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) != 2)) {
@@ -599,6 +610,7 @@ out:
     gsvd_strlist_free(&samples);
     gsvd_cli_mask_free(&vmask);
     gsvd_cli_mask_free(&smask);
+    gsvd_autosomes_free(&au);
     return rc;
 }
 
@@ -643,6 +655,8 @@ int gsvd_cmd_pdist(int argc, char **argv)
                                         "jointly called sites (no --axis variants, no "
                                         "--missing scale)",
                                         gsvd_pdist_metric_name(o.pd.metric));
+    } else if (o.all_contigs) {
+        return gsvd_cli_usage_error("pdist", "--all-contigs applies to --metric king and ibs0");
     }
     if (o.min_kinship_set) {
         if (o.pd.metric != GSVD_PDIST_KING)
