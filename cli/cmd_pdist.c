@@ -14,6 +14,7 @@
 
 #include "analysis/genotype.h"
 #include "analysis/pdist/king_pairs.h"
+#include "analysis/pdist/king_parts.h"
 #include "analysis/pdist/pdist.h"
 #include "analysis/pdist/pdist_parts.h"
 #include "analysis/pdist/pdist_store.h"
@@ -211,8 +212,8 @@ static const struct gsvd_opt layout_options[] = {
      .arg = "I/N",
      .parse = parse_part,
      .help = "compute only part I of N of the pairs (a job array without\nMPI) into "
-             "OUT.gensvd-parts/ (needs -o OUT, a local or shared\npath, and the square layout); "
-             "start every part with the\nsame input and options"},
+             "OUT.gensvd-parts/ (needs -o OUT, a local or shared\npath, and the square layout "
+             "or --min-kinship); start every\npart with the same input and options"},
     {.name = "finalize",
      .type = GSVD_OPT_STRING,
      PD(finalize),
@@ -336,9 +337,10 @@ static void discard_store(void *ctx)
 static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
                      struct pdist_job *job)
 {
-    struct gsvd_king_pairs_cfg cfg = {.output = o->output,
+    struct gsvd_king_pairs_cfg cfg = {.output = o->part_output ? o->part_output : o->output,
                                       .tsv = stdout,
-                                      .force = o->force,
+                                      .force = o->force || o->part_output,
+                                      .part = o->part_output != NULL,
                                       .counts = o->counts,
                                       .min_kinship = o->min_kinship,
                                       .ids = job->ids,
@@ -351,6 +353,11 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
     gsvd_comm *world = gsvd_cli_world();
     int rc = GSVD_OK, me = gsvd_comm_rank(world), many = gsvd_comm_size(world) > 1;
 
+    /* parts are Zarr v2 groups (analysis/pdist/king_parts.c reads them back) */
+    if (o->part_output && cfg.wp.zarr_format == 3) {
+        gsvd_log_error("--part writes Zarr v2 parts; add --zarr-format 2");
+        return GSVD_EINVAL;
+    }
     if (me == 0)
         rc = gsvd_king_pairs_open(&cfg, &kp);
     if (many)
@@ -369,12 +376,11 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
                 o->min_kinship);
     /* from here on the others wait for rank 0's verdict: no early exit */
     rc = make_attrs(o, &sum, &attrs);
-    /* the pair list's own members: the threshold and the count, before the closing brace */
+    /* the pair list's threshold before the closing brace (the sink adds the count) */
     if (rc == GSVD_OK && attrs.len > 2) {
         attrs.len -= 2;
         attrs.data[attrs.len] = '\0';
-        rc = gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g,\n    \"n_pairs\": %llu\n}",
-                             o->min_kinship, (unsigned long long)gsvd_king_pairs_count(kp));
+        rc = gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g\n}", o->min_kinship);
     }
     if (rc == GSVD_OK)
         rc = gsvd_king_pairs_finish(kp, attrs.data);
@@ -630,7 +636,13 @@ int gsvd_cmd_pdist(int argc, char **argv)
         if (first < argc)
             return gsvd_cli_usage_error("pdist", "--finalize OUT takes no INPUT");
         gsvd_cli_common_apply(&o.common);
-        return gsvd_cli_exit_code(gsvd_pdist_parts_finalize(o.finalize, o.force));
+        /* pair-list parts (--min-kinship) have pair_i; square parts have distance */
+        rc = gsvd_pdist_parts_have_array(o.finalize, "pair_i");
+        if (rc > 0)
+            rc = gsvd_king_parts_finalize(o.finalize, o.force);
+        else if (rc == 0)
+            rc = gsvd_pdist_parts_finalize(o.finalize, o.force);
+        return gsvd_cli_exit_code(rc);
     }
     if (o.pd.n_parts) {
         if (!o.output || strstr(o.output, "://"))
@@ -661,10 +673,10 @@ int gsvd_cmd_pdist(int argc, char **argv)
     if (o.min_kinship_set) {
         if (o.pd.metric != GSVD_PDIST_KING)
             return gsvd_cli_usage_error("pdist", "--min-kinship needs --metric king");
-        if (o.pd.n_parts || o.condensed || o.f4 || o.format)
+        if (o.condensed || o.f4 || o.format)
             return gsvd_cli_usage_error("pdist", "--min-kinship writes its own pair list (TSV, "
-                                                 "or Zarr with -o): no --part, --layout, "
-                                                 "--dtype or --format");
+                                                 "or Zarr with -o): no --layout, --dtype or "
+                                                 "--format");
     }
     if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
