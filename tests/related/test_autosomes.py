@@ -164,6 +164,12 @@ def main():
         off = ~np.eye(gt.shape[1], dtype=bool)
         check("contigs: n_sites = jointly called sites of the counted contigs (numpy)",
               np.array_equal(N[off], NS[off]))
+        attrs = zarr.open_group(os.path.join(tmp, "contigs.zarr"), mode="r").attrs
+        check("contigs: attribute M = the counted variants (numpy)",
+              attrs["M"] == int(counted.sum()), f"{attrs['M']} vs {int(counted.sum())}")
+        miss = int((1 - called[counted]).sum())
+        check("contigs: n_missing = missing calls on the counted variants (numpy)",
+              attrs["n_missing"] == miss, f"{attrs['n_missing']} vs {miss}")
         z = os.path.join(tmp, "ibs0.zarr")
         gensvd("pdist", sim, "-m", "ibs0", "--counts", "-o", z)
         check("contigs: ibs0 counts the same sites",
