@@ -1,6 +1,6 @@
 /* tests/unit/test_codec_config.c - zarr/dtype.h, and zarr/codec.h's chain configuration against
- * the contract: dtype strings, codec JSON accepted and refused with each documented error code,
- * JSON written back, descriptions and the default chain. */
+ * the contract: dtype strings and numeric elements, codec JSON accepted and refused with each
+ * documented error code, JSON written back, descriptions and the default chain. */
 #include "gsvd_config.h"
 
 #include <stdint.h>
@@ -87,6 +87,52 @@ static void test_dtype(void)
     dt = dtype_of(">U2");
     GSVD_CHECK(gsvd_dtype_needs_swap(&dt) == 1);
     GSVD_CHECK(strstr(gsvd_dtype_supported(), "f8") != NULL);
+}
+
+/* gsvd_dtype_elem_i64 / _f64 on the extremes of each numeric kind and size; the expected values
+ * are written out (two's complement, IEEE 754 half 0x3C00 = 1, 0xC000 = -2). */
+static void test_dtype_elem(void)
+{
+    const int8_t i1 = -1;
+    const int16_t i2 = INT16_MIN;
+    const int32_t i4 = INT32_MAX;
+    const int64_t i8 = INT64_MIN;
+    const uint8_t u1 = 255, b1 = 2;
+    const uint16_t u2 = 32768, h1 = 0x3C00, hm2 = 0xC000;
+    const uint32_t u4 = 2147483648u;
+    const uint64_t u8 = UINT64_MAX;
+    const float f4 = 1.5f;
+    const double f8 = -0.25;
+    struct gsvd_dtype dt;
+
+    dt = dtype_of("|i1");
+    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &i1) == -1 && gsvd_dtype_elem_f64(&dt, &i1) == -1.0);
+    dt = dtype_of("<i2");
+    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &i2) == -32768 &&
+               gsvd_dtype_elem_f64(&dt, &i2) == -32768.0);
+    dt = dtype_of("<i4");
+    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &i4) == 2147483647);
+    dt = dtype_of("<i8");
+    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &i8) == INT64_MIN);
+    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &i8) == -9223372036854775808.0);
+    dt = dtype_of("|u1");
+    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &u1) == 255 && gsvd_dtype_elem_f64(&dt, &u1) == 255.0);
+    dt = dtype_of("<u2");
+    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &u2) == 32768);
+    dt = dtype_of("<u4");
+    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &u4) == 2147483648 &&
+               gsvd_dtype_elem_f64(&dt, &u4) == 2147483648.0);
+    dt = dtype_of("<u8"); /* i64 wraps; f64 is 2^64, the nearest double */
+    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &u8) == -1);
+    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &u8) == 18446744073709551616.0);
+    dt = dtype_of("|b1");
+    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &b1) == 1.0);
+    dt = dtype_of("<f2");
+    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &h1) == 1.0 && gsvd_dtype_elem_f64(&dt, &hm2) == -2.0);
+    dt = dtype_of("<f4");
+    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &f4) == 1.5);
+    dt = dtype_of("<f8");
+    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &f8) == -0.25);
 }
 
 /* ---- configuration ------------------------------------------------------------------------ */
@@ -307,6 +353,7 @@ int main(int argc, char **argv)
     /* error paths log by design; -v shows them */
     gsvd_log_set_level(argc > 1 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF);
     test_dtype();
+    test_dtype_elem();
     test_config();
     test_json();
     return gsvd_test_report("test_codec_config");
