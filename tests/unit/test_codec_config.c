@@ -90,49 +90,49 @@ static void test_dtype(void)
 }
 
 /* gsvd_dtype_elem_i64 / _f64 on the extremes of each numeric kind and size; the expected values
- * are written out (two's complement, IEEE 754 half 0x3C00 = 1, 0xC000 = -2). */
+ * are written out (two's complement; IEEE 754 half 0x3C00 = 1, 0xC000 = -2; a uint64 above
+ * INT64_MAX wraps as int64 and rounds to 2^64 as double). */
 static void test_dtype_elem(void)
 {
-    const int8_t i1 = -1;
-    const int16_t i2 = INT16_MIN;
-    const int32_t i4 = INT32_MAX;
-    const int64_t i8 = INT64_MIN;
-    const uint8_t u1 = 255, b1 = 2;
-    const uint16_t u2 = 32768, h1 = 0x3C00, hm2 = 0xC000;
-    const uint32_t u4 = 2147483648u;
-    const uint64_t u8 = UINT64_MAX;
-    const float f4 = 1.5f;
-    const double f8 = -0.25;
-    struct gsvd_dtype dt;
+    static const struct {
+        const char *dtype;
+        union {
+            int8_t i1;
+            int16_t i2;
+            int32_t i4;
+            int64_t i8;
+            uint8_t u1;
+            uint16_t u2;
+            uint32_t u4;
+            uint64_t u8;
+            float f4;
+            double f8;
+        } v;
+        int integral; /* check want_i too */
+        int64_t want_i;
+        double want_f;
+    } cases[] = {
+        {"|i1", {.i1 = -1}, 1, -1, -1.0},
+        {"<i2", {.i2 = INT16_MIN}, 1, -32768, -32768.0},
+        {"<i4", {.i4 = INT32_MAX}, 1, 2147483647, 2147483647.0},
+        {"<i8", {.i8 = INT64_MIN}, 1, INT64_MIN, -9223372036854775808.0},
+        {"|u1", {.u1 = 255}, 1, 255, 255.0},
+        {"<u2", {.u2 = 32768}, 1, 32768, 32768.0},
+        {"<u4", {.u4 = 2147483648u}, 1, 2147483648, 2147483648.0},
+        {"<u8", {.u8 = UINT64_MAX}, 1, -1, 18446744073709551616.0},
+        {"|b1", {.u1 = 2}, 0, 0, 1.0},
+        {"<f2", {.u2 = 0x3C00}, 0, 0, 1.0},
+        {"<f2", {.u2 = 0xC000}, 0, 0, -2.0},
+        {"<f4", {.f4 = 1.5f}, 0, 0, 1.5},
+        {"<f8", {.f8 = -0.25}, 0, 0, -0.25},
+    };
 
-    dt = dtype_of("|i1");
-    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &i1) == -1 && gsvd_dtype_elem_f64(&dt, &i1) == -1.0);
-    dt = dtype_of("<i2");
-    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &i2) == -32768 &&
-               gsvd_dtype_elem_f64(&dt, &i2) == -32768.0);
-    dt = dtype_of("<i4");
-    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &i4) == 2147483647);
-    dt = dtype_of("<i8");
-    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &i8) == INT64_MIN);
-    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &i8) == -9223372036854775808.0);
-    dt = dtype_of("|u1");
-    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &u1) == 255 && gsvd_dtype_elem_f64(&dt, &u1) == 255.0);
-    dt = dtype_of("<u2");
-    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &u2) == 32768);
-    dt = dtype_of("<u4");
-    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &u4) == 2147483648 &&
-               gsvd_dtype_elem_f64(&dt, &u4) == 2147483648.0);
-    dt = dtype_of("<u8"); /* i64 wraps; f64 is 2^64, the nearest double */
-    GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &u8) == -1);
-    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &u8) == 18446744073709551616.0);
-    dt = dtype_of("|b1");
-    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &b1) == 1.0);
-    dt = dtype_of("<f2");
-    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &h1) == 1.0 && gsvd_dtype_elem_f64(&dt, &hm2) == -2.0);
-    dt = dtype_of("<f4");
-    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &f4) == 1.5);
-    dt = dtype_of("<f8");
-    GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &f8) == -0.25);
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(cases); i++) {
+        struct gsvd_dtype dt = dtype_of(cases[i].dtype);
+        GSVD_CHECK(gsvd_dtype_elem_f64(&dt, &cases[i].v) == cases[i].want_f);
+        if (cases[i].integral)
+            GSVD_CHECK(gsvd_dtype_elem_i64(&dt, &cases[i].v) == cases[i].want_i);
+    }
 }
 
 /* ---- configuration ------------------------------------------------------------------------ */
@@ -346,12 +346,8 @@ static void test_json(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "-v") != 0) {
-        fprintf(stderr, "usage: test_codec_config [-v]\n");
+    if (gsvd_test_args(argc, argv, "test_codec_config") != 0)
         return 2;
-    }
-    /* error paths log by design; -v shows them */
-    gsvd_log_set_level(argc > 1 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF);
     test_dtype();
     test_dtype_elem();
     test_config();

@@ -156,12 +156,8 @@ int main(int argc, char **argv)
 {
     gsvd_codec_ws *ws = NULL;
 
-    if (argc > 1 && strcmp(argv[1], "-v") != 0) {
-        fprintf(stderr, "usage: test_codec_vlen [-v]\n");
+    if (gsvd_test_args(argc, argv, "test_codec_vlen") != 0)
         return 2;
-    }
-    /* error paths log by design; -v shows them */
-    gsvd_log_set_level(argc > 1 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF);
     GSVD_CHECK_RC(gsvd_codec_ws_new(&ws), GSVD_OK);
     if (ws)
         test_vlen(ws);

@@ -263,12 +263,8 @@ static void test_bad_fill(void)
 int main(int argc, char **argv)
 {
     gsvd_meta_global_init(); /* cJSON allocates through gsvd_malloc */
-    if (argc > 1 && strcmp(argv[1], "-v") != 0) {
-        fprintf(stderr, "usage: test_meta_fill [-v]\n");
+    if (gsvd_test_args(argc, argv, "test_meta_fill") != 0)
         return 2;
-    }
-    /* error paths log by design; -v shows them */
-    gsvd_log_set_level(argc > 1 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF);
     test_fill_values();
     test_bad_fill();
     return gsvd_test_report("test_meta_fill");
