@@ -165,22 +165,9 @@ const char *gsvd_dtype_supported(void)
 }
 
 /* One numeric element, any alignment: the two typed readers below share it. */
-union elem {
-    int8_t i1;
-    int16_t i2;
-    int32_t i4;
-    int64_t i8;
-    uint8_t u1;
-    uint16_t u2;
-    uint32_t u4;
-    uint64_t u8;
-    float f4;
-    double f8;
-};
-
-static union elem load_elem(const struct gsvd_dtype *dt, const void *p)
+static union gsvd_dtype_elem load_elem(const struct gsvd_dtype *dt, const void *p)
 {
-    union elem v;
+    union gsvd_dtype_elem v;
 
     memset(&v, 0, sizeof v);
     memcpy(&v, p, dt->size < sizeof v ? dt->size : sizeof v);
@@ -189,7 +176,7 @@ static union elem load_elem(const struct gsvd_dtype *dt, const void *p)
 
 int64_t gsvd_dtype_elem_i64(const struct gsvd_dtype *dt, const void *p)
 {
-    union elem v = load_elem(dt, p);
+    union gsvd_dtype_elem v = load_elem(dt, p);
 
     if (dt->kind == 'i')
         return dt->size == 1 ? v.i1 : dt->size == 2 ? v.i2 : dt->size == 4 ? v.i4 : v.i8;
@@ -198,7 +185,7 @@ int64_t gsvd_dtype_elem_i64(const struct gsvd_dtype *dt, const void *p)
 
 double gsvd_dtype_elem_f64(const struct gsvd_dtype *dt, const void *p)
 {
-    union elem v = load_elem(dt, p);
+    union gsvd_dtype_elem v = load_elem(dt, p);
 
     switch (dt->kind) {
     case 'b':

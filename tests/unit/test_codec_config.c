@@ -96,18 +96,7 @@ static void test_dtype_elem(void)
 {
     static const struct {
         const char *dtype;
-        union {
-            int8_t i1;
-            int16_t i2;
-            int32_t i4;
-            int64_t i8;
-            uint8_t u1;
-            uint16_t u2;
-            uint32_t u4;
-            uint64_t u8;
-            float f4;
-            double f8;
-        } v;
+        union gsvd_dtype_elem v;
         int integral; /* check want_i too */
         int64_t want_i;
         double want_f;
