@@ -1,4 +1,4 @@
-/* zarr/codec_internal.h - for codec*.c (and meta.c, and the codec tests) only: the codec vtable
+/* zarr/codec_internal.h - for codec*.c (and test_codec_blosc, fuzz_differential) only: the codec
  * and the workspace.
  * Each codec_<name>.c defines one or more `const struct gsvd_codec_ops`; codec.c holds the one
  * static table of them; codec.c, codec_v3.c and codec_chain.c build and run chains

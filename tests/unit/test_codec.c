@@ -21,7 +21,6 @@
 #include "tests/gsvd_test.h"
 #include "tests/unit/codec_util.h"
 #include "zarr/codec.h"
-#include "zarr/codec_internal.h"
 #include "zarr/dtype.h"
 
 /* ---- round trips ------------------------------------------------------------------------ */
