@@ -1,5 +1,5 @@
 /* zarr/codec_internal.h - for codec*.c (and test_codec_blosc, fuzz_differential) only: the codec
- * and the workspace.
+ * vtable and the workspace.
  * Each codec_<name>.c defines one or more `const struct gsvd_codec_ops`; codec.c holds the one
  * static table of them; codec.c, codec_v3.c and codec_chain.c build and run chains
  * (codec_chain_internal.h). */
