@@ -90,50 +90,65 @@ size_t gsvd_amx_pack_units(const gsvd_amx_pack *p)
     return p->kp / GSVD_AMX_KBLK;
 }
 
-/* float32 -> bf16, round to nearest even (the values are finite). */
-static uint16_t bf16_rne(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    u += 0x7fffu + ((u >> 16) & 1u);
-    return (uint16_t)(u >> 16);
-}
-
-static float bf16_float(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-void gsvd_amx_pack_rows(gsvd_amx_pack *p, const float *z, size_t u)
-{
-    size_t k0 = u * GSVD_AMX_KBLK, np = p->np;
-
-    for (size_t b = 0; b < np / 16; b++) { /* 32 rows x 16 samples: 32 lines in, 32 lines out */
-        uint16_t *ah = p->ah + (u * np + 16 * b) * 32, *al = p->al + (u * np + 16 * b) * 32;
-        uint16_t *bh = p->bh + (u * np / 16 + b) * 16 * 32,
-                 *bl = p->bl + (u * np / 16 + b) * 16 * 32;
-        for (size_t r = 0; r < GSVD_AMX_KBLK; r++) {
-            const float *zr = z + (k0 + r) * p->n + 16 * b;
-            size_t row_ok = k0 + r < p->rows;
-            for (size_t c = 0; c < 16; c++) {
-                float v = row_ok && 16 * b + c < p->n ? zr[c] : 0.0f;
-                uint16_t hi = bf16_rne(v), lo = bf16_rne(v - bf16_float(hi)); /* exact: z - hi */
-                ah[c * 32 + r] = hi;
-                al[c * 32 + r] = lo;
-                bh[(r / 2) * 32 + 2 * c + r % 2] = hi;
-                bl[(r / 2) * 32 + 2 * c + r % 2] = lo;
-            }
-        }
-    }
-}
-
 #if GSVD_HAVE_AMX
 
 #define ARCH_REQ_XCOMP_PERM 0x1023
 #define XFEATURE_XTILEDATA 18
+#define XCR0_NEEDED 0x600e6u /* SSE, AVX, opmask, ZMM halves, XTILECFG, XTILEDATA */
+
+/* bf16 of 16 float32 lanes, round to nearest even (finite values), in the low 16 bits. */
+__attribute__((target("avx512f"))) static __m512i bf16_rne16(__m512i u)
+{
+    __m512i odd = _mm512_and_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(1));
+    return _mm512_srli_epi32(_mm512_add_epi32(u, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7fff))),
+                             16);
+}
+
+/* Rows k0 + 2q, k0 + 2q + 1 of 16 samples as 16 VNNI pairs (even row low) of hi and lo. */
+__attribute__((target("avx512f"))) static void pair_row(const gsvd_amx_pack *p, const float *z,
+                                                        size_t k, size_t s0, __mmask16 m,
+                                                        __m512i *hi, __m512i *lo)
+{
+    __m512i h[2], l[2];
+    for (int e = 0; e < 2; e++) {
+        __m512 v = k + e < p->rows ? _mm512_maskz_loadu_ps(m, z + (k + e) * p->n + s0)
+                                   : _mm512_setzero_ps();
+        h[e] = bf16_rne16(_mm512_castps_si512(v));
+        /* z - hi is exact in float32 */
+        __m512 r = _mm512_sub_ps(v, _mm512_castsi512_ps(_mm512_slli_epi32(h[e], 16)));
+        l[e] = bf16_rne16(_mm512_castps_si512(r));
+    }
+    *hi = _mm512_or_si512(h[0], _mm512_slli_epi32(h[1], 16));
+    *lo = _mm512_or_si512(l[0], _mm512_slli_epi32(l[1], 16));
+}
+
+/* Unit u, samples [16 b, 16 b + 16): the B tile rows are the pairs as computed (16 dwords per
+ * row pair); the A rows are their transpose (sample c's row: pair q = dword c of B row q). */
+__attribute__((target("avx512f"))) void gsvd_amx_pack_rows(gsvd_amx_pack *p, const float *z,
+                                                           size_t u)
+{
+    const __m512i idx =
+        _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+    size_t np = p->np;
+
+    for (size_t b = 0; b < np / 16; b++) {
+        size_t s0 = 16 * b, valid = p->n > s0 ? p->n - s0 : 0;
+        __mmask16 m = (__mmask16)(valid >= 16 ? 0xffffu : (1u << valid) - 1u);
+        uint32_t *bh = (uint32_t *)(p->bh + (u * np / 16 + b) * 16 * 32);
+        uint32_t *bl = (uint32_t *)(p->bl + (u * np / 16 + b) * 16 * 32);
+        for (size_t q = 0; q < 16; q++) {
+            __m512i hi, lo;
+            pair_row(p, z, u * GSVD_AMX_KBLK + 2 * q, s0, m, &hi, &lo);
+            _mm512_storeu_si512(bh + 16 * q, hi);
+            _mm512_storeu_si512(bl + 16 * q, lo);
+        }
+        for (size_t c = 0; c < 16; c++) { /* the B tiles were just written: L1 */
+            __m512i ci = _mm512_add_epi32(idx, _mm512_set1_epi32((int)c));
+            _mm512_storeu_si512(p->ah + (u * np + s0 + c) * 32, _mm512_i32gather_epi32(ci, bh, 4));
+            _mm512_storeu_si512(p->al + (u * np + s0 + c) * 32, _mm512_i32gather_epi32(ci, bl, 4));
+        }
+    }
+}
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static int probe_ok;
@@ -155,8 +170,10 @@ static void probe(void)
         why = "the CPU or OS has no XSAVE (OSXSAVE clear)";
     else if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) || !(d & (1u << 22)))
         why = "the CPU has no AMX tiles with bf16 (CPUID leaf 7: amx-tile, amx-bf16)";
-    else if ((read_xcr0() & (3u << 17)) != (3u << 17))
-        why = "the OS does not enable the AMX tile state (XCR0 bits 17, 18)";
+    else if (!(b & (1u << 16)))
+        why = "the CPU has no AVX-512F (CPUID leaf 7), which packs the tiles";
+    else if ((read_xcr0() & XCR0_NEEDED) != XCR0_NEEDED)
+        why = "the OS does not enable the AVX-512 and AMX tile states (XCR0)";
     else if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) != 0)
         why = "the kernel refused the AMX tile data permission (arch_prctl)";
     probe_ok = why == NULL;
@@ -260,6 +277,13 @@ void gsvd_amx_gram_tile(const gsvd_amx_pack *p, size_t i0, size_t j0, size_t wi,
 }
 
 #else /* !GSVD_HAVE_AMX */
+
+void gsvd_amx_pack_rows(gsvd_amx_pack *p, const float *z, size_t u)
+{
+    (void)p;
+    (void)z;
+    (void)u; /* never called: gsvd_amx_usable() said no */
+}
 
 int gsvd_amx_usable(char *why, size_t why_len)
 {
