@@ -45,9 +45,9 @@ size_t gsvd_amx_pack_units(const gsvd_amx_pack *p);
 void gsvd_amx_pack_rows(gsvd_amx_pack *p, const float *z, size_t u);
 
 /* The tile of Z'Z at samples [i0, i0 + wi) x [j0, j0 + wj) (i0, j0 multiples of 32, wi, wj at
- * most GSVD_AMX_TILE) into c, row stride GSVD_AMX_TILE floats: entries beyond wi, wj up to the
- * next multiple of 32 are written too (zeros of the padding), so c holds 256 x 256 floats.
- * Configures the tile registers, and releases them before returning. */
+ * most GSVD_AMX_TILE) into c (caller's GSVD_AMX_TILE^2 floats, row stride GSVD_AMX_TILE): the
+ * wi x wj entries, and zeros (the padding) up to the next multiples of 32; the rest of c is
+ * not touched.  Configures the tile registers, and releases them before returning. */
 void gsvd_amx_gram_tile(const gsvd_amx_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,
                         float *c);
 
