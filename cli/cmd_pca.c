@@ -183,7 +183,7 @@ static const struct gsvd_opt method_options[] = {
      .arg = "NAME",
      .choices = gram_kernel_names,
      .help = "exact on the CPU: the float32 Gram's tile product, f32\n(ssyrk) or amx (bf16 hi/lo "
-             "on Intel AMX tiles); auto:\namx where the CPU has it [auto]"},
+             "on Intel AMX tiles: ~1.3x\nfaster, singular values to ~2e-6); auto is f32 [auto]"},
 };
 static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_ARRAY(struct pca_opts),
