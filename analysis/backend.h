@@ -26,7 +26,15 @@ struct gsvd_backend_params {
                           at every N, not float32 tiles below 24,576 samples: about twice
                           the time, eigenpairs to float64 rounding.  Device backends ignore it
                           (the caller warns) */
+    int gram_kernel;   /* CPU, float32 Gram: enum gsvd_gram_kernel (0 = auto) */
 };
+
+/* The CPU's product for the float32 Gram tiles (gsvd_backend_params.gram_kernel; the names
+ * "auto", "f32", "amx" in this order are pca's --gram-kernel).  f32: ssyrk/sgemm tiles; amx:
+ * bf16 hi/lo tiles on Intel AMX (analysis/gram_amx.h; create fails with GSVD_EUNSUPPORTED where
+ * they cannot run; any N, no N x N float32 block); auto: f32 (amx is faster but ~10x less
+ * accurate, see docs/decisions.md). */
+enum gsvd_gram_kernel { GSVD_GRAM_AUTO = 0, GSVD_GRAM_F32 = 1, GSVD_GRAM_AMX = 2 };
 
 /* Where a backend computes: in host memory (cpu) or on a device with its own memory (a GPU,
  * which `--device gpu` selects whatever its name). */

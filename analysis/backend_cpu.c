@@ -16,6 +16,7 @@
 #include "analysis/blas_room.h"
 #include "analysis/cpu_rows.h"
 #include "analysis/gblock_std.h"
+#include "analysis/gram_amx.h"
 #include "analysis/pca_device.h"
 #include "common/alloc.h"
 #include "common/checked.h"
@@ -28,6 +29,7 @@
     24576             /* above this (or with gram_f64) the Gram is accumulated with                \
                          dsyrk, no f32 copy */
 #define GRAM_TILE 256 /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
+_Static_assert(GRAM_TILE == GSVD_AMX_TILE, "the AMX tiles are the Gram tiles");
 
 /* One pass group's scratch, used by one thread at a time. */
 struct pass_slot {
@@ -45,7 +47,8 @@ struct backend_cpu {
     double *ylo;       /* n x c low parts of the exact sums (when `bounded`) */
     /* exact sums (common/xsum.h): on when the analysis gave a bound (cpu_set_bound) */
     int bounded;
-    int gram_f64; /* gsvd_backend_params.gram_f64 */
+    int gram_f64;    /* gsvd_backend_params.gram_f64 */
+    int gram_kernel; /* gsvd_backend_params.gram_kernel as asked (enum gsvd_gram_kernel) */
     struct gsvd_zbound zb;
     struct gsvd_xgrid *ygrid; /* c: grid of Y's column j */
     struct gsvd_xgrid trgrid; /* grid of the trace */
@@ -71,6 +74,8 @@ struct backend_cpu {
     double *zd;   /* float64 block for dsyrk / project */
     size_t zd_cap;
     float *gblk;             /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
+    gsvd_amx_pack *amx;      /* the group in bf16 for the AMX tiles, or NULL (f32 / f64) */
+    float *ctile;            /* AMX: a GRAM_TILE^2 float32 scratch per thread */
     double *g;               /* n x n float64 Gram accumulator (upper triangle filled) */
     double *glo;             /* n x n low parts of the exact Gram sums (when `bounded`) */
     double *gtile;           /* float64 Gram: a GRAM_TILE^2 scratch per thread (when `bounded`) */
@@ -112,6 +117,8 @@ static void cpu_destroy(gsvd_backend *be)
     gsvd_free(b->z);
     gsvd_free(b->zd);
     gsvd_free(b->gblk);
+    gsvd_amx_pack_free(b->amx);
+    gsvd_free(b->ctile);
     gsvd_free(b->g);
     gsvd_free(b->glo);
     gsvd_free(b->gtile);
@@ -129,6 +136,15 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
      * and our own fixed tiling of the Gram */
     b->n_threads = p && p->n_threads ? p->n_threads : 1;
     b->gram_f64 = p && p->gram_f64;
+    b->gram_kernel = p ? p->gram_kernel : GSVD_GRAM_AUTO;
+    if (b->gram_kernel == GSVD_GRAM_AMX) {
+        char why[128];
+        if (!gsvd_amx_usable(why, sizeof why)) {
+            gsvd_log_error("the AMX Gram kernel cannot run here: %s", why);
+            gsvd_free(b);
+            return GSVD_EUNSUPPORTED;
+        }
+    }
     b->saved_threads = gsvd_blas_get_threads();
     gsvd_blas_set_threads(1);
     *out = &b->base;
@@ -635,10 +651,28 @@ out:
     return rc;
 }
 
+/* Whether this Gram runs on the AMX tiles (enum gsvd_gram_kernel); says which kernel at -v.
+ * auto keeps float32 ssyrk: the bf16 hi/lo tiles are ~1.3x faster on a Sapphire Rapids core
+ * but their singular values are 1-2e-6 off float64, not 1e-7 (docs/decisions.md 2026-11-25). */
+static int use_amx(const struct backend_cpu *b, size_t n)
+{
+    char why[128];
+
+    if (b->gram_kernel == GSVD_GRAM_AMX) { /* usable: checked at create */
+        gsvd_log_info("Gram kernel: amx (bf16 hi/lo tiles)");
+        return 1;
+    }
+    if (b->gram_kernel == GSVD_GRAM_AUTO && !b->gram_f64 && n <= GRAM_F32_MAX_N)
+        gsvd_log_debug("Gram kernel: auto is f32; --gram-kernel amx %s",
+                       gsvd_amx_usable(why, sizeof why) ? "would run here" : why);
+    return 0;
+}
+
 static int cpu_gram_begin(gsvd_backend *be, size_t n)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
     size_t nn;
+    int rc = GSVD_OK;
 
     if (gsvd_mul_size(n, n, &nn) < 0)
         return GSVD_EINVAL;
@@ -646,9 +680,13 @@ static int cpu_gram_begin(gsvd_backend *be, size_t n)
     gsvd_free(b->glo);
     gsvd_free(b->gblk);
     gsvd_free(b->gtile);
+    gsvd_amx_pack_free(b->amx);
+    gsvd_free(b->ctile);
     b->gblk = NULL;
     b->glo = NULL;
     b->gtile = NULL;
+    b->amx = NULL;
+    b->ctile = NULL;
     b->g = gsvd_calloc(nn, sizeof *b->g);
     if (!b->g)
         return GSVD_ENOMEM;
@@ -662,21 +700,33 @@ static int cpu_gram_begin(gsvd_backend *be, size_t n)
         b->tr_hi = b->tr_lo = 0;
         b->tr_over = 0;
     }
-    if (n <= GRAM_F32_MAX_N && !b->gram_f64) {
+    if (use_amx(b, n)) {
+        GSVD_TRY(gsvd_amx_pack_new(&b->amx));
+        b->ctile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
+                               sizeof *b->ctile);
+        if (!b->ctile)
+            return GSVD_ENOMEM;
+    } else if (n <= GRAM_F32_MAX_N && !b->gram_f64) {
+        gsvd_log_info("Gram kernel: f32 (ssyrk tiles)");
         b->gblk = gsvd_malloc(nn * sizeof *b->gblk);
         if (!b->gblk)
             return GSVD_ENOMEM;
-    } else if (b->bounded) {
-        b->gtile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
-                               sizeof *b->gtile);
-        if (!b->gtile)
-            return GSVD_ENOMEM;
+    } else {
+        gsvd_log_info("Gram kernel: f64 (dsyrk tiles)");
+        if (b->bounded) {
+            b->gtile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
+                                   sizeof *b->gtile);
+            if (!b->gtile)
+                return GSVD_ENOMEM;
+        }
     }
     b->n = n;
     b->filled = 0;
     b->next_index = 0;
     b->pass_sumsq = NULL;
-    return reserve_group(b, n);
+    rc = reserve_group(b, n);
+out:
+    return rc;
 }
 
 /* G += Z^T Z for the group, in fixed 256-column tiles of the upper triangle: float32
@@ -717,6 +767,11 @@ static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, s
     size_t wi = n - i0 < GRAM_TILE ? n - i0 : GRAM_TILE,
            wj = n - j0 < GRAM_TILE ? n - j0 : GRAM_TILE;
 
+    if (b->amx) {
+        float *c = b->ctile + share * GRAM_TILE * GRAM_TILE;
+        gsvd_amx_gram_tile(b->amx, i0, j0, wi, wj, c);
+        return gram_add(b, i0, j0, wi, wj, ti == tj, c, NULL, GRAM_TILE);
+    }
     if (b->gblk) {
         float *c = b->gblk + i0 * n + j0;
         if (ti == tj)
@@ -762,6 +817,15 @@ static int gram_task(void *arg, size_t worker, size_t t)
     return GSVD_OK;
 }
 
+/* Task u: convert rows [32u, 32u + 32) of the group into the AMX pack. */
+static int amx_pack_task(void *arg, size_t worker, size_t u)
+{
+    struct backend_cpu *b = arg;
+    (void)worker;
+    gsvd_amx_pack_rows(b->amx, b->z, u);
+    return GSVD_OK;
+}
+
 static int flush_gram(struct backend_cpu *b)
 {
     size_t rows = b->filled, n = b->n;
@@ -772,7 +836,11 @@ static int flush_gram(struct backend_cpu *b)
         return GSVD_OK;
     if (b->tr_over)
         return bound_exceeded("a row's sum of squares");
-    if (!b->gblk) {
+    if (b->amx) {
+        GSVD_TRY(gsvd_amx_pack_reserve(b->amx, rows, n));
+        GSVD_TRY(
+            gsvd_blas_parallel_tasks(b->n_threads, gsvd_amx_pack_units(b->amx), amx_pack_task, b));
+    } else if (!b->gblk) {
         GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
         for (size_t i = 0; i < rows * n; i++)
             b->zd[i] = b->z[i];

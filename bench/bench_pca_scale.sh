@@ -6,6 +6,8 @@
 # Tools (each on the same store, or the same genotypes written as .bed for plink2):
 #   gensvd          default settings (P1: exact, N <= 5,000; P2: randomized, at most 8 passes)
 #   gensvd_exact    --method exact: the accuracy reference (checked against numpy in the tests)
+#   gensvd_amx      --method exact --gram-kernel amx (bf16 hi/lo tiles on Intel AMX), P1 only;
+#                   skipped where the CPU has no AMX
 #   plink2_approx   plink2 --pca approx 10 --mac 1 (Debian's plink2), P1 and P2
 #   plink2_exact    plink2 --pca 10 --mac 1, P1 only (an N x N eigendecomposition at P2)
 #   sklearn7/20     sklearn.utils.extmath.randomized_svd(Z, 10, n_iter=7 (its default) / 20) on
@@ -18,7 +20,8 @@
 # GRM scale) are converted with s^2 = 2 M_used lambda (pairwise-complete GRM: ~1e-2 from mean
 # imputation at 1% missing, so its exact mode is not a 1e-4 reference).
 # Limits (bench/gemm_limit.c, OpenBLAS on every core): two float32 GEMMs per pass over P2 with
-# 20 columns; a float32 syrk of P1.  gensvd's per-pass times come from its -v log.
+# 20 columns; a float32 syrk of P1, and (where cc has -mamx-bf16 and the CPU AMX) P1's Gram as
+# three bf16 tile products at the AMX unit's rate.  gensvd's per-pass times come from its -v log.
 # Results are cached per tool in bench/out/scale/ (FORCE=1 reruns; TOOLS="..." picks tools;
 # SIZES="P1 P2" picks data).
 # Usage: bench/bench_pca_scale.sh     (needs .venv/zarr3 and plink2: scripts/setup.sh --tests)
@@ -29,12 +32,14 @@ PY=${PY:-.venv/zarr3/bin/python}
 K=10
 out=bench/out
 res=${RES:-$out/scale}
-mkdir -p "$res"
+mkdir -p "$res" "$out"
 nproc=$(nproc)
 SIZES=${SIZES:-"P1 P2"}
-TOOLS=${TOOLS:-"gensvd gensvd_exact plink2_approx plink2_exact sklearn7 sklearn20 dask"}
+TOOLS=${TOOLS:-"gensvd gensvd_exact gensvd_amx plink2_approx plink2_exact sklearn7 sklearn20 dask"}
 
-cc -O2 bench/gemm_limit.c $(pkg-config --cflags --libs openblas) -o "$out/gemm_limit"
+cc -O2 -mamx-tile -mamx-bf16 bench/gemm_limit.c $(pkg-config --cflags --libs openblas) \
+    -o "$out/gemm_limit" 2>/dev/null ||
+    cc -O2 bench/gemm_limit.c $(pkg-config --cflags --libs openblas) -o "$out/gemm_limit"
 
 # P1_DIMS / P2_DIMS="VARIANTS SAMPLES" override the shapes (a quick check of the script itself)
 dims() { case $1 in P1) echo "${P1_DIMS:-1000000 2000}" ;; P2) echo "${P2_DIMS:-100000 20000}" ;; esac; }
@@ -123,6 +128,12 @@ for size in $SIZES; do
             measure "$name" "$G" pca "$store" -k $K -o "$res/$name.zarr" --force -v ;;
         gensvd_exact)
             measure "$name" "$G" pca "$store" -k $K -m exact -o "$res/$name.zarr" --force -v ;;
+        gensvd_amx)
+            [ "$size" = P2 ] && continue
+            "$G" pca "$store" -m exact --gram-kernel amx --variants 0:64 -q \
+                --format tsv >/dev/null 2>&1 || { echo "gensvd_amx: no AMX here, skipped" >&2; continue; }
+            measure "$name" "$G" pca "$store" -k $K -m exact --gram-kernel amx -o "$res/$name.zarr" \
+                --force -v ;;
         plink2_approx | plink2_exact)
             [ "$tool" = plink2_exact ] && [ "$size" = P2 ] && continue
             if [ ! -s "$bed.bed" ]; then
@@ -146,6 +157,8 @@ for size in $SIZES; do
             "$out/gemm_limit" pass "$M" "$N" 20 >"$res/${size}_limit"
         else
             "$out/gemm_limit" syrk "$M" "$N" >"$res/${size}_limit"
+            "$out/gemm_limit" amx "$M" "$N" >"$res/${size}_limit_amx" 2>/dev/null ||
+                rm -f "$res/${size}_limit_amx"
         fi
     fi
 done
@@ -214,6 +227,11 @@ for size in sizes:
         print(f"{t:<16}{r['wall']:>9.1f}{ratio:>10.2f}{r['rss']:>13.0f}{err:>19.2e}{c12:>14.6f}{cmin:>12.6f}")
     print(f"limit ({'two float32 GEMMs per pass, 20 columns' if size == 'P2' else 'float32 syrk'}, OpenBLAS, all cores): "
           f"{float(limit['seconds']):.2f} s at {limit['gflops']} GFLOP/s")
+    amx = os.path.join(res, f"{size}_limit_amx")
+    if os.path.exists(amx):
+        la = dict(zip(*[iter(open(amx).read().split())] * 2))
+        print(f"limit (3 bf16 tile products, the AMX unit's rate, all cores): {float(la['seconds']):.2f} s "
+              f"at {la['gflops']} GFLOP/s")
     if base and base.get("passes"):
         p = base["passes"]
         a = base["attrs"]

@@ -33,6 +33,7 @@ struct pca_opts {
     struct gsvd_strlist fit_ids; /* its IDs */
     int want_loadings;           /* --loadings given (--fit-samples computes them anyway) */
     int gram_f64;                /* --gram-f64 */
+    int gram_kernel;             /* --gram-kernel: enum gsvd_gram_kernel */
     int force;
     struct gsvd_pca_params pca;
     struct gsvd_geno_params geno;
@@ -54,6 +55,8 @@ static const char *const scaler_names[] = {"patterson", "hwe",  "standard",
                                            "center",    "none", NULL}; /* enum gsvd_scaler order */
 static const char *const missing_names[] = {"mean", "error", NULL};    /* geno.missing_error */
 static const char *const stop_names[] = {"bound", "subspace", NULL};   /* enum gsvd_pca_stop */
+static const char *const gram_kernel_names[] = {"auto", "f32", "amx",
+                                                NULL}; /* enum gsvd_gram_kernel order */
 
 static int parse_ld_prune(const char *cmd, const char *arg, void *field)
 {
@@ -174,6 +177,13 @@ static const struct gsvd_opt method_options[] = {
      .value = 1,
      .help = "exact on the CPU: Gram from float64 products (about 2x\nslower; scores to float64 "
              "rounding, not ~1e-7)"},
+    {.name = "gram-kernel",
+     .type = GSVD_OPT_CHOICE,
+     PCA(gram_kernel),
+     .arg = "NAME",
+     .choices = gram_kernel_names,
+     .help = "exact on the CPU: the float32 Gram's tile product, f32\n(ssyrk) or amx (bf16 hi/lo "
+             "on Intel AMX tiles: ~1.3x\nfaster, singular values to ~2e-6); auto is f32 [auto]"},
 };
 static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_ARRAY(struct pca_opts),
@@ -390,11 +400,15 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
 {
     struct gsvd_backend_params bp = {.n_threads = common->threads,
                                      .local_rank = (size_t)gsvd_comm_local_rank(world),
-                                     .gram_f64 = o->gram_f64};
+                                     .gram_f64 = o->gram_f64,
+                                     .gram_kernel = o->gram_kernel};
     int rc = GSVD_OK;
 
     /* first, so that an unavailable device fails before any data is read */
     GSVD_TRY(gsvd_backend_open(o->device, &bp, be));
+    if (o->gram_kernel != GSVD_GRAM_AUTO && strcmp(gsvd_backend_name(*be), "cpu") != 0)
+        gsvd_log_warn("--gram-kernel applies to the CPU backend only (%s runs its own Gram)",
+                      gsvd_backend_name(*be));
     if (o->gram_f64 && strcmp(gsvd_backend_name(*be), "cpu") != 0)
         gsvd_log_warn("--gram-f64 applies to the CPU backend only (%s runs its own Gram)",
                       gsvd_backend_name(*be));
@@ -552,6 +566,8 @@ int gsvd_cmd_pca(int argc, char **argv)
         return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
     if (gsvd_cli_zarr_out_check("pca", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
+    if (o.gram_f64 && o.gram_kernel != GSVD_GRAM_AUTO)
+        return gsvd_cli_usage_error("pca", "--gram-f64 and --gram-kernel cannot be combined");
     o.input = argv[first];
     if (o.geno.cache_bytes == UINT64_MAX) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -1,0 +1,1 @@
+"$GENSVD" pca --gram-kernel bf16 "$TESTDATA/realdata/hapmap3.vcz"
