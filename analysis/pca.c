@@ -70,48 +70,6 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Y (n x c row-major) = A X (X row-major n x c) in one pass; with a communicator, every rank
- * passes over its own variants and the exact parts of Y (and of the trace) are summed. */
-static int apply_a(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p, int *told,
-                   size_t n, size_t c, const double *x, double *y, double *sumsq, const char *what)
-{
-    int rc = GSVD_OK;
-    double *lo = NULL, tr[2] = {0, 0};
-    struct pass_ctx pc = {.be = be,
-                          .sumsq = sumsq,
-                          .progress = &p->progress,
-                          .what = what,
-                          .n_blocks = gsvd_geno_n_blocks(g)};
-
-    if (sumsq)
-        *sumsq = 0;
-    rc = gsvd_backend_pass_begin(be, n, c, x);
-    if (rc == GSVD_OK)
-        rc = gsvd_geno_scan(g, pass_cb, &pc);
-    if (!p->comm) {
-        if (rc == GSVD_OK)
-            rc = gsvd_backend_pass_end(be, y);
-        return rc;
-    }
-    if (rc == GSVD_OK) {
-        lo = gsvd_malloc(n * c * sizeof *lo);
-        rc = lo ? gsvd_backend_pass_end_parts(be, y, lo, sumsq ? tr : NULL) : GSVD_ENOMEM;
-    }
-    double t0 = seconds_now();
-    GSVD_TRY(gsvd_pca_agree(p, rc, told));
-    GSVD_TRY(gsvd_pca_sum_parts(p->comm, y, lo, n * c));
-    if (sumsq) {
-        GSVD_TRY(gsvd_pca_sum_parts(p->comm, tr, tr + 1, 1));
-        *sumsq = tr[0];
-    }
-    gsvd_log_info("%s: exchange of %zu bytes per rank (the exact parts of Y) in %.3f s "
-                  "(waiting for the slowest rank included)",
-                  what, 2 * n * c * sizeof *y, seconds_now() - t0);
-out:
-    gsvd_free(lo);
-    return rc;
-}
-
 /* ---- small dense helpers (column-major n x b blocks, single-threaded BLAS) ---------------- */
 
 static double dot(const double *a, const double *b, size_t n)
@@ -229,6 +187,9 @@ struct solver {
     double *bound;       /* k: relative eigenvalue error bounds */
     uint64_t fresh;      /* next Gaussian column number */
     int *told;           /* a failure was shared with the other ranks (agree) */
+    double *lo;          /* with a communicator: n x l low parts of a pass, allocated once */
+    uint64_t *kept;      /* with a communicator of 2+ ranks: kept rows per Gram group (pass 1) */
+    size_t n_groups;     /* entries of kept */
 };
 
 static void solver_free(struct solver *s)
@@ -247,6 +208,8 @@ static void solver_free(struct solver *s)
     gsvd_free(s->theta);
     gsvd_free(s->resid);
     gsvd_free(s->bound);
+    gsvd_free(s->lo);
+    gsvd_free(s->kept);
 }
 
 static int solver_alloc(struct solver *s)
@@ -272,7 +235,68 @@ static int solver_alloc(struct solver *s)
     if (!s->K || !s->Y || !s->tmp || !s->H || !s->small || !s->w || !s->X || !s->Yrow || !s->U ||
         !s->Uprev || !s->order || !s->theta || !s->resid || !s->bound)
         return GSVD_ENOMEM;
+    if (s->g && s->p->comm) {
+        s->lo = gsvd_malloc(s->n * s->l * sizeof *s->lo);
+        if (!s->lo)
+            return GSVD_ENOMEM;
+    }
+    if (s->g && gsvd_comm_size(s->p->comm) > 1) {
+        uint64_t vs, ve, G = gsvd_backend_gram_group_rows(s->n);
+        gsvd_geno_open_range(s->g, &vs, &ve);
+        s->n_groups = ve > vs ? (size_t)((ve - 1) / G - vs / G + 1) : 0;
+        s->kept = gsvd_calloc(s->n_groups + 1, sizeof *s->kept);
+        if (!s->kept)
+            return GSVD_ENOMEM;
+    }
     return GSVD_OK;
+}
+
+/* Y (n x c row-major) = A X (X row-major n x c) in one pass; with a communicator, every rank
+ * passes over its own variants and the exact parts of Y (and of the trace) are summed.  With
+ * `count` (pass 1 of 2+ ranks) the kept rows per Gram group are counted into s->kept. */
+static int apply_a(struct solver *s, size_t c, double *sumsq, int count, const char *what)
+{
+    const struct gsvd_pca_params *p = s->p;
+    size_t n = s->n;
+    int rc = GSVD_OK;
+    double tr[2] = {0, 0}, *y = s->Yrow;
+    uint64_t vs, ve;
+    struct pass_ctx pc = {.be = s->be,
+                          .sumsq = sumsq,
+                          .progress = &p->progress,
+                          .what = what,
+                          .n_blocks = gsvd_geno_n_blocks(s->g)};
+
+    if (count && s->kept) {
+        gsvd_geno_open_range(s->g, &vs, &ve);
+        pc.group_rows = gsvd_backend_gram_group_rows(n);
+        pc.group_first = vs / pc.group_rows;
+        pc.group_kept = s->kept;
+    }
+    if (sumsq)
+        *sumsq = 0;
+    rc = gsvd_backend_pass_begin(s->be, n, c, s->X);
+    if (rc == GSVD_OK)
+        rc = gsvd_geno_scan(s->g, pass_cb, &pc);
+    if (!p->comm) {
+        if (rc == GSVD_OK)
+            rc = gsvd_backend_pass_end(s->be, y);
+        return rc;
+    }
+    if (rc == GSVD_OK)
+        rc = gsvd_backend_pass_end_parts(s->be, y, s->lo, sumsq ? tr : NULL);
+    double t0 = seconds_now();
+    GSVD_TRY(gsvd_pca_agree(p, rc, s->told));
+    GSVD_TRY(gsvd_pca_sum_parts(p->comm, y, s->lo, n * c));
+    if (sumsq) {
+        GSVD_TRY(gsvd_pca_sum_parts(p->comm, tr, tr + 1, 1));
+        *sumsq = tr[0];
+    }
+    gsvd_log_info("%s: exchange of %zu bytes per rank (the exact parts of Y) in %.3f s "
+                  "(waiting for the slowest rank included)",
+                  what, 2 * n * c * sizeof *y, seconds_now() - t0);
+out:
+    return rc;
 }
 
 /* Rayleigh-Ritz on the first b columns: theta/order (descending) and H = eigenvectors. */
@@ -401,8 +425,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         if (s->G)
             GSVD_TRY(gram_product(s, width));
         else
-            GSVD_TRY(apply_a(s->g, s->be, p, s->told, n, width, s->X, s->Yrow,
-                             it == 1 ? &trace : NULL, what));
+            GSVD_TRY(apply_a(s, width, it == 1 ? &trace : NULL, it == 1, what));
         if (it == 1 && !s->G) {
             res->trace = trace;
             res->counts = *gsvd_geno_counts(s->g);
@@ -418,6 +441,8 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
                 rc = GSVD_EDEGENERATE;
                 goto out;
             }
+            if (s->kept) /* the next passes: parts balanced by kept variants */
+                GSVD_TRY(gsvd_pca_rebalance(p, s->g, s->kept, s->n_groups, s->told));
         }
         from_row_major(s->Yrow, n, width, s->Y, last);
         GSVD_TRY(rayleigh_ritz(s));
@@ -606,10 +631,11 @@ static int compute_loadings(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pc
 {
     struct load_ctx c = {.be = be, .res = r};
     size_t n = r->n, k = r->k;
-    uint64_t m = r->m_range;
+    uint64_t m = gsvd_geno_n_variants(g); /* this rank's part (rebalanced after pass 1) */
     double *us = gsvd_malloc(n * k * sizeof *us);
     int rc = GSVD_OK;
 
+    r->m_range = m;
     r->v = gsvd_malloc(((size_t)m * k + 1) * sizeof *r->v);
     r->var_mean = gsvd_malloc(((size_t)m + 1) * sizeof *r->var_mean);
     r->var_scale = gsvd_malloc(((size_t)m + 1) * sizeof *r->var_scale);
@@ -626,11 +652,11 @@ static int compute_loadings(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pc
     if (p->comm) {
         uint64_t all = p->n_variants_all;
         GSVD_TRY(gsvd_pca_agree(p, rc, told));
-        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->v, k * sizeof *r->v, m, all));
-        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->var_mean, sizeof *r->var_mean, m, all));
+        GSVD_TRY(gsvd_pca_gather_rows(p, (void **)&r->v, k * sizeof *r->v, m, all, told));
+        GSVD_TRY(gsvd_pca_gather_rows(p, (void **)&r->var_mean, sizeof *r->var_mean, m, all, told));
         GSVD_TRY(
-            gsvd_pca_gather_rows(p->comm, (void **)&r->var_scale, sizeof *r->var_scale, m, all));
-        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->var_included, 1, m, all));
+            gsvd_pca_gather_rows(p, (void **)&r->var_scale, sizeof *r->var_scale, m, all, told));
+        GSVD_TRY(gsvd_pca_gather_rows(p, (void **)&r->var_included, 1, m, all, told));
         if (gsvd_comm_rank(p->comm) == 0)
             r->m_range = all;
     }
@@ -688,6 +714,30 @@ void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, i
     b = b * G > stop ? stop : b * G;
     *part_start = a;
     *part_stop = b > a ? b : a;
+}
+
+void gsvd_pca_split_kept(const uint64_t *kept, size_t n_groups, int size, size_t *cuts)
+{
+    uint64_t total = 0, R = (uint64_t)(size < 1 ? 1 : size), prefix = 0;
+    size_t c = 0;
+    for (size_t j = 0; j < n_groups; j++)
+        total += kept[j];
+    cuts[0] = 0;
+    for (uint64_t r = 1; r < R; r++) {
+        if (total == 0) {
+            cuts[r] = (size_t)((uint64_t)n_groups * r / R);
+            continue;
+        }
+        /* the largest cut whose prefix is at most r / R of the total, or the next one when
+         * that is nearer (times R: integers only) */
+        uint64_t want = total * r;
+        while (c < n_groups && (prefix + kept[c]) * R <= want)
+            prefix += kept[c++];
+        if (c < n_groups && (prefix + kept[c]) * R - want < want - prefix * R)
+            prefix += kept[c++];
+        cuts[r] = c;
+    }
+    cuts[R] = n_groups;
 }
 
 int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_pca_params *p,

@@ -27,6 +27,9 @@ struct pass_ctx {
     uint64_t n_blocks, done;
     const struct gsvd_progress *progress;
     const char *what;
+    uint64_t *group_kept; /* when not NULL: kept rows per Gram group (rebalancing), counted */
+    uint64_t group_first; /*   from group group_first, of group_rows variants each */
+    size_t group_rows;
 };
 
 static inline int pass_cb(void *vctx, const struct gsvd_gblock *blk,
@@ -35,6 +38,9 @@ static inline int pass_cb(void *vctx, const struct gsvd_gblock *blk,
     struct pass_ctx *c = vctx;
     int rc;
     (void)info;
+    if (c->group_kept && blk->index)
+        for (size_t r = 0; r < blk->n_rows; r++)
+            c->group_kept[blk->index[r] / c->group_rows - c->group_first]++;
     rc = c->gram ? gsvd_backend_gram_block(c->be, blk, c->sumsq)
                  : gsvd_backend_pass_block(c->be, blk, c->sumsq);
     c->done++;
@@ -58,14 +64,24 @@ GSVD_NODISCARD int gsvd_pca_sum_parts(gsvd_comm *comm, double *hi, double *lo, s
  * communicator's code (logged). */
 GSVD_NODISCARD int gsvd_pca_sum_counts(gsvd_comm *comm, struct gsvd_geno_counts *c);
 
+/* After the first pass of a distributed run: kept[0..n_groups) (borrowed; this rank's kept rows
+ * per Gram group of the whole range, zero outside its part) is summed over the ranks, the
+ * groups are cut into contiguous runs balanced by kept rows (gsvd_pca_split_kept) and g moves
+ * to this rank's run (gsvd_geno_move); rank 0 logs the parts before and after (info level).
+ * Returns GSVD_OK or the agreed failure (*told as gsvd_pca_agree). */
+GSVD_NODISCARD int gsvd_pca_rebalance(const struct gsvd_pca_params *p, gsvd_geno *g, uint64_t *kept,
+                                      size_t n_groups, int *told);
+
 /* Rank 0 takes every rank's rows (row_bytes each, m_local on this rank, m_all on all ranks) of
  * the variant array *arr in rank order, which is variant order: *arr (owned by the caller,
  * allocated with gsvd_malloc) is then replaced by a new buffer of m_all rows and the old one
- * freed; the other ranks keep theirs.  Returns GSVD_OK, GSVD_ENOMEM on rank 0 (which still
- * joins the gather, so the others fail in its size check instead of waiting), or the
- * communicator's code (logged); *arr is unchanged on failure. */
-GSVD_NODISCARD int gsvd_pca_gather_rows(gsvd_comm *comm, void **arr, size_t row_bytes,
-                                        uint64_t m_local, uint64_t m_all);
+ * freed; the other ranks keep theirs.  Rank 0 allocates first and every rank agrees on that
+ * (gsvd_pca_agree), so rank 0's GSVD_ENOMEM (logged there with the size) reaches the others as
+ * "rank 0 failed (out of memory)".  Returns GSVD_OK, the agreed failure (*told as
+ * gsvd_pca_agree), or the communicator's code (logged); *arr is unchanged on failure. */
+GSVD_NODISCARD int gsvd_pca_gather_rows(const struct gsvd_pca_params *p, void **arr,
+                                        size_t row_bytes, uint64_t m_local, uint64_t m_all,
+                                        int *told);
 
 /* ---- the exact method (pca_exact.c) -------------------------------------------------------- */
 
