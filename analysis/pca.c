@@ -733,7 +733,7 @@ void gsvd_pca_split_kept(const uint64_t *kept, size_t n_groups, int size, size_t
         uint64_t want = total * r;
         while (c < n_groups && (prefix + kept[c]) * R <= want)
             prefix += kept[c++];
-        if (c < n_groups && (prefix + kept[c]) * R - want < want - prefix * R)
+        if (c < n_groups && prefix * R < want && (prefix + kept[c]) * R - want < want - prefix * R)
             prefix += kept[c++];
         cuts[r] = c;
     }
