@@ -699,47 +699,6 @@ static int finish(struct gsvd_pca_result *r, const double *vecs, const double *v
     return GSVD_OK;
 }
 
-void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, int size,
-                    uint64_t *part_start, uint64_t *part_stop)
-{
-    uint64_t G = gsvd_backend_gram_group_rows(n_samples);
-    uint64_t first = start / G, last = stop > start ? (stop - 1) / G + 1 : first;
-    uint64_t groups = last - first, a, b;
-    if (size < 1)
-        size = 1;
-    /* groups [first, last) in `size` runs; runs hold floor or ceil of groups / size */
-    a = first + groups * (uint64_t)rank / (uint64_t)size;
-    b = first + groups * (uint64_t)(rank + 1) / (uint64_t)size;
-    a = a * G < start ? start : a * G;
-    b = b * G > stop ? stop : b * G;
-    *part_start = a;
-    *part_stop = b > a ? b : a;
-}
-
-void gsvd_pca_split_kept(const uint64_t *kept, size_t n_groups, int size, size_t *cuts)
-{
-    uint64_t total = 0, R = (uint64_t)(size < 1 ? 1 : size), prefix = 0;
-    size_t c = 0;
-    for (size_t j = 0; j < n_groups; j++)
-        total += kept[j];
-    cuts[0] = 0;
-    for (uint64_t r = 1; r < R; r++) {
-        if (total == 0) {
-            cuts[r] = (size_t)((uint64_t)n_groups * r / R);
-            continue;
-        }
-        /* the largest cut whose prefix is at most r / R of the total, or the next one when
-         * that is nearer (times R: integers only) */
-        uint64_t want = total * r;
-        while (c < n_groups && (prefix + kept[c]) * R <= want)
-            prefix += kept[c++];
-        if (c < n_groups && prefix * R < want && (prefix + kept[c]) * R - want < want - prefix * R)
-            prefix += kept[c++];
-        cuts[r] = c;
-    }
-    cuts[R] = n_groups;
-}
-
 int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_pca_params *p,
                   uint64_t *cache_bytes)
 {

@@ -1,5 +1,7 @@
-/* analysis/pca_dist.c - the collectives of a distributed PCA run (pca_internal.h): agreeing on
- * failures, summing exact parts and filter counts, gathering the variant rows on rank 0.
+/* analysis/pca_dist.c - a distributed PCA run: the ranks' parts of the variants (pca.h:
+ * gsvd_pca_split, gsvd_pca_split_kept) and the collectives (pca_internal.h): agreeing on
+ * failures, summing exact parts and filter counts, rebalancing the parts after the first pass,
+ * gathering the variant rows on rank 0.
  * With no communicator each succeeds at once, which is how one-process runs call them; the
  * rebalancing after the first pass is called under a communicator only. */
 #include "gsvd_config.h"
@@ -80,6 +82,49 @@ int gsvd_pca_gather_rows(const struct gsvd_pca_params *p, void **arr, size_t row
 out:
     gsvd_free(all);
     return rc;
+}
+
+/* ---- the ranks' parts (pca.h) ---- */
+
+void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, int size,
+                    uint64_t *part_start, uint64_t *part_stop)
+{
+    uint64_t G = gsvd_backend_gram_group_rows(n_samples);
+    uint64_t first = start / G, last = stop > start ? (stop - 1) / G + 1 : first;
+    uint64_t groups = last - first, a, b;
+    if (size < 1)
+        size = 1;
+    /* groups [first, last) in `size` runs; runs hold floor or ceil of groups / size */
+    a = first + groups * (uint64_t)rank / (uint64_t)size;
+    b = first + groups * (uint64_t)(rank + 1) / (uint64_t)size;
+    a = a * G < start ? start : a * G;
+    b = b * G > stop ? stop : b * G;
+    *part_start = a;
+    *part_stop = b > a ? b : a;
+}
+
+void gsvd_pca_split_kept(const uint64_t *kept, size_t n_groups, int size, size_t *cuts)
+{
+    uint64_t total = 0, R = (uint64_t)(size < 1 ? 1 : size), prefix = 0;
+    size_t c = 0;
+    for (size_t j = 0; j < n_groups; j++)
+        total += kept[j];
+    cuts[0] = 0;
+    for (uint64_t r = 1; r < R; r++) {
+        if (total == 0) {
+            cuts[r] = (size_t)((uint64_t)n_groups * r / R);
+            continue;
+        }
+        /* the largest cut whose prefix is at most r / R of the total, or the next one when
+         * that is nearer (times R: integers only) */
+        uint64_t want = total * r;
+        while (c < n_groups && (prefix + kept[c]) * R <= want)
+            prefix += kept[c++];
+        if (c < n_groups && prefix * R < want && (prefix + kept[c]) * R - want < want - prefix * R)
+            prefix += kept[c++];
+        cuts[r] = c;
+    }
+    cuts[R] = n_groups;
 }
 
 /* The parts of every rank for the group cuts (gsvd_pca_split_kept), as variant ranges. */
