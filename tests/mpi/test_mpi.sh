@@ -42,6 +42,7 @@ done
 
 # a remote store: two ranks read their parts over http from the loopback server (stdlib
 # Python), also when the first requests of every chunk fail with 503 (the retries)
+"$G" pca "$T/sim.vcz" -k 5 --method randomized -q --format tsv >"$T/local.tsv"
 for mode in normal 503; do
     python3 "$ROOT/tests/net/mock_http_server.py" --root "$T" --mode "$mode" >"$T/port.$mode" 2>/dev/null &
     srv=$!
@@ -50,7 +51,6 @@ for mode in normal 503; do
     "${MR[@]}" 2 "$G" pca "http://127.0.0.1:$port/sim.vcz" -k 5 --method randomized -q -t 1 \
         --format tsv >"$T/http_$mode.tsv" 2>"$T/http_$mode.err"
     check "http ($mode) -n 2: exit" test $? = 0
-    "$G" pca "$T/sim.vcz" -k 5 --method randomized -q --format tsv >"$T/local.tsv"
     check "http ($mode) -n 2: same bytes as the local store, one process" \
         cmp -s "$T/local.tsv" "$T/http_$mode.tsv"
     kill "$srv" 2>/dev/null
