@@ -163,13 +163,25 @@ static void log_plan(const struct gsvd_pca_params *p, const char *what, uint64_t
     }
 }
 
-/* Sum the kept rows per group, cut the groups anew and move g to this rank's run. */
+/* The most kept rows any run of the cuts holds. */
+static uint64_t max_load(const uint64_t *kept, const size_t *cuts, int size)
+{
+    uint64_t m = 0;
+    for (int r = 0; r < size; r++) {
+        uint64_t k = kept_in(kept, cuts[r], cuts[r + 1]);
+        m = k > m ? k : m;
+    }
+    return m;
+}
+
+/* Sum the kept rows per group, cut the groups anew and move g to this rank's run, unless the
+ * new cuts would leave the busiest rank no lighter (moving rows costs a read). */
 int gsvd_pca_rebalance(const struct gsvd_pca_params *p, gsvd_geno *g, uint64_t *kept,
                        size_t n_groups, int *told)
 {
     int size = gsvd_comm_size(p->comm), me = gsvd_comm_rank(p->comm), rc = GSVD_OK;
     size_t G = gsvd_backend_gram_group_rows(gsvd_geno_n_samples(g));
-    size_t *cuts = gsvd_malloc(((size_t)size + 1) * sizeof *cuts);
+    size_t *cuts = gsvd_malloc(2 * ((size_t)size + 1) * sizeof *cuts), *now;
     uint64_t vs, ve, a, b, cur_a, cur_b;
 
     if (!cuts)
@@ -179,14 +191,21 @@ int gsvd_pca_rebalance(const struct gsvd_pca_params *p, gsvd_geno *g, uint64_t *
     gsvd_geno_open_range(g, &vs, &ve);
     gsvd_geno_range(g, &cur_a, &cur_b);
     /* the parts of the first pass as group cuts (gsvd_pca_split cuts at group multiples) */
+    now = cuts + size + 1;
     for (int r = 0; r <= size; r++) {
         gsvd_pca_split(gsvd_geno_n_samples(g), vs, ve, r < size ? r : size - 1, size, &a, &b);
         uint64_t at = r < size ? a : b;
-        cuts[r] = at >= ve ? n_groups : (size_t)(at / G - vs / G);
+        now[r] = at >= ve ? n_groups : (size_t)(at / G - vs / G);
     }
-    cuts[0] = 0;
-    log_plan(p, "parts of the first pass (by variants):", vs, ve, G, cuts, kept);
+    now[0] = 0;
+    log_plan(p, "parts of the first pass (by variants):", vs, ve, G, now, kept);
     gsvd_pca_split_kept(kept, n_groups, size, cuts);
+    if (max_load(kept, cuts, size) >= max_load(kept, now, size)) {
+        if (me == 0)
+            gsvd_log_info("parts kept for the next passes: rebalancing by kept variants would "
+                          "leave the busiest rank no lighter");
+        goto out;
+    }
     log_plan(p, "rebalanced by kept variants for the next passes:", vs, ve, G, cuts, kept);
     part_of(vs, ve, G, cuts, me, &a, &b);
     rc = a == cur_a && b == cur_b ? GSVD_OK : gsvd_geno_move(g, a, b);

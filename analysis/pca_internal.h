@@ -67,7 +67,8 @@ GSVD_NODISCARD int gsvd_pca_sum_counts(gsvd_comm *comm, struct gsvd_geno_counts 
 /* After the first pass of a distributed run: kept[0..n_groups) (borrowed; this rank's kept rows
  * per Gram group of the whole range, zero outside its part) is summed over the ranks, the
  * groups are cut into contiguous runs balanced by kept rows (gsvd_pca_split_kept) and g moves
- * to this rank's run (gsvd_geno_move); rank 0 logs the parts before and after (info level).
+ * to this rank's run (gsvd_geno_move), unless the busiest rank would carry no fewer kept rows
+ * than now (the parts then stay); rank 0 logs the parts before and after (info level).
  * Returns GSVD_OK or the agreed failure (*told as gsvd_pca_agree). */
 GSVD_NODISCARD int gsvd_pca_rebalance(const struct gsvd_pca_params *p, gsvd_geno *g, uint64_t *kept,
                                       size_t n_groups, int *told);
