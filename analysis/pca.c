@@ -586,86 +586,6 @@ out:
     return rc;
 }
 
-/* ---- loadings ------------------------------------------------------------------------------ */
-
-struct load_ctx {
-    gsvd_backend *be;
-    struct gsvd_pca_result *res;
-    const double *us; /* n x k row-major: U / s */
-    double *rows;     /* scratch: kept rows x k */
-    size_t rows_cap;
-};
-
-static int load_cb(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
-{
-    struct load_ctx *c = vctx;
-    struct gsvd_pca_result *r = c->res;
-    size_t k = r->k, kept = 0;
-    int rc = GSVD_OK;
-
-    if (blk->n_rows * k > c->rows_cap) {
-        gsvd_free(c->rows);
-        c->rows_cap = blk->n_rows * k;
-        c->rows = gsvd_malloc(c->rows_cap * sizeof *c->rows);
-        if (!c->rows) {
-            c->rows_cap = 0;
-            return GSVD_ENOMEM;
-        }
-    }
-    GSVD_TRY(gsvd_backend_project(c->be, blk, k, c->us, c->rows));
-    for (size_t j = 0; j < info->n_variants; j++) {
-        uint64_t v = info->first + j;
-        r->var_mean[v] = info->mean[j];
-        r->var_scale[v] = info->scale[j];
-        r->var_included[v] = info->kept[j];
-        for (size_t q = 0; q < k; q++)
-            r->v[v * k + q] = info->kept[j] ? c->rows[kept * k + q] : NAN;
-        kept += info->kept[j];
-    }
-out:
-    return rc;
-}
-
-static int compute_loadings(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
-                            struct gsvd_pca_result *r, int *told)
-{
-    struct load_ctx c = {.be = be, .res = r};
-    size_t n = r->n, k = r->k;
-    uint64_t m = gsvd_geno_n_variants(g); /* this rank's part (rebalanced after pass 1) */
-    double *us = gsvd_malloc(n * k * sizeof *us);
-    int rc = GSVD_OK;
-
-    r->m_range = m;
-    r->v = gsvd_malloc(((size_t)m * k + 1) * sizeof *r->v);
-    r->var_mean = gsvd_malloc(((size_t)m + 1) * sizeof *r->var_mean);
-    r->var_scale = gsvd_malloc(((size_t)m + 1) * sizeof *r->var_scale);
-    r->var_included = gsvd_malloc((size_t)m + 1);
-    if (!us || !r->v || !r->var_mean || !r->var_scale || !r->var_included)
-        rc = GSVD_ENOMEM;
-    if (rc == GSVD_OK) {
-        for (size_t i = 0; i < n; i++)
-            for (size_t q = 0; q < k; q++)
-                us[i * k + q] = r->u[i * k + q] / r->s[q];
-        c.us = us;
-        rc = gsvd_geno_scan(g, load_cb, &c);
-    }
-    if (p->comm) {
-        uint64_t all = p->n_variants_all;
-        GSVD_TRY(gsvd_pca_agree(p, rc, told));
-        GSVD_TRY(gsvd_pca_gather_rows(p, (void **)&r->v, k * sizeof *r->v, m, all, told));
-        GSVD_TRY(gsvd_pca_gather_rows(p, (void **)&r->var_mean, sizeof *r->var_mean, m, all, told));
-        GSVD_TRY(
-            gsvd_pca_gather_rows(p, (void **)&r->var_scale, sizeof *r->var_scale, m, all, told));
-        GSVD_TRY(gsvd_pca_gather_rows(p, (void **)&r->var_included, 1, m, all, told));
-        if (gsvd_comm_rank(p->comm) == 0)
-            r->m_range = all;
-    }
-out:
-    gsvd_free(c.rows);
-    gsvd_free(us);
-    return rc;
-}
-
 /* ---- driver -------------------------------------------------------------------------------- */
 
 /* Copy the top k eigenpairs (values descending, vectors in the columns of the column-major
@@ -855,7 +775,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     }
     r->m_used = r->counts.n_kept;
     if (p->loadings)
-        GSVD_TRY(compute_loadings(g, be, p, r, &told));
+        GSVD_TRY(gsvd_pca_loadings(g, be, p, r, &told));
     *out = r;
     r = NULL;
 out:

@@ -1,10 +1,11 @@
 /* analysis/pca_internal.h - for analysis/pca*.c only: what the PCA driver (pca.c) shares with
  * its lower files.  pca_exact.c holds the exact method's Gram pass and its dense eigensolver
- * (larger Grams go to the iterative solver, which stays in pca.c); pca_dist.c holds the
- * collectives of a distributed run (every rank calls them in the same order; with no
- * communicator they succeed at once, see common/comm.h).  Files call downwards only:
- * pca.c -> pca_exact.c -> pca_dist.c (and pca.c -> pca_dist.c); the pass callback, used by
- * pca.c and pca_exact.c, is static inline here so that neither calls the other for it.
+ * (larger Grams go to the iterative solver, which stays in pca.c); pca_loadings.c the loadings
+ * pass; pca_dist.c the ranks' parts and the collectives of a distributed run (every rank calls
+ * them in the same order; with no communicator they succeed at once, see common/comm.h).
+ * Files call downwards only: pca.c -> pca_exact.c -> pca_dist.c, pca.c -> pca_loadings.c ->
+ * pca_dist.c (and pca.c -> pca_dist.c); the pass callback, used by pca.c and pca_exact.c, is
+ * static inline here so that neither calls the other for it.
  * Thread safety: as common/comm.h (one caller per communicator). */
 #ifndef GSVD_ANALYSIS_PCA_INTERNAL_H
 #define GSVD_ANALYSIS_PCA_INTERNAL_H
@@ -83,6 +84,18 @@ GSVD_NODISCARD int gsvd_pca_rebalance(const struct gsvd_pca_params *p, gsvd_geno
 GSVD_NODISCARD int gsvd_pca_gather_rows(const struct gsvd_pca_params *p, void **arr,
                                         size_t row_bytes, uint64_t m_local, uint64_t m_all,
                                         int *told);
+
+/* ---- loadings (pca_loadings.c) ------------------------------------------------------------- */
+
+/* One more pass over g (borrowed, as be and p): r->v (m x k row-major, NaN rows for dropped
+ * variants), r->var_mean, r->var_scale and r->var_included for the m variants of this rank's
+ * part (r->m_range = m), from U / s; with p->comm rank 0 then holds every rank's rows in variant
+ * order (r->m_range = p->n_variants_all there) and the others keep theirs.  The arrays are
+ * owned by r (gsvd_pca_result_free).  Returns GSVD_OK, GSVD_ENOMEM, or a code from the scan,
+ * the backend or the communicator (*told as gsvd_pca_agree). */
+GSVD_NODISCARD int gsvd_pca_loadings(gsvd_geno *g, gsvd_backend *be,
+                                     const struct gsvd_pca_params *p, struct gsvd_pca_result *r,
+                                     int *told);
 
 /* ---- the exact method (pca_exact.c) -------------------------------------------------------- */
 
