@@ -9,6 +9,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "zarr/array.h"
+#include "zarr/dtype.h"
 #include "zarr/reader.h"
 #include "zarr/store.h"
 
@@ -77,24 +78,6 @@ out:
     return rc;
 }
 
-static int64_t elem_i64(const struct gsvd_dtype *dt, const unsigned char *p)
-{
-    union {
-        int8_t i1;
-        int16_t i2;
-        int32_t i4;
-        int64_t i8;
-        uint8_t u1;
-        uint16_t u2;
-        uint32_t u4;
-        uint64_t u8;
-    } v;
-    memcpy(&v, p, dt->size);
-    if (dt->kind == 'i')
-        return dt->size == 1 ? v.i1 : dt->size == 2 ? v.i2 : dt->size == 4 ? v.i4 : v.i8;
-    return dt->size == 1 ? v.u1 : dt->size == 2 ? v.u2 : dt->size == 4 ? v.u4 : (int64_t)v.u8;
-}
-
 static int read_i64(gsvd_array *a, uint64_t start, uint64_t stop, int64_t *dst)
 {
     const struct gsvd_zarray *z = gsvd_array_meta(a);
@@ -117,7 +100,7 @@ static int read_i64(gsvd_array *a, uint64_t start, uint64_t stop, int64_t *dst)
     GSVD_TRY(gsvd_reader_new(a, &r));
     GSVD_TRY(gsvd_reader_read(r, &start, &count, raw));
     for (uint64_t i = 0; i < count; i++)
-        dst[i] = elem_i64(&z->dtype, raw + i * z->dtype.size);
+        dst[i] = gsvd_dtype_elem_i64(&z->dtype, raw + i * z->dtype.size);
 out:
     gsvd_reader_free(r);
     gsvd_free(raw);

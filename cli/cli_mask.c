@@ -2,6 +2,7 @@
 #include "gsvd_config.h"
 #include "cli/cli_mask.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -166,4 +167,59 @@ int gsvd_cli_masks_apply(const char *vspec, const char *sspec, struct gsvd_cli_m
     }
 out:
     return rc;
+}
+
+/* "X, Y" from the left-out contigs, for messages (at most 8 named). */
+static void contig_list(const struct gsvd_autosomes *au, char *dst, size_t cap)
+{
+    size_t at = 0;
+    dst[0] = '\0';
+    for (size_t i = 0; i < au->excluded.n && at + 1 < cap; i++)
+        at += (size_t)snprintf(dst + at, cap - at, "%s%s", i ? ", " : "",
+                               i < 8 ? au->excluded.items[i] : "...");
+}
+
+int gsvd_cli_autosomes_apply(const struct gsvd_cli_input *in, int all_contigs,
+                             struct gsvd_autosomes *au, struct gsvd_geno_params *geno)
+{
+    const char *url = gsvd_store_url(gsvd_tree_store(in->tree));
+    uint64_t stop, n_range, n_left;
+    char names[256];
+    int rc;
+
+    if (all_contigs)
+        return GSVD_OK;
+    rc = gsvd_autosomes_read(in->tree, in->node, au);
+    if (rc == GSVD_ENOTFOUND) {
+        gsvd_log_info("%s: no variant_contig and contig_id: every variant counts for KING", url);
+        return GSVD_OK;
+    }
+    if (rc < 0)
+        return rc;
+    if (geno->variant_mask) {
+        if (geno->variant_mask_len != au->len) {
+            gsvd_log_error("%s: the variant mask has %llu entries, variant_contig %llu", url,
+                           (unsigned long long)geno->variant_mask_len, (unsigned long long)au->len);
+            return GSVD_EINCONSIST;
+        }
+        for (uint64_t v = 0; v < au->len; v++)
+            au->keep[v] = au->keep[v] && geno->variant_mask[v];
+    }
+    stop = geno->var_stop && geno->var_stop < au->len ? geno->var_stop : au->len;
+    n_range = stop > geno->var_start ? stop - geno->var_start : 0;
+    n_left = gsvd_autosomes_count(au, geno->var_start, stop);
+    contig_list(au, names, sizeof names);
+    if (n_left == 0 && n_range > 0) {
+        gsvd_log_error("%s: no autosomal variant among the %llu used (plink2's KING counts every "
+                       "contig but X, Y and MT%s%s); --all-contigs uses them all",
+                       url, (unsigned long long)n_range, au->excluded.n ? "; here: " : "", names);
+        return GSVD_EDEGENERATE;
+    }
+    if (au->n_excluded)
+        gsvd_log_info("%s: %llu variants on %s left out of KING (plink2's autosomes; "
+                      "--all-contigs keeps them)",
+                      url, (unsigned long long)au->n_excluded, names);
+    geno->variant_mask = au->keep;
+    geno->variant_mask_len = au->len;
+    return GSVD_OK;
 }

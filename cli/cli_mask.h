@@ -6,8 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "common/buf.h"
+#include "analysis/autosomes.h"
 #include "analysis/genotype.h"
 #include "common/gsvd_defs.h"
+
+struct gsvd_cli_input;
 
 struct gsvd_cli_mask {
     uint8_t *keep;           /* owned; 1 = keep (the array's nonzero entries) */
@@ -35,5 +38,16 @@ void gsvd_cli_mask_free(struct gsvd_cli_mask *m); /* accepts a zeroed struct */
 GSVD_NODISCARD int gsvd_cli_masks_apply(const char *vspec, const char *sspec,
                                         struct gsvd_cli_mask *vm, struct gsvd_cli_mask *sm,
                                         struct gsvd_strlist *ids, struct gsvd_geno_params *geno);
+
+/* KING's variants (`pdist -m king|ibs0`, `related`): unless all_contigs, the variants of group
+ * in->node that plink2 counts (analysis/autosomes.h) become geno->variant_mask, ANDed with a
+ * mask already there (--variant-mask, same length); *au holds it and must outlive geno's use
+ * (the caller frees it with gsvd_autosomes_free).  Without variant_contig and contig_id every
+ * variant counts (said at info level, as is what was left out).  Returns GSVD_OK,
+ * GSVD_EDEGENERATE (logged) when no counted variant is left in geno's range, GSVD_EINCONSIST
+ * (logged) when the masks' lengths differ, or the errors of gsvd_autosomes_read. */
+GSVD_NODISCARD int gsvd_cli_autosomes_apply(const struct gsvd_cli_input *in, int all_contigs,
+                                            struct gsvd_autosomes *au,
+                                            struct gsvd_geno_params *geno);
 
 #endif /* GSVD_CLI_CLI_MASK_H */

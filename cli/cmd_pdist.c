@@ -14,6 +14,7 @@
 
 #include "analysis/genotype.h"
 #include "analysis/pdist/king_pairs.h"
+#include "analysis/pdist/king_parts.h"
 #include "analysis/pdist/pdist.h"
 #include "analysis/pdist/pdist_parts.h"
 #include "analysis/pdist/pdist_store.h"
@@ -38,6 +39,7 @@ struct pdist_opts {
     int rank_parts;    /* under MPI with a square Zarr output on a local or shared path: each
                           rank writes its own part and rank 0 finalizes (pdist/pdist_parts.h) */
     int force, counts, axis_variants, condensed, f4;
+    int all_contigs;     /* --all-contigs: KING on X, Y and MT too (analysis/autosomes.h) */
     int min_kinship_set; /* --min-kinship: a pair list (analysis/pdist/king_pairs.h) */
     double min_kinship;  /* NaN: not given */
     struct gsvd_pdist_params pd;
@@ -124,6 +126,13 @@ static const struct gsvd_opt pdist_options[] = {
              "HET2_HOM1) or, with\n-o, Zarr arrays along \"pairs\" (pair_i, pair_j, kinship,\n"
              "n_sites, hethet, ibs0, het1_hom2, het2_hom1); bands of\n--memory [1G], never the "
              "N x N matrix"},
+    {.name = "all-contigs",
+     .type = GSVD_OPT_FLAG,
+     PD(all_contigs),
+     .value = 1,
+     .help = "with -m king or ibs0: count every contig; by default, as\nplink2's --make-king, "
+             "variants on X, Y and MT (by contig_id:\nX, 23, Y, 24, MT, M, 26, with or without "
+             "chr) are left out"},
     {.name = "p",
      .key = 'p',
      .type = GSVD_OPT_DOUBLE,
@@ -203,8 +212,8 @@ static const struct gsvd_opt layout_options[] = {
      .arg = "I/N",
      .parse = parse_part,
      .help = "compute only part I of N of the pairs (a job array without\nMPI) into "
-             "OUT.gensvd-parts/ (needs -o OUT, a local or shared\npath, and the square layout); "
-             "start every part with the\nsame input and options"},
+             "OUT.gensvd-parts/ (needs -o OUT, a local or shared\npath, and the square layout "
+             "or --min-kinship); start every\npart with the same input and options"},
     {.name = "finalize",
      .type = GSVD_OPT_STRING,
      PD(finalize),
@@ -328,9 +337,10 @@ static void discard_store(void *ctx)
 static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
                      struct pdist_job *job)
 {
-    struct gsvd_king_pairs_cfg cfg = {.output = o->output,
+    struct gsvd_king_pairs_cfg cfg = {.output = o->part_output ? o->part_output : o->output,
                                       .tsv = stdout,
-                                      .force = o->force,
+                                      .force = o->force || o->part_output,
+                                      .part = o->part_output != NULL,
                                       .counts = o->counts,
                                       .min_kinship = o->min_kinship,
                                       .ids = job->ids,
@@ -343,6 +353,11 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
     gsvd_comm *world = gsvd_cli_world();
     int rc = GSVD_OK, me = gsvd_comm_rank(world), many = gsvd_comm_size(world) > 1;
 
+    /* parts are Zarr v2 groups (analysis/pdist/king_parts.c reads them back) */
+    if (o->part_output && cfg.wp.zarr_format == 3) {
+        gsvd_log_error("--part writes Zarr v2 parts; add --zarr-format 2");
+        return GSVD_EINVAL;
+    }
     if (me == 0)
         rc = gsvd_king_pairs_open(&cfg, &kp);
     if (many)
@@ -361,12 +376,11 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
                 o->min_kinship);
     /* from here on the others wait for rank 0's verdict: no early exit */
     rc = make_attrs(o, &sum, &attrs);
-    /* the pair list's own members: the threshold and the count, before the closing brace */
+    /* the pair list's threshold before the closing brace (the sink adds the count) */
     if (rc == GSVD_OK && attrs.len > 2) {
         attrs.len -= 2;
         attrs.data[attrs.len] = '\0';
-        rc = gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g,\n    \"n_pairs\": %llu\n}",
-                             o->min_kinship, (unsigned long long)gsvd_king_pairs_count(kp));
+        rc = gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g\n}", o->min_kinship);
     }
     if (rc == GSVD_OK)
         rc = gsvd_king_pairs_finish(kp, attrs.data);
@@ -558,6 +572,7 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     struct gsvd_cli_input in = {0};
     struct gsvd_strlist samples = GSVD_STRLIST_INIT;
     struct gsvd_cli_mask vmask = {0}, smask = {0};
+    struct gsvd_autosomes au = {0};
     gsvd_geno *g = NULL;
     int rc = GSVD_OK;
 
@@ -572,6 +587,8 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     o->geno.missing_error = o->pd.missing == GSVD_PDIST_ERROR;
     GSVD_TRY(
         gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &vmask, &smask, &samples, &o->geno));
+    if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0)
+        GSVD_TRY(gsvd_cli_autosomes_apply(&in, o->all_contigs, &au, &o->geno));
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
     if ((o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) &&
         (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) != 2)) {
@@ -599,6 +616,7 @@ out:
     gsvd_strlist_free(&samples);
     gsvd_cli_mask_free(&vmask);
     gsvd_cli_mask_free(&smask);
+    gsvd_autosomes_free(&au);
     return rc;
 }
 
@@ -618,7 +636,13 @@ int gsvd_cmd_pdist(int argc, char **argv)
         if (first < argc)
             return gsvd_cli_usage_error("pdist", "--finalize OUT takes no INPUT");
         gsvd_cli_common_apply(&o.common);
-        return gsvd_cli_exit_code(gsvd_pdist_parts_finalize(o.finalize, o.force));
+        /* pair-list parts (--min-kinship) have pair_i; square parts have distance */
+        rc = gsvd_pdist_parts_have_array(o.finalize, "pair_i");
+        if (rc > 0)
+            rc = gsvd_king_parts_finalize(o.finalize, o.force);
+        else if (rc == 0)
+            rc = gsvd_pdist_parts_finalize(o.finalize, o.force);
+        return gsvd_cli_exit_code(rc);
     }
     if (o.pd.n_parts) {
         if (!o.output || strstr(o.output, "://"))
@@ -643,14 +667,16 @@ int gsvd_cmd_pdist(int argc, char **argv)
                                         "jointly called sites (no --axis variants, no "
                                         "--missing scale)",
                                         gsvd_pdist_metric_name(o.pd.metric));
+    } else if (o.all_contigs) {
+        return gsvd_cli_usage_error("pdist", "--all-contigs applies to --metric king and ibs0");
     }
     if (o.min_kinship_set) {
         if (o.pd.metric != GSVD_PDIST_KING)
             return gsvd_cli_usage_error("pdist", "--min-kinship needs --metric king");
-        if (o.pd.n_parts || o.condensed || o.f4 || o.format)
+        if (o.condensed || o.f4 || o.format)
             return gsvd_cli_usage_error("pdist", "--min-kinship writes its own pair list (TSV, "
-                                                 "or Zarr with -o): no --part, --layout, "
-                                                 "--dtype or --format");
+                                                 "or Zarr with -o): no --layout, --dtype or "
+                                                 "--format");
     }
     if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
         return GSVD_EXIT_USAGE;

@@ -10,6 +10,7 @@
 #include "analysis/genotype.h"
 #include "analysis/related.h"
 #include "cli/cli.h"
+#include "cli/cli_mask.h"
 #include "cli/opts_input.h"
 #include "common/alloc.h"
 #include "common/buf.h"
@@ -26,6 +27,7 @@ struct related_opts {
     const char *format;    /* --format tsv */
     gsvd_backend *backend; /* --device: where the kinship pairs are counted (owned) */
     int force, tsv;
+    int all_contigs; /* --all-contigs: X, Y and MT too (analysis/autosomes.h) */
     double cutoff;
     uint64_t memory;
     struct gsvd_geno_params geno;
@@ -85,8 +87,13 @@ static const struct gsvd_opt input_options[] = {
      REL(geno.var_start),
      .arg = "A:B",
      .parse = gsvd_opt_parse_variants,
-     .help = "only variants A (inclusive) to B (exclusive); plink2 uses\nthe autosomes and PAR "
-             "only"},
+     .help = "only variants A (inclusive) to B (exclusive)"},
+    {.name = "all-contigs",
+     .type = GSVD_OPT_FLAG,
+     REL(all_contigs),
+     .value = 1,
+     .help = "count every contig; by default, as plink2's --king-cutoff,\nvariants on X, Y and "
+             "MT (by contig_id: X, 23, Y, 24, MT, M,\n26, with or without chr) are left out"},
     GSVD_OPT_IN_SAMPLES(struct related_opts),
 };
 static const struct gsvd_opt_group related_group = GSVD_OPT_GROUP(NULL, related_options);
@@ -189,6 +196,7 @@ static int run(struct related_opts *o, const struct gsvd_cli_common *common)
     struct gsvd_related_result res = {0};
     struct gsvd_related_params rp = {.cutoff = o->cutoff, .pd = GSVD_PDIST_PARAMS_DEFAULT};
     struct gsvd_cli_bar bar;
+    struct gsvd_autosomes au = {0};
     const struct gsvd_strlist *ids;
     gsvd_geno *g = NULL;
     int rc = GSVD_OK;
@@ -200,6 +208,7 @@ static int run(struct related_opts *o, const struct gsvd_cli_common *common)
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
     o->geno.n_threads = common->threads;
     o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages */
+    GSVD_TRY(gsvd_cli_autosomes_apply(&in, o->all_contigs, &au, &o->geno));
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
     rp.pd.n_threads = common->threads;
     rp.pd.memory = o->memory;
@@ -230,6 +239,7 @@ out:
     gsvd_geno_close(g);
     gsvd_cli_close_input(&in);
     gsvd_strlist_free(&samples);
+    gsvd_autosomes_free(&au);
     return rc;
 }
 

@@ -14,35 +14,8 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
-#include "common/textnum.h"
+#include "zarr/dtype.h"
 #include "zarr/store.h"
-
-static double elem_f64(const struct gsvd_dtype *dt, const unsigned char *p)
-{
-    union {
-        int8_t i1;
-        int16_t i2;
-        int32_t i4;
-        int64_t i8;
-        uint8_t u1;
-        uint16_t u2;
-        uint32_t u4;
-        uint64_t u8;
-        float f4;
-        double f8;
-    } v;
-    memcpy(&v, p, dt->size);
-    switch (dt->kind) {
-    case 'b':
-        return v.u1 != 0;
-    case 'i':
-        return dt->size == 1 ? v.i1 : dt->size == 2 ? v.i2 : dt->size == 4 ? v.i4 : (double)v.i8;
-    case 'u':
-        return dt->size == 1 ? v.u1 : dt->size == 2 ? v.u2 : dt->size == 4 ? v.u4 : (double)v.u8;
-    default:
-        return dt->size == 2 ? gsvd_half_to_double(v.u2) : dt->size == 4 ? v.f4 : v.f8;
-    }
-}
 
 int gsvd_plot_read_f64(gsvd_reader *r, const uint64_t *start, const uint64_t *count, double *dst,
                        struct gsvd_buf *raw)
@@ -60,7 +33,8 @@ int gsvd_plot_read_f64(gsvd_reader *r, const uint64_t *start, const uint64_t *co
     GSVD_TRY(gsvd_buf_reserve(raw, bytes));
     GSVD_TRY(gsvd_reader_read(r, start, count, raw->data));
     for (size_t i = 0; i < n; i++)
-        dst[i] = elem_f64(&z->dtype, (const unsigned char *)raw->data + i * z->dtype.size);
+        dst[i] =
+            gsvd_dtype_elem_f64(&z->dtype, (const unsigned char *)raw->data + i * z->dtype.size);
 out:
     return rc;
 }

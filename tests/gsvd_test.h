@@ -1,12 +1,15 @@
 /* tests/gsvd_test.h - minimal assertion harness for unit tests.
  * GSVD_CHECK(cond) records a failure with file:line and goes on; GSVD_CHECK_RC(expr, code)
  * checks a return code; gsvd_test_report() prints one summary line ("N passed, N failed") and
- * returns the process exit status (0 when all passed). */
+ * returns the process exit status (0 when all passed); gsvd_test_args() reads the command line
+ * of a plain unit test. */
 #ifndef GSVD_TESTS_GSVD_TEST_H
 #define GSVD_TESTS_GSVD_TEST_H
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "common/log.h"
 
 static int gsvd_test_pass;
 static int gsvd_test_fail;
@@ -44,6 +47,18 @@ static int gsvd_test_fail;
                     #a, gsvd_a_, #b, gsvd_b_, (double)(tol));                                      \
         }                                                                                          \
     } while (0)
+
+/* The command line of a plain unit test: nothing, or -v to show the logs its error paths write
+ * by design (otherwise logging is off).  Returns 0, or 2 after a usage line on stderr. */
+static inline int gsvd_test_args(int argc, char **argv, const char *name)
+{
+    if (argc > 1 && strcmp(argv[1], "-v") != 0) {
+        fprintf(stderr, "usage: %s [-v]\n", name);
+        return 2;
+    }
+    gsvd_log_set_level(argc > 1 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF);
+    return 0;
+}
 
 static inline int gsvd_test_report(const char *name)
 {

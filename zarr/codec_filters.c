@@ -7,7 +7,7 @@
  * (integers truncated, floats rounded) and decoding sums them, converted to dtype, in dtype;
  * integer and float types are not mixed (GSVD_EUNSUPPORTED).
  *
- * vlen-utf8 is parsed here, but its byte layout is read and written by codec.c, which turns
+ * vlen-utf8 is parsed here, but its byte layout is read and written by codec_chain.c, which turns
  * chunks into string lists. */
 #include "gsvd_config.h"
 
@@ -22,7 +22,7 @@
 #include "common/log.h"
 #include "zarr/codec_internal.h"
 
-/* Decoders log only when given a key; key == NULL is codec.c's quiet size probe. */
+/* Decoders log only when given a key; key == NULL is codec_chain.c's quiet size probe. */
 #define LOG_KEY(key, ...)                                                                          \
     do {                                                                                           \
         if (key)                                                                                   \

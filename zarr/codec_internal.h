@@ -1,7 +1,8 @@
-/* zarr/codec_internal.h - for codec*.c (and meta.c, and the codec tests) only: the codec vtable
- * and the workspace.
+/* zarr/codec_internal.h - for codec*.c (and test_codec_blosc, fuzz_differential) only: the codec
+ * vtable and the workspace.
  * Each codec_<name>.c defines one or more `const struct gsvd_codec_ops`; codec.c holds the one
- * static table of them and builds chains. */
+ * static table of them; codec.c, codec_v3.c and codec_chain.c build and run chains
+ * (codec_chain_internal.h). */
 #ifndef GSVD_ZARR_CODEC_INTERNAL_H
 #define GSVD_ZARR_CODEC_INTERNAL_H
 #include <stddef.h>
@@ -42,11 +43,11 @@ struct gsvd_codec_ops {
     /* Short description for `gensvd info`, e.g. "blosc(zstd:5,bitshuffle)". */
     void (*describe)(const void *cfg, char *buf, size_t len);
     /* Optional, filters only (NULL: same size): the size this filter's encoded form has for
-     * `decoded` bytes of input, e.g. delta with a narrower "astype".  codec.c uses it to know
+     * `decoded` bytes of input, e.g. delta with a narrower "astype".  codec_chain.c uses it to know
      * the exact size each decode stage must produce. */
     size_t (*encoded_size)(const void *cfg, size_t decoded);
 };
-/* A decode op called with key == NULL is a quiet size probe (codec.c growing a buffer for a
+/* A decode op called with key == NULL is a quiet size probe (codec_chain.c growing a buffer for a
  * vlen chunk): it returns GSVD_ECODEC without logging. */
 
 /* One thread's scratch.  Contexts are created lazily by the codec that needs them. */

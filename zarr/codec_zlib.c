@@ -17,7 +17,7 @@
 #include "common/log.h"
 #include "zarr/codec_internal.h"
 
-/* Decoders log only when given a key; key == NULL is codec.c's quiet size probe. */
+/* Decoders log only when given a key; key == NULL is codec_chain.c's quiet size probe. */
 #define LOG_KEY(key, ...)                                                                          \
     do {                                                                                           \
         if (key)                                                                                   \

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/textnum.h"
 
 /* Largest element size accepted for S and U kinds (bytes); bounds hostile metadata. */
 #define DTYPE_MAX_ITEMSIZE ((size_t)1 << 20)
@@ -161,4 +162,39 @@ int gsvd_dtype_needs_swap(const struct gsvd_dtype *dt)
 const char *gsvd_dtype_supported(void)
 {
     return "b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, S<n>, U<n>, O (vlen-utf8)";
+}
+
+/* One numeric element, any alignment: the two typed readers below share it. */
+static union gsvd_dtype_elem load_elem(const struct gsvd_dtype *dt, const void *p)
+{
+    union gsvd_dtype_elem v;
+
+    memset(&v, 0, sizeof v);
+    memcpy(&v, p, dt->size < sizeof v ? dt->size : sizeof v);
+    return v;
+}
+
+int64_t gsvd_dtype_elem_i64(const struct gsvd_dtype *dt, const void *p)
+{
+    union gsvd_dtype_elem v = load_elem(dt, p);
+
+    if (dt->kind == 'i')
+        return dt->size == 1 ? v.i1 : dt->size == 2 ? v.i2 : dt->size == 4 ? v.i4 : v.i8;
+    return dt->size == 1 ? v.u1 : dt->size == 2 ? v.u2 : dt->size == 4 ? v.u4 : (int64_t)v.u8;
+}
+
+double gsvd_dtype_elem_f64(const struct gsvd_dtype *dt, const void *p)
+{
+    union gsvd_dtype_elem v = load_elem(dt, p);
+
+    switch (dt->kind) {
+    case 'b':
+        return v.u1 != 0;
+    case 'i':
+        return dt->size == 1 ? v.i1 : dt->size == 2 ? v.i2 : dt->size == 4 ? v.i4 : (double)v.i8;
+    case 'u':
+        return dt->size == 1 ? v.u1 : dt->size == 2 ? v.u2 : dt->size == 4 ? v.u4 : (double)v.u8;
+    default:
+        return dt->size == 2 ? gsvd_half_to_double(v.u2) : dt->size == 4 ? v.f4 : v.f8;
+    }
 }

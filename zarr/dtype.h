@@ -3,6 +3,7 @@
 #ifndef GSVD_ZARR_DTYPE_H
 #define GSVD_ZARR_DTYPE_H
 #include <stddef.h>
+#include <stdint.h>
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -23,6 +24,28 @@ void gsvd_dtype_format(const struct gsvd_dtype *dt, char *buf, size_t len);
 
 /* 1 if elements must be byte-swapped to native (little-endian) order. */
 int gsvd_dtype_needs_swap(const struct gsvd_dtype *dt);
+
+/* Storage for one numeric element in native byte order (any member; tests build values in it). */
+union gsvd_dtype_elem {
+    int8_t i1;
+    int16_t i2;
+    int32_t i4;
+    int64_t i8;
+    uint8_t u1;
+    uint16_t u2;
+    uint32_t u4;
+    uint64_t u8;
+    float f4;
+    double f8;
+};
+
+/* One element at p (dt->size bytes, any alignment) in native byte order, as gsvd_reader_read
+ * delivers it.  gsvd_dtype_elem_i64: of an integer or bool dtype, exactly (a uint64 above
+ * INT64_MAX wraps).  gsvd_dtype_elem_f64: of a numeric dtype (bool 0/1, integers rounded to the
+ * nearest double, float16/32/64 widened).  Other kinds are the caller's to refuse: the result
+ * is then meaningless, never undefined. */
+int64_t gsvd_dtype_elem_i64(const struct gsvd_dtype *dt, const void *p);
+double gsvd_dtype_elem_f64(const struct gsvd_dtype *dt, const void *p);
 
 /* Comma-separated list of supported typestr kinds, for error messages. */
 const char *gsvd_dtype_supported(void);

@@ -1,5 +1,7 @@
-/* zarr/meta_internal.h - for meta.c and meta_v3.c only: the JSON helpers the Zarr v2 and v3
- * metadata parsers share.  cJSON stays out of the public headers; this one may use it. */
+/* zarr/meta_internal.h - for meta*.c only: the JSON helpers (meta_json.c) and fill values
+ * (meta_fill.c) the Zarr v2 (meta.c) and v3 (meta_v3.c) metadata parsers share.  cJSON stays
+ * out of the public headers; this one may use it.  meta_json.c and meta_fill.c call nothing in
+ * meta.c or meta_v3.c (no object-file cycles). */
 #ifndef GSVD_ZARR_META_INTERNAL_H
 #define GSVD_ZARR_META_INTERNAL_H
 #include <stddef.h>
@@ -8,11 +10,14 @@
 #include "common/buf.h"
 #include "zarr/meta.h"
 
+#define GSVD_META_MAX_EXACT_INT 9007199254740992.0 /* 2^53: larger JSON integers are inexact */
+
 /* Parse one JSON document json[0, n) (surrounding whitespace allowed).  `lenient`: accept bare
  * NaN / Infinity / -Infinity as null (zarr-python writes them into attributes); then *fixed
  * (when not NULL) receives the text actually parsed (caller frees with gsvd_buf_free), else it
  * stays empty.  Returns GSVD_OK and *out (caller deletes with cJSON_Delete), GSVD_EFORMAT
  * (logged: "where: invalid JSON at byte N") or GSVD_ENOMEM. */
+/* (meta_json.c) */
 int gsvd_meta_parse_json(const char *json, size_t n, const char *where, int lenient, cJSON **out,
                          struct gsvd_buf *fixed);
 
@@ -35,5 +40,9 @@ int gsvd_meta_parse_dims(const cJSON *root, const char *name, const char *where,
  * GSVD_EFORMAT (logged) for a value of the wrong type or range; GSVD_ENOMEM. */
 int gsvd_meta_parse_fill(struct gsvd_zarray *z, const cJSON *root, const char *json, size_t n,
                          const char *where);
+
+/* (meta_fill.c) Append z's fill value to b as JSON text, as zarr-python 2 writes it (NaN and
+ * infinities as strings, bytes as base64, UCS-4 as a string).  GSVD_ENOMEM only. */
+int gsvd_meta_emit_fill(const struct gsvd_zarray *z, struct gsvd_buf *b);
 
 #endif /* GSVD_ZARR_META_INTERNAL_H */

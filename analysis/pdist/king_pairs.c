@@ -15,16 +15,11 @@
 
 enum { PAIR_CHUNK = 1 << 20 };
 
-/* One kept pair in the spool file. */
-struct rec {
-    uint32_t i, j, n, hethet, ibs0, het1, het2;
-    double kinship;
-};
-
 struct gsvd_king_pairs {
     struct gsvd_king_pairs_cfg cfg;
     FILE *spool; /* Zarr output: the kept pairs until the count is known */
     uint64_t n_kept;
+    struct gsvd_buf bands; /* a part's bands: int64 first row, rows, first pair, pairs */
 };
 
 int gsvd_king_pairs_open(const struct gsvd_king_pairs_cfg *cfg, struct gsvd_king_pairs **out)
@@ -67,14 +62,13 @@ static void print_number(FILE *f, double v)
         fprintf(f, "%.17g", v);
 }
 
-static void print_pair(const struct gsvd_king_pairs *kp, const struct rec *r)
+static void print_pair(const struct gsvd_king_pairs *kp, const struct gsvd_king_pair *r)
 {
     char *const *ids = kp->cfg.ids->items;
     FILE *f = kp->cfg.tsv;
     fprintf(f, "%s\t%s\t%u\t", ids[r->i], ids[r->j], r->n);
     if (kp->cfg.counts) {
-        fprintf(f, "%u\t%u\t%u\t%u\t", r->hethet, r->ibs0, r->het1 - r->hethet,
-                r->het2 - r->hethet);
+        fprintf(f, "%u\t%u\t%u\t%u\t", r->hethet, r->ibs0, r->het1_hom2, r->het2_hom1);
     } else {
         print_number(f, r->n ? (double)r->hethet / r->n : NAN);
         fputc('\t', f);
@@ -91,49 +85,65 @@ static const char *tsv_name(const struct gsvd_king_pairs *kp)
     return kp->cfg.tsv == stdout ? "standard output" : "the pair table";
 }
 
+int gsvd_king_pairs_put(struct gsvd_king_pairs *kp, const struct gsvd_king_pair *x)
+{
+    if (!kp->spool)
+        return GSVD_EINVAL;
+    if (fwrite(x, sizeof *x, 1, kp->spool) != 1) {
+        gsvd_log_error("%s: writing the pair spool file failed: %s", kp->cfg.output,
+                       strerror(errno));
+        return GSVD_EIO;
+    }
+    kp->n_kept++;
+    return GSVD_OK;
+}
+
 int gsvd_king_pairs_band(void *ctx, const struct gsvd_pdist_band *b)
 {
     struct gsvd_king_pairs *kp = ctx;
+    const int64_t entry[4] = {(int64_t)b->row0, (int64_t)b->n_rows, (int64_t)kp->n_kept, 0};
+    int rc = GSVD_OK;
     if (!b->king)
         return GSVD_EINTERNAL;
     for (size_t r = 0; r < b->n_rows; r++)
         for (size_t c = r + 1; c < b->ld; c++) {
             size_t at = r * b->ld + c;
             const uint32_t *k = b->king + at * GSVD_PDIST_KING_COUNTS;
-            struct rec x;
+            struct gsvd_king_pair x;
             if (!(b->dist[at] >= kp->cfg.min_kinship)) /* NaN: no jointly called site */
                 continue;
-            x = (struct rec){.i = (uint32_t)(b->row0 + r),
-                             .j = (uint32_t)(b->row0 + c),
-                             .n = b->n_sites[at],
-                             .hethet = k[0],
-                             .ibs0 = k[1],
-                             .het1 = k[2],
-                             .het2 = k[3],
-                             .kinship = b->dist[at]};
-            kp->n_kept++;
+            x = (struct gsvd_king_pair){.i = (uint32_t)(b->row0 + r),
+                                        .j = (uint32_t)(b->row0 + c),
+                                        .n = b->n_sites[at],
+                                        .hethet = k[0],
+                                        .ibs0 = k[1],
+                                        .het1_hom2 = k[2] - k[0],
+                                        .het2_hom1 = k[3] - k[0],
+                                        .kinship = b->dist[at]};
             if (kp->spool) {
-                if (fwrite(&x, sizeof x, 1, kp->spool) != 1) {
-                    gsvd_log_error("%s: writing the pair spool file failed: %s", kp->cfg.output,
-                                   strerror(errno));
-                    return GSVD_EIO;
-                }
+                GSVD_TRY(gsvd_king_pairs_put(kp, &x));
             } else {
+                kp->n_kept++;
                 print_pair(kp, &x);
             }
         }
+    if (kp->cfg.part) {
+        int64_t e[4] = {entry[0], entry[1], entry[2], (int64_t)kp->n_kept - entry[2]};
+        GSVD_TRY(gsvd_buf_append(&kp->bands, e, sizeof e));
+    }
     if (!kp->spool && ferror(kp->cfg.tsv)) {
         gsvd_log_error("%s: write failed", tsv_name(kp));
         return GSVD_EIO;
     }
-    return GSVD_OK;
+out:
+    return rc;
 }
 
 /* Column q of a chunk of records as the array's dtype. */
-static void column(const struct rec *r, size_t n, int q, void *dst)
+static void column(const struct gsvd_king_pair *r, size_t n, int q, void *dst)
 {
     for (size_t k = 0; k < n; k++) {
-        const struct rec *x = r + k;
+        const struct gsvd_king_pair *x = r + k;
         switch (q) {
         case 0:
             ((int64_t *)dst)[k] = x->i;
@@ -145,12 +155,46 @@ static void column(const struct rec *r, size_t n, int q, void *dst)
             ((double *)dst)[k] = x->kinship;
             break;
         default: {
-            const uint32_t v[] = {x->n, x->hethet, x->ibs0, x->het1 - x->hethet,
-                                  x->het2 - x->hethet};
+            const uint32_t v[] = {x->n, x->hethet, x->ibs0, x->het1_hom2, x->het2_hom1};
             ((uint32_t *)dst)[k] = v[q - 3];
         }
         }
     }
+}
+
+/* A part's band table (see gsvd_king_pairs_cfg.part). */
+static int write_bands(struct gsvd_king_pairs *kp, gsvd_writer *w, gsvd_codec_ws *ws)
+{
+    uint64_t nb = kp->bands.len / (4 * sizeof(int64_t));
+    const int64_t fill = -1;
+    struct gsvd_array_spec s = {.path = "part_bands",
+                                .ndim = 2,
+                                .shape = {nb, 4},
+                                .chunks = {nb ? nb : 1, 4},
+                                .dtype = {'i', '<', 8},
+                                .dims = {"part_bands", "band_fields"},
+                                .fill = &fill};
+    gsvd_warray *a;
+    int rc = gsvd_writer_array(w, &s, &a);
+    if (rc == GSVD_OK && nb)
+        rc = gsvd_warray_write_rows(a, ws, 0, nb, kp->bands.data);
+    return rc;
+}
+
+/* The root attributes: attrs_json (ending in "\n}") with "n_pairs" as the last member. */
+static int write_attrs(gsvd_writer *w, const char *attrs_json, uint64_t n_pairs)
+{
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    size_t len = attrs_json ? strlen(attrs_json) : 0;
+    int rc = GSVD_OK;
+    if (len < 3 || strcmp(attrs_json + len - 2, "\n}") != 0)
+        return GSVD_EINTERNAL;
+    GSVD_TRY(gsvd_buf_append(&b, attrs_json, len - 2));
+    GSVD_TRY(gsvd_buf_printf(&b, ",\n    \"n_pairs\": %llu\n}", (unsigned long long)n_pairs));
+    rc = gsvd_writer_group(w, "", b.data);
+out:
+    gsvd_buf_free(&b);
+    return rc;
 }
 
 /* The arrays along "pairs", read back from the spool chunk by chunk. */
@@ -164,7 +208,7 @@ static int write_zarr(struct gsvd_king_pairs *kp, const char *attrs_json)
     gsvd_warray *arr[NCOL], *a;
     gsvd_writer *w = NULL;
     gsvd_codec_ws *ws = NULL;
-    struct rec *buf = NULL;
+    struct gsvd_king_pair *buf = NULL;
     void *col = NULL;
     const double nan = NAN;
     const uint32_t zero32 = 0;
@@ -223,7 +267,9 @@ static int write_zarr(struct gsvd_king_pairs *kp, const char *attrs_json)
             GSVD_TRY(gsvd_warray_write_rows(arr[q], ws, row, k, col));
         }
     }
-    GSVD_TRY(gsvd_writer_group(w, "", attrs_json));
+    if (kp->cfg.part)
+        GSVD_TRY(write_bands(kp, w, ws));
+    GSVD_TRY(write_attrs(w, attrs_json, total));
     GSVD_TRY(gsvd_writer_commit(w));
 out:
     gsvd_free(buf);
@@ -250,5 +296,6 @@ void gsvd_king_pairs_close(struct gsvd_king_pairs *kp)
         return;
     if (kp->spool)
         fclose(kp->spool);
+    gsvd_buf_free(&kp->bands);
     gsvd_free(kp);
 }

@@ -2,7 +2,11 @@
  * whose kinship is >= X, as a table like plink2's .kin0 on a stream (streamed band by band) or as
  * Zarr arrays along a "pairs" axis.  Memory does not grow with N^2: the TSV is written as bands
  * finish, and the Zarr arrays are spooled to an unlinked temporary file (36 bytes a kept pair)
- * until the pair count, which sizes the arrays, is known. Thread safety: one band at a time. */
+ * until the pair count, which sizes the arrays, is known.  A part of a job array (cfg.part,
+ * `pdist --part I/N --min-kinship X -o OUT`) writes its own pairs the same way, plus the table
+ * of its bands, into OUT.gensvd-parts/part-I-of-N.zarr; gsvd_king_parts_finalize
+ * (king_parts.h) joins the parts into the one-process output.  Thread safety: one band at a
+ * time. */
 #ifndef GSVD_ANALYSIS_KING_PAIRS_H
 #define GSVD_ANALYSIS_KING_PAIRS_H
 #include <stdint.h>
@@ -21,6 +25,14 @@ struct gsvd_king_pairs_cfg {
     const struct gsvd_strlist *ids; /* sample IDs (borrowed) */
     size_t n;
     struct gsvd_writer_params wp;
+    int part; /* a job-array part: also write part_bands (int64, bands x 4: first row, rows,
+                 first pair, pairs) and commit with gsvd_writer_commit */
+};
+
+/* One kept pair (i < j) and its counts over the sites called in both. */
+struct gsvd_king_pair {
+    uint32_t i, j, n, hethet, ibs0, het1_hom2, het2_hom1;
+    double kinship;
 };
 
 typedef struct gsvd_king_pairs gsvd_king_pairs;
@@ -34,9 +46,13 @@ GSVD_NODISCARD int gsvd_king_pairs_open(const struct gsvd_king_pairs_cfg *cfg,
 /* The engine's sink (ctx = the gsvd_king_pairs); bands must carry the KING counts.  GSVD_OK,
  * GSVD_EIO (logged). */
 int gsvd_king_pairs_band(void *ctx, const struct gsvd_pdist_band *b);
+/* Append one pair to a Zarr output (the finalizer's path; pairs in row order).  GSVD_OK,
+ * GSVD_EIO (logged), GSVD_EINVAL (a TSV output). */
+GSVD_NODISCARD int gsvd_king_pairs_put(gsvd_king_pairs *kp, const struct gsvd_king_pair *p);
 /* Pairs kept so far. */
 uint64_t gsvd_king_pairs_count(const gsvd_king_pairs *kp);
-/* Write the Zarr arrays and attributes (a JSON object text) and commit, or flush the TSV. */
+/* Write the Zarr arrays and the root attributes, and commit, or flush the TSV.  attrs_json: a
+ * JSON object text ending in "\n}"; "n_pairs" (the count) is added as its last member. */
 GSVD_NODISCARD int gsvd_king_pairs_finish(gsvd_king_pairs *kp, const char *attrs_json);
 void gsvd_king_pairs_close(gsvd_king_pairs *kp); /* discards an uncommitted output; accepts NULL */
 

@@ -55,6 +55,9 @@ struct pd_run;
 /* Where the features come from: one call of `pass` feeds every stripe to pd_feed. */
 struct pd_source {
     int (*pass)(struct pd_source *src, struct pd_run *run);
+    /* features the last complete pass considered (dropped for having no call included, left
+     * out by a variant mask not); NULL: all env.m */
+    uint64_t (*used)(struct pd_source *src);
     void *ctx;
 };
 
@@ -67,6 +70,7 @@ struct pd_run {
     int first_pass; /* counting called values this pass */
     uint64_t *called;
     uint64_t n_missing;
+    uint64_t m_used; /* features the first pass considered */
     /* bands */
     size_t *band_rows; /* first row of each band, plus n at the end */
     size_t n_bands, band;
@@ -637,7 +641,7 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
         }
     }
     r->sum.n = n;
-    r->sum.m = r->env.m;
+    r->sum.m = r->m_used;
     r->sum.n_missing = r->n_missing;
     r->sum.kernel = r->kops->name;
     if (r->kops->report)
@@ -674,8 +678,10 @@ static int first_pass(struct pd_run *r, struct pd_source *src, size_t row0, size
         uint64_t calls = 0;
         for (size_t i = 0; i < n; i++)
             calls += r->called[i];
-        /* variants the reader dropped for having no call count as missing */
-        r->n_missing = (uint64_t)n * r->env.m - calls;
+        /* variants the reader dropped for having no call count as missing; those a mask left
+         * out (--variant-mask, KING's autosome rule) do not count at all */
+        r->m_used = src->used ? src->used(src) : r->env.m;
+        r->n_missing = (uint64_t)n * r->m_used - calls;
     }
     return GSVD_OK;
 }
@@ -706,6 +712,12 @@ struct geno_src {
     gsvd_geno *g;
 };
 
+static uint64_t geno_used(struct pd_source *src)
+{
+    const struct gsvd_geno_counts *c = gsvd_geno_counts(((struct geno_src *)src)->g);
+    return c->n_range - c->n_mask;
+}
+
 static int geno_pass(struct pd_source *src, struct pd_run *r)
 {
     struct geno_src *gs = (struct geno_src *)src;
@@ -719,11 +731,12 @@ int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p, gsvd_pdist_s
                    void *ctx, struct gsvd_pdist_summary *sum)
 {
     struct pd_run r = {.p = p};
-    struct geno_src src = {.base = {.pass = geno_pass}, .g = g};
+    struct geno_src src = {.base = {.pass = geno_pass, .used = geno_used}, .g = g};
     int rc;
 
     r.env.n = gsvd_geno_n_samples(g);
     r.env.m = gsvd_geno_n_variants(g);
+    r.m_used = r.env.m;
     r.ploidy = (double)gsvd_geno_ploidy(g);
     if (r.env.m > UINT32_MAX) {
         gsvd_log_error("%llu variants: more than pdist's per-pair counts hold (2^32 - 1); "
@@ -778,6 +791,7 @@ static int run_matrix(const double *x, const int8_t *x8, size_t n, size_t m,
     }
     r.env.n = n;
     r.env.m = m;
+    r.m_used = m;
     r.ploidy = p->ploidy ? (double)p->ploidy : 2;
     rc = run_engine(&r, &src.base, !is_int, sink, ctx);
     if (rc == GSVD_OK && sum)

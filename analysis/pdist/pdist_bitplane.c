@@ -19,61 +19,17 @@
  * With a cache budget the segments of the first pass are kept and later bands replay them
  * instead of reading the input again.  With a device (env.dev) a flushed segment goes to the
  * device, which adds the same counts to its copy of the band (gpu/pdist_body.h); band_end and
- * replay bring them back into cnt. */
+ * replay bring them back into cnt.  Packing the planes from a stripe is in
+ * pdist_bitplane_pack.c. */
 #include "gsvd_config.h"
 
-#include <math.h>
-#include <stdatomic.h>
 #include <string.h>
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define PD_X86 1
-#else
-#define PD_X86 0
-#endif
-
-#include "analysis/pdist/pdist_internal.h"
+#include "analysis/pdist/pdist_bitplane_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/parallel.h"
-
-/* NC counts per pair (n, one, two); NW for the wide metrics (see gsvd_pd_wide_to_sums), NK for
- * king and ibs0 (gsvd_pd_king_to_sums) */
-enum { ROW_TILE = 64, COL_TILE = 64, NC = 3, NW = GSVD_PD_N_WIDE, NK = GSVD_PD_N_KING };
-
-struct segment {
-    uint64_t *planes; /* n x 3 x W words: [item][C|A|B or P][word] */
-    size_t bits;      /* features packed */
-    int complete;     /* 1: no missing call among them */
-};
-
-struct bp {
-    struct pd_env env;
-    size_t n, W;
-    struct segment cur;
-    /* kept segments of the first pass (cache) */
-    struct segment *kept;
-    size_t n_kept, kept_cap;
-    uint64_t kept_bytes;
-    int caching;  /* 1 while the first pass is being kept */
-    int complete; /* 1 once a whole pass is kept */
-    /* band */
-    size_t row0, nb, nc;
-    uint32_t *cnt;  /* nb x nc x ncnt */
-    size_t ncnt;    /* counts per pair: NC, or NW for the wide metrics */
-    int wide;       /* jaccard, braycurtis, canberra, cosine, correlation: NW counts, host only */
-    int king;       /* king, ibs0: NK counts from planes C, A, P, host only */
-    uint32_t *isum; /* wide, king: per item |A|, |B or P| of a complete segment (2 x n) */
-    size_t cnt_cap;
-    int avx512;
-    int l1;                         /* the metric needs only n and sum |u - v| */
-    int pplane;                     /* the third plane is P = [g == 1] (else B = [g >= 2]) */
-    int avx512bw;                   /* byte compares into masks (packing) */
-    int gfni;                       /* ... and GFNI + VBMI transposes */
-    uint64_t n_seg, n_seg_complete; /* segments counted on the host, and complete ones */
-};
 
 static int cpu_has_avx512(void)
 {
@@ -706,246 +662,6 @@ static int flush_current(struct bp *b)
     return GSVD_OK;
 }
 
-/* ---- packing ------------------------------------------------------------------------------- */
-
-/* a[t] bit i -> a[i] bit t (64 x 64 bit matrix transpose, in place). */
-static void transpose64(uint64_t a[64])
-{
-    uint64_t m = 0x00000000FFFFFFFFull;
-    for (unsigned j = 32; j != 0; j >>= 1, m ^= m << j)
-        for (unsigned k = 0; k < 64; k = ((k | j) + 1) & ~j) {
-            uint64_t t = ((a[k] >> j) ^ a[k | j]) & m;
-            a[k | j] ^= t;
-            a[k] ^= t << j;
-        }
-}
-
-/* Bit i of each mask: value i of the 64 in g is >= 0, >= 1, >= 2, > 2. */
-static void row_masks(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_t *bad)
-{
-#if PD_X86
-    const __m128i m1 = _mm_set1_epi8(-1), z = _mm_setzero_si128(), one = _mm_set1_epi8(1),
-                  two = _mm_set1_epi8(2);
-    uint64_t mc = 0, ma = 0, mb = 0, mx = 0;
-    for (int q = 0; q < 4; q++) {
-        __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(g + 16 * q));
-        mc |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpgt_epi8(x, m1)) << (16 * q);
-        ma |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpgt_epi8(x, z)) << (16 * q);
-        mb |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpgt_epi8(x, one)) << (16 * q);
-        mx |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpgt_epi8(x, two)) << (16 * q);
-    }
-    *c = mc;
-    *a = ma;
-    *b = mb;
-    *bad |= mx;
-#else
-    uint64_t mc = 0, ma = 0, mb = 0, mx = 0;
-    for (int i = 0; i < 64; i++) {
-        mc |= (uint64_t)(g[i] >= 0) << i;
-        ma |= (uint64_t)(g[i] >= 1) << i;
-        mb |= (uint64_t)(g[i] >= 2) << i;
-        mx |= (uint64_t)(g[i] > 2) << i;
-    }
-    *c = mc;
-    *a = ma;
-    *b = mb;
-    *bad |= mx;
-#endif
-}
-
-struct pack_job {
-    struct bp *b;
-    const int8_t *v;
-    size_t n, nf, pos, nt;
-    uint64_t *called; /* not NULL: add each item's called values */
-    atomic_int bad;
-    atomic_int missing; /* some value was missing */
-};
-
-typedef void (*row_masks_fn)(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_t *bad);
-typedef void (*transpose_fn)(uint64_t a[64]);
-
-/* Variant-major int8 rows: the job's features into the planes of 64-sample groups t, t + T,
- * ...: 64 rows x 64 samples at a time become row masks, transposed into per-sample words. */
-static inline __attribute__((always_inline)) int
-pack_body(void *ctx, size_t t, const row_masks_fn masks, const transpose_fn transpose)
-{
-    struct pack_job *j = ctx;
-    struct bp *b = j->b;
-    size_t W = b->W, stride = 3 * W, n = j->n, nf = j->nf, pos = j->pos;
-    uint64_t *pl = b->cur.planes, bad = 0, miss = 0;
-    int8_t pad[64];
-
-    for (size_t i0 = 64 * t; i0 < n; i0 += 64 * j->nt) {
-        size_t ni = n - i0 < 64 ? n - i0 : 64;
-        uint64_t items = ni < 64 ? (1ull << ni) - 1 : ~0ull;
-        for (size_t f = 0; f < nf;) {
-            size_t bit = (pos + f) & 63, w = (pos + f) >> 6;
-            size_t k = 64 - bit < nf - f ? 64 - bit : nf - f;
-            uint64_t C[64], A[64], B[64];
-            for (size_t r = 0; r < k; r++) {
-                const int8_t *row = j->v + (f + r) * n + i0;
-                if (ni < 64) {
-                    memset(pad, -1, sizeof pad);
-                    memcpy(pad, row, ni);
-                    row = pad;
-                }
-                masks(row, &C[r], &A[r], &B[r], &bad);
-                miss |= ~C[r] & items;
-            }
-            for (size_t r = k; r < 64; r++)
-                C[r] = A[r] = B[r] = 0;
-            transpose(C);
-            transpose(A);
-            transpose(B);
-            for (size_t ii = 0; ii < ni; ii++) {
-                uint64_t *p = pl + (i0 + ii) * stride + w;
-                p[0] |= C[ii] << bit;
-                p[W] |= A[ii] << bit;
-                p[2 * W] |= (b->pplane ? A[ii] ^ B[ii] : B[ii]) << bit; /* P = A ^ B */
-            }
-            if (j->called) /* each item's words belong to this thread alone */
-                for (size_t ii = 0; ii < ni; ii++)
-                    j->called[i0 + ii] += (uint64_t)__builtin_popcountll(C[ii]);
-            f += k;
-        }
-    }
-    if (bad)
-        atomic_store(&j->bad, 1);
-    if (miss)
-        atomic_store(&j->missing, 1);
-    return GSVD_OK;
-}
-
-static int pack_worker(void *ctx, size_t t)
-{
-    return pack_body(ctx, t, row_masks, transpose64);
-}
-
-#if PD_X86
-/* The same masks with AVX-512BW: one compare per mask for all 64 values. */
-__attribute__((target("avx512f,avx512bw"))) static inline void
-row_masks_avx512(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_t *bad)
-{
-    __m512i x = _mm512_loadu_si512((const void *)g);
-    *c = _mm512_cmpgt_epi8_mask(x, _mm512_set1_epi8(-1));
-    *a = _mm512_cmpgt_epi8_mask(x, _mm512_setzero_si512());
-    *b = _mm512_cmpgt_epi8_mask(x, _mm512_set1_epi8(1));
-    *bad |= _mm512_cmpgt_epi8_mask(x, _mm512_set1_epi8(2));
-}
-
-__attribute__((target("avx512f,avx512bw"))) static int pack_worker_avx512(void *ctx, size_t t)
-{
-    return pack_body(ctx, t, row_masks_avx512, transpose64);
-}
-
-#define PD_GFNI __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni")))
-
-/* transpose64 in 48 vector operations: the matrix is 8 x 8 blocks of 8 x 8 bits (block (q, j):
- * rows 8q.., byte j); (1) each register of 8 rows gathers every block's 8 bytes into a qword,
- * rows in reverse order; (2) GF2P8AFFINEQB with the one-hot bytes as data transposes each
- * block's bits (byte b of the result = bit b of the 8 rows, row 7 - k of the matrix qword at bit
- * k, hence the reversal); (3) an 8 x 8 transpose of qwords across the registers and (4) of bytes
- * within each register put byte q of output row 8j + b at 8b + q. */
-PD_GFNI static void transpose64_gfni(uint64_t a[64])
-{
-    uint8_t i1[64], i4[64];
-    static const int64_t s1l[8] = {0, 8, 2, 10, 4, 12, 6, 14}, s1h[8] = {1, 9, 3, 11, 5, 13, 7, 15},
-                         s2l[8] = {0, 1, 8, 9, 4, 5, 12, 13}, s2h[8] = {2, 3, 10, 11, 6, 7, 14, 15},
-                         s3l[8] = {0, 1, 2, 3, 8, 9, 10, 11}, s3h[8] = {4, 5, 6, 7, 12, 13, 14, 15};
-    __m512i v[8], u[8], w[8];
-    for (int j = 0; j < 8; j++)
-        for (int k = 0; k < 8; k++) {
-            i1[8 * j + k] = (uint8_t)(8 * (7 - k) + j); /* byte (row 7-k, col j) -> 8j + k */
-            i4[8 * k + j] = (uint8_t)(8 * j + k);       /* byte 8j + k -> 8k + j */
-        }
-    const __m512i p1 = _mm512_loadu_si512((const void *)i1),
-                  p4 = _mm512_loadu_si512((const void *)i4);
-    const __m512i onehot = _mm512_set1_epi64((long long)0x8040201008040201ull);
-    for (int q = 0; q < 8; q++) {
-        v[q] = _mm512_permutexvar_epi8(p1, _mm512_loadu_si512((const void *)(a + 8 * q)));
-        v[q] = _mm512_gf2p8affine_epi64_epi8(onehot, v[q], 0);
-    }
-    /* (3): w[j] qword q = v[q] qword j */
-    const __m512i a1 = _mm512_loadu_si512((const void *)s1l),
-                  b1 = _mm512_loadu_si512((const void *)s1h),
-                  a2 = _mm512_loadu_si512((const void *)s2l),
-                  b2 = _mm512_loadu_si512((const void *)s2h),
-                  a3 = _mm512_loadu_si512((const void *)s3l),
-                  b3 = _mm512_loadu_si512((const void *)s3h);
-    for (int q = 0; q < 8; q += 2) {
-        u[q] = _mm512_permutex2var_epi64(v[q], a1, v[q + 1]);
-        u[q + 1] = _mm512_permutex2var_epi64(v[q], b1, v[q + 1]);
-    }
-    for (int q = 0; q < 8; q += 4)
-        for (int h = 0; h < 2; h++) {
-            v[q + h] = _mm512_permutex2var_epi64(u[q + h], a2, u[q + h + 2]);
-            v[q + h + 2] = _mm512_permutex2var_epi64(u[q + h], b2, u[q + h + 2]);
-        }
-    for (int h = 0; h < 4; h++) {
-        w[h] = _mm512_permutex2var_epi64(v[h], a3, v[h + 4]);
-        w[h + 4] = _mm512_permutex2var_epi64(v[h], b3, v[h + 4]);
-    }
-    /* (4): w[j] qword q byte b is byte q of output row 8j + b */
-    for (int k = 0; k < 8; k++)
-        _mm512_storeu_si512((void *)(a + 8 * k), _mm512_permutexvar_epi8(p4, w[k]));
-}
-
-PD_GFNI static int pack_worker_gfni(void *ctx, size_t t)
-{
-    return pack_body(ctx, t, row_masks_avx512, transpose64_gfni);
-}
-#endif
-
-static int pack_i8_rows(struct bp *b, const int8_t *v, size_t n, size_t nf, size_t pos,
-                        uint64_t *called)
-{
-    struct pack_job j = {.b = b, .v = v, .n = n, .nf = nf, .pos = pos, .called = called};
-    size_t groups = (n + 63) / 64;
-    int rc;
-    j.nt = b->env.n_threads < groups ? b->env.n_threads : groups;
-    atomic_init(&j.bad, 0);
-    atomic_init(&j.missing, 0);
-    int (*worker)(void *, size_t) = pack_worker;
-#if PD_X86
-    if (b->avx512bw)
-        worker = b->gfni ? pack_worker_gfni : pack_worker_avx512;
-#endif
-    if ((rc = gsvd_parallel(j.nt, worker, &j)) < 0)
-        return rc;
-    if (atomic_load(&j.missing))
-        b->cur.complete = 0;
-    return atomic_load(&j.bad) ? PD_HANDOVER : GSVD_OK;
-}
-
-/* Any other layout, value by value: features [0, nf) of the stripe at bit position pos. */
-static int pack_any(struct bp *b, const struct pd_stripe *s, size_t f0, size_t nf, size_t pos)
-{
-    size_t W = b->W, stride = 3 * W;
-    for (size_t i = 0; i < b->n; i++) {
-        uint64_t *p = b->cur.planes + i * stride;
-        for (size_t f = 0; f < nf; f++) {
-            double v = pd_value(s, i, f0 + f);
-            size_t at = pos + f;
-            uint64_t bt = 1ull << (at & 63);
-            if (isnan(v)) {
-                b->cur.complete = 0;
-                continue;
-            }
-            if (s->called)
-                s->called[i]++;
-            if (v != 0 && v != 1 && v != 2)
-                return PD_HANDOVER;
-            p[at >> 6] |= bt;
-            if (v >= 1)
-                p[W + (at >> 6)] |= bt;
-            if (b->pplane ? v == 1 : v >= 2)
-                p[2 * W + (at >> 6)] |= bt;
-        }
-    }
-    return GSVD_OK;
-}
-
 static int bp_add(void *st, const struct pd_stripe *s)
 {
     struct bp *b = st;
@@ -955,9 +671,9 @@ static int bp_add(void *st, const struct pd_stripe *s)
     for (size_t f = 0; f < s->n_feat;) {
         size_t k = cap - b->cur.bits < s->n_feat - f ? cap - b->cur.bits : s->n_feat - f;
         if (s->i8 && s->item_stride == 1 && s->feat_stride == b->n)
-            rc = pack_i8_rows(b, s->i8 + f * b->n, b->n, k, b->cur.bits, s->called);
+            rc = gsvd_pd_bp_pack_i8(b, s->i8 + f * b->n, b->n, k, b->cur.bits, s->called);
         else
-            rc = pack_any(b, s, f, k, b->cur.bits);
+            rc = gsvd_pd_bp_pack_any(b, s, f, k, b->cur.bits);
         if (rc != GSVD_OK)
             return rc;
         b->cur.bits += k;

@@ -91,8 +91,7 @@ static int slurp(const char *path, struct gsvd_buf *b)
     return gsvd_buf_read_file(b, path);
 }
 
-/* Root attributes without the command line, which differs between parts. */
-static void drop_command(struct gsvd_buf *b)
+void gsvd_pdist_parts_drop_command(struct gsvd_buf *b)
 {
     char *at = b->data ? strstr(b->data, "\"command\":") : NULL;
     if (!at)
@@ -140,8 +139,8 @@ static int check_agree(const char *dir, size_t n_parts)
                 rc = ra;
             } else if (ra == GSVD_OK) {
                 if (strcmp(docs[d], ".zattrs") == 0) {
-                    drop_command(&a);
-                    drop_command(&b);
+                    gsvd_pdist_parts_drop_command(&a);
+                    gsvd_pdist_parts_drop_command(&b);
                 }
                 if (a.len != b.len || memcmp(a.data, b.data, a.len) != 0) {
                     gsvd_log_error("%s: part %zu's %s differs from part 1's (parts must come "
@@ -369,14 +368,15 @@ int gsvd_pdist_parts_discard(const char *out)
     return rc;
 }
 
-int gsvd_pdist_parts_finalize(const char *out, int force)
+int gsvd_pdist_parts_find(const char *out, size_t *n_parts)
 {
-    char *dir = gsvd_pdist_parts_dir(out), *base = NULL, *old = NULL;
+    char *dir = gsvd_pdist_parts_dir(out);
     unsigned char *have = NULL;
     size_t n = 0, n_missing = 0;
     struct gsvd_buf list = GSVD_BUF_INIT;
     int rc = GSVD_OK;
 
+    *n_parts = 0;
     if (!dir)
         return GSVD_ENOMEM;
     GSVD_TRY(scan_parts(dir, &n, &have));
@@ -394,6 +394,52 @@ int gsvd_pdist_parts_finalize(const char *out, int force)
         rc = GSVD_EINCONSIST;
         goto out;
     }
+    *n_parts = n;
+out:
+    gsvd_buf_free(&list);
+    gsvd_free(have);
+    gsvd_free(dir);
+    return rc;
+}
+
+int gsvd_pdist_parts_have_array(const char *out, const char *name)
+{
+    char *dir = gsvd_pdist_parts_dir(out);
+    DIR *dp = dir ? opendir(dir) : NULL;
+    struct dirent *e;
+    int found = 0;
+
+    if (!dir)
+        return GSVD_ENOMEM;
+    while (dp && !found && (e = readdir(dp)) != NULL) {
+        size_t i = 0, m = 0;
+        int end = 0;
+        if (sscanf(e->d_name, "part-%zu-of-%zu.zarr%n", &i, &m, &end) != 2 ||
+            e->d_name[end] != '\0')
+            continue;
+        char *p = gsvd_asprintf("%s/%s/%s/.zarray", dir, e->d_name, name);
+        if (!p) {
+            found = GSVD_ENOMEM;
+            break;
+        }
+        found = exists(p);
+        gsvd_free(p);
+    }
+    if (dp)
+        closedir(dp);
+    gsvd_free(dir);
+    return found;
+}
+
+int gsvd_pdist_parts_finalize(const char *out, int force)
+{
+    char *dir = gsvd_pdist_parts_dir(out), *base = NULL, *old = NULL;
+    size_t n = 0;
+    int rc = GSVD_OK;
+
+    if (!dir)
+        return GSVD_ENOMEM;
+    GSVD_TRY(gsvd_pdist_parts_find(out, &n));
     if (exists(out) && !force) {
         gsvd_log_error("%s: exists (use --force to replace it)", out);
         rc = GSVD_EINVAL;
@@ -432,8 +478,6 @@ int gsvd_pdist_parts_finalize(const char *out, int force)
     GSVD_TRY(remove_tree(dir)); /* the other parts: their metadata only, now */
     gsvd_log_info("%s: %zu parts finalized", out, n);
 out:
-    gsvd_buf_free(&list);
-    gsvd_free(have);
     gsvd_free(base);
     gsvd_free(old);
     gsvd_free(dir);

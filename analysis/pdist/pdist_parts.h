@@ -9,6 +9,7 @@
 #define GSVD_ANALYSIS_PDIST_PARTS_H
 #include <stddef.h>
 
+#include "common/buf.h"
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -24,6 +25,18 @@ GSVD_NODISCARD int gsvd_pdist_parts_prepare(const char *out);
  * directory before a distributed run starts).  GSVD_OK (also when there is none), GSVD_EIO
  * or GSVD_ENOMEM (logged). */
 GSVD_NODISCARD int gsvd_pdist_parts_discard(const char *out);
+
+/* The number N of OUT's parts, all of which are there.  GSVD_OK; GSVD_ENOTFOUND (no parts),
+ * GSVD_EINCONSIST (parts of different splits, or some missing: named), GSVD_ENOMEM; logged. */
+GSVD_NODISCARD int gsvd_pdist_parts_find(const char *out, size_t *n_parts);
+
+/* 1 if a finished part of OUT holds the array `name` (e.g. "pair_i": parts of a pair list,
+ * analysis/pdist/king_parts.h), 0 if none does (or there are no parts), GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_pdist_parts_have_array(const char *out, const char *name);
+
+/* Drop the "command" member's line from a part's root attributes (the command line differs
+ * between parts); the text is the writer's, one member per line. */
+void gsvd_pdist_parts_drop_command(struct gsvd_buf *b);
 
 /* Gather the parts into OUT.  GSVD_OK; GSVD_ENOTFOUND (no parts), GSVD_EINCONSIST (a part
  * missing, parts of different runs or options, a chunk missing or written twice), GSVD_EINVAL

@@ -222,11 +222,8 @@ static void test_errors(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "-v") != 0) {
-        fprintf(stderr, "usage: test_pipeline [-v]\n");
+    if (gsvd_test_args(argc, argv, "test_pipeline") != 0)
         return 2;
-    }
-    gsvd_log_set_level(argc > 1 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF);
     test_order();
     test_errors();
     return gsvd_test_report("test_pipeline");

@@ -629,13 +629,9 @@ int main(int argc, char **argv)
 {
     const char *base = getenv("TMPDIR");
 
-    if (argc > 1 && strcmp(argv[1], "-v") != 0) {
-        fprintf(stderr, "usage: test_store [-v]\n");
-        return 2;
-    }
     gsvd_meta_global_init();
-    /* error paths log by design; -v shows them */
-    gsvd_log_set_level(argc > 1 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF);
+    if (gsvd_test_args(argc, argv, "test_store") != 0)
+        return 2;
     snprintf(tmp, sizeof tmp, "%s/test_store.XXXXXX", base && *base ? base : "/tmp");
     if (!mkdtemp(tmp)) {
         fprintf(stderr, "test_store: cannot create %s\n", tmp);

@@ -146,86 +146,84 @@ static void test_bad(void)
     gsvd_buf_free(&b);
 }
 
+/* 1 when gsvd_tree_locate splits `in` into root `want_root` and node `want_node`; a mismatch is
+ * printed.  `in` NULL (a failed gsvd_asprintf) is 0. */
+static int locate_is(const char *in, const char *want_root, const char *want_node)
+{
+    char *root = NULL, *node = NULL;
+    int ok = in && want_root && gsvd_tree_locate(in, &root, &node) == GSVD_OK && root && node &&
+             strcmp(root, want_root) == 0 && strcmp(node, want_node) == 0;
+
+    if (!ok && root && node)
+        fprintf(stderr, "%s: root '%s' node '%s'\n", in, root, node);
+    gsvd_free(root);
+    gsvd_free(node);
+    return ok;
+}
+
+/* Copy the file src to dst; 1 when it worked. */
+static int copy_file(const char *src, const char *dst)
+{
+    FILE *fi = src ? fopen(src, "rb") : NULL, *fo = dst ? fopen(dst, "wb") : NULL;
+    char chunk[4096];
+    size_t n;
+    int ok = fi && fo;
+
+    while (ok && (n = fread(chunk, 1, sizeof chunk, fi)) > 0)
+        ok = fwrite(chunk, 1, n, fo) == n;
+    if (fi)
+        fclose(fi);
+    if (fo && fclose(fo) != 0)
+        ok = 0;
+    return ok;
+}
+
+/* The store `url` opens with scheme `scheme` (NULL: the open is refused with `want_rc`). */
+static int opens_as(const char *url, unsigned flags, const char *scheme, int want_rc)
+{
+    gsvd_store *st = NULL;
+    int rc = url ? gsvd_store_open(url, flags, &st) : GSVD_ENOMEM;
+    int ok = scheme ? rc == GSVD_OK && st && strcmp(gsvd_store_scheme(st), scheme) == 0
+                    : rc == want_rc && st == NULL;
+
+    gsvd_store_close(st);
+    return ok;
+}
+
 /* ".zip" paths: a file opens the zip store, a directory the file store, writing is refused;
  * gsvd_tree_locate splits after the archive. */
 static void test_paths(void)
 {
     char *zip = gsvd_asprintf("%s/c.vcz.zip", tmp), *dir = gsvd_asprintf("%s/d.zip", tmp);
-    char *src = gsvd_asprintf("%s/01_stored", corpus), *in = NULL, *root = NULL, *node = NULL;
-    struct gsvd_buf b = GSVD_BUF_INIT;
+    char *src = gsvd_asprintf("%s/01_stored", corpus);
+    char *out = gsvd_asprintf("%s/out.zip", tmp), *in = NULL, *want = NULL;
     gsvd_store *st = NULL;
-    FILE *fi = src ? fopen(src, "rb") : NULL, *fo = zip ? fopen(zip, "wb") : NULL;
-    char chunk[4096];
-    size_t n;
 
-    GSVD_CHECK(fi && fo && dir);
-    if (!fi || !fo || !dir)
-        goto out;
-    while (fi && fo && (n = fread(chunk, 1, sizeof chunk, fi)) > 0)
-        GSVD_CHECK(fwrite(chunk, 1, n, fo) == n);
-    fclose(fi);
-    fclose(fo);
-    fi = fo = NULL;
-    GSVD_CHECK_RC(gsvd_store_open(zip, GSVD_STORE_READ, &st), GSVD_OK);
+    GSVD_CHECK(zip && dir && src && out && copy_file(src, zip));
+    GSVD_CHECK_RC(zip ? gsvd_store_open(zip, GSVD_STORE_READ, &st) : GSVD_ENOMEM, GSVD_OK);
     GSVD_CHECK(st && strcmp(gsvd_store_scheme(st), "zip") == 0);
     GSVD_CHECK(st && get_is(st, ".zgroup", "{\"zarr_format\": 2}", 18));
     gsvd_store_close(st);
-    st = NULL;
     GSVD_CHECK(dir && mkdir(dir, 0755) == 0);
-    GSVD_CHECK_RC(gsvd_store_open(dir, GSVD_STORE_READ, &st), GSVD_OK);
-    GSVD_CHECK(st && strcmp(gsvd_store_scheme(st), "file") == 0);
-    gsvd_store_close(st);
-    st = NULL;
-    gsvd_free(dir);
-    dir = gsvd_asprintf("%s/out.zip", tmp);
-    GSVD_CHECK(dir && gsvd_store_open(dir, GSVD_STORE_WRITE, &st) == GSVD_EUNSUPPORTED);
-    GSVD_CHECK(st == NULL);
+    GSVD_CHECK(opens_as(dir, GSVD_STORE_READ, "file", GSVD_OK));
+    GSVD_CHECK(opens_as(out, GSVD_STORE_WRITE, NULL, GSVD_EUNSUPPORTED));
 
     in = gsvd_asprintf("%s/g/", zip);
-    if (!in)
-        goto out;
-    GSVD_CHECK_RC(gsvd_tree_locate(in, &root, &node), GSVD_OK);
-    GSVD_CHECK(root && node && strcmp(root, zip) == 0 && strcmp(node, "g") == 0);
-    gsvd_free(root);
-    gsvd_free(node);
+    GSVD_CHECK(locate_is(in, zip, "g"));
     gsvd_free(in);
     in = gsvd_asprintf("file://%s/g", zip); /* file:// through an archive: the zip store */
-    if (!in)
-        goto out;
-    GSVD_CHECK_RC(gsvd_tree_locate(in, &root, &node), GSVD_OK);
-    GSVD_CHECK(root && node && strncmp(root, "file://", 7) == 0 && strcmp(root + 7, zip) == 0 &&
-               strcmp(node, "g") == 0);
-    GSVD_CHECK(root && gsvd_store_open(root, GSVD_STORE_READ, &st) == GSVD_OK && st &&
-               strcmp(gsvd_store_scheme(st), "zip") == 0);
-    gsvd_store_close(st);
-    st = NULL;
-    gsvd_free(root);
-    gsvd_free(node);
+    want = gsvd_asprintf("file://%s", zip);
+    GSVD_CHECK(locate_is(in, want, "g"));
+    GSVD_CHECK(opens_as(want, GSVD_STORE_READ, "zip", GSVD_OK));
     gsvd_free(in);
     in = gsvd_asprintf("zip://%s", zip);
-    if (!in)
-        goto out;
-    GSVD_CHECK_RC(gsvd_tree_locate(in, &root, &node), GSVD_OK);
-    GSVD_CHECK(root && node && strcmp(root, in) == 0 && strcmp(node, "") == 0);
-    gsvd_free(root);
-    gsvd_free(node);
+    GSVD_CHECK(locate_is(in, in, ""));
     gsvd_free(in);
     in = gsvd_asprintf("zip://%s/01_stored/g", corpus); /* no ".zip": the whole input */
-    if (!in)
-        goto out;
-    GSVD_CHECK_RC(gsvd_tree_locate(in, &root, &node), GSVD_OK);
-    GSVD_CHECK(root && node && strcmp(root, in) == 0 && strcmp(node, "") == 0);
-    gsvd_free(root);
-    gsvd_free(node);
+    GSVD_CHECK(locate_is(in, in, ""));
     gsvd_free(in);
-    in = NULL;
-out:
-    if (fi)
-        fclose(fi);
-    if (fo)
-        fclose(fo);
-    gsvd_free(in);
-    gsvd_buf_free(&b);
+    gsvd_free(want);
+    gsvd_free(out);
     gsvd_free(zip);
     gsvd_free(dir);
     gsvd_free(src);
@@ -245,16 +243,8 @@ static void test_remote_paths(void)
         {"https://h/.zip/g", "https://h/.zip/g", ""},
         {"https://h/a.zipx/g", "https://h/a.zipx/g", ""},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *root = NULL, *node = NULL;
-        GSVD_CHECK_RC(gsvd_tree_locate(cases[i][0], &root, &node), GSVD_OK);
-        GSVD_CHECK(root && node && strcmp(root, cases[i][1]) == 0 &&
-                   strcmp(node, cases[i][2]) == 0);
-        if (root && node && (strcmp(root, cases[i][1]) != 0 || strcmp(node, cases[i][2]) != 0))
-            fprintf(stderr, "%s: root '%s' node '%s'\n", cases[i][0], root, node);
-        gsvd_free(root);
-        gsvd_free(node);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        GSVD_CHECK(locate_is(cases[i][0], cases[i][1], cases[i][2]));
 }
 
 /* --one-roundtrip (alloc_sweep.sh): open the ZIP64 DEFLATE seed, list it and read every key

@@ -1,0 +1,64 @@
+/* analysis/pdist/pdist_bitplane_internal.h - the bit-plane kernel's state, shared by
+ * pdist_bitplane.c (the kernel: segments, pair counts, bands, replay) and pdist_bitplane_pack.c
+ * (stripes into planes).  For those two files only.  Thread safety: as the kernel's. */
+#ifndef GSVD_ANALYSIS_PDIST_BITPLANE_INTERNAL_H
+#define GSVD_ANALYSIS_PDIST_BITPLANE_INTERNAL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define PD_X86 1
+#else
+#define PD_X86 0
+#endif
+
+#include "analysis/pdist/pdist_internal.h"
+
+/* NC counts per pair (n, one, two); NW for the wide metrics (see gsvd_pd_wide_to_sums), NK for
+ * king and ibs0 (gsvd_pd_king_to_sums) */
+enum { ROW_TILE = 64, COL_TILE = 64, NC = 3, NW = GSVD_PD_N_WIDE, NK = GSVD_PD_N_KING };
+
+struct segment {
+    uint64_t *planes; /* n x 3 x W words: [item][C|A|B or P][word] */
+    size_t bits;      /* features packed */
+    int complete;     /* 1: no missing call among them */
+};
+
+struct bp {
+    struct pd_env env;
+    size_t n, W;
+    struct segment cur;
+    /* kept segments of the first pass (cache) */
+    struct segment *kept;
+    size_t n_kept, kept_cap;
+    uint64_t kept_bytes;
+    int caching;  /* 1 while the first pass is being kept */
+    int complete; /* 1 once a whole pass is kept */
+    /* band */
+    size_t row0, nb, nc;
+    uint32_t *cnt;  /* nb x nc x ncnt */
+    size_t ncnt;    /* counts per pair: NC, or NW for the wide metrics */
+    int wide;       /* jaccard, braycurtis, canberra, cosine, correlation: NW counts, host only */
+    int king;       /* king, ibs0: NK counts from planes C, A, P, host only */
+    uint32_t *isum; /* wide, king: per item |A|, |B or P| of a complete segment (2 x n) */
+    size_t cnt_cap;
+    int avx512;
+    int l1;                         /* the metric needs only n and sum |u - v| */
+    int pplane;                     /* the third plane is P = [g == 1] (else B = [g >= 2]) */
+    int avx512bw;                   /* byte compares into masks (packing) */
+    int gfni;                       /* ... and GFNI + VBMI transposes */
+    uint64_t n_seg, n_seg_complete; /* segments counted on the host, and complete ones */
+};
+
+/* Pack features [0, nf) of variant-major int8 rows v (n items each) into the current segment
+ * at bit position pos, adding each item's called values to called (may be NULL), on the
+ * kernel's threads.  GSVD_OK, PD_HANDOVER (a value above 2), or a thread error. */
+int gsvd_pd_bp_pack_i8(struct bp *b, const int8_t *v, size_t n, size_t nf, size_t pos,
+                       uint64_t *called);
+
+/* Any other stripe layout, value by value: features [f0, f0 + nf) of s at bit position pos.
+ * GSVD_OK or PD_HANDOVER (a value other than 0, 1, 2). */
+int gsvd_pd_bp_pack_any(struct bp *b, const struct pd_stripe *s, size_t f0, size_t nf, size_t pos);
+
+#endif /* GSVD_ANALYSIS_PDIST_BITPLANE_INTERNAL_H */

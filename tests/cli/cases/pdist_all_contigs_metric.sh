@@ -1,0 +1,1 @@
+"$GENSVD" pdist -m ibs --all-contigs "$TESTDATA/realdata/khuman_chr22.vcz"
