@@ -129,8 +129,9 @@ void gsvd_geno_open_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop);
  * rebalancing its ranks' parts.  The next scan replays the cached blocks that lie wholly
  * inside the new range, reads the rest of it from the store and caches what it reads (within
  * the cache budget, minus what the kept blocks hold), so later scans read nothing; without a
- * cache every scan reads the new range.  Blocks keep their variant indices (gsvd_gblock.index);
- * gsvd_geno_info.first counts from start.  Returns GSVD_OK, or GSVD_EINTERNAL (logged) outside
+ * cache every scan reads the new range; a second move drops the cache (distributed runs move
+ * once).  Blocks keep their variant indices (gsvd_gblock.index); gsvd_geno_info.first counts
+ * from start.  Returns GSVD_OK, or GSVD_EINTERNAL (logged) outside
  * the range at open, or twice without a scan in between. */
 GSVD_NODISCARD int gsvd_geno_move(gsvd_geno *g, uint64_t start, uint64_t stop);
 
