@@ -36,6 +36,14 @@ struct gsvd_backend_params {
  * accurate, see docs/decisions.md). */
 enum gsvd_gram_kernel { GSVD_GRAM_AUTO = 0, GSVD_GRAM_F32 = 1, GSVD_GRAM_AMX = 2 };
 
+/* The device a process of a distributed run takes among n_usable usable ones (n_usable >= 1):
+ * the (local_rank mod n_usable)-th, so that the ranks of a node spread over its devices and a
+ * rank that sees one device (CUDA_VISIBLE_DEVICES set per task by the scheduler) takes it. */
+static inline size_t gsvd_backend_device_pick(size_t local_rank, size_t n_usable)
+{
+    return n_usable ? local_rank % n_usable : 0;
+}
+
 /* Where a backend computes: in host memory (cpu) or on a device with its own memory (a GPU,
  * which `--device gpu` selects whatever its name). */
 enum gsvd_backend_kind { GSVD_BACKEND_HOST = 1, GSVD_BACKEND_DEVICE = 2 };

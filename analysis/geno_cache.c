@@ -237,6 +237,29 @@ int gsvd_gcache_add(gsvd_gcache *c, const struct gsvd_gblock *blk, const uint8_t
     return GSVD_OK;
 }
 
+void gsvd_gcache_trim(gsvd_gcache *c, uint64_t base, uint64_t lo, uint64_t hi, uint64_t new_base,
+                      uint64_t *cov_lo, uint64_t *cov_hi)
+{
+    size_t kept = 0;
+    *cov_lo = *cov_hi = lo;
+    for (size_t i = 0; i < c->n; i++) {
+        struct cblock *b = &c->b[i];
+        uint64_t a = base + b->info.first, z = a + b->info.n_variants;
+        if (a < lo || z > hi) {
+            if (b->rows)
+                c->mem -= b->bytes;
+            block_free(b);
+            continue;
+        }
+        if (kept == 0)
+            *cov_lo = a;
+        *cov_hi = z;
+        b->info.first = a - new_base;
+        c->b[kept++] = *b;
+    }
+    c->n = kept;
+}
+
 /* Read block b's spilled rows into *buf.  Returns GSVD_OK, GSVD_ENOMEM or GSVD_EIO (logged). */
 static int read_rows(gsvd_gcache *c, const struct cblock *b, void **buf, size_t *cap)
 {

@@ -40,6 +40,15 @@ int gsvd_gcache_usable(const gsvd_gcache *c);
 uint64_t gsvd_gcache_mem_bytes(const gsvd_gcache *c);
 uint64_t gsvd_gcache_file_bytes(const gsvd_gcache *c);
 
+/* Keep only the blocks that lie wholly inside the variants [lo, hi), where a block's variants
+ * are [base + info.first, base + info.first + info.n_variants), and renumber the kept ones from
+ * new_base (info.first = variant - new_base; every kept variant is >= new_base).  The dropped
+ * blocks' memory is released (their spilled rows stay in the file until the cache is freed).
+ * The kept blocks are contiguous: *cov_lo, *cov_hi (borrowed) receive the variants they cover,
+ * or lo, lo when none is kept.  Cannot fail. */
+void gsvd_gcache_trim(gsvd_gcache *c, uint64_t base, uint64_t lo, uint64_t hi, uint64_t new_base,
+                      uint64_t *cov_lo, uint64_t *cov_hi);
+
 /* Call fn on every block in order; *counts = the blocks' counts summed.  Returns GSVD_OK, the
  * callback's error, GSVD_EIO (spill file read, logged) or GSVD_ENOMEM. */
 GSVD_NODISCARD int gsvd_gcache_replay(gsvd_gcache *c, gsvd_geno_block_fn fn, void *ctx,

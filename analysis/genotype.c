@@ -108,6 +108,8 @@ void gsvd_geno_close(gsvd_geno *g)
     gsvd_free(g->sample_idx);
     gsvd_strlist_free(&g->ids);
     gsvd_gcache_free(g->cache);
+    gsvd_gcache_free(g->pre);
+    gsvd_gcache_free(g->post);
     gsvd_free(g);
 }
 
@@ -221,6 +223,8 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
         rc = GSVD_EINVAL;
         goto out;
     }
+    g->open_vs = g->vs;
+    g->open_ve = g->ve;
     if (p->variant_mask && p->variant_mask_len != g->n_all_variants) {
         gsvd_log_error("variant mask has %llu entries, %s has %llu variants",
                        (unsigned long long)p->variant_mask_len, gsvd_array_name(g->arr),
@@ -278,6 +282,9 @@ struct scan_ctx {
     gsvd_geno_block_fn fn;
     void *fn_ctx;
     uint64_t first_chunk;
+    uint64_t a, b;     /* the variants this scan reads: [a, b) inside [g->vs, g->ve) */
+    gsvd_gcache *fill; /* the cache the blocks go to, or NULL */
+    int pack;          /* fill is set and rows can be packed to 2 bits */
     struct gsvd_geno_counts counts;
 };
 
@@ -291,10 +298,10 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
     size_t N = g->n_samples, nv, kept = 0;
     int rc = GSVD_OK;
 
-    if (v0 < g->vs)
-        v0 = g->vs;
-    if (v1 > g->ve)
-        v1 = g->ve;
+    if (v0 < c->a)
+        v0 = c->a;
+    if (v1 > c->b)
+        v1 = c->b;
     nv = (size_t)(v1 - v0);
     memset(&s->counts, 0, sizeof s->counts);
     if (nv > s->rows_cap) {
@@ -345,13 +352,13 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         s->vidx[kept] = v0 + j;
         kept++;
     }
-    if (g->cache_state == 0 && !s->fdos && g->ploidy <= 2 && kept > 0)
+    if (c->pack && !s->fdos && kept > 0)
         GSVD_TRY(gsvd_geno_pack_rows(s, kept, N));
     s->packed = 0;
     s->counts.n_range = nv;
     s->counts.n_kept = kept;
     /* with the packed rows at hand, the callback gets them too: 4x fewer bytes to move */
-    s->packed = g->cache_state == 0 && !s->fdos && g->ploidy <= 2 && kept > 0;
+    s->packed = c->pack && !s->fdos && kept > 0;
     s->blk = (struct gsvd_gblock){.n_rows = kept,
                                   .n_cols = N,
                                   .p2 = s->packed ? s->p2 : NULL,
@@ -388,8 +395,8 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
     struct scan_slot *s = vslot;
     int rc;
     (void)block;
-    if (c->g->cache_state == 0 && gsvd_gcache_usable(c->g->cache)) {
-        rc = gsvd_gcache_add(c->g->cache, &s->blk, s->blk.n_rows && s->p2 ? s->p2 : NULL, &s->info,
+    if (c->fill && gsvd_gcache_usable(c->fill)) {
+        rc = gsvd_gcache_add(c->fill, &s->blk, s->blk.n_rows && s->p2 ? s->p2 : NULL, &s->info,
                              &s->counts);
         if (rc < 0)
             return rc;
@@ -400,15 +407,15 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
 
 /* Read-ahead hint: the chunks of the variant range, in the order the blocks are consumed, so a
  * remote store keeps many requests in flight while the workers decode. */
-static int prefetch_range(gsvd_geno *g)
+static int prefetch_range(gsvd_geno *g, uint64_t a, uint64_t b)
 {
     const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
     uint64_t start[GSVD_MAX_DIMS] = {0}, count[GSVD_MAX_DIMS];
     size_t axis = g->rank == 2 && g->p.transpose ? 1 : 0;
 
     memcpy(count, z->shape, z->ndim * sizeof *count);
-    start[axis] = g->vs;
-    count[axis] = g->ve - g->vs;
+    start[axis] = a;
+    count[axis] = b - a;
     return gsvd_array_prefetch(g->arr, axis, start, count);
 }
 
@@ -467,29 +474,24 @@ int gsvd_geno_zbound(const gsvd_geno *g, uint64_t rows, struct gsvd_zbound *out)
     return GSVD_OK;
 }
 
-int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
+/* Read the variants [a, b) of the range from the store, hand their blocks to fn in order and,
+ * when fill is not NULL, add them to that cache; *counts = their counts. */
+static int scan_store(gsvd_geno *g, uint64_t a, uint64_t b, gsvd_gcache *fill,
+                      gsvd_geno_block_fn fn, void *ctx, struct gsvd_geno_counts *counts)
 {
-    struct scan_ctx c = {.g = g, .fn = fn, .fn_ctx = ctx};
+    struct scan_ctx c = {.g = g, .fn = fn, .fn_ctx = ctx, .a = a, .b = b, .fill = fill};
     size_t nw = g->p.n_threads ? g->p.n_threads : 1, depth;
-    uint64_t last_chunk, n_blocks;
+    uint64_t n_blocks;
     struct scan_slot *slots = NULL;
     void **ptrs = NULL;
     int rc = GSVD_OK;
 
-    if (g->cache_state == 1)
-        return gsvd_gcache_replay(g->cache, fn, ctx, &g->counts); /* the first scan's blocks */
-    if (g->cache_state == 0) {
-        gsvd_gcache_free(g->cache);
-        g->cache = NULL;
-        GSVD_TRY(gsvd_gcache_new(g->p.cache_bytes, g->p.cache_dir, &g->cache));
-    }
-    if (g->ve == g->vs) { /* no variants */
-        memset(&g->counts, 0, sizeof g->counts);
+    memset(counts, 0, sizeof *counts);
+    if (b <= a) /* no variants */
         return GSVD_OK;
-    }
-    last_chunk = (g->ve - 1) / g->cv;
-    c.first_chunk = g->vs / g->cv;
-    n_blocks = last_chunk - c.first_chunk + 1;
+    c.pack = fill != NULL && g->ploidy <= 2;
+    c.first_chunk = a / g->cv;
+    n_blocks = (b - 1) / g->cv - c.first_chunk + 1;
     if (nw > n_blocks)
         nw = (size_t)n_blocks;
     depth = nw + 1;
@@ -500,30 +502,13 @@ int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
         goto out;
     }
     GSVD_TRY(gsvd_reader_pool_new(g->arr, nw, &c.readers));
-    GSVD_TRY(prefetch_range(g));
+    GSVD_TRY(prefetch_range(g, a, b));
     for (size_t i = 0; i < depth; i++)
         ptrs[i] = &slots[i];
     struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};
     GSVD_TRY(gsvd_pipeline_run(&pp, n_blocks, scan_produce, scan_consume, &c));
-    g->counts = c.counts;
-    if (g->cache_state == 0) {
-        if (gsvd_gcache_usable(g->cache)) {
-            g->cache_state = 1;
-            gsvd_log_info("blocks cached for the next passes: %llu bytes in memory, %llu in the "
-                          "spill file",
-                          (unsigned long long)gsvd_gcache_mem_bytes(g->cache),
-                          (unsigned long long)gsvd_gcache_file_bytes(g->cache));
-        } else {
-            g->cache_state = -1;
-            gsvd_gcache_free(g->cache);
-            g->cache = NULL;
-        }
-    }
+    *counts = c.counts;
 out:
-    if (rc < 0 && g->cache_state == 0) {
-        gsvd_gcache_free(g->cache); /* a partial cache is useless; the next scan fills it */
-        g->cache = NULL;
-    }
     gsvd_reader_pool_free(c.readers, nw);
     for (size_t i = 0; slots && i < depth; i++) {
         gsvd_free(slots[i].raw);
@@ -542,4 +527,136 @@ out:
     gsvd_free(slots);
     gsvd_free(ptrs);
     return rc;
+}
+
+/* Drop every cache: later scans read the store. */
+static void cache_off(gsvd_geno *g)
+{
+    gsvd_gcache_free(g->pre);
+    gsvd_gcache_free(g->cache);
+    gsvd_gcache_free(g->post);
+    g->pre = g->cache = g->post = NULL;
+    g->cache_state = -1;
+}
+
+/* Replay every cached block in order (pre, cache, post); g->counts = their counts. */
+static int replay(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
+{
+    gsvd_gcache *parts[3] = {g->pre, g->cache, g->post};
+    struct gsvd_geno_counts c;
+    int rc = GSVD_OK;
+    memset(&g->counts, 0, sizeof g->counts);
+    for (size_t i = 0; i < 3; i++) {
+        if (!parts[i])
+            continue;
+        GSVD_TRY(gsvd_gcache_replay(parts[i], fn, ctx, &c));
+        add_counts(&g->counts, &c);
+    }
+out:
+    return rc;
+}
+
+/* Bytes of cache budget left beside what the caches hold in memory. */
+static uint64_t budget_left(const gsvd_geno *g)
+{
+    uint64_t used = (g->cache ? gsvd_gcache_mem_bytes(g->cache) : 0) +
+                    (g->pre ? gsvd_gcache_mem_bytes(g->pre) : 0);
+    return used < g->p.cache_bytes ? g->p.cache_bytes - used : 0;
+}
+
+/* The first scan after a move: the new variants before the kept cache blocks from the store
+ * (cached into pre), the kept blocks replayed, the new ones after them (cached into post). */
+static int scan_moved(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
+{
+    struct gsvd_geno_counts c;
+    int rc = GSVD_OK;
+
+    memset(&g->counts, 0, sizeof g->counts);
+    GSVD_TRY(gsvd_gcache_new(budget_left(g), g->p.cache_dir, &g->pre));
+    GSVD_TRY(scan_store(g, g->vs, g->keep_lo, g->pre, fn, ctx, &c));
+    add_counts(&g->counts, &c);
+    GSVD_TRY(gsvd_gcache_replay(g->cache, fn, ctx, &c));
+    add_counts(&g->counts, &c);
+    GSVD_TRY(gsvd_gcache_new(budget_left(g), g->p.cache_dir, &g->post));
+    GSVD_TRY(scan_store(g, g->keep_hi, g->ve, g->post, fn, ctx, &c));
+    add_counts(&g->counts, &c);
+    if (gsvd_gcache_usable(g->pre) && gsvd_gcache_usable(g->post)) {
+        g->cache_state = 1;
+        gsvd_log_info(
+            "after the move: %llu bytes of new blocks cached in memory, %llu in the "
+            "spill file",
+            (unsigned long long)(gsvd_gcache_mem_bytes(g->pre) + gsvd_gcache_mem_bytes(g->post)),
+            (unsigned long long)(gsvd_gcache_file_bytes(g->pre) + gsvd_gcache_file_bytes(g->post)));
+    } else {
+        cache_off(g);
+    }
+out:
+    if (rc < 0)
+        cache_off(g); /* a partial cache is useless; later scans read the store */
+    return rc;
+}
+
+int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
+{
+    int rc = GSVD_OK;
+
+    if (g->cache_state == 1)
+        return replay(g, fn, ctx); /* the first scan's blocks */
+    if (g->cache_state == 2)
+        return scan_moved(g, fn, ctx);
+    if (g->cache_state == 0) {
+        gsvd_gcache_free(g->cache);
+        g->cache = NULL;
+        GSVD_TRY(gsvd_gcache_new(g->p.cache_bytes, g->p.cache_dir, &g->cache));
+    }
+    GSVD_TRY(
+        scan_store(g, g->vs, g->ve, g->cache_state == 0 ? g->cache : NULL, fn, ctx, &g->counts));
+    if (g->cache_state == 0) {
+        if (gsvd_gcache_usable(g->cache)) {
+            g->cache_state = 1;
+            gsvd_log_info("blocks cached for the next passes: %llu bytes in memory, %llu in the "
+                          "spill file",
+                          (unsigned long long)gsvd_gcache_mem_bytes(g->cache),
+                          (unsigned long long)gsvd_gcache_file_bytes(g->cache));
+        } else {
+            g->cache_state = -1;
+            gsvd_gcache_free(g->cache);
+            g->cache = NULL;
+        }
+    }
+out:
+    if (rc < 0 && g->cache_state == 0) {
+        gsvd_gcache_free(g->cache); /* a partial cache is useless; the next scan fills it */
+        g->cache = NULL;
+    }
+    return rc;
+}
+
+void gsvd_geno_open_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop)
+{
+    *start = g->open_vs;
+    *stop = g->open_ve;
+}
+
+int gsvd_geno_move(gsvd_geno *g, uint64_t start, uint64_t stop)
+{
+    if (start < g->open_vs || stop > g->open_ve || start > stop || g->cache_state == 2) {
+        gsvd_log_error("variant range %llu:%llu is not inside %llu:%llu, or the last move has "
+                       "not been scanned yet",
+                       (unsigned long long)start, (unsigned long long)stop,
+                       (unsigned long long)g->open_vs, (unsigned long long)g->open_ve);
+        return GSVD_EINTERNAL;
+    }
+    if (g->cache_state == 1) {
+        /* one cache again: pre and post (of an earlier move) would need renumbering too */
+        if (g->pre || g->post) {
+            cache_off(g);
+        } else {
+            gsvd_gcache_trim(g->cache, g->vs, start, stop, start, &g->keep_lo, &g->keep_hi);
+            g->cache_state = 2;
+        }
+    }
+    g->vs = start;
+    g->ve = stop;
+    return GSVD_OK;
 }

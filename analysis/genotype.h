@@ -121,6 +121,20 @@ void gsvd_geno_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop);
  * GSVD_EINTERNAL (logged) outside the range or after a scan. */
 GSVD_NODISCARD int gsvd_geno_restrict(gsvd_geno *g, uint64_t start, uint64_t stop);
 
+/* The variant range the handle was opened with (indices in the array): gsvd_geno_restrict
+ * and gsvd_geno_move stay inside it. */
+void gsvd_geno_open_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop);
+
+/* Move the range to [start, stop) (inside the range at open) after a scan: a distributed run
+ * rebalancing its ranks' parts.  The next scan replays the cached blocks that lie wholly
+ * inside the new range, reads the rest of it from the store and caches what it reads (within
+ * the cache budget, minus what the kept blocks hold), so later scans read nothing; without a
+ * cache every scan reads the new range; a second move drops the cache (distributed runs move
+ * once).  Blocks keep their variant indices (gsvd_gblock.index); gsvd_geno_info.first counts
+ * from start.  Returns GSVD_OK, or GSVD_EINTERNAL (logged) outside
+ * the range at open, or twice without a scan in between. */
+GSVD_NODISCARD int gsvd_geno_move(gsvd_geno *g, uint64_t start, uint64_t stop);
+
 /* A bound on the standardised values of every kept row (for exact reductions, see
  * gsvd_backend_set_bound), from the scaler, the ploidy and the sample count alone, with `rows`
  * copied into out->rows.  GSVD_EUNSUPPORTED (not logged) for float input, whose values have

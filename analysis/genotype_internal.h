@@ -33,7 +33,11 @@ struct gsvd_geno {
     struct gsvd_strlist ids;   /* analysed sample IDs */
     struct gsvd_geno_counts counts;
     gsvd_gcache *cache; /* owned; blocks of the first scan, or NULL */
-    int cache_state;    /* 0 filling on the next scan, 1 complete, -1 off */
+    int cache_state;    /* 0 filling on the next scan, 1 complete, -1 off, 2 moved: the next scan
+                           reads [vs, keep_lo) into pre and [keep_hi, ve) into post */
+    uint64_t open_vs, open_ve; /* the range at open: restrict and move stay inside it */
+    uint64_t keep_lo, keep_hi; /* after a move: the variants the kept cache blocks cover */
+    gsvd_gcache *pre, *post;   /* owned; after a move, blocks before and after the cache */
 };
 
 /* Sample IDs of the array g->arr (g->n_all_samples of them) appended to *all (borrowed): a 1-D

@@ -70,48 +70,6 @@ static double seconds_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Y (n x c row-major) = A X (X row-major n x c) in one pass; with a communicator, every rank
- * passes over its own variants and the exact parts of Y (and of the trace) are summed. */
-static int apply_a(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p, int *told,
-                   size_t n, size_t c, const double *x, double *y, double *sumsq, const char *what)
-{
-    int rc = GSVD_OK;
-    double *lo = NULL, tr[2] = {0, 0};
-    struct pass_ctx pc = {.be = be,
-                          .sumsq = sumsq,
-                          .progress = &p->progress,
-                          .what = what,
-                          .n_blocks = gsvd_geno_n_blocks(g)};
-
-    if (sumsq)
-        *sumsq = 0;
-    rc = gsvd_backend_pass_begin(be, n, c, x);
-    if (rc == GSVD_OK)
-        rc = gsvd_geno_scan(g, pass_cb, &pc);
-    if (!p->comm) {
-        if (rc == GSVD_OK)
-            rc = gsvd_backend_pass_end(be, y);
-        return rc;
-    }
-    if (rc == GSVD_OK) {
-        lo = gsvd_malloc(n * c * sizeof *lo);
-        rc = lo ? gsvd_backend_pass_end_parts(be, y, lo, sumsq ? tr : NULL) : GSVD_ENOMEM;
-    }
-    double t0 = seconds_now();
-    GSVD_TRY(gsvd_pca_agree(p, rc, told));
-    GSVD_TRY(gsvd_pca_sum_parts(p->comm, y, lo, n * c));
-    if (sumsq) {
-        GSVD_TRY(gsvd_pca_sum_parts(p->comm, tr, tr + 1, 1));
-        *sumsq = tr[0];
-    }
-    gsvd_log_info("%s: exchange of %zu bytes per rank (the exact parts of Y) in %.3f s "
-                  "(waiting for the slowest rank included)",
-                  what, 2 * n * c * sizeof *y, seconds_now() - t0);
-out:
-    gsvd_free(lo);
-    return rc;
-}
-
 /* ---- small dense helpers (column-major n x b blocks, single-threaded BLAS) ---------------- */
 
 static double dot(const double *a, const double *b, size_t n)
@@ -229,6 +187,9 @@ struct solver {
     double *bound;       /* k: relative eigenvalue error bounds */
     uint64_t fresh;      /* next Gaussian column number */
     int *told;           /* a failure was shared with the other ranks (agree) */
+    double *lo;          /* with a communicator: n x l low parts of a pass, allocated once */
+    uint64_t *kept;      /* with a communicator of 2+ ranks: kept rows per Gram group (pass 1) */
+    size_t n_groups;     /* entries of kept */
 };
 
 static void solver_free(struct solver *s)
@@ -247,6 +208,8 @@ static void solver_free(struct solver *s)
     gsvd_free(s->theta);
     gsvd_free(s->resid);
     gsvd_free(s->bound);
+    gsvd_free(s->lo);
+    gsvd_free(s->kept);
 }
 
 static int solver_alloc(struct solver *s)
@@ -272,7 +235,68 @@ static int solver_alloc(struct solver *s)
     if (!s->K || !s->Y || !s->tmp || !s->H || !s->small || !s->w || !s->X || !s->Yrow || !s->U ||
         !s->Uprev || !s->order || !s->theta || !s->resid || !s->bound)
         return GSVD_ENOMEM;
+    if (s->g && s->p->comm) {
+        s->lo = gsvd_malloc(s->n * s->l * sizeof *s->lo);
+        if (!s->lo)
+            return GSVD_ENOMEM;
+    }
+    if (s->g && gsvd_comm_size(s->p->comm) > 1) {
+        uint64_t vs, ve, G = gsvd_backend_gram_group_rows(s->n);
+        gsvd_geno_open_range(s->g, &vs, &ve);
+        s->n_groups = ve > vs ? (size_t)((ve - 1) / G - vs / G + 1) : 0;
+        s->kept = gsvd_calloc(s->n_groups + 1, sizeof *s->kept);
+        if (!s->kept)
+            return GSVD_ENOMEM;
+    }
     return GSVD_OK;
+}
+
+/* Y (n x c row-major) = A X (X row-major n x c) in one pass; with a communicator, every rank
+ * passes over its own variants and the exact parts of Y (and of the trace) are summed.  With
+ * `count` (pass 1 of 2+ ranks) the kept rows per Gram group are counted into s->kept. */
+static int apply_a(struct solver *s, size_t c, double *sumsq, int count, const char *what)
+{
+    const struct gsvd_pca_params *p = s->p;
+    size_t n = s->n;
+    int rc = GSVD_OK;
+    double tr[2] = {0, 0}, *y = s->Yrow;
+    uint64_t vs, ve;
+    struct pass_ctx pc = {.be = s->be,
+                          .sumsq = sumsq,
+                          .progress = &p->progress,
+                          .what = what,
+                          .n_blocks = gsvd_geno_n_blocks(s->g)};
+
+    if (count && s->kept) {
+        gsvd_geno_open_range(s->g, &vs, &ve);
+        pc.group_rows = gsvd_backend_gram_group_rows(n);
+        pc.group_first = vs / pc.group_rows;
+        pc.group_kept = s->kept;
+    }
+    if (sumsq)
+        *sumsq = 0;
+    rc = gsvd_backend_pass_begin(s->be, n, c, s->X);
+    if (rc == GSVD_OK)
+        rc = gsvd_geno_scan(s->g, pass_cb, &pc);
+    if (!p->comm) {
+        if (rc == GSVD_OK)
+            rc = gsvd_backend_pass_end(s->be, y);
+        return rc;
+    }
+    if (rc == GSVD_OK)
+        rc = gsvd_backend_pass_end_parts(s->be, y, s->lo, sumsq ? tr : NULL);
+    double t0 = seconds_now();
+    GSVD_TRY(gsvd_pca_agree(p, rc, s->told));
+    GSVD_TRY(gsvd_pca_sum_parts(p->comm, y, s->lo, n * c));
+    if (sumsq) {
+        GSVD_TRY(gsvd_pca_sum_parts(p->comm, tr, tr + 1, 1));
+        *sumsq = tr[0];
+    }
+    gsvd_log_info("%s: exchange of %zu bytes per rank (the exact parts of Y) in %.3f s "
+                  "(waiting for the slowest rank included)",
+                  what, 2 * n * c * sizeof *y, seconds_now() - t0);
+out:
+    return rc;
 }
 
 /* Rayleigh-Ritz on the first b columns: theta/order (descending) and H = eigenvectors. */
@@ -401,8 +425,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         if (s->G)
             GSVD_TRY(gram_product(s, width));
         else
-            GSVD_TRY(apply_a(s->g, s->be, p, s->told, n, width, s->X, s->Yrow,
-                             it == 1 ? &trace : NULL, what));
+            GSVD_TRY(apply_a(s, width, it == 1 ? &trace : NULL, it == 1, what));
         if (it == 1 && !s->G) {
             res->trace = trace;
             res->counts = *gsvd_geno_counts(s->g);
@@ -418,6 +441,8 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
                 rc = GSVD_EDEGENERATE;
                 goto out;
             }
+            if (s->kept) /* the next passes: parts balanced by kept variants */
+                GSVD_TRY(gsvd_pca_rebalance(p, s->g, s->kept, s->n_groups, s->told));
         }
         from_row_major(s->Yrow, n, width, s->Y, last);
         GSVD_TRY(rayleigh_ritz(s));
@@ -561,85 +586,6 @@ out:
     return rc;
 }
 
-/* ---- loadings ------------------------------------------------------------------------------ */
-
-struct load_ctx {
-    gsvd_backend *be;
-    struct gsvd_pca_result *res;
-    const double *us; /* n x k row-major: U / s */
-    double *rows;     /* scratch: kept rows x k */
-    size_t rows_cap;
-};
-
-static int load_cb(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
-{
-    struct load_ctx *c = vctx;
-    struct gsvd_pca_result *r = c->res;
-    size_t k = r->k, kept = 0;
-    int rc = GSVD_OK;
-
-    if (blk->n_rows * k > c->rows_cap) {
-        gsvd_free(c->rows);
-        c->rows_cap = blk->n_rows * k;
-        c->rows = gsvd_malloc(c->rows_cap * sizeof *c->rows);
-        if (!c->rows) {
-            c->rows_cap = 0;
-            return GSVD_ENOMEM;
-        }
-    }
-    GSVD_TRY(gsvd_backend_project(c->be, blk, k, c->us, c->rows));
-    for (size_t j = 0; j < info->n_variants; j++) {
-        uint64_t v = info->first + j;
-        r->var_mean[v] = info->mean[j];
-        r->var_scale[v] = info->scale[j];
-        r->var_included[v] = info->kept[j];
-        for (size_t q = 0; q < k; q++)
-            r->v[v * k + q] = info->kept[j] ? c->rows[kept * k + q] : NAN;
-        kept += info->kept[j];
-    }
-out:
-    return rc;
-}
-
-static int compute_loadings(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
-                            struct gsvd_pca_result *r, int *told)
-{
-    struct load_ctx c = {.be = be, .res = r};
-    size_t n = r->n, k = r->k;
-    uint64_t m = r->m_range;
-    double *us = gsvd_malloc(n * k * sizeof *us);
-    int rc = GSVD_OK;
-
-    r->v = gsvd_malloc(((size_t)m * k + 1) * sizeof *r->v);
-    r->var_mean = gsvd_malloc(((size_t)m + 1) * sizeof *r->var_mean);
-    r->var_scale = gsvd_malloc(((size_t)m + 1) * sizeof *r->var_scale);
-    r->var_included = gsvd_malloc((size_t)m + 1);
-    if (!us || !r->v || !r->var_mean || !r->var_scale || !r->var_included)
-        rc = GSVD_ENOMEM;
-    if (rc == GSVD_OK) {
-        for (size_t i = 0; i < n; i++)
-            for (size_t q = 0; q < k; q++)
-                us[i * k + q] = r->u[i * k + q] / r->s[q];
-        c.us = us;
-        rc = gsvd_geno_scan(g, load_cb, &c);
-    }
-    if (p->comm) {
-        uint64_t all = p->n_variants_all;
-        GSVD_TRY(gsvd_pca_agree(p, rc, told));
-        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->v, k * sizeof *r->v, m, all));
-        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->var_mean, sizeof *r->var_mean, m, all));
-        GSVD_TRY(
-            gsvd_pca_gather_rows(p->comm, (void **)&r->var_scale, sizeof *r->var_scale, m, all));
-        GSVD_TRY(gsvd_pca_gather_rows(p->comm, (void **)&r->var_included, 1, m, all));
-        if (gsvd_comm_rank(p->comm) == 0)
-            r->m_range = all;
-    }
-out:
-    gsvd_free(c.rows);
-    gsvd_free(us);
-    return rc;
-}
-
 /* ---- driver -------------------------------------------------------------------------------- */
 
 /* Copy the top k eigenpairs (values descending, vectors in the columns of the column-major
@@ -671,23 +617,6 @@ static int finish(struct gsvd_pca_result *r, const double *vecs, const double *v
                 r->u[i * k + q] = -r->u[i * k + q];
     }
     return GSVD_OK;
-}
-
-void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, int size,
-                    uint64_t *part_start, uint64_t *part_stop)
-{
-    uint64_t G = gsvd_backend_gram_group_rows(n_samples);
-    uint64_t first = start / G, last = stop > start ? (stop - 1) / G + 1 : first;
-    uint64_t groups = last - first, a, b;
-    if (size < 1)
-        size = 1;
-    /* groups [first, last) in `size` runs; runs hold floor or ceil of groups / size */
-    a = first + groups * (uint64_t)rank / (uint64_t)size;
-    b = first + groups * (uint64_t)(rank + 1) / (uint64_t)size;
-    a = a * G < start ? start : a * G;
-    b = b * G > stop ? stop : b * G;
-    *part_start = a;
-    *part_stop = b > a ? b : a;
 }
 
 int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_pca_params *p,
@@ -846,7 +775,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     }
     r->m_used = r->counts.n_kept;
     if (p->loadings)
-        GSVD_TRY(compute_loadings(g, be, p, r, &told));
+        GSVD_TRY(gsvd_pca_loadings(g, be, p, r, &told));
     *out = r;
     r = NULL;
 out:

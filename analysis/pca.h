@@ -125,5 +125,13 @@ const char *gsvd_pca_method_name(enum gsvd_pca_method m);
 void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, int size,
                     uint64_t *part_start, uint64_t *part_stop);
 
+/* Cut n_groups groups holding kept[j] kept variants each into `size` contiguous runs, balanced
+ * by kept variants: run r is groups [cuts[r], cuts[r + 1]) (cuts has size + 1 entries; cuts[0]
+ * = 0, cuts[size] = n_groups), with cuts[r] the cut whose kept prefix is nearest to r / size of
+ * the total (the lower one on a tie).  With no kept variant at all the groups are cut evenly.
+ * A run may be empty.  A distributed run's parts after its first pass (the groups are the Gram
+ * groups of gsvd_pca_split, so the bytes stay those of one process). */
+void gsvd_pca_split_kept(const uint64_t *kept, size_t n_groups, int size, size_t *cuts);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_PCA_H */

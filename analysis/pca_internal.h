@@ -1,10 +1,11 @@
 /* analysis/pca_internal.h - for analysis/pca*.c only: what the PCA driver (pca.c) shares with
  * its lower files.  pca_exact.c holds the exact method's Gram pass and its dense eigensolver
- * (larger Grams go to the iterative solver, which stays in pca.c); pca_dist.c holds the
- * collectives of a distributed run (every rank calls them in the same order; with no
- * communicator they succeed at once, see common/comm.h).  Files call downwards only:
- * pca.c -> pca_exact.c -> pca_dist.c (and pca.c -> pca_dist.c); the pass callback, used by
- * pca.c and pca_exact.c, is static inline here so that neither calls the other for it.
+ * (larger Grams go to the iterative solver, which stays in pca.c); pca_loadings.c the loadings
+ * pass; pca_dist.c the ranks' parts and the collectives of a distributed run (every rank calls
+ * them in the same order; with no communicator they succeed at once, see common/comm.h).
+ * Files call downwards only: pca.c -> pca_exact.c -> pca_dist.c, pca.c -> pca_loadings.c ->
+ * pca_dist.c (and pca.c -> pca_dist.c); the pass callback, used by pca.c and pca_exact.c, is
+ * static inline here so that neither calls the other for it.
  * Thread safety: as common/comm.h (one caller per communicator). */
 #ifndef GSVD_ANALYSIS_PCA_INTERNAL_H
 #define GSVD_ANALYSIS_PCA_INTERNAL_H
@@ -27,6 +28,9 @@ struct pass_ctx {
     uint64_t n_blocks, done;
     const struct gsvd_progress *progress;
     const char *what;
+    uint64_t *group_kept; /* when not NULL: kept rows per Gram group (rebalancing), counted */
+    uint64_t group_first; /*   from group group_first, of group_rows variants each */
+    size_t group_rows;
 };
 
 static inline int pass_cb(void *vctx, const struct gsvd_gblock *blk,
@@ -35,6 +39,9 @@ static inline int pass_cb(void *vctx, const struct gsvd_gblock *blk,
     struct pass_ctx *c = vctx;
     int rc;
     (void)info;
+    if (c->group_kept && blk->index)
+        for (size_t r = 0; r < blk->n_rows; r++)
+            c->group_kept[blk->index[r] / c->group_rows - c->group_first]++;
     rc = c->gram ? gsvd_backend_gram_block(c->be, blk, c->sumsq)
                  : gsvd_backend_pass_block(c->be, blk, c->sumsq);
     c->done++;
@@ -58,14 +65,37 @@ GSVD_NODISCARD int gsvd_pca_sum_parts(gsvd_comm *comm, double *hi, double *lo, s
  * communicator's code (logged). */
 GSVD_NODISCARD int gsvd_pca_sum_counts(gsvd_comm *comm, struct gsvd_geno_counts *c);
 
+/* After the first pass of a distributed run: kept[0..n_groups) (borrowed; this rank's kept rows
+ * per Gram group of the whole range, zero outside its part) is summed over the ranks, the
+ * groups are cut into contiguous runs balanced by kept rows (gsvd_pca_split_kept) and g moves
+ * to this rank's run (gsvd_geno_move), unless the busiest rank would carry no fewer kept rows
+ * than now (the parts then stay); rank 0 logs the parts before and after (info level).
+ * Returns GSVD_OK or the agreed failure (*told as gsvd_pca_agree). */
+GSVD_NODISCARD int gsvd_pca_rebalance(const struct gsvd_pca_params *p, gsvd_geno *g, uint64_t *kept,
+                                      size_t n_groups, int *told);
+
 /* Rank 0 takes every rank's rows (row_bytes each, m_local on this rank, m_all on all ranks) of
  * the variant array *arr in rank order, which is variant order: *arr (owned by the caller,
  * allocated with gsvd_malloc) is then replaced by a new buffer of m_all rows and the old one
- * freed; the other ranks keep theirs.  Returns GSVD_OK, GSVD_ENOMEM on rank 0 (which still
- * joins the gather, so the others fail in its size check instead of waiting), or the
- * communicator's code (logged); *arr is unchanged on failure. */
-GSVD_NODISCARD int gsvd_pca_gather_rows(gsvd_comm *comm, void **arr, size_t row_bytes,
-                                        uint64_t m_local, uint64_t m_all);
+ * freed; the other ranks keep theirs.  Rank 0 allocates first and every rank agrees on that
+ * (gsvd_pca_agree), so rank 0's GSVD_ENOMEM (logged there with the size) reaches the others as
+ * "rank 0 failed (out of memory)".  Returns GSVD_OK, the agreed failure (*told as
+ * gsvd_pca_agree), or the communicator's code (logged); *arr is unchanged on failure. */
+GSVD_NODISCARD int gsvd_pca_gather_rows(const struct gsvd_pca_params *p, void **arr,
+                                        size_t row_bytes, uint64_t m_local, uint64_t m_all,
+                                        int *told);
+
+/* ---- loadings (pca_loadings.c) ------------------------------------------------------------- */
+
+/* One more pass over g (borrowed, as be and p): r->v (m x k row-major, NaN rows for dropped
+ * variants), r->var_mean, r->var_scale and r->var_included for the m variants of this rank's
+ * part (r->m_range = m), from U / s; with p->comm rank 0 then holds every rank's rows in variant
+ * order (r->m_range = p->n_variants_all there) and the others keep theirs.  The arrays are
+ * owned by r (gsvd_pca_result_free).  Returns GSVD_OK, GSVD_ENOMEM, or a code from the scan,
+ * the backend or the communicator (*told as gsvd_pca_agree). */
+GSVD_NODISCARD int gsvd_pca_loadings(gsvd_geno *g, gsvd_backend *be,
+                                     const struct gsvd_pca_params *p, struct gsvd_pca_result *r,
+                                     int *told);
 
 /* ---- the exact method (pca_exact.c) -------------------------------------------------------- */
 

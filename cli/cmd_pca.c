@@ -380,10 +380,10 @@ static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params
 
     gsvd_geno_range(g, &vs, &ve);
     p->n_variants_all = ve - vs;
-    gsvd_log_info("distributed: %d ranks, %zu threads each, variants %llu:%llu cut at "
-                  "multiples of %zu",
-                  size, threads, (unsigned long long)vs, (unsigned long long)ve,
-                  gsvd_backend_gram_group_rows(n));
+    gsvd_log_info("distributed: %d ranks (%d on rank 0's node, which is its local rank %d), "
+                  "%zu threads each, variants %llu:%llu cut at multiples of %zu",
+                  size, gsvd_comm_local_size(world), gsvd_comm_local_rank(world), threads,
+                  (unsigned long long)vs, (unsigned long long)ve, gsvd_backend_gram_group_rows(n));
     for (int r = 0; r < size; r++) {
         gsvd_pca_split(n, vs, ve, r, size, &a, &b);
         gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
@@ -472,10 +472,6 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     const struct gsvd_strlist *ids;
     int rc;
 
-    if (o->fit_file && world) {
-        gsvd_log_error("--fit-samples runs as one process (not under mpirun)");
-        return GSVD_EINVAL;
-    }
     rc = setup(o, common, world, &in, &samples, &g, &be);
     if (world) /* one rank's bad start (say, a store it cannot reach) stops every rank */
         rc = gsvd_comm_agree(world, rc, NULL);
@@ -487,16 +483,17 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
     res = r;
     ids = gsvd_geno_sample_ids(g);
-    if (o->fit_file) {
-        GSVD_TRY(gsvd_pca_fit_join(in.tree, in.node, &o->geno, o->samples_file ? &samples : NULL, g,
-                                   r, common->threads, &join));
+    /* every rank holds the results; rank 0 (which alone holds every rank's loadings) projects
+     * the samples outside --fit-samples, writes, and tells the others how it went */
+    if (gsvd_comm_rank(world) == 0 && o->fit_file) {
+        rc = gsvd_pca_fit_join(in.tree, in.node, &o->geno, o->samples_file ? &samples : NULL, g, r,
+                               common->threads, &join);
         if (!o->want_loadings)
             join.all.v = NULL;
         res = &join.all;
         ids = &join.ids;
     }
-    /* every rank holds the results; rank 0 writes them and tells the others how it went */
-    if (gsvd_comm_rank(world) == 0) {
+    if (gsvd_comm_rank(world) == 0 && rc == GSVD_OK) {
         report(r);
         if (o->output) {
             struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);

@@ -4,6 +4,8 @@
 
 #include "common/comm.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
@@ -27,6 +29,38 @@ int gsvd_comm_local_rank(const gsvd_comm *c)
 int gsvd_comm_local_size(const gsvd_comm *c)
 {
     return c ? c->local_size : 1;
+}
+
+/* A launcher variable as a number from 0 to 2^20; -1 when unset or not such a number. */
+static int env_small(const char *name)
+{
+    const char *s = getenv(name);
+    char *end = NULL;
+    long v;
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtol(s, &end, 10);
+    return errno || *end || v > (1L << 20) ? -1 : (int)v;
+}
+
+int gsvd_comm_env_local(int *local_rank, int *local_size)
+{
+    static const char *const vars[][2] = {
+        {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+        {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"},
+        {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+        {"PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE"},
+    };
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        int r = env_small(vars[i][0]), n = env_small(vars[i][1]);
+        if (r < 0)
+            continue;
+        *local_rank = r;
+        *local_size = n > r ? n : r + 1;
+        return 1;
+    }
+    return 0;
 }
 
 int gsvd_comm_sum_f64(gsvd_comm *c, double *buf, size_t n)

@@ -54,6 +54,16 @@ int gsvd_comm_size(const gsvd_comm *c);
 int gsvd_comm_local_rank(const gsvd_comm *c);
 int gsvd_comm_local_size(const gsvd_comm *c);
 
+/* This process's rank among those of its node and their count, as the launcher's environment
+ * states them: Open MPI (OMPI_COMM_WORLD_LOCAL_RANK, _LOCAL_SIZE), Slurm (SLURM_LOCALID,
+ * SLURM_NTASKS_PER_NODE when it is a plain number), MPICH's Hydra (MPI_LOCALRANKID,
+ * MPI_LOCALNRANKS), PMIx (PMIX_LOCAL_RANK, PMIX_LOCAL_SIZE), checked in that order; a size the
+ * environment does not give is *local_rank + 1.  Returns 1 and sets both, or 0 (both left as
+ * they are) when no launcher names a local rank (or its value is not a number from 0 to
+ * 2^20).  For when the MPI library cannot split its processes by node (MPI_COMM_TYPE_SHARED),
+ * which mpi/comm_mpi.c asks first.  Reads the environment: call before threads start. */
+int gsvd_comm_env_local(int *local_rank, int *local_size);
+
 /* The collectives (see struct gsvd_comm_ops).  They return GSVD_OK, or GSVD_EIO for a failed
  * MPI call (logged).  With c NULL they succeed at once (sum, max and bcast leave buf as it is;
  * gather copies send to recv, GSVD_EINVAL if it does not fit). */

@@ -59,7 +59,7 @@ static int pick_device(int *dev, size_t nth, char *why, size_t why_len)
             usable[n_usable++] = d;
     }
     if (n_usable > 0) {
-        *dev = usable[nth % (size_t)n_usable];
+        *dev = usable[gsvd_backend_device_pick(nth, (size_t)n_usable)];
         return 1;
     }
     snprintf(why, why_len, "device 0 has compute capability %d.%d; this build needs %d.0 or newer",

@@ -261,10 +261,16 @@ int gsvd_comm_mpi_open(int *argc, char ***argv, gsvd_comm **out)
     MPI_Comm_size(MPI_COMM_WORLD, &m->base.size);
     m->base.local_rank = 0;
     m->base.local_size = 1;
+    /* the node's processes from the library; where it cannot split them, from the launcher */
     if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, m->base.rank, MPI_INFO_NULL,
                             &m->node) == MPI_SUCCESS) {
         MPI_Comm_rank(m->node, &m->base.local_rank);
         MPI_Comm_size(m->node, &m->base.local_size);
+    } else {
+        m->node = MPI_COMM_NULL;
+        if (!gsvd_comm_env_local(&m->base.local_rank, &m->base.local_size))
+            gsvd_log_warn("neither MPI nor the launcher says which processes share this node: "
+                          "taking local rank 0 of 1 (threads, GPU)");
     }
     if (provided < MPI_THREAD_FUNNELED)
         gsvd_log_warn("the MPI library offers thread level %d, below MPI_THREAD_FUNNELED; "

@@ -3,9 +3,11 @@
 # bytes as one process without mpirun: pca for R = 1..4, randomized and exact, with loadings
 # (exact also with --gram-kernel amx for R = 2, 3 where the CPU has AMX),
 # on simulated data with missing calls (several Gram groups per rank) and on the bundled
-# HapMap3 store, also read over http by two ranks; pdist for R = 2..4 with the bit-plane and
+# HapMap3 store, also read over http by two ranks; pca rebalanced by kept variants (a mask
+# that drops most of the first half), --fit-samples; pdist for R = 2..4 with the bit-plane and
 # generic kernels, square and condensed, with and without --memory bands; a corrupt chunk
-# stops every rank with exit 1, names the cause, and leaves no output.  The single-process results are checked against numpy elsewhere
+# stops every rank with exit 1, names the cause, and leaves no output; so does rank 0 out of
+# memory for the loadings it gathers.  The single-process results are checked against numpy elsewhere
 # (pca_oracles, pca_scale); here the oracle is the one-process run of the same binary, which
 # shares no reduction order with the distributed runs.
 set -u
@@ -55,6 +57,7 @@ fi
 
 # a remote store: two ranks read their parts over http from the loopback server (stdlib
 # Python), also when the first requests of every chunk fail with 503 (the retries)
+"$G" pca "$T/sim.vcz" -k 5 --method randomized -q --format tsv >"$T/local.tsv"
 for mode in normal 503; do
     python3 "$ROOT/tests/net/mock_http_server.py" --root "$T" --mode "$mode" >"$T/port.$mode" 2>/dev/null &
     srv=$!
@@ -63,16 +66,97 @@ for mode in normal 503; do
     "${MR[@]}" 2 "$G" pca "http://127.0.0.1:$port/sim.vcz" -k 5 --method randomized -q -t 1 \
         --format tsv >"$T/http_$mode.tsv" 2>"$T/http_$mode.err"
     check "http ($mode) -n 2: exit" test $? = 0
-    "$G" pca "$T/sim.vcz" -k 5 --method randomized -q --format tsv >"$T/local.tsv"
     check "http ($mode) -n 2: same bytes as the local store, one process" \
         cmp -s "$T/local.tsv" "$T/http_$mode.tsv"
     kill "$srv" 2>/dev/null
     wait "$srv" 2>/dev/null
 done
 
-# -v on rank 0 prints the plan of every rank
+# -v on rank 0 prints the plan of every rank, and the ranks of its node
 "${MR[@]}" 3 "$G" pca "$T/sim.vcz" -k 3 -v -t 1 --format tsv >/dev/null 2>"$T/plan.err"
 check "plan names rank 2's part" grep -q 'rank 2: variants 24576:40000' "$T/plan.err"
+check "plan: 3 ranks on rank 0's node, local rank 0" \
+    grep -q "distributed: 3 ranks (3 on rank 0's node, which is its local rank 0)" "$T/plan.err"
+
+# rebalancing by kept variants: a mask (written here as a raw Zarr v2 array) keeps 1 in 50 of
+# the first half's variants and all of the second half's, so a split by variants leaves rank 0
+# almost idle; after the first pass every rank's kept count is within one Gram group (8,192
+# variants at 64 samples) of an even share, and the bytes stay those of one process
+"$G" simulate "$T/wide.vcz" -m 120000 -n 64 -r 0.01 -c 5000,64 -q || exit 1
+python3 - "$T/mask.zarr" <<'PY'
+import json, os, sys
+a = os.path.join(sys.argv[1], "variant_ld_keep")
+os.makedirs(a)
+open(os.path.join(sys.argv[1], ".zgroup"), "w").write('{"zarr_format": 2}')
+json.dump({"zarr_format": 2, "shape": [120000], "chunks": [120000], "dtype": "|u1",
+           "compressor": None, "fill_value": 0, "filters": None, "order": "C"},
+          open(os.path.join(a, ".zarray"), "w"))
+open(os.path.join(a, "0"), "wb").write(bytes(1 if v >= 60000 or v % 50 == 0 else 0
+                                             for v in range(120000)))
+PY
+mopts=(-k 4 --method randomized --loadings --variant-mask "$T/mask.zarr")
+"$G" pca "$T/wide.vcz" "${mopts[@]}" -q -o "$T/m1.zarr" --format tsv >"$T/m1.tsv" ||
+    { echo "FAIL one process --variant-mask"; exit 1; }
+for r in 2 3; do
+    "${MR[@]}" "$r" "$G" pca "$T/wide.vcz" "${mopts[@]}" -v -t 1 -o "$T/mr.zarr" --format tsv \
+        >"$T/mr.tsv" 2>"$T/mr.err"
+    check "rebalanced -n $r: exit" test $? = 0
+    check "rebalanced -n $r: TSV bytes" cmp -s "$T/m1.tsv" "$T/mr.tsv"
+    check "rebalanced -n $r: Zarr bytes (loadings included)" same_store "$T/m1.zarr" "$T/mr.zarr"
+    # "rank i: variants a:b (n), kept K" before and after; even share = total / r
+    kept() { sed -n "/$1/,/singular\|pass 1 /p" "$T/mr.err" | sed -n 's/.*rank [0-9]*: variants .*, kept \([0-9]*\)$/\1/p'; }
+    before=$(kept 'parts of the first pass' | head -n "$r" | tr '\n' ' ')
+    after=$(kept 'rebalanced by kept variants' | head -n "$r" | tr '\n' ' ')
+    check "rebalanced -n $r: plan printed before and after ($before/ $after)" \
+        test "$(echo "$before" | wc -w)" = "$r" -a "$(echo "$after" | wc -w)" = "$r"
+    # shellcheck disable=SC2086
+    check "rebalanced -n $r: uneven by variants ($before)" \
+        awk -v r="$r" 'BEGIN { t = 0; for (i = 1; i < ARGC; i++) t += ARGV[i];
+            for (i = 1; i < ARGC; i++) if (ARGV[i] - t / r > 8192 || t / r - ARGV[i] > 8192) exit 0;
+            exit 1 }' $before
+    # shellcheck disable=SC2086
+    check "rebalanced -n $r: within a group of an even share ($after)" \
+        awk -v r="$r" 'BEGIN { t = 0; for (i = 1; i < ARGC; i++) t += ARGV[i];
+            for (i = 1; i < ARGC; i++) if (ARGV[i] - t / r > 8192 || t / r - ARGV[i] > 8192) exit 1;
+            exit 0 }' $after
+    check "rebalanced -n $r: the moved rows are cached on the next pass" \
+        grep -q 'after the move: .* bytes of new blocks cached' "$T/mr.err"
+    rm -rf "$T/mr.zarr"
+done
+
+# --fit-samples: fit on every third sample, project the others (rank 0 holds the loadings)
+awk 'NR > 1 && NR % 3 == 0 { print $1 }' "$T/local.tsv" >"$T/fit.txt"
+"$G" pca "$T/sim.vcz" -k 4 --method randomized --fit-samples "$T/fit.txt" -q -o "$T/f1.zarr" \
+    --format tsv >"$T/f1.tsv" || { echo "FAIL one process --fit-samples"; exit 1; }
+for r in 2 3; do
+    "${MR[@]}" "$r" "$G" pca "$T/sim.vcz" -k 4 --method randomized --fit-samples "$T/fit.txt" \
+        -q -t 1 -o "$T/fr.zarr" --format tsv >"$T/fr.tsv" 2>"$T/fr.err"
+    check "--fit-samples -n $r: exit" test $? = 0
+    check "--fit-samples -n $r: TSV bytes" cmp -s "$T/f1.tsv" "$T/fr.tsv"
+    check "--fit-samples -n $r: Zarr bytes" same_store "$T/f1.zarr" "$T/fr.zarr"
+    rm -rf "$T/fr.zarr"
+done
+
+# rank 0 out of memory for the loadings it gathers (a malloc shim fails that one size on rank 0
+# only): every rank ends with its own message naming rank 0 and the cause, no output
+if ${CC:-cc} -shared -fPIC -O1 -o "$T/fail_malloc.so" "$ROOT/tests/mpi/fail_malloc.c" -ldl 2>/dev/null; then
+    rows=$((40000 * 5 * 8)) # 40,000 variants x k = 5 float64 loadings
+    "${MR[@]}" 1 -x LD_PRELOAD="$T/fail_malloc.so" -x GSVD_TEST_FAIL_SIZE=$((rows + 1)) \
+        "$G" pca "$T/sim.vcz" -k 5 --method randomized --loadings -q -t 1 -o "$T/oom.zarr" : \
+        -n 2 "$G" pca "$T/sim.vcz" -k 5 --method randomized --loadings -q -t 1 -o "$T/oom.zarr" \
+        >/dev/null 2>"$T/oom.err"
+    check "rank 0 out of memory: exit 1" test $? = 1
+    check "rank 0 out of memory: the cause on rank 0" \
+        grep -q "rank 0: no memory for the $rows bytes of variant rows that rank 0 gathers" "$T/oom.err"
+    for k in 1 2; do
+        check "rank 0 out of memory: rank $k names rank 0" \
+            grep -q "rank $k: rank 0 of 3 failed (out of memory); stopping rank $k" "$T/oom.err"
+    done
+    check "rank 0 out of memory: no internal error" test "$(grep -ci internal "$T/oom.err")" = 0
+    check "rank 0 out of memory: no output" test ! -e "$T/oom.zarr"
+else
+    echo "no C compiler for the malloc shim: the out-of-memory case is skipped"
+fi
 
 # a corrupt chunk in the last rank's part: every rank stops, exit 1, no output
 cp -r "$T/sim.vcz" "$T/bad.vcz"
@@ -91,8 +175,11 @@ done
 
 # pdist: bit-plane (euclidean, ibs, king: its counts travel to rank 0 too) and generic
 # (canberra) kernels, square and condensed,
-# one band and --memory bands, Zarr and TSV; rank 0 writes what every rank computed
+# one band and --memory bands, Zarr and TSV; rank 0 writes what every rank computed.  Each of
+# the 16 cases runs under one R, R = 2, 3, 4 in turn, so that every metric and every layout and
+# band setting meets every R (48 runs before, the same coverage)
 "$G" simulate "$T/psim.vcz" -m 6000 -n 900 -r 0.01 -c 1500,900 -q || exit 1
+n_case=0
 for metric in euclidean canberra ibs king; do
     for layout in square condensed; do
         for mem in "" "--memory 24M"; do
@@ -100,7 +187,9 @@ for metric in euclidean canberra ibs king; do
             opts=(-m "$metric" --layout "$layout" $mem -q)
             "$G" pdist "$T/psim.vcz" "${opts[@]}" -o "$T/d1.zarr" --format tsv >"$T/d1.tsv" ||
                 { echo "FAIL one process pdist ${opts[*]}"; exit 1; }
-            for r in 2 3 4; do
+            r=$((2 + n_case % 3))
+            n_case=$((n_case + 1))
+            for r in $r; do
                 "${MR[@]}" "$r" "$G" pdist "$T/psim.vcz" "${opts[@]}" -t 1 -o "$T/dr.zarr" \
                     --format tsv >"$T/dr.tsv" 2>"$T/dr.err"
                 check "pdist ${opts[*]} -n $r: exit" test $? = 0

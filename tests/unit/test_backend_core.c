@@ -99,9 +99,22 @@ static void test_old_version(void)
     GSVD_CHECK_RC(gsvd_backend_set_bound(&old, NULL), GSVD_EUNSUPPORTED);
 }
 
+/* ranks of a node spread over its devices: local rank mod the usable count */
+static void test_device_pick(void)
+{
+    size_t hits[4] = {0};
+    for (size_t r = 0; r < 8; r++)
+        hits[gsvd_backend_device_pick(r, 4)]++;
+    GSVD_CHECK(hits[0] == 2 && hits[1] == 2 && hits[2] == 2 && hits[3] == 2);
+    GSVD_CHECK(gsvd_backend_device_pick(0, 4) == 0 && gsvd_backend_device_pick(5, 4) == 1);
+    GSVD_CHECK(gsvd_backend_device_pick(3, 1) == 0); /* one visible device per task */
+    GSVD_CHECK(gsvd_backend_device_pick(3, 0) == 0);
+}
+
 int main(void)
 {
     gsvd_log_set_level(GSVD_LOG_OFF);
+    test_device_pick();
     test_open();
     test_analysis();
     test_old_version();
