@@ -26,9 +26,10 @@
 #include "common/xsum.h"
 
 #define GRAM_F32_MAX_N                                                                             \
-    24576             /* above this (or with gram_f64) the Gram is accumulated with                \
-                         dsyrk, no f32 copy */
-#define GRAM_TILE 256 /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
+    24576                 /* above this (or with gram_f64) the Gram is accumulated with            \
+                             dsyrk, no f32 copy */
+#define GRAM_TILE 256     /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
+#define GRAM_TILE_F32 512 /* float32 ssyrk/sgemm tiles (gram_tile_side) */
 _Static_assert(GRAM_TILE == GSVD_AMX_TILE, "the AMX tiles are the Gram tiles");
 
 /* One pass group's scratch, used by one thread at a time. */
@@ -761,11 +762,17 @@ static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size
     return over;
 }
 
+/* Side of the Gram tiles: the float32 tiles are larger (OpenBLAS packs each tile's two panels
+ * per call, so a wider tile packs less per product). */
+static size_t gram_tile_side(const struct backend_cpu *b)
+{
+    return b->gblk && !b->amx ? GRAM_TILE_F32 : GRAM_TILE;
+}
+
 static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, size_t share)
 {
-    size_t n = b->n, i0 = ti * GRAM_TILE, j0 = tj * GRAM_TILE;
-    size_t wi = n - i0 < GRAM_TILE ? n - i0 : GRAM_TILE,
-           wj = n - j0 < GRAM_TILE ? n - j0 : GRAM_TILE;
+    size_t n = b->n, ts = gram_tile_side(b), i0 = ti * ts, j0 = tj * ts;
+    size_t wi = n - i0 < ts ? n - i0 : ts, wj = n - j0 < ts ? n - j0 : ts;
 
     if (b->amx) {
         float *c = b->ctile + share * GRAM_TILE * GRAM_TILE;
@@ -847,7 +854,7 @@ static int flush_gram(struct backend_cpu *b)
     }
     job.b = b;
     job.rows = rows;
-    job.nt = (n + GRAM_TILE - 1) / GRAM_TILE;
+    job.nt = (n + gram_tile_side(b) - 1) / gram_tile_side(b);
     atomic_init(&job.over, 0);
     GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, job.nt * (job.nt + 1) / 2, gram_task, &job));
     if (atomic_load(&job.over))

@@ -131,6 +131,30 @@ GSVD_CLONES static void count_p2(const uint8_t *row, size_t n, uint32_t cnt[4])
     cnt[0] = (uint32_t)(n - c1 - c2 - c3);
 }
 
+/* hist[(uint8_t)v] += 1 for every value v of an int8 row: the codes -1..2 (diploid calls and
+ * missing) counted by compares the compiler vectorises, the general histogram only for a row
+ * that holds anything else. */
+GSVD_CLONES static void hist_i8(const int8_t *row, size_t n, uint32_t hist[GSVD_STD_BINS])
+{
+    uint32_t cm = 0, c0 = 0, c1 = 0, c2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        int8_t v = row[i];
+        cm += v == -1;
+        c0 += v == 0;
+        c1 += v == 1;
+        c2 += v == 2;
+    }
+    if ((size_t)cm + c0 + c1 + c2 == n) {
+        hist[(uint8_t)-1] += cm;
+        hist[0] += c0;
+        hist[1] += c1;
+        hist[2] += c2;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        hist[(uint8_t)row[i]]++;
+}
+
 /* Sum of squares of row r of an int8 or 2-bit block (histogram rule of gblock_std.h). */
 static double row_sumsq_hist(const struct gsvd_gblock *g, size_t r)
 {
@@ -138,9 +162,7 @@ static double row_sumsq_hist(const struct gsvd_gblock *g, size_t r)
     uint32_t hist[GSVD_STD_BINS] = {0};
     float c0 = g->center[r], s0 = g->scale[r], m0 = g->missing ? g->missing[r] : 0.0f;
     if (g->i8) {
-        const int8_t *row = g->i8 + r * n;
-        for (size_t i = 0; i < n; i++)
-            hist[(uint8_t)row[i]]++;
+        hist_i8(g->i8 + r * n, n, hist);
     } else {
         uint32_t cnt[4];
         count_p2(g->p2 + r * gsvd_std_p2_row_bytes(n), n, cnt);
