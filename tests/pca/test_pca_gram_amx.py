@@ -28,20 +28,12 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, summary  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REAL = os.path.join(HERE, "..", "..", "testdata", "realdata")
 ORACLE = os.path.join(HERE, "pca_oracle.py")
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print("ok   " + name)
-    else:
-        failed += 1
-        print("FAIL " + name + (": " + detail if detail else ""))
 
 
 def run(args):
@@ -108,8 +100,7 @@ def main():
             check(f"-v with --gram-kernel {kernel} says '{want}'", p.returncode == 0 and want in p.stderr, p.stderr[-300:])
         p = run([g, "pca", sim, "-m", "exact", "--gram-kernel", "amx", "--gram-f64", "-q"])
         check("--gram-kernel amx --gram-f64: exit 2", p.returncode == 2 and "cannot be combined" in p.stderr, p.stderr)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -37,23 +37,15 @@ import tempfile
 import numpy as np
 import zarr
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, summary  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REAL = os.path.join(HERE, "..", "..", "testdata", "realdata")
-passed = failed = 0
 #Both methods multiply float32 blocks(accumulated in float64), so they agree to about 1e-7 even
 #when the iteration has converged to rounding(bound ~1e-15) : the bounds measure convergence on
 #the operator as computed, and are compared with the true error above this floor.
 FLOOR = 1e-6
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {name}")
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
 
 
 def run(g, *args, ok_codes=(0,)):
@@ -243,8 +235,7 @@ def main():
             case_threads(g, tmp, store)
             case_many(g, tmp)
             case_options(g, tmp, store)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -23,20 +23,12 @@ import tempfile
 import numpy as np
 import zarr
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, summary  # noqa: E402
+
 GENSVD = sys.argv[1]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ORACLE = os.path.join(ROOT, "tests", "pca", "pca_oracle.py")
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
-    return ok
 
 
 def run(args, code=0):
@@ -194,8 +186,7 @@ def main():
                   "--all-contigs" in r.stderr, r.stderr)
         r = run([GENSVD, "pdist", xonly, "--all-contigs"], code=2)
         check("--all-contigs with a distance: usage error", "--all-contigs" in r.stderr)
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return summary()
 
 
 if __name__ == "__main__":

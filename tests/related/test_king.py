@@ -28,21 +28,13 @@ import tempfile
 import numpy as np
 import zarr
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, summary  # noqa: E402
+
 GENSVD = sys.argv[1]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
 ORACLE = os.path.join(ROOT, "tests", "pca", "pca_oracle.py")
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
-    return ok
 
 
 def run(args, env=None):
@@ -289,8 +281,7 @@ def main():
         ku = K[np.ix_(u, u)][np.triu_indices(len(u), 1)]
         check("families unrelated founders ~ 0", abs(ku.mean()) < 0.005 and np.abs(ku).max() < 0.04,
               f"mean {ku.mean():.4f} max |k| {np.abs(ku).max():.4f}")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return summary()
 
 
 if __name__ == "__main__":

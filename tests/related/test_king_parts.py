@@ -24,22 +24,14 @@ import tempfile
 import numpy as np
 import zarr
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, summary  # noqa: E402
+
 GENSVD = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location("test_king", os.path.join(HERE, "test_king.py"))
 tk = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(tk)
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
-    return ok
 
 
 def run(args, code=0):
@@ -147,8 +139,7 @@ def main():
         r = run([GENSVD, "pdist", sim, "-m", "king", "--min-kinship", "0.1", "--part", "1/2",
                  "-o", os.path.join(tmp, "v3.zarr"), "--zarr-format", "3"], code=2)
         check("--part --zarr-format 3: exit 2", "Zarr v2 parts" in r.stderr, r.stderr)
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return summary()
 
 
 if __name__ == "__main__":

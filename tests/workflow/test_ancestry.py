@@ -20,18 +20,11 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, summary  # noqa: E402
+
 G, REAL, SHARED = sys.argv[1:4]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}")
 
 
 def dump(path):
@@ -50,7 +43,7 @@ with tempfile.TemporaryDirectory() as tmp:
                        capture_output=True, text=True)
     check("ancestry.sh exits 0", r.returncode == 0, r.stderr[-500:])
     if r.returncode != 0:
-        print(f"{passed} passed, {failed} failed")
+        summary()
         sys.exit(1)
     pops = {}
     with open(os.path.join(REAL, "hapmap3_957.populations.tsv")) as f:
@@ -120,5 +113,4 @@ with tempfile.TemporaryDirectory() as tmp:
             abs(float(r[4]) - proj[m, 1].mean()) < 0.006
         check(f"summary {r[0]} means", ok, str(r))
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(summary())
