@@ -21,18 +21,16 @@ static struct entry *entries; /* owned; n_entries used slots */
 static size_t n_entries, cap_entries;
 static int next_token = 1;
 
-int gsvd_cleanup_add(gsvd_cleanup_fn fn, void *arg)
+/* Register under the held mutex; the token or GSVD_ENOMEM. */
+static int add_locked(gsvd_cleanup_fn fn, void *arg)
 {
     int token;
 
-    pthread_mutex_lock(&mu);
     if (n_entries == cap_entries) {
         size_t cap = cap_entries ? 2 * cap_entries : 8;
         struct entry *e = gsvd_realloc(entries, cap * sizeof *e);
-        if (!e) {
-            pthread_mutex_unlock(&mu);
+        if (!e)
             return GSVD_ENOMEM;
-        }
         entries = e;
         cap_entries = cap;
     }
@@ -40,8 +38,30 @@ int gsvd_cleanup_add(gsvd_cleanup_fn fn, void *arg)
     if (next_token <= 0)
         next_token = 1; /* 2^31 registrations: tokens of long-removed entries come back */
     entries[n_entries++] = (struct entry){fn, arg, token};
+    return token;
+}
+
+int gsvd_cleanup_add(gsvd_cleanup_fn fn, void *arg)
+{
+    int token;
+
+    pthread_mutex_lock(&mu);
+    token = add_locked(fn, arg);
     pthread_mutex_unlock(&mu);
     return token;
+}
+
+int gsvd_cleanup_add_made(int (*make)(void *make_arg), void *make_arg, gsvd_cleanup_fn fn,
+                          void *arg)
+{
+    int rc;
+
+    pthread_mutex_lock(&mu);
+    rc = make(make_arg);
+    if (rc >= 0)
+        rc = add_locked(fn, arg);
+    pthread_mutex_unlock(&mu);
+    return rc;
 }
 
 void gsvd_cleanup_remove(int token)

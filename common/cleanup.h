@@ -15,6 +15,14 @@ typedef void (*gsvd_cleanup_fn)(void *arg);
  * token > 0 for gsvd_cleanup_remove, or GSVD_ENOMEM (logged). */
 GSVD_NODISCARD int gsvd_cleanup_add(gsvd_cleanup_fn fn, void *arg);
 
+/* make(make_arg), then (if it returned >= 0) register fn(arg), both under the registry's lock: an
+ * interrupt that comes between the creation and the registration still finds the callback (the
+ * interrupt path waits for the lock).  make must not call this header's functions.  Returns
+ * the token > 0, make's error (< 0, nothing registered), or GSVD_ENOMEM (logged; what make
+ * created stays, for the caller to undo). */
+GSVD_NODISCARD int gsvd_cleanup_add_made(int (*make)(void *make_arg), void *make_arg,
+                                         gsvd_cleanup_fn fn, void *arg);
+
 /* Unregister a token from gsvd_cleanup_add; once this returns, its callback is not running and
  * will not run.  Accepts 0 and tokens already removed; cannot fail.  While the interrupt path
  * runs the callbacks this blocks until the process exits. */

@@ -197,6 +197,18 @@ static void remove_tmp(void *arg)
     unlink((const char *)arg);
 }
 
+struct tmp_job {
+    char *tmp; /* mkstemp's template, completed in place */
+    int *fd;
+};
+
+static int make_tmp(void *arg)
+{
+    struct tmp_job *j = arg;
+    *j->fd = mkstemp(j->tmp);
+    return *j->fd < 0 ? GSVD_EIO : GSVD_OK;
+}
+
 int gsvd_plot_write_file(const char *path, const struct gsvd_buf *b)
 {
     char *tmp = gsvd_asprintf("%s.tmp.XXXXXX", path);
@@ -205,15 +217,17 @@ int gsvd_plot_write_file(const char *path, const struct gsvd_buf *b)
 
     if (!tmp)
         return GSVD_ENOMEM;
-    fd = mkstemp(tmp);
-    if (fd < 0) {
-        gsvd_log_error("%s: cannot create a file beside it: %s", path, strerror(errno));
-        rc = GSVD_EIO;
-        goto out;
-    }
-    if ((token = gsvd_cleanup_add(remove_tmp, tmp)) < 0) {
+    /* created and registered under the cleanup registry's lock (an interrupt in between still
+     * removes it) */
+    token = gsvd_cleanup_add_made(make_tmp, &(struct tmp_job){tmp, &fd}, remove_tmp, tmp);
+    if (token < 0) {
         rc = token;
         token = 0;
+        if (fd < 0) {
+            gsvd_log_error("%s: cannot create a file beside it: %s", path, strerror(errno));
+            rc = GSVD_EIO;
+            goto out;
+        }
         goto out_unlink;
     }
     while (done < b->len) {

@@ -342,6 +342,17 @@ static int make_staging(struct store_file *fs, const char *parent, const char *n
     return GSVD_EIO;
 }
 
+struct staging_job {
+    struct store_file *fs;
+    const char *parent, *name;
+};
+
+static int staging_make(void *arg)
+{
+    struct staging_job *j = arg;
+    return make_staging(j->fs, j->parent, j->name);
+}
+
 static int open_write(struct store_file *fs, const char *path, unsigned flags)
 {
     int rc = GSVD_OK;
@@ -370,8 +381,10 @@ static int open_write(struct store_file *fs, const char *path, unsigned flags)
         rc = GSVD_ENOMEM;
         goto out;
     }
-    GSVD_TRY(make_staging(fs, parent, name));
-    rc = gsvd_cleanup_add(cleanup_on_signal, fs);
+    /* created and registered under the cleanup registry's lock: an interrupt in between
+     * still removes the staging directory */
+    rc = gsvd_cleanup_add_made(staging_make, &(struct staging_job){fs, parent, name},
+                               cleanup_on_signal, fs);
     if (rc < 0)
         goto out;
     fs->cleanup = rc;
