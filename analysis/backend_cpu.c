@@ -2,7 +2,8 @@
  * small dense problems.  Blocks are standardised into float32 (a per-row lookup table for
  * integer dosages), multiplied with sgemm/ssyrk, and each block's result is added into float64
  * accumulators, so rounding does not grow with the number of variants.  The BLAS thread count
- * is set at create and restored at destroy. */
+ * is set at create and restored at destroy.  The Gram (exact method) is in
+ * backend_cpu_gram.c. */
 #include "gsvd_config.h"
 
 #include <math.h>
@@ -12,7 +13,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
-#include "analysis/backend_internal.h"
+#include "analysis/backend_cpu_internal.h"
 #include "analysis/blas_room.h"
 #include "analysis/cpu_rows.h"
 #include "analysis/gblock_std.h"
@@ -24,76 +25,6 @@
 #include "common/log.h"
 #include "common/parallel.h"
 #include "common/xsum.h"
-
-#define GRAM_F32_MAX_N                                                                             \
-    24576                 /* above this (or with gram_f64) the Gram is accumulated with            \
-                             dsyrk, no f32 copy */
-#define GRAM_TILE 256     /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
-#define GRAM_TILE_F32 512 /* float32 ssyrk/sgemm tiles (gram_tile_side) */
-_Static_assert(GRAM_TILE == GSVD_AMX_TILE, "the AMX tiles are the Gram tiles");
-
-/* One pass group's scratch, used by one thread at a time. */
-struct pass_slot {
-    float *z;  /* sub x n standardised rows */
-    float *t;  /* sub x c, Z_sub X */
-    float *yg; /* n x c, the group's Z^T Z X */
-};
-
-struct backend_cpu {
-    struct gsvd_backend base;
-    int saved_threads; /* BLAS threads before create */
-    size_t n, c;       /* current pass: samples, columns of X */
-    float *x;          /* n x c, X in float32 */
-    double *y;         /* n x c accumulator */
-    double *ylo;       /* n x c low parts of the exact sums (when `bounded`) */
-    /* exact sums (common/xsum.h): on when the analysis gave a bound (cpu_set_bound) */
-    int bounded;
-    int gram_f64;    /* gsvd_backend_params.gram_f64 */
-    int gram_kernel; /* gsvd_backend_params.gram_kernel as asked (enum gsvd_gram_kernel) */
-    struct gsvd_zbound zb;
-    struct gsvd_xgrid *ygrid; /* c: grid of Y's column j */
-    struct gsvd_xgrid trgrid; /* grid of the trace */
-    double tr_hi, tr_lo;      /* the trace of this pass or Gram */
-    int tr_over;              /* a Gram row's sum of squares exceeded the bound */
-    uint64_t next_index;      /* rows without an index: the next row's number */
-    /* pass staging (see "passes" below) */
-    size_t group, sub;       /* rows per group and per sub-tile (depend on n only) */
-    size_t par;              /* groups per batch (threads) */
-    struct pass_slot *slots; /* par */
-    int fmt;                 /* staged format: 1 p2, 2 i8, 3 f64, 0 none yet */
-    uint8_t *stage;          /* par x group compact rows */
-    size_t st_row_bytes, st_rows, st_cap_bytes;
-    float *st_center, *st_scale, *st_miss; /* per staged row */
-    double *st_rs;                         /* per staged row: sum of squares */
-    size_t *st_gstart;                     /* par + 1: first staged row of each group */
-    size_t st_groups;                      /* groups staged (the last one may still grow) */
-    uint64_t st_gid;                       /* group number of the last staged group */
-    double *pass_sumsq;                    /* where the trace goes (from pass_block), or NULL */
-    /* Gram and project */
-    float *z;     /* standardised block, rows x n */
-    size_t z_cap; /* floats allocated in z */
-    double *zd;   /* float64 block for dsyrk / project */
-    size_t zd_cap;
-    float *gblk;             /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
-    gsvd_amx_pack *amx;      /* the group in bf16 for the AMX tiles, or NULL (f32 / f64) */
-    float *ctile;            /* AMX: a GRAM_TILE^2 float32 scratch per thread */
-    double *g;               /* n x n float64 Gram accumulator (upper triangle filled) */
-    double *glo;             /* n x n low parts of the exact Gram sums (when `bounded`) */
-    double *gtile;           /* float64 Gram: a GRAM_TILE^2 scratch per thread (when `bounded`) */
-    struct gsvd_xgrid ggrid; /* grid of the Gram entries */
-    uint64_t gram_gid;       /* group number of the rows in z */
-    size_t filled;           /* rows of the current group standardised into z */
-    size_t n_threads;        /* threads for the pass groups and the Gram tiles */
-};
-
-/* Rows per Gram group and per pass group: gsvd_backend_gram_group_rows and
- * gsvd_backend_pass_group_rows (analysis/backend.h), powers of two that depend on the sample
- * count alone, so the grouping (and every rounding) is the same for any chunking and any split
- * of the rows between processes. */
-static size_t group_rows(size_t n)
-{
-    return gsvd_backend_gram_group_rows(n);
-}
 
 static void pass_free(struct backend_cpu *b);
 
@@ -150,93 +81,6 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     gsvd_blas_set_threads(1);
     *out = &b->base;
     return GSVD_OK;
-}
-
-/* Grow a float buffer to at least n elements. */
-static int reserve_f(float **p, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return GSVD_OK;
-    float *q = gsvd_realloc(*p, n * sizeof *q);
-    if (!q)
-        return GSVD_ENOMEM;
-    *p = q;
-    *cap = n;
-    return GSVD_OK;
-}
-
-/* Standardise rows [r0, r0 + rows) of the block into z (rows x n float32); each row's sum of
- * squares is added to *sumsq in row order, or exactly to the backend's trace when it has a
- * bound.  Values and sums come from analysis/gblock_std.h, the definitions the CUDA kernels
- * run too. */
-static void standardise_rows(struct backend_cpu *b, const struct gsvd_gblock *g, size_t r0,
-                             size_t rows, float *zout, double *sumsq)
-{
-    size_t n = g->n_cols;
-    for (size_t r = r0; r < r0 + rows; r++) {
-        double rs = 0;
-        gsvd_cpu_expand_row(g, r, zout + (r - r0) * n, sumsq ? &rs : NULL);
-        if (sumsq && b && b->bounded) {
-            b->tr_over |= !(rs <= b->trgrid.bound);
-            gsvd_xsum_add(&b->tr_hi, &b->tr_lo, rs, &b->trgrid);
-        } else if (sumsq) {
-            *sumsq += rs;
-        }
-    }
-}
-
-/* Row r's group number: its variant index (or running row number) / group rows. */
-static uint64_t row_gid(struct backend_cpu *b, const struct gsvd_gblock *g, size_t r, size_t group)
-{
-    return (g->index ? g->index[r] : b->next_index + r) / group;
-}
-
-/* Rows whose variant indices are not ascending and distinct (a caller's bug). */
-static int bad_index(void)
-{
-    gsvd_log_error("block rows' variant indices are not ascending");
-    return GSVD_EINTERNAL;
-}
-
-/* Make room for a group of rows in z. */
-static int reserve_group(struct backend_cpu *b, size_t n)
-{
-    size_t cells;
-    b->group = group_rows(n);
-    if (gsvd_mul_size(b->group, n, &cells) < 0)
-        return GSVD_EINVAL;
-    return reserve_f(&b->z, &b->z_cap, cells);
-}
-
-/* Feed a block's rows into groups (variant index / b->group, as the passes do); `flush` runs
- * on every complete group of b->filled rows. */
-static int feed(struct backend_cpu *b, const struct gsvd_gblock *g, double *sumsq,
-                int (*flush)(struct backend_cpu *b))
-{
-    size_t r = 0;
-    int rc = GSVD_OK;
-
-    if (g->n_cols != b->n) {
-        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, b->n);
-        return GSVD_EINTERNAL;
-    }
-    while (r < g->n_rows) {
-        uint64_t gid = row_gid(b, g, r, b->group);
-        size_t take = 1;
-        while (r + take < g->n_rows && row_gid(b, g, r + take, b->group) == gid)
-            take++;
-        if (b->filled && gid != b->gram_gid)
-            GSVD_TRY(flush(b));
-        b->gram_gid = gid;
-        if (b->filled + take > b->group)
-            return bad_index();
-        standardise_rows(b, g, r, take, b->z + b->filled * b->n, sumsq);
-        b->filled += take;
-        r += take;
-    }
-    b->next_index += g->n_rows;
-out:
-    return rc;
 }
 
 /* ---- passes: fixed row groups, one thread per group, reduced in group order ----------------
@@ -447,15 +291,6 @@ static int ysum_share(void *ctx, size_t t)
     return GSVD_OK;
 }
 
-/* A product beyond the bound the analysis promised: an error, never a silently wrong sum. */
-static int bound_exceeded(const char *what)
-{
-    gsvd_log_error("%s exceeds the bound of the standardised values (internal error: the "
-                   "scaler's bound does not hold for these data)",
-                   what);
-    return GSVD_EINTERNAL;
-}
-
 /* Run the staged batch: groups in parallel, then their sums into Y and the trace. */
 static int pass_flush(struct backend_cpu *b)
 {
@@ -616,18 +451,6 @@ static int cpu_set_bound(gsvd_backend *be, const struct gsvd_zbound *z)
     return GSVD_OK;
 }
 
-static int reserve_d(double **p, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return GSVD_OK;
-    double *q = gsvd_realloc(*p, n * sizeof *q);
-    if (!q)
-        return GSVD_ENOMEM;
-    *p = q;
-    *cap = n;
-    return GSVD_OK;
-}
-
 static int cpu_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c, const double *u,
                        double *out)
 {
@@ -652,264 +475,6 @@ out:
     return rc;
 }
 
-/* Whether this Gram runs on the AMX tiles (enum gsvd_gram_kernel); says which kernel at -v.
- * auto keeps float32 ssyrk: the bf16 hi/lo tiles are ~1.3x faster on a Sapphire Rapids core
- * but their singular values are 1-2e-6 off float64, not 1e-7 (docs/decisions.md 2026-11-25). */
-static int use_amx(const struct backend_cpu *b, size_t n)
-{
-    char why[128];
-
-    if (b->gram_kernel == GSVD_GRAM_AMX) { /* usable: checked at create */
-        gsvd_log_info("Gram kernel: amx (bf16 hi/lo tiles)");
-        return 1;
-    }
-    if (b->gram_kernel == GSVD_GRAM_AUTO && !b->gram_f64 && n <= GRAM_F32_MAX_N)
-        gsvd_log_debug("Gram kernel: auto is f32; --gram-kernel amx %s",
-                       gsvd_amx_usable(why, sizeof why) ? "would run here" : why);
-    return 0;
-}
-
-static int cpu_gram_begin(gsvd_backend *be, size_t n)
-{
-    struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t nn;
-    int rc = GSVD_OK;
-
-    if (gsvd_mul_size(n, n, &nn) < 0)
-        return GSVD_EINVAL;
-    gsvd_free(b->g);
-    gsvd_free(b->glo);
-    gsvd_free(b->gblk);
-    gsvd_free(b->gtile);
-    gsvd_amx_pack_free(b->amx);
-    gsvd_free(b->ctile);
-    b->gblk = NULL;
-    b->glo = NULL;
-    b->gtile = NULL;
-    b->amx = NULL;
-    b->ctile = NULL;
-    b->g = gsvd_calloc(nn, sizeof *b->g);
-    if (!b->g)
-        return GSVD_ENOMEM;
-    if (b->bounded) {
-        b->glo = gsvd_calloc(nn, sizeof *b->glo);
-        if (!b->glo)
-            return GSVD_ENOMEM;
-        /* |G_ij| <= sum_r max|z_r|^2, doubled for the rounding of the products */
-        b->ggrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.max_abs * b->zb.max_abs);
-        b->trgrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.row_sumsq);
-        b->tr_hi = b->tr_lo = 0;
-        b->tr_over = 0;
-    }
-    if (use_amx(b, n)) {
-        GSVD_TRY(gsvd_amx_pack_new(&b->amx));
-        b->ctile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
-                               sizeof *b->ctile);
-        if (!b->ctile)
-            return GSVD_ENOMEM;
-    } else if (n <= GRAM_F32_MAX_N && !b->gram_f64) {
-        gsvd_log_info("Gram kernel: f32 (ssyrk tiles)");
-        b->gblk = gsvd_malloc(nn * sizeof *b->gblk);
-        if (!b->gblk)
-            return GSVD_ENOMEM;
-    } else {
-        gsvd_log_info("Gram kernel: f64 (dsyrk tiles)");
-        if (b->bounded) {
-            b->gtile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
-                                   sizeof *b->gtile);
-            if (!b->gtile)
-                return GSVD_ENOMEM;
-        }
-    }
-    b->n = n;
-    b->filled = 0;
-    b->next_index = 0;
-    b->pass_sumsq = NULL;
-    rc = reserve_group(b, n);
-out:
-    return rc;
-}
-
-/* G += Z^T Z for the group, in fixed 256-column tiles of the upper triangle: float32
- * ssyrk/sgemm per tile added into float64 (or dsyrk/dgemm for large n: straight into G, or into
- * a scratch tile added exactly when there is a bound).  Every tile is computed by the same BLAS
- * calls whatever thread takes it, so the result does not depend on the thread count. */
-
-struct gram_job {
-    struct backend_cpu *b;
-    size_t rows, nt; /* group rows, tiles per side */
-    atomic_int over; /* a value exceeded the grid's bound */
-};
-
-/* Add tile values c (row stride ldc) into G at (i0, j0), exactly when there is a bound.
- * Returns 1 if a value exceeded the bound. */
-static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size_t wj, int diag,
-                    const float *cf, const double *cd, size_t ldc)
-{
-    size_t n = b->n;
-    int over = 0;
-    for (size_t i = 0; i < wi; i++)
-        for (size_t j = diag ? i : 0; j < wj; j++) {
-            double v = cf ? (double)cf[i * ldc + j] : cd[i * ldc + j];
-            double *hi = &b->g[(i0 + i) * n + j0 + j];
-            if (b->bounded) {
-                over |= !(fabs(v) <= b->ggrid.bound);
-                gsvd_xsum_add(hi, &b->glo[(i0 + i) * n + j0 + j], v, &b->ggrid);
-            } else {
-                *hi += v;
-            }
-        }
-    return over;
-}
-
-/* Side of the Gram tiles: the float32 tiles are larger (OpenBLAS packs each tile's two panels
- * per call, so a wider tile packs less per product). */
-static size_t gram_tile_side(const struct backend_cpu *b)
-{
-    return b->gblk && !b->amx ? GRAM_TILE_F32 : GRAM_TILE;
-}
-
-static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, size_t share)
-{
-    size_t n = b->n, ts = gram_tile_side(b), i0 = ti * ts, j0 = tj * ts;
-    size_t wi = n - i0 < ts ? n - i0 : ts, wj = n - j0 < ts ? n - j0 : ts;
-
-    if (b->amx) {
-        float *c = b->ctile + share * GRAM_TILE * GRAM_TILE;
-        gsvd_amx_gram_tile(b->amx, i0, j0, wi, wj, c);
-        return gram_add(b, i0, j0, wi, wj, ti == tj, c, NULL, GRAM_TILE);
-    }
-    if (b->gblk) {
-        float *c = b->gblk + i0 * n + j0;
-        if (ti == tj)
-            cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0f, b->z + i0,
-                        (int)n, 0.0f, c, (int)n);
-        else
-            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0f,
-                        b->z + i0, (int)n, b->z + j0, (int)n, 0.0f, c, (int)n);
-        return gram_add(b, i0, j0, wi, wj, ti == tj, c, NULL, n);
-    }
-    if (b->gtile) {
-        double *c = b->gtile + share * GRAM_TILE * GRAM_TILE;
-        if (ti == tj)
-            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0, b->zd + i0,
-                        (int)n, 0.0, c, GRAM_TILE);
-        else
-            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0,
-                        b->zd + i0, (int)n, b->zd + j0, (int)n, 0.0, c, GRAM_TILE);
-        return gram_add(b, i0, j0, wi, wj, ti == tj, NULL, c, GRAM_TILE);
-    }
-    double *c = b->g + i0 * n + j0;
-    if (ti == tj)
-        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0, b->zd + i0,
-                    (int)n, 1.0, c, (int)n);
-    else
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0,
-                    b->zd + i0, (int)n, b->zd + j0, (int)n, 1.0, c, (int)n);
-    return 0;
-}
-
-/* Task t of a group's tiles -> tile (ti, tj) of the upper triangle, row by row; `worker` names
- * the scratch tile (which worker takes a tile does not change its result). */
-static int gram_task(void *arg, size_t worker, size_t t)
-{
-    struct gram_job *job = arg;
-    size_t ti = 0;
-    while (t >= job->nt - ti) {
-        t -= job->nt - ti;
-        ti++;
-    }
-    if (gram_tile(job->b, job->rows, ti, ti + t, worker))
-        atomic_store(&job->over, 1);
-    return GSVD_OK;
-}
-
-/* Task u: convert rows [32u, 32u + 32) of the group into the AMX pack. */
-static int amx_pack_task(void *arg, size_t worker, size_t u)
-{
-    struct backend_cpu *b = arg;
-    (void)worker;
-    gsvd_amx_pack_rows(b->amx, b->z, u);
-    return GSVD_OK;
-}
-
-static int flush_gram(struct backend_cpu *b)
-{
-    size_t rows = b->filled, n = b->n;
-    struct gram_job job;
-    int rc = GSVD_OK;
-
-    if (rows == 0)
-        return GSVD_OK;
-    if (b->tr_over)
-        return bound_exceeded("a row's sum of squares");
-    if (b->amx) {
-        GSVD_TRY(gsvd_amx_pack_reserve(b->amx, rows, n));
-        GSVD_TRY(
-            gsvd_blas_parallel_tasks(b->n_threads, gsvd_amx_pack_units(b->amx), amx_pack_task, b));
-    } else if (!b->gblk) {
-        GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
-        for (size_t i = 0; i < rows * n; i++)
-            b->zd[i] = b->z[i];
-    }
-    job.b = b;
-    job.rows = rows;
-    job.nt = (n + gram_tile_side(b) - 1) / gram_tile_side(b);
-    atomic_init(&job.over, 0);
-    GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, job.nt * (job.nt + 1) / 2, gram_task, &job));
-    if (atomic_load(&job.over))
-        return bound_exceeded("a Gram product");
-    b->filled = 0;
-out:
-    return rc;
-}
-
-static int cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
-{
-    struct backend_cpu *b = (struct backend_cpu *)be;
-    if (sumsq)
-        b->pass_sumsq = sumsq; /* with a bound, the exact trace is written there at gram_end */
-    return feed(b, g, sumsq, flush_gram);
-}
-
-static int cpu_gram_end(gsvd_backend *be, double *gout)
-{
-    struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t n = b->n;
-    int rc = flush_gram(b);
-    if (rc < 0)
-        return rc;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i; j < n; j++)
-            gout[i * n + j] = gout[j * n + i] =
-                b->glo ? gsvd_xsum_value(b->g[i * n + j], b->glo[i * n + j]) : b->g[i * n + j];
-    if (b->glo && b->pass_sumsq)
-        *b->pass_sumsq = gsvd_xsum_value(b->tr_hi, b->tr_lo);
-    return GSVD_OK;
-}
-
-static int cpu_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo, double *tr)
-{
-    struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t n = b->n;
-    int rc;
-    if (!b->glo)
-        return GSVD_EUNSUPPORTED;
-    rc = flush_gram(b);
-    if (rc < 0)
-        return rc;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < n; j++) {
-            g_hi[i * n + j] = j >= i ? b->g[i * n + j] : 0.0;
-            g_lo[i * n + j] = j >= i ? b->glo[i * n + j] : 0.0;
-        }
-    if (tr) {
-        tr[0] = b->tr_hi;
-        tr[1] = b->tr_lo;
-    }
-    return GSVD_OK;
-}
-
 static int cpu_eigh(gsvd_backend *be, size_t n, double *a, double *w)
 {
     lapack_int info;
@@ -931,12 +496,12 @@ static const struct gsvd_pca_device_ops cpu_pca_ops = {
     .pass_block = cpu_pass_block,
     .pass_end = cpu_pass_end,
     .project = cpu_project,
-    .gram_begin = cpu_gram_begin,
-    .gram_block = cpu_gram_block,
-    .gram_end = cpu_gram_end,
+    .gram_begin = gsvd_cpu_gram_begin,
+    .gram_block = gsvd_cpu_gram_block,
+    .gram_end = gsvd_cpu_gram_end,
     .set_bound = cpu_set_bound,
     .pass_end_parts = cpu_pass_end_parts,
-    .gram_end_parts = cpu_gram_end_parts,
+    .gram_end_parts = gsvd_cpu_gram_end_parts,
 };
 
 /* PCA only: pdist counts on the host without a backend. */

@@ -1,0 +1,326 @@
+/* analysis/backend_cpu_gram.c - the CPU backend's Gram for the exact method: rows are
+ * standardised into fixed groups (variant index / group rows), and each group's Z^T Z is added
+ * tile by tile into the float64 Gram (float32 ssyrk/sgemm, AMX bf16 or float64 tiles, exactly
+ * summed when the analysis gave a bound), so the result does not depend on the thread count,
+ * the chunking or the split of the rows between processes. */
+#include "gsvd_config.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "analysis/backend_cpu_internal.h"
+#include "analysis/blas_room.h"
+#include "analysis/pca_device.h"
+#include "common/checked.h"
+#include "common/parallel.h"
+
+/* Rows per Gram group and per pass group: gsvd_backend_gram_group_rows and
+ * gsvd_backend_pass_group_rows (analysis/backend.h), powers of two that depend on the sample
+ * count alone, so the grouping (and every rounding) is the same for any chunking and any split
+ * of the rows between processes. */
+static size_t group_rows(size_t n)
+{
+    return gsvd_backend_gram_group_rows(n);
+}
+
+/* Make room for a group of rows in z. */
+static int reserve_group(struct backend_cpu *b, size_t n)
+{
+    size_t cells;
+    b->group = group_rows(n);
+    if (gsvd_mul_size(b->group, n, &cells) < 0)
+        return GSVD_EINVAL;
+    return reserve_f(&b->z, &b->z_cap, cells);
+}
+
+/* Feed a block's rows into groups (variant index / b->group, as the passes do); `flush` runs
+ * on every complete group of b->filled rows. */
+static int feed(struct backend_cpu *b, const struct gsvd_gblock *g, double *sumsq,
+                int (*flush)(struct backend_cpu *b))
+{
+    size_t r = 0;
+    int rc = GSVD_OK;
+
+    if (g->n_cols != b->n) {
+        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, b->n);
+        return GSVD_EINTERNAL;
+    }
+    while (r < g->n_rows) {
+        uint64_t gid = row_gid(b, g, r, b->group);
+        size_t take = 1;
+        while (r + take < g->n_rows && row_gid(b, g, r + take, b->group) == gid)
+            take++;
+        if (b->filled && gid != b->gram_gid)
+            GSVD_TRY(flush(b));
+        b->gram_gid = gid;
+        if (b->filled + take > b->group)
+            return bad_index();
+        standardise_rows(b, g, r, take, b->z + b->filled * b->n, sumsq);
+        b->filled += take;
+        r += take;
+    }
+    b->next_index += g->n_rows;
+out:
+    return rc;
+}
+
+/* Whether this Gram runs on the AMX tiles (enum gsvd_gram_kernel); says which kernel at -v.
+ * auto keeps float32 ssyrk: the bf16 hi/lo tiles are ~1.3x faster on a Sapphire Rapids core
+ * but their singular values are 1-2e-6 off float64, not 1e-7 (docs/decisions.md 2026-11-25). */
+static int use_amx(const struct backend_cpu *b, size_t n)
+{
+    char why[128];
+
+    if (b->gram_kernel == GSVD_GRAM_AMX) { /* usable: checked at create */
+        gsvd_log_info("Gram kernel: amx (bf16 hi/lo tiles)");
+        return 1;
+    }
+    if (b->gram_kernel == GSVD_GRAM_AUTO && !b->gram_f64 && n <= GRAM_F32_MAX_N)
+        gsvd_log_debug("Gram kernel: auto is f32; --gram-kernel amx %s",
+                       gsvd_amx_usable(why, sizeof why) ? "would run here" : why);
+    return 0;
+}
+
+int gsvd_cpu_gram_begin(gsvd_backend *be, size_t n)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t nn;
+    int rc = GSVD_OK;
+
+    if (gsvd_mul_size(n, n, &nn) < 0)
+        return GSVD_EINVAL;
+    gsvd_free(b->g);
+    gsvd_free(b->glo);
+    gsvd_free(b->gblk);
+    gsvd_free(b->gtile);
+    gsvd_amx_pack_free(b->amx);
+    gsvd_free(b->ctile);
+    b->gblk = NULL;
+    b->glo = NULL;
+    b->gtile = NULL;
+    b->amx = NULL;
+    b->ctile = NULL;
+    b->g = gsvd_calloc(nn, sizeof *b->g);
+    if (!b->g)
+        return GSVD_ENOMEM;
+    if (b->bounded) {
+        b->glo = gsvd_calloc(nn, sizeof *b->glo);
+        if (!b->glo)
+            return GSVD_ENOMEM;
+        /* |G_ij| <= sum_r max|z_r|^2, doubled for the rounding of the products */
+        b->ggrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.max_abs * b->zb.max_abs);
+        b->trgrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.row_sumsq);
+        b->tr_hi = b->tr_lo = 0;
+        b->tr_over = 0;
+    }
+    if (use_amx(b, n)) {
+        GSVD_TRY(gsvd_amx_pack_new(&b->amx));
+        b->ctile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
+                               sizeof *b->ctile);
+        if (!b->ctile)
+            return GSVD_ENOMEM;
+    } else if (n <= GRAM_F32_MAX_N && !b->gram_f64) {
+        gsvd_log_info("Gram kernel: f32 (ssyrk tiles)");
+        b->gblk = gsvd_malloc(nn * sizeof *b->gblk);
+        if (!b->gblk)
+            return GSVD_ENOMEM;
+    } else {
+        gsvd_log_info("Gram kernel: f64 (dsyrk tiles)");
+        if (b->bounded) {
+            b->gtile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
+                                   sizeof *b->gtile);
+            if (!b->gtile)
+                return GSVD_ENOMEM;
+        }
+    }
+    b->n = n;
+    b->filled = 0;
+    b->next_index = 0;
+    b->pass_sumsq = NULL;
+    rc = reserve_group(b, n);
+out:
+    return rc;
+}
+
+/* G += Z^T Z for the group, in fixed 256-column tiles of the upper triangle: float32
+ * ssyrk/sgemm per tile added into float64 (or dsyrk/dgemm for large n: straight into G, or into
+ * a scratch tile added exactly when there is a bound).  Every tile is computed by the same BLAS
+ * calls whatever thread takes it, so the result does not depend on the thread count. */
+
+struct gram_job {
+    struct backend_cpu *b;
+    size_t rows, nt; /* group rows, tiles per side */
+    atomic_int over; /* a value exceeded the grid's bound */
+};
+
+/* Add tile values c (row stride ldc) into G at (i0, j0), exactly when there is a bound.
+ * Returns 1 if a value exceeded the bound. */
+static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size_t wj, int diag,
+                    const float *cf, const double *cd, size_t ldc)
+{
+    size_t n = b->n;
+    int over = 0;
+    for (size_t i = 0; i < wi; i++)
+        for (size_t j = diag ? i : 0; j < wj; j++) {
+            double v = cf ? (double)cf[i * ldc + j] : cd[i * ldc + j];
+            double *hi = &b->g[(i0 + i) * n + j0 + j];
+            if (b->bounded) {
+                over |= !(fabs(v) <= b->ggrid.bound);
+                gsvd_xsum_add(hi, &b->glo[(i0 + i) * n + j0 + j], v, &b->ggrid);
+            } else {
+                *hi += v;
+            }
+        }
+    return over;
+}
+
+/* Side of the Gram tiles: the float32 tiles are larger (OpenBLAS packs each tile's two panels
+ * per call, so a wider tile packs less per product). */
+static size_t gram_tile_side(const struct backend_cpu *b)
+{
+    return b->gblk && !b->amx ? GRAM_TILE_F32 : GRAM_TILE;
+}
+
+static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, size_t share)
+{
+    size_t n = b->n, ts = gram_tile_side(b), i0 = ti * ts, j0 = tj * ts;
+    size_t wi = n - i0 < ts ? n - i0 : ts, wj = n - j0 < ts ? n - j0 : ts;
+
+    if (b->amx) {
+        float *c = b->ctile + share * GRAM_TILE * GRAM_TILE;
+        gsvd_amx_gram_tile(b->amx, i0, j0, wi, wj, c);
+        return gram_add(b, i0, j0, wi, wj, ti == tj, c, NULL, GRAM_TILE);
+    }
+    if (b->gblk) {
+        float *c = b->gblk + i0 * n + j0;
+        if (ti == tj)
+            cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0f, b->z + i0,
+                        (int)n, 0.0f, c, (int)n);
+        else
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0f,
+                        b->z + i0, (int)n, b->z + j0, (int)n, 0.0f, c, (int)n);
+        return gram_add(b, i0, j0, wi, wj, ti == tj, c, NULL, n);
+    }
+    if (b->gtile) {
+        double *c = b->gtile + share * GRAM_TILE * GRAM_TILE;
+        if (ti == tj)
+            cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0, b->zd + i0,
+                        (int)n, 0.0, c, GRAM_TILE);
+        else
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0,
+                        b->zd + i0, (int)n, b->zd + j0, (int)n, 0.0, c, GRAM_TILE);
+        return gram_add(b, i0, j0, wi, wj, ti == tj, NULL, c, GRAM_TILE);
+    }
+    double *c = b->g + i0 * n + j0;
+    if (ti == tj)
+        cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0, b->zd + i0,
+                    (int)n, 1.0, c, (int)n);
+    else
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0,
+                    b->zd + i0, (int)n, b->zd + j0, (int)n, 1.0, c, (int)n);
+    return 0;
+}
+
+/* Task t of a group's tiles -> tile (ti, tj) of the upper triangle, row by row; `worker` names
+ * the scratch tile (which worker takes a tile does not change its result). */
+static int gram_task(void *arg, size_t worker, size_t t)
+{
+    struct gram_job *job = arg;
+    size_t ti = 0;
+    while (t >= job->nt - ti) {
+        t -= job->nt - ti;
+        ti++;
+    }
+    if (gram_tile(job->b, job->rows, ti, ti + t, worker))
+        atomic_store(&job->over, 1);
+    return GSVD_OK;
+}
+
+/* Task u: convert rows [32u, 32u + 32) of the group into the AMX pack. */
+static int amx_pack_task(void *arg, size_t worker, size_t u)
+{
+    struct backend_cpu *b = arg;
+    (void)worker;
+    gsvd_amx_pack_rows(b->amx, b->z, u);
+    return GSVD_OK;
+}
+
+static int flush_gram(struct backend_cpu *b)
+{
+    size_t rows = b->filled, n = b->n;
+    struct gram_job job;
+    int rc = GSVD_OK;
+
+    if (rows == 0)
+        return GSVD_OK;
+    if (b->tr_over)
+        return bound_exceeded("a row's sum of squares");
+    if (b->amx) {
+        GSVD_TRY(gsvd_amx_pack_reserve(b->amx, rows, n));
+        GSVD_TRY(
+            gsvd_blas_parallel_tasks(b->n_threads, gsvd_amx_pack_units(b->amx), amx_pack_task, b));
+    } else if (!b->gblk) {
+        GSVD_TRY(reserve_d(&b->zd, &b->zd_cap, rows * n));
+        for (size_t i = 0; i < rows * n; i++)
+            b->zd[i] = b->z[i];
+    }
+    job.b = b;
+    job.rows = rows;
+    job.nt = (n + gram_tile_side(b) - 1) / gram_tile_side(b);
+    atomic_init(&job.over, 0);
+    GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, job.nt * (job.nt + 1) / 2, gram_task, &job));
+    if (atomic_load(&job.over))
+        return bound_exceeded("a Gram product");
+    b->filled = 0;
+out:
+    return rc;
+}
+
+int gsvd_cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    if (sumsq)
+        b->pass_sumsq = sumsq; /* with a bound, the exact trace is written there at gram_end */
+    return feed(b, g, sumsq, flush_gram);
+}
+
+int gsvd_cpu_gram_end(gsvd_backend *be, double *gout)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t n = b->n;
+    int rc = flush_gram(b);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++)
+            gout[i * n + j] = gout[j * n + i] =
+                b->glo ? gsvd_xsum_value(b->g[i * n + j], b->glo[i * n + j]) : b->g[i * n + j];
+    if (b->glo && b->pass_sumsq)
+        *b->pass_sumsq = gsvd_xsum_value(b->tr_hi, b->tr_lo);
+    return GSVD_OK;
+}
+
+int gsvd_cpu_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo, double *tr)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t n = b->n;
+    int rc;
+    if (!b->glo)
+        return GSVD_EUNSUPPORTED;
+    rc = flush_gram(b);
+    if (rc < 0)
+        return rc;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++) {
+            g_hi[i * n + j] = j >= i ? b->g[i * n + j] : 0.0;
+            g_lo[i * n + j] = j >= i ? b->glo[i * n + j] : 0.0;
+        }
+    if (tr) {
+        tr[0] = b->tr_hi;
+        tr[1] = b->tr_lo;
+    }
+    return GSVD_OK;
+}
