@@ -40,22 +40,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import pdist_oracle as po  # noqa: E402
 
+sys.path.insert(0, os.path.join(HERE, ".."))
+from checklib import check, summary  # noqa: E402
+
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 HM = os.path.join(ROOT, "testdata", "realdata", "hapmap3.vcz")
 KH = os.path.join(ROOT, "testdata", "realdata", "khuman_chr22.vcz")
-
-passed = failed = 0
-
-
-def check(label, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"  ok   {label}")
-    else:
-        failed += 1
-        print(f"  FAIL {label} {detail}")
-    return ok
 
 
 def run(args, env=None, stdin=None):
@@ -426,8 +416,7 @@ def main():
             c(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":
