@@ -29,12 +29,14 @@ struct gsvd_backend_params {
     int gram_kernel;   /* CPU, float32 Gram: enum gsvd_gram_kernel (0 = auto) */
 };
 
-/* The CPU's product for the float32 Gram tiles (gsvd_backend_params.gram_kernel; the names
- * "auto", "f32", "amx" in this order are pca's --gram-kernel).  f32: ssyrk/sgemm tiles; amx:
- * bf16 hi/lo tiles on Intel AMX (analysis/gram_amx.h; create fails with GSVD_EUNSUPPORTED where
- * they cannot run; any N, no N x N float32 block); auto: f32 (amx is faster but ~10x less
- * accurate, see docs/decisions.md). */
-enum gsvd_gram_kernel { GSVD_GRAM_AUTO = 0, GSVD_GRAM_F32 = 1, GSVD_GRAM_AMX = 2 };
+/* The CPU's product for the Gram tiles (gsvd_backend_params.gram_kernel; the names "auto",
+ * "f32", "amx", "i8" in this order are pca's --gram-kernel).  f32: float32 ssyrk/sgemm tiles;
+ * amx: bf16 hi/lo tiles on Intel AMX (analysis/gram_amx.h); i8: int8 AMX tiles on the genotype
+ * integers with two-digit weights (analysis/gram_i8.h: eigenvalues within 2^-14 relative from
+ * the weights, integer dosages 0..2 only).  create fails with GSVD_EUNSUPPORTED where amx or
+ * i8 cannot run.  auto: f32, or i8 where the caller allows it (gsvd_backend_gram_fast) and it
+ * can run. */
+enum gsvd_gram_kernel { GSVD_GRAM_AUTO = 0, GSVD_GRAM_F32 = 1, GSVD_GRAM_AMX = 2, GSVD_GRAM_I8 = 3 };
 
 /* The device a process of a distributed run takes among n_usable usable ones (n_usable >= 1):
  * the (local_rank mod n_usable)-th, so that the ranks of a node spread over its devices and a

@@ -48,12 +48,7 @@ static void cpu_destroy(gsvd_backend *be)
     gsvd_free(b->ygrid);
     gsvd_free(b->z);
     gsvd_free(b->zd);
-    gsvd_free(b->gblk);
-    gsvd_amx_pack_free(b->amx);
-    gsvd_free(b->ctile);
-    gsvd_free(b->g);
-    gsvd_free(b->glo);
-    gsvd_free(b->gtile);
+    gsvd_cpu_gram_free(b);
     gsvd_free(b);
 }
 
@@ -69,10 +64,11 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     b->n_threads = p && p->n_threads ? p->n_threads : 1;
     b->gram_f64 = p && p->gram_f64;
     b->gram_kernel = p ? p->gram_kernel : GSVD_GRAM_AUTO;
-    if (b->gram_kernel == GSVD_GRAM_AMX) {
+    if (b->gram_kernel == GSVD_GRAM_AMX || b->gram_kernel == GSVD_GRAM_I8) {
         char why[128];
-        if (!gsvd_amx_usable(why, sizeof why)) {
-            gsvd_log_error("the AMX Gram kernel cannot run here: %s", why);
+        int i8 = b->gram_kernel == GSVD_GRAM_I8;
+        if (!(i8 ? gsvd_amx_int8_usable(why, sizeof why) : gsvd_amx_usable(why, sizeof why))) {
+            gsvd_log_error("the %s Gram kernel cannot run here: %s", i8 ? "i8" : "AMX", why);
             gsvd_free(b);
             return GSVD_EUNSUPPORTED;
         }
@@ -502,6 +498,8 @@ static const struct gsvd_pca_device_ops cpu_pca_ops = {
     .set_bound = cpu_set_bound,
     .pass_end_parts = cpu_pass_end_parts,
     .gram_end_parts = gsvd_cpu_gram_end_parts,
+    .gram_fast = gsvd_cpu_gram_fast,
+    .gram_error = gsvd_cpu_gram_error,
 };
 
 /* PCA only: pdist counts on the host without a backend. */

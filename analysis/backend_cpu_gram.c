@@ -26,14 +26,52 @@ static size_t group_rows(size_t n)
     return gsvd_backend_gram_group_rows(n);
 }
 
-/* Make room for a group of rows in z. */
+/* Make room for a group of rows: standardised in z, or as call codes for the i8 kernel. */
 static int reserve_group(struct backend_cpu *b, size_t n)
 {
-    size_t cells;
+    size_t cells, workers = gsvd_parallel_workers(b->n_threads);
     b->group = group_rows(n);
     if (gsvd_mul_size(b->group, n, &cells) < 0)
         return GSVD_EINVAL;
-    return reserve_f(&b->z, &b->z_cap, cells);
+    if (!b->i8)
+        return reserve_f(&b->z, &b->z_cap, cells);
+    b->codes = gsvd_malloc(cells);
+    b->rcen = gsvd_malloc(b->group * sizeof *b->rcen);
+    b->rscl = gsvd_malloc(b->group * sizeof *b->rscl);
+    b->rmis = gsvd_malloc(b->group * sizeof *b->rmis);
+    b->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GRAM_TILE, sizeof *b->i8acc);
+    b->dtile = gsvd_malloc(workers * GRAM_TILE * GRAM_TILE * sizeof *b->dtile);
+    return b->codes && b->rcen && b->rscl && b->rmis && b->i8acc && b->dtile ? GSVD_OK
+                                                                              : GSVD_ENOMEM;
+}
+
+/* Rows [r, r + take) of the block into the group at row b->filled: standardised, or as call
+ * codes with their centre, scale and missing value (i8). */
+static void put_rows(struct backend_cpu *b, const struct gsvd_gblock *g, size_t r, size_t take,
+                     double *sumsq)
+{
+    size_t n = b->n;
+    if (!b->i8) {
+        standardise_rows(b, g, r, take, b->z + b->filled * n, sumsq);
+        return;
+    }
+    for (size_t t = 0; t < take; t++) {
+        size_t at = b->filled + t;
+        double rs = 0;
+        gsvd_cpu_row_codes(g, r + t, b->codes + at * n, sumsq ? &rs : NULL);
+        if (sumsq)
+            add_row_sumsq(b, rs, sumsq);
+        b->rcen[at] = g->center[r + t];
+        b->rscl[at] = g->scale[r + t];
+        b->rmis[at] = g->missing ? g->missing[r + t] : 0.0f;
+    }
+}
+
+/* Float rows reached the i8 kernel, which gram_begin allows only with a bound (integers). */
+static int bad_i8_input(void)
+{
+    gsvd_log_error("float genotype rows reached the int8 Gram kernel (internal error)");
+    return GSVD_EINTERNAL;
 }
 
 /* Feed a block's rows into groups (variant index / b->group, as the passes do); `flush` runs
@@ -58,7 +96,9 @@ static int feed(struct backend_cpu *b, const struct gsvd_gblock *g, double *sums
         b->gram_gid = gid;
         if (b->filled + take > b->group)
             return bad_index();
-        standardise_rows(b, g, r, take, b->z + b->filled * b->n, sumsq);
+        if (b->i8 && g->f64)
+            return bad_i8_input();
+        put_rows(b, g, r, take, sumsq);
         b->filled += take;
         r += take;
     }
@@ -67,42 +107,103 @@ out:
     return rc;
 }
 
-/* Whether this Gram runs on the AMX tiles (enum gsvd_gram_kernel); says which kernel at -v.
- * auto keeps float32 ssyrk: the bf16 hi/lo tiles are ~1.3x faster on a Sapphire Rapids core
- * but their singular values are 1-2e-6 off float64, not 1e-7 (docs/decisions.md 2026-11-25). */
-static int use_amx(const struct backend_cpu *b, size_t n)
+/* The data the i8 kernel takes: integer dosages 0..2 (the bound says so). */
+static int i8_data_ok(const struct backend_cpu *b)
+{
+    return b->bounded && b->zb.max_dosage >= 1 && b->zb.max_dosage <= 2;
+}
+
+double gsvd_cpu_gram_fast(gsvd_backend *be, int on)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    char why[128];
+
+    b->gram_fast = 0;
+    if (!on)
+        return 0;
+    if (b->gram_kernel == GSVD_GRAM_I8)
+        return i8_data_ok(b) ? GSVD_I8_WEIGHT_ERR : 0;
+    if (b->gram_kernel != GSVD_GRAM_AUTO || b->gram_f64)
+        return 0;
+    if (!i8_data_ok(b)) {
+        gsvd_log_debug("Gram kernel: not i8 (needs integer dosages 0..2)");
+        return 0;
+    }
+    if (!gsvd_amx_int8_usable(why, sizeof why)) {
+        gsvd_log_debug("Gram kernel: not i8 (%s)", why);
+        return 0;
+    }
+    b->gram_fast = 1;
+    return GSVD_I8_WEIGHT_ERR;
+}
+
+double gsvd_cpu_gram_error(gsvd_backend *be)
+{
+    return ((struct backend_cpu *)be)->gram_err;
+}
+
+/* Which tiles this Gram runs on (enum gsvd_gram_kernel, auto resolved: f32 also stands for
+ * the float64 tiles); says which at -v.  auto keeps float32 ssyrk unless the caller allowed the
+ * i8 kernel (gram_fast): the bf16 hi/lo tiles are ~1.3x faster on a Sapphire Rapids core but
+ * their singular values are 1-2e-6 off float64, not 1e-7 (docs/decisions.md 2026-11-25). */
+static int pick_kernel(const struct backend_cpu *b, size_t n)
 {
     char why[128];
 
+    if (b->gram_kernel == GSVD_GRAM_I8 || (b->gram_kernel == GSVD_GRAM_AUTO && b->gram_fast)) {
+        if (!i8_data_ok(b)) {
+            gsvd_log_error("--gram-kernel i8 needs integer dosages 0..2 (ploidy 1 or 2)");
+            return GSVD_EUNSUPPORTED;
+        }
+        gsvd_log_info("Gram kernel: i8 (int8 AMX tiles on the dosages, weights to 2^-14)");
+        return GSVD_GRAM_I8;
+    }
     if (b->gram_kernel == GSVD_GRAM_AMX) { /* usable: checked at create */
         gsvd_log_info("Gram kernel: amx (bf16 hi/lo tiles)");
-        return 1;
+        return GSVD_GRAM_AMX;
     }
     if (b->gram_kernel == GSVD_GRAM_AUTO && !b->gram_f64 && n <= GRAM_F32_MAX_N)
         gsvd_log_debug("Gram kernel: auto is f32; --gram-kernel amx %s",
                        gsvd_amx_usable(why, sizeof why) ? "would run here" : why);
-    return 0;
+    return GSVD_GRAM_F32;
 }
 
-int gsvd_cpu_gram_begin(gsvd_backend *be, size_t n)
+void gsvd_cpu_gram_free(struct backend_cpu *b)
 {
-    struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t nn;
-    int rc = GSVD_OK;
-
-    if (gsvd_mul_size(n, n, &nn) < 0)
-        return GSVD_EINVAL;
     gsvd_free(b->g);
     gsvd_free(b->glo);
     gsvd_free(b->gblk);
     gsvd_free(b->gtile);
     gsvd_amx_pack_free(b->amx);
     gsvd_free(b->ctile);
-    b->gblk = NULL;
-    b->glo = NULL;
-    b->gtile = NULL;
+    gsvd_i8_pack_free(b->i8);
+    gsvd_free(b->codes);
+    gsvd_free(b->rcen);
+    gsvd_free(b->rscl);
+    gsvd_free(b->rmis);
+    gsvd_free(b->i8acc);
+    gsvd_free(b->dtile);
+    b->g = b->glo = b->gtile = b->dtile = NULL;
+    b->gblk = b->ctile = b->rcen = b->rscl = b->rmis = NULL;
     b->amx = NULL;
-    b->ctile = NULL;
+    b->i8 = NULL;
+    b->codes = NULL;
+    b->i8acc = NULL;
+}
+
+int gsvd_cpu_gram_begin(gsvd_backend *be, size_t n)
+{
+    struct backend_cpu *b = (struct backend_cpu *)be;
+    size_t nn;
+    int rc = GSVD_OK, kernel;
+
+    if (gsvd_mul_size(n, n, &nn) < 0)
+        return GSVD_EINVAL;
+    gsvd_cpu_gram_free(b);
+    kernel = pick_kernel(b, n);
+    if (kernel < 0)
+        return kernel;
+    b->gram_err = kernel == GSVD_GRAM_I8 ? GSVD_I8_WEIGHT_ERR : 0;
     b->g = gsvd_calloc(nn, sizeof *b->g);
     if (!b->g)
         return GSVD_ENOMEM;
@@ -116,7 +217,9 @@ int gsvd_cpu_gram_begin(gsvd_backend *be, size_t n)
         b->tr_hi = b->tr_lo = 0;
         b->tr_over = 0;
     }
-    if (use_amx(b, n)) {
+    if (kernel == GSVD_GRAM_I8) {
+        GSVD_TRY(gsvd_i8_pack_new(&b->i8));
+    } else if (kernel == GSVD_GRAM_AMX) {
         GSVD_TRY(gsvd_amx_pack_new(&b->amx));
         b->ctile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
                                sizeof *b->ctile);
@@ -156,6 +259,38 @@ struct gram_job {
     atomic_int over; /* a value exceeded the grid's bound */
 };
 
+/* w values v of one tile row into (hi, lo) exactly on grid g (gsvd_xsum_add, written so the
+ * compiler vectorises it); returns 1 if a value exceeded the grid's bound. */
+GSVD_CLONES static int xsum_row_d(double *restrict hi, double *restrict lo,
+                                  const double *restrict v, size_t w, struct gsvd_xgrid g)
+{
+    int over = 0;
+    for (size_t j = 0; j < w; j++) {
+        double x = v[j], h = gsvd_xsum_round(x, g.c_hi), l, t;
+        over |= !(fabs(x) <= g.bound);
+        l = lo[j] + gsvd_xsum_round(x - h, g.c_lo);
+        t = gsvd_xsum_round(l, g.c_hi);
+        hi[j] = hi[j] + h + t;
+        lo[j] = l - t;
+    }
+    return over;
+}
+
+GSVD_CLONES static int xsum_row_f(double *restrict hi, double *restrict lo,
+                                  const float *restrict v, size_t w, struct gsvd_xgrid g)
+{
+    int over = 0;
+    for (size_t j = 0; j < w; j++) {
+        double x = v[j], h = gsvd_xsum_round(x, g.c_hi), l, t;
+        over |= !(fabs(x) <= g.bound);
+        l = lo[j] + gsvd_xsum_round(x - h, g.c_lo);
+        t = gsvd_xsum_round(l, g.c_hi);
+        hi[j] = hi[j] + h + t;
+        lo[j] = l - t;
+    }
+    return over;
+}
+
 /* Add tile values c (row stride ldc) into G at (i0, j0), exactly when there is a bound.
  * Returns 1 if a value exceeded the bound. */
 static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size_t wj, int diag,
@@ -163,17 +298,16 @@ static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size
 {
     size_t n = b->n;
     int over = 0;
-    for (size_t i = 0; i < wi; i++)
-        for (size_t j = diag ? i : 0; j < wj; j++) {
-            double v = cf ? (double)cf[i * ldc + j] : cd[i * ldc + j];
-            double *hi = &b->g[(i0 + i) * n + j0 + j];
-            if (b->bounded) {
-                over |= !(fabs(v) <= b->ggrid.bound);
-                gsvd_xsum_add(hi, &b->glo[(i0 + i) * n + j0 + j], v, &b->ggrid);
-            } else {
-                *hi += v;
-            }
-        }
+    for (size_t i = 0; i < wi; i++) {
+        size_t j = diag ? i : 0, at = (i0 + i) * n + j0 + j;
+        if (b->bounded && cf)
+            over |= xsum_row_f(b->g + at, b->glo + at, cf + i * ldc + j, wj - j, b->ggrid);
+        else if (b->bounded)
+            over |= xsum_row_d(b->g + at, b->glo + at, cd + i * ldc + j, wj - j, b->ggrid);
+        else
+            for (; j < wj; j++)
+                b->g[(i0 + i) * n + j0 + j] += cf ? (double)cf[i * ldc + j] : cd[i * ldc + j];
+    }
     return over;
 }
 
@@ -189,6 +323,11 @@ static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, s
     size_t n = b->n, ts = gram_tile_side(b), i0 = ti * ts, j0 = tj * ts;
     size_t wi = n - i0 < ts ? n - i0 : ts, wj = n - j0 < ts ? n - j0 : ts;
 
+    if (b->i8) {
+        double *c = b->dtile + share * GRAM_TILE * GRAM_TILE;
+        gsvd_i8_gram_tile(b->i8, i0, j0, wi, wj, b->i8acc + share * 2 * GRAM_TILE * GRAM_TILE, c);
+        return gram_add(b, i0, j0, wi, wj, ti == tj, NULL, c, GRAM_TILE);
+    }
     if (b->amx) {
         float *c = b->ctile + share * GRAM_TILE * GRAM_TILE;
         gsvd_amx_gram_tile(b->amx, i0, j0, wi, wj, c);
@@ -239,6 +378,34 @@ static int gram_task(void *arg, size_t worker, size_t t)
     return GSVD_OK;
 }
 
+/* Task u: unit u of the group into the int8 tiles. */
+static int i8_pack_task(void *arg, size_t worker, size_t u)
+{
+    struct backend_cpu *b = arg;
+    (void)worker;
+    gsvd_i8_pack_rows(b->i8, b->codes, u);
+    return GSVD_OK;
+}
+
+/* The group into the int8 tiles: plan (classes, digits), the units in parallel, the sums. */
+static int i8_pack(struct backend_cpu *b, size_t rows)
+{
+    size_t n = b->n;
+    double werr;
+    int rc = gsvd_i8_pack_plan(b->i8, rows, n, b->rcen, b->rscl, b->rmis, &werr);
+    if (rc == GSVD_EINVAL) {
+        gsvd_log_error("a variant's centre or scale is outside what the int8 Gram kernel takes "
+                       "(internal error)");
+        return GSVD_EINTERNAL;
+    }
+    if (rc < 0)
+        return rc;
+    rc = gsvd_blas_parallel_tasks(b->n_threads, gsvd_i8_pack_units(b->i8), i8_pack_task, b);
+    if (rc == GSVD_OK)
+        gsvd_i8_pack_sums(b->i8);
+    return rc;
+}
+
 /* Task u: convert rows [32u, 32u + 32) of the group into the AMX pack. */
 static int amx_pack_task(void *arg, size_t worker, size_t u)
 {
@@ -258,7 +425,9 @@ static int flush_gram(struct backend_cpu *b)
         return GSVD_OK;
     if (b->tr_over)
         return bound_exceeded("a row's sum of squares");
-    if (b->amx) {
+    if (b->i8) {
+        GSVD_TRY(i8_pack(b, rows));
+    } else if (b->amx) {
         GSVD_TRY(gsvd_amx_pack_reserve(b->amx, rows, n));
         GSVD_TRY(
             gsvd_blas_parallel_tasks(b->n_threads, gsvd_amx_pack_units(b->amx), amx_pack_task, b));

@@ -6,6 +6,7 @@
 #include "analysis/backend_internal.h"
 #include "analysis/cpu_rows.h"
 #include "analysis/gram_amx.h"
+#include "analysis/gram_i8.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -17,6 +18,7 @@
 #define GRAM_TILE 256     /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
 #define GRAM_TILE_F32 512 /* float32 ssyrk/sgemm tiles (gram_tile_side) */
 _Static_assert(GRAM_TILE == GSVD_AMX_TILE, "the AMX tiles are the Gram tiles");
+_Static_assert(GRAM_TILE == GSVD_I8_TILE, "the int8 tiles are the Gram tiles");
 
 /* One pass group's scratch, used by one thread at a time. */
 struct pass_slot {
@@ -63,6 +65,13 @@ struct backend_cpu {
     float *gblk;             /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
     gsvd_amx_pack *amx;      /* the group in bf16 for the AMX tiles, or NULL (f32 / f64) */
     float *ctile;            /* AMX: a GRAM_TILE^2 float32 scratch per thread */
+    gsvd_i8_pack *i8;        /* the group for the int8 tiles, or NULL */
+    uint8_t *codes;          /* i8: group x n call codes (0..2 dosage, 3 missing) */
+    float *rcen, *rscl, *rmis; /* i8: each group row's centre, scale and missing value */
+    int32_t *i8acc;          /* i8: 2 GRAM_TILE^2 int32 per thread */
+    double *dtile;           /* i8: a GRAM_TILE^2 float64 tile per thread */
+    int gram_fast;           /* gram_fast(1) said yes: auto takes the i8 kernel */
+    double gram_err;         /* the last Gram's eigenvalue error bound (0: exact kernel) */
     double *g;               /* n x n float64 Gram accumulator (upper triangle filled) */
     double *glo;             /* n x n low parts of the exact Gram sums (when `bounded`) */
     double *gtile;           /* float64 Gram: a GRAM_TILE^2 scratch per thread (when `bounded`) */
@@ -85,6 +94,18 @@ static inline int reserve_f(float **p, size_t *cap, size_t n)
     return GSVD_OK;
 }
 
+/* A row's sum of squares rs into *sumsq, or exactly into the backend's trace when it has a
+ * bound (b may be NULL: no bound). */
+static inline void add_row_sumsq(struct backend_cpu *b, double rs, double *sumsq)
+{
+    if (b && b->bounded) {
+        b->tr_over |= !(rs <= b->trgrid.bound);
+        gsvd_xsum_add(&b->tr_hi, &b->tr_lo, rs, &b->trgrid);
+    } else {
+        *sumsq += rs;
+    }
+}
+
 /* Standardise rows [r0, r0 + rows) of the block into z (rows x n float32); each row's sum of
  * squares is added to *sumsq in row order, or exactly to the backend's trace when it has a
  * bound.  Values and sums come from analysis/gblock_std.h, the definitions the CUDA kernels
@@ -96,12 +117,8 @@ static inline void standardise_rows(struct backend_cpu *b, const struct gsvd_gbl
     for (size_t r = r0; r < r0 + rows; r++) {
         double rs = 0;
         gsvd_cpu_expand_row(g, r, zout + (r - r0) * n, sumsq ? &rs : NULL);
-        if (sumsq && b && b->bounded) {
-            b->tr_over |= !(rs <= b->trgrid.bound);
-            gsvd_xsum_add(&b->tr_hi, &b->tr_lo, rs, &b->trgrid);
-        } else if (sumsq) {
-            *sumsq += rs;
-        }
+        if (sumsq)
+            add_row_sumsq(b, rs, sumsq);
     }
 }
 
@@ -146,5 +163,8 @@ int gsvd_cpu_gram_begin(gsvd_backend *be, size_t n);
 int gsvd_cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq);
 int gsvd_cpu_gram_end(gsvd_backend *be, double *gout);
 int gsvd_cpu_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo, double *tr);
+double gsvd_cpu_gram_fast(gsvd_backend *be, int on);
+double gsvd_cpu_gram_error(gsvd_backend *be);
+void gsvd_cpu_gram_free(struct backend_cpu *b); /* the Gram's buffers (destroy, gram_begin) */
 
 #endif /* GSVD_ANALYSIS_BACKEND_CPU_INTERNAL_H */

@@ -172,6 +172,41 @@ static double row_sumsq_hist(const struct gsvd_gblock *g, size_t r)
     return gsvd_std_sumsq_hist(hist, c0, s0, m0);
 }
 
+/* int8 values as codes: 0..2 kept, anything else (negative: missing) 3. */
+GSVD_CLONES static void codes_i8(const int8_t *row, size_t n, uint8_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t v = (uint8_t)row[i];
+        out[i] = v < 3 ? v : 3;
+    }
+}
+
+/* 2-bit codes unpacked, four per byte. */
+static void codes_p2(const uint8_t *row, size_t n, uint8_t *out)
+{
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        unsigned b = row[i >> 2];
+        out[i] = (uint8_t)(b & 3u);
+        out[i + 1] = (uint8_t)((b >> 2) & 3u);
+        out[i + 2] = (uint8_t)((b >> 4) & 3u);
+        out[i + 3] = (uint8_t)(b >> 6);
+    }
+    for (; i < n; i++)
+        out[i] = (uint8_t)gsvd_std_p2_code(row, i);
+}
+
+void gsvd_cpu_row_codes(const struct gsvd_gblock *g, size_t r, uint8_t *codes, double *rs)
+{
+    size_t n = g->n_cols;
+    if (g->i8)
+        codes_i8(g->i8 + r * n, n, codes);
+    else
+        codes_p2(g->p2 + r * gsvd_std_p2_row_bytes(n), n, codes);
+    if (rs)
+        *rs = row_sumsq_hist(g, r);
+}
+
 /* Row r of g standardised into z; *rs = its sum of squares when rs is not NULL. */
 void gsvd_cpu_expand_row(const struct gsvd_gblock *g, size_t r, float *z, double *rs)
 {

@@ -54,6 +54,7 @@ struct gsvd_zbound {
     double max_abs;   /* |Z_ji| <= max_abs for every value */
     double row_sumsq; /* sum_i Z_ji^2 <= row_sumsq for every row */
     uint64_t rows;    /* rows of one whole pass or Gram (over every process) <= rows */
+    unsigned max_dosage; /* calls are integer dosages 0..max_dosage (the ploidy); 0 unknown */
 };
 
 GSVD_EXTERN_C_END

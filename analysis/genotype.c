@@ -471,6 +471,7 @@ int gsvd_geno_zbound(const gsvd_geno *g, uint64_t rows, struct gsvd_zbound *out)
     out->max_abs = max_abs * (1 + 1e-5);
     out->row_sumsq = row * (1 + 1e-5);
     out->rows = rows;
+    out->max_dosage = (unsigned)g->ploidy;
     return GSVD_OK;
 }
 

@@ -151,8 +151,8 @@ __attribute__((target("avx512f"))) void gsvd_amx_pack_rows(gsvd_amx_pack *p, con
 }
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static int probe_ok;
-static char probe_why[128];
+static int probe_ok, probe_i8_ok;
+static char probe_why[128], probe_i8_why[128];
 
 static uint64_t read_xcr0(void)
 {
@@ -161,23 +161,38 @@ static uint64_t read_xcr0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+/* Both kernels' answers: they share the tile state and differ in the product and the packing
+ * instructions (bf16: amx-bf16, AVX-512F; int8: amx-int8, AVX-512F, BW, VL, DQ and VBMI). */
 static void probe(void)
 {
     unsigned a, b, c, d;
-    const char *why = NULL;
+    const char *why = NULL, *why_i8 = NULL;
 
     if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
         why = "the CPU or OS has no XSAVE (OSXSAVE clear)";
-    else if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) || !(d & (1u << 22)))
-        why = "the CPU has no AMX tiles with bf16 (CPUID leaf 7: amx-tile, amx-bf16)";
+    else if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)))
+        why = "the CPU has no AMX tiles (CPUID leaf 7: amx-tile)";
     else if (!(b & (1u << 16)))
         why = "the CPU has no AVX-512F (CPUID leaf 7), which packs the tiles";
     else if ((read_xcr0() & XCR0_NEEDED) != XCR0_NEEDED)
         why = "the OS does not enable the AVX-512 and AMX tile states (XCR0)";
     else if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) != 0)
         why = "the kernel refused the AMX tile data permission (arch_prctl)";
+    if (why) {
+        why_i8 = why;
+    } else {
+        if (!(d & (1u << 22)))
+            why = "the CPU has no AMX bf16 products (CPUID leaf 7: amx-bf16)";
+        if (!(d & (1u << 25)))
+            why_i8 = "the CPU has no AMX int8 products (CPUID leaf 7: amx-int8)";
+        else if (!(b & (1u << 30)) || !(b & (1u << 31)) || !(b & (1u << 17)) || !(c & (1u << 1)))
+            why_i8 = "the CPU has no AVX-512BW, VL, DQ and VBMI (CPUID leaf 7), which pack the "
+                     "tiles";
+    }
     probe_ok = why == NULL;
+    probe_i8_ok = why_i8 == NULL;
     snprintf(probe_why, sizeof probe_why, "%s", why ? why : "");
+    snprintf(probe_i8_why, sizeof probe_i8_why, "%s", why_i8 ? why_i8 : "");
 }
 
 int gsvd_amx_usable(char *why, size_t why_len)
@@ -186,6 +201,14 @@ int gsvd_amx_usable(char *why, size_t why_len)
     if (why && why_len)
         snprintf(why, why_len, "%s", probe_why);
     return probe_ok;
+}
+
+int gsvd_amx_int8_usable(char *why, size_t why_len)
+{
+    pthread_once(&probe_once, probe);
+    if (why && why_len)
+        snprintf(why, why_len, "%s", probe_i8_why);
+    return probe_i8_ok;
 }
 
 /* The tile configuration (palette 1): tmm0..3 the 2x2 float32 accumulators (16 x 16), tmm4, 5
@@ -197,7 +220,7 @@ struct tile_config {
     uint8_t rows[16];
 };
 
-static void tiles_configure(void)
+void gsvd_amx_tiles_configure(void)
 {
     struct tile_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -206,6 +229,9 @@ static void tiles_configure(void)
         cfg.rows[t] = 16;
         cfg.colsb[t] = 64;
     }
+    /* GCC 12 does not treat ldtilecfg as reading its operand and drops the stores above once
+     * this function is not inlined: make them visible */
+    __asm__ volatile("" : : "r"(&cfg) : "memory");
     _tile_loadconfig(&cfg);
 }
 
@@ -249,7 +275,7 @@ void gsvd_amx_gram_tile(const gsvd_amx_pack *p, size_t i0, size_t j0, size_t wi,
     const size_t ldc = GSVD_AMX_TILE * sizeof(float); /* bytes */
     size_t mi = round32(wi), mj = round32(wj);
 
-    tiles_configure();
+    gsvd_amx_tiles_configure();
     for (size_t k = 0; k < p->kp; k += KB) {
         size_t kl = p->kp - k < KB ? p->kp - k : KB;
         for (size_t bi = 0; bi < mi; bi += 32)
@@ -290,6 +316,18 @@ int gsvd_amx_usable(char *why, size_t why_len)
     if (why && why_len)
         snprintf(why, why_len, "%s", "built without AMX (the compiler lacks -mamx-bf16)");
     return 0;
+}
+
+int gsvd_amx_int8_usable(char *why, size_t why_len)
+{
+    if (why && why_len)
+        snprintf(why, why_len, "%s", "built without AMX (the compiler lacks -mamx-int8)");
+    return 0;
+}
+
+void gsvd_amx_tiles_configure(void)
+{
+    /* never called: gsvd_amx_usable() said no */
 }
 
 void gsvd_amx_gram_tile(const gsvd_amx_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,

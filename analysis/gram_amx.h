@@ -29,6 +29,15 @@ typedef struct gsvd_amx_pack gsvd_amx_pack;
  * later calls return its answer. */
 int gsvd_amx_usable(char *why, size_t why_len);
 
+/* The same for the int8 kernel (analysis/gram_i8.h): amx-tile, amx-int8, AVX-512F, BW, VL,
+ * DQ and VBMI, and the tile state. */
+int gsvd_amx_int8_usable(char *why, size_t why_len);
+
+/* Load the tile configuration both kernels use (palette 1; eight 16 x 64-byte tiles) on the
+ * calling thread; the caller releases it (_tile_release) before its task returns.  Only after
+ * gsvd_amx_usable or gsvd_amx_int8_usable said yes. */
+void gsvd_amx_tiles_configure(void);
+
 /* A new empty pack.  Returns GSVD_OK or GSVD_ENOMEM; caller owns *out, free with
  * gsvd_amx_pack_free. */
 GSVD_NODISCARD int gsvd_amx_pack_new(gsvd_amx_pack **out);

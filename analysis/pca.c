@@ -569,18 +569,44 @@ out:
     return rc;
 }
 
+/* auto's Gram may take the backend's fast kernel (the CPU's int8 tiles) when the product is
+ * large enough to matter (GSVD_PCA_FAST_GRAM_WORK) and its singular value bound is within
+ * --tol; the ranks of a distributed run agree, so that they all run the same kernel. */
+static int pick_fast_gram(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
+                          size_t n)
+{
+    uint64_t m = p->comm ? p->n_variants_all : gsvd_geno_n_variants(g), ok = 0;
+    double err = 0;
+    int rc = GSVD_OK;
+
+    if (p->method == GSVD_PCA_AUTO && (double)m * (double)n * (double)n >= GSVD_PCA_FAST_GRAM_WORK)
+        err = gsvd_backend_gram_fast(be, 1);
+    ok = err > 0 && 1 - sqrt(1 - err) <= p->tol;
+    if (p->comm)
+        GSVD_TRY(gsvd_comm_sum_u64(p->comm, &ok, 1));
+    if (ok != (p->comm ? (uint64_t)gsvd_comm_size(p->comm) : 1))
+        gsvd_backend_gram_fast(be, 0);
+out:
+    return rc;
+}
+
 static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p, size_t n,
                      size_t k, struct gsvd_pca_result *res, double *theta, double *u, int *told)
 {
     int rc = GSVD_OK;
-    double *gram = NULL;
+    double *gram = NULL, err;
 
+    GSVD_TRY(pick_fast_gram(g, be, p, n));
     GSVD_TRY(gsvd_pca_gram(g, be, p, n, res, &gram, told));
     GSVD_TRY(gram_top_k(p, be, n, k, gram, theta, u, res));
     res->iterations = 1;
     res->convergence = 0;
     res->converged = 1;
-    memset(res->error_bound, 0, k * sizeof *res->error_bound);
+    /* an inexact Gram kernel: eigenvalues within (1 +- err) of Z^T Z's */
+    err = gsvd_backend_gram_error(be);
+    res->gram_error = err;
+    for (size_t q = 0; q < k; q++)
+        res->error_bound[q] = err > 0 ? 1 - sqrt(1 - err) : 0;
 out:
     gsvd_free(gram);
     return rc;

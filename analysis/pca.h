@@ -10,7 +10,9 @@
  *                        every pass;
  *   GSVD_PCA_EXACT       the N x N Gram Z^T Z, then a symmetric eigensolver (N <= 50,000);
  *   GSVD_PCA_AUTO        exact up to GSVD_PCA_AUTO_EXACT_N samples (one pass, exact, and
- *                        cheaper than repeated passes at that size), randomized above.
+ *                        cheaper than repeated passes at that size), randomized above; from
+ *                        GSVD_PCA_FAST_GRAM_WORK on, its Gram takes the backend's fast kernel
+ *                        when that kernel's bound is within tol (the bound is reported).
  * Convergence (GSVD_PCA_STOP_BOUND, the default): every top-k Ritz value theta_i has a relative
  * error bound below tol, from its residual r_i = ||A u_i - theta_i u_i||: an eigenvalue of A
  * lies within r_i of theta_i, and within r_i^2 / gap_i when theta_i's interval is separated from
@@ -48,6 +50,9 @@ enum gsvd_pca_method {
 
 #define GSVD_PCA_EXACT_MAX_N 50000
 #define GSVD_PCA_AUTO_EXACT_N 5000
+/* auto's Gram takes a backend's fast kernel from variants x samples^2 of this on (~1 s of
+ * float32 products on a few cores; below, the exact products cost little) */
+#define GSVD_PCA_FAST_GRAM_WORK 2e11
 
 struct gsvd_pca_params {
     size_t n_components; /* k, 1 .. N-1 */
@@ -89,7 +94,10 @@ struct gsvd_pca_result {
     double convergence;          /* final 1 - MEV (0 for exact) */
     int converged;               /* 1 stop rule met (or exact), 0 stopped at max_iter, -1 fixed
                                     pass count (power_iter) */
-    double *error_bound;         /* k relative singular value error bounds (0 for exact) */
+    double *error_bound;         /* k relative singular value error bounds (0 for exact with
+                                    exact products) */
+    double gram_error;           /* exact: the Gram kernel's relative eigenvalue bound (0: exact
+                                    products; the CPU's int8 tiles: 2^-14) */
     double max_residual;         /* max over components of ||Z^T Z u - s^2 u|| / s^2 */
     double *v;                   /* with loadings: m_range x k, unit columns; rows of dropped
                                     variants are NaN; NULL otherwise */

@@ -76,3 +76,15 @@ int gsvd_backend_gram_end(gsvd_backend *be, double *g)
     const struct gsvd_pca_device_ops *t = pca_ops(be);
     return t ? t->gram_end(be, g) : GSVD_EUNSUPPORTED;
 }
+
+double gsvd_backend_gram_fast(gsvd_backend *be, int on)
+{
+    const struct gsvd_pca_device_ops *t = pca_ops(be);
+    return t && t->version >= 2 && t->gram_fast ? t->gram_fast(be, on) : 0.0;
+}
+
+double gsvd_backend_gram_error(gsvd_backend *be)
+{
+    const struct gsvd_pca_device_ops *t = pca_ops(be);
+    return t && t->version >= 2 && t->gram_error ? t->gram_error(be) : 0.0;
+}

@@ -14,7 +14,7 @@
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
-#define GSVD_PCA_DEVICE_VERSION 1
+#define GSVD_PCA_DEVICE_VERSION 2
 
 /* The table a backend fills (static storage).  Fields are appended, never reordered; a wrapper
  * reads a field added in version N only when version >= N.  set_bound, pass_end_parts and
@@ -32,6 +32,9 @@ struct gsvd_pca_device_ops {
     int (*set_bound)(gsvd_backend *be, const struct gsvd_zbound *z);
     int (*pass_end_parts)(gsvd_backend *be, double *y_hi, double *y_lo, double *tr);
     int (*gram_end_parts)(gsvd_backend *be, double *g_hi, double *g_lo, double *tr);
+    /* version 2 */
+    double (*gram_fast)(gsvd_backend *be, int on);
+    double (*gram_error)(gsvd_backend *be);
 };
 
 /* ---- PCA products on the sample side ----------------------------------------------------------
@@ -75,6 +78,15 @@ GSVD_NODISCARD int gsvd_backend_gram_end(gsvd_backend *be, double *g);
  * and the trace's parts in tr[2], as pass_end_parts. */
 GSVD_NODISCARD int gsvd_backend_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo,
                                                double *tr);
+
+/* Fast Gram: on = 1 lets the next gram_begin use a faster, inexact kernel (the CPU's int8 AMX
+ * tiles under --gram-kernel auto) when it can run here with the bound set (before: integer
+ * dosages); returns the relative eigenvalue error bound it will have, or 0 when the Gram stays
+ * exact (the kernel cannot run, or the backend has none).  on = 0 takes it back; returns 0. */
+double gsvd_backend_gram_fast(gsvd_backend *be, int on);
+/* The relative eigenvalue error bound of the last Gram's kernel: every eigenvalue of the Gram
+ * it returned is within that factor of Z^T Z's (0: exact products). */
+double gsvd_backend_gram_error(gsvd_backend *be);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_PCA_DEVICE_H */

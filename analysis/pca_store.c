@@ -134,8 +134,11 @@ int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_write
     for (size_t q = 0; q < k; q++)
         GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
                                  isfinite(r->error_bound[q]) ? r->error_bound[q] : -1.0));
-    GSVD_TRY(gsvd_buf_printf(&attrs, "],\n    \"ploidy\": %zu,\n    \"variant_start\": %llu",
-                             info->ploidy ? info->ploidy : 2, (unsigned long long)info->var_start));
+    GSVD_TRY(gsvd_buf_printf(&attrs,
+                             "],\n    \"gram_error\": %.6g,\n    \"ploidy\": %zu,\n"
+                             "    \"variant_start\": %llu",
+                             r->gram_error, info->ploidy ? info->ploidy : 2,
+                             (unsigned long long)info->var_start));
     if (info->fitted)
         GSVD_TRY(gsvd_buf_printf(&attrs, ",\n    \"N_fitted\": %zu", info->n_fitted));
     GSVD_TRY(gsvd_buf_puts(&attrs, "\n}"));

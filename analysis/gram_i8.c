@@ -1,0 +1,452 @@
+/* analysis/gram_i8.c - AMX int8 tiles of the Gram on the genotype integers (see the header).
+ * Only this file is compiled with -mamx-tile -mamx-int8 (CMake, where the compiler accepts
+ * them); the intrinsics run only after gsvd_amx_int8_usable() said yes. */
+#include "gsvd_config.h"
+
+#include "analysis/gram_i8.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gram_amx.h"
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+
+#if GSVD_HAVE_AMX
+#include <immintrin.h>
+#endif
+
+/* A class: padded rows [k0, k1) whose weights share the scale 2^e. */
+struct i8_class {
+    size_t k0, k1;
+    int e;
+};
+
+struct gsvd_i8_pack {
+    size_t rows, n;        /* the group: rows x n */
+    size_t kp, np, nb;     /* padded rows (classes padded to 64), samples padded to 32, np / 16 */
+    int32_t *src;          /* kp: the group row of each padded row, -1 for padding */
+    uint8_t *lut;          /* kp x 16: by call code, bytes 0..3 L_h, 4..7 L_l, 8..11 R */
+    double *lv, *rv;       /* rows x 4: by call code, the row's term of the centring sums */
+    double *plv, *prv;     /* kp x 4: lv, rv in padded order (zeros for padding rows) */
+    double *usl, *usr;     /* kp / 64 x np: each unit's part of sl, sr */
+    double t;              /* sum of a c^2 over the rows */
+    double *sl, *sr;       /* n: sum_v 2^e c L_v(i) and sum_v a c R_v(j) / 127 */
+    struct i8_class *cls;  /* n_cls classes, by increasing e */
+    size_t n_cls;
+    int *row_e;            /* rows: class exponent of each row (planning scratch) */
+    uint64_t *order;       /* rows: (e + 2^20) << 32 | row, sorted (planning scratch) */
+    size_t rows_cap, kp_cap, np_cap, n_cap;
+    /* Tiles of 1 KiB in one piece, unit u (64 padded rows) and sample block b (16 samples) at
+     * byte (u nb + b) 1024:  A (ah, al), sample-major: [m][k] = L(64 u + k, 16 b + m);
+     * B (bt), VNNI quads: [r][4 c + q] = R(64 u + 4 r + q, 16 b + c). */
+    uint8_t *ah, *al, *bt;
+    size_t tile_cap; /* bytes allocated in each of ah, al, bt */
+};
+
+int gsvd_i8_pack_new(gsvd_i8_pack **out)
+{
+    *out = gsvd_calloc(1, sizeof **out);
+    return *out ? GSVD_OK : GSVD_ENOMEM;
+}
+
+void gsvd_i8_pack_free(gsvd_i8_pack *p)
+{
+    if (!p)
+        return;
+    gsvd_free(p->src);
+    gsvd_free(p->lut);
+    gsvd_free(p->lv);
+    gsvd_free(p->rv);
+    gsvd_free(p->plv);
+    gsvd_free(p->prv);
+    gsvd_free(p->usl);
+    gsvd_free(p->usr);
+    gsvd_free(p->sl);
+    gsvd_free(p->sr);
+    gsvd_free(p->cls);
+    gsvd_free(p->row_e);
+    gsvd_free(p->order);
+    gsvd_free(p->ah);
+    gsvd_free(p->al);
+    gsvd_free(p->bt);
+    gsvd_free(p);
+}
+
+size_t gsvd_i8_pack_units(const gsvd_i8_pack *p)
+{
+    return p->kp / GSVD_I8_KBLK;
+}
+
+/* Grow *a to hold n elements of size sz (contents dropped). */
+static int grow(void *a, size_t n, size_t sz)
+{
+    void **pp = a;
+    gsvd_free(*pp);
+    *pp = gsvd_malloc(n ? n * sz : 1);
+    return *pp ? GSVD_OK : GSVD_ENOMEM;
+}
+
+static int reserve(gsvd_i8_pack *p, size_t rows, size_t n, size_t kmax)
+{
+    size_t np = (n + 31) / 32 * 32, bytes;
+    int rc = GSVD_OK;
+
+    if (np < n || gsvd_mul_size(kmax, np, &bytes) < 0)
+        return GSVD_EINVAL;
+    if (rows > p->rows_cap) {
+        GSVD_TRY(grow(&p->lv, rows * 4, sizeof *p->lv));
+        GSVD_TRY(grow(&p->rv, rows * 4, sizeof *p->rv));
+        GSVD_TRY(grow(&p->row_e, rows, sizeof *p->row_e));
+        GSVD_TRY(grow(&p->order, rows, sizeof *p->order));
+        GSVD_TRY(grow(&p->cls, rows, sizeof *p->cls));
+        p->rows_cap = rows;
+    }
+    if (kmax > p->kp_cap || np > p->np_cap) {
+        GSVD_TRY(grow(&p->src, kmax, sizeof *p->src));
+        GSVD_TRY(grow(&p->lut, kmax * 16, 1));
+        GSVD_TRY(grow(&p->plv, kmax * 4, sizeof *p->plv));
+        GSVD_TRY(grow(&p->prv, kmax * 4, sizeof *p->prv));
+        GSVD_TRY(grow(&p->usl, kmax / GSVD_I8_KBLK * np, sizeof *p->usl));
+        GSVD_TRY(grow(&p->usr, kmax / GSVD_I8_KBLK * np, sizeof *p->usr));
+        p->kp_cap = kmax;
+        p->np_cap = np;
+    }
+    if (n > p->n_cap) {
+        GSVD_TRY(grow(&p->sl, n, sizeof *p->sl));
+        GSVD_TRY(grow(&p->sr, n, sizeof *p->sr));
+        p->n_cap = n;
+    }
+    if (bytes > p->tile_cap) {
+        GSVD_TRY(grow(&p->ah, bytes, 1));
+        GSVD_TRY(grow(&p->al, bytes, 1));
+        GSVD_TRY(grow(&p->bt, bytes, 1));
+        p->tile_cap = bytes;
+    }
+    p->np = np;
+    p->nb = np / 16;
+out:
+    if (rc < 0) /* a failed grow left some arrays smaller than the caps say */
+        p->rows_cap = p->kp_cap = p->np_cap = p->n_cap = p->tile_cap = 0;
+    return rc;
+}
+
+/* The digits of weight a: a ~ 2^e (hi + lo / 128), hi in 64..127, lo in 0..127. */
+static void digits(double a, int *e, unsigned *hi, unsigned *lo)
+{
+    int x;
+    double f = frexp(a, &x) * 128.0; /* [64, 128) */
+    double h = floor(f), l = nearbyint((f - h) * 128.0);
+    if (l >= 128.0) {
+        l = 0;
+        h += 1;
+    }
+    *e = x - 7;
+    if (h >= 128.0) {
+        h = 64;
+        *e += 1;
+    }
+    *hi = (unsigned)h;
+    *lo = (unsigned)l;
+}
+
+/* One row's lookup tables and centring terms; returns its relative weight error, or -1 when
+ * the row is not for this kernel. */
+static double plan_row(gsvd_i8_pack *p, size_t r, float center, float scale, float missing)
+{
+    double s = scale, c = center, a = s * s, ustar, alpha, ah, t, lh, ll;
+    unsigned hi, lo;
+    int e;
+    uint8_t *lut = p->lut + r * 16; /* by row here; moved to padded order in plan */
+
+    if (!(a > 0) || !isfinite(a) || !isfinite(c))
+        return -1;
+    ustar = c + (double)missing / s;
+    if (!(ustar >= 0 && ustar <= 2))
+        return -1;
+    digits(a, &e, &hi, &lo);
+    alpha = hi + lo / 128.0;
+    ah = ldexp(alpha, e);
+    t = alpha * ustar; /* < 256 */
+    lh = floor(t);
+    ll = nearbyint((t - lh) * 128.0); /* <= 128 */
+    memset(lut, 0, 16);
+    lut[1] = (uint8_t)hi;
+    lut[2] = (uint8_t)(2 * hi);
+    lut[3] = (uint8_t)lh;
+    lut[5] = (uint8_t)lo;
+    lut[6] = (uint8_t)(2 * lo);
+    lut[7] = (uint8_t)ll;
+    lut[9] = 127;
+    lut[10] = 254;
+    lut[11] = (uint8_t)nearbyint(127.0 * ustar);
+    p->row_e[r] = e;
+    for (unsigned q = 0; q < 4; q++) {
+        double lval = lut[q] + lut[4 + q] / 128.0;
+        p->lv[r * 4 + q] = ldexp(c, e) * lval;
+        p->rv[r * 4 + q] = ah * c * lut[8 + q] / 127.0;
+    }
+    p->t += ah * c * c;
+    return fabs(ah - a) / a;
+}
+
+/* Rows by class, then by index. */
+static int by_key(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *center,
+                      const float *scale, const float *missing, double *werr)
+{
+    /* every class padded (at most rows classes), rounded to a unit */
+    size_t kmax = (rows + rows * GSVD_I8_KBLK) / GSVD_I8_KBLK * GSVD_I8_KBLK + GSVD_I8_KBLK;
+    uint8_t *row_lut = NULL;
+    double worst = 0;
+    int rc = GSVD_OK;
+
+    if (rows > GSVD_I8_MAX_ROWS || n == 0)
+        return GSVD_EINVAL;
+    GSVD_TRY(reserve(p, rows, n, kmax));
+    row_lut = gsvd_malloc(rows * 16 + 1);
+    if (!row_lut)
+        return GSVD_ENOMEM;
+    p->rows = rows;
+    p->n = n;
+    p->t = 0;
+    for (size_t r = 0; r < rows; r++) {
+        double err = plan_row(p, r, center[r], scale[r], missing ? missing[r] : 0.0f);
+        if (err < 0) {
+            rc = GSVD_EINVAL;
+            goto out;
+        }
+        worst = err > worst ? err : worst;
+    }
+    memcpy(row_lut, p->lut, rows * 16);
+    for (size_t r = 0; r < rows; r++) /* e is within +-2^10 (a finite double's exponent) */
+        p->order[r] = (uint64_t)(p->row_e[r] + (1 << 20)) << 32 | r;
+    qsort(p->order, rows, sizeof *p->order, by_key);
+    p->n_cls = 0;
+    p->kp = 0;
+    for (size_t q = 0; q < rows;) {
+        size_t r0 = (size_t)(p->order[q] & 0xffffffffu);
+        int e = p->row_e[r0];
+        struct i8_class *c = &p->cls[p->n_cls++];
+        c->k0 = p->kp;
+        c->e = e;
+        for (; q < rows && p->row_e[p->order[q] & 0xffffffffu] == e; q++) {
+            size_t r = (size_t)(p->order[q] & 0xffffffffu);
+            p->src[p->kp] = (int32_t)r;
+            memcpy(p->lut + p->kp * 16, row_lut + r * 16, 16);
+            memcpy(p->plv + p->kp * 4, p->lv + r * 4, 4 * sizeof *p->plv);
+            memcpy(p->prv + p->kp * 4, p->rv + r * 4, 4 * sizeof *p->prv);
+            p->kp++;
+        }
+        for (; p->kp % GSVD_I8_KBLK; p->kp++) {
+            p->src[p->kp] = -1;
+            memset(p->lut + p->kp * 16, 0, 16);
+            memset(p->plv + p->kp * 4, 0, 4 * sizeof *p->plv);
+            memset(p->prv + p->kp * 4, 0, 4 * sizeof *p->prv);
+        }
+        c->k1 = p->kp;
+    }
+    *werr = worst;
+out:
+    gsvd_free(row_lut);
+    return rc;
+}
+
+#if GSVD_HAVE_AMX
+
+#define GSVD_I8_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")))
+
+/* Samples [16 b, 16 b + 16) of padded rows k .. k + 3, one row per 128-bit lane (zeros for
+ * padding rows and samples past n). */
+GSVD_I8_TARGET static __m512i load_quad(const gsvd_i8_pack *p, const uint8_t *codes, size_t k,
+                                        size_t s0, __mmask16 m)
+{
+    __m512i v = _mm512_setzero_si512();
+    for (int q = 0; q < 4; q++) {
+        int32_t r = p->src[k + (size_t)q];
+        __m128i x = r >= 0 ? _mm_maskz_loadu_epi8(m, codes + (size_t)r * p->n + s0)
+                           : _mm_setzero_si128();
+        v = _mm512_inserti32x4(v, x, q);
+    }
+    return v;
+}
+
+GSVD_I8_TARGET void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, size_t u)
+{
+    /* VNNI quads: byte 4 c + q of a tile row <- lane q, byte c */
+    uint8_t perm_b[64];
+    for (int j = 0; j < 64; j++)
+        perm_b[j] = (uint8_t)((j & 3) * 16 + (j >> 2));
+    const __m512i perm = _mm512_loadu_si512(perm_b);
+    const __m512i gidx =
+        _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
+    const __m512i off_l = _mm512_set1_epi8(4), off_r = _mm512_set1_epi8(8);
+    uint32_t th[256], tl[256]; /* one unit's L_h, L_l quads before the transpose */
+
+    for (size_t b = 0; b < p->nb; b++) {
+        size_t s0 = 16 * b, valid = p->n > s0 ? p->n - s0 : 0;
+        __mmask16 m = (__mmask16)(valid >= 16 ? 0xffffu : (1u << valid) - 1u);
+        size_t off = (u * p->nb + b) * 1024;
+        __m512d sl0 = _mm512_setzero_pd(), sl1 = sl0, sr0 = sl0, sr1 = sl0;
+        for (size_t r = 0; r < 16; r++) {
+            size_t k = u * GSVD_I8_KBLK + 4 * r;
+            __m512i codes4 = load_quad(p, codes, k, s0, m);
+            for (int q = 0; q < 4; q++) { /* the centring sums' terms, in padded row order */
+                __m128i x = _mm512_extracti32x4_epi32(codes4, q);
+                __m512i i0 = _mm512_cvtepu8_epi64(x), i1 = _mm512_cvtepu8_epi64(_mm_srli_si128(x, 8));
+                __m512d lv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->plv + 4 * (k + q)));
+                __m512d rv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->prv + 4 * (k + q)));
+                sl0 = _mm512_add_pd(sl0, _mm512_permutexvar_pd(i0, lv));
+                sl1 = _mm512_add_pd(sl1, _mm512_permutexvar_pd(i1, lv));
+                sr0 = _mm512_add_pd(sr0, _mm512_permutexvar_pd(i0, rv));
+                sr1 = _mm512_add_pd(sr1, _mm512_permutexvar_pd(i1, rv));
+            }
+            __m512i lut = _mm512_loadu_si512(p->lut + k * 16);
+            __m512i vh = _mm512_shuffle_epi8(lut, codes4);
+            __m512i vl = _mm512_shuffle_epi8(lut, _mm512_add_epi8(codes4, off_l));
+            __m512i vr = _mm512_shuffle_epi8(lut, _mm512_add_epi8(codes4, off_r));
+            _mm512_storeu_si512(p->bt + off + 64 * r, _mm512_permutexvar_epi8(perm, vr));
+            _mm512_storeu_si512(th + 16 * r, _mm512_permutexvar_epi8(perm, vh));
+            _mm512_storeu_si512(tl + 16 * r, _mm512_permutexvar_epi8(perm, vl));
+        }
+        for (size_t c = 0; c < 16; c++) { /* sample c's row: dword c of every quad row */
+            __m512i ci = _mm512_add_epi32(gidx, _mm512_set1_epi32((int)c));
+            _mm512_storeu_si512(p->ah + off + 64 * c, _mm512_i32gather_epi32(ci, th, 4));
+            _mm512_storeu_si512(p->al + off + 64 * c, _mm512_i32gather_epi32(ci, tl, 4));
+        }
+        _mm512_storeu_pd(p->usl + u * p->np + s0, sl0);
+        _mm512_storeu_pd(p->usl + u * p->np + s0 + 8, sl1);
+        _mm512_storeu_pd(p->usr + u * p->np + s0, sr0);
+        _mm512_storeu_pd(p->usr + u * p->np + s0 + 8, sr1);
+    }
+}
+
+GSVD_I8_TARGET void gsvd_i8_pack_sums(gsvd_i8_pack *p)
+{
+    size_t units = p->kp / GSVD_I8_KBLK;
+    for (size_t s = 0; s < p->n; s++) {
+        double a = 0, b = 0;
+        for (size_t u = 0; u < units; u++) {
+            a += p->usl[u * p->np + s];
+            b += p->usr[u * p->np + s];
+        }
+        p->sl[s] = a;
+        p->sr[s] = b;
+    }
+}
+
+#define KB 1024 /* rows per pass over the tile: the A and B panels (384 KiB) stay in L2 */
+
+/* Rows [k, k + kl) of the 16 x 32 block at samples (si, sj): P_h into tmm0, 1, P_l into 2, 3. */
+static void block_rows(const gsvd_i8_pack *p, size_t si, size_t sj, size_t k, size_t kl)
+{
+    for (size_t u = k / GSVD_I8_KBLK; u < (k + kl) / GSVD_I8_KBLK; u++) {
+        size_t a0 = (u * p->nb + si / 16) * 1024, b0 = (u * p->nb + sj / 16) * 1024;
+        _tile_loadd(4, p->ah + a0, 64);
+        _tile_loadd(6, p->bt + b0, 64);
+        _tile_loadd(7, p->bt + b0 + 1024, 64);
+        _tile_dpbuud(0, 4, 6);
+        _tile_dpbuud(1, 4, 7);
+        _tile_loadd(5, p->al + a0, 64);
+        _tile_dpbuud(2, 5, 6);
+        _tile_dpbuud(3, 5, 7);
+    }
+}
+
+/* c += 2^e (P_h + P_l / 128) over the mi x mj block (exact per class: P_h 128 + P_l < 2^39). */
+GSVD_I8_TARGET static void fold_class(double *c, const int32_t *ph, const int32_t *pl, size_t mi,
+                                      size_t mj, int e)
+{
+    const __m512d sc = _mm512_set1_pd(ldexp(1.0, e - 7));
+    for (size_t i = 0; i < mi; i++)
+        for (size_t j = 0; j < mj; j += 8) {
+            size_t at = i * GSVD_I8_TILE + j;
+            __m512i h = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(ph + at)));
+            __m512i l = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(pl + at)));
+            __m512i v = _mm512_add_epi64(_mm512_slli_epi64(h, 7), l);
+            __m512d d = _mm512_mul_pd(_mm512_cvtepi64_pd(v), sc);
+            _mm512_storeu_pd(c + at, _mm512_add_pd(_mm512_loadu_pd(c + at), d));
+        }
+}
+
+GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi,
+                                      size_t wj, int32_t *acc, double *c)
+{
+    const size_t ld = GSVD_I8_TILE * sizeof(int32_t); /* bytes */
+    size_t mi = (wi + 15) / 16 * 16, mj = (wj + 31) / 32 * 32;
+    int32_t *ph = acc, *pl = acc + GSVD_I8_TILE * GSVD_I8_TILE;
+
+    for (size_t i = 0; i < mi; i++)
+        memset(c + i * GSVD_I8_TILE, 0, mj * sizeof *c);
+    gsvd_amx_tiles_configure();
+    for (size_t q = 0; q < p->n_cls; q++) {
+        const struct i8_class *cl = &p->cls[q];
+        for (size_t k = cl->k0; k < cl->k1; k += KB) {
+            size_t kl = cl->k1 - k < KB ? cl->k1 - k : KB;
+            for (size_t bi = 0; bi < mi; bi += 16)
+                for (size_t bj = 0; bj < mj; bj += 32) {
+                    int32_t *h = ph + bi * GSVD_I8_TILE + bj, *l = pl + bi * GSVD_I8_TILE + bj;
+                    if (i0 == j0 && bj + 32 <= bi)
+                        continue; /* below the diagonal: not read (acc keeps old values) */
+                    if (k == cl->k0) {
+                        _tile_zero(0);
+                        _tile_zero(1);
+                        _tile_zero(2);
+                        _tile_zero(3);
+                    } else { /* int32 through memory: exact */
+                        _tile_loadd(0, h, ld);
+                        _tile_loadd(1, h + 16, ld);
+                        _tile_loadd(2, l, ld);
+                        _tile_loadd(3, l + 16, ld);
+                    }
+                    block_rows(p, i0 + bi, j0 + bj, k, kl);
+                    _tile_stored(0, h, ld);
+                    _tile_stored(1, h + 16, ld);
+                    _tile_stored(2, l, ld);
+                    _tile_stored(3, l + 16, ld);
+                }
+        }
+        fold_class(c, ph, pl, mi, mj, cl->e);
+    }
+    _tile_release();
+    for (size_t i = 0; i < wi; i++)
+        for (size_t j = 0; j < wj; j++) {
+            double *v = &c[i * GSVD_I8_TILE + j];
+            *v = *v / 127.0 - p->sl[i0 + i] - p->sr[j0 + j] + p->t;
+        }
+}
+
+#else /* !GSVD_HAVE_AMX */
+
+void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, size_t u)
+{
+    (void)p;
+    (void)codes;
+    (void)u; /* never called: gsvd_amx_int8_usable() said no */
+}
+
+void gsvd_i8_pack_sums(gsvd_i8_pack *p)
+{
+    (void)p; /* never called */
+}
+
+void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,
+                       int32_t *acc, double *c)
+{
+    (void)p;
+    (void)i0;
+    (void)j0;
+    (void)wi;
+    (void)wj;
+    (void)acc;
+    (void)c; /* never called */
+}
+
+#endif
