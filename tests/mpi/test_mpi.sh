@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/mpi/test_mpi.sh GENSVD - `mpirun -n R gensvd pca|pdist` (Open MPI) gives the same
 # bytes as one process without mpirun: pca for R = 1..4, randomized and exact, with loadings
-# (exact also with --gram-kernel amx for R = 2, 3 where the CPU has AMX),
+# (exact also with --gram-kernel amx and i8 for R = 2, 3 where the CPU has AMX),
 # on simulated data with missing calls (several Gram groups per rank) and on the bundled
 # HapMap3 store, also read over http by two ranks; pca rebalanced by kept variants (a mask
 # that drops most of the first half), --fit-samples; pdist for R = 2..4 with the bit-plane and
@@ -41,19 +41,23 @@ for data in "$T/sim.vcz" "$ROOT/testdata/realdata/hapmap3.vcz"; do
     done
 done
 
-# exact with the AMX Gram tiles (where this CPU has them): the same bytes for R = 1..3
-if "$G" pca "$T/sim.vcz" -k 5 --method exact --gram-kernel amx --loadings -q \
-    -o "$T/one_amx.zarr" --format tsv >"$T/one_amx.tsv" 2>"$T/one_amx.err"; then
-    for r in 2 3; do
-        "${MR[@]}" "$r" "$G" pca "$T/sim.vcz" -k 5 --method exact --gram-kernel amx --loadings \
-            -q -t 1 -o "$T/r${r}_amx.zarr" --format tsv >"$T/r${r}_amx.tsv" 2>/dev/null
-        check "exact amx -n $r exit" test $? = 0
-        check "exact amx -n $r TSV bytes" cmp -s "$T/one_amx.tsv" "$T/r${r}_amx.tsv"
-        check "exact amx -n $r Zarr bytes" same_store "$T/one_amx.zarr" "$T/r${r}_amx.zarr"
-    done
-else
-    echo "exact amx: skipped ($(tail -n 1 "$T/one_amx.err"))"
-fi
+# exact with the AMX Gram tiles, bf16 (amx) and int8 (i8), where this CPU has them: the same
+# bytes for R = 1..3
+for kern in amx i8; do
+    if "$G" pca "$T/sim.vcz" -k 5 --method exact --gram-kernel $kern --loadings -q \
+        -o "$T/one_$kern.zarr" --format tsv >"$T/one_$kern.tsv" 2>"$T/one_$kern.err"; then
+        for r in 2 3; do
+            "${MR[@]}" "$r" "$G" pca "$T/sim.vcz" -k 5 --method exact --gram-kernel $kern \
+                --loadings -q -t 1 -o "$T/r${r}_$kern.zarr" --format tsv \
+                >"$T/r${r}_$kern.tsv" 2>/dev/null
+            check "exact $kern -n $r exit" test $? = 0
+            check "exact $kern -n $r TSV bytes" cmp -s "$T/one_$kern.tsv" "$T/r${r}_$kern.tsv"
+            check "exact $kern -n $r Zarr bytes" same_store "$T/one_$kern.zarr" "$T/r${r}_$kern.zarr"
+        done
+    else
+        echo "exact $kern: skipped ($(tail -n 1 "$T/one_$kern.err"))"
+    fi
+done
 
 # a remote store: two ranks read their parts over http from the loopback server (stdlib
 # Python), also when the first requests of every chunk fail with 503 (the retries)

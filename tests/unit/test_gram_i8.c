@@ -1,0 +1,200 @@
+/* tests/unit/test_gram_i8.c - the int8 AMX Gram tiles (analysis/gram_i8.h) against two float64
+ * oracles written out again here from the definitions, not from the kernel's code:
+ *   model  the quantised Gram the header defines: weights a = s^2 written as 2^e (hi + lo/128)
+ *          (hi in 64..127, lo to nearest), R = 127 u with the missing calls' u* rounded to
+ *          1/127, L = (hi + lo/128) u with (hi + lo/128) u* rounded to 1/128, centred by c;
+ *          computed from those values in float64: the tiles must agree to float64 rounding
+ *          (1e-12 of the terms the centring cancels);
+ *   true   Z'Z of the standardised values z = s (u - c): the tiles must stay within the
+ *          error the header promises, entry by entry: 2^-14 sum |a y_i y_j| from the weights
+ *          plus the missing calls' rounding (1/254 of a dosage in R, 1/16384 in L).
+ * Shapes: one row and sample, rows across the 64-row units and several weight classes,
+ * samples below, at and above 16, 32 and the 256-wide tile; diploid and haploid rows, 10%
+ * missing, centre 0 with a missing value (scaler none).  Also: the same tile twice gives the
+ * same bytes, the reported weight error is at most 2^-14, and rows the kernel does not take
+ * (scale 0, an imputed dosage outside 0..2) are refused.  Exit 77 (skipped) where the int8
+ * tiles cannot run. */
+#include "gsvd_config.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/gram_amx.h"
+#include "analysis/gram_i8.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "gsvd_test.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static double uniform(void) /* xorshift64*, [0, 1) */
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0;
+}
+
+/* The oracle's view of a row: quantised weight, the L and R values of u per code. */
+struct qrow {
+    double a, ahat, c, ustar;
+    double lq[4], rq[4]; /* u as the kernel's L and R hold it, by code (3 = missing) */
+};
+
+static void quantise(double a, double c, double ustar, struct qrow *q)
+{
+    int x;
+    double f = frexp(a, &x) * 128.0, hi = floor(f), lo = nearbyint((f - hi) * 128.0), alpha;
+    if (lo == 128.0) {
+        lo = 0;
+        hi += 1;
+    }
+    if (hi == 128.0) { /* the same weight as 64 one class up, where L has room */
+        hi = 64;
+        x += 1;
+    }
+    alpha = hi + lo / 128.0;
+    q->a = a;
+    q->ahat = ldexp(alpha, x - 7);
+    q->c = c;
+    q->ustar = ustar;
+    for (int k = 0; k < 3; k++)
+        q->lq[k] = q->rq[k] = k;
+    /* missing: R holds round(127 u*) / 127; L holds u* alpha to 1/128 of a unit of alpha u */
+    double t = alpha * ustar, th = floor(t);
+    q->lq[3] = (th + nearbyint((t - th) * 128.0) / 128.0) / alpha;
+    q->rq[3] = nearbyint(127.0 * ustar) / 127.0;
+}
+
+/* One shape: every upper tile against both oracles. */
+static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
+{
+    gsvd_i8_pack *p = NULL;
+    uint8_t *codes = gsvd_malloc(rows * n + 1);
+    float *cen = gsvd_malloc((rows + 1) * sizeof *cen), *scl = gsvd_malloc((rows + 1) * sizeof *scl);
+    float *mis = gsvd_malloc((rows + 1) * sizeof *mis);
+    struct qrow *q = gsvd_malloc((rows + 1) * sizeof *q);
+    double *c = gsvd_malloc(256 * 256 * sizeof *c), *c2 = gsvd_malloc(256 * 256 * sizeof *c2);
+    int32_t *acc = gsvd_calloc(2 * 256 * 256, sizeof *acc);
+    double werr = -1, worst_model = 0, worst_true = 0;
+
+    GSVD_CHECK(codes && cen && scl && mis && q && c && c2 && acc);
+    if (!codes || !cen || !scl || !mis || !q || !c || !c2 || !acc)
+        goto out;
+    for (size_t r = 0; r < rows; r++) {
+        /* allele frequencies over three decades: weights in many classes */
+        double pf = exp(log(0.002) * uniform()), mean = 0, cnt = 0, ploidy = haploid ? 1 : 2;
+        if (pf > 0.5)
+            pf = 0.5;
+        for (size_t i = 0; i < n; i++) {
+            uint8_t v = 0;
+            for (int h = 0; h < (int)ploidy; h++)
+                v = (uint8_t)(v + (uniform() < pf));
+            if (uniform() < 0.1)
+                v = 3;
+            codes[r * n + i] = v;
+            if (v != 3) {
+                mean += v;
+                cnt++;
+            }
+        }
+        mean = cnt > 0 ? mean / cnt : 0.5;
+        if (mean <= 0 || mean >= ploidy)
+            mean = 0.5; /* a monomorphic row: any centre inside 0..2 will do here */
+        double sd = sqrt(mean / ploidy * (1 - mean / ploidy));
+        cen[r] = no_centre ? 0.0f : (float)mean;
+        scl[r] = no_centre ? 1.0f : (float)(1.0 / sd);
+        mis[r] = no_centre ? (float)mean : 0.0f; /* u* = c + missing / s = the mean */
+        quantise((double)scl[r] * scl[r], cen[r], (double)cen[r] + (double)mis[r] / scl[r], &q[r]);
+    }
+    GSVD_CHECK_RC(gsvd_i8_pack_new(&p), GSVD_OK);
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, rows, n, cen, scl, mis, &werr), GSVD_OK);
+    GSVD_CHECK(werr >= 0 && werr <= GSVD_I8_WEIGHT_ERR);
+    for (size_t u = 0; u < gsvd_i8_pack_units(p); u++)
+        gsvd_i8_pack_rows(p, codes, u);
+    gsvd_i8_pack_sums(p);
+    for (size_t i0 = 0; i0 < n; i0 += 256)
+        for (size_t j0 = i0; j0 < n; j0 += 256) {
+            size_t wi = n - i0 < 256 ? n - i0 : 256, wj = n - j0 < 256 ? n - j0 : 256;
+            gsvd_i8_gram_tile(p, i0, j0, wi, wj, acc, c);
+            gsvd_i8_gram_tile(p, i0, j0, wi, wj, acc, c2);
+            for (size_t a = 0; a < wi; a++)
+                for (size_t b = i0 == j0 ? a : 0; b < wj; b++) {
+                    size_t i = i0 + a, j = j0 + b;
+                    double model = 0, truth = 0, ref = 0, allow = 0;
+                    GSVD_CHECK(memcmp(&c[a * 256 + b], &c2[a * 256 + b], sizeof *c) == 0);
+                    for (size_t r = 0; r < rows; r++) {
+                        unsigned ci = codes[r * n + i], cj = codes[r * n + j];
+                        double yi = (ci == 3 ? q[r].ustar : ci) - q[r].c;
+                        double yj = (cj == 3 ? q[r].ustar : cj) - q[r].c;
+                        double li = q[r].lq[ci] - q[r].c, rj = q[r].rq[cj] - q[r].c;
+                        model += q[r].ahat * li * rj;
+                        truth += q[r].a * yi * yj;
+                        /* the size of the terms the kernel cancels (centring) */
+                        ref += q[r].ahat * (fabs(q[r].lq[ci]) + q[r].c) * (fabs(q[r].rq[cj]) + q[r].c);
+                        allow += GSVD_I8_WEIGHT_ERR * q[r].a * fabs(yi * yj) +
+                                 q[r].ahat * ((ci == 3) * fabs(yj) / 16384.0 +
+                                              (cj == 3) * fabs(yi) / 254.0 +
+                                              (ci == 3 && cj == 3) / (16384.0 * 254.0));
+                    }
+                    /* float64 sums of ~rows terms, relative to what the centring cancels */
+                    double em = fabs(c[a * 256 + b] - model) / (ref + 1e-300);
+                    double et = (fabs(c[a * 256 + b] - truth) - allow) / (ref + 1e-300);
+                    worst_model = em > worst_model ? em : worst_model;
+                    worst_true = et > worst_true ? et : worst_true;
+                }
+        }
+    GSVD_CHECK(worst_model <= 1e-12);
+    GSVD_CHECK(worst_true <= 1e-12);
+    if (!(worst_model <= 1e-12) || !(worst_true <= 1e-12))
+        fprintf(stderr, "  rows %zu, n %zu, haploid %d, no centre %d: model %.3g, true excess %.3g\n",
+                rows, n, haploid, no_centre, worst_model, worst_true);
+out:
+    gsvd_i8_pack_free(p);
+    gsvd_free(codes);
+    gsvd_free(cen);
+    gsvd_free(scl);
+    gsvd_free(mis);
+    gsvd_free(q);
+    gsvd_free(c);
+    gsvd_free(c2);
+    gsvd_free(acc);
+}
+
+/* Rows the kernel does not take are refused, not packed wrong. */
+static void check_refusals(void)
+{
+    gsvd_i8_pack *p = NULL;
+    float cen[2] = {1.0f, 1.0f}, scl[2] = {1.0f, 0.0f}, mis[2] = {0, 0}, big[2] = {1.0f, 1.0f};
+    float far[2] = {0, 5.0f};
+    double werr;
+
+    GSVD_CHECK_RC(gsvd_i8_pack_new(&p), GSVD_OK);
+    if (!p)
+        return;
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, cen, scl, mis, &werr), GSVD_EINVAL); /* scale 0 */
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, cen, big, far, &werr), GSVD_EINVAL); /* u* = 6 */
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, GSVD_I8_MAX_ROWS + 1, 8, cen, big, mis, &werr), GSVD_EINVAL);
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, cen, big, mis, &werr), GSVD_OK);
+    gsvd_i8_pack_free(p);
+}
+
+int main(void)
+{
+    static const size_t shapes[][2] = {{1, 1},   {63, 17},  {64, 32},  {65, 33},
+                                       {200, 300}, {700, 257}, {130, 512}};
+    char why[128];
+
+    if (!gsvd_amx_int8_usable(why, sizeof why)) {
+        printf("test_gram_i8: skipped: %s\n", why);
+        return 77;
+    }
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        check_shape(shapes[s][0], shapes[s][1], 0, 0);
+    check_shape(150, 100, 1, 0);
+    check_shape(150, 100, 0, 1);
+    check_refusals();
+    return gsvd_test_report("test_gram_i8");
+}
