@@ -36,7 +36,12 @@ struct gsvd_backend_params {
  * the weights, integer dosages 0..2 only).  create fails with GSVD_EUNSUPPORTED where amx or
  * i8 cannot run.  auto: f32, or i8 where the caller allows it (gsvd_backend_gram_fast) and it
  * can run. */
-enum gsvd_gram_kernel { GSVD_GRAM_AUTO = 0, GSVD_GRAM_F32 = 1, GSVD_GRAM_AMX = 2, GSVD_GRAM_I8 = 3 };
+enum gsvd_gram_kernel {
+    GSVD_GRAM_AUTO = 0,
+    GSVD_GRAM_F32 = 1,
+    GSVD_GRAM_AMX = 2,
+    GSVD_GRAM_I8 = 3
+};
 
 /* The device a process of a distributed run takes among n_usable usable ones (n_usable >= 1):
  * the (local_rank mod n_usable)-th, so that the ranks of a node spread over its devices and a

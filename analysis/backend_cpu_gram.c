@@ -42,7 +42,7 @@ static int reserve_group(struct backend_cpu *b, size_t n)
     b->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GRAM_TILE, sizeof *b->i8acc);
     b->dtile = gsvd_malloc(workers * GRAM_TILE * GRAM_TILE * sizeof *b->dtile);
     return b->codes && b->rcen && b->rscl && b->rmis && b->i8acc && b->dtile ? GSVD_OK
-                                                                              : GSVD_ENOMEM;
+                                                                             : GSVD_ENOMEM;
 }
 
 /* Rows [r, r + take) of the block into the group at row b->filled: standardised, or as call
@@ -168,6 +168,17 @@ static int pick_kernel(const struct backend_cpu *b, size_t n)
     return GSVD_GRAM_F32;
 }
 
+/* nn zeroed doubles (gsvd_free).  Written rather than calloc'd: the tiles read an entry before
+ * they write it, and a first read maps the shared zero page, which every later write then
+ * copies with a TLB shootdown on every CPU (a third of a small Gram's time in a VM). */
+static double *zeroed_large(size_t nn)
+{
+    double *p = nn <= SIZE_MAX / sizeof *p ? gsvd_alloc_large(nn * sizeof *p) : NULL;
+    if (p)
+        memset(p, 0, nn * sizeof *p);
+    return p;
+}
+
 void gsvd_cpu_gram_free(struct backend_cpu *b)
 {
     gsvd_free(b->g);
@@ -204,11 +215,11 @@ int gsvd_cpu_gram_begin(gsvd_backend *be, size_t n)
     if (kernel < 0)
         return kernel;
     b->gram_err = kernel == GSVD_GRAM_I8 ? GSVD_I8_WEIGHT_ERR : 0;
-    b->g = gsvd_calloc(nn, sizeof *b->g);
+    b->g = zeroed_large(nn);
     if (!b->g)
         return GSVD_ENOMEM;
     if (b->bounded) {
-        b->glo = gsvd_calloc(nn, sizeof *b->glo);
+        b->glo = zeroed_large(nn);
         if (!b->glo)
             return GSVD_ENOMEM;
         /* |G_ij| <= sum_r max|z_r|^2, doubled for the rounding of the products */
@@ -276,8 +287,8 @@ GSVD_CLONES static int xsum_row_d(double *restrict hi, double *restrict lo,
     return over;
 }
 
-GSVD_CLONES static int xsum_row_f(double *restrict hi, double *restrict lo,
-                                  const float *restrict v, size_t w, struct gsvd_xgrid g)
+GSVD_CLONES static int xsum_row_f(double *restrict hi, double *restrict lo, const float *restrict v,
+                                  size_t w, struct gsvd_xgrid g)
 {
     int over = 0;
     for (size_t j = 0; j < w; j++) {

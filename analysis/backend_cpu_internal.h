@@ -62,23 +62,23 @@ struct backend_cpu {
     size_t z_cap; /* floats allocated in z */
     double *zd;   /* float64 block for dsyrk / project */
     size_t zd_cap;
-    float *gblk;             /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
-    gsvd_amx_pack *amx;      /* the group in bf16 for the AMX tiles, or NULL (f32 / f64) */
-    float *ctile;            /* AMX: a GRAM_TILE^2 float32 scratch per thread */
-    gsvd_i8_pack *i8;        /* the group for the int8 tiles, or NULL */
-    uint8_t *codes;          /* i8: group x n call codes (0..2 dosage, 3 missing) */
+    float *gblk;               /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
+    gsvd_amx_pack *amx;        /* the group in bf16 for the AMX tiles, or NULL (f32 / f64) */
+    float *ctile;              /* AMX: a GRAM_TILE^2 float32 scratch per thread */
+    gsvd_i8_pack *i8;          /* the group for the int8 tiles, or NULL */
+    uint8_t *codes;            /* i8: group x n call codes (0..2 dosage, 3 missing) */
     float *rcen, *rscl, *rmis; /* i8: each group row's centre, scale and missing value */
-    int32_t *i8acc;          /* i8: 2 GRAM_TILE^2 int32 per thread */
-    double *dtile;           /* i8: a GRAM_TILE^2 float64 tile per thread */
-    int gram_fast;           /* gram_fast(1) said yes: auto takes the i8 kernel */
-    double gram_err;         /* the last Gram's eigenvalue error bound (0: exact kernel) */
-    double *g;               /* n x n float64 Gram accumulator (upper triangle filled) */
-    double *glo;             /* n x n low parts of the exact Gram sums (when `bounded`) */
-    double *gtile;           /* float64 Gram: a GRAM_TILE^2 scratch per thread (when `bounded`) */
-    struct gsvd_xgrid ggrid; /* grid of the Gram entries */
-    uint64_t gram_gid;       /* group number of the rows in z */
-    size_t filled;           /* rows of the current group standardised into z */
-    size_t n_threads;        /* threads for the pass groups and the Gram tiles */
+    int32_t *i8acc;            /* i8: 2 GRAM_TILE^2 int32 per thread */
+    double *dtile;             /* i8: a GRAM_TILE^2 float64 tile per thread */
+    int gram_fast;             /* gram_fast(1) said yes: auto takes the i8 kernel */
+    double gram_err;           /* the last Gram's eigenvalue error bound (0: exact kernel) */
+    double *g;                 /* n x n float64 Gram accumulator (upper triangle filled) */
+    double *glo;               /* n x n low parts of the exact Gram sums (when `bounded`) */
+    double *gtile;             /* float64 Gram: a GRAM_TILE^2 scratch per thread (when `bounded`) */
+    struct gsvd_xgrid ggrid;   /* grid of the Gram entries */
+    uint64_t gram_gid;         /* group number of the rows in z */
+    size_t filled;             /* rows of the current group standardised into z */
+    size_t n_threads;          /* threads for the pass groups and the Gram tiles */
 };
 
 /* Grow a float buffer to at least n elements. */

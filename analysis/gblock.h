@@ -51,9 +51,9 @@ static inline size_t gsvd_backend_gram_group_rows(size_t n)
  * add partial products exactly (common/xsum.h) and its results do not depend on how the rows
  * were split between threads or processes. */
 struct gsvd_zbound {
-    double max_abs;   /* |Z_ji| <= max_abs for every value */
-    double row_sumsq; /* sum_i Z_ji^2 <= row_sumsq for every row */
-    uint64_t rows;    /* rows of one whole pass or Gram (over every process) <= rows */
+    double max_abs;      /* |Z_ji| <= max_abs for every value */
+    double row_sumsq;    /* sum_i Z_ji^2 <= row_sumsq for every row */
+    uint64_t rows;       /* rows of one whole pass or Gram (over every process) <= rows */
     unsigned max_dosage; /* calls are integer dosages 0..max_dosage (the ploidy); 0 unknown */
 };
 

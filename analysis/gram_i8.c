@@ -18,6 +18,8 @@
 #include <immintrin.h>
 #endif
 
+#define R_BASE 127 /* R = 127 u: a missing call's u* to 1/254 */
+
 /* A class: padded rows [k0, k1) whose weights share the scale 2^e. */
 struct i8_class {
     size_t k0, k1;
@@ -25,25 +27,30 @@ struct i8_class {
 };
 
 struct gsvd_i8_pack {
-    size_t rows, n;        /* the group: rows x n */
-    size_t kp, np, nb;     /* padded rows (classes padded to 64), samples padded to 32, np / 16 */
-    int32_t *src;          /* kp: the group row of each padded row, -1 for padding */
-    uint8_t *lut;          /* kp x 16: by call code, bytes 0..3 L_h, 4..7 L_l, 8..11 R */
-    double *lv, *rv;       /* rows x 4: by call code, the row's term of the centring sums */
-    double *plv, *prv;     /* kp x 4: lv, rv in padded order (zeros for padding rows) */
-    double *usl, *usr;     /* kp / 64 x np: each unit's part of sl, sr */
-    double t;              /* sum of a c^2 over the rows */
-    double *sl, *sr;       /* n: sum_v 2^e c L_v(i) and sum_v a c R_v(j) / 127 */
-    struct i8_class *cls;  /* n_cls classes, by increasing e */
+    size_t rows, n;       /* the group: rows x n */
+    size_t kp, np, nb;    /* padded rows (classes padded to 64), samples padded to 32, np / 16 */
+    int32_t *src;         /* kp: the group row of each padded row, -1 for padding */
+    uint8_t *lut;         /* kp x 16: by call code, bytes 0..3 L_h, 4..7 L_l, 8..11 R */
+    double *lv, *rv;      /* rows x 4: by call code, the row's term of the centring sums */
+    double *plv, *prv;    /* kp x 4: lv, rv in padded order (zeros for padding rows) */
+    double *usl, *usr;    /* kp / 64 x np: each unit's part of sl, sr */
+    double t;             /* sum of a c^2 over the rows */
+    double *sl, *sr;      /* n: sum_v 2^e c L_v(i) and sum_v a c R_v(j) / 127 */
+    struct i8_class *cls; /* n_cls classes, by increasing e */
     size_t n_cls;
-    int *row_e;            /* rows: class exponent of each row (planning scratch) */
-    uint64_t *order;       /* rows: (e + 2^20) << 32 | row, sorted (planning scratch) */
+    int *row_e;      /* rows: class exponent of each row (planning scratch) */
+    uint64_t *order; /* rows: (e + 2^20) << 32 | row, sorted (planning scratch) */
     size_t rows_cap, kp_cap, np_cap, n_cap;
-    /* Tiles of 1 KiB in one piece, unit u (64 padded rows) and sample block b (16 samples) at
-     * byte (u nb + b) 1024:  A (ah, al), sample-major: [m][k] = L(64 u + k, 16 b + m);
-     * B (bt), VNNI quads: [r][4 c + q] = R(64 u + 4 r + q, 16 b + c). */
-    uint8_t *ah, *al, *bt;
-    size_t tile_cap; /* bytes allocated in each of ah, al, bt */
+    /* Tiles of 1 KiB in one piece (16 rows of 64 bytes), unit u (64 padded rows), sample
+     * block b (16 samples), U = kp / 64 units; laid out so that the tiles one 16 x 32 output
+     * block reads over consecutive units are consecutive in memory (two streams the
+     * prefetchers follow; a stride of nb KiB between units left every load to miss L1):
+     *   A (at), sample-major, digit d (0 hi, 1 lo) at ((b U + u) 2 + d) KiB:
+     *       [m][k] = L_d(64 u + k, 16 b + m);
+     *   B (bt), VNNI quads, at ((b/2 U + u) 2 + b%2) KiB: [r][4 c + q] = R(64 u + 4 r + q,
+     *       16 b + c). */
+    uint8_t *at, *bt;
+    size_t tile_cap; /* bytes allocated in at (bt has half) */
 };
 
 int gsvd_i8_pack_new(gsvd_i8_pack **out)
@@ -69,8 +76,7 @@ void gsvd_i8_pack_free(gsvd_i8_pack *p)
     gsvd_free(p->cls);
     gsvd_free(p->row_e);
     gsvd_free(p->order);
-    gsvd_free(p->ah);
-    gsvd_free(p->al);
+    gsvd_free(p->at);
     gsvd_free(p->bt);
     gsvd_free(p);
 }
@@ -94,7 +100,7 @@ static int reserve(gsvd_i8_pack *p, size_t rows, size_t n, size_t kmax)
     size_t np = (n + 31) / 32 * 32, bytes;
     int rc = GSVD_OK;
 
-    if (np < n || gsvd_mul_size(kmax, np, &bytes) < 0)
+    if (np < n || gsvd_mul_size(kmax, 2 * np, &bytes) < 0)
         return GSVD_EINVAL;
     if (rows > p->rows_cap) {
         GSVD_TRY(grow(&p->lv, rows * 4, sizeof *p->lv));
@@ -120,9 +126,8 @@ static int reserve(gsvd_i8_pack *p, size_t rows, size_t n, size_t kmax)
         p->n_cap = n;
     }
     if (bytes > p->tile_cap) {
-        GSVD_TRY(grow(&p->ah, bytes, 1));
-        GSVD_TRY(grow(&p->al, bytes, 1));
-        GSVD_TRY(grow(&p->bt, bytes, 1));
+        GSVD_TRY(grow(&p->at, bytes, 1));
+        GSVD_TRY(grow(&p->bt, bytes / 2, 1));
         p->tile_cap = bytes;
     }
     p->np = np;
@@ -169,6 +174,10 @@ static double plan_row(gsvd_i8_pack *p, size_t r, float center, float scale, flo
     digits(a, &e, &hi, &lo);
     alpha = hi + lo / 128.0;
     ah = ldexp(alpha, e);
+    /* one octave per class, R = 127 u: two octaves per class (the upper one's factor 2 in R,
+     * rho = 63 or 126) ran ~10% faster on many classes but rounded u* to 1/126, which
+     * doubled the missing calls' error (docs/decisions.md) */
+    unsigned rho = R_BASE;
     t = alpha * ustar; /* < 256 */
     lh = floor(t);
     ll = nearbyint((t - lh) * 128.0); /* <= 128 */
@@ -179,14 +188,14 @@ static double plan_row(gsvd_i8_pack *p, size_t r, float center, float scale, flo
     lut[5] = (uint8_t)lo;
     lut[6] = (uint8_t)(2 * lo);
     lut[7] = (uint8_t)ll;
-    lut[9] = 127;
-    lut[10] = 254;
-    lut[11] = (uint8_t)nearbyint(127.0 * ustar);
+    lut[9] = (uint8_t)rho;
+    lut[10] = (uint8_t)(2 * rho);
+    lut[11] = (uint8_t)nearbyint(rho * ustar);
     p->row_e[r] = e;
     for (unsigned q = 0; q < 4; q++) {
         double lval = lut[q] + lut[4 + q] / 128.0;
         p->lv[r * 4 + q] = ldexp(c, e) * lval;
-        p->rv[r * 4 + q] = ah * c * lut[8 + q] / 127.0;
+        p->rv[r * 4 + q] = ah * c * lut[8 + q] / rho;
     }
     p->t += ah * c * c;
     return fabs(ah - a) / a;
@@ -271,11 +280,40 @@ GSVD_I8_TARGET static __m512i load_quad(const gsvd_i8_pack *p, const uint8_t *co
     __m512i v = _mm512_setzero_si512();
     for (int q = 0; q < 4; q++) {
         int32_t r = p->src[k + (size_t)q];
-        __m128i x = r >= 0 ? _mm_maskz_loadu_epi8(m, codes + (size_t)r * p->n + s0)
-                           : _mm_setzero_si128();
+        __m128i x =
+            r >= 0 ? _mm_maskz_loadu_epi8(m, codes + (size_t)r * p->n + s0) : _mm_setzero_si128();
         v = _mm512_inserti32x4(v, x, q);
     }
     return v;
+}
+
+/* The 16 x 16 dword transpose of 16 rows of 64 bytes at src into dst: unpacks within 128-bit
+ * lanes, then lanes across registers. */
+GSVD_I8_TARGET static void transpose16(const uint32_t *src, uint8_t *dst)
+{
+    __m512i r[16], t[16], u[16];
+    for (int i = 0; i < 16; i++)
+        r[i] = _mm512_loadu_si512(src + 16 * i);
+    for (int i = 0; i < 16; i += 2) { /* lane L: r_i[4L], r_i+1[4L], r_i[4L+1], ... */
+        t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) { /* u[i + j] lane L: rows i..i+3 at column 4L + j */
+        u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+        u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+        u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+        u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+    }
+    for (int j = 0; j < 4; j++) { /* row 4L + j: lane L of u[j], u[4 + j], u[8 + j], u[12 + j] */
+        __m512i a = _mm512_shuffle_i32x4(u[j], u[4 + j], 0x44);
+        __m512i b = _mm512_shuffle_i32x4(u[j], u[4 + j], 0xee);
+        __m512i c = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0x44);
+        __m512i d = _mm512_shuffle_i32x4(u[8 + j], u[12 + j], 0xee);
+        _mm512_storeu_si512(dst + 64 * j, _mm512_shuffle_i32x4(a, c, 0x88));
+        _mm512_storeu_si512(dst + 64 * (4 + j), _mm512_shuffle_i32x4(a, c, 0xdd));
+        _mm512_storeu_si512(dst + 64 * (8 + j), _mm512_shuffle_i32x4(b, d, 0x88));
+        _mm512_storeu_si512(dst + 64 * (12 + j), _mm512_shuffle_i32x4(b, d, 0xdd));
+    }
 }
 
 GSVD_I8_TARGET void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, size_t u)
@@ -285,22 +323,22 @@ GSVD_I8_TARGET void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, siz
     for (int j = 0; j < 64; j++)
         perm_b[j] = (uint8_t)((j & 3) * 16 + (j >> 2));
     const __m512i perm = _mm512_loadu_si512(perm_b);
-    const __m512i gidx =
-        _mm512_setr_epi32(0, 16, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240);
     const __m512i off_l = _mm512_set1_epi8(4), off_r = _mm512_set1_epi8(8);
     uint32_t th[256], tl[256]; /* one unit's L_h, L_l quads before the transpose */
 
     for (size_t b = 0; b < p->nb; b++) {
         size_t s0 = 16 * b, valid = p->n > s0 ? p->n - s0 : 0;
         __mmask16 m = (__mmask16)(valid >= 16 ? 0xffffu : (1u << valid) - 1u);
-        size_t off = (u * p->nb + b) * 1024;
+        size_t units = p->kp / GSVD_I8_KBLK, aoff = (b * units + u) * 2048;
+        size_t boff = ((b / 2 * units + u) * 2 + b % 2) * 1024;
         __m512d sl0 = _mm512_setzero_pd(), sl1 = sl0, sr0 = sl0, sr1 = sl0;
         for (size_t r = 0; r < 16; r++) {
             size_t k = u * GSVD_I8_KBLK + 4 * r;
             __m512i codes4 = load_quad(p, codes, k, s0, m);
             for (int q = 0; q < 4; q++) { /* the centring sums' terms, in padded row order */
                 __m128i x = _mm512_extracti32x4_epi32(codes4, q);
-                __m512i i0 = _mm512_cvtepu8_epi64(x), i1 = _mm512_cvtepu8_epi64(_mm_srli_si128(x, 8));
+                __m512i i0 = _mm512_cvtepu8_epi64(x),
+                        i1 = _mm512_cvtepu8_epi64(_mm_srli_si128(x, 8));
                 __m512d lv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->plv + 4 * (k + q)));
                 __m512d rv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->prv + 4 * (k + q)));
                 sl0 = _mm512_add_pd(sl0, _mm512_permutexvar_pd(i0, lv));
@@ -312,15 +350,12 @@ GSVD_I8_TARGET void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, siz
             __m512i vh = _mm512_shuffle_epi8(lut, codes4);
             __m512i vl = _mm512_shuffle_epi8(lut, _mm512_add_epi8(codes4, off_l));
             __m512i vr = _mm512_shuffle_epi8(lut, _mm512_add_epi8(codes4, off_r));
-            _mm512_storeu_si512(p->bt + off + 64 * r, _mm512_permutexvar_epi8(perm, vr));
+            _mm512_storeu_si512(p->bt + boff + 64 * r, _mm512_permutexvar_epi8(perm, vr));
             _mm512_storeu_si512(th + 16 * r, _mm512_permutexvar_epi8(perm, vh));
             _mm512_storeu_si512(tl + 16 * r, _mm512_permutexvar_epi8(perm, vl));
         }
-        for (size_t c = 0; c < 16; c++) { /* sample c's row: dword c of every quad row */
-            __m512i ci = _mm512_add_epi32(gidx, _mm512_set1_epi32((int)c));
-            _mm512_storeu_si512(p->ah + off + 64 * c, _mm512_i32gather_epi32(ci, th, 4));
-            _mm512_storeu_si512(p->al + off + 64 * c, _mm512_i32gather_epi32(ci, tl, 4));
-        }
+        transpose16(th, p->at + aoff); /* sample c's row: dword c of every quad row */
+        transpose16(tl, p->at + aoff + 1024);
         _mm512_storeu_pd(p->usl + u * p->np + s0, sl0);
         _mm512_storeu_pd(p->usl + u * p->np + s0 + 8, sl1);
         _mm512_storeu_pd(p->usr + u * p->np + s0, sr0);
@@ -342,19 +377,22 @@ GSVD_I8_TARGET void gsvd_i8_pack_sums(gsvd_i8_pack *p)
     }
 }
 
-#define KB 1024 /* rows per pass over the tile: the A and B panels (384 KiB) stay in L2 */
+#define KB 512 /* rows per pass over a tile: the A (256 KiB), B (128 KiB) panels and C stay in L2  \
+                */
 
 /* Rows [k, k + kl) of the 16 x 32 block at samples (si, sj): P_h into tmm0, 1, P_l into 2, 3. */
 static void block_rows(const gsvd_i8_pack *p, size_t si, size_t sj, size_t k, size_t kl)
 {
-    for (size_t u = k / GSVD_I8_KBLK; u < (k + kl) / GSVD_I8_KBLK; u++) {
-        size_t a0 = (u * p->nb + si / 16) * 1024, b0 = (u * p->nb + sj / 16) * 1024;
-        _tile_loadd(4, p->ah + a0, 64);
-        _tile_loadd(6, p->bt + b0, 64);
-        _tile_loadd(7, p->bt + b0 + 1024, 64);
+    size_t units = p->kp / GSVD_I8_KBLK, u0 = k / GSVD_I8_KBLK, u1 = (k + kl) / GSVD_I8_KBLK;
+    const uint8_t *a = p->at + (si / 16 * units + u0) * 2048;
+    const uint8_t *b = p->bt + (sj / 32 * units + u0) * 2048;
+    for (size_t u = u0; u < u1; u++, a += 2048, b += 2048) {
+        _tile_loadd(4, a, 64);
+        _tile_loadd(6, b, 64);
+        _tile_loadd(7, b + 1024, 64);
         _tile_dpbuud(0, 4, 6);
         _tile_dpbuud(1, 4, 7);
-        _tile_loadd(5, p->al + a0, 64);
+        _tile_loadd(5, a + 1024, 64);
         _tile_dpbuud(2, 5, 6);
         _tile_dpbuud(3, 5, 7);
     }
@@ -419,7 +457,7 @@ GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j
     for (size_t i = 0; i < wi; i++)
         for (size_t j = 0; j < wj; j++) {
             double *v = &c[i * GSVD_I8_TILE + j];
-            *v = *v / 127.0 - p->sl[i0 + i] - p->sr[j0 + j] + p->t;
+            *v = *v / R_BASE - p->sl[i0 + i] - p->sr[j0 + j] + p->t;
         }
 }
 

@@ -4,15 +4,14 @@
  * A row (variant) with centre c, scale s and dosages q in 0..2 standardises to z = s (u - c),
  * where u = q for a call and u = u* (the imputed dosage, c + missing / s) for a missing call, so
  * Z'Z = sum_v a_v (u_v - c_v)(u_v - c_v)' with a_v = s_v^2.  The weight is written with two
- * 7-bit digits in a power-of-two class: a_v ~ 2^e (hi + lo / 128), hi in 64..127, lo in
- * 0..127, relative error at most 2^-14 (the class, e, is the same for every row of one
- * product).  Two unsigned products per class, exact in int32,
+ * 7-bit digits, a_v ~ 2^e (hi + lo / 128), hi in 64..127, lo in 0..127 (relative error at
+ * most 2^-14).  Rows are grouped in classes of one e (the sum over rows does not depend on
+ * their order) and each class is padded with zero rows to GSVD_I8_KBLK; two unsigned
+ * products per class, exact in int32,
  *   P_h = L_h R',  P_l = L_l R',   L_h = hi u, L_l = lo u,  R = 127 u,
  * give sum_v a_v u u' = sum_e 2^e (P_h + P_l / 128) / 127, and the centring is a rank-two
  * correction from per-sample sums (float64).  The missing calls' u* is rounded to 1/254 in R
- * and to 1/(256 hi) in L.  Rows are reordered by class within the group (a sum over rows does
- * not depend on their order) and each class is padded with zero rows to GSVD_I8_KBLK.
- *
+ * and to 1/(128 hi) in L.
  * Accuracy: the weights alone move every eigenvalue by at most the largest relative weight
  * error (the Gram stays between (1 - eps) Z'Z and (1 + eps) Z'Z), which gsvd_i8_pack_plan
  * reports; the rounded u* of missing calls adds a few 1e-6 at 1% missing (measured,
@@ -29,8 +28,8 @@
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
-#define GSVD_I8_TILE 256 /* columns and rows of one Gram tile (GRAM_TILE in backend_cpu.c) */
-#define GSVD_I8_KBLK 64  /* rows of one tile load: classes are padded to a multiple of it */
+#define GSVD_I8_TILE 256       /* columns and rows of one Gram tile (GRAM_TILE in backend_cpu.c) */
+#define GSVD_I8_KBLK 64        /* rows of one tile load: classes are padded to a multiple of it */
 #define GSVD_I8_MAX_ROWS 32768 /* rows of one group: 255 x 254 x rows stays below 2^31 */
 #define GSVD_I8_WEIGHT_ERR (1.0 / 16384) /* bound of the relative weight error (2^-14) */
 

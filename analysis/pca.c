@@ -572,8 +572,7 @@ out:
 /* auto's Gram may take the backend's fast kernel (the CPU's int8 tiles) when the product is
  * large enough to matter (GSVD_PCA_FAST_GRAM_WORK) and its singular value bound is within
  * --tol; the ranks of a distributed run agree, so that they all run the same kernel. */
-static int pick_fast_gram(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
-                          size_t n)
+static int pick_fast_gram(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p, size_t n)
 {
     uint64_t m = p->comm ? p->n_variants_all : gsvd_geno_n_variants(g), ok = 0;
     double err = 0;
@@ -660,7 +659,13 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_p
                     (p->method == GSVD_PCA_AUTO && n > GSVD_PCA_AUTO_EXACT_N);
 
     if (!iterative) {
-        double gram = 2.0 * 8.0 * n * n + (n <= 24576 ? 4.0 * n * n : 0);
+        /* float64 Gram and exact-sum parts, and the float32 block or (auto on large data,
+         * which may take the int8 tiles) the group's codes and three tile copies */
+        double big = (double)gsvd_geno_n_variants(g) * n * n >= GSVD_PCA_FAST_GRAM_WORK;
+        double i8 = p->method == GSVD_PCA_AUTO && big
+                        ? 4.0 * (double)gsvd_backend_gram_group_rows((size_t)n) * n
+                        : 0;
+        double gram = 2.0 * 8.0 * n * n + fmax(n <= 24576 ? 4.0 * n * n : 0, i8);
         if (memory && gram + scan > (double)memory) {
             gsvd_log_error("--memory %.0f MiB is below what the exact method needs (%.0f MiB for "
                            "%.0f samples: the N x N Gram matrix)",

@@ -352,8 +352,9 @@ static void report(const struct gsvd_pca_result *r)
             (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
             (unsigned long long)c->n_mask, (unsigned long long)c->n_missing_calls);
     if (r->method == GSVD_PCA_EXACT && r->gram_error > 0)
-        fprintf(stderr, "[pca] exact: Gram matrix Z'Z from int8 tiles (weights within %.2g) and "
-                        "symmetric eigensolver, one pass\n",
+        fprintf(stderr,
+                "[pca] exact: Gram matrix Z'Z from int8 tiles (weights within %.2g) and "
+                "symmetric eigensolver, one pass\n",
                 r->gram_error);
     else if (r->method == GSVD_PCA_EXACT)
         fprintf(stderr, "[pca] exact: Gram matrix Z'Z and symmetric eigensolver, one pass\n");

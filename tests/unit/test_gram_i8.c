@@ -62,10 +62,10 @@ static void quantise(double a, double c, double ustar, struct qrow *q)
     q->ustar = ustar;
     for (int k = 0; k < 3; k++)
         q->lq[k] = q->rq[k] = k;
-    /* missing: R holds round(127 u*) / 127; L holds u* alpha to 1/128 of a unit of alpha u */
-    double t = alpha * ustar, th = floor(t);
+    /* missing: R holds round(127 u*) / 127; L holds alpha u* to 1/128 */
+    double t = alpha * ustar, th = floor(t), rho = 127.0;
     q->lq[3] = (th + nearbyint((t - th) * 128.0) / 128.0) / alpha;
-    q->rq[3] = nearbyint(127.0 * ustar) / 127.0;
+    q->rq[3] = nearbyint(rho * ustar) / rho;
 }
 
 /* One shape: every upper tile against both oracles. */
@@ -73,7 +73,8 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
 {
     gsvd_i8_pack *p = NULL;
     uint8_t *codes = gsvd_malloc(rows * n + 1);
-    float *cen = gsvd_malloc((rows + 1) * sizeof *cen), *scl = gsvd_malloc((rows + 1) * sizeof *scl);
+    float *cen = gsvd_malloc((rows + 1) * sizeof *cen),
+          *scl = gsvd_malloc((rows + 1) * sizeof *scl);
     float *mis = gsvd_malloc((rows + 1) * sizeof *mis);
     struct qrow *q = gsvd_malloc((rows + 1) * sizeof *q);
     double *c = gsvd_malloc(256 * 256 * sizeof *c), *c2 = gsvd_malloc(256 * 256 * sizeof *c2);
@@ -133,7 +134,8 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
                         model += q[r].ahat * li * rj;
                         truth += q[r].a * yi * yj;
                         /* the size of the terms the kernel cancels (centring) */
-                        ref += q[r].ahat * (fabs(q[r].lq[ci]) + q[r].c) * (fabs(q[r].rq[cj]) + q[r].c);
+                        ref +=
+                            q[r].ahat * (fabs(q[r].lq[ci]) + q[r].c) * (fabs(q[r].rq[cj]) + q[r].c);
                         allow += GSVD_I8_WEIGHT_ERR * q[r].a * fabs(yi * yj) +
                                  q[r].ahat * ((ci == 3) * fabs(yj) / 16384.0 +
                                               (cj == 3) * fabs(yi) / 254.0 +
@@ -149,8 +151,9 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
     GSVD_CHECK(worst_model <= 1e-12);
     GSVD_CHECK(worst_true <= 1e-12);
     if (!(worst_model <= 1e-12) || !(worst_true <= 1e-12))
-        fprintf(stderr, "  rows %zu, n %zu, haploid %d, no centre %d: model %.3g, true excess %.3g\n",
-                rows, n, haploid, no_centre, worst_model, worst_true);
+        fprintf(stderr,
+                "  rows %zu, n %zu, haploid %d, no centre %d: model %.3g, true excess %.3g\n", rows,
+                n, haploid, no_centre, worst_model, worst_true);
 out:
     gsvd_i8_pack_free(p);
     gsvd_free(codes);
@@ -183,7 +186,7 @@ static void check_refusals(void)
 
 int main(void)
 {
-    static const size_t shapes[][2] = {{1, 1},   {63, 17},  {64, 32},  {65, 33},
+    static const size_t shapes[][2] = {{1, 1},     {63, 17},   {64, 32},  {65, 33},
                                        {200, 300}, {700, 257}, {130, 512}};
     char why[128];
 
