@@ -39,8 +39,8 @@ static int reserve_group(struct backend_cpu *b, size_t n)
     b->rcen = gsvd_malloc(b->group * sizeof *b->rcen);
     b->rscl = gsvd_malloc(b->group * sizeof *b->rscl);
     b->rmis = gsvd_malloc(b->group * sizeof *b->rmis);
-    b->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GRAM_TILE, sizeof *b->i8acc);
-    b->dtile = gsvd_malloc(workers * GRAM_TILE * GRAM_TILE * sizeof *b->dtile);
+    b->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GSVD_I8_TILE_W, sizeof *b->i8acc);
+    b->dtile = gsvd_malloc(workers * GRAM_TILE * GSVD_I8_TILE_W * sizeof *b->dtile);
     return b->codes && b->rcen && b->rscl && b->rmis && b->i8acc && b->dtile ? GSVD_OK
                                                                              : GSVD_ENOMEM;
 }
@@ -259,14 +259,17 @@ out:
     return rc;
 }
 
-/* G += Z^T Z for the group, in fixed 256-column tiles of the upper triangle: float32
+/* G += Z^T Z for the group, in fixed tiles reaching the upper triangle (256 x 256, float32
+ * 512 x 512): float32
  * ssyrk/sgemm per tile added into float64 (or dsyrk/dgemm for large n: straight into G, or into
  * a scratch tile added exactly when there is a bound).  Every tile is computed by the same BLAS
  * calls whatever thread takes it, so the result does not depend on the thread count. */
 
 struct gram_job {
     struct backend_cpu *b;
-    size_t rows, nt; /* group rows, tiles per side */
+    size_t rows;     /* group rows */
+    size_t rs, cs;   /* tile rows and columns (cs a multiple of rs) */
+    size_t nti, ntj; /* tiles down and across */
     atomic_int over; /* a value exceeded the grid's bound */
 };
 
@@ -302,15 +305,17 @@ GSVD_CLONES static int xsum_row_f(double *restrict hi, double *restrict lo, cons
     return over;
 }
 
-/* Add tile values c (row stride ldc) into G at (i0, j0), exactly when there is a bound.
- * Returns 1 if a value exceeded the bound. */
-static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size_t wj, int diag,
+/* Add the upper-triangle entries (global column >= row) of tile values c (row stride ldc) into
+ * G at (i0, j0), exactly when there is a bound.  Returns 1 if a value exceeded the bound. */
+static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size_t wj,
                     const float *cf, const double *cd, size_t ldc)
 {
     size_t n = b->n;
     int over = 0;
     for (size_t i = 0; i < wi; i++) {
-        size_t j = diag ? i : 0, at = (i0 + i) * n + j0 + j;
+        size_t j = i0 + i > j0 ? i0 + i - j0 : 0, at = (i0 + i) * n + j0 + j;
+        if (j >= wj)
+            continue;
         if (b->bounded && cf)
             over |= xsum_row_f(b->g + at, b->glo + at, cf + i * ldc + j, wj - j, b->ggrid);
         else if (b->bounded)
@@ -322,27 +327,31 @@ static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size
     return over;
 }
 
-/* Side of the Gram tiles: the float32 tiles are larger (OpenBLAS packs each tile's two panels
- * per call, so a wider tile packs less per product). */
-static size_t gram_tile_side(const struct backend_cpu *b)
+/* Rows and columns of the Gram tiles: the float32 tiles are larger (OpenBLAS packs each
+ * tile's two panels per call, so a wider tile packs less per product); the int8 tiles are
+ * GSVD_I8_TILE_W wide. */
+static void gram_tile_shape(const struct backend_cpu *b, size_t *rs, size_t *cs)
 {
-    return b->gblk && !b->amx ? GRAM_TILE_F32 : GRAM_TILE;
+    *rs = b->gblk && !b->amx ? GRAM_TILE_F32 : GRAM_TILE;
+    *cs = b->i8 ? GSVD_I8_TILE_W : *rs;
 }
 
-static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, size_t share)
+static int gram_tile(struct backend_cpu *b, const struct gram_job *job, size_t ti, size_t tj,
+                     size_t share)
 {
-    size_t n = b->n, ts = gram_tile_side(b), i0 = ti * ts, j0 = tj * ts;
-    size_t wi = n - i0 < ts ? n - i0 : ts, wj = n - j0 < ts ? n - j0 : ts;
+    size_t n = b->n, rows = job->rows, i0 = ti * job->rs, j0 = tj * job->cs;
+    size_t wi = n - i0 < job->rs ? n - i0 : job->rs, wj = n - j0 < job->cs ? n - j0 : job->cs;
 
     if (b->i8) {
-        double *c = b->dtile + share * GRAM_TILE * GRAM_TILE;
-        gsvd_i8_gram_tile(b->i8, i0, j0, wi, wj, b->i8acc + share * 2 * GRAM_TILE * GRAM_TILE, c);
-        return gram_add(b, i0, j0, wi, wj, ti == tj, NULL, c, GRAM_TILE);
+        double *c = b->dtile + share * GRAM_TILE * GSVD_I8_TILE_W;
+        gsvd_i8_gram_tile(b->i8, i0, j0, wi, wj, b->i8acc + share * 2 * GRAM_TILE * GSVD_I8_TILE_W,
+                          c);
+        return gram_add(b, i0, j0, wi, wj, NULL, c, GSVD_I8_TILE_W);
     }
     if (b->amx) {
         float *c = b->ctile + share * GRAM_TILE * GRAM_TILE;
         gsvd_amx_gram_tile(b->amx, i0, j0, wi, wj, c);
-        return gram_add(b, i0, j0, wi, wj, ti == tj, c, NULL, GRAM_TILE);
+        return gram_add(b, i0, j0, wi, wj, c, NULL, GRAM_TILE);
     }
     if (b->gblk) {
         float *c = b->gblk + i0 * n + j0;
@@ -352,7 +361,7 @@ static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, s
         else
             cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0f,
                         b->z + i0, (int)n, b->z + j0, (int)n, 0.0f, c, (int)n);
-        return gram_add(b, i0, j0, wi, wj, ti == tj, c, NULL, n);
+        return gram_add(b, i0, j0, wi, wj, c, NULL, n);
     }
     if (b->gtile) {
         double *c = b->gtile + share * GRAM_TILE * GRAM_TILE;
@@ -362,7 +371,7 @@ static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, s
         else
             cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)wi, (int)wj, (int)rows, 1.0,
                         b->zd + i0, (int)n, b->zd + j0, (int)n, 0.0, c, GRAM_TILE);
-        return gram_add(b, i0, j0, wi, wj, ti == tj, NULL, c, GRAM_TILE);
+        return gram_add(b, i0, j0, wi, wj, NULL, c, GRAM_TILE);
     }
     double *c = b->g + i0 * n + j0;
     if (ti == tj)
@@ -374,17 +383,23 @@ static int gram_tile(struct backend_cpu *b, size_t rows, size_t ti, size_t tj, s
     return 0;
 }
 
-/* Task t of a group's tiles -> tile (ti, tj) of the upper triangle, row by row; `worker` names
- * the scratch tile (which worker takes a tile does not change its result). */
+/* The first tile column of tile row ti that reaches the upper triangle. */
+static size_t first_tj(const struct gram_job *job, size_t ti)
+{
+    return ti * job->rs / job->cs;
+}
+
+/* Task t of a group's tiles -> tile (ti, tj) reaching the upper triangle, row by row; `worker`
+ * names the scratch tile (which worker takes a tile does not change its result). */
 static int gram_task(void *arg, size_t worker, size_t t)
 {
     struct gram_job *job = arg;
     size_t ti = 0;
-    while (t >= job->nt - ti) {
-        t -= job->nt - ti;
+    while (t >= job->ntj - first_tj(job, ti)) {
+        t -= job->ntj - first_tj(job, ti);
         ti++;
     }
-    if (gram_tile(job->b, job->rows, ti, ti + t, worker))
+    if (gram_tile(job->b, job, ti, first_tj(job, ti) + t, worker))
         atomic_store(&job->over, 1);
     return GSVD_OK;
 }
@@ -449,9 +464,14 @@ static int flush_gram(struct backend_cpu *b)
     }
     job.b = b;
     job.rows = rows;
-    job.nt = (n + gram_tile_side(b) - 1) / gram_tile_side(b);
+    gram_tile_shape(b, &job.rs, &job.cs);
+    job.nti = (n + job.rs - 1) / job.rs;
+    job.ntj = (n + job.cs - 1) / job.cs;
     atomic_init(&job.over, 0);
-    GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, job.nt * (job.nt + 1) / 2, gram_task, &job));
+    size_t tasks = 0;
+    for (size_t ti = 0; ti < job.nti; ti++)
+        tasks += job.ntj - first_tj(&job, ti);
+    GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, tasks, gram_task, &job));
     if (atomic_load(&job.over))
         return bound_exceeded("a Gram product");
     b->filled = 0;

@@ -68,8 +68,8 @@ struct backend_cpu {
     gsvd_i8_pack *i8;          /* the group for the int8 tiles, or NULL */
     uint8_t *codes;            /* i8: group x n call codes (0..2 dosage, 3 missing) */
     float *rcen, *rscl, *rmis; /* i8: each group row's centre, scale and missing value */
-    int32_t *i8acc;            /* i8: 2 GRAM_TILE^2 int32 per thread */
-    double *dtile;             /* i8: a GRAM_TILE^2 float64 tile per thread */
+    int32_t *i8acc;            /* i8: 2 GRAM_TILE x GSVD_I8_TILE_W int32 per thread */
+    double *dtile;             /* i8: a GRAM_TILE x GSVD_I8_TILE_W float64 tile per thread */
     int gram_fast;             /* gram_fast(1) said yes: auto takes the i8 kernel */
     double gram_err;           /* the last Gram's eigenvalue error bound (0: exact kernel) */
     double *g;                 /* n x n float64 Gram accumulator (upper triangle filled) */

@@ -38,8 +38,9 @@ struct gsvd_i8_pack {
     double *sl, *sr;      /* n: sum_v 2^e c L_v(i) and sum_v a c R_v(j) / 127 */
     struct i8_class *cls; /* n_cls classes, by increasing e */
     size_t n_cls;
-    int *row_e;      /* rows: class exponent of each row (planning scratch) */
-    uint64_t *order; /* rows: (e + 2^20) << 32 | row, sorted (planning scratch) */
+    int *row_e;       /* rows: class exponent of each row (planning scratch) */
+    uint64_t *order;  /* rows: (e + 2^20) << 32 | row, sorted (planning scratch) */
+    uint8_t *row_lut; /* rows x 16: the lookup tables by row (planning scratch) */
     size_t rows_cap, kp_cap, np_cap, n_cap;
     /* Tiles of 1 KiB in one piece (16 rows of 64 bytes), unit u (64 padded rows), sample
      * block b (16 samples), U = kp / 64 units; laid out so that the tiles one 16 x 32 output
@@ -76,6 +77,7 @@ void gsvd_i8_pack_free(gsvd_i8_pack *p)
     gsvd_free(p->cls);
     gsvd_free(p->row_e);
     gsvd_free(p->order);
+    gsvd_free(p->row_lut);
     gsvd_free(p->at);
     gsvd_free(p->bt);
     gsvd_free(p);
@@ -95,21 +97,38 @@ static int grow(void *a, size_t n, size_t sz)
     return *pp ? GSVD_OK : GSVD_ENOMEM;
 }
 
-static int reserve(gsvd_i8_pack *p, size_t rows, size_t n, size_t kmax)
+/* Room for the rows' plan (before the classes are known). */
+static int reserve_rows(gsvd_i8_pack *p, size_t rows, size_t n)
 {
-    size_t np = (n + 31) / 32 * 32, bytes;
     int rc = GSVD_OK;
-
-    if (np < n || gsvd_mul_size(kmax, 2 * np, &bytes) < 0)
-        return GSVD_EINVAL;
     if (rows > p->rows_cap) {
         GSVD_TRY(grow(&p->lv, rows * 4, sizeof *p->lv));
         GSVD_TRY(grow(&p->rv, rows * 4, sizeof *p->rv));
         GSVD_TRY(grow(&p->row_e, rows, sizeof *p->row_e));
         GSVD_TRY(grow(&p->order, rows, sizeof *p->order));
         GSVD_TRY(grow(&p->cls, rows, sizeof *p->cls));
+        GSVD_TRY(grow(&p->row_lut, rows * 16, 1));
         p->rows_cap = rows;
     }
+    if (n > p->n_cap) {
+        GSVD_TRY(grow(&p->sl, n, sizeof *p->sl));
+        GSVD_TRY(grow(&p->sr, n, sizeof *p->sr));
+        p->n_cap = n;
+    }
+out:
+    if (rc < 0) /* a failed grow left some arrays smaller than the caps say */
+        p->rows_cap = p->n_cap = 0;
+    return rc;
+}
+
+/* Room for kmax padded rows of n samples (the classes are known). */
+static int reserve_padded(gsvd_i8_pack *p, size_t n, size_t kmax)
+{
+    size_t np = (n + 31) / 32 * 32, bytes;
+    int rc = GSVD_OK;
+
+    if (np < n || gsvd_mul_size(kmax, 2 * np, &bytes) < 0)
+        return GSVD_EINVAL;
     if (kmax > p->kp_cap || np > p->np_cap) {
         GSVD_TRY(grow(&p->src, kmax, sizeof *p->src));
         GSVD_TRY(grow(&p->lut, kmax * 16, 1));
@@ -120,11 +139,6 @@ static int reserve(gsvd_i8_pack *p, size_t rows, size_t n, size_t kmax)
         p->kp_cap = kmax;
         p->np_cap = np;
     }
-    if (n > p->n_cap) {
-        GSVD_TRY(grow(&p->sl, n, sizeof *p->sl));
-        GSVD_TRY(grow(&p->sr, n, sizeof *p->sr));
-        p->n_cap = n;
-    }
     if (bytes > p->tile_cap) {
         GSVD_TRY(grow(&p->at, bytes, 1));
         GSVD_TRY(grow(&p->bt, bytes / 2, 1));
@@ -133,8 +147,8 @@ static int reserve(gsvd_i8_pack *p, size_t rows, size_t n, size_t kmax)
     p->np = np;
     p->nb = np / 16;
 out:
-    if (rc < 0) /* a failed grow left some arrays smaller than the caps say */
-        p->rows_cap = p->kp_cap = p->np_cap = p->n_cap = p->tile_cap = 0;
+    if (rc < 0)
+        p->kp_cap = p->np_cap = p->tile_cap = 0;
     return rc;
 }
 
@@ -164,7 +178,7 @@ static double plan_row(gsvd_i8_pack *p, size_t r, float center, float scale, flo
     double s = scale, c = center, a = s * s, ustar, alpha, ah, t, lh, ll;
     unsigned hi, lo;
     int e;
-    uint8_t *lut = p->lut + r * 16; /* by row here; moved to padded order in plan */
+    uint8_t *lut = p->row_lut + r * 16; /* by row; copied to padded order by plan */
 
     if (!(a > 0) || !isfinite(a) || !isfinite(c))
         return -1;
@@ -211,18 +225,13 @@ static int by_key(const void *x, const void *y)
 int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *center,
                       const float *scale, const float *missing, double *werr)
 {
-    /* every class padded (at most rows classes), rounded to a unit */
-    size_t kmax = (rows + rows * GSVD_I8_KBLK) / GSVD_I8_KBLK * GSVD_I8_KBLK + GSVD_I8_KBLK;
-    uint8_t *row_lut = NULL;
+    size_t kmax = 0;
     double worst = 0;
     int rc = GSVD_OK;
 
     if (rows > GSVD_I8_MAX_ROWS || n == 0)
         return GSVD_EINVAL;
-    GSVD_TRY(reserve(p, rows, n, kmax));
-    row_lut = gsvd_malloc(rows * 16 + 1);
-    if (!row_lut)
-        return GSVD_ENOMEM;
+    GSVD_TRY(reserve_rows(p, rows, n));
     p->rows = rows;
     p->n = n;
     p->t = 0;
@@ -234,10 +243,15 @@ int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *cente
         }
         worst = err > worst ? err : worst;
     }
-    memcpy(row_lut, p->lut, rows * 16);
     for (size_t r = 0; r < rows; r++) /* e is within +-2^10 (a finite double's exponent) */
         p->order[r] = (uint64_t)(p->row_e[r] + (1 << 20)) << 32 | r;
     qsort(p->order, rows, sizeof *p->order, by_key);
+    for (size_t q = 0; q < rows; q++) /* each class padded to a unit */
+        if (q + 1 == rows ||
+            p->row_e[p->order[q] & 0xffffffffu] != p->row_e[p->order[q + 1] & 0xffffffffu])
+            kmax += GSVD_I8_KBLK;
+    kmax += rows;
+    GSVD_TRY(reserve_padded(p, n, kmax));
     p->n_cls = 0;
     p->kp = 0;
     for (size_t q = 0; q < rows;) {
@@ -249,7 +263,7 @@ int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *cente
         for (; q < rows && p->row_e[p->order[q] & 0xffffffffu] == e; q++) {
             size_t r = (size_t)(p->order[q] & 0xffffffffu);
             p->src[p->kp] = (int32_t)r;
-            memcpy(p->lut + p->kp * 16, row_lut + r * 16, 16);
+            memcpy(p->lut + p->kp * 16, p->row_lut + r * 16, 16);
             memcpy(p->plv + p->kp * 4, p->lv + r * 4, 4 * sizeof *p->plv);
             memcpy(p->prv + p->kp * 4, p->rv + r * 4, 4 * sizeof *p->prv);
             p->kp++;
@@ -264,7 +278,6 @@ int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *cente
     }
     *werr = worst;
 out:
-    gsvd_free(row_lut);
     return rc;
 }
 
@@ -274,17 +287,33 @@ out:
 
 /* Samples [16 b, 16 b + 16) of padded rows k .. k + 3, one row per 128-bit lane (zeros for
  * padding rows and samples past n). */
+GSVD_I8_TARGET static __m128i load_row(const gsvd_i8_pack *p, const uint8_t *codes, size_t k,
+                                       size_t s0, __mmask16 m)
+{
+    int32_t r = p->src[k];
+    return r >= 0 ? _mm_maskz_loadu_epi8(m, codes + (size_t)r * p->n + s0) : _mm_setzero_si128();
+}
+
 GSVD_I8_TARGET static __m512i load_quad(const gsvd_i8_pack *p, const uint8_t *codes, size_t k,
                                         size_t s0, __mmask16 m)
 {
-    __m512i v = _mm512_setzero_si512();
-    for (int q = 0; q < 4; q++) {
-        int32_t r = p->src[k + (size_t)q];
-        __m128i x =
-            r >= 0 ? _mm_maskz_loadu_epi8(m, codes + (size_t)r * p->n + s0) : _mm_setzero_si128();
-        v = _mm512_inserti32x4(v, x, q);
-    }
-    return v;
+    __m512i v = _mm512_castsi128_si512(load_row(p, codes, k, s0, m));
+    v = _mm512_inserti32x4(v, load_row(p, codes, k + 1, s0, m), 1);
+    v = _mm512_inserti32x4(v, load_row(p, codes, k + 2, s0, m), 2);
+    return _mm512_inserti32x4(v, load_row(p, codes, k + 3, s0, m), 3);
+}
+
+/* Padded row k's terms of the centring sums for the 16 codes in x, added to sl[2], sr[2]. */
+GSVD_I8_TARGET static void sum_row(const gsvd_i8_pack *p, size_t k, __m128i x, __m512d *sl,
+                                   __m512d *sr)
+{
+    __m512i i0 = _mm512_cvtepu8_epi64(x), i1 = _mm512_cvtepu8_epi64(_mm_srli_si128(x, 8));
+    __m512d lv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->plv + 4 * k));
+    __m512d rv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->prv + 4 * k));
+    sl[0] = _mm512_add_pd(sl[0], _mm512_permutexvar_pd(i0, lv));
+    sl[1] = _mm512_add_pd(sl[1], _mm512_permutexvar_pd(i1, lv));
+    sr[0] = _mm512_add_pd(sr[0], _mm512_permutexvar_pd(i0, rv));
+    sr[1] = _mm512_add_pd(sr[1], _mm512_permutexvar_pd(i1, rv));
 }
 
 /* The 16 x 16 dword transpose of 16 rows of 64 bytes at src into dst: unpacks within 128-bit
@@ -331,21 +360,15 @@ GSVD_I8_TARGET void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, siz
         __mmask16 m = (__mmask16)(valid >= 16 ? 0xffffu : (1u << valid) - 1u);
         size_t units = p->kp / GSVD_I8_KBLK, aoff = (b * units + u) * 2048;
         size_t boff = ((b / 2 * units + u) * 2 + b % 2) * 1024;
-        __m512d sl0 = _mm512_setzero_pd(), sl1 = sl0, sr0 = sl0, sr1 = sl0;
+        __m512d sl[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()}, sr[2] = {sl[0], sl[0]};
         for (size_t r = 0; r < 16; r++) {
             size_t k = u * GSVD_I8_KBLK + 4 * r;
             __m512i codes4 = load_quad(p, codes, k, s0, m);
-            for (int q = 0; q < 4; q++) { /* the centring sums' terms, in padded row order */
-                __m128i x = _mm512_extracti32x4_epi32(codes4, q);
-                __m512i i0 = _mm512_cvtepu8_epi64(x),
-                        i1 = _mm512_cvtepu8_epi64(_mm_srli_si128(x, 8));
-                __m512d lv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->plv + 4 * (k + q)));
-                __m512d rv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->prv + 4 * (k + q)));
-                sl0 = _mm512_add_pd(sl0, _mm512_permutexvar_pd(i0, lv));
-                sl1 = _mm512_add_pd(sl1, _mm512_permutexvar_pd(i1, lv));
-                sr0 = _mm512_add_pd(sr0, _mm512_permutexvar_pd(i0, rv));
-                sr1 = _mm512_add_pd(sr1, _mm512_permutexvar_pd(i1, rv));
-            }
+            /* the centring sums' terms, in padded row order */
+            sum_row(p, k, _mm512_castsi512_si128(codes4), sl, sr);
+            sum_row(p, k + 1, _mm512_extracti32x4_epi32(codes4, 1), sl, sr);
+            sum_row(p, k + 2, _mm512_extracti32x4_epi32(codes4, 2), sl, sr);
+            sum_row(p, k + 3, _mm512_extracti32x4_epi32(codes4, 3), sl, sr);
             __m512i lut = _mm512_loadu_si512(p->lut + k * 16);
             __m512i vh = _mm512_shuffle_epi8(lut, codes4);
             __m512i vl = _mm512_shuffle_epi8(lut, _mm512_add_epi8(codes4, off_l));
@@ -356,10 +379,10 @@ GSVD_I8_TARGET void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, siz
         }
         transpose16(th, p->at + aoff); /* sample c's row: dword c of every quad row */
         transpose16(tl, p->at + aoff + 1024);
-        _mm512_storeu_pd(p->usl + u * p->np + s0, sl0);
-        _mm512_storeu_pd(p->usl + u * p->np + s0 + 8, sl1);
-        _mm512_storeu_pd(p->usr + u * p->np + s0, sr0);
-        _mm512_storeu_pd(p->usr + u * p->np + s0 + 8, sr1);
+        _mm512_storeu_pd(p->usl + u * p->np + s0, sl[0]);
+        _mm512_storeu_pd(p->usl + u * p->np + s0 + 8, sl[1]);
+        _mm512_storeu_pd(p->usr + u * p->np + s0, sr[0]);
+        _mm512_storeu_pd(p->usr + u * p->np + s0 + 8, sr[1]);
     }
 }
 
@@ -377,8 +400,9 @@ GSVD_I8_TARGET void gsvd_i8_pack_sums(gsvd_i8_pack *p)
     }
 }
 
-#define KB 512 /* rows per pass over a tile: the A (256 KiB), B (128 KiB) panels and C stay in L2  \
-                */
+#define KB                                                                                         \
+    512 /* rows per pass over a tile: the A (256 KiB), B (128 KiB) panels and C stay in L2         \
+         */
 
 /* Rows [k, k + kl) of the 16 x 32 block at samples (si, sj): P_h into tmm0, 1, P_l into 2, 3. */
 static void block_rows(const gsvd_i8_pack *p, size_t si, size_t sj, size_t k, size_t kl)
@@ -405,7 +429,7 @@ GSVD_I8_TARGET static void fold_class(double *c, const int32_t *ph, const int32_
     const __m512d sc = _mm512_set1_pd(ldexp(1.0, e - 7));
     for (size_t i = 0; i < mi; i++)
         for (size_t j = 0; j < mj; j += 8) {
-            size_t at = i * GSVD_I8_TILE + j;
+            size_t at = i * GSVD_I8_TILE_W + j;
             __m512i h = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(ph + at)));
             __m512i l = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(pl + at)));
             __m512i v = _mm512_add_epi64(_mm512_slli_epi64(h, 7), l);
@@ -417,12 +441,12 @@ GSVD_I8_TARGET static void fold_class(double *c, const int32_t *ph, const int32_
 GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi,
                                       size_t wj, int32_t *acc, double *c)
 {
-    const size_t ld = GSVD_I8_TILE * sizeof(int32_t); /* bytes */
+    const size_t ld = GSVD_I8_TILE_W * sizeof(int32_t); /* bytes */
     size_t mi = (wi + 15) / 16 * 16, mj = (wj + 31) / 32 * 32;
-    int32_t *ph = acc, *pl = acc + GSVD_I8_TILE * GSVD_I8_TILE;
+    int32_t *ph = acc, *pl = acc + GSVD_I8_TILE * GSVD_I8_TILE_W;
 
     for (size_t i = 0; i < mi; i++)
-        memset(c + i * GSVD_I8_TILE, 0, mj * sizeof *c);
+        memset(c + i * GSVD_I8_TILE_W, 0, mj * sizeof *c);
     gsvd_amx_tiles_configure();
     for (size_t q = 0; q < p->n_cls; q++) {
         const struct i8_class *cl = &p->cls[q];
@@ -430,8 +454,8 @@ GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j
             size_t kl = cl->k1 - k < KB ? cl->k1 - k : KB;
             for (size_t bi = 0; bi < mi; bi += 16)
                 for (size_t bj = 0; bj < mj; bj += 32) {
-                    int32_t *h = ph + bi * GSVD_I8_TILE + bj, *l = pl + bi * GSVD_I8_TILE + bj;
-                    if (i0 == j0 && bj + 32 <= bi)
+                    int32_t *h = ph + bi * GSVD_I8_TILE_W + bj, *l = pl + bi * GSVD_I8_TILE_W + bj;
+                    if (j0 + bj + 32 <= i0 + bi)
                         continue; /* below the diagonal: not read (acc keeps old values) */
                     if (k == cl->k0) {
                         _tile_zero(0);
@@ -456,7 +480,7 @@ GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j
     _tile_release();
     for (size_t i = 0; i < wi; i++)
         for (size_t j = 0; j < wj; j++) {
-            double *v = &c[i * GSVD_I8_TILE + j];
+            double *v = &c[i * GSVD_I8_TILE_W + j];
             *v = *v / R_BASE - p->sl[i0 + i] - p->sr[j0 + j] + p->t;
         }
 }

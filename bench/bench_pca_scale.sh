@@ -4,7 +4,8 @@
 #   P1 = 1,000,000 variants x 2,000 samples, P2 = 100,000 variants x 20,000 samples, both from
 #   `gensvd simulate -K 3 --fst 0.05 --missing 0.01 --seed 1`, k = 10, Patterson scaling.
 # Tools (each on the same store, or the same genotypes written as .bed for plink2):
-#   gensvd          default settings (P1: exact, N <= 5,000; P2: randomized, at most 8 passes)
+#   gensvd          default settings (P1: exact, N <= 5,000, its Gram from int8 AMX tiles where
+#                   the CPU has them, --gram-kernel i8; P2: randomized, at most 8 passes)
 #   gensvd_exact    --method exact: the accuracy reference (checked against numpy in the tests)
 #   gensvd_amx      --method exact --gram-kernel amx (bf16 hi/lo tiles on Intel AMX), P1 only;
 #                   skipped where the CPU has no AMX
@@ -20,8 +21,8 @@
 # GRM scale) are converted with s^2 = 2 M_used lambda (pairwise-complete GRM: ~1e-2 from mean
 # imputation at 1% missing, so its exact mode is not a 1e-4 reference).
 # Limits (bench/gemm_limit.c, OpenBLAS on every core): two float32 GEMMs per pass over P2 with
-# 20 columns; a float32 syrk of P1, and (where cc has -mamx-bf16 and the CPU AMX) P1's Gram as
-# three bf16 tile products at the AMX unit's rate.  gensvd's per-pass times come from its -v log.
+# 20 columns; a float32 syrk of P1, and (where cc has -mamx-bf16/-mamx-int8 and the CPU AMX)
+# P1's Gram as three bf16 or two int8 tile products at the AMX unit's rate.  gensvd's per-pass times come from its -v log.
 # Results are cached per tool in bench/out/scale/ (FORCE=1 reruns; TOOLS="..." picks tools;
 # SIZES="P1 P2" picks data).
 # Usage: bench/bench_pca_scale.sh     (needs .venv/zarr3 and plink2: scripts/setup.sh --tests)
@@ -37,7 +38,7 @@ nproc=$(nproc)
 SIZES=${SIZES:-"P1 P2"}
 TOOLS=${TOOLS:-"gensvd gensvd_exact gensvd_amx plink2_approx plink2_exact sklearn7 sklearn20 dask"}
 
-cc -O2 -mamx-tile -mamx-bf16 bench/gemm_limit.c $(pkg-config --cflags --libs openblas) \
+cc -O2 -mamx-tile -mamx-bf16 -mamx-int8 bench/gemm_limit.c $(pkg-config --cflags --libs openblas) \
     -o "$out/gemm_limit" 2>/dev/null ||
     cc -O2 bench/gemm_limit.c $(pkg-config --cflags --libs openblas) -o "$out/gemm_limit"
 
@@ -159,6 +160,8 @@ for size in $SIZES; do
             "$out/gemm_limit" syrk "$M" "$N" >"$res/${size}_limit"
             "$out/gemm_limit" amx "$M" "$N" >"$res/${size}_limit_amx" 2>/dev/null ||
                 rm -f "$res/${size}_limit_amx"
+            "$out/gemm_limit" amx8 "$M" "$N" >"$res/${size}_limit_amx8" 2>/dev/null ||
+                rm -f "$res/${size}_limit_amx8"
         fi
     fi
 done
@@ -227,11 +230,12 @@ for size in sizes:
         print(f"{t:<16}{r['wall']:>9.1f}{ratio:>10.2f}{r['rss']:>13.0f}{err:>19.2e}{c12:>14.6f}{cmin:>12.6f}")
     print(f"limit ({'two float32 GEMMs per pass, 20 columns' if size == 'P2' else 'float32 syrk'}, OpenBLAS, all cores): "
           f"{float(limit['seconds']):.2f} s at {limit['gflops']} GFLOP/s")
-    amx = os.path.join(res, f"{size}_limit_amx")
-    if os.path.exists(amx):
-        la = dict(zip(*[iter(open(amx).read().split())] * 2))
-        print(f"limit (3 bf16 tile products, the AMX unit's rate, all cores): {float(la['seconds']):.2f} s "
-              f"at {la['gflops']} GFLOP/s")
+    for suffix, what in (("amx", "3 bf16 tile products"), ("amx8", "2 int8 tile products")):
+        path = os.path.join(res, f"{size}_limit_{suffix}")
+        if os.path.exists(path):
+            la = dict(zip(*[iter(open(path).read().split())] * 2))
+            print(f"limit ({what}, the AMX unit's rate, all cores): {float(la['seconds']):.2f} s "
+                  f"at {la['gflops']} GFLOP/s")
     if base and base.get("passes"):
         p = base["passes"]
         a = base["attrs"]

@@ -7,9 +7,14 @@
  *                hi'lo, lo'hi) over the 256 x 256 tiles of the upper triangle (whole squares),
  *                at the AMX unit's rate: tile products on tiles already in registers and L1
  *                (one core's CPU time, times the core count); operand traffic not counted
+ *   amx8 M N     the Gram as pca --gram-kernel i8 computes it: 2 int8 products (the weights'
+ *                two digits) over the same tiles, at the unit's int8 rate measured the same way
+ *                (random bytes: the unit is a little slower on them than on constants)
  * Prints "seconds <extrapolated s> gflops <rate>" (amx: GMAC/s counted as 2 flops each).
- * Built by bench/bench_pca.sh (the AMX mode where the compiler has -mamx-bf16):
- *   cc -O2 [-mamx-tile -mamx-bf16] bench/gemm_limit.c $(pkg-config --cflags --libs openblas) */
+ * Built by bench/bench_pca_scale.sh (the AMX modes where the compiler has -mamx-bf16 and
+ * -mamx-int8):
+ *   cc -O2 [-mamx-tile -mamx-bf16 -mamx-int8] bench/gemm_limit.c \
+ *      $(pkg-config --cflags --libs openblas) */
 #define _GNU_SOURCE /* syscall (amx) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +23,7 @@
 #include <unistd.h>
 
 #include <cblas.h>
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AMX_INT8__)
 #include <immintrin.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -46,7 +51,7 @@ static float *random_floats(size_t n)
     return p;
 }
 
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AMX_INT8__)
 /* MACs per second of one core's AMX unit on bf16 tile products (2x2 accumulators, operands
  * reloaded from L1 each step, as the kernel's inner loop does); 0 if the kernel refuses AMX. */
 static double thread_now(void) /* CPU time: the rate while running, on a shared machine too */
@@ -56,7 +61,7 @@ static double thread_now(void) /* CPU time: the rate while running, on a shared 
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static double amx_rate(void)
+static double amx_rate(int int8)
 {
     struct {
         uint8_t palette, start, reserved[14];
@@ -74,8 +79,12 @@ static double amx_rate(void)
         cfg.rows[i] = 16;
         cfg.colsb[i] = 64;
     }
-    for (int i = 0; i < 16 * 32; i++)
-        a[0][i] = a[1][i] = b[0][i] = b[1][i] = 0x3f80; /* 1.0 */
+    unsigned long long x = 88172645463325252ULL;
+    for (int i = 0; i < 16 * 32; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        /* bf16 1.0, or random bytes for int8 */
+        a[0][i] = a[1][i] = b[0][i] = b[1][i] = int8 ? (uint16_t)(x >> 40) : 0x3f80;
+    }
     _tile_loadconfig(&cfg);
     _tile_zero(0);
     _tile_zero(1);
@@ -87,20 +96,27 @@ static double amx_rate(void)
         _tile_loadd(5, a[1], 64);
         _tile_loadd(6, b[0], 64);
         _tile_loadd(7, b[1], 64);
-        _tile_dpbf16ps(0, 4, 6);
-        _tile_dpbf16ps(1, 4, 7);
-        _tile_dpbf16ps(2, 5, 6);
-        _tile_dpbf16ps(3, 5, 7);
+        if (int8) {
+            _tile_dpbuud(0, 4, 6);
+            _tile_dpbuud(1, 4, 7);
+            _tile_dpbuud(2, 5, 6);
+            _tile_dpbuud(3, 5, 7);
+        } else {
+            _tile_dpbf16ps(0, 4, 6);
+            _tile_dpbf16ps(1, 4, 7);
+            _tile_dpbf16ps(2, 5, 6);
+            _tile_dpbf16ps(3, 5, 7);
+        }
     }
     double t = thread_now() - t0;
     _tile_release();
-    return (double)steps * 4.0 * 16 * 16 * 32 / t;
+    return (double)steps * 4.0 * 16 * 16 * (int8 ? 64 : 32) / t;
 }
 
-static int amx_limit(size_t m, size_t n, long cores)
+static int amx_limit(size_t m, size_t n, long cores, int int8)
 {
     size_t nt = (n + 255) / 256, n32 = (n + 31) / 32 * 32;
-    double rate = amx_rate(), area = 0;
+    double rate = amx_rate(int8), area = 0;
     if (rate <= 0) {
         fprintf(stderr, "gemm_limit: the kernel refused the AMX tile permission\n");
         return 1;
@@ -112,16 +128,18 @@ static int amx_limit(size_t m, size_t n, long cores)
             area += (double)wi * (double)wj;
         }
     rate *= (double)(cores > 0 ? cores : 1);
-    printf("seconds %.4f gflops %.1f\n", 3.0 * area * (double)m / rate, 2.0 * rate / 1e9);
+    printf("seconds %.4f gflops %.1f\n", (int8 ? 2.0 : 3.0) * area * (double)m / rate,
+           2.0 * rate / 1e9);
     return 0;
 }
 #else
-static int amx_limit(size_t m, size_t n, long cores)
+static int amx_limit(size_t m, size_t n, long cores, int int8)
 {
+    (void)int8;
     (void)m;
     (void)n;
     (void)cores;
-    fprintf(stderr, "gemm_limit: built without AMX (cc -mamx-tile -mamx-bf16)\n");
+    fprintf(stderr, "gemm_limit: built without AMX (cc -mamx-tile -mamx-bf16 -mamx-int8)\n");
     return 2;
 }
 #endif
@@ -129,13 +147,15 @@ static int amx_limit(size_t m, size_t n, long cores)
 int main(int argc, char **argv)
 {
     if (argc < 4 || (strcmp(argv[1], "pass") == 0 && argc != 5)) {
-        fprintf(stderr, "usage: gemm_limit pass M N C | gemm_limit syrk|amx M N\n");
+        fprintf(stderr, "usage: gemm_limit pass M N C | gemm_limit syrk|amx|amx8 M N\n");
         return 2;
     }
     size_t m = strtoull(argv[2], NULL, 10), n = strtoull(argv[3], NULL, 10);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (strcmp(argv[1], "amx") == 0)
-        return amx_limit(m, n, cores);
+        return amx_limit(m, n, cores, 0);
+    if (strcmp(argv[1], "amx8") == 0)
+        return amx_limit(m, n, cores, 1);
     openblas_set_num_threads(cores > 0 ? (int)cores : 1);
     /* a slice of about 512 MB of Z, at least 64 rows, timed after one warm-up call */
     size_t rows = ((size_t)512 << 20) / (4 * n);

@@ -77,8 +77,9 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
           *scl = gsvd_malloc((rows + 1) * sizeof *scl);
     float *mis = gsvd_malloc((rows + 1) * sizeof *mis);
     struct qrow *q = gsvd_malloc((rows + 1) * sizeof *q);
-    double *c = gsvd_malloc(256 * 256 * sizeof *c), *c2 = gsvd_malloc(256 * 256 * sizeof *c2);
-    int32_t *acc = gsvd_calloc(2 * 256 * 256, sizeof *acc);
+    enum { TR = GSVD_I8_TILE, TW = GSVD_I8_TILE_W };
+    double *c = gsvd_malloc(TR * TW * sizeof *c), *c2 = gsvd_malloc(TR * TW * sizeof *c2);
+    int32_t *acc = gsvd_calloc(2 * TR * TW, sizeof *acc);
     double werr = -1, worst_model = 0, worst_true = 0;
 
     GSVD_CHECK(codes && cen && scl && mis && q && c && c2 && acc);
@@ -116,16 +117,16 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
     for (size_t u = 0; u < gsvd_i8_pack_units(p); u++)
         gsvd_i8_pack_rows(p, codes, u);
     gsvd_i8_pack_sums(p);
-    for (size_t i0 = 0; i0 < n; i0 += 256)
-        for (size_t j0 = i0; j0 < n; j0 += 256) {
-            size_t wi = n - i0 < 256 ? n - i0 : 256, wj = n - j0 < 256 ? n - j0 : 256;
+    for (size_t i0 = 0; i0 < n; i0 += TR)
+        for (size_t j0 = i0 / TW * TW; j0 < n; j0 += TW) { /* the backend's tiles */
+            size_t wi = n - i0 < TR ? n - i0 : TR, wj = n - j0 < TW ? n - j0 : TW;
             gsvd_i8_gram_tile(p, i0, j0, wi, wj, acc, c);
             gsvd_i8_gram_tile(p, i0, j0, wi, wj, acc, c2);
             for (size_t a = 0; a < wi; a++)
-                for (size_t b = i0 == j0 ? a : 0; b < wj; b++) {
+                for (size_t b = i0 + a > j0 ? i0 + a - j0 : 0; b < wj; b++) {
                     size_t i = i0 + a, j = j0 + b;
                     double model = 0, truth = 0, ref = 0, allow = 0;
-                    GSVD_CHECK(memcmp(&c[a * 256 + b], &c2[a * 256 + b], sizeof *c) == 0);
+                    GSVD_CHECK(memcmp(&c[a * TW + b], &c2[a * TW + b], sizeof *c) == 0);
                     for (size_t r = 0; r < rows; r++) {
                         unsigned ci = codes[r * n + i], cj = codes[r * n + j];
                         double yi = (ci == 3 ? q[r].ustar : ci) - q[r].c;
@@ -142,8 +143,8 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
                                               (ci == 3 && cj == 3) / (16384.0 * 254.0));
                     }
                     /* float64 sums of ~rows terms, relative to what the centring cancels */
-                    double em = fabs(c[a * 256 + b] - model) / (ref + 1e-300);
-                    double et = (fabs(c[a * 256 + b] - truth) - allow) / (ref + 1e-300);
+                    double em = fabs(c[a * TW + b] - model) / (ref + 1e-300);
+                    double et = (fabs(c[a * TW + b] - truth) - allow) / (ref + 1e-300);
                     worst_model = em > worst_model ? em : worst_model;
                     worst_true = et > worst_true ? et : worst_true;
                 }
@@ -186,8 +187,8 @@ static void check_refusals(void)
 
 int main(void)
 {
-    static const size_t shapes[][2] = {{1, 1},     {63, 17},   {64, 32},  {65, 33},
-                                       {200, 300}, {700, 257}, {130, 512}};
+    static const size_t shapes[][2] = {{1, 1},     {63, 17},   {64, 32},   {65, 33},
+                                       {200, 300}, {700, 257}, {130, 512}, {70, 800}};
     char why[128];
 
     if (!gsvd_amx_int8_usable(why, sizeof why)) {
