@@ -35,14 +35,19 @@ static int reserve_group(struct backend_cpu *b, size_t n)
         return GSVD_EINVAL;
     if (!b->i8)
         return reserve_f(&b->z, &b->z_cap, cells);
-    b->codes = gsvd_malloc(cells);
-    b->rcen = gsvd_malloc(b->group * sizeof *b->rcen);
-    b->rscl = gsvd_malloc(b->group * sizeof *b->rscl);
-    b->rmis = gsvd_malloc(b->group * sizeof *b->rmis);
+    for (int k = 0; k < 2; k++) {
+        struct i8_buf *ib = &b->ib[k];
+        ib->codes = gsvd_malloc(cells);
+        ib->cen = gsvd_malloc(b->group * sizeof *ib->cen);
+        ib->scl = gsvd_malloc(b->group * sizeof *ib->scl);
+        ib->mis = gsvd_malloc(b->group * sizeof *ib->mis);
+        if (!ib->codes || !ib->cen || !ib->scl || !ib->mis)
+            return GSVD_ENOMEM;
+    }
+    b->ib_fill = 0;
     b->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GSVD_I8_TILE_W, sizeof *b->i8acc);
     b->dtile = gsvd_malloc(workers * GRAM_TILE * GSVD_I8_TILE_W * sizeof *b->dtile);
-    return b->codes && b->rcen && b->rscl && b->rmis && b->i8acc && b->dtile ? GSVD_OK
-                                                                             : GSVD_ENOMEM;
+    return b->i8acc && b->dtile ? GSVD_OK : GSVD_ENOMEM;
 }
 
 /* Rows [r, r + take) of the block into the group at row b->filled: standardised, or as call
@@ -55,15 +60,16 @@ static void put_rows(struct backend_cpu *b, const struct gsvd_gblock *g, size_t 
         standardise_rows(b, g, r, take, b->z + b->filled * n, sumsq);
         return;
     }
+    struct i8_buf *ib = &b->ib[b->ib_fill];
     for (size_t t = 0; t < take; t++) {
         size_t at = b->filled + t;
         double rs = 0;
-        gsvd_cpu_row_codes(g, r + t, b->codes + at * n, sumsq ? &rs : NULL);
+        gsvd_cpu_row_codes(g, r + t, ib->codes + at * n, sumsq ? &rs : NULL);
         if (sumsq)
             add_row_sumsq(b, rs, sumsq);
-        b->rcen[at] = g->center[r + t];
-        b->rscl[at] = g->scale[r + t];
-        b->rmis[at] = g->missing ? g->missing[r + t] : 0.0f;
+        ib->cen[at] = g->center[r + t];
+        ib->scl[at] = g->scale[r + t];
+        ib->mis[at] = g->missing ? g->missing[r + t] : 0.0f;
     }
 }
 
@@ -179,8 +185,11 @@ static double *zeroed_large(size_t nn)
     return p;
 }
 
+static int i8_wait(struct backend_cpu *b);
+
 void gsvd_cpu_gram_free(struct backend_cpu *b)
 {
+    (void)i8_wait(b); /* a job still running (a failed scan): its buffers go below */
     gsvd_free(b->g);
     gsvd_free(b->glo);
     gsvd_free(b->gblk);
@@ -188,17 +197,19 @@ void gsvd_cpu_gram_free(struct backend_cpu *b)
     gsvd_amx_pack_free(b->amx);
     gsvd_free(b->ctile);
     gsvd_i8_pack_free(b->i8);
-    gsvd_free(b->codes);
-    gsvd_free(b->rcen);
-    gsvd_free(b->rscl);
-    gsvd_free(b->rmis);
+    for (int k = 0; k < 2; k++) {
+        gsvd_free(b->ib[k].codes);
+        gsvd_free(b->ib[k].cen);
+        gsvd_free(b->ib[k].scl);
+        gsvd_free(b->ib[k].mis);
+        b->ib[k] = (struct i8_buf){0};
+    }
     gsvd_free(b->i8acc);
     gsvd_free(b->dtile);
     b->g = b->glo = b->gtile = b->dtile = NULL;
-    b->gblk = b->ctile = b->rcen = b->rscl = b->rmis = NULL;
+    b->gblk = b->ctile = NULL;
     b->amx = NULL;
     b->i8 = NULL;
-    b->codes = NULL;
     b->i8acc = NULL;
 }
 
@@ -409,7 +420,7 @@ static int i8_pack_task(void *arg, size_t worker, size_t u)
 {
     struct backend_cpu *b = arg;
     (void)worker;
-    gsvd_i8_pack_rows(b->i8, b->codes, u);
+    gsvd_i8_pack_rows(b->i8, b->ib[b->job_buf].codes, u);
     return GSVD_OK;
 }
 
@@ -418,7 +429,8 @@ static int i8_pack(struct backend_cpu *b, size_t rows)
 {
     size_t n = b->n;
     double werr;
-    int rc = gsvd_i8_pack_plan(b->i8, rows, n, b->rcen, b->rscl, b->rmis, &werr);
+    const struct i8_buf *ib = &b->ib[b->job_buf];
+    int rc = gsvd_i8_pack_plan(b->i8, rows, n, ib->cen, ib->scl, ib->mis, &werr);
     if (rc == GSVD_EINVAL) {
         gsvd_log_error("a variant's centre or scale is outside what the int8 Gram kernel takes "
                        "(internal error)");
@@ -441,16 +453,13 @@ static int amx_pack_task(void *arg, size_t worker, size_t u)
     return GSVD_OK;
 }
 
-static int flush_gram(struct backend_cpu *b)
+/* The group's products into G: pack (AMX), convert (float64 tiles), then every tile. */
+static int gram_group(struct backend_cpu *b, size_t rows)
 {
-    size_t rows = b->filled, n = b->n;
+    size_t n = b->n;
     struct gram_job job;
     int rc = GSVD_OK;
 
-    if (rows == 0)
-        return GSVD_OK;
-    if (b->tr_over)
-        return bound_exceeded("a row's sum of squares");
     if (b->i8) {
         GSVD_TRY(i8_pack(b, rows));
     } else if (b->amx) {
@@ -474,9 +483,63 @@ static int flush_gram(struct backend_cpu *b)
     GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, tasks, gram_task, &job));
     if (atomic_load(&job.over))
         return bound_exceeded("a Gram product");
-    b->filled = 0;
 out:
     return rc;
+}
+
+/* The i8 job: the group in the buffer not being filled. */
+static void i8_job(void *ctx, size_t k)
+{
+    struct backend_cpu *b = ctx;
+    (void)k;
+    b->job_rc = gram_group(b, b->job_rows);
+}
+
+/* Wait for the running i8 job; its result. */
+static int i8_wait(struct backend_cpu *b)
+{
+    if (!b->job_on)
+        return GSVD_OK;
+    gsvd_threads_join(&b->job_th, 1);
+    b->job_on = 0;
+    return b->job_rc;
+}
+
+/* A full group's products.  i8 with more than one thread: on a job thread while the next group
+ * fills the other buffer (groups still go into G one after the other, in order, so the result
+ * is the same); `last` waits for it. */
+static int flush_group(struct backend_cpu *b, int last)
+{
+    size_t rows = b->filled;
+    int rc = i8_wait(b);
+
+    if (rc < 0 || rows == 0)
+        return rc;
+    if (b->tr_over)
+        return bound_exceeded("a row's sum of squares");
+    b->filled = 0;
+    if (!b->i8)
+        return gram_group(b, rows);
+    b->job_buf = b->ib_fill;
+    if (b->n_threads < 2 || last)
+        return gram_group(b, rows);
+    b->job_rows = rows;
+    b->ib_fill ^= 1;
+    if (gsvd_threads_start(&b->job_th, 1, i8_job, b) != 1)
+        return gram_group(b, rows); /* no thread: here, the same sums */
+    b->job_on = 1;
+    return GSVD_OK;
+}
+
+static int flush_gram(struct backend_cpu *b)
+{
+    return flush_group(b, 0);
+}
+
+/* The last group, and the end of any job. */
+static int flush_last(struct backend_cpu *b)
+{
+    return flush_group(b, 1);
 }
 
 int gsvd_cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
@@ -491,7 +554,7 @@ int gsvd_cpu_gram_end(gsvd_backend *be, double *gout)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
     size_t n = b->n;
-    int rc = flush_gram(b);
+    int rc = flush_last(b);
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < n; i++)
@@ -510,7 +573,7 @@ int gsvd_cpu_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo, double
     int rc;
     if (!b->glo)
         return GSVD_EUNSUPPORTED;
-    rc = flush_gram(b);
+    rc = flush_last(b);
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < n; i++)

@@ -10,6 +10,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/parallel.h"
 #include "common/xsum.h"
 
 #define GRAM_F32_MAX_N                                                                             \
@@ -62,12 +63,20 @@ struct backend_cpu {
     size_t z_cap; /* floats allocated in z */
     double *zd;   /* float64 block for dsyrk / project */
     size_t zd_cap;
-    float *gblk;               /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
-    gsvd_amx_pack *amx;        /* the group in bf16 for the AMX tiles, or NULL (f32 / f64) */
-    float *ctile;              /* AMX: a GRAM_TILE^2 float32 scratch per thread */
-    gsvd_i8_pack *i8;          /* the group for the int8 tiles, or NULL */
-    uint8_t *codes;            /* i8: group x n call codes (0..2 dosage, 3 missing) */
-    float *rcen, *rscl, *rmis; /* i8: each group row's centre, scale and missing value */
+    float *gblk;        /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
+    gsvd_amx_pack *amx; /* the group in bf16 for the AMX tiles, or NULL (f32 / f64) */
+    float *ctile;       /* AMX: a GRAM_TILE^2 float32 scratch per thread */
+    gsvd_i8_pack *i8;   /* the group for the int8 tiles, or NULL */
+    /* i8: two group buffers, one filled while a job thread multiplies the other (with more
+     * than one thread); ib[ib_fill] is filled */
+    struct i8_buf {
+        uint8_t *codes;         /* group x n call codes (0..2 dosage, 3 missing) */
+        float *cen, *scl, *mis; /* each group row's centre, scale and missing value */
+    } ib[2];
+    int ib_fill, job_buf;      /* the buffer filled; the one the pack reads */
+    struct gsvd_thread job_th; /* the job's thread, while job_on */
+    int job_on, job_rc;        /* a job runs; its result */
+    size_t job_rows;           /* rows of its group (in ib[1 - ib_fill]) */
     int32_t *i8acc;            /* i8: 2 GRAM_TILE x GSVD_I8_TILE_W int32 per thread */
     double *dtile;             /* i8: a GRAM_TILE x GSVD_I8_TILE_W float64 tile per thread */
     int gram_fast;             /* gram_fast(1) said yes: auto takes the i8 kernel */
