@@ -102,6 +102,7 @@ GSVD_NODISCARD int gsvd_pca_loadings(gsvd_geno *g, gsvd_backend *be,
 /* Gram orders up to this are solved by gsvd_pca_gram_eig_dense, larger ones by the block Krylov
  * solver on the Gram in memory (pca.c). */
 #define GSVD_PCA_DENSE_EIG_N 4096
+#define GSVD_PCA_EIG_THREADS 2 /* BLAS threads of the dense eigensolver from n = 1,024 */
 
 /* The N x N Gram Z^T Z of the kept variants in one pass over g (with p->comm, each rank's Gram
  * in exact parts, summed over the ranks, both triangles filled); sets res->trace and
