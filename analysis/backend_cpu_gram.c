@@ -301,21 +301,6 @@ GSVD_CLONES static int xsum_row_d(double *restrict hi, double *restrict lo,
     return over;
 }
 
-GSVD_CLONES static int xsum_row_f(double *restrict hi, double *restrict lo, const float *restrict v,
-                                  size_t w, struct gsvd_xgrid g)
-{
-    int over = 0;
-    for (size_t j = 0; j < w; j++) {
-        double x = v[j], h = gsvd_xsum_round(x, g.c_hi), l, t;
-        over |= !(fabs(x) <= g.bound);
-        l = lo[j] + gsvd_xsum_round(x - h, g.c_lo);
-        t = gsvd_xsum_round(l, g.c_hi);
-        hi[j] = hi[j] + h + t;
-        lo[j] = l - t;
-    }
-    return over;
-}
-
 /* Add the upper-triangle entries (global column >= row) of tile values c (row stride ldc) into
  * G at (i0, j0), exactly when there is a bound.  Returns 1 if a value exceeded the bound. */
 static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size_t wj,
@@ -327,9 +312,12 @@ static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size
         size_t j = i0 + i > j0 ? i0 + i - j0 : 0, at = (i0 + i) * n + j0 + j;
         if (j >= wj)
             continue;
-        if (b->bounded && cf)
-            over |= xsum_row_f(b->g + at, b->glo + at, cf + i * ldc + j, wj - j, b->ggrid);
-        else if (b->bounded)
+        if (b->bounded && cf) {
+            double v[GRAM_TILE_F32]; /* the float32 row in float64: exact */
+            for (size_t q = j; q < wj; q++)
+                v[q - j] = cf[i * ldc + q];
+            over |= xsum_row_d(b->g + at, b->glo + at, v, wj - j, b->ggrid);
+        } else if (b->bounded)
             over |= xsum_row_d(b->g + at, b->glo + at, cd + i * ldc + j, wj - j, b->ggrid);
         else
             for (; j < wj; j++)

@@ -6,6 +6,7 @@
 #ifndef GSVD_TESTS_GSVD_TEST_H
 #define GSVD_TESTS_GSVD_TEST_H
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,16 @@ static inline int gsvd_test_args(int argc, char **argv, const char *name)
     }
     gsvd_log_set_level(argc > 1 ? GSVD_LOG_DEBUG : GSVD_LOG_OFF);
     return 0;
+}
+
+/* A uniform double in [0, 1) from the xorshift64* state *s (nonzero): test data that is the
+ * same on every machine. */
+static inline double gsvd_test_uniform(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return (double)((*s * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0;
 }
 
 static inline int gsvd_test_report(const char *name)

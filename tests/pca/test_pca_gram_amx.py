@@ -22,7 +22,6 @@ Each store's errors are printed (the figures in docs/decisions.md).
 Last line "N passed, N failed"; exit 1 on failure.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -30,30 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from checklib import check, summary  # noqa: E402
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-REAL = os.path.join(HERE, "..", "..", "testdata", "realdata")
-ORACLE = os.path.join(HERE, "pca_oracle.py")
-
-
-def run(args):
-    return subprocess.run(args, capture_output=True, text=True)
-
-
-def scores(g, store, *extra):
-    p = run([g, "pca", store, "-m", "exact", "-k", "10", "--format", "tsv", "-q"] + list(extra))
-    if p.returncode != 0:
-        raise RuntimeError(f"gensvd pca {store} {extra}: exit {p.returncode}: {p.stderr}")
-    rows = [line.split("\t") for line in p.stdout.splitlines()[1:]]
-    return p.stdout, np.array([[float(x) for x in r[1:]] for r in rows])
-
-
-def oracle_s(store):
-    p = run([sys.executable, ORACLE, "reference", store, "-k", "10"])
-    if p.returncode != 0:
-        raise RuntimeError(f"oracle {store}: {p.stderr}")
-    fields = dict(line.split("\t", 1) for line in p.stdout.splitlines() if "\t" in line)
-    return np.array([float(fields[f"s{i}"]) for i in range(1, 11)])
+from gramlib import REAL, oracle_s, run, scores  # noqa: E402
 
 
 def main():

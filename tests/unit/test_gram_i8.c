@@ -29,12 +29,9 @@
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
-static double uniform(void) /* xorshift64*, [0, 1) */
+static double uniform(void)
 {
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (double)((rng_state * 0x2545f4914f6cdd1dULL) >> 11) / 9007199254740992.0;
+    return gsvd_test_uniform(&rng_state);
 }
 
 /* The oracle's view of a row: quantised weight, the L and R values of u per code. */
