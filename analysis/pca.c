@@ -660,10 +660,10 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_p
 
     if (!iterative) {
         /* float64 Gram and exact-sum parts, and the float32 block or (auto on large data,
-         * which may take the int8 tiles) the group's codes and three tile copies */
+         * which may take the int8 tiles) two group buffers of codes and three tile copies */
         double big = (double)gsvd_geno_n_variants(g) * n * n >= GSVD_PCA_FAST_GRAM_WORK;
         double i8 = p->method == GSVD_PCA_AUTO && big
-                        ? 4.0 * (double)gsvd_backend_gram_group_rows((size_t)n) * n
+                        ? 5.0 * (double)gsvd_backend_gram_group_rows((size_t)n) * n
                         : 0;
         double gram = 2.0 * 8.0 * n * n + fmax(n <= 24576 ? 4.0 * n * n : 0, i8);
         if (memory && gram + scan > (double)memory) {
