@@ -381,10 +381,8 @@ static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
     }
     while (r < g->n_rows) {
         /* a run of rows of one group: at most `group` rows share a group number */
-        uint64_t gid = row_gid(b, g, r, b->group);
-        size_t take = 1;
-        while (r + take < g->n_rows && row_gid(b, g, r + take, b->group) == gid)
-            take++;
+        uint64_t gid;
+        size_t take = group_run(b, g, r, b->group, &gid);
         if (b->st_groups == 0 || gid != b->st_gid) {
             if (b->st_groups == b->par)
                 GSVD_TRY(pass_flush(b));

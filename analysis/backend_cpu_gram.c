@@ -45,8 +45,8 @@ static int reserve_group(struct backend_cpu *b, size_t n)
             return GSVD_ENOMEM;
     }
     b->ib_fill = 0;
-    b->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GSVD_I8_TILE_W, sizeof *b->i8acc);
-    b->dtile = gsvd_malloc(workers * GRAM_TILE * GSVD_I8_TILE_W * sizeof *b->dtile);
+    b->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GRAM_TILE, sizeof *b->i8acc);
+    b->dtile = gsvd_malloc(workers * GRAM_TILE * GRAM_TILE * sizeof *b->dtile);
     return b->i8acc && b->dtile ? GSVD_OK : GSVD_ENOMEM;
 }
 
@@ -93,10 +93,8 @@ static int feed(struct backend_cpu *b, const struct gsvd_gblock *g, double *sums
         return GSVD_EINTERNAL;
     }
     while (r < g->n_rows) {
-        uint64_t gid = row_gid(b, g, r, b->group);
-        size_t take = 1;
-        while (r + take < g->n_rows && row_gid(b, g, r + take, b->group) == gid)
-            take++;
+        uint64_t gid;
+        size_t take = group_run(b, g, r, b->group, &gid);
         if (b->filled && gid != b->gram_gid)
             GSVD_TRY(flush(b));
         b->gram_gid = gid;
@@ -270,17 +268,15 @@ out:
     return rc;
 }
 
-/* G += Z^T Z for the group, in fixed tiles reaching the upper triangle (256 x 256, float32
- * 512 x 512): float32
- * ssyrk/sgemm per tile added into float64 (or dsyrk/dgemm for large n: straight into G, or into
- * a scratch tile added exactly when there is a bound).  Every tile is computed by the same BLAS
- * calls whatever thread takes it, so the result does not depend on the thread count. */
+/* G += Z^T Z for the group, in fixed tiles of the upper triangle (256 wide, float32 512): int8
+ * or bf16 AMX tiles or float32 ssyrk/sgemm per tile added into float64 (or dsyrk/dgemm for large n:
+ * straight into G, or into a scratch tile added exactly when there is a bound).  Every tile is
+ * computed by the same BLAS calls whatever thread takes it, so the result does not depend on the
+ * thread count. */
 
 struct gram_job {
     struct backend_cpu *b;
-    size_t rows;     /* group rows */
-    size_t rs, cs;   /* tile rows and columns (cs a multiple of rs) */
-    size_t nti, ntj; /* tiles down and across */
+    size_t rows, nt; /* group rows, tiles per side */
     atomic_int over; /* a value exceeded the grid's bound */
 };
 
@@ -320,32 +316,29 @@ static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size
         } else if (b->bounded)
             over |= xsum_row_d(b->g + at, b->glo + at, cd + i * ldc + j, wj - j, b->ggrid);
         else
-            for (; j < wj; j++)
-                b->g[(i0 + i) * n + j0 + j] += cf ? (double)cf[i * ldc + j] : cd[i * ldc + j];
+            for (; j < wj; j++, at++)
+                b->g[at] += cf ? (double)cf[i * ldc + j] : cd[i * ldc + j];
     }
     return over;
 }
 
-/* Rows and columns of the Gram tiles: the float32 tiles are larger (OpenBLAS packs each
- * tile's two panels per call, so a wider tile packs less per product); the int8 tiles are
- * GSVD_I8_TILE_W wide. */
-static void gram_tile_shape(const struct backend_cpu *b, size_t *rs, size_t *cs)
+/* Side of the Gram tiles: the float32 tiles are larger (OpenBLAS packs each tile's two panels
+ * per call, so a wider tile packs less per product). */
+static size_t gram_tile_side(const struct backend_cpu *b)
 {
-    *rs = b->gblk && !b->amx ? GRAM_TILE_F32 : GRAM_TILE;
-    *cs = b->i8 ? GSVD_I8_TILE_W : *rs;
+    return b->gblk && !b->amx ? GRAM_TILE_F32 : GRAM_TILE;
 }
 
 static int gram_tile(struct backend_cpu *b, const struct gram_job *job, size_t ti, size_t tj,
                      size_t share)
 {
-    size_t n = b->n, rows = job->rows, i0 = ti * job->rs, j0 = tj * job->cs;
-    size_t wi = n - i0 < job->rs ? n - i0 : job->rs, wj = n - j0 < job->cs ? n - j0 : job->cs;
+    size_t n = b->n, rows = job->rows, ts = gram_tile_side(b), i0 = ti * ts, j0 = tj * ts;
+    size_t wi = n - i0 < ts ? n - i0 : ts, wj = n - j0 < ts ? n - j0 : ts;
 
     if (b->i8) {
-        double *c = b->dtile + share * GRAM_TILE * GSVD_I8_TILE_W;
-        gsvd_i8_gram_tile(b->i8, i0, j0, wi, wj, b->i8acc + share * 2 * GRAM_TILE * GSVD_I8_TILE_W,
-                          c);
-        return gram_add(b, i0, j0, wi, wj, NULL, c, GSVD_I8_TILE_W);
+        double *c = b->dtile + share * GRAM_TILE * GRAM_TILE;
+        gsvd_i8_gram_tile(b->i8, i0, j0, wi, wj, b->i8acc + share * 2 * GRAM_TILE * GRAM_TILE, c);
+        return gram_add(b, i0, j0, wi, wj, NULL, c, GRAM_TILE);
     }
     if (b->amx) {
         float *c = b->ctile + share * GRAM_TILE * GRAM_TILE;
@@ -382,23 +375,17 @@ static int gram_tile(struct backend_cpu *b, const struct gram_job *job, size_t t
     return 0;
 }
 
-/* The first tile column of tile row ti that reaches the upper triangle. */
-static size_t first_tj(const struct gram_job *job, size_t ti)
-{
-    return ti * job->rs / job->cs;
-}
-
-/* Task t of a group's tiles -> tile (ti, tj) reaching the upper triangle, row by row; `worker`
- * names the scratch tile (which worker takes a tile does not change its result). */
+/* Task t of a group's tiles -> tile (ti, tj) of the upper triangle, row by row; `worker` names
+ * the scratch tile (which worker takes a tile does not change its result). */
 static int gram_task(void *arg, size_t worker, size_t t)
 {
     struct gram_job *job = arg;
     size_t ti = 0;
-    while (t >= job->ntj - first_tj(job, ti)) {
-        t -= job->ntj - first_tj(job, ti);
+    while (t >= job->nt - ti) {
+        t -= job->nt - ti;
         ti++;
     }
-    if (gram_tile(job->b, job, ti, first_tj(job, ti) + t, worker))
+    if (gram_tile(job->b, job, ti, ti + t, worker))
         atomic_store(&job->over, 1);
     return GSVD_OK;
 }
@@ -461,14 +448,9 @@ static int gram_group(struct backend_cpu *b, size_t rows)
     }
     job.b = b;
     job.rows = rows;
-    gram_tile_shape(b, &job.rs, &job.cs);
-    job.nti = (n + job.rs - 1) / job.rs;
-    job.ntj = (n + job.cs - 1) / job.cs;
+    job.nt = (n + gram_tile_side(b) - 1) / gram_tile_side(b);
     atomic_init(&job.over, 0);
-    size_t tasks = 0;
-    for (size_t ti = 0; ti < job.nti; ti++)
-        tasks += job.ntj - first_tj(&job, ti);
-    GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, tasks, gram_task, &job));
+    GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, job.nt * (job.nt + 1) / 2, gram_task, &job));
     if (atomic_load(&job.over))
         return bound_exceeded("a Gram product");
 out:

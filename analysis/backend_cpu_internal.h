@@ -17,7 +17,7 @@
     24576                 /* above this (or with gram_f64) the Gram is accumulated with            \
                              dsyrk, no f32 copy */
 #define GRAM_TILE 256     /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
-#define GRAM_TILE_F32 512 /* float32 ssyrk/sgemm tiles (gram_tile_shape) */
+#define GRAM_TILE_F32 512 /* float32 ssyrk/sgemm tiles (gram_tile_side) */
 _Static_assert(GRAM_TILE == GSVD_AMX_TILE, "the AMX tiles are the Gram tiles");
 _Static_assert(GRAM_TILE == GSVD_I8_TILE, "the int8 tiles are the Gram tiles");
 
@@ -77,8 +77,8 @@ struct backend_cpu {
     struct gsvd_thread job_th; /* the job's thread, while job_on */
     int job_on, job_rc;        /* a job runs; its result */
     size_t job_rows;           /* rows of its group (in ib[1 - ib_fill]) */
-    int32_t *i8acc;            /* i8: 2 GRAM_TILE x GSVD_I8_TILE_W int32 per thread */
-    double *dtile;             /* i8: a GRAM_TILE x GSVD_I8_TILE_W float64 tile per thread */
+    int32_t *i8acc;            /* i8: 2 GRAM_TILE^2 int32 per thread */
+    double *dtile;             /* i8: a GRAM_TILE^2 float64 tile per thread */
     int gram_fast;             /* gram_fast(1) said yes: auto takes the i8 kernel */
     double gram_err;           /* the last Gram's eigenvalue error bound (0: exact kernel) */
     double *g;                 /* n x n float64 Gram accumulator (upper triangle filled) */
@@ -136,6 +136,17 @@ static inline uint64_t row_gid(struct backend_cpu *b, const struct gsvd_gblock *
                                size_t group)
 {
     return (g->index ? g->index[r] : b->next_index + r) / group;
+}
+
+/* The run of rows from r that share row r's group (*gid): how many. */
+static inline size_t group_run(struct backend_cpu *b, const struct gsvd_gblock *g, size_t r,
+                               size_t group, uint64_t *gid)
+{
+    size_t take = 1;
+    *gid = row_gid(b, g, r, group);
+    while (r + take < g->n_rows && row_gid(b, g, r + take, group) == *gid)
+        take++;
+    return take;
 }
 
 /* Rows whose variant indices are not ascending and distinct (a caller's bug). */

@@ -429,7 +429,7 @@ GSVD_I8_TARGET static void fold_class(double *c, const int32_t *ph, const int32_
     const __m512d sc = _mm512_set1_pd(ldexp(1.0, e - 7));
     for (size_t i = 0; i < mi; i++)
         for (size_t j = 0; j < mj; j += 8) {
-            size_t at = i * GSVD_I8_TILE_W + j;
+            size_t at = i * GSVD_I8_TILE + j;
             __m512i h = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(ph + at)));
             __m512i l = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(pl + at)));
             __m512i v = _mm512_add_epi64(_mm512_slli_epi64(h, 7), l);
@@ -441,12 +441,12 @@ GSVD_I8_TARGET static void fold_class(double *c, const int32_t *ph, const int32_
 GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi,
                                       size_t wj, int32_t *acc, double *c)
 {
-    const size_t ld = GSVD_I8_TILE_W * sizeof(int32_t); /* bytes */
+    const size_t ld = GSVD_I8_TILE * sizeof(int32_t); /* bytes */
     size_t mi = (wi + 15) / 16 * 16, mj = (wj + 31) / 32 * 32;
-    int32_t *ph = acc, *pl = acc + GSVD_I8_TILE * GSVD_I8_TILE_W;
+    int32_t *ph = acc, *pl = acc + GSVD_I8_TILE * GSVD_I8_TILE;
 
     for (size_t i = 0; i < mi; i++)
-        memset(c + i * GSVD_I8_TILE_W, 0, mj * sizeof *c);
+        memset(c + i * GSVD_I8_TILE, 0, mj * sizeof *c);
     gsvd_amx_tiles_configure();
     for (size_t q = 0; q < p->n_cls; q++) {
         const struct i8_class *cl = &p->cls[q];
@@ -454,7 +454,7 @@ GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j
             size_t kl = cl->k1 - k < KB ? cl->k1 - k : KB;
             for (size_t bi = 0; bi < mi; bi += 16)
                 for (size_t bj = 0; bj < mj; bj += 32) {
-                    int32_t *h = ph + bi * GSVD_I8_TILE_W + bj, *l = pl + bi * GSVD_I8_TILE_W + bj;
+                    int32_t *h = ph + bi * GSVD_I8_TILE + bj, *l = pl + bi * GSVD_I8_TILE + bj;
                     if (j0 + bj + 32 <= i0 + bi)
                         continue; /* below the diagonal: not read (acc keeps old values) */
                     if (k == cl->k0) {
@@ -480,7 +480,7 @@ GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j
     _tile_release();
     for (size_t i = 0; i < wi; i++)
         for (size_t j = 0; j < wj; j++) {
-            double *v = &c[i * GSVD_I8_TILE_W + j];
+            double *v = &c[i * GSVD_I8_TILE + j];
             *v = *v / R_BASE - p->sl[i0 + i] - p->sr[j0 + j] + p->t;
         }
 }

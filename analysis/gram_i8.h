@@ -28,10 +28,7 @@
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
-#define GSVD_I8_TILE 256 /* rows of one Gram tile (GRAM_TILE in backend_cpu.c) */
-#define GSVD_I8_TILE_W                                                                             \
-    256                        /* columns of one Gram tile (512, to read the A panel for twice the \
-                                  columns, measured no faster at P1) */
+#define GSVD_I8_TILE 256       /* rows and columns of a Gram tile (GRAM_TILE, backend_cpu.c) */
 #define GSVD_I8_KBLK 64        /* rows of one tile load: classes are padded to a multiple of it */
 #define GSVD_I8_MAX_ROWS 32768 /* rows of one group: 255 x 254 x rows stays below 2^31 */
 #define GSVD_I8_WEIGHT_ERR (1.0 / 16384) /* bound of the relative weight error (2^-14) */
@@ -64,10 +61,10 @@ void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, size_t u);
 void gsvd_i8_pack_sums(gsvd_i8_pack *p);
 
 /* The group's contribution to Z'Z at samples [i0, i0 + wi) x [j0, j0 + wj) (i0, j0 multiples
- * of 32, wi at most GSVD_I8_TILE, wj at most GSVD_I8_TILE_W) into c (caller's GSVD_I8_TILE x
- * GSVD_I8_TILE_W doubles, row stride GSVD_I8_TILE_W; entries beyond wi x wj, and those below
- * the diagonal (global column < row), are scratch).  acc is the caller's scratch of
- * 2 x GSVD_I8_TILE x GSVD_I8_TILE_W int32, zeroed when allocated (blocks wholly below the
+ * of 32, wi, wj at most GSVD_I8_TILE) into c (caller's GSVD_I8_TILE^2 doubles, row stride
+ * GSVD_I8_TILE; entries beyond wi x wj, and those below the diagonal (global column < row),
+ * are scratch).  acc is the caller's scratch of 2 x GSVD_I8_TILE^2 int32, zeroed when
+ * allocated (blocks wholly below the
  * diagonal are never computed and keep what they hold).  Configures the tile registers, and
  * releases them before returning. */
 void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,

@@ -74,7 +74,7 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
           *scl = gsvd_malloc((rows + 1) * sizeof *scl);
     float *mis = gsvd_malloc((rows + 1) * sizeof *mis);
     struct qrow *q = gsvd_malloc((rows + 1) * sizeof *q);
-    enum { TR = GSVD_I8_TILE, TW = GSVD_I8_TILE_W };
+    enum { TR = GSVD_I8_TILE, TW = GSVD_I8_TILE };
     double *c = gsvd_malloc(TR * TW * sizeof *c), *c2 = gsvd_malloc(TR * TW * sizeof *c2);
     int32_t *acc = gsvd_calloc(2 * TR * TW, sizeof *acc);
     double werr = -1, worst_model = 0, worst_true = 0;
