@@ -661,7 +661,7 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_p
     if (!iterative) {
         /* float64 Gram and exact-sum parts, and the float32 block or (auto on large data,
          * which may take the int8 tiles) two group buffers of codes and three tile copies */
-        double big = (double)gsvd_geno_n_variants(g) * n * n >= GSVD_PCA_FAST_GRAM_WORK;
+        int big = (double)gsvd_geno_n_variants(g) * n * n >= GSVD_PCA_FAST_GRAM_WORK;
         double i8 = p->method == GSVD_PCA_AUTO && big
                         ? 5.0 * (double)gsvd_backend_gram_group_rows((size_t)n) * n
                         : 0;
