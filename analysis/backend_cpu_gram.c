@@ -390,16 +390,16 @@ static int gram_task(void *arg, size_t worker, size_t t)
     return GSVD_OK;
 }
 
-/* Task u: unit u of the group into the int8 tiles. */
-static int i8_pack_task(void *arg, size_t worker, size_t u)
+/* Task t: strip t of the group's samples into the int8 tiles. */
+static int i8_pack_task(void *arg, size_t worker, size_t t)
 {
     struct backend_cpu *b = arg;
     (void)worker;
-    gsvd_i8_pack_rows(b->i8, b->ib[b->job_buf].codes, u);
+    gsvd_i8_pack_strip(b->i8, b->ib[b->job_buf].codes, t);
     return GSVD_OK;
 }
 
-/* The group into the int8 tiles: plan (classes, digits), the units in parallel, the sums. */
+/* The group into the int8 tiles: plan (classes, digits), then the strips in parallel. */
 static int i8_pack(struct backend_cpu *b, size_t rows)
 {
     size_t n = b->n;
@@ -413,10 +413,7 @@ static int i8_pack(struct backend_cpu *b, size_t rows)
     }
     if (rc < 0)
         return rc;
-    rc = gsvd_blas_parallel_tasks(b->n_threads, gsvd_i8_pack_units(b->i8), i8_pack_task, b);
-    if (rc == GSVD_OK)
-        gsvd_i8_pack_sums(b->i8);
-    return rc;
+    return gsvd_blas_parallel_tasks(b->n_threads, gsvd_i8_pack_strips(b->i8), i8_pack_task, b);
 }
 
 /* Task u: convert rows [32u, 32u + 32) of the group into the AMX pack. */

@@ -71,6 +71,8 @@ GSVD_HD static inline double gsvd_std_sumsq_hist(const uint32_t *hist, float cen
 {
     double rs = 0;
     for (unsigned b = 0; b < GSVD_STD_BINS; b++) {
+        if (!hist[b])
+            continue; /* adds +-0 (z is finite): the same sum, ~60x fewer terms for dosages */
         double z = (double)gsvd_std_bin_value(b, center, scale, missing);
         rs = GSVD_DADD(rs, GSVD_DMUL(GSVD_DMUL((double)hist[b], z), z));
     }

@@ -31,17 +31,17 @@ struct gsvd_i8_pack {
     size_t kp, np, nb;    /* padded rows (classes padded to 64), samples padded to 32, np / 16 */
     int32_t *src;         /* kp: the group row of each padded row, -1 for padding */
     uint8_t *lut;         /* kp x 16: by call code, bytes 0..3 L_h, 4..7 L_l, 8..11 R */
-    double *lv, *rv;      /* rows x 4: by call code, the row's term of the centring sums */
-    double *plv, *prv;    /* kp x 4: lv, rv in padded order (zeros for padding rows) */
-    double *usl, *usr;    /* kp / 64 x np: each unit's part of sl, sr */
+    double *lv, *dv;      /* rows x 4, rows: by call code, the row's term of sl; sr's less sl's
+                           * for a missing call (for a call the two are the same: a c u) */
+    double *plv, *pdv;    /* kp x 4, kp: lv, dv in padded order (zeros for padding rows) */
     double t;             /* sum of a c^2 over the rows */
-    double *sl, *sr;      /* n: sum_v 2^e c L_v(i) and sum_v a c R_v(j) / 127 */
+    double *sl, *sr;      /* np: sum_v 2^e c L_v(i) and sum_v a c R_v(j) / 127 */
     struct i8_class *cls; /* n_cls classes, by increasing e */
     size_t n_cls;
     int *row_e;       /* rows: class exponent of each row (planning scratch) */
     uint64_t *order;  /* rows: (e + 2^20) << 32 | row, sorted (planning scratch) */
     uint8_t *row_lut; /* rows x 16: the lookup tables by row (planning scratch) */
-    size_t rows_cap, kp_cap, np_cap, n_cap;
+    size_t rows_cap, kp_cap, np_cap;
     /* Tiles of 1 KiB in one piece (16 rows of 64 bytes), unit u (64 padded rows), sample
      * block b (16 samples), U = kp / 64 units; laid out so that the tiles one 16 x 32 output
      * block reads over consecutive units are consecutive in memory (two streams the
@@ -67,11 +67,9 @@ void gsvd_i8_pack_free(gsvd_i8_pack *p)
     gsvd_free(p->src);
     gsvd_free(p->lut);
     gsvd_free(p->lv);
-    gsvd_free(p->rv);
+    gsvd_free(p->dv);
     gsvd_free(p->plv);
-    gsvd_free(p->prv);
-    gsvd_free(p->usl);
-    gsvd_free(p->usr);
+    gsvd_free(p->pdv);
     gsvd_free(p->sl);
     gsvd_free(p->sr);
     gsvd_free(p->cls);
@@ -83,9 +81,9 @@ void gsvd_i8_pack_free(gsvd_i8_pack *p)
     gsvd_free(p);
 }
 
-size_t gsvd_i8_pack_units(const gsvd_i8_pack *p)
+size_t gsvd_i8_pack_strips(const gsvd_i8_pack *p)
 {
-    return p->kp / GSVD_I8_KBLK;
+    return (p->n + GSVD_I8_STRIP - 1) / GSVD_I8_STRIP;
 }
 
 /* Grow *a to hold n elements of size sz (contents dropped). */
@@ -98,26 +96,22 @@ static int grow(void *a, size_t n, size_t sz)
 }
 
 /* Room for the rows' plan (before the classes are known). */
-static int reserve_rows(gsvd_i8_pack *p, size_t rows, size_t n)
+static int reserve_rows(gsvd_i8_pack *p, size_t rows)
 {
     int rc = GSVD_OK;
     if (rows > p->rows_cap) {
         GSVD_TRY(grow(&p->lv, rows * 4, sizeof *p->lv));
-        GSVD_TRY(grow(&p->rv, rows * 4, sizeof *p->rv));
+        GSVD_TRY(grow(&p->dv, rows, sizeof *p->dv));
         GSVD_TRY(grow(&p->row_e, rows, sizeof *p->row_e));
         GSVD_TRY(grow(&p->order, rows, sizeof *p->order));
         GSVD_TRY(grow(&p->cls, rows, sizeof *p->cls));
         GSVD_TRY(grow(&p->row_lut, rows * 16, 1));
         p->rows_cap = rows;
     }
-    if (n > p->n_cap) {
-        GSVD_TRY(grow(&p->sl, n, sizeof *p->sl));
-        GSVD_TRY(grow(&p->sr, n, sizeof *p->sr));
-        p->n_cap = n;
-    }
+
 out:
     if (rc < 0) /* a failed grow left some arrays smaller than the caps say */
-        p->rows_cap = p->n_cap = 0;
+        p->rows_cap = 0;
     return rc;
 }
 
@@ -129,14 +123,16 @@ static int reserve_padded(gsvd_i8_pack *p, size_t n, size_t kmax)
 
     if (np < n || gsvd_mul_size(kmax, 2 * np, &bytes) < 0)
         return GSVD_EINVAL;
-    if (kmax > p->kp_cap || np > p->np_cap) {
+    if (kmax > p->kp_cap) {
         GSVD_TRY(grow(&p->src, kmax, sizeof *p->src));
         GSVD_TRY(grow(&p->lut, kmax * 16, 1));
         GSVD_TRY(grow(&p->plv, kmax * 4, sizeof *p->plv));
-        GSVD_TRY(grow(&p->prv, kmax * 4, sizeof *p->prv));
-        GSVD_TRY(grow(&p->usl, kmax / GSVD_I8_KBLK * np, sizeof *p->usl));
-        GSVD_TRY(grow(&p->usr, kmax / GSVD_I8_KBLK * np, sizeof *p->usr));
+        GSVD_TRY(grow(&p->pdv, kmax, sizeof *p->pdv));
         p->kp_cap = kmax;
+    }
+    if (np > p->np_cap) {
+        GSVD_TRY(grow(&p->sl, np, sizeof *p->sl));
+        GSVD_TRY(grow(&p->sr, np, sizeof *p->sr));
         p->np_cap = np;
     }
     if (bytes > p->tile_cap) {
@@ -206,11 +202,9 @@ static double plan_row(gsvd_i8_pack *p, size_t r, float center, float scale, flo
     lut[10] = (uint8_t)(2 * rho);
     lut[11] = (uint8_t)nearbyint(rho * ustar);
     p->row_e[r] = e;
-    for (unsigned q = 0; q < 4; q++) {
-        double lval = lut[q] + lut[4 + q] / 128.0;
-        p->lv[r * 4 + q] = ldexp(c, e) * lval;
-        p->rv[r * 4 + q] = ah * c * lut[8 + q] / rho;
-    }
+    for (unsigned q = 0; q < 4; q++) /* q u for a call: 2^e c alpha q = a^ c q, as in sr */
+        p->lv[r * 4 + q] = ldexp(c, e) * (lut[q] + lut[4 + q] / 128.0);
+    p->dv[r] = ah * c * lut[11] / rho - p->lv[r * 4 + 3];
     p->t += ah * c * c;
     return fabs(ah - a) / a;
 }
@@ -231,7 +225,7 @@ int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *cente
 
     if (rows > GSVD_I8_MAX_ROWS || n == 0)
         return GSVD_EINVAL;
-    GSVD_TRY(reserve_rows(p, rows, n));
+    GSVD_TRY(reserve_rows(p, rows));
     p->rows = rows;
     p->n = n;
     p->t = 0;
@@ -265,14 +259,14 @@ int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *cente
             p->src[p->kp] = (int32_t)r;
             memcpy(p->lut + p->kp * 16, p->row_lut + r * 16, 16);
             memcpy(p->plv + p->kp * 4, p->lv + r * 4, 4 * sizeof *p->plv);
-            memcpy(p->prv + p->kp * 4, p->rv + r * 4, 4 * sizeof *p->prv);
+            p->pdv[p->kp] = p->dv[r];
             p->kp++;
         }
         for (; p->kp % GSVD_I8_KBLK; p->kp++) {
             p->src[p->kp] = -1;
             memset(p->lut + p->kp * 16, 0, 16);
             memset(p->plv + p->kp * 4, 0, 4 * sizeof *p->plv);
-            memset(p->prv + p->kp * 4, 0, 4 * sizeof *p->prv);
+            p->pdv[p->kp] = 0;
         }
         c->k1 = p->kp;
     }
@@ -287,15 +281,15 @@ out:
 
 /* Samples [16 b, 16 b + 16) of padded rows k .. k + 3, one row per 128-bit lane (zeros for
  * padding rows and samples past n). */
-GSVD_I8_TARGET static __m128i load_row(const gsvd_i8_pack *p, const uint8_t *codes, size_t k,
-                                       size_t s0, __mmask16 m)
+GSVD_I8_TARGET static inline __m128i load_row(const gsvd_i8_pack *p, const uint8_t *codes, size_t k,
+                                              size_t s0, __mmask16 m)
 {
     int32_t r = p->src[k];
     return r >= 0 ? _mm_maskz_loadu_epi8(m, codes + (size_t)r * p->n + s0) : _mm_setzero_si128();
 }
 
-GSVD_I8_TARGET static __m512i load_quad(const gsvd_i8_pack *p, const uint8_t *codes, size_t k,
-                                        size_t s0, __mmask16 m)
+GSVD_I8_TARGET static inline __m512i load_quad(const gsvd_i8_pack *p, const uint8_t *codes,
+                                               size_t k, size_t s0, __mmask16 m)
 {
     __m512i v = _mm512_castsi128_si512(load_row(p, codes, k, s0, m));
     v = _mm512_inserti32x4(v, load_row(p, codes, k + 1, s0, m), 1);
@@ -303,17 +297,35 @@ GSVD_I8_TARGET static __m512i load_quad(const gsvd_i8_pack *p, const uint8_t *co
     return _mm512_inserti32x4(v, load_row(p, codes, k + 3, s0, m), 3);
 }
 
-/* Padded row k's terms of the centring sums for the 16 codes in x, added to sl[2], sr[2]. */
-GSVD_I8_TARGET static void sum_row(const gsvd_i8_pack *p, size_t k, __m128i x, __m512d *sl,
-                                   __m512d *sr)
+/* The centring sums of one block of 16 samples, in registers over a strip's units: sl, and
+ * what sr adds to it for the missing calls. */
+struct sums {
+    __m512d sl[2], dm[2];
+};
+
+/* The terms of padded rows k .. k + 3 (codes4: one row per 128-bit lane) added to s.  A call's
+ * terms are looked up by code (vpermpd on the row's 4 values); the missing calls' difference
+ * only where a lane holds one (about 1 row in 6 at 1% missing). */
+GSVD_I8_TARGET static inline __attribute__((always_inline)) void
+sum_quad(const gsvd_i8_pack *p, size_t k, __m512i codes4, struct sums *s)
 {
-    __m512i i0 = _mm512_cvtepu8_epi64(x), i1 = _mm512_cvtepu8_epi64(_mm_srli_si128(x, 8));
-    __m512d lv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->plv + 4 * k));
-    __m512d rv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->prv + 4 * k));
-    sl[0] = _mm512_add_pd(sl[0], _mm512_permutexvar_pd(i0, lv));
-    sl[1] = _mm512_add_pd(sl[1], _mm512_permutexvar_pd(i1, lv));
-    sr[0] = _mm512_add_pd(sr[0], _mm512_permutexvar_pd(i0, rv));
-    sr[1] = _mm512_add_pd(sr[1], _mm512_permutexvar_pd(i1, rv));
+    __mmask64 miss = _mm512_cmpeq_epi8_mask(codes4, _mm512_set1_epi8(3));
+    for (int q = 0; q < 4; q++) {
+        __m128i x = q == 0   ? _mm512_castsi512_si128(codes4)
+                    : q == 1 ? _mm512_extracti32x4_epi32(codes4, 1)
+                    : q == 2 ? _mm512_extracti32x4_epi32(codes4, 2)
+                             : _mm512_extracti32x4_epi32(codes4, 3);
+        __m512i i0 = _mm512_cvtepu8_epi64(x), i1 = _mm512_cvtepu8_epi64(_mm_srli_si128(x, 8));
+        __m512d lv = _mm512_castpd256_pd512(_mm256_loadu_pd(p->plv + 4 * (k + (size_t)q)));
+        __mmask16 mq = (__mmask16)(miss >> (16 * q));
+        s->sl[0] = _mm512_add_pd(s->sl[0], _mm512_permutexvar_pd(i0, lv));
+        s->sl[1] = _mm512_add_pd(s->sl[1], _mm512_permutexvar_pd(i1, lv));
+        if (mq) {
+            __m512d d = _mm512_set1_pd(p->pdv[k + (size_t)q]);
+            s->dm[0] = _mm512_mask_add_pd(s->dm[0], (__mmask8)mq, s->dm[0], d);
+            s->dm[1] = _mm512_mask_add_pd(s->dm[1], (__mmask8)(mq >> 8), s->dm[1], d);
+        }
+    }
 }
 
 /* The 16 x 16 dword transpose of 16 rows of 64 bytes at src into dst: unpacks within 128-bit
@@ -345,69 +357,99 @@ GSVD_I8_TARGET static void transpose16(const uint32_t *src, uint8_t *dst)
     }
 }
 
-GSVD_I8_TARGET void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, size_t u)
+/* Unit u, samples [16 b, 16 b + 16) into the tile layouts, with the block's centring terms. */
+GSVD_I8_TARGET static inline __attribute__((always_inline)) void
+pack_block(gsvd_i8_pack *p, const uint8_t *codes, size_t u, size_t b, __m512i perm, struct sums *s)
+{
+    const __m512i off_l = _mm512_set1_epi8(4), off_r = _mm512_set1_epi8(8);
+    uint32_t th[256], tl[256]; /* the L_h, L_l quads before the transpose */
+    size_t s0 = 16 * b, valid = p->n > s0 ? p->n - s0 : 0;
+    __mmask16 m = (__mmask16)(valid >= 16 ? 0xffffu : (1u << valid) - 1u);
+    size_t units = p->kp / GSVD_I8_KBLK, aoff = (b * units + u) * 2048;
+    size_t boff = ((b / 2 * units + u) * 2 + b % 2) * 1024;
+
+    for (size_t r = 0; r < 16; r++) {
+        size_t k = u * GSVD_I8_KBLK + 4 * r;
+        __m512i codes4 = load_quad(p, codes, k, s0, m);
+        sum_quad(p, k, codes4, s);
+        __m512i lut = _mm512_loadu_si512(p->lut + k * 16);
+        __m512i vh = _mm512_shuffle_epi8(lut, codes4);
+        __m512i vl = _mm512_shuffle_epi8(lut, _mm512_add_epi8(codes4, off_l));
+        __m512i vr = _mm512_shuffle_epi8(lut, _mm512_add_epi8(codes4, off_r));
+        _mm512_storeu_si512(p->bt + boff + 64 * r, _mm512_permutexvar_epi8(perm, vr));
+        _mm512_storeu_si512(th + 16 * r, _mm512_permutexvar_epi8(perm, vh));
+        _mm512_storeu_si512(tl + 16 * r, _mm512_permutexvar_epi8(perm, vl));
+    }
+    transpose16(th, p->at + aoff); /* sample c's row: dword c of every quad row */
+    transpose16(tl, p->at + aoff + 1024);
+}
+
+GSVD_I8_TARGET void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, size_t t)
 {
     /* VNNI quads: byte 4 c + q of a tile row <- lane q, byte c */
     uint8_t perm_b[64];
     for (int j = 0; j < 64; j++)
         perm_b[j] = (uint8_t)((j & 3) * 16 + (j >> 2));
     const __m512i perm = _mm512_loadu_si512(perm_b);
-    const __m512i off_l = _mm512_set1_epi8(4), off_r = _mm512_set1_epi8(8);
-    uint32_t th[256], tl[256]; /* one unit's L_h, L_l quads before the transpose */
+    enum { BLOCKS = GSVD_I8_STRIP / 16 };
+    size_t units = p->kp / GSVD_I8_KBLK, b0 = BLOCKS * t;
+    size_t nb = p->nb - b0 < BLOCKS ? p->nb - b0 : BLOCKS;
+    struct sums s[BLOCKS];
 
-    for (size_t b = 0; b < p->nb; b++) {
-        size_t s0 = 16 * b, valid = p->n > s0 ? p->n - s0 : 0;
-        __mmask16 m = (__mmask16)(valid >= 16 ? 0xffffu : (1u << valid) - 1u);
-        size_t units = p->kp / GSVD_I8_KBLK, aoff = (b * units + u) * 2048;
-        size_t boff = ((b / 2 * units + u) * 2 + b % 2) * 1024;
-        __m512d sl[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()}, sr[2] = {sl[0], sl[0]};
-        for (size_t r = 0; r < 16; r++) {
-            size_t k = u * GSVD_I8_KBLK + 4 * r;
-            __m512i codes4 = load_quad(p, codes, k, s0, m);
-            /* the centring sums' terms, in padded row order */
-            sum_row(p, k, _mm512_castsi512_si128(codes4), sl, sr);
-            sum_row(p, k + 1, _mm512_extracti32x4_epi32(codes4, 1), sl, sr);
-            sum_row(p, k + 2, _mm512_extracti32x4_epi32(codes4, 2), sl, sr);
-            sum_row(p, k + 3, _mm512_extracti32x4_epi32(codes4, 3), sl, sr);
-            __m512i lut = _mm512_loadu_si512(p->lut + k * 16);
-            __m512i vh = _mm512_shuffle_epi8(lut, codes4);
-            __m512i vl = _mm512_shuffle_epi8(lut, _mm512_add_epi8(codes4, off_l));
-            __m512i vr = _mm512_shuffle_epi8(lut, _mm512_add_epi8(codes4, off_r));
-            _mm512_storeu_si512(p->bt + boff + 64 * r, _mm512_permutexvar_epi8(perm, vr));
-            _mm512_storeu_si512(th + 16 * r, _mm512_permutexvar_epi8(perm, vh));
-            _mm512_storeu_si512(tl + 16 * r, _mm512_permutexvar_epi8(perm, vl));
-        }
-        transpose16(th, p->at + aoff); /* sample c's row: dword c of every quad row */
-        transpose16(tl, p->at + aoff + 1024);
-        _mm512_storeu_pd(p->usl + u * p->np + s0, sl[0]);
-        _mm512_storeu_pd(p->usl + u * p->np + s0 + 8, sl[1]);
-        _mm512_storeu_pd(p->usr + u * p->np + s0, sr[0]);
-        _mm512_storeu_pd(p->usr + u * p->np + s0 + 8, sr[1]);
+    for (size_t j = 0; j < BLOCKS; j++)
+        s[j].sl[0] = s[j].sl[1] = s[j].dm[0] = s[j].dm[1] = _mm512_setzero_pd();
+    /* unit by unit: each block's output is written in order, each row's line read once */
+    for (size_t u = 0; u < units; u++)
+        for (size_t j = 0; j < nb; j++)
+            pack_block(p, codes, u, b0 + j, perm, &s[j]);
+    for (size_t j = 0; j < nb; j++) {
+        double *sl = p->sl + 16 * (b0 + j), *sr = p->sr + 16 * (b0 + j);
+        _mm512_storeu_pd(sl, s[j].sl[0]);
+        _mm512_storeu_pd(sl + 8, s[j].sl[1]);
+        _mm512_storeu_pd(sr, _mm512_add_pd(s[j].sl[0], s[j].dm[0]));
+        _mm512_storeu_pd(sr + 8, _mm512_add_pd(s[j].sl[1], s[j].dm[1]));
     }
 }
 
-GSVD_I8_TARGET void gsvd_i8_pack_sums(gsvd_i8_pack *p)
+/* Rows per pass over a tile, at most: a class of the group is one pass when it is shorter
+ * (passes of 512 to 8,192 rows measured within 10% of each other; one pass per class saves the
+ * int32 accumulators' round trips through memory). */
+#define KB 4096
+
+/* A block's products, stored after its class's last pass, waiting to be added to c: row by row
+ * between the next block's tile products (the vector unit adds while the tile unit multiplies;
+ * after the products, a block's fold stalled them, which measured no faster than folding the
+ * whole tile per class). */
+struct fold {
+    double *c;         /* the block's corner in c; NULL: nothing waiting */
+    const int32_t *sc; /* 16 x 32 P_h, then 16 x 32 P_l (row stride 32) */
+    __m512d scale;     /* 2^(e - 7) / 127 */
+    size_t row;        /* rows of the block added so far */
+};
+
+/* Rows [f->row, upto) of the waiting block: c += (128 P_h + P_l) 2^(e - 7) / 127 (the integer
+ * is exact in float64: 128 P_h + P_l < 2^39). */
+GSVD_I8_TARGET static inline void fold_rows(struct fold *f, size_t upto)
 {
-    size_t units = p->kp / GSVD_I8_KBLK;
-    for (size_t s = 0; s < p->n; s++) {
-        double a = 0, b = 0;
-        for (size_t u = 0; u < units; u++) {
-            a += p->usl[u * p->np + s];
-            b += p->usr[u * p->np + s];
+    for (; f->row < upto; f->row++) {
+        const int32_t *h = f->sc + f->row * 32, *l = h + 16 * 32;
+        double *o = f->c + f->row * GSVD_I8_TILE;
+        for (size_t j = 0; j < 32; j += 8) {
+            __m512i vh = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(h + j)));
+            __m512i vl = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(l + j)));
+            __m512d d = _mm512_cvtepi64_pd(_mm512_add_epi64(_mm512_slli_epi64(vh, 7), vl));
+            _mm512_storeu_pd(o + j, _mm512_fmadd_pd(d, f->scale, _mm512_loadu_pd(o + j)));
         }
-        p->sl[s] = a;
-        p->sr[s] = b;
     }
 }
 
-#define KB                                                                                         \
-    512 /* rows per pass over a tile: the A (256 KiB), B (128 KiB) panels and C stay in L2         \
-         */
-
-/* Rows [k, k + kl) of the 16 x 32 block at samples (si, sj): P_h into tmm0, 1, P_l into 2, 3. */
-static void block_rows(const gsvd_i8_pack *p, size_t si, size_t sj, size_t k, size_t kl)
+/* Rows [k, k + kl) of the 16 x 32 block at samples (si, sj): P_h into tmm0, 1, P_l into 2, 3;
+ * the waiting fold f is added a few rows after each unit, and is done on return. */
+GSVD_I8_TARGET static void block_rows(const gsvd_i8_pack *p, size_t si, size_t sj, size_t k,
+                                      size_t kl, struct fold *f)
 {
     size_t units = p->kp / GSVD_I8_KBLK, u0 = k / GSVD_I8_KBLK, u1 = (k + kl) / GSVD_I8_KBLK;
+    size_t per = f->c ? (16 + (u1 - u0) - 1) / (u1 - u0) : 0; /* fold rows per unit */
     const uint8_t *a = p->at + (si / 16 * units + u0) * 2048;
     const uint8_t *b = p->bt + (sj / 32 * units + u0) * 2048;
     for (size_t u = u0; u < u1; u++, a += 2048, b += 2048) {
@@ -419,23 +461,14 @@ static void block_rows(const gsvd_i8_pack *p, size_t si, size_t sj, size_t k, si
         _tile_loadd(5, a + 1024, 64);
         _tile_dpbuud(2, 5, 6);
         _tile_dpbuud(3, 5, 7);
-    }
-}
-
-/* c += 2^e (P_h + P_l / 128) over the mi x mj block (exact per class: P_h 128 + P_l < 2^39). */
-GSVD_I8_TARGET static void fold_class(double *c, const int32_t *ph, const int32_t *pl, size_t mi,
-                                      size_t mj, int e)
-{
-    const __m512d sc = _mm512_set1_pd(ldexp(1.0, e - 7));
-    for (size_t i = 0; i < mi; i++)
-        for (size_t j = 0; j < mj; j += 8) {
-            size_t at = i * GSVD_I8_TILE + j;
-            __m512i h = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(ph + at)));
-            __m512i l = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(pl + at)));
-            __m512i v = _mm512_add_epi64(_mm512_slli_epi64(h, 7), l);
-            __m512d d = _mm512_mul_pd(_mm512_cvtepi64_pd(v), sc);
-            _mm512_storeu_pd(c + at, _mm512_add_pd(_mm512_loadu_pd(c + at), d));
+        if (f->c) {
+            size_t upto = (u - u0 + 1) * per;
+            fold_rows(f, upto < 16 ? upto : 16);
         }
+    }
+    if (f->c)
+        fold_rows(f, 16);
+    f->c = NULL;
 }
 
 GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi,
@@ -444,19 +477,28 @@ GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j
     const size_t ld = GSVD_I8_TILE * sizeof(int32_t); /* bytes */
     size_t mi = (wi + 15) / 16 * 16, mj = (wj + 31) / 32 * 32;
     int32_t *ph = acc, *pl = acc + GSVD_I8_TILE * GSVD_I8_TILE;
+    int32_t sc[2][2 * 16 * 32] __attribute__((aligned(64))); /* a waiting block, the next */
+    struct fold f = {.c = NULL};
+    int next = 0;
 
-    for (size_t i = 0; i < mi; i++)
-        memset(c + i * GSVD_I8_TILE, 0, mj * sizeof *c);
+    /* the centring first (the classes' products are added to it): t - sl_i - sr_j */
+    for (size_t i = 0; i < mi; i++) {
+        double a = p->t - (i < wi ? p->sl[i0 + i] : 0.0);
+        for (size_t j = 0; j < mj; j++)
+            c[i * GSVD_I8_TILE + j] = a - (j < wj ? p->sr[j0 + j] : 0.0);
+    }
     gsvd_amx_tiles_configure();
     for (size_t q = 0; q < p->n_cls; q++) {
         const struct i8_class *cl = &p->cls[q];
+        const __m512d scale = _mm512_set1_pd(ldexp(1.0 / R_BASE, cl->e - 7));
         for (size_t k = cl->k0; k < cl->k1; k += KB) {
             size_t kl = cl->k1 - k < KB ? cl->k1 - k : KB;
+            int last = k + kl == cl->k1;
             for (size_t bi = 0; bi < mi; bi += 16)
                 for (size_t bj = 0; bj < mj; bj += 32) {
                     int32_t *h = ph + bi * GSVD_I8_TILE + bj, *l = pl + bi * GSVD_I8_TILE + bj;
                     if (j0 + bj + 32 <= i0 + bi)
-                        continue; /* below the diagonal: not read (acc keeps old values) */
+                        continue; /* below the diagonal: not read */
                     if (k == cl->k0) {
                         _tile_zero(0);
                         _tile_zero(1);
@@ -468,35 +510,36 @@ GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j
                         _tile_loadd(2, l, ld);
                         _tile_loadd(3, l + 16, ld);
                     }
-                    block_rows(p, i0 + bi, j0 + bj, k, kl);
-                    _tile_stored(0, h, ld);
-                    _tile_stored(1, h + 16, ld);
-                    _tile_stored(2, l, ld);
-                    _tile_stored(3, l + 16, ld);
+                    block_rows(p, i0 + bi, j0 + bj, k, kl, &f);
+                    if (last) { /* to the scratch not being folded; folded during the next */
+                        int32_t *s = sc[next];
+                        next ^= 1;
+                        _tile_stored(0, s, 128);
+                        _tile_stored(1, s + 16, 128);
+                        _tile_stored(2, s + 16 * 32, 128);
+                        _tile_stored(3, s + 16 * 32 + 16, 128);
+                        f = (struct fold){c + bi * GSVD_I8_TILE + bj, s, scale, 0};
+                    } else {
+                        _tile_stored(0, h, ld);
+                        _tile_stored(1, h + 16, ld);
+                        _tile_stored(2, l, ld);
+                        _tile_stored(3, l + 16, ld);
+                    }
                 }
         }
-        fold_class(c, ph, pl, mi, mj, cl->e);
     }
+    if (f.c)
+        fold_rows(&f, 16);
     _tile_release();
-    for (size_t i = 0; i < wi; i++)
-        for (size_t j = 0; j < wj; j++) {
-            double *v = &c[i * GSVD_I8_TILE + j];
-            *v = *v / R_BASE - p->sl[i0 + i] - p->sr[j0 + j] + p->t;
-        }
 }
 
 #else /* !GSVD_HAVE_AMX */
 
-void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, size_t u)
+void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, size_t t)
 {
     (void)p;
     (void)codes;
-    (void)u; /* never called: gsvd_amx_int8_usable() said no */
-}
-
-void gsvd_i8_pack_sums(gsvd_i8_pack *p)
-{
-    (void)p; /* never called */
+    (void)t; /* never called: gsvd_amx_int8_usable() said no */
 }
 
 void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,

@@ -19,8 +19,8 @@
  * and the integer sums are exact, so results do not depend on threads or chunking.
  * Compiled with the AMX intrinsics only where the compiler has them (GSVD_HAVE_AMX); elsewhere
  * gsvd_amx_int8_usable() (analysis/gram_amx.h) says "not built" and nothing here may be called.
- * Thread safety: a pack is planned by one thread, filled by gsvd_i8_pack_rows on disjoint
- * units concurrently, summed by one thread, then read by any number of threads. */
+ * Thread safety: a pack is planned by one thread, filled by gsvd_i8_pack_strip on disjoint
+ * strips concurrently, then read by any number of threads. */
 #ifndef GSVD_ANALYSIS_GRAM_I8_H
 #define GSVD_ANALYSIS_GRAM_I8_H
 #include <stddef.h>
@@ -30,6 +30,7 @@ GSVD_EXTERN_C_BEGIN
 
 #define GSVD_I8_TILE 256       /* rows and columns of a Gram tile (GRAM_TILE, backend_cpu.c) */
 #define GSVD_I8_KBLK 64        /* rows of one tile load: classes are padded to a multiple of it */
+#define GSVD_I8_STRIP 64       /* samples per conversion task (a cache line of each row's codes) */
 #define GSVD_I8_MAX_ROWS 32768 /* rows of one group: 255 x 254 x rows stays below 2^31 */
 #define GSVD_I8_WEIGHT_ERR (1.0 / 16384) /* bound of the relative weight error (2^-14) */
 
@@ -49,16 +50,14 @@ void gsvd_i8_pack_free(gsvd_i8_pack *p); /* accepts NULL */
 GSVD_NODISCARD int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *center,
                                      const float *scale, const float *missing, double *werr);
 
-/* Units of GSVD_I8_KBLK padded rows the planned group has (one gsvd_i8_pack_rows call each). */
-size_t gsvd_i8_pack_units(const gsvd_i8_pack *p);
+/* Strips of GSVD_I8_STRIP samples the planned group has (one gsvd_i8_pack_strip call each). */
+size_t gsvd_i8_pack_strips(const gsvd_i8_pack *p);
 
-/* Convert unit u of the planned group into the tile layouts, with the unit's part of the
- * centring sums; codes is the group's rows x n matrix of call codes (borrowed): 0, 1, 2 the
- * dosage, 3 missing.  Units may be converted concurrently. */
-void gsvd_i8_pack_rows(gsvd_i8_pack *p, const uint8_t *codes, size_t u);
-
-/* The centring sums from the units' parts, in unit order (after every unit is converted). */
-void gsvd_i8_pack_sums(gsvd_i8_pack *p);
+/* Convert samples [t S, t S + S) (S = GSVD_I8_STRIP) of every row of the planned group into the
+ * tile layouts, with those samples' centring sums (added over the padded rows in order);
+ * codes is the group's rows x n matrix of call codes (borrowed): 0, 1, 2 the dosage, 3
+ * missing.  Strips may be converted concurrently. */
+void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, size_t t);
 
 /* The group's contribution to Z'Z at samples [i0, i0 + wi) x [j0, j0 + wj) (i0, j0 multiples
  * of 32, wi, wj at most GSVD_I8_TILE) into c (caller's GSVD_I8_TILE^2 doubles, row stride

@@ -111,9 +111,8 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
     GSVD_CHECK_RC(gsvd_i8_pack_new(&p), GSVD_OK);
     GSVD_CHECK_RC(gsvd_i8_pack_plan(p, rows, n, cen, scl, mis, &werr), GSVD_OK);
     GSVD_CHECK(werr >= 0 && werr <= GSVD_I8_WEIGHT_ERR);
-    for (size_t u = 0; u < gsvd_i8_pack_units(p); u++)
-        gsvd_i8_pack_rows(p, codes, u);
-    gsvd_i8_pack_sums(p);
+    for (size_t t = gsvd_i8_pack_strips(p); t-- > 0;) /* any order */
+        gsvd_i8_pack_strip(p, codes, t);
     for (size_t i0 = 0; i0 < n; i0 += TR)
         for (size_t j0 = i0 / TW * TW; j0 < n; j0 += TW) { /* the backend's tiles */
             size_t wi = n - i0 < TR ? n - i0 : TR, wj = n - j0 < TW ? n - j0 : TW;
