@@ -37,7 +37,7 @@ static int reserve_group(struct backend_cpu *b, size_t n)
         return reserve_f(&b->z, &b->z_cap, cells);
     for (int k = 0; k < 2; k++) {
         struct i8_buf *ib = &b->ib[k];
-        ib->codes = gsvd_malloc(cells);
+        ib->codes = gsvd_alloc_large(cells); /* rows read in class order: few TLB entries */
         ib->cen = gsvd_malloc(b->group * sizeof *ib->cen);
         ib->scl = gsvd_malloc(b->group * sizeof *ib->scl);
         ib->mis = gsvd_malloc(b->group * sizeof *ib->mis);

@@ -95,6 +95,14 @@ static int grow(void *a, size_t n, size_t sz)
     return *pp ? GSVD_OK : GSVD_ENOMEM;
 }
 
+/* Grow *a to n bytes on huge pages where the system gives them (contents dropped). */
+static int grow_large(uint8_t **a, size_t n)
+{
+    gsvd_free(*a);
+    *a = gsvd_alloc_large(n ? n : 1);
+    return *a ? GSVD_OK : GSVD_ENOMEM;
+}
+
 /* Room for the rows' plan (before the classes are known). */
 static int reserve_rows(gsvd_i8_pack *p, size_t rows)
 {
@@ -136,8 +144,8 @@ static int reserve_padded(gsvd_i8_pack *p, size_t n, size_t kmax)
         p->np_cap = np;
     }
     if (bytes > p->tile_cap) {
-        GSVD_TRY(grow(&p->at, bytes, 1));
-        GSVD_TRY(grow(&p->bt, bytes / 2, 1));
+        GSVD_TRY(grow_large(&p->at, bytes));
+        GSVD_TRY(grow_large(&p->bt, bytes / 2));
         p->tile_cap = bytes;
     }
     p->np = np;
@@ -384,6 +392,21 @@ pack_block(gsvd_i8_pack *p, const uint8_t *codes, size_t u, size_t b, __m512i pe
     transpose16(tl, p->at + aoff + 1024);
 }
 
+#define PREFETCH_UNITS 2 /* units ahead */
+
+/* Ask for the lines of unit u's rows that hold strip t's samples. */
+static void prefetch_strip(const gsvd_i8_pack *p, const uint8_t *codes, size_t u, size_t t)
+{
+    size_t s0 = t * GSVD_I8_STRIP, s1 = s0 + GSVD_I8_STRIP < p->n ? s0 + GSVD_I8_STRIP : p->n;
+    for (size_t k = u * GSVD_I8_KBLK; k < (u + 1) * GSVD_I8_KBLK; k++) {
+        if (p->src[k] < 0)
+            continue;
+        const uint8_t *row = codes + (size_t)p->src[k] * p->n;
+        __asm__ volatile("prefetcht0 %0" : : "m"(row[s0]));
+        __asm__ volatile("prefetcht0 %0" : : "m"(row[s1 - 1]));
+    }
+}
+
 GSVD_I8_TARGET void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, size_t t)
 {
     /* VNNI quads: byte 4 c + q of a tile row <- lane q, byte c */
@@ -399,9 +422,12 @@ GSVD_I8_TARGET void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, si
     for (size_t j = 0; j < BLOCKS; j++)
         s[j].sl[0] = s[j].sl[1] = s[j].dm[0] = s[j].dm[1] = _mm512_setzero_pd();
     /* unit by unit: each block's output is written in order, each row's line read once */
-    for (size_t u = 0; u < units; u++)
+    for (size_t u = 0; u < units; u++) {
+        if (u + PREFETCH_UNITS < units) /* the rows are in class order, not the memory's */
+            prefetch_strip(p, codes, u + PREFETCH_UNITS, t);
         for (size_t j = 0; j < nb; j++)
             pack_block(p, codes, u, b0 + j, perm, &s[j]);
+    }
     for (size_t j = 0; j < nb; j++) {
         double *sl = p->sl + 16 * (b0 + j), *sr = p->sr + 16 * (b0 + j);
         _mm512_storeu_pd(sl, s[j].sl[0]);
