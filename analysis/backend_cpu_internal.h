@@ -8,6 +8,7 @@
 #include "analysis/gram_amx.h"
 #include "analysis/gram_i8.h"
 #include "common/alloc.h"
+#include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parallel.h"
@@ -90,15 +91,22 @@ struct backend_cpu {
     size_t n_threads;          /* threads for the pass groups and the Gram tiles */
 };
 
-/* Grow a float buffer to at least n elements. */
-static inline int reserve_f(float **p, size_t *cap, size_t n)
+/* Make *p (a float * or double *) hold at least n elements of `size` bytes; contents are
+ * dropped when it grows.  Large buffers go on huge pages (gsvd_alloc_large): the products read
+ * them in strides.  Returns GSVD_OK, GSVD_EINVAL (n x size overflows) or GSVD_ENOMEM. */
+static inline int reserve_large(void *p, size_t *cap, size_t n, size_t size)
 {
+    void **pp = p;
+    size_t bytes;
     if (n <= *cap)
         return GSVD_OK;
-    float *q = gsvd_realloc(*p, n * sizeof *q);
-    if (!q)
+    if (gsvd_mul_size(n, size, &bytes) < 0)
+        return GSVD_EINVAL;
+    gsvd_free(*pp);
+    *cap = 0;
+    *pp = gsvd_alloc_large(bytes);
+    if (!*pp)
         return GSVD_ENOMEM;
-    *p = q;
     *cap = n;
     return GSVD_OK;
 }
@@ -163,19 +171,6 @@ static inline int bound_exceeded(const char *what)
                    "scaler's bound does not hold for these data)",
                    what);
     return GSVD_EINTERNAL;
-}
-
-/* Grow a double buffer to at least n elements. */
-static inline int reserve_d(double **p, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return GSVD_OK;
-    double *q = gsvd_realloc(*p, n * sizeof *q);
-    if (!q)
-        return GSVD_ENOMEM;
-    *p = q;
-    *cap = n;
-    return GSVD_OK;
 }
 
 /* The Gram operations of the CPU backend (struct gsvd_pca_device_ops, analysis/pca_device.h). */
