@@ -93,11 +93,12 @@ static size_t pass_group_rows(size_t n)
     return gsvd_backend_pass_group_rows(n);
 }
 
-/* Rows per sub-tile: about 2.5 MiB of float32 (an L2 and a bit: 32 rows at 20,000 samples was
- * the fastest of 16 .. 256 measured there), 8 .. 256 rows. */
+/* Rows per sub-tile: about 5 MiB of float32, 8 .. 256 rows.  At 20,000 samples 64 rows beat
+ * 32 (an L2's worth) by ~4% in interleaved runs (ninth session; 16 and 128 were slower): each
+ * sub-tile's sgemm packs all of X, and the larger tile amortises that. */
 static size_t pass_sub_rows(size_t n)
 {
-    size_t r = ((size_t)5 << 19) / (4 * (n ? n : 1));
+    size_t r = ((size_t)5 << 20) / (4 * (n ? n : 1));
     r = r < 8 ? 8 : r > 256 ? 256 : r;
     return r;
 }

@@ -651,9 +651,9 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_p
     double mib = 1048576.0, window = (double)(p->window < 2 ? 2 : p->window);
     double threads = (double)(n_threads ? n_threads : 1);
     /* basis: K, Y and a scratch of n x l x window float64; per pass: X, Y rows (float64) and
-     * each thread's n x l float32 partial product and float32 sub-tile (~2.5 MiB) */
+     * each thread's n x l float32 partial product and float32 sub-tile (~5 MiB) */
     double per_block = 3.0 * 8.0 * l * n;
-    double pass = 2.0 * 8.0 * l * n + threads * (4.0 * l * n + 2.5 * mib + 8.0 * 1024 * n / 4);
+    double pass = 2.0 * 8.0 * l * n + threads * (4.0 * l * n + 5.0 * mib + 8.0 * 1024 * n / 4);
     double scan = (double)gsvd_geno_scan_bytes(g);
     int iterative = p->method == GSVD_PCA_RANDOMIZED ||
                     (p->method == GSVD_PCA_AUTO && n > GSVD_PCA_AUTO_EXACT_N);
