@@ -86,21 +86,14 @@ size_t gsvd_i8_pack_strips(const gsvd_i8_pack *p)
     return (p->n + GSVD_I8_STRIP - 1) / GSVD_I8_STRIP;
 }
 
-/* Grow *a to hold n elements of size sz (contents dropped). */
+/* Grow *a to hold n elements of size sz (contents dropped); large arrays (the tile panels,
+ * read 2 KiB at a time from many places) on huge pages where the system gives them. */
 static int grow(void *a, size_t n, size_t sz)
 {
     void **pp = a;
     gsvd_free(*pp);
-    *pp = gsvd_malloc(n ? n * sz : 1);
+    *pp = gsvd_alloc_large(n ? n * sz : 1);
     return *pp ? GSVD_OK : GSVD_ENOMEM;
-}
-
-/* Grow *a to n bytes on huge pages where the system gives them (contents dropped). */
-static int grow_large(uint8_t **a, size_t n)
-{
-    gsvd_free(*a);
-    *a = gsvd_alloc_large(n ? n : 1);
-    return *a ? GSVD_OK : GSVD_ENOMEM;
 }
 
 /* Room for the rows' plan (before the classes are known). */
@@ -144,8 +137,8 @@ static int reserve_padded(gsvd_i8_pack *p, size_t n, size_t kmax)
         p->np_cap = np;
     }
     if (bytes > p->tile_cap) {
-        GSVD_TRY(grow_large(&p->at, bytes));
-        GSVD_TRY(grow_large(&p->bt, bytes / 2));
+        GSVD_TRY(grow(&p->at, bytes, 1));
+        GSVD_TRY(grow(&p->bt, bytes / 2, 1));
         p->tile_cap = bytes;
     }
     p->np = np;
@@ -296,6 +289,7 @@ GSVD_I8_TARGET static inline __m128i load_row(const gsvd_i8_pack *p, const uint8
     return r >= 0 ? _mm_maskz_loadu_epi8(m, codes + (size_t)r * p->n + s0) : _mm_setzero_si128();
 }
 
+/* (Lane indices are immediates: a loop over them does not compile without optimisation.) */
 GSVD_I8_TARGET static inline __m512i load_quad(const gsvd_i8_pack *p, const uint8_t *codes,
                                                size_t k, size_t s0, __mmask16 m)
 {
