@@ -90,16 +90,14 @@ if command -v zsh >/dev/null; then
     check "zsh compinit binds _gensvd" zsh -f -c "fpath=('${zcomp%/*}' \$fpath); autoload -U compinit;
         compinit -u -D; [[ \$_comps[gensvd] == _gensvd ]] && autoload +X _gensvd"
     if zsh -f -c 'zmodload zsh/zpty' 2>/dev/null; then
-        zcomplete() { # LINE: what zsh lists after LINE<TAB>, terminal escapes removed
-            ZDIR=${zcomp%/*} LINE=$1 timeout 60 zsh -f "$(dirname "$0")/zsh_complete.zsh" |
-                sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'
+        zcheck() { # NAME LINE REGEX: zsh lists a match of REGEX after LINE<TAB>
+            local out
+            out=$(ZDIR=${zcomp%/*} LINE=$2 EXPECT=$3 timeout 60 zsh -f "$(dirname "$0")/zsh_complete.zsh")
+            check "$1" grep -Eq -- "$3" <<<"$out"
         }
-        out=$(zcomplete "gensvd pdist --metric co")
-        check "zsh: pdist --metric values" grep -q "correlation *cosine" <<<"$out"
-        out=$(zcomplete "gensvd pca --max-")
-        check "zsh: option descriptions" grep -q -- "--max-iter *-- at most this many passes" <<<"$out"
-        out=$(zcomplete "gensvd p")
-        check "zsh: commands with descriptions" grep -q "pdist *-- pairwise distances" <<<"$out"
+        zcheck "zsh: pdist --metric values" "gensvd pdist --metric co" "correlation *cosine"
+        zcheck "zsh: option descriptions" "gensvd pca --max-" "--max-iter *-- at most this many passes"
+        zcheck "zsh: commands with descriptions" "gensvd p" "pdist *-- pairwise distances"
     fi
 fi
 report
