@@ -455,9 +455,9 @@ static int cpu_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c, 
 
     if (rows == 0)
         return GSVD_OK;
-    GSVD_TRY(reserve_large(&b->z, &b->z_cap, rows * n, sizeof *b->z));
+    GSVD_TRY(gsvd_reserve_large(&b->z, &b->z_cap, rows * n, sizeof *b->z));
     standardise_rows(b, g, 0, rows, b->z, NULL);
-    GSVD_TRY(reserve_large(&b->zd, &b->zd_cap, rows * n, sizeof *b->zd));
+    GSVD_TRY(gsvd_reserve_large(&b->zd, &b->zd_cap, rows * n, sizeof *b->zd));
     for (size_t i = 0; i < rows * n; i++)
         b->zd[i] = b->z[i];
     /* row by row (dgemv): a dgemm's result for a row may depend on where the row sits in the

@@ -34,7 +34,7 @@ static int reserve_group(struct backend_cpu *b, size_t n)
     if (gsvd_mul_size(b->group, n, &cells) < 0)
         return GSVD_EINVAL;
     if (!b->i8)
-        return reserve_large(&b->z, &b->z_cap, cells, sizeof *b->z);
+        return gsvd_reserve_large(&b->z, &b->z_cap, cells, sizeof *b->z);
     for (int k = 0; k < 2; k++) {
         struct i8_buf *ib = &b->ib[k];
         ib->codes = gsvd_alloc_large(cells); /* rows read in class order: few TLB entries */
@@ -439,7 +439,7 @@ static int gram_group(struct backend_cpu *b, size_t rows)
         GSVD_TRY(
             gsvd_blas_parallel_tasks(b->n_threads, gsvd_amx_pack_units(b->amx), amx_pack_task, b));
     } else if (!b->gblk) {
-        GSVD_TRY(reserve_large(&b->zd, &b->zd_cap, rows * n, sizeof *b->zd));
+        GSVD_TRY(gsvd_reserve_large(&b->zd, &b->zd_cap, rows * n, sizeof *b->zd));
         for (size_t i = 0; i < rows * n; i++)
             b->zd[i] = b->z[i];
     }

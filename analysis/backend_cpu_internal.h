@@ -8,7 +8,6 @@
 #include "analysis/gram_amx.h"
 #include "analysis/gram_i8.h"
 #include "common/alloc.h"
-#include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parallel.h"
@@ -61,7 +60,7 @@ struct backend_cpu {
     double *pass_sumsq;                    /* where the trace goes (from pass_block), or NULL */
     /* Gram and project */
     float *z;     /* standardised block, rows x n */
-    size_t z_cap; /* floats allocated in z */
+    size_t z_cap; /* bytes allocated in z (gsvd_reserve_large) */
     double *zd;   /* float64 block for dsyrk / project */
     size_t zd_cap;
     float *gblk;        /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
@@ -90,26 +89,6 @@ struct backend_cpu {
     size_t filled;             /* rows of the current group standardised into z */
     size_t n_threads;          /* threads for the pass groups and the Gram tiles */
 };
-
-/* Make *p (a float * or double *) hold at least n elements of `size` bytes; contents are
- * dropped when it grows.  Large buffers go on huge pages (gsvd_alloc_large): the products read
- * them in strides.  Returns GSVD_OK, GSVD_EINVAL (n x size overflows) or GSVD_ENOMEM. */
-static inline int reserve_large(void *p, size_t *cap, size_t n, size_t size)
-{
-    void **pp = p;
-    size_t bytes;
-    if (n <= *cap)
-        return GSVD_OK;
-    if (gsvd_mul_size(n, size, &bytes) < 0)
-        return GSVD_EINVAL;
-    gsvd_free(*pp);
-    *cap = 0;
-    *pp = gsvd_alloc_large(bytes);
-    if (!*pp)
-        return GSVD_ENOMEM;
-    *cap = n;
-    return GSVD_OK;
-}
 
 /* A row's sum of squares rs into *sumsq, or exactly into the backend's trace when it has a
  * bound (b may be NULL: no bound). */

@@ -16,18 +16,6 @@
 #include "common/log.h"
 #include "common/textnum.h"
 
-/* A slot buffer of at least n bytes; its contents are not kept (every block overwrites them).
- * Large ones take huge pages: a slot of a wide store is tens of MB, first touched per slot. */
-static int grow(void **p, size_t *cap, size_t n)
-{
-    if (n <= *cap)
-        return GSVD_OK;
-    gsvd_free(*p);
-    *p = gsvd_alloc_large(n ? n : 1);
-    *cap = *p ? n : 0;
-    return *p ? GSVD_OK : GSVD_ENOMEM;
-}
-
 /* Integer element i of a decoded buffer of the given dtype, as int64 (bool as 0/1). */
 static int64_t load_int(const struct gsvd_dtype *dt, const unsigned char *base, size_t i)
 {
@@ -96,7 +84,7 @@ int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
         (g->rank == 3 && gsvd_mul_size(cells, P, &cells) < 0) ||
         gsvd_mul_size(cells, dt->size, &bytes) < 0)
         return GSVD_EFORMAT;
-    GSVD_TRY(grow(&s->raw, &s->raw_cap, bytes));
+    GSVD_TRY(gsvd_reserve_large(&s->raw, &s->raw_cap, bytes, 1));
     if (g->rank == 3) {
         start[0] = v0;
         count[0] = nv;
@@ -114,7 +102,7 @@ int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
     GSVD_TRY(gsvd_reader_read(r, start, count, s->raw));
     s->have_sums = 0;
     if (g->is_float) {
-        GSVD_TRY(grow((void **)&s->fdos, &s->dos_cap, nv * N * sizeof(double)));
+        GSVD_TRY(gsvd_reserve_large(&s->fdos, &s->dos_cap, nv * N, sizeof(double)));
         for (size_t j = 0; j < nv; j++)
             for (size_t i = 0; i < N; i++) {
                 size_t col = g->sample_idx ? (size_t)g->sample_idx[i] : i;
@@ -123,7 +111,7 @@ int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
             }
         return GSVD_OK;
     }
-    GSVD_TRY(grow((void **)&s->dos, &s->dos_cap, nv * N));
+    GSVD_TRY(gsvd_reserve_large(&s->dos, &s->dos_cap, nv * N, 1));
     if (g->rank == 3 && dt->kind == 'i' && dt->size == 1 && P == 2) {
         /* the most common case, diploid int8 calls, written to vectorise */
         const int8_t *raw = s->raw;
@@ -293,7 +281,7 @@ GSVD_CLONES static void pack4(const int8_t *d, size_t full, uint8_t *o)
 int gsvd_geno_pack_rows(struct scan_slot *s, size_t rows, size_t n)
 {
     size_t rb = gsvd_std_p2_row_bytes(n), full = n / 4;
-    int rc = grow((void **)&s->p2, &s->p2_cap, rows * rb);
+    int rc = gsvd_reserve_large(&s->p2, &s->p2_cap, rows, rb);
     if (rc < 0)
         return rc;
     for (size_t r = 0; r < rows; r++) {

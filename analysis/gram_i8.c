@@ -86,27 +86,19 @@ size_t gsvd_i8_pack_strips(const gsvd_i8_pack *p)
     return (p->n + GSVD_I8_STRIP - 1) / GSVD_I8_STRIP;
 }
 
-/* Grow *a to hold n elements of size sz (contents dropped); large arrays (the tile panels,
- * read 2 KiB at a time from many places) on huge pages where the system gives them. */
-static int grow(void *a, size_t n, size_t sz)
-{
-    void **pp = a;
-    gsvd_free(*pp);
-    *pp = gsvd_alloc_large(n ? n * sz : 1);
-    return *pp ? GSVD_OK : GSVD_ENOMEM;
-}
-
-/* Room for the rows' plan (before the classes are known). */
+/* Room for the rows' plan (before the classes are known).  All arrays come from
+ * gsvd_reserve_large: the large ones (the tile panels, read 2 KiB at a time from many places)
+ * on huge pages where the system gives them. */
 static int reserve_rows(gsvd_i8_pack *p, size_t rows)
 {
     int rc = GSVD_OK;
     if (rows > p->rows_cap) {
-        GSVD_TRY(grow(&p->lv, rows * 4, sizeof *p->lv));
-        GSVD_TRY(grow(&p->dv, rows, sizeof *p->dv));
-        GSVD_TRY(grow(&p->row_e, rows, sizeof *p->row_e));
-        GSVD_TRY(grow(&p->order, rows, sizeof *p->order));
-        GSVD_TRY(grow(&p->cls, rows, sizeof *p->cls));
-        GSVD_TRY(grow(&p->row_lut, rows * 16, 1));
+        GSVD_TRY(gsvd_reserve_large(&p->lv, NULL, rows * 4, sizeof *p->lv));
+        GSVD_TRY(gsvd_reserve_large(&p->dv, NULL, rows, sizeof *p->dv));
+        GSVD_TRY(gsvd_reserve_large(&p->row_e, NULL, rows, sizeof *p->row_e));
+        GSVD_TRY(gsvd_reserve_large(&p->order, NULL, rows, sizeof *p->order));
+        GSVD_TRY(gsvd_reserve_large(&p->cls, NULL, rows, sizeof *p->cls));
+        GSVD_TRY(gsvd_reserve_large(&p->row_lut, NULL, rows * 16, 1));
         p->rows_cap = rows;
     }
 
@@ -125,20 +117,20 @@ static int reserve_padded(gsvd_i8_pack *p, size_t n, size_t kmax)
     if (np < n || gsvd_mul_size(kmax, 2 * np, &bytes) < 0)
         return GSVD_EINVAL;
     if (kmax > p->kp_cap) {
-        GSVD_TRY(grow(&p->src, kmax, sizeof *p->src));
-        GSVD_TRY(grow(&p->lut, kmax * 16, 1));
-        GSVD_TRY(grow(&p->plv, kmax * 4, sizeof *p->plv));
-        GSVD_TRY(grow(&p->pdv, kmax, sizeof *p->pdv));
+        GSVD_TRY(gsvd_reserve_large(&p->src, NULL, kmax, sizeof *p->src));
+        GSVD_TRY(gsvd_reserve_large(&p->lut, NULL, kmax * 16, 1));
+        GSVD_TRY(gsvd_reserve_large(&p->plv, NULL, kmax * 4, sizeof *p->plv));
+        GSVD_TRY(gsvd_reserve_large(&p->pdv, NULL, kmax, sizeof *p->pdv));
         p->kp_cap = kmax;
     }
     if (np > p->np_cap) {
-        GSVD_TRY(grow(&p->sl, np, sizeof *p->sl));
-        GSVD_TRY(grow(&p->sr, np, sizeof *p->sr));
+        GSVD_TRY(gsvd_reserve_large(&p->sl, NULL, np, sizeof *p->sl));
+        GSVD_TRY(gsvd_reserve_large(&p->sr, NULL, np, sizeof *p->sr));
         p->np_cap = np;
     }
     if (bytes > p->tile_cap) {
-        GSVD_TRY(grow(&p->at, bytes, 1));
-        GSVD_TRY(grow(&p->bt, bytes / 2, 1));
+        GSVD_TRY(gsvd_reserve_large(&p->at, NULL, bytes, 1));
+        GSVD_TRY(gsvd_reserve_large(&p->bt, NULL, bytes / 2, 1));
         p->tile_cap = bytes;
     }
     p->np = np;

@@ -12,6 +12,8 @@
 #include <sys/mman.h>
 #endif
 
+#include "common/checked.h"
+#include "common/err.h"
 #include "common/log.h"
 
 static _Thread_local unsigned long n_failures; /* per thread: see gsvd_alloc_failures */
@@ -116,6 +118,21 @@ void *gsvd_alloc_large(size_t n)
         (void)madvise(p, n / HUGE * HUGE, MADV_HUGEPAGE); /* a hint: failure changes nothing */
 #endif
     return p;
+}
+
+int gsvd_reserve_large(void *p, size_t *cap_bytes, size_t n, size_t size)
+{
+    void **pp = p;
+    size_t bytes;
+    if (gsvd_mul_size(n, size, &bytes) < 0)
+        return GSVD_EINVAL;
+    if (cap_bytes && bytes <= *cap_bytes && *pp)
+        return GSVD_OK;
+    gsvd_free(*pp);
+    *pp = gsvd_alloc_large(bytes ? bytes : 1);
+    if (cap_bytes)
+        *cap_bytes = *pp ? bytes : 0;
+    return *pp ? GSVD_OK : GSVD_ENOMEM;
 }
 
 void gsvd_free(void *p)

@@ -21,6 +21,12 @@ void gsvd_free(void *p); /* accepts NULL */
  * is ignored where unsupported), so first touch maps 512x fewer pages and the TLB covers
  * more.  Smaller sizes are aligned to 64 bytes.  Free with gsvd_free. */
 void *gsvd_alloc_large(size_t n);
+/* Make *p (the address of any pointer, passed as void *) hold at least n elements of `size`
+ * bytes from gsvd_alloc_large.  *cap_bytes is what *p holds now (0 for nothing); NULL
+ * reallocates every time (for callers that keep one capacity for several arrays).  Contents
+ * are dropped when it grows.  Returns GSVD_OK, GSVD_EINVAL (n x size overflows) or
+ * GSVD_ENOMEM (then *p is NULL and *cap_bytes 0). */
+int gsvd_reserve_large(void *p, size_t *cap_bytes, size_t n, size_t size);
 
 /* Number of allocations that have failed on the calling thread so far.  Lets code that calls a
  * library allocating through these functions (cJSON) tell out-of-memory from bad input. */
