@@ -69,8 +69,35 @@ static double load_float(const struct gsvd_dtype *dt, const unsigned char *base,
     return gsvd_half_to_double(h);
 }
 
+struct diploid_ctx {
+    int8_t *dos;    /* nv x N dosages */
+    int64_t *rsums; /* nv x 3, zeroed before the visit */
+    size_t n;       /* N */
+};
+
+/* One decoded chunk's calls (pairs adjacent: the chunk holds the whole ploidy axis) straight
+ * to dosages; a row's sums add up over its chunks (integers: any order gives the same). */
+static int diploid_piece(void *ctx, const struct gsvd_reader_piece *p)
+{
+    const struct diploid_ctx *c = ctx;
+    size_t stride = (size_t)p->chunk_shape[1] * 2;
+    const int8_t *calls = (const int8_t *)p->chunk + p->corg[0] * stride + p->corg[1] * 2;
+    for (size_t j = 0; j < p->ext[0]; j++) {
+        size_t row = p->dorg[0] + j;
+        int64_t sums[3], *t = c->rsums + 3 * row;
+        gsvd_diploid_dosages(calls + j * stride, p->ext[1], c->dos + row * c->n + p->dorg[1], sums,
+                             1);
+        t[0] += sums[0];
+        t[1] += sums[1];
+        t[2] += sums[2];
+    }
+    return GSVD_OK;
+}
+
 /* Dosage rows for variants [v0, v0 + nv) into s->dos (int8, -1 missing) or s->fdos; the
- * diploid int8 path also fills s->rsums (called, sum, sum of squares per row). */
+ * diploid int8 path also fills s->rsums (called, sum, sum of squares per row).  Diploid int8
+ * calls of all samples, chunked with the whole ploidy axis (the VCF-Zarr layout), convert
+ * from each decoded chunk; everything else is read into s->raw first. */
 int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
                            struct scan_slot *s)
 {
@@ -80,6 +107,18 @@ int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
     uint64_t start[3] = {0}, count[3];
     int rc = GSVD_OK;
 
+    if (g->rank == 3 && dt->kind == 'i' && dt->size == 1 && P == 2 && !g->sample_idx &&
+        z->chunks[2] == 2) {
+        struct diploid_ctx c = {NULL, s->rsums, N};
+        uint64_t dstart[3] = {v0, 0, 0}, dcount[3] = {nv, NA, 2};
+        GSVD_TRY(gsvd_reserve_large(&s->dos, &s->dos_cap, nv * N, 1));
+        c.dos = s->dos;
+        memset(s->rsums, 0, 3 * nv * sizeof *s->rsums);
+        s->have_sums = 0;
+        GSVD_TRY(gsvd_reader_visit(r, dstart, dcount, diploid_piece, &c));
+        s->have_sums = 1;
+        return GSVD_OK;
+    }
     if (gsvd_mul_size(nv, NA, &cells) < 0 ||
         (g->rank == 3 && gsvd_mul_size(cells, P, &cells) < 0) ||
         gsvd_mul_size(cells, dt->size, &bytes) < 0)

@@ -123,77 +123,129 @@ static int check_region(const gsvd_array *a, const uint64_t *start, const uint64
     return GSVD_OK;
 }
 
-/* Copy the part of decoded chunk `cidx` (C order, full chunk shape) that falls inside the
- * region (start, count) into dst (C order, shape count). */
+/* The part of chunk `cidx` inside the region (start, count); 0 if they do not meet. */
+static int intersect(const struct gsvd_zarray *z, const uint64_t *cidx, const uint64_t *start,
+                     const uint64_t *count, uint64_t *corg, uint64_t *dorg, uint64_t *ext)
+{
+    for (size_t d = 0; d < z->ndim; d++) {
+        uint64_t c0 = cidx[d] * z->chunks[d], c1 = c0 + z->chunks[d];
+        uint64_t hi = start[d] + count[d] < c1 ? start[d] + count[d] : c1;
+        uint64_t lo = start[d] > c0 ? start[d] : c0;
+        if (lo >= hi)
+            return 0;
+        ext[d] = hi - lo;
+        corg[d] = lo - c0;
+        dorg[d] = lo - start[d];
+    }
+    return 1;
+}
+
+/* Shared by read and visit: check the region, and set the chunk box [c_lo, c_hi) and the
+ * first index cidx.  Returns 1 to go on, 0 for an empty region, or an error. */
+static int begin_region(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
+                        uint64_t *c_lo, uint64_t *c_hi, uint64_t *cidx)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(r->arr);
+    int rc = check_region(r->arr, start, count);
+    if (rc < 0)
+        return rc;
+    if (z->dtype.kind == 'O') {
+        gsvd_log_error("%s: object arrays are read as strings", gsvd_array_name(r->arr));
+        return GSVD_EINVAL;
+    }
+    for (size_t d = 0; d < z->ndim; d++) {
+        if (count[d] == 0)
+            return 0;
+        c_lo[d] = start[d] / z->chunks[d];
+        c_hi[d] = (start[d] + count[d] - 1) / z->chunks[d] + 1;
+        cidx[d] = c_lo[d];
+    }
+    return 1;
+}
+
+/* The next chunk index of the box in C order; 0 after the last. */
+static int next_index(size_t nd, uint64_t *cidx, const uint64_t *c_lo, const uint64_t *c_hi)
+{
+    size_t d = nd;
+    while (d-- > 0) {
+        if (++cidx[d] < c_hi[d])
+            return 1;
+        cidx[d] = c_lo[d];
+    }
+    return 0;
+}
+
+/* Visit the chunks [c_lo, c_hi) from cidx on (begin_region's box). */
+static int visit_box(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
+                     const uint64_t *c_lo, const uint64_t *c_hi, uint64_t *cidx,
+                     gsvd_reader_visit_fn fn, void *ctx)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(r->arr);
+    uint64_t corg[GSVD_MAX_DIMS], dorg[GSVD_MAX_DIMS], ext[GSVD_MAX_DIMS];
+    int rc = GSVD_OK;
+
+    do {
+        GSVD_TRY(load_chunk(r, cidx, c_lo, c_hi));
+        if (!intersect(z, cidx, start, count, corg, dorg, ext))
+            continue;
+        struct gsvd_reader_piece p = {r->chunk, z->chunks, corg, dorg, ext};
+        GSVD_TRY(fn(ctx, &p));
+    } while (next_index(z->ndim, cidx, c_lo, c_hi));
+out:
+    return rc;
+}
+
+int gsvd_reader_visit(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
+                      gsvd_reader_visit_fn fn, void *ctx)
+{
+    uint64_t c_lo[GSVD_MAX_DIMS], c_hi[GSVD_MAX_DIMS], cidx[GSVD_MAX_DIMS];
+    int rc = begin_region(r, start, count, c_lo, c_hi, cidx);
+    return rc <= 0 ? rc : visit_box(r, start, count, c_lo, c_hi, cidx, fn, ctx);
+}
+
+/* Copy the part of decoded chunk `cidx` (C order, full chunk shape, elements of esz bytes)
+ * that falls inside the region (start, count) into dst (C order, shape count). */
 static void copy_intersection_esz(const struct gsvd_zarray *z, const uint64_t *cidx,
                                   const unsigned char *chunk, const uint64_t *start,
                                   const uint64_t *count, unsigned char *dst, size_t esz)
 {
-    size_t nd = z->ndim;
-    uint64_t lo[GSVD_MAX_DIMS], ext[GSVD_MAX_DIMS], corg[GSVD_MAX_DIMS], dorg[GSVD_MAX_DIMS];
-
-    for (size_t d = 0; d < nd; d++) {
-        uint64_t c0 = cidx[d] * z->chunks[d], c1 = c0 + z->chunks[d];
-        uint64_t hi = start[d] + count[d] < c1 ? start[d] + count[d] : c1;
-        lo[d] = start[d] > c0 ? start[d] : c0;
-        if (lo[d] >= hi)
-            return;
-        ext[d] = hi - lo[d];
-        corg[d] = lo[d] - c0;
-        dorg[d] = lo[d] - start[d];
-    }
-    gsvd_ndcopy(nd, ext, esz, chunk, (struct gsvd_ndbox){z->chunks, corg}, dst,
-                (struct gsvd_ndbox){count, dorg});
+    uint64_t corg[GSVD_MAX_DIMS], dorg[GSVD_MAX_DIMS], ext[GSVD_MAX_DIMS];
+    if (intersect(z, cidx, start, count, corg, dorg, ext))
+        gsvd_ndcopy(z->ndim, ext, esz, chunk, (struct gsvd_ndbox){z->chunks, corg}, dst,
+                    (struct gsvd_ndbox){count, dorg});
 }
 
-static void copy_intersection(const struct gsvd_zarray *z, const uint64_t *cidx,
-                              const unsigned char *chunk, const uint64_t *start,
-                              const uint64_t *count, unsigned char *dst)
+struct copy_ctx {
+    unsigned char *dst;
+    const uint64_t *count;
+    size_t ndim, esz;
+};
+
+static int copy_piece(void *ctx, const struct gsvd_reader_piece *p)
 {
-    copy_intersection_esz(z, cidx, chunk, start, count, dst, z->dtype.size);
+    const struct copy_ctx *c = ctx;
+    gsvd_ndcopy(c->ndim, p->ext, c->esz, p->chunk, (struct gsvd_ndbox){p->chunk_shape, p->corg},
+                c->dst, (struct gsvd_ndbox){c->count, p->dorg});
+    return GSVD_OK;
 }
 
 int gsvd_reader_read(gsvd_reader *r, const uint64_t *start, const uint64_t *count, void *dst)
 {
-    gsvd_array *a = r->arr;
-    const struct gsvd_zarray *z = gsvd_array_meta(a);
-    int rc = check_region(a, start, count);
+    const struct gsvd_zarray *z = gsvd_array_meta(r->arr);
     uint64_t c_lo[GSVD_MAX_DIMS], c_hi[GSVD_MAX_DIMS], cidx[GSVD_MAX_DIMS];
-    size_t nd = z->ndim;
-
-    if (rc < 0)
-        return rc;
-    if (z->dtype.kind == 'O') {
-        gsvd_log_error("%s: object arrays are read as strings", gsvd_array_name(a));
-        return GSVD_EINVAL;
-    }
+    int rc = begin_region(r, start, count, c_lo, c_hi, cidx);
     int whole = 1; /* the region is exactly one full chunk: decode straight into dst */
-    for (size_t d = 0; d < nd; d++) {
-        if (count[d] == 0)
-            return GSVD_OK;
-        c_lo[d] = start[d] / z->chunks[d];
-        c_hi[d] = (start[d] + count[d] - 1) / z->chunks[d] + 1;
-        cidx[d] = c_lo[d];
+
+    if (rc <= 0)
+        return rc;
+    for (size_t d = 0; d < z->ndim; d++)
         whole &= start[d] % z->chunks[d] == 0 && count[d] == z->chunks[d];
-    }
-    if (whole && nd > 0) {
+    if (whole && z->ndim > 0) {
         r->have_cached = 0;
-        return gsvd_array_read_chunk(a, r->ws, cidx, dst, &r->raw, &r->scratch);
+        return gsvd_array_read_chunk(r->arr, r->ws, cidx, dst, &r->raw, &r->scratch);
     }
-    for (;;) {
-        GSVD_TRY(load_chunk(r, cidx, c_lo, c_hi));
-        copy_intersection(z, cidx, r->chunk, start, count, dst);
-        size_t d = nd;
-        while (d-- > 0) {
-            if (++cidx[d] < c_hi[d])
-                break;
-            cidx[d] = c_lo[d];
-        }
-        if (d == (size_t)-1)
-            break;
-    }
-out:
-    return rc;
+    struct copy_ctx c = {dst, count, z->ndim, z->dtype.size};
+    return visit_box(r, start, count, c_lo, c_hi, cidx, copy_piece, &c);
 }
 
 int gsvd_reader_read_rows(gsvd_reader *r, uint64_t row, uint64_t n_rows, void *dst)
@@ -322,13 +374,7 @@ int gsvd_reader_read_objects(gsvd_reader *r, const uint64_t *start, const uint64
         copy_intersection_esz(z, cidx, (const unsigned char *)lists[n_lists].items, start, count,
                               (unsigned char *)region, sizeof(char *));
         n_lists++;
-        size_t d = nd;
-        while (d-- > 0) {
-            if (++cidx[d] < c_hi[d])
-                break;
-            cidx[d] = c_lo[d];
-        }
-        if (d == (size_t)-1)
+        if (!next_index(nd, cidx, c_lo, c_hi))
             break;
     }
     for (size_t i = 0; i < total; i++)

@@ -30,6 +30,25 @@ void gsvd_reader_pool_free(gsvd_reader **pool, size_t n); /* accepts NULL */
 GSVD_NODISCARD int gsvd_reader_read(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
                                     void *dst);
 
+/* One decoded chunk's part of a region, handed to a gsvd_reader_visit callback.  Valid only
+ * during the call.  Element (i0, i1, ...) of the part is at chunk + sum_d (corg[d] + i_d) *
+ * stride_d in elements, the strides of C order over `chunk_shape`; it is element (dorg[d] +
+ * i_d) of the region. */
+struct gsvd_reader_piece {
+    const unsigned char *chunk;  /* the whole decoded chunk, C order */
+    const uint64_t *chunk_shape; /* the array's chunk shape */
+    const uint64_t *corg;        /* first element of the part inside the chunk */
+    const uint64_t *dorg;        /* ... and inside the region */
+    const uint64_t *ext;         /* extent of the part */
+};
+typedef int (*gsvd_reader_visit_fn)(void *ctx, const struct gsvd_reader_piece *p);
+
+/* The region's chunks in C order of their indices, each decoded once and handed to fn
+ * (pieces tile the region exactly); a negative return from fn stops the visit and is
+ * returned.  What gsvd_reader_read copies, without the copy.  Same errors. */
+GSVD_NODISCARD int gsvd_reader_visit(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
+                                     gsvd_reader_visit_fn fn, void *ctx);
+
 /* Rows [row, row + n_rows) along axis 0, every other axis whole. */
 GSVD_NODISCARD int gsvd_reader_read_rows(gsvd_reader *r, uint64_t row, uint64_t n_rows, void *dst);
 

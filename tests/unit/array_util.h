@@ -154,7 +154,74 @@ static inline int put_text(gsvd_store *st, const char *key, const char *text)
 
 /* ---- reading an array and comparing with its source ------------------------------------ */
 
-/* Read all of `a` and random boxes and row ranges; compare with src (C order). */
+/* gsvd_reader_visit's pieces placed element by element (not through ndcopy) into a region
+ * buffer, counting how often each element is written: the pieces must tile the region. */
+struct visit_check {
+    unsigned char *dst;
+    unsigned *hits;
+    const uint64_t *count;
+    size_t nd, esz, pieces, stop_after;
+};
+
+static inline int visit_place(void *ctx, const struct gsvd_reader_piece *p)
+{
+    struct visit_check *v = ctx;
+    size_t n = n_items(v->nd, p->ext);
+    if (v->stop_after && v->pieces == v->stop_after)
+        return GSVD_EIO;
+    v->pieces++;
+    for (size_t e = 0; e < n; e++) {
+        size_t rem = e, at_c = 0, at_d = 0;
+        for (size_t d = v->nd; d-- > 0;) { /* e's coordinates, last axis fastest */
+            size_t i = rem % p->ext[d];
+            rem /= p->ext[d];
+            size_t sc = 1, sd = 1;
+            for (size_t q = d + 1; q < v->nd; q++) {
+                sc *= p->chunk_shape[q];
+                sd *= v->count[q];
+            }
+            at_c += (p->corg[d] + i) * sc;
+            at_d += (p->dorg[d] + i) * sd;
+        }
+        memcpy(v->dst + at_d * v->esz, p->chunk + at_c * v->esz, v->esz);
+        v->hits[at_d]++;
+    }
+    return GSVD_OK;
+}
+
+/* Visit the region and compare with want (n elements); then stop a visit at its second piece. */
+static inline void check_visit(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
+                               const unsigned char *want, size_t n)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(gsvd_reader_array(r));
+    struct visit_check v = {gsvd_malloc(n * z->dtype.size + 1),
+                            gsvd_calloc(n + 1, sizeof(unsigned)),
+                            count,
+                            z->ndim,
+                            z->dtype.size,
+                            0,
+                            0};
+    int ok = 1;
+    if (!v.dst || !v.hits)
+        goto out;
+    GSVD_CHECK_RC(gsvd_reader_visit(r, start, count, visit_place, &v), GSVD_OK);
+    for (size_t e = 0; e < n; e++)
+        ok &= v.hits[e] == 1;
+    GSVD_CHECK(ok);
+    GSVD_CHECK(n == 0 || memcmp(v.dst, want, n * v.esz) == 0);
+    if (v.pieces >= 2) { /* the callback's error ends the visit */
+        v.stop_after = 1;
+        v.pieces = 0;
+        GSVD_CHECK_RC(gsvd_reader_visit(r, start, count, visit_place, &v), GSVD_EIO);
+        GSVD_CHECK(v.pieces == 1);
+    }
+out:
+    gsvd_free(v.dst);
+    gsvd_free(v.hits);
+}
+
+/* Read all of `a` and random boxes and row ranges; compare with src (C order); visit the
+ * boxes too. */
 static inline void check_reads(gsvd_array *a, const unsigned char *src)
 {
     const struct gsvd_zarray *z = gsvd_array_meta(a);
@@ -185,6 +252,8 @@ static inline void check_reads(gsvd_array *a, const unsigned char *src)
             fprintf(stderr, "region read differs (%s, box %d)\n", gsvd_array_name(a), k);
             GSVD_CHECK(0);
         }
+        if (z->dtype.kind != 'O')
+            check_visit(r, start, count, want, n);
     }
     if (nd > 0) {
         size_t row_bytes = total && z->shape[0] ? total / (size_t)z->shape[0] * esz : 0;
