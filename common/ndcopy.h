@@ -20,6 +20,19 @@ struct gsvd_ndbox {
 void gsvd_ndcopy(size_t nd, const uint64_t *ext, size_t esz, const void *src, struct gsvd_ndbox s,
                  void *dst, struct gsvd_ndbox d);
 
+/* Step idx to the next index of the box [lo, hi) in C order (last axis fastest); returns 0,
+ * with idx back at lo, after the last one. */
+static inline int gsvd_nd_next(size_t nd, uint64_t *idx, const uint64_t *lo, const uint64_t *hi)
+{
+    size_t d = nd;
+    while (d-- > 0) {
+        if (++idx[d] < hi[d])
+            return 1;
+        idx[d] = lo[d];
+    }
+    return 0;
+}
+
 /* Fortran-order array src (shape c[0..nd-1], elements of esz bytes) to C order in dst. */
 void gsvd_f_to_c(const void *src, void *dst, const uint64_t *c, size_t nd, size_t esz);
 

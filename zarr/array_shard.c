@@ -13,6 +13,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/ndcopy.h"
 #include "zarr/codec.h"
 #include "zarr/store.h"
 #include "zarr/tree.h"
@@ -243,18 +244,6 @@ static int locate_inner(const gsvd_array *a, const uint64_t *idx, uint64_t *lin,
     return key ? gsvd_array_object_key(a, sidx, key) : GSVD_OK;
 }
 
-/* Next chunk of the C-order scan over [lo, hi) after idx (updated); 0 at the end. */
-static int scan_next(size_t nd, uint64_t *idx, const uint64_t *lo, const uint64_t *hi)
-{
-    size_t d = nd;
-    while (d-- > 0) {
-        if (++idx[d] < hi[d])
-            return 1;
-        idx[d] = lo[d];
-    }
-    return 0;
-}
-
 /* Bytes [off, off + len) of shard `key` into dst, exactly. */
 static int read_part(gsvd_array *a, const char *key, uint64_t inner, uint64_t off, uint64_t len,
                      struct gsvd_buf *dst)
@@ -310,7 +299,7 @@ int gsvd_array_fetch_inner(gsvd_array *a, const uint64_t *idx, const uint64_t *l
     if (span && !a->ranges_planned) {
         uint64_t sum = len, n_scanned = 0;
         memcpy(next, idx, z->ndim * sizeof *next);
-        while (n_scanned++ < SPAN_LOOKAHEAD && scan_next(z->ndim, next, lo, hi)) {
+        while (n_scanned++ < SPAN_LOOKAHEAD && gsvd_nd_next(z->ndim, next, lo, hi)) {
             uint64_t lin2, inner2, off2, len2;
             int present;
             GSVD_TRY(locate_inner(a, next, &lin2, &inner2, NULL)); /* no key: same shard */

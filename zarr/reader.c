@@ -163,18 +163,6 @@ static int begin_region(gsvd_reader *r, const uint64_t *start, const uint64_t *c
     return 1;
 }
 
-/* The next chunk index of the box in C order; 0 after the last. */
-static int next_index(size_t nd, uint64_t *cidx, const uint64_t *c_lo, const uint64_t *c_hi)
-{
-    size_t d = nd;
-    while (d-- > 0) {
-        if (++cidx[d] < c_hi[d])
-            return 1;
-        cidx[d] = c_lo[d];
-    }
-    return 0;
-}
-
 /* Visit the chunks [c_lo, c_hi) from cidx on (begin_region's box). */
 static int visit_box(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
                      const uint64_t *c_lo, const uint64_t *c_hi, uint64_t *cidx,
@@ -190,7 +178,7 @@ static int visit_box(gsvd_reader *r, const uint64_t *start, const uint64_t *coun
             continue;
         struct gsvd_reader_piece p = {r->chunk, z->chunks, corg, dorg, ext};
         GSVD_TRY(fn(ctx, &p));
-    } while (next_index(z->ndim, cidx, c_lo, c_hi));
+    } while (gsvd_nd_next(z->ndim, cidx, c_lo, c_hi));
 out:
     return rc;
 }
@@ -374,7 +362,7 @@ int gsvd_reader_read_objects(gsvd_reader *r, const uint64_t *start, const uint64
         copy_intersection_esz(z, cidx, (const unsigned char *)lists[n_lists].items, start, count,
                               (unsigned char *)region, sizeof(char *));
         n_lists++;
-        if (!next_index(nd, cidx, c_lo, c_hi))
+        if (!gsvd_nd_next(nd, cidx, c_lo, c_hi))
             break;
     }
     for (size_t i = 0; i < total; i++)
