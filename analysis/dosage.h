@@ -17,7 +17,8 @@ GSVD_EXTERN_C_BEGIN
  * called count, sum, sum of squares.  Uses AVX-512BW where the CPU has it (and `simd`). */
 void gsvd_diploid_dosages(const int8_t *row, size_t n, int8_t *d, int64_t sums[3], int simd);
 
-/* Called count, sum and sum of squares of a row of dosages (-1 missing). */
+/* Called count, sum and sum of squares of a row of dosages (negative: missing; AVX-512BW
+ * where the CPU has it). */
 void gsvd_dosage_sums(const int8_t *row, size_t n, int64_t sums[3]);
 
 GSVD_EXTERN_C_END

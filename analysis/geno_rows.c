@@ -69,10 +69,19 @@ static double load_float(const struct gsvd_dtype *dt, const unsigned char *base,
     return gsvd_half_to_double(h);
 }
 
+/* The dosage of a diploid call (a, b) by dosage.h's rule: -1 when missing. */
+static inline int8_t diploid_call(int a, int b)
+{
+    int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
+    return (int8_t)(miss ? -1 : (a > 0) + (b > 0));
+}
+
 struct diploid_ctx {
-    int8_t *dos;    /* nv x N dosages */
-    int64_t *rsums; /* nv x 3, zeroed before the visit */
-    size_t n;       /* N */
+    int8_t *dos;                       /* nv x N dosages */
+    int64_t *rsums;                    /* nv x 3, zeroed before the visit (all samples) */
+    size_t n;                          /* N */
+    const struct gsvd_geno_pick *pick; /* a subset's samples by column (else NULL) */
+    int8_t *scratch;                   /* a subset: one chunk row's dosages */
 };
 
 /* One decoded chunk's calls (pairs adjacent: the chunk holds the whole ploidy axis) straight
@@ -94,10 +103,44 @@ static int diploid_piece(void *ctx, const struct gsvd_reader_piece *p)
     return GSVD_OK;
 }
 
+/* The same for a sample subset: each row of the piece converted whole into the scratch row
+ * (vectorised; cheaper than the rule per picked call), then the subset's samples whose
+ * columns fall in the piece picked from it. */
+static int diploid_subset_piece(void *ctx, const struct gsvd_reader_piece *p)
+{
+    const struct diploid_ctx *c = ctx;
+    const struct gsvd_geno_pick *pick = c->pick;
+    size_t stride = (size_t)p->chunk_shape[1] * 2, lo = 0, hi = c->n, n = c->n;
+    uint64_t col0 = p->dorg[1], col1 = col0 + p->ext[1]; /* the region starts at column 0 */
+    const int8_t *calls = (const int8_t *)p->chunk + p->corg[0] * stride + p->corg[1] * 2;
+    int8_t *tmp = c->scratch;
+
+    while (lo < hi) { /* the first picked sample at or after col0 */
+        size_t mid = lo + (hi - lo) / 2;
+        if (pick[mid].col < col0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (hi = lo; hi < n && pick[hi].col < col1; hi++)
+        ;
+    if (hi == lo)
+        return GSVD_OK;
+    for (size_t j = 0; j < p->ext[0]; j++) {
+        int64_t unused[3];
+        int8_t *d = c->dos + (p->dorg[0] + j) * n;
+        gsvd_diploid_dosages(calls + j * stride, p->ext[1], tmp, unused, 1);
+        for (size_t k = lo; k < hi; k++)
+            d[pick[k].out] = tmp[pick[k].col - col0];
+    }
+    return GSVD_OK;
+}
+
 /* Dosage rows for variants [v0, v0 + nv) into s->dos (int8, -1 missing) or s->fdos; the
  * diploid int8 path also fills s->rsums (called, sum, sum of squares per row).  Diploid int8
- * calls of all samples, chunked with the whole ploidy axis (the VCF-Zarr layout), convert
- * from each decoded chunk; everything else is read into s->raw first. */
+ * calls chunked with the whole ploidy axis (the VCF-Zarr layout) convert from each decoded
+ * chunk (a sample subset: its samples in column order); everything else is read into s->raw
+ * first. */
 int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
                            struct scan_slot *s)
 {
@@ -107,15 +150,23 @@ int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
     uint64_t start[3] = {0}, count[3];
     int rc = GSVD_OK;
 
-    if (g->rank == 3 && dt->kind == 'i' && dt->size == 1 && P == 2 && !g->sample_idx &&
-        z->chunks[2] == 2) {
-        struct diploid_ctx c = {NULL, s->rsums, N};
+    if (g->rank == 3 && dt->kind == 'i' && dt->size == 1 && P == 2 && z->chunks[2] == 2 &&
+        (!g->sample_idx || g->sample_pick)) {
+        struct diploid_ctx c = {NULL, s->rsums, N, g->sample_pick, NULL};
         uint64_t dstart[3] = {v0, 0, 0}, dcount[3] = {nv, NA, 2};
         GSVD_TRY(gsvd_reserve_large(&s->dos, &s->dos_cap, nv * N, 1));
         c.dos = s->dos;
+        if (g->sample_idx) {
+            GSVD_TRY(gsvd_reserve_large(&s->raw, &s->raw_cap, z->chunks[1], 1));
+            c.scratch = s->raw;
+        }
         memset(s->rsums, 0, 3 * nv * sizeof *s->rsums);
         s->have_sums = 0;
-        GSVD_TRY(gsvd_reader_visit(r, dstart, dcount, diploid_piece, &c));
+        GSVD_TRY(gsvd_reader_visit(r, dstart, dcount,
+                                   g->sample_idx ? diploid_subset_piece : diploid_piece, &c));
+        if (g->sample_idx)
+            for (size_t j = 0; j < nv; j++)
+                gsvd_dosage_sums(s->dos + j * N, N, s->rsums + 3 * j);
         s->have_sums = 1;
         return GSVD_OK;
     }
@@ -162,9 +213,7 @@ int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
             } else {
                 for (size_t i = 0; i < N; i++) {
                     const int8_t *call = row + 2 * g->sample_idx[i];
-                    int a = call[0], b = call[1];
-                    int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
-                    d[i] = (int8_t)(miss ? -1 : (a > 0) + (b > 0));
+                    d[i] = diploid_call(call[0], call[1]);
                 }
                 gsvd_dosage_sums(d, N, s->rsums + 3 * j);
             }

@@ -4,6 +4,7 @@
 #include "gsvd_config.h"
 #include "analysis/genotype_internal.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,31 @@ static int cmp_id(const void *a, const void *b)
     return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
 }
 
+/* g->sample_pick: the analysed samples in column order (for readers that visit the columns
+ * chunk by chunk).  Left NULL above 2^32 samples (the readers then gather from whole rows). */
+static int order_by_column(gsvd_geno *g, size_t n_all)
+{
+    uint32_t *at;
+    size_t k = 0;
+    if (n_all > UINT32_MAX || g->n_samples > UINT32_MAX)
+        return GSVD_OK;
+    at = gsvd_malloc((n_all ? n_all : 1) * sizeof *at);
+    g->sample_pick = gsvd_malloc((g->n_samples ? g->n_samples : 1) * sizeof *g->sample_pick);
+    if (!at || !g->sample_pick) {
+        gsvd_free(at);
+        return GSVD_ENOMEM;
+    }
+    for (size_t c = 0; c < n_all; c++)
+        at[c] = UINT32_MAX;
+    for (size_t i = 0; i < g->n_samples; i++)
+        at[g->sample_idx[i]] = (uint32_t)i;
+    for (size_t c = 0; c < n_all; c++)
+        if (at[c] != UINT32_MAX)
+            g->sample_pick[k++] = (struct gsvd_geno_pick){(uint32_t)c, at[c]};
+    gsvd_free(at);
+    return GSVD_OK;
+}
+
 /* Map the requested IDs onto array columns; unknown or repeated IDs are errors. */
 int gsvd_geno_select_samples(gsvd_geno *g, const struct gsvd_strlist *all,
                              const struct gsvd_strlist *want)
@@ -133,6 +159,7 @@ int gsvd_geno_select_samples(gsvd_geno *g, const struct gsvd_strlist *all,
         GSVD_TRY(gsvd_strlist_push(&g->ids, key.id));
     }
     g->n_samples = want->n;
+    GSVD_TRY(order_by_column(g, all->n));
 out:
     gsvd_free(sorted);
     gsvd_free(used);

@@ -16,6 +16,11 @@
 #include "zarr/array.h"
 #include "zarr/reader.h"
 
+/* An analysed sample (out) and its array column (col); a subset's list is sorted by column. */
+struct gsvd_geno_pick {
+    uint32_t col, out;
+};
+
 struct gsvd_geno {
     gsvd_tree *tree;           /* borrowed */
     gsvd_array *arr;           /* owned */
@@ -30,7 +35,8 @@ struct gsvd_geno {
     uint64_t cv;               /* chunk extent along the variant axis */
     size_t n_samples;          /* analysed samples */
     uint64_t *sample_idx;      /* owned; analysed sample -> array column, NULL = identity */
-    struct gsvd_strlist ids;   /* analysed sample IDs */
+    struct gsvd_geno_pick *sample_pick; /* owned; with sample_idx: by column (or NULL) */
+    struct gsvd_strlist ids;            /* analysed sample IDs */
     struct gsvd_geno_counts counts;
     gsvd_gcache *cache; /* owned; blocks of the first scan, or NULL */
     int cache_state;    /* 0 filling on the next scan, 1 complete, -1 off, 2 moved: the next scan
@@ -48,9 +54,10 @@ struct gsvd_geno {
 GSVD_NODISCARD int gsvd_geno_load_sample_ids(gsvd_geno *g, struct gsvd_strlist *all);
 
 /* Map the IDs in want onto the array's columns, whose IDs are all (both borrowed): sets
- * g->sample_idx (owned by g; freed by gsvd_geno_close, also on failure), appends the IDs to
- * g->ids and sets g->n_samples.  Returns GSVD_OK, GSVD_ENOMEM, or GSVD_EINCONSIST (logged) for
- * an ID that is not in the array, one listed twice, or an array whose IDs repeat. */
+ * g->sample_idx and g->sample_pick (owned by g; freed by gsvd_geno_close, also on failure),
+ * appends the IDs to g->ids and sets g->n_samples.  Returns GSVD_OK, GSVD_ENOMEM, or
+ * GSVD_EINCONSIST (logged) for an ID that is not in the array, one listed twice, or an array whose
+ * IDs repeat. */
 GSVD_NODISCARD int gsvd_geno_select_samples(gsvd_geno *g, const struct gsvd_strlist *all,
                                             const struct gsvd_strlist *want);
 
