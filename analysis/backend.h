@@ -43,6 +43,10 @@ enum gsvd_gram_kernel {
     GSVD_GRAM_I8 = 3
 };
 
+/* Above this many samples (or with gram_f64) the CPU's f32 kernel accumulates with dsyrk
+ * tiles and keeps no float32 N x N block. */
+#define GSVD_GRAM_F32_MAX_N 24576
+
 /* The device a process of a distributed run takes among n_usable usable ones (n_usable >= 1):
  * the (local_rank mod n_usable)-th, so that the ranks of a node spread over its devices and a
  * rank that sees one device (CUDA_VISIBLE_DEVICES set per task by the scheduler) takes it. */

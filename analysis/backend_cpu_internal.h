@@ -13,11 +13,9 @@
 #include "common/parallel.h"
 #include "common/xsum.h"
 
-#define GRAM_F32_MAX_N                                                                             \
-    24576                 /* above this (or with gram_f64) the Gram is accumulated with            \
-                             dsyrk, no f32 copy */
-#define GRAM_TILE 256     /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
-#define GRAM_TILE_F32 512 /* float32 ssyrk/sgemm tiles (gram_tile_side) */
+#define GRAM_F32_MAX_N GSVD_GRAM_F32_MAX_N /* (analysis/backend.h) */
+#define GRAM_TILE 256                      /* Gram tiles: GRAM_TILE x GRAM_TILE entries */
+#define GRAM_TILE_F32 512                  /* float32 ssyrk/sgemm tiles (gram_tile_side) */
 _Static_assert(GRAM_TILE == GSVD_AMX_TILE, "the AMX tiles are the Gram tiles");
 _Static_assert(GRAM_TILE == GSVD_I8_TILE, "the int8 tiles are the Gram tiles");
 

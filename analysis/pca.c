@@ -644,12 +644,34 @@ static int finish(struct gsvd_pca_result *r, const double *vecs, const double *v
     return GSVD_OK;
 }
 
-int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_pca_params *p,
-                  uint64_t *cache_bytes)
+/* Bytes the CPU's Gram kernel holds besides the float64 Gram and its exact-sum part, for a
+ * group of `rows` rows of n samples: f32 and f64 the group as float32 and the float32 N x N
+ * block (f64: the group again as float64); amx the group and its bf16 hi/lo parts in two
+ * layouts; i8 two groups of codes and three tile copies.  auto on a large product (big) may
+ * take i8 or stay f32 (gsvd_backend_gram_fast): the larger. */
+static double gram_kernel_bytes(const struct gsvd_backend_params *bp, enum gsvd_pca_method m,
+                                double n, double rows, int big)
+{
+    double f32 =
+        4.0 * rows * n + (n <= GSVD_GRAM_F32_MAX_N && !bp->gram_f64 ? 4.0 * n * n : 8.0 * rows * n);
+    switch (bp->gram_kernel) {
+    case GSVD_GRAM_I8:
+        return 5.0 * rows * n;
+    case GSVD_GRAM_AMX:
+        return 12.0 * rows * n;
+    case GSVD_GRAM_F32:
+        return f32;
+    default:
+        return m == GSVD_PCA_AUTO && big ? fmax(f32, 5.0 * rows * n) : f32;
+    }
+}
+
+int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_params *bp,
+                  struct gsvd_pca_params *p, uint64_t *cache_bytes)
 {
     double n = (double)gsvd_geno_n_samples(g), l = (double)(p->n_components + p->oversampling);
     double mib = 1048576.0, window = (double)(p->window < 2 ? 2 : p->window);
-    double threads = (double)(n_threads ? n_threads : 1);
+    double threads = (double)(bp->n_threads ? bp->n_threads : 1);
     /* basis: K, Y and a scratch of n x l x window float64; per pass: X, Y rows (float64) and
      * each thread's n x l float32 partial product and float32 sub-tile (~5 MiB) */
     double per_block = 3.0 * 8.0 * l * n;
@@ -659,13 +681,13 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads, struct gsvd_p
                     (p->method == GSVD_PCA_AUTO && n > GSVD_PCA_AUTO_EXACT_N);
 
     if (!iterative) {
-        /* float64 Gram and exact-sum parts, and the float32 block or (auto on large data,
-         * which may take the int8 tiles) two group buffers of codes and three tile copies */
+        /* the backend's float64 Gram and exact-sum parts, the Gram kernel's buffers, and the
+         * caller's copy of the Gram (distributed: the exact-sum part too), held together
+         * when the scan ends (analysis/pca_exact.c) */
         int big = (double)gsvd_geno_n_variants(g) * n * n >= GSVD_PCA_FAST_GRAM_WORK;
-        double i8 = p->method == GSVD_PCA_AUTO && big
-                        ? 5.0 * (double)gsvd_backend_gram_group_rows((size_t)n) * n
-                        : 0;
-        double gram = 2.0 * 8.0 * n * n + fmax(n <= 24576 ? 4.0 * n * n : 0, i8);
+        double rows = (double)gsvd_backend_gram_group_rows((size_t)n);
+        double gram =
+            (p->comm ? 4.0 : 3.0) * 8.0 * n * n + gram_kernel_bytes(bp, p->method, n, rows, big);
         if (memory && gram + scan > (double)memory) {
             gsvd_log_error("--memory %.0f MiB is below what the exact method needs (%.0f MiB for "
                            "%.0f samples: the N x N Gram matrix)",

@@ -109,11 +109,13 @@ struct gsvd_pca_result {
 
 /* Fit a run into `memory` bytes (0: no cap): the solver's basis (window), the pass buffers,
  * the decode pipeline (gsvd_geno_scan_bytes) and the in-memory part of the 2-bit cache, in that
- * order; sets p->window and *cache_bytes (the cache's memory budget, at most its value on
- * entry) and logs the plan (info level).  Returns GSVD_OK, or GSVD_EINVAL (logged) when the
- * fixed parts alone exceed memory. */
-GSVD_NODISCARD int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, size_t n_threads,
-                                 struct gsvd_pca_params *p, uint64_t *cache_bytes);
+ * order; for exact, the Gram and the buffers of the CPU Gram kernel bp asks for (its threads,
+ * kernel and gram_f64).  Sets p->window and *cache_bytes (the cache's memory budget, at most
+ * its value on entry) and logs the plan (info level).  Returns GSVD_OK, or GSVD_EINVAL
+ * (logged) when the fixed parts alone exceed memory. */
+GSVD_NODISCARD int gsvd_pca_plan(gsvd_geno *g, uint64_t memory,
+                                 const struct gsvd_backend_params *bp, struct gsvd_pca_params *p,
+                                 uint64_t *cache_bytes);
 
 /* Run PCA on g with backend be (both borrowed).  Returns GSVD_OK and a result in *out (caller
  * owns; free with gsvd_pca_result_free), or

@@ -458,7 +458,7 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
         GSVD_TRY(split_variants(world, *g, &o->pca, common->threads));
     {
         uint64_t cache = o->geno.cache_bytes;
-        GSVD_TRY(gsvd_pca_plan(*g, o->memory, common->threads, &o->pca, &cache));
+        GSVD_TRY(gsvd_pca_plan(*g, o->memory, &bp, &o->pca, &cache));
         gsvd_geno_set_cache(*g, cache);
     }
 out:

@@ -20,6 +20,7 @@ honest(the true relative error of each singular value against exact is at most i
              every bound honest
     options  --stop subspace, --power-iter, bad --stop / --cache-dir values (exit 2), a cache
              directory that cannot be written (warning, same bytes)
+    plan     exact's --memory plan covers its peak RSS (3000 samples) and refuses a cap below it
   big (label slow, ~40 s): a 100,000 x 20,000 store whose 2-bit cache is 500 MB: --cache 64M
              (spilling ~436 MB to the cache directory) gives byte-identical output to the
              in-memory cache, and no spill file is left in the cache directory; --memory 400M
@@ -195,6 +196,30 @@ def case_options(g, tmp, store):
           p.returncode == 0 and p.stdout == ref and "spill file" in p.stderr, p.stderr[-300:])
 
 
+def case_exact_plan(g, tmp):
+    """exact's --memory plan counts what the run holds: the backend's Gram and its exact-sum
+    part, the Gram kernel's buffers and the caller's copy (3000 samples: 24 N^2 bytes alone
+    are 206 MiB)."""
+    store = os.path.join(tmp, "plan.vcz")
+    run(g, "simulate", store, "-m", 1500, "-n", 3000, "--seed", 4, "--force")
+    p = subprocess.run(["/usr/bin/time", "-f", "%M", g, "pca", store, "-k", "5", "-m", "exact",
+                        "--format", "tsv", "-v"], capture_output=True, text=True)
+    plan = [ln for ln in p.stderr.splitlines() if "plan: exact" in ln]
+    rss_mib = int(p.stderr.strip().splitlines()[-1]) / 1024
+    planned = 0.0
+    if plan:
+        words = plan[0].replace(",", "").split()
+        planned = float(words[words.index("Gram") + 1]) + float(words[words.index("pipeline") + 1])
+    check(f"exact plan: peak RSS {rss_mib:.0f} MiB within the plan {planned:.0f} MiB "
+          "(+32 MiB for the program)", p.returncode == 0 and rss_mib <= planned + 32,
+          p.stderr[-400:])
+    low = run(g, "pca", store, "-k", 5, "-m", "exact", "--format", "tsv", "--memory", "250M",
+              ok_codes=(1, 2))
+    check("exact plan: --memory 250M is refused (the run needs more)",
+          low.returncode != 0 and "below what the exact method needs" in low.stderr,
+          low.stderr[-300:])
+
+
 def case_big(g, tmp):
     store = os.path.join(tmp, "big.vcz")
     run(g, "simulate", store, "-m", 100000, "-n", 20000, "-K", 3, "--fst", 0.05, "--missing",
@@ -235,6 +260,7 @@ def main():
             case_threads(g, tmp, store)
             case_many(g, tmp)
             case_options(g, tmp, store)
+            case_exact_plan(g, tmp)
     return summary()
 
 
