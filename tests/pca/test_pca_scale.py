@@ -1,4 +1,4 @@
-#!/ usr / bin / env python3
+#!/usr/bin/env python3
 """gensvd pca at scale: the default method's accuracy and stop rule, determinism of the
 all-thread passes, the spilled cache, many samples.
 
@@ -10,10 +10,9 @@ usage: .venv/zarr3/bin/python tests/pca/test_pca_scale.py GENSVD [big]
              eigenvalue is separated from its neighbours by more than 1%
     bulk     a simulated store with a flat noise bulk (3 populations, Fst 0.05: two population
              PCs, then eigenvalues within 0.4% of each other): the population PCs within 1e-4
-             and |corr| >= 0.999 of exact;
-every reported bound is
-honest(the true relative error of each singular value against exact is at most its bound); the run says it did not
-             converge (summary and attributes) and exits 0
+             and |corr| >= 0.999 of exact; every reported bound is honest (the true relative
+             error of each singular value against exact is at most its bound); the run says it
+             did not converge (summary and attributes) and exits 0
     threads  byte-identical TSV for --threads 1, 2, 3 and for two chunkings of the same data
     many     N = 100,000 samples x 300 variants end to end against a float64 numpy SVD of the
              standardised matrix (variant side: 300 x 100,000): population PCs within 1e-6,
@@ -43,9 +42,9 @@ from checklib import check, summary  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REAL = os.path.join(HERE, "..", "..", "testdata", "realdata")
-#Both methods multiply float32 blocks(accumulated in float64), so they agree to about 1e-7 even
-#when the iteration has converged to rounding(bound ~1e-15) : the bounds measure convergence on
-#the operator as computed, and are compared with the true error above this floor.
+# Both methods multiply float32 blocks (accumulated in float64), so they agree to about 1e-7 even
+# when the iteration has converged to rounding (bound ~1e-15): the bounds measure convergence on
+# the operator as computed, and are compared with the true error above this floor.
 FLOOR = 1e-6
 
 
@@ -127,7 +126,7 @@ def case_bulk(g, tmp):
           str(attrs.get("converged")))
     check("bulk: not converged, said in the summary and the warning",
           "NOT converged" in p.stderr and "--max-iter" in p.stderr, p.stderr[-400:])
-#more passes reach the bulk too(the stop rule is honest, not unreachable)
+# more passes reach the bulk too (the stop rule is honest, not unreachable)
     _, zr, attrs2 = pca_zarr(g, store, os.path.join(tmp, "bulk_more.zarr"), "-m", "randomized",
                              "--max-iter", 80, "--tol", 1e-3)
     e2 = np.abs(zr["sample_pca_singular_value"][:] - se) / se
