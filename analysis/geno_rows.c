@@ -154,7 +154,7 @@ int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
         (!g->sample_idx || g->sample_pick)) {
         struct diploid_ctx c = {NULL, s->rsums, N, g->sample_pick, NULL};
         uint64_t dstart[3] = {v0, 0, 0}, dcount[3] = {nv, NA, 2};
-        GSVD_TRY(gsvd_reserve_large(&s->dos, &s->dos_cap, nv * N, 1));
+        GSVD_TRY(gsvd_reserve_large(&s->dos, &s->dos_cap, nv, N)); /* (checks nv x N) */
         c.dos = s->dos;
         if (g->sample_idx) {
             GSVD_TRY(gsvd_reserve_large(&s->raw, &s->raw_cap, z->chunks[1], 1));
