@@ -67,7 +67,7 @@ GSVD_NODISCARD int gsvd_geno_select_samples(gsvd_geno *g, const struct gsvd_strl
  * block (every block overwrites them); the consumer reads info, blk and counts.  All pointers
  * owned by the slot (gsvd_geno_scan frees them). */
 struct scan_slot {
-    void *raw; /* decoded region, array dtype */
+    void *raw; /* decoded region, array dtype (a diploid subset: one chunk row of dosages) */
     size_t raw_cap;
     int8_t *dos;  /* int8 dosages, n_variants x n_samples (all of the block) */
     double *fdos; /* float input, as float64 */

@@ -690,7 +690,7 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
             (p->comm ? 4.0 : 3.0) * 8.0 * n * n + gram_kernel_bytes(bp, p->method, n, rows, big);
         if (memory && gram + scan > (double)memory) {
             gsvd_log_error("--memory %.0f MiB is below what the exact method needs (%.0f MiB for "
-                           "%.0f samples: the N x N Gram matrix)",
+                           "%.0f samples: the N x N Gram matrices and the Gram kernel's buffers)",
                            (double)memory / mib, (gram + scan) / mib, n);
             return GSVD_EINVAL;
         }

@@ -191,18 +191,7 @@ int gsvd_reader_visit(gsvd_reader *r, const uint64_t *start, const uint64_t *cou
     return rc <= 0 ? rc : visit_box(r, start, count, c_lo, c_hi, cidx, fn, ctx);
 }
 
-/* Copy the part of decoded chunk `cidx` (C order, full chunk shape, elements of esz bytes)
- * that falls inside the region (start, count) into dst (C order, shape count). */
-static void copy_intersection_esz(const struct gsvd_zarray *z, const uint64_t *cidx,
-                                  const unsigned char *chunk, const uint64_t *start,
-                                  const uint64_t *count, unsigned char *dst, size_t esz)
-{
-    uint64_t corg[GSVD_MAX_DIMS], dorg[GSVD_MAX_DIMS], ext[GSVD_MAX_DIMS];
-    if (intersect(z, cidx, start, count, corg, dorg, ext))
-        gsvd_ndcopy(z->ndim, ext, esz, chunk, (struct gsvd_ndbox){z->chunks, corg}, dst,
-                    (struct gsvd_ndbox){count, dorg});
-}
-
+/* A piece copied into its place in the region buffer dst (C order, shape count). */
 struct copy_ctx {
     unsigned char *dst;
     const uint64_t *count;
@@ -215,6 +204,18 @@ static int copy_piece(void *ctx, const struct gsvd_reader_piece *p)
     gsvd_ndcopy(c->ndim, p->ext, c->esz, p->chunk, (struct gsvd_ndbox){p->chunk_shape, p->corg},
                 c->dst, (struct gsvd_ndbox){c->count, p->dorg});
     return GSVD_OK;
+}
+
+/* Copy the part of decoded chunk `cidx` (C order, full chunk shape, elements of esz bytes)
+ * that falls inside the region (start, count) into dst (C order, shape count). */
+static void copy_intersection_esz(const struct gsvd_zarray *z, const uint64_t *cidx,
+                                  const unsigned char *chunk, const uint64_t *start,
+                                  const uint64_t *count, unsigned char *dst, size_t esz)
+{
+    uint64_t corg[GSVD_MAX_DIMS], dorg[GSVD_MAX_DIMS], ext[GSVD_MAX_DIMS];
+    struct copy_ctx c = {dst, count, z->ndim, esz};
+    if (intersect(z, cidx, start, count, corg, dorg, ext))
+        (void)copy_piece(&c, &(struct gsvd_reader_piece){chunk, z->chunks, corg, dorg, ext});
 }
 
 int gsvd_reader_read(gsvd_reader *r, const uint64_t *start, const uint64_t *count, void *dst)
