@@ -27,6 +27,7 @@ struct gsvd_backend_params {
                           the time, eigenpairs to float64 rounding.  Device backends ignore it
                           (the caller warns) */
     int gram_kernel;   /* CPU, float32 Gram: enum gsvd_gram_kernel (0 = auto) */
+    int pass_kernel;   /* CPU, products of a pass on 2-bit rows: enum gsvd_pass_kernel */
 };
 
 /* The CPU's product for the Gram tiles (gsvd_backend_params.gram_kernel; the names "auto",
@@ -42,6 +43,13 @@ enum gsvd_gram_kernel {
     GSVD_GRAM_AMX = 2,
     GSVD_GRAM_I8 = 3
 };
+
+/* The CPU's products of a randomized-PCA pass on cached 2-bit rows (gsvd_backend_params.
+ * pass_kernel; "auto", "f32", "i8" in this order are pca's --pass-kernel).  f32: the rows
+ * standardised to float32 sub-tiles and two sgemm; i8: Intel AMX int8 tiles on the codes
+ * with X and W rounded to 20 bits (analysis/pass_i8.h: products within ~1e-6 relative).
+ * create fails with GSVD_EUNSUPPORTED where i8 cannot run; auto takes i8 where it can. */
+enum gsvd_pass_kernel { GSVD_PASS_AUTO = 0, GSVD_PASS_F32 = 1, GSVD_PASS_I8 = 2 };
 
 /* Above this many samples (or with gram_f64) the CPU's f32 kernel accumulates with dsyrk
  * tiles and keeps no float32 N x N block. */

@@ -73,6 +73,17 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
             return GSVD_EUNSUPPORTED;
         }
     }
+    if (p && p->pass_kernel == GSVD_PASS_I8) {
+        char why[128];
+        if (!gsvd_amx_int8_usable(why, sizeof why)) {
+            gsvd_log_error("the i8 pass kernel cannot run here: %s", why);
+            gsvd_free(b);
+            return GSVD_EUNSUPPORTED;
+        }
+        b->pass_i8 = 1;
+    } else if (!p || p->pass_kernel == GSVD_PASS_AUTO) {
+        b->pass_i8 = gsvd_amx_int8_usable(NULL, 0);
+    }
     b->saved_threads = gsvd_blas_get_threads();
     gsvd_blas_set_threads(1);
     *out = &b->base;
@@ -126,8 +137,11 @@ static void pass_free(struct backend_cpu *b)
         gsvd_free(b->slots[i].z);
         gsvd_free(b->slots[i].t);
         gsvd_free(b->slots[i].yg);
+        gsvd_i8w_free(b->slots[i].i8w);
     }
     gsvd_free(b->slots);
+    gsvd_i8x_free(b->i8x);
+    b->i8x = NULL;
     b->stage = NULL;
     b->st_center = b->st_scale = b->st_miss = NULL;
     b->st_rs = NULL;
@@ -152,6 +166,26 @@ static void pass_grids(struct backend_cpu *b)
     b->tr_hi = b->tr_lo = 0;
 }
 
+/* The i8 kernel's X digits for this pass and each slot's scratch (pass_i8 only). */
+static int pass_i8_begin(struct backend_cpu *b)
+{
+    int rc = GSVD_OK;
+    if (!b->pass_i8)
+        return GSVD_OK;
+    if (!b->i8x)
+        GSVD_TRY(gsvd_i8x_new(&b->i8x));
+    GSVD_TRY(gsvd_i8x_set(b->i8x, b->n, b->c, b->x));
+    for (size_t i = 0; i < b->par; i++) {
+        if (!b->slots[i].i8w)
+            GSVD_TRY(gsvd_i8w_new(&b->slots[i].i8w));
+        GSVD_TRY(gsvd_i8w_reserve(b->slots[i].i8w, b->i8x, b->group));
+    }
+out:
+    if (rc < 0)
+        pass_free(b);
+    return rc;
+}
+
 static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
 {
     struct backend_cpu *bk = (struct backend_cpu *)be;
@@ -173,7 +207,7 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
             bk->x[i] = (float)x[i];
         if (bk->bounded)
             pass_grids(bk);
-        return GSVD_OK;
+        return pass_i8_begin(bk);
     }
     pass_free(bk);
     gsvd_free(bk->x);
@@ -216,7 +250,7 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
             return GSVD_ENOMEM;
         }
     }
-    return GSVD_OK;
+    return pass_i8_begin(bk);
 }
 
 /* The staged rows [r0, r0 + rows) as a block. */
@@ -240,6 +274,14 @@ static int pass_group(void *ctx, size_t g)
     struct pass_slot *sl = &b->slots[g];
     size_t r0 = b->st_gstart[g], rows = b->st_gstart[g + 1] - r0, n = b->n, c = b->c;
 
+    if (b->fmt == 1 && b->pass_i8) {
+        struct gsvd_gblock blk = staged(b, r0, rows);
+        gsvd_i8_pass_group(b->i8x, sl->i8w, &blk, sl->yg);
+        if (b->pass_sumsq)
+            for (size_t r = 0; r < rows; r++)
+                b->st_rs[r0 + r] = gsvd_cpu_row_sumsq(&blk, r);
+        return GSVD_OK;
+    }
     for (size_t s0 = 0; s0 < rows; s0 += b->sub) {
         size_t m = rows - s0 < b->sub ? rows - s0 : b->sub;
         struct gsvd_gblock blk = staged(b, r0 + s0, m);

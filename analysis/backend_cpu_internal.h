@@ -7,6 +7,7 @@
 #include "analysis/cpu_rows.h"
 #include "analysis/gram_amx.h"
 #include "analysis/gram_i8.h"
+#include "analysis/pass_i8.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -21,9 +22,10 @@ _Static_assert(GRAM_TILE == GSVD_I8_TILE, "the int8 tiles are the Gram tiles");
 
 /* One pass group's scratch, used by one thread at a time. */
 struct pass_slot {
-    float *z;  /* sub x n standardised rows */
-    float *t;  /* sub x c, Z_sub X */
-    float *yg; /* n x c, the group's Z^T Z X */
+    float *z;      /* sub x n standardised rows */
+    float *t;      /* sub x c, Z_sub X */
+    float *yg;     /* n x c, the group's Z^T Z X */
+    gsvd_i8w *i8w; /* the i8 pass kernel's scratch, or NULL */
 };
 
 struct backend_cpu {
@@ -37,6 +39,8 @@ struct backend_cpu {
     int bounded;
     int gram_f64;    /* gsvd_backend_params.gram_f64 */
     int gram_kernel; /* gsvd_backend_params.gram_kernel as asked (enum gsvd_gram_kernel) */
+    int pass_i8;     /* 2-bit pass groups on the int8 tiles (pass_kernel i8, or auto here) */
+    gsvd_i8x *i8x;   /* X's digits for this pass (pass_i8), or NULL */
     struct gsvd_zbound zb;
     struct gsvd_xgrid *ygrid; /* c: grid of Y's column j */
     struct gsvd_xgrid trgrid; /* grid of the trace */

@@ -156,7 +156,7 @@ GSVD_CLONES static void hist_i8(const int8_t *row, size_t n, uint32_t hist[GSVD_
 }
 
 /* Sum of squares of row r of an int8 or 2-bit block (histogram rule of gblock_std.h). */
-static double row_sumsq_hist(const struct gsvd_gblock *g, size_t r)
+double gsvd_cpu_row_sumsq(const struct gsvd_gblock *g, size_t r)
 {
     size_t n = g->n_cols;
     uint32_t hist[GSVD_STD_BINS] = {0};
@@ -204,7 +204,7 @@ void gsvd_cpu_row_codes(const struct gsvd_gblock *g, size_t r, uint8_t *codes, d
     else
         codes_p2(g->p2 + r * gsvd_std_p2_row_bytes(n), n, codes);
     if (rs)
-        *rs = row_sumsq_hist(g, r);
+        *rs = gsvd_cpu_row_sumsq(g, r);
 }
 
 /* Row r of g standardised into z; *rs = its sum of squares when rs is not NULL. */
@@ -220,5 +220,5 @@ void gsvd_cpu_expand_row(const struct gsvd_gblock *g, size_t r, float *z, double
         for (size_t i = 0; i < n; i++)
             z[i] = gsvd_std_f64(g->f64[r * n + i], c0, s0, m0);
     if (rs)
-        *rs = g->f64 ? gsvd_std_sumsq_f32(z, n) : row_sumsq_hist(g, r);
+        *rs = g->f64 ? gsvd_std_sumsq_f32(z, n) : gsvd_cpu_row_sumsq(g, r);
 }

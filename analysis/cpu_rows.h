@@ -18,5 +18,8 @@ void gsvd_cpu_expand_row(const struct gsvd_gblock *g, size_t r, float *z, double
  * keeps this for dosages 0..2); *rs = the row's sum of squares as gsvd_cpu_expand_row's. */
 void gsvd_cpu_row_codes(const struct gsvd_gblock *g, size_t r, uint8_t *codes, double *rs);
 
+/* Row r's sum of squares as gsvd_cpu_expand_row's, for an int8 or 2-bit block. */
+double gsvd_cpu_row_sumsq(const struct gsvd_gblock *g, size_t r);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_CPU_ROWS_H */

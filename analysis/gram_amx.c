@@ -162,7 +162,8 @@ static uint64_t read_xcr0(void)
 }
 
 /* Both kernels' answers: they share the tile state and differ in the product and the packing
- * instructions (bf16: amx-bf16, AVX-512F; int8: amx-int8, AVX-512F, BW, VL, DQ and VBMI). */
+ * instructions (bf16: amx-bf16, AVX-512F; int8: amx-int8, AVX-512F, BW, VL, DQ, VBMI and
+ * VBMI2: the Gram's and the pass's int8 kernels share the answer). */
 static void probe(void)
 {
     unsigned a, b, c, d;
@@ -185,9 +186,10 @@ static void probe(void)
             why = "the CPU has no AMX bf16 products (CPUID leaf 7: amx-bf16)";
         if (!(d & (1u << 25)))
             why_i8 = "the CPU has no AMX int8 products (CPUID leaf 7: amx-int8)";
-        else if (!(b & (1u << 30)) || !(b & (1u << 31)) || !(b & (1u << 17)) || !(c & (1u << 1)))
-            why_i8 = "the CPU has no AVX-512BW, VL, DQ and VBMI (CPUID leaf 7), which pack the "
-                     "tiles";
+        else if (!(b & (1u << 30)) || !(b & (1u << 31)) || !(b & (1u << 17)) || !(c & (1u << 1)) ||
+                 !(c & (1u << 6)))
+            why_i8 = "the CPU has no AVX-512BW, VL, DQ, VBMI and VBMI2 (CPUID leaf 7), which pack "
+                     "the tiles";
     }
     probe_ok = why == NULL;
     probe_i8_ok = why_i8 == NULL;

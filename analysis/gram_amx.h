@@ -30,7 +30,7 @@ typedef struct gsvd_amx_pack gsvd_amx_pack;
 int gsvd_amx_usable(char *why, size_t why_len);
 
 /* The same for the int8 kernel (analysis/gram_i8.h): amx-tile, amx-int8, AVX-512F, BW, VL,
- * DQ and VBMI, and the tile state. */
+ * DQ, VBMI and VBMI2, and the tile state. */
 int gsvd_amx_int8_usable(char *why, size_t why_len);
 
 /* Load the tile configuration both kernels use (palette 1; eight 16 x 64-byte tiles) on the
