@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cblas.h>
@@ -16,6 +17,7 @@
 #include "analysis/backend_cpu_internal.h"
 #include "analysis/blas_room.h"
 #include "analysis/cpu_rows.h"
+#include "analysis/dosage.h"
 #include "analysis/gblock_std.h"
 #include "analysis/gram_amx.h"
 #include "analysis/pca_device.h"
@@ -82,7 +84,9 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
         }
         b->pass_i8 = 1;
     } else if (!p || p->pass_kernel == GSVD_PASS_AUTO) {
-        b->pass_i8 = gsvd_amx_int8_usable(NULL, 0);
+        b->pass_i8 = gsvd_amx_int8_usable(b->pass_why, sizeof b->pass_why);
+    } else {
+        snprintf(b->pass_why, sizeof b->pass_why, "asked for f32");
     }
     b->saved_threads = gsvd_blas_get_threads();
     gsvd_blas_set_threads(1);
@@ -138,6 +142,7 @@ static void pass_free(struct backend_cpu *b)
         gsvd_free(b->slots[i].t);
         gsvd_free(b->slots[i].yg);
         gsvd_i8w_free(b->slots[i].i8w);
+        gsvd_free(b->slots[i].p2);
     }
     gsvd_free(b->slots);
     gsvd_i8x_free(b->i8x);
@@ -274,9 +279,20 @@ static int pass_group(void *ctx, size_t g)
     struct pass_slot *sl = &b->slots[g];
     size_t r0 = b->st_gstart[g], rows = b->st_gstart[g + 1] - r0, n = b->n, c = b->c;
 
-    if (b->fmt == 1 && b->pass_i8) {
-        struct gsvd_gblock blk = staged(b, r0, rows);
-        gsvd_i8_pass_group(b->i8x, sl->i8w, &blk, sl->yg);
+    if (b->pass_i8 && (b->fmt == 1 || (b->fmt == 2 && cpu_dosages_0_2(b)))) {
+        /* the int8 tiles on the 2-bit codes; int8 dosage rows (no cache) are packed first, so
+         * that a run gives the same bytes with and without the cache */
+        struct gsvd_gblock blk = staged(b, r0, rows), codes = blk;
+        if (b->fmt == 2) {
+            size_t rb = gsvd_std_p2_row_bytes(n);
+            if (gsvd_reserve_large(&sl->p2, &sl->p2_cap, rows, rb) < 0)
+                return GSVD_ENOMEM;
+            for (size_t r = 0; r < rows; r++)
+                gsvd_dosage_pack_p2(blk.i8 + r * n, n, sl->p2 + r * rb);
+            codes.i8 = NULL;
+            codes.p2 = sl->p2;
+        }
+        gsvd_i8_pass_group(b->i8x, sl->i8w, &codes, sl->yg);
         if (b->pass_sumsq)
             for (size_t r = 0; r < rows; r++)
                 b->st_rs[r0 + r] = gsvd_cpu_row_sumsq(&blk, r);
@@ -409,6 +425,15 @@ static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
     if (b->fmt != fmt_of(g)) {
         /* the first block, or a change of format (not seen from one scan): start over */
         GSVD_TRY(pass_flush(b));
+        if ((fmt_of(g) == 1 || fmt_of(g) == 2) && !b->pass_said) {
+            b->pass_said = 1;
+            if (b->pass_i8 && (fmt_of(g) == 1 || cpu_dosages_0_2(b)))
+                gsvd_log_info("pass kernel: i8 (int8 AMX tiles on the 2-bit codes)");
+            else if (b->pass_i8)
+                gsvd_log_info("pass kernel: f32 (i8: dosages above 2)");
+            else
+                gsvd_log_info("pass kernel: f32 (i8: %s)", b->pass_why);
+        }
         size_t bytes;
         b->fmt = fmt_of(g);
         b->st_row_bytes = row_bytes(g);

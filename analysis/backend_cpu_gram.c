@@ -111,12 +111,6 @@ out:
     return rc;
 }
 
-/* The data the i8 kernel takes: integer dosages 0..2 (the bound says so). */
-static int i8_data_ok(const struct backend_cpu *b)
-{
-    return b->bounded && b->zb.max_dosage >= 1 && b->zb.max_dosage <= 2;
-}
-
 double gsvd_cpu_gram_fast(gsvd_backend *be, int on)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
@@ -126,10 +120,10 @@ double gsvd_cpu_gram_fast(gsvd_backend *be, int on)
     if (!on)
         return 0;
     if (b->gram_kernel == GSVD_GRAM_I8)
-        return i8_data_ok(b) ? GSVD_I8_WEIGHT_ERR : 0;
+        return cpu_dosages_0_2(b) ? GSVD_I8_WEIGHT_ERR : 0;
     if (b->gram_kernel != GSVD_GRAM_AUTO || b->gram_f64)
         return 0;
-    if (!i8_data_ok(b)) {
+    if (!cpu_dosages_0_2(b)) {
         gsvd_log_debug("Gram kernel: not i8 (needs integer dosages 0..2)");
         return 0;
     }
@@ -155,7 +149,7 @@ static int pick_kernel(const struct backend_cpu *b, size_t n)
     char why[128];
 
     if (b->gram_kernel == GSVD_GRAM_I8 || (b->gram_kernel == GSVD_GRAM_AUTO && b->gram_fast)) {
-        if (!i8_data_ok(b)) {
+        if (!cpu_dosages_0_2(b)) {
             gsvd_log_error("--gram-kernel i8 needs integer dosages 0..2 (ploidy 1 or 2)");
             return GSVD_EUNSUPPORTED;
         }

@@ -26,6 +26,8 @@ struct pass_slot {
     float *t;      /* sub x c, Z_sub X */
     float *yg;     /* n x c, the group's Z^T Z X */
     gsvd_i8w *i8w; /* the i8 pass kernel's scratch, or NULL */
+    uint8_t *p2;   /* i8 kernel on int8 rows: the group packed to 2 bits */
+    size_t p2_cap; /* bytes allocated in p2 (gsvd_reserve_large) */
 };
 
 struct backend_cpu {
@@ -37,10 +39,12 @@ struct backend_cpu {
     double *ylo;       /* n x c low parts of the exact sums (when `bounded`) */
     /* exact sums (common/xsum.h): on when the analysis gave a bound (cpu_set_bound) */
     int bounded;
-    int gram_f64;    /* gsvd_backend_params.gram_f64 */
-    int gram_kernel; /* gsvd_backend_params.gram_kernel as asked (enum gsvd_gram_kernel) */
-    int pass_i8;     /* 2-bit pass groups on the int8 tiles (pass_kernel i8, or auto here) */
-    gsvd_i8x *i8x;   /* X's digits for this pass (pass_i8), or NULL */
+    int gram_f64;       /* gsvd_backend_params.gram_f64 */
+    int gram_kernel;    /* gsvd_backend_params.gram_kernel as asked (enum gsvd_gram_kernel) */
+    int pass_i8;        /* 2-bit pass groups on the int8 tiles (pass_kernel i8, or auto here) */
+    gsvd_i8x *i8x;      /* X's digits for this pass (pass_i8), or NULL */
+    int pass_said;      /* -v named the pass kernel */
+    char pass_why[160]; /* why not i8 */
     struct gsvd_zbound zb;
     struct gsvd_xgrid *ygrid; /* c: grid of Y's column j */
     struct gsvd_xgrid trgrid; /* grid of the trace */
@@ -118,6 +122,12 @@ static inline void standardise_rows(struct backend_cpu *b, const struct gsvd_gbl
         if (sumsq)
             add_row_sumsq(b, rs, sumsq);
     }
+}
+
+/* Whether the rows are integer dosages 0..2 (the bound says so): what the int8 kernels take. */
+static inline int cpu_dosages_0_2(const struct backend_cpu *b)
+{
+    return b->bounded && b->zb.max_dosage >= 1 && b->zb.max_dosage <= 2;
 }
 
 /* Row r's group number: its variant index (or running row number) / group rows. */

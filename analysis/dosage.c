@@ -6,6 +6,8 @@
 #include "gsvd_config.h"
 #include "analysis/dosage.h"
 
+#include <string.h>
+
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #define DOS_X86 1
@@ -158,4 +160,28 @@ void gsvd_diploid_dosages(const int8_t *row, size_t n, int8_t *d, int64_t sums[3
 #endif
     diploid_portable(row, n, d);
     dosage_sums(d, n, sums);
+}
+
+/* Four dosages at a time as one word (the compiler vectorises the loop). */
+GSVD_CLONES static void pack4(const int8_t *d, size_t full, uint8_t *o)
+{
+    for (size_t q = 0; q < full; q++) {
+        uint32_t w, neg, x;
+        memcpy(&w, d + 4 * q, 4);
+        neg = (w >> 7) & 0x01010101u; /* 1 in each byte that is negative */
+        x = (w & 0x03030303u) | neg * 3u;
+        o[q] = (uint8_t)(x | x >> 6 | x >> 12 | x >> 18);
+    }
+}
+
+void gsvd_dosage_pack_p2(const int8_t *d, size_t n, uint8_t *o)
+{
+    size_t full = n / 4;
+    pack4(d, full, o);
+    if (4 * full < n) {
+        unsigned byte = 0;
+        for (size_t i = 4 * full; i < n; i++)
+            byte |= (d[i] < 0 ? 3u : (unsigned)d[i]) << (2 * (i % 4));
+        o[full] = (uint8_t)byte;
+    }
 }

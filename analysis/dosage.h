@@ -21,5 +21,9 @@ void gsvd_diploid_dosages(const int8_t *row, size_t n, int8_t *d, int64_t sums[3
  * where the CPU has it). */
 void gsvd_dosage_sums(const int8_t *row, size_t n, int64_t sums[3]);
 
+/* The n dosages of d (0..2, negative = missing) as a packed 2-bit row into o
+ * (gsvd_std_p2_row_bytes(n) bytes; code 3 = missing, padding codes 0). */
+void gsvd_dosage_pack_p2(const int8_t *d, size_t n, uint8_t *o);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_DOSAGE_H */

@@ -351,37 +351,15 @@ int gsvd_geno_judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t va
     return 1;
 }
 
-/* o[q] = the 2-bit codes of d[4q .. 4q + 3] (a negative dosage, missing, is code 3; dosages are
- * 0..2 here), q < full: four bytes at a time as one word, which the compiler vectorises. */
-GSVD_CLONES static void pack4(const int8_t *d, size_t full, uint8_t *o)
-{
-    for (size_t q = 0; q < full; q++) {
-        uint32_t w, neg, x;
-        memcpy(&w, d + 4 * q, 4);
-        neg = (w >> 7) & 0x01010101u; /* 1 in each byte that is negative */
-        x = (w & 0x03030303u) | neg * 3u;
-        o[q] = (uint8_t)(x | x >> 6 | x >> 12 | x >> 18);
-    }
-}
-
 /* The slot's first `rows` dosage rows packed to 2 bits (code 3 = missing) into s->p2, for the
  * cache; done here on the worker so that the consuming thread only copies. */
 int gsvd_geno_pack_rows(struct scan_slot *s, size_t rows, size_t n)
 {
-    size_t rb = gsvd_std_p2_row_bytes(n), full = n / 4;
+    size_t rb = gsvd_std_p2_row_bytes(n);
     int rc = gsvd_reserve_large(&s->p2, &s->p2_cap, rows, rb);
     if (rc < 0)
         return rc;
-    for (size_t r = 0; r < rows; r++) {
-        const int8_t *d = s->dos + r * n;
-        uint8_t *o = s->p2 + r * rb;
-        pack4(d, full, o);
-        if (full < rb) {
-            unsigned byte = 0;
-            for (size_t i = 4 * full; i < n; i++)
-                byte |= (d[i] < 0 ? 3u : (unsigned)d[i]) << (2 * (i % 4));
-            o[full] = (uint8_t)byte;
-        }
-    }
+    for (size_t r = 0; r < rows; r++)
+        gsvd_dosage_pack_p2(s->dos + r * n, n, s->p2 + r * rb);
     return GSVD_OK;
 }

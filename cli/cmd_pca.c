@@ -34,6 +34,7 @@ struct pca_opts {
     int want_loadings;           /* --loadings given (--fit-samples computes them anyway) */
     int gram_f64;                /* --gram-f64 */
     int gram_kernel;             /* --gram-kernel: enum gsvd_gram_kernel */
+    int pass_kernel;             /* --pass-kernel: enum gsvd_pass_kernel */
     int force;
     struct gsvd_pca_params pca;
     struct gsvd_geno_params geno;
@@ -57,6 +58,8 @@ static const char *const missing_names[] = {"mean", "error", NULL};    /* geno.m
 static const char *const stop_names[] = {"bound", "subspace", NULL};   /* enum gsvd_pca_stop */
 static const char *const gram_kernel_names[] = {"auto", "f32", "amx", "i8",
                                                 NULL}; /* enum gsvd_gram_kernel order */
+static const char *const pass_kernel_names[] = {"auto", "f32", "i8",
+                                                NULL}; /* enum gsvd_pass_kernel order */
 
 static int parse_ld_prune(const char *cmd, const char *arg, void *field)
 {
@@ -186,6 +189,14 @@ static const struct gsvd_opt method_options[] = {
              "AMX tiles: singular values\nto ~2e-6) or i8 (int8 AMX tiles on the dosages: ~3x\n"
              "faster, singular values within 3.1e-5); auto is f32,\nor i8 for -m auto on large "
              "data [auto]"},
+    {.name = "pass-kernel",
+     .type = GSVD_OPT_CHOICE,
+     PCA(pass_kernel),
+     .arg = "NAME",
+     .choices = pass_kernel_names,
+     .help = "iterative methods on the CPU: a cached pass's products,\nf32 (float32 sgemm) or i8 "
+             "(int8 Intel AMX tiles on the\n2-bit codes, X and W to 2^-20: ~2.4x faster); auto "
+             "is\ni8 where it runs [auto]"},
 };
 static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_ARRAY(struct pca_opts),
@@ -408,13 +419,17 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
     struct gsvd_backend_params bp = {.n_threads = common->threads,
                                      .local_rank = (size_t)gsvd_comm_local_rank(world),
                                      .gram_f64 = o->gram_f64,
-                                     .gram_kernel = o->gram_kernel};
+                                     .gram_kernel = o->gram_kernel,
+                                     .pass_kernel = o->pass_kernel};
     int rc = GSVD_OK;
 
     /* first, so that an unavailable device fails before any data is read */
     GSVD_TRY(gsvd_backend_open(o->device, &bp, be));
     if (o->gram_kernel != GSVD_GRAM_AUTO && strcmp(gsvd_backend_name(*be), "cpu") != 0)
         gsvd_log_warn("--gram-kernel applies to the CPU backend only (%s runs its own Gram)",
+                      gsvd_backend_name(*be));
+    if (o->pass_kernel != GSVD_PASS_AUTO && strcmp(gsvd_backend_name(*be), "cpu") != 0)
+        gsvd_log_warn("--pass-kernel applies to the CPU backend only (%s runs its own passes)",
                       gsvd_backend_name(*be));
     if (o->gram_f64 && strcmp(gsvd_backend_name(*be), "cpu") != 0)
         gsvd_log_warn("--gram-f64 applies to the CPU backend only (%s runs its own Gram)",

@@ -20,6 +20,11 @@ usage: .venv/zarr3/bin/python tests/pca/test_pca_scale.py GENSVD [big]
     options  --stop subspace, --power-iter, bad --stop / --cache-dir values (exit 2), a cache
              directory that cannot be written (warning, same bytes)
     plan     exact's --memory plan covers its peak RSS (3000 samples) and refuses a cap below it
+    kernels  --pass-kernel i8 (int8 AMX tiles on the 2-bit codes) against f32 and exact on the
+             bulk store and hapmap3: singular values within 2e-6 of f32's after the same passes
+             and of exact where both converged, population PCs |corr| >= 0.99999, byte-identical
+             TSV for --threads 1 and 3, with and without the cache; where the tiles cannot run,
+             exit 1 with the reason (and the rest is skipped)
   big (label slow, ~40 s): a 100,000 x 20,000 store whose 2-bit cache is 500 MB: --cache 64M
              (spilling ~436 MB to the cache directory) gives byte-identical output to the
              in-memory cache, and no spill file is left in the cache directory; --memory 400M
@@ -254,6 +259,40 @@ def case_big(g, tmp):
     check("big: -v prints the plan", "plan: 20000 samples" in capped.stderr, capped.stderr[-300:])
 
 
+def case_kernels(g, tmp, store):
+    probe = run(g, "pca", store, "-k", 2, "--pass-kernel", "i8", "--power-iter", 1, "-q",
+                ok_codes=(0, 1))
+    if probe.returncode == 1:
+        check("kernels: --pass-kernel i8 refused with the reason where the tiles cannot run",
+              "cannot run here" in probe.stderr, probe.stderr[-300:])
+        print("kernels: int8 AMX tiles not usable here; skipped the comparisons")
+        return
+    for name, st in (("bulk", store), ("hapmap3", os.path.join(REAL, "hapmap3.vcz"))):
+        res = {}
+        for k in ("f32", "i8"):
+            _, z, a = pca_zarr(g, st, os.path.join(tmp, f"kern_{name}_{k}.zarr"), "-m",
+                               "randomized", "--pass-kernel", k)
+            res[k] = (z["sample_pca_singular_value"][:], z["sample_pca_projection"][:], a)
+        (sf, pf, af), (si, pi, ai) = res["f32"], res["i8"]
+        d = np.abs(si - sf) / sf
+        check(f"kernels: {name}: i8 and f32 singular values within 2e-6 after the same passes",
+              ai["iterations"] == af["iterations"] and bool(np.all(d <= 2e-6)),
+              f"passes {ai['iterations']} {af['iterations']} diff {d}")
+        c = corr(pf, pi)
+        sep = separated(sf)
+        check(f"kernels: {name}: separated PCs |corr| >= 0.99999 between i8 and f32",
+              bool(np.all(c[sep] >= 0.99999)), f"corr {c} separated {sep}")
+        if name == "hapmap3":
+            _, ze, _ = pca_zarr(g, st, os.path.join(tmp, "kern_exact.zarr"), "-m", "exact")
+            e = np.abs(si - ze["sample_pca_singular_value"][:]) / ze["sample_pca_singular_value"][:]
+            check("kernels: hapmap3: i8 converged, singular values within 2e-6 of exact",
+                  ai["converged"] is True and bool(np.all(e <= 2e-6)), f"{ai['converged']} {e}")
+    outs = [run(g, "pca", store, "-k", 10, "-m", "randomized", "--pass-kernel", "i8", *extra,
+                "-q").stdout for extra in (("-t", 1), ("-t", 3), ("-t", 2, "--cache", 0))]
+    check("kernels: i8 TSV identical for --threads 1 and 3 and without the cache",
+          outs[0] == outs[1] == outs[2] and outs[0] != "")
+
+
 def main():
     g = sys.argv[1]
     big = len(sys.argv) > 2 and sys.argv[2] == "big"
@@ -267,6 +306,7 @@ def main():
             case_many(g, tmp)
             case_options(g, tmp, store)
             case_exact_plan(g, tmp)
+            case_kernels(g, tmp, store)
     return summary()
 
 

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "analysis/backend.h"
+#include "analysis/gram_amx.h"
 #include "analysis/gblock_std.h"
 #include "analysis/genotype.h"
 #include "analysis/pca.h"
@@ -377,12 +378,12 @@ static void check_cache(const struct fixture *fx)
 
 /* ---- PCA ----------------------------------------------------------------------------------- */
 
-static int run_pca(enum gsvd_scaler scaler, enum gsvd_pca_method method, size_t k,
-                   struct gsvd_pca_result **r)
+static int run_pca_kernel(enum gsvd_scaler scaler, enum gsvd_pca_method method, size_t k,
+                          int pass_kernel, struct gsvd_pca_result **r)
 {
     struct gsvd_geno_params gp = GSVD_GENO_PARAMS_DEFAULT;
     struct gsvd_pca_params pp = GSVD_PCA_PARAMS_DEFAULT;
-    struct gsvd_backend_params bp = {.n_threads = 2};
+    struct gsvd_backend_params bp = {.n_threads = 2, .pass_kernel = pass_kernel};
     gsvd_backend *be = NULL;
     gsvd_geno *g = NULL;
     int rc;
@@ -402,6 +403,12 @@ static int run_pca(enum gsvd_scaler scaler, enum gsvd_pca_method method, size_t 
     gsvd_backend_destroy(be);
     gsvd_geno_close(g);
     return rc;
+}
+
+static int run_pca(enum gsvd_scaler scaler, enum gsvd_pca_method method, size_t k,
+                   struct gsvd_pca_result **r)
+{
+    return run_pca_kernel(scaler, method, k, GSVD_PASS_AUTO, r);
 }
 
 static void check_pca(char fx, const char *scaler_name, enum gsvd_scaler scaler, double tol_s,
@@ -430,18 +437,19 @@ static void check_pca(char fx, const char *scaler_name, enum gsvd_scaler scaler,
     gsvd_pca_result_free(r);
 }
 
-/* Randomized (and its block Krylov sibling) = exact where the spectrum is well separated. */
-static void check_randomized(void)
+/* Randomized (and its block Krylov sibling) = exact where the spectrum is well separated:
+ * singular values within 1e-7 with float32 pass products (the Gram's sums are float64), 1e-6
+ * with the int8 tiles' (X and W rounded to 2^-20, analysis/pass_i8.h), where they run. */
+static void check_randomized_kernel(int kernel, double tol)
 {
     struct gsvd_pca_result *ex = NULL, *rn = NULL;
 
     GSVD_CHECK_RC(run_pca(GSVD_SCALER_CENTER, GSVD_PCA_EXACT, 2, &ex), GSVD_OK);
-    GSVD_CHECK_RC(run_pca(GSVD_SCALER_CENTER, GSVD_PCA_RANDOMIZED, 2, &rn), GSVD_OK);
+    GSVD_CHECK_RC(run_pca_kernel(GSVD_SCALER_CENTER, GSVD_PCA_RANDOMIZED, 2, kernel, &rn), GSVD_OK);
     if (ex && rn) {
         for (size_t c = 0; c < 2; c++) {
             double dot = 0;
-            /* the passes' products are float32 (the Gram's sums are float64) */
-            GSVD_CHECK_NEAR(rn->s[c] / ex->s[c], 1.0, 1e-7);
+            GSVD_CHECK_NEAR(rn->s[c] / ex->s[c], 1.0, tol);
             for (size_t i = 0; i < ex->n; i++)
                 dot += ex->u[i * 2 + c] * rn->u[i * 2 + c];
             GSVD_CHECK_NEAR(dot, 1.0, 1e-9); /* same sign rule, so +1 */
@@ -449,6 +457,13 @@ static void check_randomized(void)
     }
     gsvd_pca_result_free(ex);
     gsvd_pca_result_free(rn);
+}
+
+static void check_randomized(void)
+{
+    check_randomized_kernel(GSVD_PASS_F32, 1e-7);
+    if (gsvd_amx_int8_usable(NULL, 0))
+        check_randomized_kernel(GSVD_PASS_I8, 1e-6);
 }
 
 /* ---- pdist --------------------------------------------------------------------------------- */
