@@ -37,7 +37,7 @@ struct gsvd_i8w {
     uint8_t *a1;                   /* 32 x KC: a chunk of 32 rows' codes as int8 (A of T) */
     int32_t *tint;                 /* rp x dp: T's digit sums */
     double *t;                     /* rp x c: T */
-    double *msum;                  /* 32 x cp: X~ summed over each row's missing calls */
+    double *msum;                  /* rp x cp: X~ summed over each row's missing calls */
     int8_t *wd;                    /* dp x rp: W~'s digits, digit-major (A of Yg's tiles) */
     int8_t *wv;                    /* dp x rp: V~'s digits, V = (m - b) T (the missing calls) */
     uint8_t *b2;                   /* rp x 64: 64 samples' codes as VNNI quads (B of Yg) */
@@ -197,7 +197,7 @@ int gsvd_i8w_reserve(gsvd_i8w *w, const gsvd_i8x *x, size_t rows)
     w->a1 = gsvd_aligned_alloc(64, 32 * KC);
     w->tint = gsvd_aligned_alloc(64, rp * dp * sizeof *w->tint);
     w->t = gsvd_malloc(rp * c * sizeof *w->t);
-    w->msum = gsvd_aligned_alloc(64, 32 * cp * sizeof *w->msum);
+    w->msum = gsvd_aligned_alloc(64, rp * cp * sizeof *w->msum);
     w->wd = gsvd_aligned_alloc(64, dp * rp);
     w->wv = gsvd_aligned_alloc(64, dp * rp);
     w->b2m = gsvd_aligned_alloc(64, rp * 64);
@@ -285,15 +285,16 @@ I8P_TARGET static void chunk_rows(gsvd_i8w *w, const struct gsvd_gblock *g, size
     w->mrow[32] = k;
 }
 
-/* X~ summed over each row's missing calls of the chunk at s0 (w->mpos) into w->msum: a row's
+/* X~ summed over the missing calls of rows [r0, r0 + 32) in the chunk at s0 (w->mpos) into
+ * w->msum: a row's
  * run adds in float32 registers (a few 1e-8 relative), then once into float64. */
-I8P_TARGET static void missing_sums(const gsvd_i8x *x, gsvd_i8w *w, size_t s0)
+I8P_TARGET static void missing_sums(const gsvd_i8x *x, gsvd_i8w *w, size_t r0, size_t s0)
 {
     size_t cp = x->cp;
     const float *xr = x->xr + s0 * cp;
     for (size_t r = 0; r < 32; r++) {
         size_t e0 = w->mrow[r], e1 = w->mrow[r + 1];
-        double *d = w->msum + r * cp;
+        double *d = w->msum + (r0 + r) * cp;
         for (size_t j = 0; j < cp && e0 < e1; j += 32) {
             __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
             int two = j + 16 < cp;
@@ -317,49 +318,42 @@ I8P_TARGET static void missing_sums(const gsvd_i8x *x, gsvd_i8w *w, size_t s0)
     }
 }
 
-/* T's digit sums of rows [r0, r0 + 32) into w->tint, chunk by chunk of KC samples: the four
- * 16 x 16 accumulators (two row tiles x two tiles of 16 digit columns) go back to w->tint
- * between chunks, and X~ summed over each row's missing calls into w->msum. */
-I8P_TARGET static void block_t(const gsvd_i8x *x, gsvd_i8w *w, const struct gsvd_gblock *g,
-                               size_t r0)
+/* T's digit sums of rows [r0, r0 + 32) over the chunk of kc samples at s0 (already in w->a1)
+ * into w->tint: the four 16 x 16 accumulators (two row tiles x two tiles of 16 digit columns)
+ * start from zero at the first chunk and go back to w->tint after each. */
+I8P_TARGET static void chunk_t(const gsvd_i8x *x, gsvd_i8w *w, size_t r0, size_t s0, size_t kc)
 {
     size_t dp = x->dp, ts = dp * sizeof(int32_t);
     int32_t *t0 = w->tint + r0 * dp;
 
-    memset(w->msum, 0, 32 * x->cp * sizeof *w->msum);
-    for (size_t s0 = 0; s0 < x->np; s0 += KC) {
-        size_t kc = x->np - s0 < KC ? x->np - s0 : KC;
-        chunk_rows(w, g, r0, s0, kc);
-        missing_sums(x, w, s0);
-        for (size_t h = 0; h < dp; h += 32) {
-            int32_t *c = t0 + h;
-            if (s0 == 0) {
-                _tile_zero(0);
-                _tile_zero(1);
-                _tile_zero(2);
-                _tile_zero(3);
-            } else {
-                _tile_loadd(0, c, ts);
-                _tile_loadd(1, c + 16, ts);
-                _tile_loadd(2, c + 16 * dp, ts);
-                _tile_loadd(3, c + 16 * dp + 16, ts);
-            }
-            for (size_t k = 0; k < kc; k += 64) {
-                const int8_t *b = x->xd + (s0 + k) * dp + h * 4; /* quad (s0 + k) / 4 */
-                _tile_loadd(4, w->a1 + k, KC);
-                _tile_loadd(5, w->a1 + 16 * KC + k, KC);
-                _tile_loadd(6, b, dp * 4);
-                _tile_loadd(7, b + 64, dp * 4);
-                _tile_dpbusd(0, 4, 6);
-                _tile_dpbusd(1, 4, 7);
-                _tile_dpbusd(2, 5, 6);
-                _tile_dpbusd(3, 5, 7);
-            }
-            _tile_stored(0, c, ts);
-            _tile_stored(1, c + 16, ts);
-            _tile_stored(2, c + 16 * dp, ts);
-            _tile_stored(3, c + 16 * dp + 16, ts);
+    for (size_t h = 0; h < dp; h += 32) {
+        int32_t *c = t0 + h;
+        if (s0 == 0) {
+            _tile_zero(0);
+            _tile_zero(1);
+            _tile_zero(2);
+            _tile_zero(3);
+        } else {
+            _tile_loadd(0, c, ts);
+            _tile_loadd(1, c + 16, ts);
+            _tile_loadd(2, c + 16 * dp, ts);
+            _tile_loadd(3, c + 16 * dp + 16, ts);
         }
+        for (size_t k = 0; k < kc; k += 64) {
+            const int8_t *b = x->xd + (s0 + k) * dp + h * 4; /* quad (s0 + k) / 4 */
+            _tile_loadd(4, w->a1 + k, KC);
+            _tile_loadd(5, w->a1 + 16 * KC + k, KC);
+            _tile_loadd(6, b, dp * 4);
+            _tile_loadd(7, b + 64, dp * 4);
+            _tile_dpbusd(0, 4, 6);
+            _tile_dpbusd(1, 4, 7);
+            _tile_dpbusd(2, 5, 6);
+            _tile_dpbusd(3, 5, 7);
+        }
+        _tile_stored(0, c, ts);
+        _tile_stored(1, c + 16, ts);
+        _tile_stored(2, c + 16 * dp, ts);
+        _tile_stored(3, c + 16 * dp + 16, ts);
     }
 }
 
@@ -376,7 +370,7 @@ static void block_rows(const gsvd_i8x *x, gsvd_i8w *w, const struct gsvd_gblock 
                        size_t nr)
 {
     size_t c = x->c, cp = x->cp, dp = x->dp;
-    const double *ms = w->msum;
+    const double *ms = w->msum + r0 * cp;
 
     for (size_t r = 0; r < nr; r++) {
         double a, b, m;
@@ -528,10 +522,19 @@ I8P_TARGET void gsvd_i8_pass_group(const gsvd_i8x *x, gsvd_i8w *w, const struct 
         idx[o] = _mm512_loadu_si512(t);
     }
     gsvd_amx_tiles_configure();
-    for (size_t r0 = 0; r0 < rows; r0 += 32) {
-        block_t(x, w, g, r0);
-        block_rows(x, w, g, r0, rows - r0 < 32 ? rows - r0 : 32);
+    /* T: chunk by chunk of samples, every 32-row block of the group (the chunk's X digits and
+     * X~ rows stay in L2 while the blocks pass) */
+    memset(w->msum, 0, round_up(rows, 32) * x->cp * sizeof *w->msum);
+    for (size_t s0 = 0; s0 < x->np; s0 += KC) {
+        size_t kc = x->np - s0 < KC ? x->np - s0 : KC;
+        for (size_t r0 = 0; r0 < rows; r0 += 32) {
+            chunk_rows(w, g, r0, s0, kc);
+            missing_sums(x, w, r0, s0);
+            chunk_t(x, w, r0, s0, kc);
+        }
     }
+    for (size_t r0 = 0; r0 < rows; r0 += 32)
+        block_rows(x, w, g, r0, rows - r0 < 32 ? rows - r0 : 32);
     w_digits(w, g, c, wi, uu);
     for (size_t sb = 0; sb < x->np / 64; sb++) {
         quads64(w, g, sb, idx);
