@@ -177,6 +177,8 @@ struct solver {
     size_t b;            /* basis columns in use */
     double *K, *Y;       /* n x cap column-major */
     double *H, *w;       /* cap x cap, cap */
+    double *S;           /* cap x cap (leading dimension cap): S(i, j) = K_i^T Y_j */
+    size_t sv;           /* S holds the columns and rows [0, sv) of the current K and Y */
     double *X, *Yrow;    /* n x l row-major pass buffers */
     double *U, *Uprev;   /* n x k Ritz vectors (column-major) */
     double *tmp;         /* n x cap scratch */
@@ -197,6 +199,7 @@ static void solver_free(struct solver *s)
     gsvd_free(s->K);
     gsvd_free(s->Y);
     gsvd_free(s->H);
+    gsvd_free(s->S);
     gsvd_free(s->w);
     gsvd_free(s->X);
     gsvd_free(s->Yrow);
@@ -222,6 +225,7 @@ static int solver_alloc(struct solver *s)
     s->Y = gsvd_calloc(ncap, sizeof *s->Y);
     s->tmp = gsvd_calloc(ncap, sizeof *s->tmp);
     s->H = gsvd_malloc(cc * sizeof *s->H);
+    s->S = gsvd_malloc(cc * sizeof *s->S);
     s->small = gsvd_malloc(cc * sizeof *s->small);
     s->w = gsvd_malloc(s->cap * sizeof *s->w);
     s->X = gsvd_malloc(s->n * s->l * sizeof *s->X);
@@ -232,7 +236,7 @@ static int solver_alloc(struct solver *s)
     s->theta = gsvd_malloc(s->cap * sizeof *s->theta);
     s->resid = gsvd_malloc(s->k * sizeof *s->resid);
     s->bound = gsvd_malloc(s->k * sizeof *s->bound);
-    if (!s->K || !s->Y || !s->tmp || !s->H || !s->small || !s->w || !s->X || !s->Yrow || !s->U ||
+    if (!s->K || !s->Y || !s->tmp || !s->H || !s->S || !s->small || !s->w || !s->X || !s->Yrow || !s->U ||
         !s->Uprev || !s->order || !s->theta || !s->resid || !s->bound)
         return GSVD_ENOMEM;
     if (s->g && s->p->comm) {
@@ -299,17 +303,26 @@ out:
     return rc;
 }
 
-/* Rayleigh-Ritz on the first b columns: theta/order (descending) and H = eigenvectors. */
+/* Rayleigh-Ritz on the first b columns: theta/order (descending) and H = eigenvectors.
+ * K^T Y is kept in S between passes: only the rows and columns of the columns past s->sv
+ * (the newest block, or everything after a restart) are computed, so a pass of a growing
+ * basis costs 2 n b l flops here, not n b^2. */
 static int rayleigh_ritz(struct solver *s)
 {
-    size_t b = s->b, n = s->n;
+    size_t b = s->b, n = s->n, cap = s->cap, from = s->sv < b ? s->sv : b, w = b - from;
+    double *S = s->S;
     int rc;
-    /* K^T Y, symmetrised (A is symmetric; rounding is not) */
-    cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)b, (int)b, (int)n, 1.0, s->K, (int)n,
-                s->Y, (int)n, 0.0, s->small, (int)b);
+    if (w > 0) /* S(0:b, from:b) = K^T Y_new; S(from:b, 0:from) = K_new^T Y_old */
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)b, (int)w, (int)n, 1.0, s->K,
+                    (int)n, s->Y + from * n, (int)n, 0.0, S + from * cap, (int)cap);
+    if (w > 0 && from > 0)
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)w, (int)from, (int)n, 1.0,
+                    s->K + from * n, (int)n, s->Y, (int)n, 0.0, S + from, (int)cap);
+    s->sv = b;
+    /* symmetrised (A is symmetric; rounding is not) */
     for (size_t i = 0; i < b; i++)
         for (size_t j = i; j < b; j++)
-            s->H[i * b + j] = s->H[j * b + i] = 0.5 * (s->small[i * b + j] + s->small[j * b + i]);
+            s->H[i * b + j] = s->H[j * b + i] = 0.5 * (S[i + j * cap] + S[j + i * cap]);
     rc = gsvd_backend_eigh(s->be, b, s->H, s->w);
     if (rc < 0)
         return rc;
@@ -474,6 +487,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         if (p->method == GSVD_PCA_SUBSPACE) {
             memcpy(s->K, s->Y + last * n, width * n * sizeof *s->K);
             s->b = width;
+            s->sv = 0;
             last = 0;
             orthonormalise(s->K, n, 0, width, p->seed, &s->fresh, s->small);
             continue;
@@ -497,6 +511,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
             combine(s->Y, n, s->b, s->H, s->order, keep, s->tmp, s->small);
             memcpy(s->Y, s->tmp, keep * n * sizeof *s->Y);
             s->b = keep;
+            s->sv = 0;
             if (s->b + add > s->cap)
                 add = s->cap - s->b;
         }
