@@ -217,6 +217,16 @@ int gsvd_i8w_reserve(gsvd_i8w *w, const gsvd_i8x *x, size_t rows)
     return GSVD_OK;
 }
 
+double gsvd_i8p_bytes(size_t n, size_t c, size_t rows, size_t threads)
+{
+    double np = (double)round_up(n ? n : 1, 64), dp = (double)round_up(3 * c, 32);
+    double cp = (double)round_up(c, 16), rp = (double)round_up(rows ? rows : 1, 64);
+    double x = np * dp + (double)n * cp * 4.0 + 16.0 * (double)c;
+    double w = 32.0 * KC + rp * (4.0 * dp + 8.0 * (double)c + 8.0 * cp + 2.0 * dp + 128.0) +
+               dp * 32.0 * 4.0 + 32.0 * cp * 4.0 + (32.0 * KC + 64.0) * 2.0 + 16.0 * (double)c;
+    return x + (double)threads * w;
+}
+
 #if GSVD_HAVE_AMX
 
 #define I8P_TARGET                                                                                 \

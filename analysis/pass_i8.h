@@ -46,6 +46,10 @@ GSVD_NODISCARD int gsvd_i8x_set(gsvd_i8x *x, size_t n, size_t c, const float *xf
  * GSVD_EINVAL for rows above GSVD_I8P_MAX_ROWS. */
 GSVD_NODISCARD int gsvd_i8w_reserve(gsvd_i8w *w, const gsvd_i8x *x, size_t rows);
 
+/* Bytes the kernel holds for a pass of n samples and c columns: X's digits and rows, and
+ * `threads` workspaces for groups of `rows` rows (for --memory plans). */
+double gsvd_i8p_bytes(size_t n, size_t c, size_t rows, size_t threads);
+
 /* yg (n x c float32, overwritten) = Z_g^T (Z_g X) for the rows of the 2-bit block g
  * (g->p2, n_cols = n, n_rows <= the reserved rows; center, scale, missing as in
  * analysis/gblock.h). */

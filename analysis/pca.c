@@ -22,6 +22,7 @@
 #include <lapacke.h>
 
 #include "analysis/blas_room.h"
+#include "analysis/pass_i8.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
@@ -236,8 +237,8 @@ static int solver_alloc(struct solver *s)
     s->theta = gsvd_malloc(s->cap * sizeof *s->theta);
     s->resid = gsvd_malloc(s->k * sizeof *s->resid);
     s->bound = gsvd_malloc(s->k * sizeof *s->bound);
-    if (!s->K || !s->Y || !s->tmp || !s->H || !s->S || !s->small || !s->w || !s->X || !s->Yrow || !s->U ||
-        !s->Uprev || !s->order || !s->theta || !s->resid || !s->bound)
+    if (!s->K || !s->Y || !s->tmp || !s->H || !s->S || !s->small || !s->w || !s->X || !s->Yrow ||
+        !s->U || !s->Uprev || !s->order || !s->theta || !s->resid || !s->bound)
         return GSVD_ENOMEM;
     if (s->g && s->p->comm) {
         s->lo = gsvd_malloc(s->n * s->l * sizeof *s->lo);
@@ -688,9 +689,13 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
     double mib = 1048576.0, window = (double)(p->window < 2 ? 2 : p->window);
     double threads = (double)(bp->n_threads ? bp->n_threads : 1);
     /* basis: K, Y and a scratch of n x l x window float64; per pass: X, Y rows (float64) and
-     * each thread's n x l float32 partial product and float32 sub-tile (~5 MiB) */
+     * each thread's n x l float32 partial product and float32 sub-tile (~5 MiB); the int8
+     * pass kernel's X digits and workspaces (analysis/pass_i8.h) unless f32 is asked for */
     double per_block = 3.0 * 8.0 * l * n;
     double pass = 2.0 * 8.0 * l * n + threads * (4.0 * l * n + 5.0 * mib + 8.0 * 1024 * n / 4);
+    if (bp->pass_kernel != GSVD_PASS_F32) /* the int8 tiles' X digits and workspaces */
+        pass += gsvd_i8p_bytes((size_t)n, (size_t)l, gsvd_backend_pass_group_rows((size_t)n),
+                               (size_t)threads);
     double scan = (double)gsvd_geno_scan_bytes(g);
     int iterative = p->method == GSVD_PCA_RANDOMIZED ||
                     (p->method == GSVD_PCA_AUTO && n > GSVD_PCA_AUTO_EXACT_N);

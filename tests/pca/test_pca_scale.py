@@ -17,8 +17,8 @@ usage: .venv/zarr3/bin/python tests/pca/test_pca_scale.py GENSVD [big]
     many     N = 100,000 samples x 300 variants end to end against a float64 numpy SVD of the
              standardised matrix (variant side: 300 x 100,000): population PCs within 1e-6,
              every bound honest
-    options  --stop subspace, --power-iter, bad --stop / --cache-dir values (exit 2), a cache
-             directory that cannot be written (warning, same bytes)
+    options  --stop subspace, --power-iter, bad --stop / --cache-dir / --tol / --pass-kernel
+             values (exit 2), a cache directory that cannot be written (warning, same bytes)
     plan     exact's --memory plan covers its peak RSS (3000 samples) and refuses a cap below it
     kernels  --pass-kernel i8 (int8 AMX tiles on the 2-bit codes) against f32 and exact on the
              bulk store and hapmap3: singular values within 2e-6 of f32's after the same passes
@@ -189,7 +189,8 @@ def case_options(g, tmp, store):
     a = dict(zarr.open_group(os.path.join(tmp, "pi.zarr"), mode="r").attrs)
     check("options: --power-iter 3 makes 3 passes, converged null",
           a["iterations"] == 3 and a["converged"] is None, str(a["converged"]))
-    for bad in (("--stop", "never"), ("--cache-dir", ""), ("--tol", "-1")):
+    for bad in (("--stop", "never"), ("--cache-dir", ""), ("--tol", "-1"),
+                ("--pass-kernel", "bf16")):
         p = run(g, "pca", store, *bad, ok_codes=(2,))
         check(f"options: {' '.join(bad)!r} is a usage error (exit 2)",
               p.returncode == 2 and "pca" in p.stderr, p.stderr)
