@@ -463,6 +463,21 @@ I8P_TARGET static void quads64(gsvd_i8w *w, const struct gsvd_gblock *g, size_t 
     }
 }
 
+/* Accumulators tmm0..3 += two A tiles (16 signed digit rows each, at a and a + 16 lda) times
+ * two B tiles of unsigned quads (16 samples each, at b and b + 1 KiB). */
+I8P_TARGET static inline __attribute__((always_inline)) void
+tiles_2x2_su(const int8_t *a, size_t lda, const uint8_t *b)
+{
+    _tile_loadd(4, a, lda);
+    _tile_loadd(5, a + 16 * lda, lda);
+    _tile_loadd(6, b, 64);
+    _tile_loadd(7, b + 1024, 64);
+    _tile_dpbsud(0, 4, 6);
+    _tile_dpbsud(1, 4, 7);
+    _tile_dpbsud(2, 5, 6);
+    _tile_dpbsud(3, 5, 7);
+}
+
 /* Yg's digit sums of samples [s0, s0 + 32) (sub-block `sub` of w->b2) into w->acc, then
  * recombined with the centring into yg's rows. */
 I8P_TARGET static void block_y(gsvd_i8w *w, size_t n, size_t c, size_t s0, size_t sub,
@@ -476,22 +491,9 @@ I8P_TARGET static void block_y(gsvd_i8w *w, size_t n, size_t c, size_t s0, size_
         _tile_zero(2);
         _tile_zero(3);
         for (size_t kv = 0; kv < rp / 64; kv++) {
-            _tile_loadd(4, w->wd + h * rp + kv * 64, rp);
-            _tile_loadd(5, w->wd + (h + 16) * rp + kv * 64, rp);
-            _tile_loadd(6, w->b2 + (kv * 4 + 2 * sub) * 1024, 64);
-            _tile_loadd(7, w->b2 + (kv * 4 + 2 * sub + 1) * 1024, 64);
-            _tile_dpbsud(0, 4, 6);
-            _tile_dpbsud(1, 4, 7);
-            _tile_dpbsud(2, 5, 6);
-            _tile_dpbsud(3, 5, 7);
-            _tile_loadd(4, w->wv + h * rp + kv * 64, rp);
-            _tile_loadd(5, w->wv + (h + 16) * rp + kv * 64, rp);
-            _tile_loadd(6, w->b2m + (kv * 4 + 2 * sub) * 1024, 64);
-            _tile_loadd(7, w->b2m + (kv * 4 + 2 * sub + 1) * 1024, 64);
-            _tile_dpbsud(0, 4, 6);
-            _tile_dpbsud(1, 4, 7);
-            _tile_dpbsud(2, 5, 6);
-            _tile_dpbsud(3, 5, 7);
+            size_t at = (kv * 4 + 2 * sub) * 1024;
+            tiles_2x2_su(w->wd + h * rp + kv * 64, rp, w->b2 + at);  /* codes x W */
+            tiles_2x2_su(w->wv + h * rp + kv * 64, rp, w->b2m + at); /* missing x V */
         }
         _tile_stored(0, w->acc + h * 32, 128);
         _tile_stored(1, w->acc + h * 32 + 16, 128);
