@@ -29,7 +29,7 @@ struct gsvd_i8x {
     float *xr;           /* n x cp: X~ in integer units (exact: |X~| <= 2^20; zeros past c) */
     double *inv;         /* c: 1 / the column's scale */
     double *xsum;        /* c: column sums of xr */
-    size_t xd_cap, xr_cap, c_cap; /* bytes allocated */
+    size_t xd_cap, xr_cap, inv_cap, xsum_cap; /* bytes allocated (gsvd_reserve_large) */
 };
 
 struct gsvd_i8w {
@@ -120,19 +120,9 @@ static void digits3(long v, int8_t d[3])
     d[2] = (int8_t)((v1 - d1) / 128);
 }
 
-static int grow(void **p, size_t *cap, size_t bytes)
-{
-    if (bytes <= *cap && *p)
-        return GSVD_OK;
-    gsvd_free(*p);
-    *p = gsvd_aligned_alloc(64, bytes ? bytes : 64);
-    *cap = *p ? bytes : 0;
-    return *p ? GSVD_OK : GSVD_ENOMEM;
-}
-
 int gsvd_i8x_set(gsvd_i8x *x, size_t n, size_t c, const float *xf)
 {
-    size_t np = round_up(n ? n : 1, 64), dp, cp, nc, xd_bytes, xr_bytes;
+    size_t np = round_up(n ? n : 1, 64), dp, cp, nc;
     int rc = GSVD_OK;
 
     if (c == 0 || c > SIZE_MAX / 3 - 32)
@@ -141,22 +131,13 @@ int gsvd_i8x_set(gsvd_i8x *x, size_t n, size_t c, const float *xf)
     cp = round_up(c, 16);
     if (gsvd_mul_size(n, cp, &nc) < 0)
         return GSVD_EINVAL;
-    if (gsvd_mul_size(np, dp, &xd_bytes) < 0 || gsvd_mul_size(nc, sizeof(float), &xr_bytes) < 0)
-        return GSVD_EINVAL;
-    GSVD_TRY(grow((void **)&x->xd, &x->xd_cap, xd_bytes));
-    GSVD_TRY(grow((void **)&x->xr, &x->xr_cap, xr_bytes));
-    if (c > x->c_cap) {
-        gsvd_free(x->inv);
-        gsvd_free(x->xsum);
-        x->inv = gsvd_malloc(c * sizeof *x->inv);
-        x->xsum = gsvd_malloc(c * sizeof *x->xsum);
-        x->c_cap = x->inv && x->xsum ? c : 0;
-        if (!x->c_cap)
-            return GSVD_ENOMEM;
-    }
+    GSVD_TRY(gsvd_reserve_large(&x->xd, &x->xd_cap, np, dp));
+    GSVD_TRY(gsvd_reserve_large(&x->xr, &x->xr_cap, nc, sizeof *x->xr));
+    GSVD_TRY(gsvd_reserve_large(&x->inv, &x->inv_cap, c, sizeof *x->inv));
+    GSVD_TRY(gsvd_reserve_large(&x->xsum, &x->xsum_cap, c, sizeof *x->xsum));
     x->n = n, x->c = c, x->np = np, x->dp = dp, x->cp = cp;
-    memset(x->xd, 0, xd_bytes);
-    memset(x->xr, 0, xr_bytes);
+    memset(x->xd, 0, np * dp);
+    memset(x->xr, 0, nc * sizeof *x->xr);
     for (size_t j = 0; j < c; j++) {
         double mx = 0, q, sum = 0;
         for (size_t i = 0; i < n; i++) {
