@@ -16,6 +16,8 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <strings.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -161,4 +163,27 @@ int gsvd_blas_parallel_tasks(size_t n_threads, size_t n_tasks,
     if (rc < 0)
         return rc;
     return gsvd_parallel_tasks(n_threads, n_tasks, fn, ctx);
+}
+
+const char *gsvd_blas_core(void)
+{
+    const char *name = openblas_get_corename();
+    return name ? name : "unknown";
+}
+
+const char *gsvd_blas_core_fix(void)
+{
+    if (getenv("OPENBLAS_CORETYPE") || strcasecmp(gsvd_blas_core(), "Prescott") != 0)
+        return NULL;
+#if defined(__x86_64__) && defined(__GNUC__)
+    /* libgcc's probe checks XCR0 too: a feature the OS does not save counts as absent */
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+        __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl"))
+        return "SkylakeX";
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return "Haswell";
+#endif
+    return NULL;
 }

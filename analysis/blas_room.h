@@ -46,5 +46,17 @@ GSVD_NODISCARD int gsvd_blas_parallel_tasks(size_t n_threads, size_t n_tasks,
                                             int (*fn)(void *ctx, size_t worker, size_t task),
                                             void *ctx);
 
+/* OpenBLAS's kernels.  OpenBLAS picks them by CPU model when it loads and falls back to its
+ * generic "Prescott" set for a model it does not know: Debian 12's 0.3.21 on Intel Emerald
+ * Rapids (family 6 model 207) runs sgemm ~3x slower so, every BLAS product of gensvd with it.
+ * gsvd_blas_core_fix names the set to ask for instead (OPENBLAS_CORETYPE, read at load time,
+ * so the process must start again: cli/signals.c): "SkylakeX" where the CPU and the OS have
+ * AVX-512 F, CD, BW, DQ and VL, "Haswell" where they have AVX2 and FMA; NULL when OpenBLAS
+ * chose a specific set, when OPENBLAS_CORETYPE is set already (the user's choice), or when the
+ * CPU has neither.  gsvd_blas_core is the set OpenBLAS runs ("SkylakeX"); both strings are
+ * static.  Thread safety: any thread. */
+const char *gsvd_blas_core_fix(void);
+const char *gsvd_blas_core(void);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_BLAS_ROOM_H */

@@ -42,6 +42,17 @@ cc -O2 -mamx-tile -mamx-bf16 -mamx-int8 bench/gemm_limit.c $(pkg-config --cflags
     -o "$out/gemm_limit" 2>/dev/null ||
     cc -O2 bench/gemm_limit.c $(pkg-config --cflags --libs openblas) -o "$out/gemm_limit"
 
+# Debian's OpenBLAS (0.3.21) runs generic "Prescott" kernels on CPUs it does not know (Intel
+# Emerald Rapids); gensvd then restarts with OPENBLAS_CORETYPE set (README, "OpenBLAS on a CPU
+# it does not know").  plink2 links the same OpenBLAS: it and the GEMM limit run with the kernels
+# gensvd runs (`gensvd --version`), so that no tool is timed on the slow ones; unset where
+# OpenBLAS knows the CPU.  NATIVE_BLAS=1 leaves plink2 on what OpenBLAS picks by itself.
+core=$("$G" --version | sed -n "s/^blas: OpenBLAS, \([A-Za-z0-9]*\) kernels (gensvd's choice.*/\1/p")
+blas_env=()
+[ -n "$core" ] && blas_env=(env "OPENBLAS_CORETYPE=$core")
+plink_env=("${blas_env[@]}")
+[ -n "${NATIVE_BLAS:-}" ] && plink_env=()
+
 # P1_DIMS / P2_DIMS="VARIANTS SAMPLES" override the shapes (a quick check of the script itself)
 dims() { case $1 in P1) echo "${P1_DIMS:-1000000 2000}" ;; P2) echo "${P2_DIMS:-100000 20000}" ;; esac; }
 
@@ -142,7 +153,7 @@ for size in $SIZES; do
                 "$PY" tests/pca/pca_oracle.py write-bed "$store" "$bed" --chunk 10000
             fi
             if [ "$tool" = plink2_approx ]; then pca=(--pca approx "$K"); else pca=(--pca "$K"); fi
-            measure "$name" plink2 --bfile "$bed" --mac 1 "${pca[@]}" --threads "$nproc" \
+            measure "$name" "${plink_env[@]}" plink2 --bfile "$bed" --mac 1 "${pca[@]}" --threads "$nproc" \
                 --out "$res/$name" || true ;;
         sklearn7 | sklearn20)
             [ "$size" = P2 ] || continue
@@ -155,9 +166,9 @@ for size in $SIZES; do
     export "${size}_DIMS=$M $N"
     if [ ! -s "$res/${size}_limit" ] || [ -n "${FORCE:-}" ]; then
         if [ "$size" = P2 ]; then
-            "$out/gemm_limit" pass "$M" "$N" 20 >"$res/${size}_limit"
+            "${blas_env[@]}" "$out/gemm_limit" pass "$M" "$N" 20 >"$res/${size}_limit"
         else
-            "$out/gemm_limit" syrk "$M" "$N" >"$res/${size}_limit"
+            "${blas_env[@]}" "$out/gemm_limit" syrk "$M" "$N" >"$res/${size}_limit"
             "$out/gemm_limit" amx "$M" "$N" >"$res/${size}_limit_amx" 2>/dev/null ||
                 rm -f "$res/${size}_limit_amx"
             "$out/gemm_limit" amx8 "$M" "$N" >"$res/${size}_limit_amx8" 2>/dev/null ||
@@ -168,6 +179,7 @@ done
 
 echo
 echo "PCA at scale, k = $K, $nproc CPUs, $(date -u +%Y-%m-%d); plink2 $(plink2 --version 2>/dev/null | head -n 1)"
+echo "$("$G" --version | grep '^blas: ')${core:+; plink2 and the limit with OPENBLAS_CORETYPE=$core${NATIVE_BLAS:+ (the limit only)}}"
 # shellcheck disable=SC2086
 "$PY" - "$res" $SIZES -- $TOOLS <<'EOF'
 import os, re, sys

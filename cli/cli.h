@@ -75,12 +75,14 @@ extern const struct gsvd_opt_group gsvd_opts_basic, gsvd_opts_progress, gsvd_opt
  * or -1 (errno set) when the pipe, the thread or a handler cannot be set up. */
 int gsvd_cli_signals_init(void);
 
-/* With a finite `ulimit -v`, first run once more (execv of /proc/self/exe with argv) with
- * OPENBLAS_NUM_THREADS=1 unless it is set, then check that some headroom is left after the
- * libraries loaded; if not, print an out-of-memory message and _exit(1) at once (OpenBLAS's threads
- * would keep exit() from returning).  Called first thing in main(); returns only when the check
- * passed. */
-void gsvd_cli_check_address_space(char **argv);
+/* Run once more (execv of /proc/self/exe with argv) with OPENBLAS_NUM_THREADS=1 under a finite
+ * `ulimit -v` unless it is set, and with OPENBLAS_CORETYPE when OpenBLAS runs its generic
+ * kernels on a CPU it does not know (analysis/blas_room.h, gsvd_blas_core_fix); then, under
+ * the limit, check that some headroom is left after the libraries loaded; if not, print an
+ * out-of-memory message and _exit(1) at once (OpenBLAS's threads would keep exit() from
+ * returning).  Called first thing in main(), before anything reads argv; returns only when
+ * the check passed. */
+void gsvd_cli_blas_start(char **argv);
 
 /* The distributed run's communicator (common/comm.h), or NULL for one process: set by main()
  * when an MPI launcher started the process (GENSVD_MPI builds); borrowed, main() owns it. */

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/blas_room.h"
 #include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/buf.h"
@@ -229,6 +230,11 @@ void gsvd_cli_common_apply(struct gsvd_cli_common *c)
     if (gsvd_comm_rank(w) > 0)
         level = GSVD_LOG_ERROR;
     gsvd_log_set_level((enum gsvd_log_level)level);
+    const char *was = getenv("GENSVD_BLAS_CORE_WAS");
+    if (was)
+        gsvd_log_info("OpenBLAS did not know this CPU and chose its %s kernels; running with "
+                      "OPENBLAS_CORETYPE=%s instead (set OPENBLAS_CORETYPE to choose)",
+                      was, gsvd_blas_core());
     if (c->threads == 0) {
         size_t per = gsvd_ncpu() / (size_t)gsvd_comm_local_size(w);
         c->threads = per ? per : 1;

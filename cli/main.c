@@ -3,8 +3,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "analysis/blas_room.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "common/comm.h"
@@ -83,6 +85,10 @@ static void version(void)
     char libs[256];
     gsvd_codec_library_versions(libs, sizeof libs);
     printf("libraries: %s\n", libs);
+    const char *was = getenv("GENSVD_BLAS_CORE_WAS");
+    printf("blas: OpenBLAS, %s kernels%s%s%s\n", gsvd_blas_core(),
+           was ? " (gensvd's choice: OpenBLAS did not know this CPU and chose " : "",
+           was ? was : "", was ? ")" : "");
 }
 
 static const struct command *find(const char *name)
@@ -122,7 +128,7 @@ int main(int argc, char **argv)
     const struct command *cmd;
     int rc;
 
-    gsvd_cli_check_address_space(argv);
+    gsvd_cli_blas_start(argv);
     if (argc < 2) {
         usage(stderr);
         return GSVD_EXIT_USAGE;

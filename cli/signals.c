@@ -93,10 +93,14 @@ int gsvd_cli_signals_init(void)
  * command, --version included, spun and never exited, and later the first BLAS call of a run
  * did the same.  So before anything else, with a finite RLIMIT_AS, the main thread's own BLAS
  * buffer is mapped now while it still fits (analysis/blas_room.h; parallel BLAS sections check
- * for their further buffers), else the run stops at once with a clear message. */
-void gsvd_cli_check_address_space(char **argv)
+ * for their further buffers), else the run stops at once with a clear message.
+ * OpenBLAS also picks its kernels at load time, and on a CPU model it does not know it runs
+ * generic ones ~3x slower (gsvd_blas_core_fix): the program then runs once more with the set
+ * that fits the CPU in OPENBLAS_CORETYPE, noted in GENSVD_BLAS_CORE_WAS for -v. */
+void gsvd_cli_blas_start(char **argv)
 {
     struct rlimit as;
+    int again = 0;
 
     /* The pool's threads map their buffers at load time, racing main(): under a limit that
      * leaves room for few buffers one of them could still be spinning (a hang seen in about 1
@@ -104,10 +108,14 @@ void gsvd_cli_check_address_space(char **argv)
      * the program runs once more with OPENBLAS_NUM_THREADS=1, where OpenBLAS starts no pool
      * (gensvd runs BLAS on its own threads; blas_room stops the pool there anyway). */
     if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
-        !getenv("OPENBLAS_NUM_THREADS")) {
-        if (setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
-            execv("/proc/self/exe", argv); /* returns only on failure: go on as before */
-    }
+        !getenv("OPENBLAS_NUM_THREADS") && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
+        again = 1;
+    const char *core = gsvd_blas_core_fix();
+    if (core && setenv("GENSVD_BLAS_CORE_WAS", gsvd_blas_core(), 1) == 0 &&
+        setenv("OPENBLAS_CORETYPE", core, 1) == 0)
+        again = 1;
+    if (again)
+        execv("/proc/self/exe", argv); /* returns only on failure: go on as before */
     if (gsvd_blas_room_init() == GSVD_OK)
         return;
     fflush(stderr);
