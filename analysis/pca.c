@@ -48,6 +48,19 @@ const char *gsvd_pca_method_name(enum gsvd_pca_method m)
     return "unknown";
 }
 
+const char *gsvd_pca_stop_name(enum gsvd_pca_stop r)
+{
+    switch (r) {
+    case GSVD_PCA_STOP_BOUND:
+        return "bound";
+    case GSVD_PCA_STOP_SUBSPACE:
+        return "subspace";
+    case GSVD_PCA_STOP_ESTIMATE:
+        return "estimate";
+    }
+    return "unknown";
+}
+
 void gsvd_pca_result_free(struct gsvd_pca_result *r)
 {
     if (!r)
@@ -55,6 +68,7 @@ void gsvd_pca_result_free(struct gsvd_pca_result *r)
     gsvd_free(r->s);
     gsvd_free(r->u);
     gsvd_free(r->error_bound);
+    gsvd_free(r->error_estimate);
     gsvd_free(r->v);
     gsvd_free(r->var_mean);
     gsvd_free(r->var_scale);
@@ -166,6 +180,10 @@ static double one_minus_mev(const double *a, const double *b, size_t n, size_t k
 
 /* ---- the iterative solver ------------------------------------------------------------------ */
 
+/* error estimates (estimates()): passes of Ritz values kept, and the largest rate trusted */
+#define EST_PASSES 4
+#define EST_RHO_MAX 0.95
+
 struct solver {
     gsvd_geno *g;     /* the data (one pass per product), or NULL when G is set */
     const double *G;  /* n x n Gram in memory (exact method), or NULL */
@@ -187,12 +205,15 @@ struct solver {
     size_t *order;       /* Ritz indices, largest first */
     double *theta;       /* Ritz values, largest first */
     double *resid;       /* k: ||A u - theta u|| */
-    double *bound;       /* k: relative eigenvalue error bounds */
-    uint64_t fresh;      /* next Gaussian column number */
-    int *told;           /* a failure was shared with the other ranks (agree) */
-    double *lo;          /* with a communicator: n x l low parts of a pass, allocated once */
-    uint64_t *kept;      /* with a communicator of 2+ ranks: kept rows per Gram group (pass 1) */
-    size_t n_groups;     /* entries of kept */
+    double *bound;       /* k: relative singular value error bounds */
+    double *estimate;    /* k: extrapolated relative singular value errors (estimates()) */
+    double *hist;    /* EST_PASSES x k: the top-k Ritz values of the last passes, newest first */
+    size_t n_hist;   /* rows of hist filled */
+    uint64_t fresh;  /* next Gaussian column number */
+    int *told;       /* a failure was shared with the other ranks (agree) */
+    double *lo;      /* with a communicator: n x l low parts of a pass, allocated once */
+    uint64_t *kept;  /* with a communicator of 2+ ranks: kept rows per Gram group (pass 1) */
+    size_t n_groups; /* entries of kept */
 };
 
 static void solver_free(struct solver *s)
@@ -212,6 +233,8 @@ static void solver_free(struct solver *s)
     gsvd_free(s->theta);
     gsvd_free(s->resid);
     gsvd_free(s->bound);
+    gsvd_free(s->estimate);
+    gsvd_free(s->hist);
     gsvd_free(s->lo);
     gsvd_free(s->kept);
 }
@@ -237,8 +260,11 @@ static int solver_alloc(struct solver *s)
     s->theta = gsvd_malloc(s->cap * sizeof *s->theta);
     s->resid = gsvd_malloc(s->k * sizeof *s->resid);
     s->bound = gsvd_malloc(s->k * sizeof *s->bound);
+    s->estimate = gsvd_malloc(s->k * sizeof *s->estimate);
+    s->hist = gsvd_malloc(EST_PASSES * s->k * sizeof *s->hist);
     if (!s->K || !s->Y || !s->tmp || !s->H || !s->S || !s->small || !s->w || !s->X || !s->Yrow ||
-        !s->U || !s->Uprev || !s->order || !s->theta || !s->resid || !s->bound)
+        !s->U || !s->Uprev || !s->order || !s->theta || !s->resid || !s->bound || !s->estimate ||
+        !s->hist)
         return GSVD_ENOMEM;
     if (s->g && s->p->comm) {
         s->lo = gsvd_malloc(s->n * s->l * sizeof *s->lo);
@@ -376,12 +402,49 @@ static double residuals(struct solver *s)
     return worst;
 }
 
-static double max_bound(const struct solver *s)
+static double max_of(const double *v, size_t k)
 {
     double m = 0;
-    for (size_t q = 0; q < s->k; q++)
-        m = fmax(m, s->bound[q]);
+    for (size_t q = 0; q < k; q++)
+        m = fmax(m, v[q]);
     return m;
+}
+
+/* Extrapolated relative errors of the top-k singular values (estimates, not bounds; the
+ * bounds come first, so an estimate never exceeds its bound).  Each Ritz value rises towards
+ * its eigenvalue pass by pass (the basis grows, and a restart keeps the leading Ritz
+ * vectors), and once the basis holds its neighbourhood the rise shrinks by a nearly constant
+ * factor rho a pass: what is left is then d rho / (1 - rho), d the last rise.  rho is the
+ * largest of the last three ratios of rises (convergence in a Marchenko-Pastur bulk slows and
+ * speeds up by turns).  None (the bound alone) before EST_PASSES + 1 passes, after a value
+ * fell (a restart, or rounding once converged) or with rho >= EST_RHO_MAX. */
+static void estimates(struct solver *s)
+{
+    size_t k = s->k;
+    double *h = s->hist;
+    for (size_t q = 0; q < k; q++) {
+        double th = s->theta[q], e = INFINITY;
+        if (s->n_hist == EST_PASSES && th > 0) {
+            double d[EST_PASSES], rho = 0;
+            int ok = 1;
+            d[0] = th - h[q];
+            for (size_t j = 1; j < EST_PASSES; j++)
+                d[j] = h[(j - 1) * k + q] - h[j * k + q];
+            for (size_t j = 0; j < EST_PASSES && ok; j++)
+                ok = d[j] > 0;
+            for (size_t j = 0; j + 1 < EST_PASSES && ok; j++)
+                rho = fmax(rho, d[j] / d[j + 1]);
+            if (ok && rho < EST_RHO_MAX) {
+                double rise = d[0] * rho / (1 - rho);
+                e = (rise / th) / (sqrt(1 + rise / th) + 1); /* as the bound's */
+            }
+        }
+        s->estimate[q] = fmin(e, s->bound[q]);
+    }
+    memmove(h + k, h, (EST_PASSES - 1) * k * sizeof *h);
+    memcpy(h, s->theta, k * sizeof *h);
+    if (s->n_hist < EST_PASSES)
+        s->n_hist++;
 }
 
 /* Y = G X for the in-memory Gram (both n x width, row-major s->X / s->Yrow): rows of Y in
@@ -421,7 +484,7 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
 {
     const struct gsvd_pca_params *p = s->p;
     size_t n = s->n, l = s->l, last = 0, it;
-    double conv = 1, trace = 0, bnd = INFINITY;
+    double conv = 1, trace = 0, bnd = INFINITY, est = INFINITY;
     int rc = GSVD_OK, done = 0;
 
     /* start: l Gaussian columns */
@@ -464,19 +527,32 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
         combine(s->K, n, s->b, s->H, s->order, s->k, s->U, s->small);
         conv = it > 1 ? one_minus_mev(s->Uprev, s->U, n, s->k, s->small) : 1;
         res->max_residual = residuals(s);
-        bnd = max_bound(s);
+        bnd = max_of(s->bound, s->k);
+        if (!s->G)
+            estimates(s);
+        est = max_of(s->estimate, s->k);
         if (s->G)
             gsvd_log_debug("Gram iteration %zu: basis %zu, max singular value error bound %.3g", it,
                            s->b, bnd);
         else
-            gsvd_log_info("pass %zu (%.2f s): basis %zu, max singular value error bound %.3g, "
-                          "1-MEV %.3g, s1 %.6g, s%zu %.6g",
-                          it, seconds_now() - t0, s->b, bnd, conv, sqrt(fmax(s->theta[0], 0)), s->k,
-                          sqrt(fmax(s->theta[s->k - 1], 0)));
+            gsvd_log_info("pass %zu (%.2f s): basis %zu, max singular value error bound %.3g "
+                          "(estimate %.3g), 1-MEV %.3g, s1 %.6g, s%zu %.6g",
+                          it, seconds_now() - t0, s->b, bnd, est, conv, sqrt(fmax(s->theta[0], 0)),
+                          s->k, sqrt(fmax(s->theta[s->k - 1], 0)));
+        if (gsvd_log_get_level() >= GSVD_LOG_DEBUG) {
+            char line[1024];
+            size_t o = 0;
+            for (size_t q = 0; q < s->k && o + 32 < sizeof line; q++)
+                o += (size_t)snprintf(line + o, sizeof line - o, " %.12g",
+                                      sqrt(fmax(s->theta[q], 0)));
+            gsvd_log_debug("pass %zu singular values:%s", it, line);
+        }
         if (p->power_iter && !s->G) {
             done = it >= p->power_iter;
         } else if (p->stop == GSVD_PCA_STOP_SUBSPACE && !s->G) {
             done = it >= 2 && conv < s->tol;
+        } else if (p->stop == GSVD_PCA_STOP_ESTIMATE && !s->G) {
+            done = est <= s->tol;
         } else {
             done = bnd <= s->tol;
         }
@@ -527,17 +603,19 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
     res->convergence = conv;
     res->converged = p->power_iter && !s->G ? -1 : done || s->b >= n;
     memcpy(res->error_bound, s->bound, s->k * sizeof *s->bound);
+    memcpy(res->error_estimate, s->G ? s->bound : s->estimate, s->k * sizeof *s->bound);
     if (s->G && !res->converged)
         gsvd_log_warn("exact: the top-%zu eigensolver of the Gram matrix stopped after %zu "
                       "iterations with a singular value error bound of %.3g",
                       s->k, it, bnd);
     else if (!res->converged) {
         size_t met = 0;
+        int by_est = p->stop == GSVD_PCA_STOP_ESTIMATE;
         for (size_t q = 0; q < s->k; q++)
-            met += s->bound[q] <= s->tol;
+            met += (by_est ? s->estimate[q] : s->bound[q]) <= s->tol;
         gsvd_log_warn("stopped after %zu passes (--max-iter) with %zu of %zu components within "
-                      "--tol %.3g (largest singular value error bound %.3g)",
-                      it, met, s->k, s->tol, bnd);
+                      "--tol %.3g (largest singular value error bound %.3g, estimate %.3g)",
+                      it, met, s->k, s->tol, bnd, est);
     }
 out:
     return rc;
@@ -566,7 +644,8 @@ static int gram_top_k(const struct gsvd_pca_params *p, gsvd_backend *be, size_t 
                        .n_threads = p->n_threads,
                        .tol = GSVD_PCA_GRAM_TOL,
                        .max_iter = 100000};
-    struct gsvd_pca_result tmp = {.error_bound = res->error_bound};
+    struct gsvd_pca_result tmp = {.error_bound = res->error_bound,
+                                  .error_estimate = res->error_estimate};
     s.l = k + (k > 10 ? k : 10);
     s.cap = s.l * 8;
     if (s.l > n)
@@ -579,7 +658,7 @@ static int gram_top_k(const struct gsvd_pca_params *p, gsvd_backend *be, size_t 
     memcpy(u, s.U, n * k * sizeof *u);
     gsvd_log_info("exact: top-%zu eigenpairs of the Gram matrix in %zu block Krylov iterations "
                   "(singular value error bound %.3g)",
-                  k, tmp.iterations, max_bound(&s));
+                  k, tmp.iterations, max_of(s.bound, s.k));
 out:
     solver_free(&s);
     return rc;
@@ -621,7 +700,7 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
     err = gsvd_backend_gram_error(be);
     res->gram_error = err;
     for (size_t q = 0; q < k; q++)
-        res->error_bound[q] = err > 0 ? 1 - sqrt(1 - err) : 0;
+        res->error_bound[q] = res->error_estimate[q] = err > 0 ? 1 - sqrt(1 - err) : 0;
 out:
     gsvd_free(gram);
     return rc;
@@ -697,8 +776,17 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
         pass += gsvd_i8p_bytes((size_t)n, (size_t)l, gsvd_backend_pass_group_rows((size_t)n),
                                (size_t)threads);
     double scan = (double)gsvd_geno_scan_bytes(g);
-    int iterative = p->method == GSVD_PCA_RANDOMIZED ||
-                    (p->method == GSVD_PCA_AUTO && n > GSVD_PCA_AUTO_EXACT_N);
+    int iterative =
+        p->method != GSVD_PCA_EXACT && !(p->method == GSVD_PCA_AUTO && n <= GSVD_PCA_AUTO_EXACT_N);
+    /* basis blocks: randomized restarts at `window`; krylov keeps one per pass (and the start);
+     * subspace holds one; none holds more columns than samples (gsvd_pca_run's cap) */
+    int fixed_basis = p->method == GSVD_PCA_KRYLOV || p->method == GSVD_PCA_SUBSPACE;
+    if (p->method == GSVD_PCA_KRYLOV)
+        window = (double)((p->power_iter ? p->power_iter : p->max_iter) + 1);
+    else if (p->method == GSVD_PCA_SUBSPACE)
+        window = 1;
+    if (window * l > n)
+        window = ceil(n / l);
 
     if (!iterative) {
         /* the backend's float64 Gram and exact-sum parts, the Gram kernel's buffers, and the
@@ -722,24 +810,37 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
     }
     if (memory) {
         double fixed = pass + scan, blocks = ((double)memory - fixed) / per_block;
-        if (blocks < 2) {
+        if (fixed_basis && blocks < window) {
+            gsvd_log_error("--memory %.0f MiB is below the %.0f MiB --method %s needs for %.0f "
+                           "samples (basis of %.0f blocks of %.0f columns, pass buffers, decode "
+                           "pipeline)%s",
+                           (double)memory / mib, (fixed + window * per_block) / mib,
+                           p->method == GSVD_PCA_KRYLOV ? "krylov" : "subspace", n, window, l,
+                           p->method == GSVD_PCA_KRYLOV ? "; fewer --max-iter or randomized's "
+                                                          "restarted basis fit in less"
+                                                        : "");
+            return GSVD_EINVAL;
+        }
+        if (blocks < 2 && !fixed_basis) {
             gsvd_log_error("--memory %.0f MiB is below the minimum of %.0f MiB for %.0f samples "
                            "(basis of two blocks of %.0f columns, pass buffers, decode pipeline)",
                            (double)memory / mib, (fixed + 2 * per_block) / mib, n, l);
             return GSVD_EINVAL;
         }
-        if (blocks < window)
+        if (blocks < window && !fixed_basis) {
             window = floor(blocks);
-        p->window = (size_t)window;
+            p->window = (size_t)window;
+        }
         double left = (double)memory - fixed - window * per_block;
         if (left < (double)*cache_bytes)
             *cache_bytes = left > 0 ? (uint64_t)left : 0;
     }
-    gsvd_log_info("plan: %.0f samples, block %.0f columns, window %.0f (basis %.0f MiB), pass "
+    gsvd_log_info("plan: %.0f samples, block %.0f columns, %s %.0f (basis %.0f MiB), pass "
                   "buffers %.0f MiB (%.0f threads), decode pipeline %.0f MiB, cache up to %.0f MiB "
                   "in memory%s",
-                  n, l, window, window * per_block / mib, pass / mib, threads, scan / mib,
-                  (double)*cache_bytes / mib, *cache_bytes ? ", the rest spilled" : "");
+                  n, l, fixed_basis ? "basis blocks" : "window", window, window * per_block / mib,
+                  pass / mib, threads, scan / mib, (double)*cache_bytes / mib,
+                  *cache_bytes ? ", the rest spilled" : "");
     return GSVD_OK;
 }
 
@@ -802,7 +903,8 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     r->s = gsvd_malloc(k * sizeof *r->s);
     r->u = gsvd_malloc(n * k * sizeof *r->u);
     r->error_bound = gsvd_calloc(k, sizeof *r->error_bound);
-    if (!r->s || !r->u || !r->error_bound) {
+    r->error_estimate = gsvd_calloc(k, sizeof *r->error_estimate);
+    if (!r->s || !r->u || !r->error_bound || !r->error_estimate) {
         rc = GSVD_ENOMEM;
         goto out;
     }

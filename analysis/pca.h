@@ -20,10 +20,13 @@
  * eigenvalues they approximate, the singular value sqrt(theta_i) is within sqrt(1 + e_i /
  * theta_i) - 1 (about e_i / 2 theta_i) of the true one, relatively: that is the bound.
  * GSVD_PCA_STOP_SUBSPACE: 1 - MEV between the top-k Ritz vectors of consecutive iterations below
- * tol (for vectors in degenerate clusters). Test matrix: Gaussian from the counter-based generator
- * keyed by (seed, sample, column), so the result does not depend on thread count, block size or
- * device.  Sign rule: the entry of largest magnitude of each sample vector (column of U) is
- * positive. Thread safety: calls share no state. */
+ * tol (for vectors in degenerate clusters).  GSVD_PCA_STOP_ESTIMATE: every top-k singular
+ * value's error *estimate* below tol: the rise of its Ritz value over the last passes,
+ * extrapolated geometrically (analysis/pca.c, estimates()); inside a flat cluster the bounds
+ * are ~100x above the true errors and the estimates within a few times of them, both ways. Test
+ * matrix: Gaussian from the counter-based generator keyed by (seed, sample, column), so the result
+ * does not depend on thread count, block size or device.  Sign rule: the entry of largest magnitude
+ * of each sample vector (column of U) is positive. Thread safety: calls share no state. */
 #ifndef GSVD_ANALYSIS_PCA_H
 #define GSVD_ANALYSIS_PCA_H
 #include <stddef.h>
@@ -38,6 +41,7 @@ GSVD_EXTERN_C_BEGIN
 enum gsvd_pca_stop {
     GSVD_PCA_STOP_BOUND = 0, /* every top-k singular value's relative error bound <= tol */
     GSVD_PCA_STOP_SUBSPACE,  /* 1 - MEV between the top-k Ritz vectors of two passes < tol */
+    GSVD_PCA_STOP_ESTIMATE,  /* every top-k singular value's error estimate <= tol */
 };
 
 enum gsvd_pca_method {
@@ -96,6 +100,8 @@ struct gsvd_pca_result {
                                     pass count (power_iter) */
     double *error_bound;         /* k relative singular value error bounds (0 for exact with
                                     exact products) */
+    double *error_estimate;      /* k extrapolated relative errors, each at most its bound
+                                    (iterative methods; exact: the bounds) */
     double gram_error;           /* exact: the Gram kernel's relative eigenvalue bound (0: exact
                                     products; the CPU's int8 tiles: 2^-14) */
     double max_residual;         /* max over components of ||Z^T Z u - s^2 u|| / s^2 */
@@ -127,6 +133,7 @@ GSVD_NODISCARD int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsv
 void gsvd_pca_result_free(struct gsvd_pca_result *r); /* accepts NULL */
 
 const char *gsvd_pca_method_name(enum gsvd_pca_method m);
+const char *gsvd_pca_stop_name(enum gsvd_pca_stop r); /* "bound", "subspace", "estimate" */
 
 /* The part of the variant range [start, stop) that rank `rank` of `size` analyses: contiguous,
  * in rank order, cut at multiples of the Gram row group for n samples (so that every product

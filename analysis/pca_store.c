@@ -123,8 +123,8 @@ int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_write
         "    \"trace\": %.17g,\n    \"M_variant_mask\": %llu,\n"
         "    \"singular_value_error_bound\": [",
         gsvd_pca_method_name(r->method), k, r->l, r->iterations, r->convergence,
-        isfinite(r->max_residual) ? r->max_residual : -1.0,
-        info->pca->stop == GSVD_PCA_STOP_SUBSPACE ? "subspace" : "bound", info->pca->tol,
+        isfinite(r->max_residual) ? r->max_residual : -1.0, gsvd_pca_stop_name(info->pca->stop),
+        info->pca->tol,
         r->converged < 0 ? "null"
         : r->converged   ? "true"
                          : "false",
@@ -134,6 +134,10 @@ int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_write
     for (size_t q = 0; q < k; q++)
         GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
                                  isfinite(r->error_bound[q]) ? r->error_bound[q] : -1.0));
+    GSVD_TRY(gsvd_buf_puts(&attrs, "],\n    \"singular_value_error_estimate\": ["));
+    for (size_t q = 0; q < k; q++)
+        GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
+                                 isfinite(r->error_estimate[q]) ? r->error_estimate[q] : -1.0));
     GSVD_TRY(gsvd_buf_printf(&attrs,
                              "],\n    \"gram_error\": %.6g,\n    \"ploidy\": %zu,\n"
                              "    \"variant_start\": %llu",

@@ -19,8 +19,8 @@
  *                                         on, 0 for those projected onto them (analysis/project.h)
  * Group attributes: version, command, input, method, k, l, iterations, convergence,
  * max_relative_residual, stop, tol, converged, seed, scaler, missing, N, M, M_used, trace,
- * singular_value_error_bound, ploidy, variant_start (index in the input of the first variant
- * row), and with --fit-samples N_fitted.
+ * singular_value_error_bound, singular_value_error_estimate, gram_error, ploidy, variant_start
+ * (index in the input of the first variant row), and with --fit-samples N_fitted.
  * Thread safety: calls share no state. */
 #ifndef GSVD_ANALYSIS_PCA_STORE_H
 #define GSVD_ANALYSIS_PCA_STORE_H

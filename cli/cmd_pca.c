@@ -55,7 +55,8 @@ static const char *const method_names[] = {"randomized", "krylov", "subspace", "
 static const char *const scaler_names[] = {"patterson", "hwe",  "standard",
                                            "center",    "none", NULL}; /* enum gsvd_scaler order */
 static const char *const missing_names[] = {"mean", "error", NULL};    /* geno.missing_error */
-static const char *const stop_names[] = {"bound", "subspace", NULL};   /* enum gsvd_pca_stop */
+static const char *const stop_names[] = {"bound", "subspace", "estimate",
+                                         NULL}; /* enum gsvd_pca_stop */
 static const char *const gram_kernel_names[] = {"auto", "f32", "amx", "i8",
                                                 NULL}; /* enum gsvd_gram_kernel order */
 static const char *const pass_kernel_names[] = {"auto", "f32", "i8",
@@ -136,7 +137,9 @@ static const struct gsvd_opt method_options[] = {
      .choices = stop_names,
      .help = "bound: stop when every component's singular value error\nbound (relative, from its "
              "Ritz residual) is <= --tol;\nsubspace: when 1 - MEV of the top-k vectors between\n"
-             "passes < --tol\n(vectors inside clusters of equal eigenvalues) [bound]"},
+             "passes < --tol\n(vectors inside clusters of equal eigenvalues);\nestimate: when "
+             "every error estimate (the rise of the\nsingular value over the last passes, "
+             "extrapolated;\nnot a bound) is <= --tol [bound]"},
     {.name = "tol",
      .type = GSVD_OPT_DOUBLE,
      PCA(pca.tol),
@@ -349,7 +352,7 @@ out:
     return rc;
 }
 
-static void report(const struct gsvd_pca_result *r)
+static void report(const struct gsvd_pca_result *r, enum gsvd_pca_stop stop)
 {
     const struct gsvd_geno_counts *c = &r->counts;
     if (gsvd_log_get_level() < GSVD_LOG_WARN)
@@ -372,9 +375,11 @@ static void report(const struct gsvd_pca_result *r)
     else
         fprintf(stderr, "[pca] %s: %zu passes, %s; final 1-MEV %.3g\n",
                 gsvd_pca_method_name(r->method), r->iterations,
-                r->converged < 0 ? "fixed pass count (--power-iter)"
-                : r->converged   ? "converged (every bound within --tol)"
-                                 : "NOT converged: --max-iter reached before --tol",
+                r->converged < 0                 ? "fixed pass count (--power-iter)"
+                : !r->converged                  ? "NOT converged: --max-iter reached before --tol"
+                : stop == GSVD_PCA_STOP_ESTIMATE ? "converged (every estimate within --tol)"
+                : stop == GSVD_PCA_STOP_SUBSPACE ? "converged (1 - MEV within --tol)"
+                                                 : "converged (every bound within --tol)",
                 r->convergence);
     fprintf(stderr, "[pca] singular values:");
     for (size_t q = 0; q < r->k; q++)
@@ -384,6 +389,12 @@ static void report(const struct gsvd_pca_result *r)
         fprintf(stderr, "[pca] singular value error bounds (relative):");
         for (size_t q = 0; q < r->k; q++)
             fprintf(stderr, " %.2g", r->error_bound[q]);
+        fprintf(stderr, "\n");
+    }
+    if (r->method != GSVD_PCA_EXACT) {
+        fprintf(stderr, "[pca] singular value error estimates (extrapolated, not bounds):");
+        for (size_t q = 0; q < r->k; q++)
+            fprintf(stderr, " %.2g", r->error_estimate[q]);
         fprintf(stderr, "\n");
     }
 }
@@ -516,7 +527,7 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
         ids = &join.ids;
     }
     if (gsvd_comm_rank(world) == 0 && rc == GSVD_OK) {
-        report(r);
+        report(r, o->pca.stop);
         if (o->output) {
             struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
             struct gsvd_pca_store_info info = {.command = o->command,

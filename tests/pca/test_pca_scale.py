@@ -12,14 +12,17 @@ usage: .venv/zarr3/bin/python tests/pca/test_pca_scale.py GENSVD [big]
              PCs, then eigenvalues within 0.4% of each other): the population PCs within 1e-4
              and |corr| >= 0.999 of exact; every reported bound is honest (the true relative
              error of each singular value against exact is at most its bound); the run says it
-             did not converge (summary and attributes) and exits 0
+             did not converge (summary and attributes) and exits 0; the error estimates are
+             within 0.25-4x of the true errors and never above the bounds; --stop estimate
+             converges with every true error within --tol
     threads  byte-identical TSV for --threads 1, 2, 3 and for two chunkings of the same data
     many     N = 100,000 samples x 300 variants end to end against a float64 numpy SVD of the
              standardised matrix (variant side: 300 x 100,000): population PCs within 1e-6,
              every bound honest
     options  --stop subspace, --power-iter, bad --stop / --cache-dir / --tol / --pass-kernel
              values (exit 2), a cache directory that cannot be written (warning, same bytes)
-    plan     exact's --memory plan covers its peak RSS (3000 samples) and refuses a cap below it
+    plan     exact's --memory plan covers its peak RSS (3000 samples) and refuses a cap below it;
+             krylov's plan counts a block per pass, keeps the cache and refuses a cap below its basis
     kernels  --pass-kernel i8 (int8 AMX tiles on the 2-bit codes) against f32 and exact on the
              bulk store and hapmap3: singular values within 2e-6 of f32's after the same passes
              and of exact where both converged, population PCs |corr| >= 0.99999, byte-identical
@@ -35,6 +38,7 @@ Last line "N passed, N failed"; exit 1 on failure.
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -131,6 +135,23 @@ def case_bulk(g, tmp):
           str(attrs.get("converged")))
     check("bulk: not converged, said in the summary and the warning",
           "NOT converged" in p.stderr and "--max-iter" in p.stderr, p.stderr[-400:])
+    est = np.array(attrs["singular_value_error_estimate"])
+    big = err > 100 * FLOOR  # the bulk PCs after 8 passes (~5e-3)
+    ratio = est[big] / err[big]
+    check("bulk: error estimates never above the bounds, the bulk's within 0.25-4x of the true "
+          "errors", len(est) == 10 and bool(np.all(est <= bounds)) and big.sum() >= 6
+          and bool(np.all((ratio >= 0.25) & (ratio <= 4))), f"estimates {est} errors {err}")
+    check("bulk: the summary prints the estimates",
+          "singular value error estimates (extrapolated, not bounds):" in p.stderr, p.stderr[-400:])
+    # --stop estimate: stops when the estimates are within --tol, well before the bounds are,
+    # with every true error within --tol
+    _, ze, attrs3 = pca_zarr(g, store, os.path.join(tmp, "bulk_est.zarr"), "-m", "randomized",
+                             "--stop", "estimate", "--max-iter", 80)
+    e3 = np.abs(ze["sample_pca_singular_value"][:] - se) / se
+    check("bulk: --stop estimate --max-iter 80 converges with every true error within 1e-4",
+          attrs3["converged"] is True and attrs3["stop"] == "estimate"
+          and bool(np.all(e3 <= 1e-4)) and attrs3["iterations"] < 80,
+          f"{attrs3['converged']} {attrs3['iterations']} {e3}")
 # more passes reach the bulk too (the stop rule is honest, not unreachable)
     _, zr, attrs2 = pca_zarr(g, store, os.path.join(tmp, "bulk_more.zarr"), "-m", "randomized",
                              "--max-iter", 80, "--tol", 1e-3)
@@ -230,6 +251,21 @@ def case_exact_plan(g, tmp):
     check("exact plan: --memory 250M is refused (the run needs more)",
           low.returncode != 0 and "below what the exact method needs" in low.stderr,
           low.stderr[-300:])
+    # krylov keeps a block per pass: planned as such (not as exact, which caches nothing), so
+    # under --memory its later passes read the cache, and a cap below its basis is refused.
+    # 3000 samples x 15 columns x 24 bytes: 1.03 MiB a block, 7 blocks for --max-iter 6
+    kry = run(g, "pca", store, "-k", 5, "-m", "krylov", "--max-iter", 6, "--format", "tsv",
+              "--memory", "64M", "-v")
+    cached = re.search(r"next passes: (\d+) bytes in memory, 0 in the spill file", kry.stderr)
+    check("krylov plan: its basis blocks are planned and the cache is kept under --memory",
+          kry.returncode == 0 and "basis blocks 7" in kry.stderr
+          and "plan: exact" not in kry.stderr and cached is not None
+          and int(cached.group(1)) > 0, kry.stderr[-600:])
+    low = run(g, "pca", store, "-k", 5, "-m", "krylov", "--max-iter", 400, "--format", "tsv",
+              "--memory", "64M", ok_codes=(1, 2))
+    check("krylov plan: --max-iter 400 under --memory 64M is refused with the reason",
+          low.returncode in (1, 2) and "--method krylov needs" in low.stderr
+          and "--max-iter" in low.stderr, low.stderr[-300:])
 
 
 def case_big(g, tmp):
