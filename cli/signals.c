@@ -116,6 +116,10 @@ void gsvd_cli_blas_start(char **argv)
         again = 1;
     if (again)
         execv("/proc/self/exe", argv); /* returns only on failure: go on as before */
+    if (core) { /* not restarted: OpenBLAS keeps what it chose, and -v must not say otherwise */
+        unsetenv("GENSVD_BLAS_CORE_WAS");
+        unsetenv("OPENBLAS_CORETYPE");
+    }
     if (gsvd_blas_room_init() == GSVD_OK)
         return;
     fflush(stderr);
