@@ -114,7 +114,9 @@ void gsvd_cli_blas_start(char **argv)
     if (core && setenv("GENSVD_BLAS_CORE_WAS", gsvd_blas_core(), 1) == 0 &&
         setenv("OPENBLAS_CORETYPE", core, 1) == 0)
         again = 1;
-    if (again)
+    /* under valgrind /proc/self/exe is valgrind's tool, not gensvd: no restart there */
+    const char *pre = getenv("LD_PRELOAD");
+    if (again && !(pre && strstr(pre, "vgpreload")))
         execv("/proc/self/exe", argv); /* returns only on failure: go on as before */
     if (core) { /* not restarted: OpenBLAS keeps what it chose, and -v must not say otherwise */
         unsetenv("GENSVD_BLAS_CORE_WAS");
