@@ -209,6 +209,19 @@ static inline void check_visit(gsvd_reader *r, const uint64_t *start, const uint
         ok &= v.hits[e] == 1;
     GSVD_CHECK(ok);
     GSVD_CHECK(n == 0 || memcmp(v.dst, want, n * v.esz) == 0);
+    if (z->ndim > 0) { /* regions that leave the array: refused before any piece, as read's */
+        uint64_t bs[GSVD_MAX_DIMS], bc[GSVD_MAX_DIMS];
+        size_t before = v.pieces;
+        memcpy(bs, start, z->ndim * sizeof *bs);
+        memcpy(bc, count, z->ndim * sizeof *bc);
+        bs[0] = z->shape[0];
+        bc[0] = 1;
+        GSVD_CHECK_RC(gsvd_reader_visit(r, bs, bc, visit_place, &v), GSVD_EINVAL);
+        bs[0] = 1;
+        bc[0] = UINT64_MAX; /* start + count wraps */
+        GSVD_CHECK_RC(gsvd_reader_visit(r, bs, bc, visit_place, &v), GSVD_EINVAL);
+        GSVD_CHECK(v.pieces == before);
+    }
     if (v.pieces >= 2) { /* the callback's error ends the visit */
         v.stop_after = 1;
         v.pieces = 0;
