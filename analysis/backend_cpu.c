@@ -69,7 +69,7 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     if (b->gram_kernel == GSVD_GRAM_AMX || b->gram_kernel == GSVD_GRAM_I8) {
         char why[128];
         int i8 = b->gram_kernel == GSVD_GRAM_I8;
-        if (!(i8 ? gsvd_amx_int8_usable(why, sizeof why) : gsvd_amx_usable(why, sizeof why))) {
+        if (!(i8 ? gsvd_i8_engine_pick(why, sizeof why) : gsvd_amx_usable(why, sizeof why))) {
             gsvd_log_error("the %s Gram kernel cannot run here: %s", i8 ? "i8" : "AMX", why);
             gsvd_free(b);
             return GSVD_EUNSUPPORTED;

@@ -127,7 +127,7 @@ double gsvd_cpu_gram_fast(gsvd_backend *be, int on)
         gsvd_log_debug("Gram kernel: not i8 (needs integer dosages 0..2)");
         return 0;
     }
-    if (!gsvd_amx_int8_usable(why, sizeof why)) {
+    if (!gsvd_i8_engine_pick(why, sizeof why)) {
         gsvd_log_debug("Gram kernel: not i8 (%s)", why);
         return 0;
     }
@@ -153,7 +153,8 @@ static int pick_kernel(const struct backend_cpu *b, size_t n)
             gsvd_log_error("--gram-kernel i8 needs integer dosages 0..2 (ploidy 1 or 2)");
             return GSVD_EUNSUPPORTED;
         }
-        gsvd_log_info("Gram kernel: i8 (int8 AMX tiles on the dosages, weights to 2^-14)");
+        gsvd_log_info("Gram kernel: i8 (int8 products on the dosages, weights to 2^-14: %s)",
+                      gsvd_i8_engine_name(gsvd_i8_engine_pick(NULL, 0)));
         return GSVD_GRAM_I8;
     }
     if (b->gram_kernel == GSVD_GRAM_AMX) { /* usable: checked at create */
@@ -232,7 +233,7 @@ int gsvd_cpu_gram_begin(gsvd_backend *be, size_t n)
         b->tr_over = 0;
     }
     if (kernel == GSVD_GRAM_I8) {
-        GSVD_TRY(gsvd_i8_pack_new(&b->i8));
+        GSVD_TRY(gsvd_i8_pack_new(&b->i8, gsvd_i8_engine_pick(NULL, 0)));
     } else if (kernel == GSVD_GRAM_AMX) {
         GSVD_TRY(gsvd_amx_pack_new(&b->amx));
         b->ctile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *

@@ -1,11 +1,14 @@
-/* analysis/gram_i8.c - AMX int8 tiles of the Gram on the genotype integers (see the header).
- * Only this file is compiled with -mamx-tile -mamx-int8 (CMake, where the compiler accepts
- * them); the intrinsics run only after gsvd_amx_int8_usable() said yes. */
+/* analysis/gram_i8.c - the int8 Gram on the genotype integers (see the header): the pack's
+ * planning and packing (AVX-512), the engine probe, and the AMX int8 tile engine.  Only this
+ * file's AMX part needs -mamx-tile -mamx-int8 (CMake, where the compiler accepts them); the
+ * VNNI engine is gram_i8_vnni.c.  Each engine runs only after its probe said yes. */
 #include "gsvd_config.h"
 
 #include "analysis/gram_i8.h"
+#include "analysis/gram_i8_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,50 +17,20 @@
 #include "common/checked.h"
 #include "common/err.h"
 
-#if GSVD_HAVE_AMX
+#if GSVD_I8_X86
 #include <immintrin.h>
 #endif
 
-#define R_BASE 127 /* R = 127 u: a missing call's u* to 1/254 */
-
-/* A class: padded rows [k0, k1) whose weights share the scale 2^e. */
-struct i8_class {
-    size_t k0, k1;
-    int e;
-};
-
-struct gsvd_i8_pack {
-    size_t rows, n;       /* the group: rows x n */
-    size_t kp, np, nb;    /* padded rows (classes padded to 64), samples padded to 32, np / 16 */
-    int32_t *src;         /* kp: the group row of each padded row, -1 for padding */
-    uint8_t *lut;         /* kp x 16: by call code, bytes 0..3 L_h, 4..7 L_l, 8..11 R */
-    double *lv, *dv;      /* rows x 4, rows: by call code, the row's term of sl; sr's less sl's
-                           * for a missing call (for a call the two are the same: a c u) */
-    double *plv, *pdv;    /* kp x 4, kp: lv, dv in padded order (zeros for padding rows) */
-    double t;             /* sum of a c^2 over the rows */
-    double *sl, *sr;      /* np: sum_v 2^e c L_v(i) and sum_v a c R_v(j) / 127 */
-    struct i8_class *cls; /* n_cls classes, by increasing e */
-    size_t n_cls;
-    int *row_e;       /* rows: class exponent of each row (planning scratch) */
-    uint64_t *order;  /* rows: (e + 2^20) << 32 | row, sorted (planning scratch) */
-    uint8_t *row_lut; /* rows x 16: the lookup tables by row (planning scratch) */
-    size_t rows_cap, kp_cap, np_cap;
-    /* Tiles of 1 KiB in one piece (16 rows of 64 bytes), unit u (64 padded rows), sample
-     * block b (16 samples), U = kp / 64 units; laid out so that the tiles one 16 x 32 output
-     * block reads over consecutive units are consecutive in memory (two streams the
-     * prefetchers follow; a stride of nb KiB between units left every load to miss L1):
-     *   A (at), sample-major, digit d (0 hi, 1 lo) at ((b U + u) 2 + d) KiB:
-     *       [m][k] = L_d(64 u + k, 16 b + m);
-     *   B (bt), VNNI quads, at ((b/2 U + u) 2 + b%2) KiB: [r][4 c + q] = R(64 u + 4 r + q,
-     *       16 b + c). */
-    uint8_t *at, *bt;
-    size_t tile_cap; /* bytes allocated in at (bt has half) */
-};
-
-int gsvd_i8_pack_new(gsvd_i8_pack **out)
+int gsvd_i8_pack_new(gsvd_i8_pack **out, int engine)
 {
+    *out = NULL;
+    if (engine != GSVD_I8_AMX && engine != GSVD_I8_VNNI)
+        return GSVD_EINVAL;
     *out = gsvd_calloc(1, sizeof **out);
-    return *out ? GSVD_OK : GSVD_ENOMEM;
+    if (!*out)
+        return GSVD_ENOMEM;
+    (*out)->engine = engine;
+    return GSVD_OK;
 }
 
 void gsvd_i8_pack_free(gsvd_i8_pack *p)
@@ -268,7 +241,64 @@ out:
     return rc;
 }
 
-#if GSVD_HAVE_AMX
+/* The VNNI engine's probe: the packing's AVX-512 (F, BW, VL, DQ, VBMI) and the products'
+ * VNNI; __builtin_cpu_supports also asks whether the OS saves the AVX-512 state. */
+static int vnni_usable(char *why, size_t why_len)
+{
+    const char *no = NULL;
+#if GSVD_I8_X86
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+        !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512dq") ||
+        !__builtin_cpu_supports("avx512vbmi"))
+        no = "the CPU or OS has no AVX-512F, BW, VL, DQ and VBMI, which pack the rows";
+    else if (!__builtin_cpu_supports("avx512vnni"))
+        no = "the CPU has no AVX-512 VNNI (vpdpbusd)";
+#else
+    no = "not an x86-64 build";
+#endif
+    if (why && why_len)
+        snprintf(why, why_len, "%s", no ? no : "");
+    return no == NULL;
+}
+
+int gsvd_i8_engine_usable(int engine, char *why, size_t why_len)
+{
+    if (engine == GSVD_I8_AMX)
+        return gsvd_amx_int8_usable(why, why_len);
+    if (engine == GSVD_I8_VNNI)
+        return vnni_usable(why, why_len);
+    if (why && why_len)
+        snprintf(why, why_len, "not an int8 engine");
+    return 0;
+}
+
+int gsvd_i8_engine_pick(char *why, size_t why_len)
+{
+    char amx[128], vnni[128];
+
+    if (gsvd_amx_int8_usable(amx, sizeof amx))
+        return GSVD_I8_AMX;
+    if (vnni_usable(vnni, sizeof vnni))
+        return GSVD_I8_VNNI;
+    if (why && why_len)
+        snprintf(why, why_len, "%s; %s", amx, vnni);
+    return 0;
+}
+
+const char *gsvd_i8_engine_name(int engine)
+{
+    switch (engine) {
+    case GSVD_I8_AMX:
+        return "AMX int8 tiles";
+    case GSVD_I8_VNNI:
+        return "AVX-512 VNNI";
+    default:
+        return "none";
+    }
+}
+
+#if GSVD_I8_X86
 
 #define GSVD_I8_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi")))
 
@@ -423,6 +453,10 @@ GSVD_I8_TARGET void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, si
     }
 }
 
+#endif /* GSVD_I8_X86 */
+
+#if GSVD_HAVE_AMX
+
 /* Rows per pass over a tile, at most: a class of the group is one pass when it is shorter
  * (passes of 512 to 8,192 rows measured within 10% of each other; one pass per class saves the
  * int32 accumulators' round trips through memory). */
@@ -483,8 +517,8 @@ GSVD_I8_TARGET static void block_rows(const gsvd_i8_pack *p, size_t si, size_t s
     f->c = NULL;
 }
 
-GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi,
-                                      size_t wj, int32_t *acc, double *c)
+GSVD_I8_TARGET static void gram_tile_amx(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi,
+                                         size_t wj, int32_t *acc, double *c)
 {
     const size_t ld = GSVD_I8_TILE * sizeof(int32_t); /* bytes */
     size_t mi = (wi + 15) / 16 * 16, mj = (wj + 31) / 32 * 32;
@@ -493,16 +527,12 @@ GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j
     struct fold f = {.c = NULL};
     int next = 0;
 
-    /* the centring first (the classes' products are added to it): t - sl_i - sr_j */
-    for (size_t i = 0; i < mi; i++) {
-        double a = p->t - (i < wi ? p->sl[i0 + i] : 0.0);
-        for (size_t j = 0; j < mj; j++)
-            c[i * GSVD_I8_TILE + j] = a - (j < wj ? p->sr[j0 + j] : 0.0);
-    }
+    /* the centring first (the classes' products are added to it) */
+    gsvd_i8_tile_centring(p, i0, j0, wi, wj, mi, mj, c);
     gsvd_amx_tiles_configure();
     for (size_t q = 0; q < p->n_cls; q++) {
         const struct i8_class *cl = &p->cls[q];
-        const __m512d scale = _mm512_set1_pd(ldexp(1.0 / R_BASE, cl->e - 7));
+        const __m512d scale = _mm512_set1_pd(gsvd_i8_class_scale(cl));
         for (size_t k = cl->k0; k < cl->k1; k += KB) {
             size_t kl = cl->k1 - k < KB ? cl->k1 - k : KB;
             int last = k + kl == cl->k1;
@@ -545,25 +575,25 @@ GSVD_I8_TARGET void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j
     _tile_release();
 }
 
-#else /* !GSVD_HAVE_AMX */
+#endif /* GSVD_HAVE_AMX */
 
+#if !GSVD_I8_X86
 void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, size_t t)
 {
     (void)p;
     (void)codes;
-    (void)t; /* never called: gsvd_amx_int8_usable() said no */
+    (void)t; /* never called: no engine runs here */
 }
+#endif
 
 void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,
                        int32_t *acc, double *c)
 {
-    (void)p;
-    (void)i0;
-    (void)j0;
-    (void)wi;
-    (void)wj;
-    (void)acc;
-    (void)c; /* never called */
-}
-
+#if GSVD_HAVE_AMX
+    if (p->engine == GSVD_I8_AMX) {
+        gram_tile_amx(p, i0, j0, wi, wj, acc, c);
+        return;
+    }
 #endif
+    gsvd_i8_gram_tile_vnni(p, i0, j0, wi, wj, acc, c); /* or never called: no engine runs */
+}

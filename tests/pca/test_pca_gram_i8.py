@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""gensvd pca with the int8 AMX Gram (--gram-kernel i8, and what -m auto picks on large data)
-against the float64 numpy oracle (tests/pca/pca_oracle.py reference) and --gram-kernel f32.
+"""gensvd pca with the int8 Gram (--gram-kernel i8, and what -m auto picks on large data; AMX
+int8 tiles, or AVX-512 VNNI where the CPU has no AMX) against the float64 numpy oracle
+(tests/pca/pca_oracle.py reference) and --gram-kernel f32.
 
 usage: .venv/zarr3/bin/python tests/pca/test_pca_gram_i8.py GENSVD
-Exit 77 (skipped) with a message when this CPU, OS or build cannot run the int8 tiles (gensvd
-then refuses --gram-kernel i8 with exit 1, which is checked first).
+Exit 77 (skipped) with a message when this CPU, OS or build has neither engine (gensvd then
+refuses --gram-kernel i8 with exit 1, which is checked first).
 
 Stores: a simulated one (20,000 variants x 600 samples, 1% missing: three Gram groups, three
 tiles per side), the same genotypes in other chunks, a haploid one, the bundled khuman_chr22

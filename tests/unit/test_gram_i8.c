@@ -1,4 +1,5 @@
-/* tests/unit/test_gram_i8.c - the int8 AMX Gram tiles (analysis/gram_i8.h) against two float64
+/* tests/unit/test_gram_i8.c - the int8 Gram tiles (analysis/gram_i8.h), on each engine that runs
+ * here (AMX int8 tiles, AVX-512 VNNI), against two float64
  * oracles written out again here from the definitions, not from the kernel's code:
  *   model  the quantised Gram the header defines: weights a = s^2 written as 2^e (hi + lo/128)
  *          (hi in 64..127, lo to nearest), R = 127 u with the missing calls' u* rounded to
@@ -12,8 +13,9 @@
  * samples below, at and above 16, 32 and the 256-wide tile; diploid and haploid rows, 10%
  * missing, centre 0 with a missing value (scaler none).  Also: the same tile twice gives the
  * same bytes, the reported weight error is at most 2^-14, and rows the kernel does not take
- * (scale 0, an imputed dosage outside 0..2) are refused.  Exit 77 (skipped) where the int8
- * tiles cannot run. */
+ * (scale 0, an imputed dosage outside 0..2) are refused; where both engines run, their tiles
+ * have the same bytes.  A class of 1,500 rows takes the VNNI engine through several register
+ * passes.  Exit 77 (skipped) where no engine runs. */
 #include "gsvd_config.h"
 
 #include <math.h>
@@ -28,6 +30,7 @@
 #include "gsvd_test.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static int engines[2], n_engines; /* the engines that run here (enum gsvd_i8_engine) */
 
 static double uniform(void)
 {
@@ -65,10 +68,11 @@ static void quantise(double a, double c, double ustar, struct qrow *q)
     q->rq[3] = nearbyint(rho * ustar) / rho;
 }
 
-/* One shape: every upper tile against both oracles. */
-static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
+/* One shape: every upper tile of every engine against both oracles, and the engines against
+ * each other.  narrow: allele frequencies 0.3..0.5 (every row in one weight class). */
+static void check_shape(size_t rows, size_t n, int haploid, int no_centre, int narrow)
 {
-    gsvd_i8_pack *p = NULL;
+    gsvd_i8_pack *p = NULL, *p2 = NULL;
     uint8_t *codes = gsvd_malloc(rows * n + 1);
     float *cen = gsvd_malloc((rows + 1) * sizeof *cen),
           *scl = gsvd_malloc((rows + 1) * sizeof *scl);
@@ -84,7 +88,8 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
         goto out;
     for (size_t r = 0; r < rows; r++) {
         /* allele frequencies over three decades: weights in many classes */
-        double pf = exp(log(0.002) * uniform()), mean = 0, cnt = 0, ploidy = haploid ? 1 : 2;
+        double pf = narrow ? 0.3 + 0.2 * uniform() : exp(log(0.002) * uniform());
+        double mean = 0, cnt = 0, ploidy = haploid ? 1 : 2;
         if (pf > 0.5)
             pf = 0.5;
         for (size_t i = 0; i < n; i++) {
@@ -108,16 +113,23 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
         mis[r] = no_centre ? (float)mean : 0.0f; /* u* = c + missing / s = the mean */
         quantise((double)scl[r] * scl[r], cen[r], (double)cen[r] + (double)mis[r] / scl[r], &q[r]);
     }
-    GSVD_CHECK_RC(gsvd_i8_pack_new(&p), GSVD_OK);
+    GSVD_CHECK_RC(gsvd_i8_pack_new(&p, engines[0]), GSVD_OK);
     GSVD_CHECK_RC(gsvd_i8_pack_plan(p, rows, n, cen, scl, mis, &werr), GSVD_OK);
     GSVD_CHECK(werr >= 0 && werr <= GSVD_I8_WEIGHT_ERR);
     for (size_t t = gsvd_i8_pack_strips(p); t-- > 0;) /* any order */
         gsvd_i8_pack_strip(p, codes, t);
+    if (n_engines > 1) { /* the other engine, packed the same way */
+        double werr2;
+        GSVD_CHECK_RC(gsvd_i8_pack_new(&p2, engines[1]), GSVD_OK);
+        GSVD_CHECK_RC(gsvd_i8_pack_plan(p2, rows, n, cen, scl, mis, &werr2), GSVD_OK);
+        for (size_t t = 0; t < gsvd_i8_pack_strips(p2); t++)
+            gsvd_i8_pack_strip(p2, codes, t);
+    }
     for (size_t i0 = 0; i0 < n; i0 += TR)
         for (size_t j0 = i0 / TW * TW; j0 < n; j0 += TW) { /* the backend's tiles */
             size_t wi = n - i0 < TR ? n - i0 : TR, wj = n - j0 < TW ? n - j0 : TW;
             gsvd_i8_gram_tile(p, i0, j0, wi, wj, acc, c);
-            gsvd_i8_gram_tile(p, i0, j0, wi, wj, acc, c2);
+            gsvd_i8_gram_tile(p2 ? p2 : p, i0, j0, wi, wj, acc, c2); /* again, or the other */
             for (size_t a = 0; a < wi; a++)
                 for (size_t b = i0 + a > j0 ? i0 + a - j0 : 0; b < wj; b++) {
                     size_t i = i0 + a, j = j0 + b;
@@ -149,10 +161,12 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre)
     GSVD_CHECK(worst_true <= 1e-12);
     if (!(worst_model <= 1e-12) || !(worst_true <= 1e-12))
         fprintf(stderr,
-                "  rows %zu, n %zu, haploid %d, no centre %d: model %.3g, true excess %.3g\n", rows,
-                n, haploid, no_centre, worst_model, worst_true);
+                "  %s: rows %zu, n %zu, haploid %d, no centre %d: model %.3g, true excess %.3g\n",
+                gsvd_i8_engine_name(engines[0]), rows, n, haploid, no_centre, worst_model,
+                worst_true);
 out:
     gsvd_i8_pack_free(p);
+    gsvd_i8_pack_free(p2);
     gsvd_free(codes);
     gsvd_free(cen);
     gsvd_free(scl);
@@ -171,7 +185,9 @@ static void check_refusals(void)
     float far[2] = {0, 5.0f};
     double werr;
 
-    GSVD_CHECK_RC(gsvd_i8_pack_new(&p), GSVD_OK);
+    GSVD_CHECK_RC(gsvd_i8_pack_new(&p, 0), GSVD_EINVAL); /* not an engine */
+    GSVD_CHECK(p == NULL);
+    GSVD_CHECK_RC(gsvd_i8_pack_new(&p, engines[0]), GSVD_OK);
     if (!p)
         return;
     GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, cen, scl, mis, &werr), GSVD_EINVAL); /* scale 0 */
@@ -185,16 +201,31 @@ int main(void)
 {
     static const size_t shapes[][2] = {{1, 1},     {63, 17},   {64, 32},   {65, 33},
                                        {200, 300}, {700, 257}, {130, 512}, {70, 800}};
-    char why[128];
+    char why[256];
 
-    if (!gsvd_amx_int8_usable(why, sizeof why)) {
-        printf("test_gram_i8: skipped: %s\n", why);
+    for (int e = GSVD_I8_AMX; e <= GSVD_I8_VNNI; e++) {
+        if (gsvd_i8_engine_usable(e, why, sizeof why))
+            engines[n_engines++] = e;
+        else
+            printf("test_gram_i8: %s: not here: %s\n", gsvd_i8_engine_name(e), why);
+    }
+    GSVD_CHECK(gsvd_i8_engine_pick(NULL, 0) == (n_engines ? engines[0] : 0));
+    if (n_engines == 0) {
+        printf("test_gram_i8: skipped: no int8 engine runs here\n");
         return 77;
     }
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        check_shape(shapes[s][0], shapes[s][1], 0, 0);
-    check_shape(150, 100, 1, 0);
-    check_shape(150, 100, 0, 1);
-    check_refusals();
+    /* each engine first, the other (where both run) as the comparison */
+    for (int round = 0; round < n_engines; round++) {
+        printf("test_gram_i8: %s\n", gsvd_i8_engine_name(engines[0]));
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            check_shape(shapes[s][0], shapes[s][1], 0, 0, 0);
+        check_shape(150, 100, 1, 0, 0);
+        check_shape(150, 100, 0, 1, 0);
+        check_shape(1500, 70, 0, 0, 1);
+        check_refusals();
+        int t = engines[0];
+        engines[0] = engines[n_engines - 1];
+        engines[n_engines - 1] = t;
+    }
     return gsvd_test_report("test_gram_i8");
 }
