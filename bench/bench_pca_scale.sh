@@ -179,6 +179,8 @@ for size in $SIZES; do
                 rm -f "$res/${size}_limit_amx"
             "$out/gemm_limit" amx8 "$M" "$N" >"$res/${size}_limit_amx8" 2>/dev/null ||
                 rm -f "$res/${size}_limit_amx8"
+            "$out/gemm_limit" vnni8 "$M" "$N" >"$res/${size}_limit_vnni8" 2>/dev/null ||
+                rm -f "$res/${size}_limit_vnni8"
         fi
     fi
 done
@@ -248,11 +250,13 @@ for size in sizes:
         print(f"{t:<16}{r['wall']:>9.1f}{ratio:>10.2f}{r['rss']:>13.0f}{err:>19.2e}{c12:>14.6f}{cmin:>12.6f}")
     print(f"limit ({'two float32 GEMMs per pass, 20 columns' if size == 'P2' else 'float32 syrk'}, OpenBLAS, all cores): "
           f"{float(limit['seconds']):.2f} s at {limit['gflops']} GFLOP/s")
-    for suffix, what in (("amx", "3 bf16 tile products"), ("amx8", "2 int8 tile products")):
+    for suffix, what in (("amx", "3 bf16 tile products, the AMX unit's rate"),
+                         ("amx8", "2 int8 tile products, the AMX unit's rate"),
+                         ("vnni8", "2 int8 products, AVX-512 VNNI's rate")):
         path = os.path.join(res, f"{size}_limit_{suffix}")
         if os.path.exists(path):
             la = dict(zip(*[iter(open(path).read().split())] * 2))
-            print(f"limit ({what}, the AMX unit's rate, all cores): {float(la['seconds']):.2f} s "
+            print(f"limit ({what}, all cores): {float(la['seconds']):.2f} s "
                   f"at {la['gflops']} GFLOP/s")
     if base and base.get("passes"):
         p = base["passes"]

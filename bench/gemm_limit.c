@@ -10,7 +10,11 @@
  *   amx8 M N     the Gram as pca --gram-kernel i8 computes it: 2 int8 products (the weights'
  *                two digits) over the same tiles, at the unit's int8 rate measured the same way
  *                (random bytes: the unit is a little slower on them than on constants)
- * Prints "seconds <extrapolated s> gflops <rate>" (amx: GMAC/s counted as 2 flops each).
+ *   vnni8 M N    the same 2 int8 products over the same tiles at AVX-512 VNNI's rate (the i8
+ *                Gram's engine on CPUs without AMX): vpdpbusd on 16 zmm accumulators with
+ *                operands in registers, one core's CPU time, times the core count
+ * Prints "seconds <extrapolated s> gflops <rate>" (amx, vnni8: GMAC/s counted as 2 flops
+ * each).
  * Built by bench/bench_pca_scale.sh (the AMX modes where the compiler has -mamx-bf16 and
  * -mamx-int8):
  *   cc -O2 [-mamx-tile -mamx-bf16 -mamx-int8] bench/gemm_limit.c \
@@ -23,7 +27,7 @@
 #include <unistd.h>
 
 #include <cblas.h>
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AMX_INT8__)
+#if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -51,9 +55,6 @@ static float *random_floats(size_t n)
     return p;
 }
 
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AMX_INT8__)
-/* MACs per second of one core's AMX unit on bf16 tile products (2x2 accumulators, operands
- * reloaded from L1 each step, as the kernel's inner loop does); 0 if the kernel refuses AMX. */
 static double thread_now(void) /* CPU time: the rate while running, on a shared machine too */
 {
     struct timespec ts;
@@ -61,6 +62,70 @@ static double thread_now(void) /* CPU time: the rate while running, on a shared 
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* Seconds for `products` int8 products over the Gram tiles of the upper triangle (256 x 256,
+ * padded to 32) of M rows, at `rate` MACs per second on each of `cores` cores. */
+static void print_tiles(size_t m, size_t n, long cores, double products, double rate)
+{
+    size_t nt = (n + 255) / 256, n32 = (n + 31) / 32 * 32;
+    double area = 0;
+    for (size_t i = 0; i < nt; i++)
+        for (size_t j = i; j < nt; j++) {
+            size_t wi = n32 - 256 * i < 256 ? n32 - 256 * i : 256;
+            size_t wj = n32 - 256 * j < 256 ? n32 - 256 * j : 256;
+            area += (double)wi * (double)wj;
+        }
+    rate *= (double)(cores > 0 ? cores : 1);
+    printf("seconds %.4f gflops %.1f\n", products * area * (double)m / rate, 2.0 * rate / 1e9);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* MACs per second of one core's vpdpbusd on zmm registers (16 independent accumulators). */
+__attribute__((target("avx512f,avx512vnni"))) static double vnni_rate(void)
+{
+    __m512i acc[16], a = _mm512_set1_epi32(0x01020304), b = _mm512_set1_epi32(0x05060708);
+    const long steps = 50000000;
+    for (int i = 0; i < 16; i++)
+        acc[i] = _mm512_set1_epi32(i);
+    double t0 = thread_now();
+    for (long it = 0; it < steps; it++) {
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; i++) /* (unrolled: the accumulators stay in registers) */
+            acc[i] = _mm512_dpbusd_epi32(acc[i], a, b);
+        __asm__ volatile("" : "+v"(a)); /* the loop is not folded */
+    }
+    double t = thread_now() - t0;
+    __m512i s = acc[0];
+    for (int i = 1; i < 16; i++)
+        s = _mm512_add_epi32(s, acc[i]);
+    volatile int sink = _mm512_reduce_add_epi32(s);
+    (void)sink;
+    return (double)steps * 16.0 * 64.0 / t;
+}
+
+static int vnni_limit(size_t m, size_t n, long cores)
+{
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vnni")) {
+        fprintf(stderr, "gemm_limit: the CPU has no AVX-512 VNNI\n");
+        return 1;
+    }
+    print_tiles(m, n, cores, 2.0, vnni_rate());
+    return 0;
+}
+#else
+static int vnni_limit(size_t m, size_t n, long cores)
+{
+    (void)m;
+    (void)n;
+    (void)cores;
+    fprintf(stderr, "gemm_limit: not an x86-64 build\n");
+    return 2;
+}
+#endif
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__) && defined(__AMX_INT8__)
+/* MACs per second of one core's AMX unit on bf16 tile products (2x2 accumulators, operands
+ * reloaded from L1 each step, as the kernel's inner loop does); 0 if the kernel refuses AMX. */
 static double amx_rate(int int8)
 {
     struct {
@@ -115,21 +180,12 @@ static double amx_rate(int int8)
 
 static int amx_limit(size_t m, size_t n, long cores, int int8)
 {
-    size_t nt = (n + 255) / 256, n32 = (n + 31) / 32 * 32;
-    double rate = amx_rate(int8), area = 0;
+    double rate = amx_rate(int8);
     if (rate <= 0) {
         fprintf(stderr, "gemm_limit: the kernel refused the AMX tile permission\n");
         return 1;
     }
-    for (size_t i = 0; i < nt; i++) /* tiles of the upper triangle, padded to 32 */
-        for (size_t j = i; j < nt; j++) {
-            size_t wi = n32 - 256 * i < 256 ? n32 - 256 * i : 256;
-            size_t wj = n32 - 256 * j < 256 ? n32 - 256 * j : 256;
-            area += (double)wi * (double)wj;
-        }
-    rate *= (double)(cores > 0 ? cores : 1);
-    printf("seconds %.4f gflops %.1f\n", (int8 ? 2.0 : 3.0) * area * (double)m / rate,
-           2.0 * rate / 1e9);
+    print_tiles(m, n, cores, int8 ? 2.0 : 3.0, rate);
     return 0;
 }
 #else
@@ -147,7 +203,7 @@ static int amx_limit(size_t m, size_t n, long cores, int int8)
 int main(int argc, char **argv)
 {
     if (argc < 4 || (strcmp(argv[1], "pass") == 0 && argc != 5)) {
-        fprintf(stderr, "usage: gemm_limit pass M N C | gemm_limit syrk|amx|amx8 M N\n");
+        fprintf(stderr, "usage: gemm_limit pass M N C | gemm_limit syrk|amx|amx8|vnni8 M N\n");
         return 2;
     }
     size_t m = strtoull(argv[2], NULL, 10), n = strtoull(argv[3], NULL, 10);
@@ -156,6 +212,8 @@ int main(int argc, char **argv)
         return amx_limit(m, n, cores, 0);
     if (strcmp(argv[1], "amx8") == 0)
         return amx_limit(m, n, cores, 1);
+    if (strcmp(argv[1], "vnni8") == 0)
+        return vnni_limit(m, n, cores);
     openblas_set_num_threads(cores > 0 ? (int)cores : 1);
     /* a slice of about 512 MB of Z, at least 64 rows, timed after one warm-up call */
     size_t rows = ((size_t)512 << 20) / (4 * n);
