@@ -19,7 +19,7 @@
 #include "analysis/cpu_rows.h"
 #include "analysis/dosage.h"
 #include "analysis/gblock_std.h"
-#include "analysis/gram_amx.h"
+#include "analysis/kernels/gram_amx.h"
 #include "analysis/pca_device.h"
 #include "common/alloc.h"
 #include "common/checked.h"

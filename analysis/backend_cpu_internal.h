@@ -5,9 +5,9 @@
 #define GSVD_ANALYSIS_BACKEND_CPU_INTERNAL_H
 #include "analysis/backend_internal.h"
 #include "analysis/cpu_rows.h"
-#include "analysis/gram_amx.h"
-#include "analysis/gram_i8.h"
-#include "analysis/pass_i8.h"
+#include "analysis/kernels/gram_amx.h"
+#include "analysis/kernels/gram_i8.h"
+#include "analysis/kernels/pass_i8.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"

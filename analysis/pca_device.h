@@ -80,9 +80,10 @@ GSVD_NODISCARD int gsvd_backend_gram_end_parts(gsvd_backend *be, double *g_hi, d
                                                double *tr);
 
 /* Fast Gram: on = 1 lets the next gram_begin use a faster, inexact kernel (the CPU's int8
- * products, AMX tiles or AVX-512 VNNI, under --gram-kernel auto) when it can run here with the bound set (before: integer
- * dosages); returns the relative eigenvalue error bound it will have, or 0 when the Gram stays
- * exact (the kernel cannot run, or the backend has none).  on = 0 takes it back; returns 0. */
+ * products, AMX tiles or AVX-512 VNNI, under --gram-kernel auto) when it can run here with the
+ * bound set (before: integer dosages); returns the relative eigenvalue error bound it will have, or
+ * 0 when the Gram stays exact (the kernel cannot run, or the backend has none).  on = 0 takes it
+ * back; returns 0. */
 double gsvd_backend_gram_fast(gsvd_backend *be, int on);
 /* The relative eigenvalue error bound of the last Gram's kernel: every eigenvalue of the Gram
  * it returned is within that factor of Z^T Z's (0: exact products). */

@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "analysis/pass_i8.h"
+#include "analysis/kernels/pass_i8.h"
 #include "common/err.h"
 #include "common/log.h"
 
@@ -70,7 +70,7 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
     double threads = (double)(bp->n_threads ? bp->n_threads : 1);
     /* basis: K, Y and a scratch of n x l x window float64; per pass: X, Y rows (float64) and
      * each thread's n x l float32 partial product and float32 sub-tile (~5 MiB); the int8
-     * pass kernel's X digits and workspaces (analysis/pass_i8.h) unless f32 is asked for */
+     * pass kernel's X digits and workspaces (analysis/kernels/pass_i8.h) unless f32 is asked for */
     double per_block = 3.0 * 8.0 * l * n;
     double pass = 2.0 * 8.0 * l * n + threads * (4.0 * l * n + 5.0 * mib + 8.0 * 1024 * n / 4);
     if (bp->pass_kernel != GSVD_PASS_F32) /* the int8 tiles' X digits and workspaces */

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "analysis/backend.h"
-#include "analysis/gram_amx.h"
+#include "analysis/kernels/gram_amx.h"
 #include "analysis/gblock_std.h"
 #include "analysis/genotype.h"
 #include "analysis/pca.h"
@@ -439,7 +439,7 @@ static void check_pca(char fx, const char *scaler_name, enum gsvd_scaler scaler,
 
 /* Randomized (and its block Krylov sibling) = exact where the spectrum is well separated:
  * singular values within 1e-7 with float32 pass products (the Gram's sums are float64), 1e-6
- * with the int8 tiles' (X and W rounded to 2^-20, analysis/pass_i8.h), where they run. */
+ * with the int8 tiles' (X and W rounded to 2^-20, analysis/kernels/pass_i8.h), where they run. */
 static void check_randomized_kernel(int kernel, double tol)
 {
     struct gsvd_pca_result *ex = NULL, *rn = NULL;

@@ -1,10 +1,10 @@
-/* tests/unit/test_pass_i8.c - a pass group's products on AMX int8 tiles (analysis/pass_i8.h)
- * against a float64 oracle written from the standardisation's definition (analysis/gblock.h:
- * z = (q - center) scale for a call q, the row's missing value for a missing call), not from
- * the kernel's algebra: Y = Z^T (Z X) in float64.  Every entry must lie within the rounding
- * the header promises: X and W = a Z X rounded to 2^-20 of their columns' largest magnitude,
- * with one scale per column for W and V = (m - b) Z X (the missing calls' term), so
- * |Yg - Y| <= 2^-19 (|Z|^T |Z| max|x| 1 + 2 rows max(|w|, |v|)) + float32 rounding of Yg.
+/* tests/unit/test_pass_i8.c - a pass group's products on AMX int8 tiles
+ * (analysis/kernels/pass_i8.h) against a float64 oracle written from the standardisation's
+ * definition (analysis/gblock.h: z = (q - center) scale for a call q, the row's missing value for a
+ * missing call), not from the kernel's algebra: Y = Z^T (Z X) in float64.  Every entry must lie
+ * within the rounding the header promises: X and W = a Z X rounded to 2^-20 of their columns'
+ * largest magnitude, with one scale per column for W and V = (m - b) Z X (the missing calls' term),
+ * so |Yg - Y| <= 2^-19 (|Z|^T |Z| max|x| 1 + 2 rows max(|w|, |v|)) + float32 rounding of Yg.
  * Shapes: one row and sample; rows across the 32-row blocks and 64-row tiles; samples below,
  * at and above 64 and the 2,048-sample chunk; 1 .. 22 columns (one and several 32-column digit
  * halves); no missing calls, 10% and 90% missing, a non-zero missing value, a zero scale.
@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "analysis/gblock_std.h"
-#include "analysis/gram_amx.h"
-#include "analysis/pass_i8.h"
+#include "analysis/kernels/gram_amx.h"
+#include "analysis/kernels/pass_i8.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "gsvd_test.h"

@@ -1,5 +1,5 @@
-/* analysis/pass_i8.h - one row group of a randomized-PCA pass, Yg = Z_g^T (Z_g X), from Intel
- * AMX int8 tile products on the 2-bit call codes (the CPU backend's `i8` pass kernel).
+/* analysis/kernels/pass_i8.h - one row group of a randomized-PCA pass, Yg = Z_g^T (Z_g X), from
+ * Intel AMX int8 tile products on the 2-bit call codes (the CPU backend's `i8` pass kernel).
  *
  * A row with scale a, centre c and missing value m standardises a call q (0..2) to
  * z = a q + b (b = -a c) and a missing call to m.  With q' the codes (0 for a missing call)
@@ -21,8 +21,8 @@
  * Ownership: the caller owns both handles (_new / _free; _free accepts NULL).
  * Thread safety: gsvd_i8x_set by one thread; then gsvd_i8_pass_group concurrently, each
  * thread with its own gsvd_i8w, all reading the same gsvd_i8x. */
-#ifndef GSVD_ANALYSIS_PASS_I8_H
-#define GSVD_ANALYSIS_PASS_I8_H
+#ifndef GSVD_ANALYSIS_KERNELS_PASS_I8_H
+#define GSVD_ANALYSIS_KERNELS_PASS_I8_H
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/gblock.h"
@@ -58,4 +58,4 @@ double gsvd_i8p_bytes(size_t n, size_t c, size_t rows, size_t threads);
 void gsvd_i8_pass_group(const gsvd_i8x *x, gsvd_i8w *w, const struct gsvd_gblock *g, float *yg);
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_PASS_I8_H */
+#endif /* GSVD_ANALYSIS_KERNELS_PASS_I8_H */

@@ -1,10 +1,10 @@
-/* analysis/gram_amx.c - AMX bf16 tiles of the Gram (see the header).  Only this file is
+/* analysis/kernels/gram_amx.c - AMX bf16 tiles of the Gram (see the header).  Only this file is
  * compiled with -mamx-tile -mamx-bf16 (CMake, where the compiler accepts them); the intrinsics
  * run only after gsvd_amx_usable() said yes. */
 #define _GNU_SOURCE /* syscall */
 #include "gsvd_config.h"
 
-#include "analysis/gram_amx.h"
+#include "analysis/kernels/gram_amx.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -1,16 +1,16 @@
-/* analysis/pass_i8.c - a pass group's products on AMX int8 tiles (see the header).
+/* analysis/kernels/pass_i8.c - a pass group's products on AMX int8 tiles (see the header).
  * Only this file and the Gram kernels are compiled with -mamx-tile -mamx-int8 (CMake, where the
  * compiler accepts them); the intrinsics run only after gsvd_amx_int8_usable() said yes. */
 #include "gsvd_config.h"
 
-#include "analysis/pass_i8.h"
+#include "analysis/kernels/pass_i8.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "analysis/gblock_std.h"
-#include "analysis/gram_amx.h"
+#include "analysis/kernels/gram_amx.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

@@ -1,18 +1,18 @@
-/* analysis/gram_i8.c - the int8 Gram on the genotype integers (see the header): the pack's
+/* analysis/kernels/gram_i8.c - the int8 Gram on the genotype integers (see the header): the pack's
  * planning and packing (AVX-512), the engine probe, and the AMX int8 tile engine.  Only this
  * file's AMX part needs -mamx-tile -mamx-int8 (CMake, where the compiler accepts them); the
  * VNNI engine is gram_i8_vnni.c.  Each engine runs only after its probe said yes. */
 #include "gsvd_config.h"
 
-#include "analysis/gram_i8.h"
-#include "analysis/gram_i8_internal.h"
+#include "analysis/kernels/gram_i8.h"
+#include "analysis/kernels/gram_i8_internal.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gram_amx.h"
+#include "analysis/kernels/gram_amx.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

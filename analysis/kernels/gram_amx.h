@@ -1,4 +1,4 @@
-/* analysis/gram_amx.h - the Gram's 256 x 256 tiles with Intel AMX bf16 tile products.
+/* analysis/kernels/gram_amx.h - the Gram's 256 x 256 tiles with Intel AMX bf16 tile products.
  * A group of standardised float32 rows z (rows x n, variant-major) is split into two bf16
  * parts, hi = bf16(z) and lo = bf16(z - hi) (round to nearest even), packed in the two
  * layouts the tile instructions read: the A operand sample-major (variants contiguous) and the
@@ -11,8 +11,8 @@
  * gsvd_amx_usable() says "not built" and nothing else may be called.
  * Thread safety: gsvd_amx_usable may be called from any thread; a pack is filled by
  * gsvd_amx_pack_rows on disjoint row ranges concurrently, then read by any number of threads. */
-#ifndef GSVD_ANALYSIS_GRAM_AMX_H
-#define GSVD_ANALYSIS_GRAM_AMX_H
+#ifndef GSVD_ANALYSIS_KERNELS_GRAM_AMX_H
+#define GSVD_ANALYSIS_KERNELS_GRAM_AMX_H
 #include <stddef.h>
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
@@ -29,7 +29,7 @@ typedef struct gsvd_amx_pack gsvd_amx_pack;
  * later calls return its answer. */
 int gsvd_amx_usable(char *why, size_t why_len);
 
-/* The same for the int8 kernel (analysis/gram_i8.h): amx-tile, amx-int8, AVX-512F, BW, VL,
+/* The same for the int8 kernel (analysis/kernels/gram_i8.h): amx-tile, amx-int8, AVX-512F, BW, VL,
  * DQ, VBMI and VBMI2, and the tile state. */
 int gsvd_amx_int8_usable(char *why, size_t why_len);
 
@@ -61,4 +61,4 @@ void gsvd_amx_gram_tile(const gsvd_amx_pack *p, size_t i0, size_t j0, size_t wi,
                         float *c);
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_GRAM_AMX_H */
+#endif /* GSVD_ANALYSIS_KERNELS_GRAM_AMX_H */

@@ -1,14 +1,14 @@
-/* analysis/gram_i8_internal.h - the int8 Gram's pack, shared by its planning and packing
+/* analysis/kernels/gram_i8_internal.h - the int8 Gram's pack, shared by its planning and packing
  * (gram_i8.c) and its two product engines: AMX int8 tiles (gram_i8.c) and AVX-512 VNNI
  * (gram_i8_vnni.c).  Both engines read the same layout and form the same exact integers, so a
  * Gram has the same bytes whichever runs it.  For analysis/gram_i8*.c only. */
-#ifndef GSVD_ANALYSIS_GRAM_I8_INTERNAL_H
-#define GSVD_ANALYSIS_GRAM_I8_INTERNAL_H
+#ifndef GSVD_ANALYSIS_KERNELS_GRAM_I8_INTERNAL_H
+#define GSVD_ANALYSIS_KERNELS_GRAM_I8_INTERNAL_H
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "analysis/gram_i8.h"
+#include "analysis/kernels/gram_i8.h"
 
 #define R_BASE 127 /* R = 127 u: a missing call's u* to 1/254 */
 
@@ -77,4 +77,4 @@ static inline double gsvd_i8_class_scale(const struct i8_class *cl)
 void gsvd_i8_gram_tile_vnni(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,
                             int32_t *acc, double *c);
 
-#endif /* GSVD_ANALYSIS_GRAM_I8_INTERNAL_H */
+#endif /* GSVD_ANALYSIS_KERNELS_GRAM_I8_INTERNAL_H */

@@ -1,6 +1,7 @@
-/* analysis/gram_i8_vnni.c - the int8 Gram's AVX-512 VNNI engine (see analysis/gram_i8.h): the
- * AMX engine's products, P_h = L_h R' and P_l = L_l R' per weight class, from the same pack,
- * with vpdpbusd (16 int32 lanes, each the sum of four unsigned x signed byte products).
+/* analysis/kernels/gram_i8_vnni.c - the int8 Gram's AVX-512 VNNI engine (see
+ * analysis/kernels/gram_i8.h): the AMX engine's products, P_h = L_h R' and P_l = L_l R' per weight
+ * class, from the same pack, with vpdpbusd (16 int32 lanes, each the sum of four unsigned x signed
+ * byte products).
  *
  * vpdpbusd multiplies unsigned bytes by signed ones, and L and R both reach 254, so it takes
  * R - 128 (the pack's bytes with the top bit flipped) and the products get 128 times the
@@ -14,7 +15,7 @@
  * L1 while the i blocks pass, the tile's L panel (256 KiB) in L2. */
 #include "gsvd_config.h"
 
-#include "analysis/gram_i8_internal.h"
+#include "analysis/kernels/gram_i8_internal.h"
 
 #include <string.h>
 

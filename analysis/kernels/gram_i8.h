@@ -1,4 +1,5 @@
-/* analysis/gram_i8.h - the Gram's 256 x 256 tiles from int8 products on the genotype integers
+/* analysis/kernels/gram_i8.h - the Gram's 256 x 256 tiles from int8 products on the genotype
+ * integers
  * ("i8", pca's fast Gram; docs/gram-i8.md has the derivation), run by one of two engines:
  * Intel AMX int8 tiles, or AVX-512 VNNI (vpdpbusd) where the CPU has no AMX.
  *
@@ -25,8 +26,8 @@
  * but the probe may be called unless gsvd_i8_engine_usable said yes for the pack's engine.
  * Thread safety: the probe from any thread; a pack is planned by one thread, filled by
  * gsvd_i8_pack_strip on disjoint strips concurrently, then read by any number of threads. */
-#ifndef GSVD_ANALYSIS_GRAM_I8_H
-#define GSVD_ANALYSIS_GRAM_I8_H
+#ifndef GSVD_ANALYSIS_KERNELS_GRAM_I8_H
+#define GSVD_ANALYSIS_KERNELS_GRAM_I8_H
 #include <stddef.h>
 #include <stdint.h>
 #include "common/gsvd_defs.h"
@@ -43,8 +44,8 @@ typedef struct gsvd_i8_pack gsvd_i8_pack;
 /* The engines that multiply (0 = none). */
 enum gsvd_i8_engine { GSVD_I8_AMX = 1, GSVD_I8_VNNI = 2 };
 
-/* Whether engine runs here: AMX as gsvd_amx_int8_usable (analysis/gram_amx.h); VNNI where the
- * build is for x86-64 and the CPU and OS have AVX-512F, BW, VL, DQ, VBMI and VNNI.  Returns 1,
+/* Whether engine runs here: AMX as gsvd_amx_int8_usable (analysis/kernels/gram_amx.h); VNNI where
+ * the build is for x86-64 and the CPU and OS have AVX-512F, BW, VL, DQ, VBMI and VNNI.  Returns 1,
  * or 0 with the reason in why (NUL-terminated; why may be NULL).  The probes run once. */
 int gsvd_i8_engine_usable(int engine, char *why, size_t why_len);
 
@@ -88,4 +89,4 @@ void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, s
                        int32_t *acc, double *c);
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_GRAM_I8_H */
+#endif /* GSVD_ANALYSIS_KERNELS_GRAM_I8_H */
