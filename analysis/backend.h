@@ -55,6 +55,11 @@ enum gsvd_pass_kernel { GSVD_PASS_AUTO = 0, GSVD_PASS_F32 = 1, GSVD_PASS_I8 = 2 
  * tiles and keeps no float32 N x N block. */
 #define GSVD_GRAM_F32_MAX_N 24576
 
+/* Which of the CPU backend's hand-written kernels (analysis/kernels/) run on this CPU, as one
+ * line for --version into buf (NUL-terminated, truncated to len): "gram i8 on ENGINE" or
+ * "gram i8: no", then "gram amx: yes|no" and "pass i8: yes|no", separated by ", ". */
+void gsvd_backend_cpu_kernels(char *buf, size_t len);
+
 /* The device a process of a distributed run takes among n_usable usable ones (n_usable >= 1):
  * the (local_rank mod n_usable)-th, so that the ranks of a node spread over its devices and a
  * rank that sees one device (CUDA_VISIBLE_DEVICES set per task by the scheduler) takes it. */

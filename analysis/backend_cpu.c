@@ -54,6 +54,16 @@ static void cpu_destroy(gsvd_backend *be)
     gsvd_free(b);
 }
 
+void gsvd_backend_cpu_kernels(char *buf, size_t len)
+{
+    int engine = gsvd_i8_engine_pick(NULL, 0);
+    if (!buf || !len)
+        return;
+    snprintf(buf, len, "gram i8%s%s, gram amx: %s, pass i8: %s", engine ? " on " : ": no",
+             engine ? gsvd_i8_engine_name(engine) : "", gsvd_amx_usable(NULL, 0) ? "yes" : "no",
+             gsvd_amx_int8_usable(NULL, 0) ? "yes" : "no");
+}
+
 static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
 {
     struct backend_cpu *b = gsvd_calloc(1, sizeof *b);

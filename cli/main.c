@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/backend.h"
 #include "analysis/blas_room.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
@@ -89,6 +90,9 @@ static void version(void)
     printf("blas: OpenBLAS, %s kernels%s%s%s\n", gsvd_blas_core(),
            was ? " (gensvd's choice: OpenBLAS did not know this CPU and chose " : "",
            was ? was : "", was ? ")" : "");
+    char kernels[160];
+    gsvd_backend_cpu_kernels(kernels, sizeof kernels);
+    printf("cpu kernels: %s\n", kernels);
 }
 
 static const struct command *find(const char *name)
