@@ -8,6 +8,7 @@
 #include "analysis/kernels/gram_i8_internal.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +17,6 @@
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
-
-#if GSVD_I8_X86
-#include <immintrin.h>
-#endif
 
 int gsvd_i8_pack_new(gsvd_i8_pack **out, int engine)
 {
@@ -241,25 +238,32 @@ out:
     return rc;
 }
 
-/* The VNNI engine's probe: the packing's AVX-512 (F, BW, VL, DQ, VBMI) and the products'
- * VNNI; __builtin_cpu_supports also asks whether the OS saves the AVX-512 state. */
-static int vnni_usable(char *why, size_t why_len)
+static pthread_once_t vnni_once = PTHREAD_ONCE_INIT;
+static const char *vnni_no; /* why the VNNI engine cannot run, NULL when it can */
+
+/* The VNNI engine's probe, run once: the packing's AVX-512 (F, BW, VL, DQ, VBMI) and the
+ * products' VNNI; __builtin_cpu_supports also asks whether the OS saves the AVX-512 state. */
+static void vnni_probe(void)
 {
-    const char *no = NULL;
 #if GSVD_I8_X86
     __builtin_cpu_init();
     if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
         !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512dq") ||
         !__builtin_cpu_supports("avx512vbmi"))
-        no = "the CPU or OS has no AVX-512F, BW, VL, DQ and VBMI, which pack the rows";
+        vnni_no = "the CPU or OS has no AVX-512F, BW, VL, DQ and VBMI, which pack the rows";
     else if (!__builtin_cpu_supports("avx512vnni"))
-        no = "the CPU has no AVX-512 VNNI (vpdpbusd)";
+        vnni_no = "the CPU has no AVX-512 VNNI (vpdpbusd)";
 #else
-    no = "not an x86-64 build";
+    vnni_no = "not an x86-64 build";
 #endif
+}
+
+static int vnni_usable(char *why, size_t why_len)
+{
+    pthread_once(&vnni_once, vnni_probe);
     if (why && why_len)
-        snprintf(why, why_len, "%s", no ? no : "");
-    return no == NULL;
+        snprintf(why, why_len, "%s", vnni_no ? vnni_no : "");
+    return vnni_no == NULL;
 }
 
 int gsvd_i8_engine_usable(int engine, char *why, size_t why_len)
@@ -480,12 +484,8 @@ GSVD_I8_TARGET static inline void fold_rows(struct fold *f, size_t upto)
     for (; f->row < upto; f->row++) {
         const int32_t *h = f->sc + f->row * 32, *l = h + 16 * 32;
         double *o = f->c + f->row * GSVD_I8_TILE;
-        for (size_t j = 0; j < 32; j += 8) {
-            __m512i vh = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(h + j)));
-            __m512i vl = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(l + j)));
-            __m512d d = _mm512_cvtepi64_pd(_mm512_add_epi64(_mm512_slli_epi64(vh, 7), vl));
-            _mm512_storeu_pd(o + j, _mm512_fmadd_pd(d, f->scale, _mm512_loadu_pd(o + j)));
-        }
+        for (size_t j = 0; j < 32; j += 8)
+            gsvd_i8_fold8(h + j, l + j, _mm512_setzero_si512(), f->scale, o + j);
     }
 }
 

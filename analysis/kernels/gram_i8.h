@@ -1,7 +1,6 @@
 /* analysis/kernels/gram_i8.h - the Gram's 256 x 256 tiles from int8 products on the genotype
- * integers
- * ("i8", pca's fast Gram; docs/gram-i8.md has the derivation), run by one of two engines:
- * Intel AMX int8 tiles, or AVX-512 VNNI (vpdpbusd) where the CPU has no AMX.
+ * integers ("i8", pca's fast Gram; docs/gram-i8.md has the derivation), run by one of two
+ * engines: Intel AMX int8 tiles, or AVX-512 VNNI (vpdpbusd) where the CPU has no AMX.
  *
  * A row (variant) with centre c, scale s and dosages q in 0..2 standardises to z = s (u - c),
  * where u = q for a call and u = u* (the imputed dosage, c + missing / s) for a missing call, so

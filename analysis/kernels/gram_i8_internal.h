@@ -51,6 +51,7 @@ struct gsvd_i8_pack {
  * own target attribute); they run only after the engine's probe said yes. */
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GSVD_I8_X86 1
+#include <immintrin.h>
 #else
 #define GSVD_I8_X86 0
 #endif
@@ -72,6 +73,21 @@ static inline double gsvd_i8_class_scale(const struct i8_class *cl)
 {
     return ldexp(1.0 / R_BASE, cl->e - 7);
 }
+
+#if GSVD_I8_X86
+/* ... and the fold of 8 entries of a block's class totals into c, the one both engines run (so
+ * that they give the same bytes): o += (128 P_h + P_l + add) scale, P_h and P_l int32 (h, l),
+ * the integer exact in int64 and in float64 (< 2^53), one fused multiply-add per entry.  add is
+ * what the VNNI engine adds back for its signed operand; 0 for the AMX engine. */
+__attribute__((target("avx512f,avx512dq"))) static inline void
+gsvd_i8_fold8(const int32_t *h, const int32_t *l, __m512i add, __m512d scale, double *o)
+{
+    __m512i vh = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)h));
+    __m512i vl = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)l));
+    __m512i v = _mm512_add_epi64(_mm512_add_epi64(_mm512_slli_epi64(vh, 7), vl), add);
+    _mm512_storeu_pd(o, _mm512_fmadd_pd(_mm512_cvtepi64_pd(v), scale, _mm512_loadu_pd(o)));
+}
+#endif
 
 /* The VNNI engine's tile (gram_i8_vnni.c): the contract of gsvd_i8_gram_tile. */
 void gsvd_i8_gram_tile_vnni(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,

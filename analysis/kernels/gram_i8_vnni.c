@@ -21,7 +21,6 @@
 #include <string.h>
 
 #if GSVD_I8_X86
-#include <immintrin.h>
 
 #define VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 
@@ -121,13 +120,8 @@ VNNI_TARGET static void fold(int32_t out[IB][2][JB], const int32_t *sh, const in
     for (int i = 0; i < IB; i++) {
         __m512i add = _mm512_set1_epi64(128 * (128 * (int64_t)sh[i] + sl[i]));
         double *o = c + (size_t)i * TS;
-        for (int j = 0; j < JB; j += 8) {
-            __m512i h = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(out[i][0] + j)));
-            __m512i l = _mm512_cvtepi32_epi64(_mm256_loadu_si256((const __m256i *)(out[i][1] + j)));
-            __m512i v = _mm512_add_epi64(_mm512_add_epi64(_mm512_slli_epi64(h, 7), l), add);
-            _mm512_storeu_pd(o + j,
-                             _mm512_fmadd_pd(_mm512_cvtepi64_pd(v), scale, _mm512_loadu_pd(o + j)));
-        }
+        for (int j = 0; j < JB; j += 8)
+            gsvd_i8_fold8(out[i][0] + j, out[i][1] + j, add, scale, o + j);
     }
 }
 
