@@ -1,9 +1,10 @@
-/* tests/unit/test_gram_i8.c - the int8 Gram tiles (analysis/kernels/gram_i8.h), on each engine that
- * runs here (AMX int8 tiles, AVX-512 VNNI), against two float64 oracles written out again here from
- * the definitions, not from the kernel's code: model  the quantised Gram the header defines:
- * weights a = s^2 written as 2^e (hi + lo/128) (hi in 64..127, lo to nearest), R = 127 u with the
- * missing calls' u* rounded to 1/127, L = (hi + lo/128) u with (hi + lo/128) u* rounded to 1/128,
- * centred by c; computed from those values in float64: the tiles must agree to float64 rounding
+/* tests/unit/test_gram_i8.c - the int8 Gram tiles (analysis/kernels/gram_i8.h), on each
+ * engine that runs here (AMX int8 tiles, AVX-512 VNNI), against two float64 oracles written
+ * out again here from the definitions, not from the kernel's code:
+ *   model  the quantised Gram the header defines: weights a = s^2 written as 2^e (hi + lo/128)
+ *          (hi in 64..127, lo to nearest), R = 127 u with the missing calls' u* rounded to
+ *          1/127, L = (hi + lo/128) u with (hi + lo/128) u* rounded to 1/128, centred by c;
+ *          computed from those values in float64: the tiles must agree to float64 rounding
  *          (1e-12 of the terms the centring cancels);
  *   true   Z'Z of the standardised values z = s (u - c): the tiles must stay within the
  *          error the header promises, entry by entry: 2^-14 sum |a y_i y_j| from the weights
