@@ -1,7 +1,9 @@
-/* common/log.h - leveled messages on stderr: "[E::func] msg".
- * The level is process-wide, set once in main() before threads start (GENSVD_LOG_LEVEL or -v/-q).
- * Logging preserves errno.  Thread safety: each message is written with one fputs under stdio's
- * stream lock, so lines from different threads do not interleave. */
+/* common/log.h - leveled messages, handed to the sink of the calling thread's scope
+ * (common/scope.h): by default "[E::func] msg" lines on stderr; the command line installs its
+ * own ("gensvd CMD: error: msg"), a library context its caller's callback.
+ * The process default's level is set once in main() before threads start (GENSVD_LOG_LEVEL or
+ * -v/-q).  Logging preserves errno.  Thread safety: a sink gets whole messages, so lines from
+ * different threads do not interleave. */
 #ifndef GSVD_COMMON_LOG_H
 #define GSVD_COMMON_LOG_H
 #include <stdarg.h>
@@ -16,12 +18,16 @@ enum gsvd_log_level {
     GSVD_LOG_DEBUG = 4,
 };
 
+/* The process default's level (the scope of threads that entered none). */
 void gsvd_log_set_level(enum gsvd_log_level level);
-/* Distributed runs: name the process's rank in every line (-1, the default: not). */
+/* Distributed runs: the process's rank, for sinks to name in every line (-1, the default:
+ * not); set once before threads start. */
 void gsvd_log_set_rank(int rank);
+int gsvd_log_rank(void);
+/* The level of the calling thread's scope. */
 enum gsvd_log_level gsvd_log_get_level(void);
 
-/* Writes "[L::func] message\n" to stderr when level <= the current level. */
+/* Hands the message to the calling thread's sink when level <= its scope's level. */
 void gsvd_log_msg(enum gsvd_log_level level, const char *func, const char *fmt, ...)
     GSVD_PRINTF(3, 4);
 /* The same with a va_list (ap is consumed); a module loaded at run time logs through this
@@ -33,6 +39,10 @@ void gsvd_log_vmsg(enum gsvd_log_level level, const char *func, const char *fmt,
 #define gsvd_log_warn(...) gsvd_log_msg(GSVD_LOG_WARN, __func__, __VA_ARGS__)
 #define gsvd_log_info(...) gsvd_log_msg(GSVD_LOG_INFO, __func__, __VA_ARGS__)
 #define gsvd_log_debug(...) gsvd_log_msg(GSVD_LOG_DEBUG, __func__, __VA_ARGS__)
+
+/* The process default's sink (common/scope.h): "[E::func] msg" lines on stderr (with the rank
+ * when one is set), one fputs each.  ud is unused. */
+void gsvd_log_stderr_sink(void *ud, enum gsvd_log_level level, const char *func, const char *msg);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_COMMON_LOG_H */

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "common/err.h"
+#include "common/scope.h"
 
 size_t gsvd_parallel_workers(size_t n_threads)
 {
@@ -19,6 +20,7 @@ size_t gsvd_parallel_workers(size_t n_threads)
 static void *thread_main(void *arg)
 {
     struct gsvd_thread *t = arg;
+    gsvd_scope_enter(t->scope);
     t->fn(t->ctx, t->k);
     return NULL;
 }
@@ -27,7 +29,7 @@ size_t gsvd_threads_start(struct gsvd_thread *t, size_t n, void (*fn)(void *ctx,
                           void *ctx)
 {
     for (size_t k = 0; k < n; k++) {
-        t[k] = (struct gsvd_thread){.fn = fn, .ctx = ctx, .k = k};
+        t[k] = (struct gsvd_thread){.fn = fn, .ctx = ctx, .k = k, .scope = gsvd_scope_entered()};
         int e = pthread_create(&t[k].th, NULL, thread_main, &t[k]);
         if (e != 0) {
             errno = e;

@@ -39,9 +39,11 @@ struct gsvd_thread {
     void (*fn)(void *ctx, size_t k);
     void *ctx;
     size_t k;
+    const struct gsvd_scope *scope; /* the starter's entered scope (common/scope.h), or NULL */
 };
 
-/* Start fn(ctx, k) for k = 0, 1, ... n - 1 on threads of their own (t[k]), stopping at the
+/* Start fn(ctx, k) for k = 0, 1, ... n - 1 on threads of their own (t[k]), each under the
+ * calling thread's scope (common/scope.h: its log sink, cancel flag), stopping at the
  * first thread that cannot be started (errno is then pthread_create's error, e.g. EAGAIN when
  * there is no room for its stack).  Returns how many were started (t[0 .. returned));
  * the caller runs or gives up the rest, and joins the started ones with gsvd_threads_join. */

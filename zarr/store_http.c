@@ -24,6 +24,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/scope.h"
 #include "zarr/sigv4.h"
 #include "zarr/store_internal.h"
 
@@ -774,6 +775,7 @@ int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned flags, gsvd_stor
     curl_multi_setopt(h->multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
     curl_multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)h->p.concurrency);
     curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, (long)h->p.concurrency + 4);
+    h->scope = gsvd_scope_entered();
     if (pthread_create(&h->thread, NULL, gsvd_http_engine, h) != 0) {
         gsvd_log_error("%s: cannot start the HTTP thread: %s", cfg->display, strerror(errno));
         rc = GSVD_EINTERNAL;

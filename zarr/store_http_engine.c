@@ -28,6 +28,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/scope.h"
 #include "zarr/sigv4.h"
 #include "zarr/store_internal.h"
 #include "zarr/store_http_internal.h"
@@ -462,6 +463,7 @@ void *gsvd_http_engine(void *arg)
 {
     struct store_http *h = arg;
 
+    gsvd_scope_enter(h->scope);
     pthread_mutex_lock(&h->mu);
     while (!h->stop) {
         double now = gsvd_http_now_s(), wait = 1.0;

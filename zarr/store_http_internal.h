@@ -11,6 +11,7 @@
 #include <curl/curl.h>
 
 #include "common/buf.h"
+#include "common/scope.h"
 #include "zarr/store_internal.h"
 
 #define MAX_OBJECT_BYTES ((size_t)1 << 32)     /* larger bodies are refused (hostile servers) */
@@ -67,6 +68,7 @@ struct store_http {
     /* engine */
     pthread_t thread;
     int thread_started;
+    const struct gsvd_scope *scope; /* the opener's scope (common/scope.h): the engine logs to it */
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a request finished (broadcast) */
     CURLM *multi;
