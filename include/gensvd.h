@@ -1,0 +1,419 @@
+/* gensvd.h - the gensvd library: principal components, pairwise distances, LD pruning, KING
+ * kinship and unrelated sets, projection onto saved PCs, and simulation of genotype data stored
+ * as Zarr (v2 or v3; a local directory or zip archive, https://, gs://, s3://) or held in memory.
+ *
+ * Five kinds of object, all opaque (curl's easy API and zstd's parameters are the models):
+ *
+ *   gensvd_ctx      where calls run: threads, device, a log callback, a progress callback, a
+ *                   cancel flag, remote-store settings, and the message of the last failure.
+ *   gensvd_source   the genotypes to analyse: a store's path or URL, or arrays in memory (read
+ *                   in place, never copied whole) or delivered chunk by chunk by a callback;
+ *                   with the selection to read (variant range, samples, masks, filters).
+ *   gensvd_options  one analysis and its parameters, starting from the documented defaults
+ *                   (those of the command line: `man gensvd-pca`, ...), set by name.
+ *   gensvd_result   what an analysis produced: named arrays (dtype, shape, dimension names)
+ *                   and attributes, exactly the arrays and attributes `gensvd CMD -o` writes.
+ *   gensvd_dest     a Zarr output (v2 or v3, local, zip-free directory, gs:// or s3://),
+ *                   checked before any work starts and written staged, so that a failed or
+ *                   cancelled run leaves nothing behind.
+ *
+ * A typical run:
+ *
+ *     gensvd_ctx *ctx = gensvd_ctx_new();
+ *     gensvd_source *src = NULL;
+ *     gensvd_options *opt = NULL;
+ *     gensvd_result *res = NULL;
+ *     int rc = gensvd_source_open(ctx, "cohort.vcz", &src);
+ *     if (rc == GENSVD_OK)
+ *         rc = gensvd_options_new(ctx, GENSVD_PCA, &opt);
+ *     if (rc == GENSVD_OK)
+ *         rc = gensvd_options_set_int(opt, "components", 10);
+ *     if (rc == GENSVD_OK)
+ *         rc = gensvd_run(ctx, opt, src, NULL, &res);
+ *     if (rc != GENSVD_OK)
+ *         fprintf(stderr, "pca: %s\n", gensvd_ctx_last_error(ctx));
+ *     ... gensvd_result_array(res, "sample_pca_projection", &view) ...
+ *     gensvd_result_free(res); gensvd_options_free(opt); gensvd_source_free(src);
+ *     gensvd_ctx_free(ctx);
+ *
+ * Rules that hold for every function:
+ *   - Functions returning int return GENSVD_OK (0) or a negative enum gensvd_error; on failure
+ *     the context's last error (gensvd_ctx_last_error) says what went wrong for a person
+ *     ("cohort.vcz/call_genotype/3.0: corrupt chunk: ..."), and pointer out-parameters are NULL.
+ *   - The library never writes to stdout or stderr and never exits: messages go to the log
+ *     callback, if one is set, and the last error is kept in the context.
+ *   - Objects made from a context (sources, options, results, destinations) must not outlive
+ *     it; *_free functions accept NULL.
+ *   - Thread safety: one call at a time per context and per object made from it; different
+ *     contexts share nothing and may run at the same time in different threads (each call runs
+ *     its own worker threads).  gensvd_ctx_cancel may be called from any thread or a signal
+ *     handler.  The one process-wide setting is OpenBLAS's thread pool, which the library
+ *     sizes to the largest thread count asked for.
+ *   - Strings passed in are copied unless a comment says "borrowed"; strings and arrays
+ *     returned are owned by the object they come from and valid until it is freed.
+ *   - Setters take the option names of the command line (without the leading "--"): the
+ *     options of `gensvd pca --help` are those of GENSVD_PCA, with the same defaults and the
+ *     same accepted values.  Adding an option or a setter never changes the ABI.
+ *
+ * Link with -lgensvd (pkg-config gensvd). */
+#ifndef GENSVD_H
+#define GENSVD_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && !defined(GENSVD_STATIC_DEFINE)
+#define GENSVD_API __attribute__((visibility("default")))
+#else
+#define GENSVD_API
+#endif
+
+/* ---- version ------------------------------------------------------------------------------ */
+
+#define GENSVD_VERSION_MAJOR 0
+#define GENSVD_VERSION_MINOR 2
+#define GENSVD_VERSION_PATCH 0
+#define GENSVD_VERSION_STRING "0.2.0"
+#define GENSVD_VERSION_NUMBER                                                                      \
+    (GENSVD_VERSION_MAJOR * 10000 + GENSVD_VERSION_MINOR * 100 + GENSVD_VERSION_PATCH)
+
+/* The version of the library linked at run time: "0.2.0" (static), and as a number. */
+GENSVD_API const char *gensvd_version(void);
+GENSVD_API unsigned gensvd_version_number(void);
+
+/* What this build and this machine offer, one line of text each (static, never NULL; "" for an
+ * unknown key): "backends", "cuda", "mpi", "stores", "codecs", "plot", "libraries", "blas",
+ * "cpu kernels" (the lines of `gensvd --version`). */
+GENSVD_API const char *gensvd_build_info(const char *key);
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+/* Released values are frozen: codes are appended, never reused. */
+enum gensvd_error {
+    GENSVD_OK = 0,
+    GENSVD_ENOMEM = -1,       /* out of memory (or over a --memory cap) */
+    GENSVD_EINVAL = -2,       /* a bad argument or option value: the caller's fault */
+    GENSVD_EIO = -3,          /* a read or write failed (local file, or a rejected request) */
+    GENSVD_ENOTFOUND = -4,    /* a store, array or key does not exist */
+    GENSVD_EFORMAT = -5,      /* malformed metadata or a corrupt chunk */
+    GENSVD_EINCONSIST = -6,   /* well-formed inputs that disagree (shapes, samples, variants) */
+    GENSVD_EUNSUPPORTED = -7, /* valid Zarr that gensvd does not handle (codec, dtype) */
+    GENSVD_ECODEC = -8,       /* decompression failed, or a chunk of the wrong size */
+    GENSVD_ENET = -9,         /* a transport failure after every retry */
+    GENSVD_EAUTH = -10,       /* HTTP 401/403: missing or rejected credentials */
+    GENSVD_EDEGENERATE = -11, /* nothing to analyse: no variant left, rank below k, ... */
+    GENSVD_EGPU = -12,        /* a CUDA failure at run time */
+    GENSVD_ENODEVICE = -13,   /* a GPU was asked for and none is usable */
+    GENSVD_ENOTBUILT = -14,   /* a feature this build lacks (CUDA, MPI, remote stores, PNG) */
+    GENSVD_EINTERNAL = -15,   /* a bug: please report it */
+    GENSVD_ECANCELED = -16,   /* the call was cancelled (gensvd_ctx_cancel) */
+    GENSVD_EPEER = -17,       /* another process of a distributed run failed */
+};
+
+/* A short name for any code ("out of memory", ...; "unknown error" for other values). */
+GENSVD_API const char *gensvd_strerror(int code);
+
+/* ---- the context -------------------------------------------------------------------------- */
+
+typedef struct gensvd_ctx gensvd_ctx;
+typedef struct gensvd_source gensvd_source;
+typedef struct gensvd_options gensvd_options;
+typedef struct gensvd_result gensvd_result;
+typedef struct gensvd_dest gensvd_dest;
+
+/* A new context with the defaults: every core, device "auto", no log or progress callback,
+ * remote settings from the environment (AWS_*, GOOGLE_OAUTH_ACCESS_TOKEN, STORAGE_EMULATOR_HOST,
+ * GENSVD_*; `man gensvd`).  NULL when out of memory. */
+GENSVD_API gensvd_ctx *gensvd_ctx_new(void);
+GENSVD_API void gensvd_ctx_free(gensvd_ctx *ctx);
+
+/* The message of the last failed call on this context or an object made from it ("" when
+ * there was none): one line for a person, naming the file, key or URL and what is wrong. */
+GENSVD_API const char *gensvd_ctx_last_error(const gensvd_ctx *ctx);
+
+enum gensvd_log_level {
+    GENSVD_LOG_OFF = 0,
+    GENSVD_LOG_ERROR = 1, /* why a call failed (also kept as the last error) */
+    GENSVD_LOG_WARN = 2,  /* something the caller should know: dropped variants, retries */
+    GENSVD_LOG_INFO = 3,  /* the plan and progress of a run (what `gensvd -v` prints) */
+    GENSVD_LOG_DEBUG = 4, /* detail for developers */
+};
+
+/* Called for every message at or below `level`, from any thread of the call (possibly several
+ * at once: it must be thread-safe); `message` has no prefix or newline, borrowed for the call. */
+typedef void (*gensvd_log_fn)(void *user, enum gensvd_log_level level, const char *message);
+/* fn NULL: no callback (the default).  Returns GENSVD_OK, or GENSVD_EINVAL for a bad level. */
+GENSVD_API int gensvd_ctx_set_log(gensvd_ctx *ctx, gensvd_log_fn fn, void *user,
+                                  enum gensvd_log_level level);
+
+/* Called as a run advances: `what` names the stage ("pass 3", "Gram", "band 2/5", "chunks",
+ * borrowed), `done` of `total` units (total 0: unknown; done == total closes the stage), from
+ * the thread that called the run.  Cheap calls only: it may be called thousands of times a
+ * second. */
+typedef void (*gensvd_progress_fn)(void *user, const char *what, uint64_t done, uint64_t total);
+GENSVD_API void gensvd_ctx_set_progress(gensvd_ctx *ctx, gensvd_progress_fn fn, void *user);
+
+/* Ask the running call (or, when none runs, the next one) to stop: it returns GENSVD_ECANCELED
+ * within about a second, having removed anything it staged, and the request is cleared.  Safe
+ * from any thread and from a signal handler. */
+GENSVD_API void gensvd_ctx_cancel(gensvd_ctx *ctx);
+
+/* Context settings by name.
+ *   int:    "threads" (0: every core; the default), "concurrency" (remote requests in flight,
+ *           1..1024 [32]), "retries" (0..100 [8]), "timeout" (seconds a stalled transfer waits
+ *           before a retry [60]), "no-sign-request" (0/1: anonymous S3 requests)
+ *   string: "device" ("auto", "cpu", "gpu" ["auto"]), "endpoint" (an S3 endpoint URL),
+ *           "s3-addressing" ("auto", "path", "virtual"), "gcs-token-file", "gcs-token" (an
+ *           OAuth2 access token), "aws-access-key-id", "aws-secret-access-key",
+ *           "aws-session-token", "aws-region", "cache-dir" (where PCA's genotype cache spills)
+ * Returns GENSVD_OK, or GENSVD_EINVAL for an unknown name, a wrong type or a bad value. */
+GENSVD_API int gensvd_ctx_set_int(gensvd_ctx *ctx, const char *name, int64_t value);
+GENSVD_API int gensvd_ctx_set_string(gensvd_ctx *ctx, const char *name, const char *value);
+
+/* ---- element types ------------------------------------------------------------------------ */
+
+enum gensvd_dtype {
+    GENSVD_DTYPE_BOOL = 1, /* one byte, 0 or 1 */
+    GENSVD_DTYPE_INT8,
+    GENSVD_DTYPE_INT16,
+    GENSVD_DTYPE_INT32,
+    GENSVD_DTYPE_INT64,
+    GENSVD_DTYPE_UINT8,
+    GENSVD_DTYPE_UINT16,
+    GENSVD_DTYPE_UINT32,
+    GENSVD_DTYPE_UINT64,
+    GENSVD_DTYPE_FLOAT32,
+    GENSVD_DTYPE_FLOAT64,
+    GENSVD_DTYPE_STRING, /* elements are `const char *` (UTF-8, NUL-terminated) */
+};
+
+/* Size in bytes of one element (sizeof(const char *) for strings), 0 for an unknown dtype. */
+GENSVD_API size_t gensvd_dtype_size(enum gensvd_dtype dtype);
+
+#define GENSVD_MAX_DIMS 8
+
+/* An array: returned by gensvd_result_array (everything borrowed from the result).  This
+ * struct is frozen: it never gains fields (the ABI would change). */
+struct gensvd_array_view {
+    const void *data; /* C order, native byte order */
+    enum gensvd_dtype dtype;
+    size_t ndim;
+    uint64_t shape[GENSVD_MAX_DIMS];
+    const char *dims[GENSVD_MAX_DIMS]; /* dimension names ("samples", "components", ...) */
+};
+
+/* ---- sources ------------------------------------------------------------------------------ */
+
+/* A store: a local directory or zip file, file://, https://, gs:// or s3:// URL, naming a
+ * group (VCF-Zarr from bio2zarr or sgkit, scikit-allel's calldata/GT) or an array.  The
+ * metadata is read now (so a missing store fails here); the genotype array is chosen at the
+ * run (option "array" of the source, else auto-detected).  GENSVD_ENOTFOUND, GENSVD_EFORMAT
+ * (not Zarr: the message says how to convert VCF, BCF, PLINK or BGEN files), GENSVD_EAUTH,
+ * GENSVD_ENET, GENSVD_ENOTBUILT (a remote scheme in a build without libcurl). */
+GENSVD_API int gensvd_source_open(gensvd_ctx *ctx, const char *url, gensvd_source **out);
+
+/* An empty in-memory source, filled with gensvd_source_add_array / _add_chunked, in the names
+ * and layout of VCF-Zarr (sgkit's): "call_genotype" (variants x samples x ploidy, any integer
+ * dtype, -1 missing, -2 padding) or a 2-D dosage array (variants x samples, integer with
+ * negative = missing, or float with NaN = missing; name it with the source option "array"),
+ * and optionally "sample_id" (strings), "variant_contig" (integer indices into "contig_id"),
+ * "contig_id" (strings), "variant_position" (integer), "variant_allele" (variants x alleles,
+ * strings).  Returns GENSVD_OK or GENSVD_ENOMEM. */
+GENSVD_API int gensvd_source_new(gensvd_ctx *ctx, gensvd_source **out);
+
+/* Add an array read in place: `data` (borrowed: it must stay valid and unchanged until the
+ * source is freed) with `ndim` axes of `shape`, and `strides` in bytes per axis (NULL: C
+ * order; negative and zero strides are allowed).  Nothing is copied now; a run reads it block
+ * by block.  Strings: data points to `const char *` elements.  GENSVD_EINVAL for a bad dtype,
+ * shape or name, GENSVD_EINCONSIST when its lengths disagree with the arrays already added
+ * (variants, samples). */
+GENSVD_API int gensvd_source_add_array(gensvd_source *src, const char *name, const void *data,
+                                       enum gensvd_dtype dtype, size_t ndim, const uint64_t *shape,
+                                       const int64_t *strides);
+
+/* Fill one chunk: write the chunk at grid position chunk[0..ndim) into `dst` (C order, the
+ * full chunk shape, edge chunks padded with anything), `dst_bytes` long.  Called from worker
+ * threads, possibly several at once, each chunk at most once per pass (a run may make several
+ * passes).  Return 0, or nonzero to fail the run (it then returns GENSVD_EIO with the message
+ * the callback logged, or GENSVD_ECANCELED if the context was cancelled). */
+typedef int (*gensvd_chunk_fn)(void *user, const uint64_t *chunk, void *dst, size_t dst_bytes);
+
+/* Add an array delivered chunk by chunk (a dask array, a file format of the caller's): shape
+ * and chunk shape per axis; `user` is borrowed.  Errors as gensvd_source_add_array. */
+GENSVD_API int gensvd_source_add_chunked(gensvd_source *src, const char *name,
+                                         enum gensvd_dtype dtype, size_t ndim,
+                                         const uint64_t *shape, const uint64_t *chunks,
+                                         gensvd_chunk_fn fn, void *user);
+
+/* What to read, by the command line's input option names.
+ *   int:    "transpose" (0/1: the 2-D array is samples x variants), "ploidy" (of a 2-D dosage
+ *           array [2]), "variant-start", "variant-stop" (the range [start, stop) of variant
+ *           indices; stop 0: the end), "all-contigs" (0/1: KING counts every contig)
+ *   double: "maf", "max-missing"
+ *   string: "array" (the genotype array's path in the store), "variants" ("A:B"),
+ *           "variant-mask", "sample-mask" (STORE[/ARRAY]: a 1-D bool array, nonzero = keep)
+ * Errors: GENSVD_EINVAL (unknown name, wrong type, bad value). */
+GENSVD_API int gensvd_source_set_int(gensvd_source *src, const char *name, int64_t value);
+GENSVD_API int gensvd_source_set_double(gensvd_source *src, const char *name, double value);
+GENSVD_API int gensvd_source_set_string(gensvd_source *src, const char *name, const char *value);
+
+/* Keep only these samples, by ID, in this order (copied; n 0 clears the selection).
+ * GENSVD_EINVAL for a duplicate ID; unknown IDs fail the run (GENSVD_EINCONSIST). */
+GENSVD_API int gensvd_source_set_samples(gensvd_source *src, const char *const *ids, size_t n);
+
+/* A mask in memory (copied): "variant-mask" (one entry per variant of the array) or
+ * "sample-mask" (one per sample), nonzero = keep.  n 0 clears it.  GENSVD_EINVAL for another
+ * name; a length that differs from the array's fails the run (GENSVD_EINCONSIST). */
+GENSVD_API int gensvd_source_set_mask(gensvd_source *src, const char *name, const uint8_t *mask,
+                                      size_t n);
+
+GENSVD_API void gensvd_source_free(gensvd_source *src);
+
+/* ---- analyses and their options ----------------------------------------------------------- */
+
+enum gensvd_analysis {
+    GENSVD_PCA = 1,        /* `gensvd pca` */
+    GENSVD_PROJECT = 2,    /* `gensvd project`: needs "pcs" (a path) or gensvd_options_set_pcs */
+    GENSVD_PDIST = 3,      /* `gensvd pdist` */
+    GENSVD_LDPRUNE = 4,    /* `gensvd ldprune` */
+    GENSVD_RELATED = 5,    /* `gensvd related` */
+    GENSVD_SIMULATE = 6,   /* `gensvd simulate`: runs without a source */
+    GENSVD_PLOT_PCA = 7,   /* `gensvd plot pca`: gensvd_plot only */
+    GENSVD_PLOT_PDIST = 8, /* `gensvd plot pdist`: gensvd_plot only */
+};
+
+/* Options of one analysis with the documented defaults.  GENSVD_EINVAL for an unknown
+ * analysis, GENSVD_ENOMEM. */
+GENSVD_API int gensvd_options_new(gensvd_ctx *ctx, enum gensvd_analysis analysis,
+                                  gensvd_options **out);
+GENSVD_API void gensvd_options_free(gensvd_options *opt);
+
+/* Set an option by its command-line name ("components", "method", "tol", "metric", "r2",
+ * "window", "king-cutoff", ...): integers (and sizes in bytes, e.g. "memory") with _int, real
+ * numbers with _double (an _int value is taken for a real option too), names and text forms
+ * with _string ("method" "randomized", "window" "500kb", "ld-prune" "0.2,500kb").  Flags are
+ * ints (0/1).  Returns GENSVD_OK, or GENSVD_EINVAL (an unknown name, a wrong type, a value out
+ * of range: the last error says which and what is accepted). */
+GENSVD_API int gensvd_options_set_int(gensvd_options *opt, const char *name, int64_t value);
+GENSVD_API int gensvd_options_set_double(gensvd_options *opt, const char *name, double value);
+GENSVD_API int gensvd_options_set_string(gensvd_options *opt, const char *name, const char *value);
+
+/* The options an analysis takes, for bindings and documentation: the i-th option's name, or
+ * NULL past the last; its type (GENSVD_OPTION_*) and current value as text ("10", "auto",
+ * "1e-04"; borrowed until the next call on opt). */
+enum gensvd_option_type {
+    GENSVD_OPTION_INT = 1,
+    GENSVD_OPTION_DOUBLE = 2,
+    GENSVD_OPTION_STRING = 3,
+    GENSVD_OPTION_FLAG = 4,
+};
+GENSVD_API const char *gensvd_options_name(const gensvd_options *opt, size_t i);
+GENSVD_API int gensvd_options_type(const gensvd_options *opt, const char *name);
+GENSVD_API const char *gensvd_options_value(gensvd_options *opt, const char *name);
+
+/* GENSVD_PROJECT: the reference PCs from an earlier GENSVD_PCA result with loadings (borrowed:
+ * it must outlive the run), instead of the option "pcs" (a path or URL). */
+GENSVD_API int gensvd_options_set_pcs(gensvd_options *opt, const gensvd_result *pcs);
+
+/* ---- results and destinations ------------------------------------------------------------- */
+
+/* A Zarr output at `url` (a local directory, gs:// or s3://), with settings by name:
+ *   int:    "force" (0/1: replace an existing output), "zarr-format" (2 or 3; 0, the default:
+ *           the input's format, else 2)
+ *   string: "shard" ("ROWS[,COLS]", format 3 only)
+ * and checked by gensvd_dest_check, which every run and write call first: the output does
+ * not exist (or "force" is set), its parent directory exists and is writable, a bucket is
+ * reachable with the context's credentials (one request).  Nothing is created before a run's
+ * end: a run writes into a staging location moved into place when complete. */
+GENSVD_API int gensvd_dest_new(gensvd_ctx *ctx, const char *url, gensvd_dest **out);
+GENSVD_API int gensvd_dest_set_int(gensvd_dest *dest, const char *name, int64_t value);
+GENSVD_API int gensvd_dest_set_string(gensvd_dest *dest, const char *name, const char *value);
+/* GENSVD_OK, or GENSVD_EIO (exists without "force", parent missing or not writable),
+ * GENSVD_EAUTH, GENSVD_ENET, GENSVD_EINVAL (bad settings), GENSVD_ENOTBUILT. */
+GENSVD_API int gensvd_dest_check(gensvd_dest *dest);
+GENSVD_API void gensvd_dest_free(gensvd_dest *dest);
+
+/* Run an analysis on src (NULL for GENSVD_SIMULATE).  With dest (else NULL) the output is
+ * written there as the run produces it (pdist's bands and simulate's chunks are never held
+ * whole in memory; such arrays are then absent from the result) and committed before the call
+ * returns; dest is checked first, before any input is read.  *out gets the result (caller
+ * owns; gensvd_result_free).  Errors: any of enum gensvd_error, with the last error set;
+ * GENSVD_ECANCELED after gensvd_ctx_cancel (nothing is left at dest). */
+GENSVD_API int gensvd_run(gensvd_ctx *ctx, const gensvd_options *opt, gensvd_source *src,
+                          gensvd_dest *dest, gensvd_result **out);
+
+/* Write a result to dest (checked first) with the bytes `gensvd CMD -o` writes for it. */
+GENSVD_API int gensvd_result_write(gensvd_ctx *ctx, const gensvd_result *res, gensvd_dest *dest);
+
+GENSVD_API enum gensvd_analysis gensvd_result_analysis(const gensvd_result *res);
+
+/* The result's arrays: the i-th name (NULL past the last) and an array by name (GENSVD_OK, or
+ * GENSVD_ENOTFOUND).  The names and dimensions are those of the output schema on the
+ * command's manual page (sgkit's names: sample_pca_projection, ...). */
+GENSVD_API const char *gensvd_result_array_name(const gensvd_result *res, size_t i);
+GENSVD_API int gensvd_result_array(const gensvd_result *res, const char *name,
+                                   struct gensvd_array_view *out);
+
+/* The group's attributes as a JSON object text (what .zattrs holds), and one numeric or
+ * string attribute by name (GENSVD_ENOTFOUND when absent or of another type). */
+GENSVD_API const char *gensvd_result_attrs_json(const gensvd_result *res);
+GENSVD_API int gensvd_result_attr_double(const gensvd_result *res, const char *name, double *out);
+GENSVD_API const char *gensvd_result_attr_string(const gensvd_result *res, const char *name);
+
+GENSVD_API void gensvd_result_free(gensvd_result *res);
+
+/* GENSVD_PDIST without a dest: instead of holding the N x N matrix in the result, hand each
+ * finished band of rows to fn, in row order: rows [row0, row0 + n_rows) of the square
+ * "distance" matrix (n_rows x n, float64, complete rows) and, when the run counts them, of
+ * "n_sites" (uint32; else its data is NULL).  A nonzero return stops the run (GENSVD_ECANCELED
+ * unless the callback logged an error: GENSVD_EIO).  fn NULL: back to the in-memory result. */
+typedef int (*gensvd_rows_fn)(void *user, uint64_t row0, uint64_t n_rows,
+                              const struct gensvd_array_view *distance,
+                              const struct gensvd_array_view *n_sites);
+GENSVD_API int gensvd_options_set_rows_callback(gensvd_options *opt, gensvd_rows_fn fn, void *user);
+
+/* ---- plots -------------------------------------------------------------------------------- */
+
+/* Draw a pca output (GENSVD_PLOT_PCA: a PC scatter plot) or a pdist output (GENSVD_PLOT_PDIST:
+ * a heatmap) read from input_url, into output_path (".svg" or ".png"), with the options of
+ * `gensvd plot pca|pdist` ("color-by", "pcs", "title", ...).  The file is written through a
+ * temporary name and renamed.  GENSVD_EINVAL (another extension, bad options),
+ * GENSVD_ENOTBUILT (PNG without librsvg), or the input's errors. */
+GENSVD_API int gensvd_plot(gensvd_ctx *ctx, const gensvd_options *opt, const char *input_url,
+                           const char *output_path);
+
+/* ---- distributed runs --------------------------------------------------------------------- */
+
+/* Under mpirun or srun: join the job's processes (MPI is process-wide: call once, from the
+ * main thread, before any run; argc/argv may be NULL).  Afterwards runs of GENSVD_PCA and
+ * GENSVD_PDIST share their work between the processes and give every process the same bytes
+ * as one process would (the result on every rank; a dest is written by rank 0).  Returns
+ * GENSVD_OK (also when not launched by mpirun: then one process), GENSVD_ENOTBUILT (a build
+ * without MPI, launched by mpirun), GENSVD_EPEER. */
+GENSVD_API int gensvd_mpi_init(int *argc, char ***argv);
+GENSVD_API int gensvd_mpi_rank(void); /* 0 without MPI */
+GENSVD_API int gensvd_mpi_size(void); /* 1 without MPI */
+GENSVD_API void gensvd_mpi_finalize(void);
+
+/* ---- stores ------------------------------------------------------------------------------- */
+
+/* The tree of groups and arrays under url as a JSON text (caller frees with gensvd_free):
+ * {"zarr_format": 2, "groups": [...], "arrays": [{"path", "shape", "chunks", "dtype",
+ * "codecs", "stored_bytes", "raw_bytes", "dims"}...]} (what `gensvd info --json` prints). */
+GENSVD_API int gensvd_store_info(gensvd_ctx *ctx, const char *url, char **json_out);
+
+/* Read an array (or the hyperslab [start, stop) per axis; NULL: all) of a store into a new
+ * result holding that one array under its own name. */
+GENSVD_API int gensvd_store_read(gensvd_ctx *ctx, const char *url, const char *array,
+                                 const uint64_t *start, const uint64_t *stop, gensvd_result **out);
+
+/* Free memory the library returned (JSON texts). */
+GENSVD_API void gensvd_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GENSVD_H */
