@@ -2,7 +2,7 @@
  * A backend has a name, a kind (host or device), a probe, create/destroy and the small dense
  * eigenproblem every analysis needs.  What an analysis hands it beyond that lives with the
  * analysis, in a device table the backend offers through gsvd_backend_analysis():
- *   analysis/pca_device.h          PCA's passes, projections and Gram (GSVD_AN_PCA),
+ *   analysis/pca/pca_device.h      PCA's passes, projections and Gram (GSVD_AN_PCA),
  *   analysis/pdist/pdist_device.h  pdist's band accumulators and plane layout (GSVD_AN_PDIST).
  * A new analysis adds its own table and id; the core stays as it is.  Which backends exist is
  * decided by cli/backend_registry.c; analyses receive a backend and never name one.
@@ -32,11 +32,11 @@ struct gsvd_backend_params {
 
 /* The CPU's product for the Gram tiles (gsvd_backend_params.gram_kernel; the names "auto",
  * "f32", "amx", "i8" in this order are pca's --gram-kernel).  f32: float32 ssyrk/sgemm tiles;
- * amx: bf16 hi/lo tiles on Intel AMX (analysis/kernels/gram_amx.h); i8: int8 products (AMX tiles,
- * or AVX-512 VNNI without AMX: the same bytes) on the genotype integers with two-digit weights
- * (analysis/kernels/gram_i8.h: eigenvalues within 2^-14 relative from the weights, integer dosages
- * 0..2 only).  create fails with GSVD_EUNSUPPORTED where amx or i8 cannot run.  auto: f32, or i8
- * where the caller allows it (gsvd_backend_gram_fast) and it can run. */
+ * amx: bf16 hi/lo tiles on Intel AMX (analysis/cpu/kernels/gram_amx.h); i8: int8 products (AMX
+ * tiles, or AVX-512 VNNI without AMX: the same bytes) on the genotype integers with two-digit
+ * weights (analysis/cpu/kernels/gram_i8.h: eigenvalues within 2^-14 relative from the weights,
+ * integer dosages 0..2 only).  create fails with GSVD_EUNSUPPORTED where amx or i8 cannot run.
+ * auto: f32, or i8 where the caller allows it (gsvd_backend_gram_fast) and it can run. */
 enum gsvd_gram_kernel {
     GSVD_GRAM_AUTO = 0,
     GSVD_GRAM_F32 = 1,
@@ -47,7 +47,7 @@ enum gsvd_gram_kernel {
 /* The CPU's products of a randomized-PCA pass on cached 2-bit rows (gsvd_backend_params.
  * pass_kernel; "auto", "f32", "i8" in this order are pca's --pass-kernel).  f32: the rows
  * standardised to float32 sub-tiles and two sgemm; i8: Intel AMX int8 tiles on the codes
- * with X and W rounded to 20 bits (analysis/kernels/pass_i8.h: products within ~1e-6 relative).
+ * with X and W rounded to 20 bits (analysis/cpu/kernels/pass_i8.h: products within ~1e-6 relative).
  * create fails with GSVD_EUNSUPPORTED where i8 cannot run; auto takes i8 where it can. */
 enum gsvd_pass_kernel { GSVD_PASS_AUTO = 0, GSVD_PASS_F32 = 1, GSVD_PASS_I8 = 2 };
 
@@ -55,7 +55,7 @@ enum gsvd_pass_kernel { GSVD_PASS_AUTO = 0, GSVD_PASS_F32 = 1, GSVD_PASS_I8 = 2 
  * tiles and keeps no float32 N x N block. */
 #define GSVD_GRAM_F32_MAX_N 24576
 
-/* Which of the CPU backend's hand-written kernels (analysis/kernels/) run on this CPU, as one
+/* Which of the CPU backend's hand-written kernels (analysis/cpu/kernels/) run on this CPU, as one
  * line for --version into buf (NUL-terminated, truncated to len): "gram i8 on ENGINE" or
  * "gram i8: no", then "gram amx: yes|no" and "pass i8: yes|no", separated by ", ". */
 void gsvd_backend_cpu_kernels(char *buf, size_t len);

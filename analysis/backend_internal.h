@@ -1,8 +1,9 @@
-/* analysis/backend_internal.h - for backend*.c, gpu/ and cli/backend_registry.c only: the core
- * vtable of a compute backend.  A backend embeds struct gsvd_backend first.  What an analysis
- * needs beyond the core is a separate table owned by that analysis (analysis/pca_device.h,
- * analysis/pdist/pdist_device.h), which the `analysis` op returns.  Fields are appended, never
- * reordered; backend.c reads a field added in version N only when ops->version >= N. */
+/* analysis/backend_internal.h - for analysis/backend*.c, the CPU backend (analysis/cpu/), gpu/
+ * and cli/backend_registry.c only: the core vtable of a compute backend.  A backend embeds
+ * struct gsvd_backend first.  What an analysis needs beyond the core is a separate table owned
+ * by that analysis (analysis/pca/pca_device.h, analysis/pdist/pdist_device.h), which the
+ * `analysis` op returns.  Fields are appended, never reordered; backend.c reads a field added
+ * in version N only when ops->version >= N. */
 #ifndef GSVD_ANALYSIS_BACKEND_INTERNAL_H
 #define GSVD_ANALYSIS_BACKEND_INTERNAL_H
 #include <stdarg.h>

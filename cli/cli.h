@@ -77,7 +77,7 @@ int gsvd_cli_signals_init(void);
 
 /* Run once more (execv of /proc/self/exe with argv) with OPENBLAS_NUM_THREADS=1 under a finite
  * `ulimit -v` unless it is set, and with OPENBLAS_CORETYPE when OpenBLAS runs its generic
- * kernels on a CPU it does not know (analysis/blas_room.h, gsvd_blas_core_fix); then, under
+ * kernels on a CPU it does not know (analysis/cpu/blas_room.h, gsvd_blas_core_fix); then, under
  * the limit, check that some headroom is left after the libraries loaded; if not, print an
  * out-of-memory message and _exit(1) at once (OpenBLAS's threads would keep exit() from
  * returning).  Called first thing in main(), before anything reads argv; returns only when

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/blas_room.h"
+#include "analysis/cpu/blas_room.h"
 #include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/buf.h"

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/genotype.h"
-#include "analysis/ldprune.h"
+#include "analysis/scan/genotype.h"
+#include "analysis/ldprune/ldprune.h"
 #include "cli/cli.h"
 #include "cli/cli_mask.h"
 #include "cli/opts_input.h"

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "analysis/backend.h"
-#include "analysis/genotype.h"
-#include "analysis/ldprune.h"
-#include "analysis/pca.h"
-#include "analysis/pca_store.h"
+#include "analysis/scan/genotype.h"
+#include "analysis/ldprune/ldprune.h"
+#include "analysis/pca/pca.h"
+#include "analysis/pca/pca_store.h"
 #include "cli/cli.h"
 #include "cli/opts_input.h"
 #include "cli/cli_mask.h"

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/genotype.h"
+#include "analysis/scan/genotype.h"
 #include "analysis/pdist/king_pairs.h"
 #include "analysis/pdist/king_parts.h"
 #include "analysis/pdist/pdist.h"
@@ -39,7 +39,7 @@ struct pdist_opts {
     int rank_parts;    /* under MPI with a square Zarr output on a local or shared path: each
                           rank writes its own part and rank 0 finalizes (pdist/pdist_parts.h) */
     int force, counts, axis_variants, condensed, f4;
-    int all_contigs;     /* --all-contigs: KING on X, Y and MT too (analysis/autosomes.h) */
+    int all_contigs;     /* --all-contigs: KING on X, Y and MT too (analysis/scan/autosomes.h) */
     int min_kinship_set; /* --min-kinship: a pair list (analysis/pdist/king_pairs.h) */
     double min_kinship;  /* NaN: not given */
     struct gsvd_pdist_params pd;

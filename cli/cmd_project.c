@@ -1,5 +1,5 @@
 /* cli/cmd_project.c - `gensvd project`: samples of a store placed on principal components
- * saved by `gensvd pca --loadings` (analysis/project.h). */
+ * saved by `gensvd pca --loadings` (analysis/pca/project.h). */
 #include "gsvd_config.h"
 
 #include <stddef.h>
@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/genotype.h"
-#include "analysis/pca_store.h"
-#include "analysis/project.h"
-#include "analysis/variant_ids.h"
+#include "analysis/scan/genotype.h"
+#include "analysis/pca/pca_store.h"
+#include "analysis/pca/project.h"
+#include "analysis/scan/variant_ids.h"
 #include "cli/cli.h"
 #include "cli/opts_input.h"
 #include "common/alloc.h"

@@ -1,5 +1,6 @@
 /* cli/cmd_related.c - `gensvd related`: a maximal unrelated sample set from KING kinship (plink2
- * --king-cutoff semantics, analysis/related.h), as a Zarr sample mask or a list of kept IDs. */
+ * --king-cutoff semantics, analysis/related/related.h), as a Zarr sample mask or a list of kept
+ * IDs. */
 #include "gsvd_config.h"
 
 #include <stddef.h>
@@ -7,8 +8,8 @@
 #include <string.h>
 
 #include "analysis/backend.h"
-#include "analysis/genotype.h"
-#include "analysis/related.h"
+#include "analysis/scan/genotype.h"
+#include "analysis/related/related.h"
 #include "cli/cli.h"
 #include "cli/cli_mask.h"
 #include "cli/opts_input.h"
@@ -27,7 +28,7 @@ struct related_opts {
     const char *format;    /* --format tsv */
     gsvd_backend *backend; /* --device: where the kinship pairs are counted (owned) */
     int force, tsv;
-    int all_contigs; /* --all-contigs: X, Y and MT too (analysis/autosomes.h) */
+    int all_contigs; /* --all-contigs: X, Y and MT too (analysis/scan/autosomes.h) */
     double cutoff;
     uint64_t memory;
     struct gsvd_geno_params geno;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "analysis/backend.h"
-#include "analysis/blas_room.h"
+#include "analysis/cpu/blas_room.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "common/comm.h"

@@ -5,7 +5,7 @@
  * `struct gsvd_opt` table. */
 #ifndef GSVD_CLI_OPTS_INPUT_H
 #define GSVD_CLI_OPTS_INPUT_H
-#include "analysis/genotype.h"
+#include "analysis/scan/genotype.h"
 #include "cli/opts.h"
 
 /* CALL parsers (cli/opts_groups.c): --variants A:B into geno.var_start and var_stop (adjacent

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/blas_room.h"
+#include "analysis/cpu/blas_room.h"
 #include "cli/cli.h"
 #include "common/cleanup.h"
 #include "common/err.h"
@@ -92,7 +92,7 @@ int gsvd_cli_signals_init(void)
  * OpenBLAS's destructor): under `ulimit -v` a little above what the libraries need, every
  * command, --version included, spun and never exited, and later the first BLAS call of a run
  * did the same.  So before anything else, with a finite RLIMIT_AS, the main thread's own BLAS
- * buffer is mapped now while it still fits (analysis/blas_room.h; parallel BLAS sections check
+ * buffer is mapped now while it still fits (analysis/cpu/blas_room.h; parallel BLAS sections check
  * for their further buffers), else the run stops at once with a clear message.
  * OpenBLAS also picks its kernels at load time, and on a CPU model it does not know it runs
  * generic ones ~3x slower (gsvd_blas_core_fix): the program then runs once more with the set

@@ -13,7 +13,7 @@
 #include <cusolverDn.h>
 
 #include "analysis/backend_internal.h"
-#include "analysis/pca_device.h"
+#include "analysis/pca/pca_device.h"
 #include "analysis/pdist/pdist_device.h"
 #include "common/alloc.h"
 #include "common/err.h"

@@ -1,6 +1,6 @@
 /* gpu/backend_cuda.h - the CUDA compute backend (C only; no CUDA type leaves gpu/).
  * Implements analysis/backend_internal.h (core) with the device tables of PCA
- * (analysis/pca_device.h) and pdist (analysis/pdist/pdist_device.h, gpu/pdist_cuda.h) with
+ * (analysis/pca/pca_device.h) and pdist (analysis/pdist/pdist_device.h, gpu/pdist_cuda.h) with
  * the CUDA runtime, cuBLAS and cuSOLVER:
  *  - blocks arrive in their compact form (int8 dosages, 2-bit codes, or float64) and are copied
  *    into one of two pinned staging buffers, uploaded on a copy stream and standardised on the

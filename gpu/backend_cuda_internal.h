@@ -12,7 +12,7 @@
 #include <cuda_runtime_api.h>
 #include <cusolverDn.h>
 #include "analysis/backend_internal.h"
-#include "analysis/pca_device.h"
+#include "analysis/pca/pca_device.h"
 #include "gpu/kernels.h"
 #include "gpu/pdist_cuda.h"
 #include "gpu/staging.h"
@@ -58,7 +58,7 @@ struct backend_cuda {
     double tr[2];               /* host: the last pass's trace parts */
 };
 
-/* (pca_cuda.c) PCA's device table: struct gsvd_pca_device_ops of analysis/pca_device.h. */
+/* (pca_cuda.c) PCA's device table: struct gsvd_pca_device_ops of analysis/pca/pca_device.h. */
 extern const struct gsvd_pca_device_ops gsvd_cuda_pca_ops;
 
 #endif /* GSVD_GPU_BACKEND_CUDA_INTERNAL_H */

@@ -6,14 +6,14 @@
  * threads: work that needs an order (sums) is given to one thread.  Counters shared between
  * threads are only ever incremented with GSVD_KB_ATOMIC_ADD (atomicAdd on the device, a plain
  * add in the serial launcher), so integer results do not depend on the schedule.
- * Values come from analysis/gblock_std.h, the definitions the CPU backend uses.
+ * Values come from analysis/scan/gblock_std.h, the definitions the CPU backend uses.
  * No CUDA type appears here; the file compiles as C11 and as CUDA C++.
  * Thread safety: pure functions of their arguments, except the documented output writes. */
 #ifndef GSVD_GPU_KERNEL_BODY_H
 #define GSVD_GPU_KERNEL_BODY_H
 #include <stddef.h>
 #include <stdint.h>
-#include "analysis/gblock_std.h"
+#include "analysis/scan/gblock_std.h"
 #include "common/gsvd_defs.h"
 #include "common/rng.h"
 GSVD_EXTERN_C_BEGIN

@@ -1,5 +1,5 @@
 /* gpu/pca_cuda.c - the CUDA backend's PCA device table (struct gsvd_pca_device_ops,
- * analysis/pca_device.h): randomized passes Y = Z^T Z X, projection, the exact Gram, and exact
+ * analysis/pca/pca_device.h): randomized passes Y = Z^T Z X, projection, the exact Gram, and exact
  * sums under a bound; the backend's core is gpu/backend_cuda.c.
  *
  * Data path of a block: the scan owns the block only during the call, so its rows (and their
@@ -22,7 +22,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
-#include "analysis/gblock_std.h"
+#include "analysis/scan/gblock_std.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"

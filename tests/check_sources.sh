@@ -2,8 +2,10 @@
 # Mechanical checks of the sources (STYLE.md sections 2 and 12):
 #  - layering: common <- zarr <- analysis <- gpu <- mpi <- plot <- cli (mpi/ uses common/ only;
 #    plot/ reads results through zarr/); a file includes only its own or lower
-#    layers' headers, and *_internal.h only from its own folder (gpu/ may use
-#    analysis/backend_internal.h, and so may cli/backend_registry.c, which proxies the CUDA module);
+#    layers' headers, and *_internal.h only from its own folder, subfolders being folders of
+#    their own (analysis/cpu/ and gpu/ may use analysis/backend_internal.h, and so may
+#    cli/backend_registry.c, which proxies the CUDA module); analysis/scan/ (the genotype
+#    scan) includes no other part of analysis/;
 #  - banned calls: atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets everywhere;
 #    exit abort printf puts outside cli/; raw malloc/calloc/realloc/free outside common/alloc.c;
 #    stderr outside cli/ and common/log.c (the library layers are silent: log.h, progress.h);
@@ -16,6 +18,18 @@ root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 layers=(common zarr analysis gpu mpi plot cli)
 rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
+# The internal headers used outside their own folder: analysis/backend_internal.h (the
+# backend table) by the backends that implement it (analysis/cpu/, gpu/) and by
+# cli/backend_registry.c, which proxies the CUDA module.  Every other *_internal.h is
+# included only from the folder it sits in (analysis/pca/pca_internal.h from analysis/pca/,
+# not from analysis/ nor analysis/pca/sub/).
+internal_ok() { # FILE HEADER
+    [ "$2" = analysis/backend_internal.h ] || return 1
+    case "$1" in
+    analysis/cpu/* | gpu/* | cli/backend_registry.c) return 0 ;;
+    esac
+    return 1
+}
 pass=0
 fail=0
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
@@ -34,9 +48,14 @@ for f in $files; do
         if [ "$hr" -gt "$r" ]; then
             bad "$f includes $inc (higher layer $hdir)"; ok=0
         fi
+        case "$f:$inc" in
+        analysis/scan/*:analysis/scan/*) ;;
+        analysis/scan/*:analysis/*)
+            bad "$f includes $inc (the genotype scan sits below every other part of analysis/)"; ok=0 ;;
+        esac
         case "$inc" in
         *_internal.h)
-            if [ "$hdir" != "$dir" ] && ! { { [ "$dir" = gpu ] || [ "$f" = cli/backend_registry.c ]; } && [ "$inc" = analysis/backend_internal.h ]; }; then
+            if [ "${inc%/*}" != "${f%/*}" ] && ! internal_ok "$f" "$inc"; then
                 bad "$f includes $inc (internal header of another folder)"; ok=0
             fi ;;
         esac

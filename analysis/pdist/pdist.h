@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/backend.h"
-#include "analysis/genotype.h"
+#include "analysis/scan/genotype.h"
 #include "common/comm.h"
 #include "common/progress.h"
 GSVD_EXTERN_C_BEGIN

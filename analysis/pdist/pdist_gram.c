@@ -11,7 +11,7 @@
 
 #include <cblas.h>
 
-#include "analysis/blas_room.h"
+#include "analysis/cpu/blas_room.h"
 #include "analysis/pdist/pdist_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"

@@ -1,4 +1,4 @@
-/* tests/fuzz/fuzz_genotype.c - libFuzzer target for the genotype decode (analysis/genotype.h):
+/* tests/fuzz/fuzz_genotype.c - libFuzzer target for the genotype decode (analysis/scan/genotype.h):
  * calls to dosages, per-variant statistics and filters, int8 / float64 blocks, and the 2-bit
  * codes of the block cache.
  * Input: byte 0 picks one of a fixed set of small genotype arrays (`arrays`: VCF-Zarr 3-D calls
@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "analysis/backend.h"
-#include "analysis/gblock_std.h"
-#include "analysis/genotype.h"
+#include "analysis/scan/gblock_std.h"
+#include "analysis/scan/genotype.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"

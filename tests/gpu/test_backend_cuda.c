@@ -24,9 +24,9 @@
 
 #include "analysis/backend.h"
 #include "analysis/backend_internal.h"
-#include "analysis/genotype.h"
-#include "analysis/pca.h"
-#include "analysis/pca_device.h"
+#include "analysis/scan/genotype.h"
+#include "analysis/pca/pca.h"
+#include "analysis/pca/pca_device.h"
 #include "analysis/pdist/pdist_device.h"
 #include "common/rng.h"
 #include "gpu/backend_cuda.h"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""KING's variants by contig (`pdist -m king|ibs0`, `related`; analysis/autosomes.h) against
+"""KING's variants by contig (`pdist -m king|ibs0`, `related`; analysis/scan/autosomes.h) against
 plink2 2.00a3.5, which counts every contig but X, Y and MT in --make-king and --king-cutoff:
 
   - HapMap3 as it is (contigs 1..22, 23 = X, 25 = XY, 26 = MT), no --variants: the kinship

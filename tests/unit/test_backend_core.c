@@ -9,7 +9,7 @@
 
 #include "analysis/backend.h"
 #include "analysis/backend_internal.h"
-#include "analysis/pca_device.h"
+#include "analysis/pca/pca_device.h"
 #include "analysis/pdist/pdist_device.h"
 #include "common/err.h"
 #include "common/log.h"

@@ -1,5 +1,5 @@
 /* tests/unit/test_backend_cpu.c - the CPU backend's passes (Y = Z^T Z X on all threads):
- *  - against a float64 evaluation of the definition (analysis/gblock_std.h values, sums in
+ *  - against a float64 evaluation of the definition (analysis/scan/gblock_std.h values, sums in
  *    double): relative error within float32 rounding, trace to 1e-9;
  *  - byte-identical Y and trace for 1, 2, 3 and 5 threads and for blocks of every size (one
  *    block, single rows, 97 and 300 rows), in the three row formats (2-bit, int8, float64);
@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "analysis/backend.h"
-#include "analysis/gblock_std.h"
-#include "analysis/pca_device.h"
+#include "analysis/scan/gblock_std.h"
+#include "analysis/pca/pca_device.h"
 #include "common/err.h"
 #include "common/rng.h"
 #include "gsvd_test.h"

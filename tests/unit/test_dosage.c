@@ -1,4 +1,4 @@
-/* tests/unit/test_dosage.c - diploid calls to dosages (analysis/dosage.h): every pair of int8
+/* tests/unit/test_dosage.c - diploid calls to dosages (analysis/scan/dosage.h): every pair of int8
  * allele values (all 65,536, fill -2 and other negatives included) through the vector path and
  * the portable path, for row lengths around the vector width (tails), against the rule written
  * out here; and the row sums (called, sum, sum of squares), also of rows of any int8 dosages
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/dosage.h"
+#include "analysis/scan/dosage.h"
 #include "common/alloc.h"
 #include "gsvd_test.h"
 

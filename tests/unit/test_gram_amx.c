@@ -1,4 +1,4 @@
-/* tests/unit/test_gram_amx.c - the AMX bf16 Gram tiles (analysis/kernels/gram_amx.h) against a
+/* tests/unit/test_gram_amx.c - the AMX bf16 Gram tiles (analysis/cpu/kernels/gram_amx.h) against a
  * float64 oracle written out again here: hi = z rounded to 8 significant bits (to nearest, ties to
  * even: nearbyint), lo = z - hi rounded the same way, and the tile sum_k hi_i hi_j + hi_i lo_j
  * + lo_i hi_j in float64.  Shapes cover a single row and sample, rows and samples below, at and
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/kernels/gram_amx.h"
+#include "analysis/cpu/kernels/gram_amx.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "gsvd_test.h"

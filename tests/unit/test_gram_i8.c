@@ -1,4 +1,4 @@
-/* tests/unit/test_gram_i8.c - the int8 Gram tiles (analysis/kernels/gram_i8.h), on each
+/* tests/unit/test_gram_i8.c - the int8 Gram tiles (analysis/cpu/kernels/gram_i8.h), on each
  * engine that runs here (AMX int8 tiles, AVX-512 VNNI), against two float64 oracles written
  * out again here from the definitions, not from the kernel's code:
  *   model  the quantised Gram the header defines: weights a = s^2 written as 2^e (hi + lo/128)
@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/kernels/gram_amx.h"
-#include "analysis/kernels/gram_i8.h"
+#include "analysis/cpu/kernels/gram_amx.h"
+#include "analysis/cpu/kernels/gram_i8.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "gsvd_test.h"

@@ -21,7 +21,7 @@
 
 #include "analysis/backend.h"
 #include "analysis/backend_internal.h"
-#include "analysis/pca_device.h"
+#include "analysis/pca/pca_device.h"
 #include "common/rng.h"
 #include "common/xsum.h"
 #include "gpu/kernel_body.h"

@@ -25,10 +25,10 @@
 #include <string.h>
 
 #include "analysis/backend.h"
-#include "analysis/kernels/gram_amx.h"
-#include "analysis/gblock_std.h"
-#include "analysis/genotype.h"
-#include "analysis/pca.h"
+#include "analysis/cpu/kernels/gram_amx.h"
+#include "analysis/scan/gblock_std.h"
+#include "analysis/scan/genotype.h"
+#include "analysis/pca/pca.h"
 #include "analysis/pdist/pdist.h"
 #include "common/alloc.h"
 #include "common/buf.h"
@@ -439,7 +439,8 @@ static void check_pca(char fx, const char *scaler_name, enum gsvd_scaler scaler,
 
 /* Randomized (and its block Krylov sibling) = exact where the spectrum is well separated:
  * singular values within 1e-7 with float32 pass products (the Gram's sums are float64), 1e-6
- * with the int8 tiles' (X and W rounded to 2^-20, analysis/kernels/pass_i8.h), where they run. */
+ * with the int8 tiles' (X and W rounded to 2^-20, analysis/cpu/kernels/pass_i8.h), where they
+ * run. */
 static void check_randomized_kernel(int kernel, double tol)
 {
     struct gsvd_pca_result *ex = NULL, *rn = NULL;

@@ -1,8 +1,8 @@
 /* tests/unit/test_pass_i8.c - a pass group's products on AMX int8 tiles
- * (analysis/kernels/pass_i8.h) against a float64 oracle written from the standardisation's
- * definition (analysis/gblock.h: z = (q - center) scale for a call q, the row's missing value for a
- * missing call), not from the kernel's algebra: Y = Z^T (Z X) in float64.  Every entry must lie
- * within the rounding the header promises: X and W = a Z X rounded to 2^-20 of their columns'
+ * (analysis/cpu/kernels/pass_i8.h) against a float64 oracle written from the standardisation's
+ * definition (analysis/scan/gblock.h: z = (q - center) scale for a call q, the row's missing value
+ * for a missing call), not from the kernel's algebra: Y = Z^T (Z X) in float64.  Every entry must
+ * lie within the rounding the header promises: X and W = a Z X rounded to 2^-20 of their columns'
  * largest magnitude, with one scale per column for W and V = (m - b) Z X (the missing calls' term),
  * so |Yg - Y| <= 2^-19 (|Z|^T |Z| max|x| 1 + 2 rows max(|w|, |v|)) + float32 rounding of Yg.
  * Shapes: one row and sample; rows across the 32-row blocks and 64-row tiles; samples below,
@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/gblock_std.h"
-#include "analysis/kernels/gram_amx.h"
-#include "analysis/kernels/pass_i8.h"
+#include "analysis/scan/gblock_std.h"
+#include "analysis/cpu/kernels/gram_amx.h"
+#include "analysis/cpu/kernels/pass_i8.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "gsvd_test.h"

@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "analysis/backend_internal.h"
-#include "analysis/gblock_std.h"
-#include "analysis/genotype.h"
-#include "analysis/pca.h"
+#include "analysis/scan/gblock_std.h"
+#include "analysis/scan/genotype.h"
+#include "analysis/pca/pca.h"
 #include "analysis/simulate.h"
 #include "common/alloc.h"
 #include "common/err.h"

@@ -1,4 +1,4 @@
-/* tests/unit/test_project.c - variant matching of `project` (analysis/project.h): same alleles,
+/* tests/unit/test_project.c - variant matching of `project` (analysis/pca/project.h): same alleles,
  * swaps (dosage flips), strand-ambiguous swaps, other alleles, multi-allelic lists, other
  * contigs and positions, duplicates, reference variants not used in the fit, and the identity
  * map of `pca --fit-samples`; every count against the cases written out here. */
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "analysis/project.h"
+#include "analysis/pca/project.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "gsvd_test.h"

@@ -1,4 +1,4 @@
-/* tests/unit/test_related.c - the greedy selection of analysis/related.h against plink2
+/* tests/unit/test_related.c - the greedy selection of analysis/related/related.h against plink2
  * --king-cutoff: every case below is a kinship graph given to plink2 2.00a3.5 as a .king.bin
  * (related pairs at 0.3, the rest 0, cutoff 0.1) and the set plink2 kept (its
  * .king.cutoff.in.id), for paths, stars, a triangle with a tail and 4-cycles under several
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "analysis/backend_internal.h"
-#include "analysis/related.h"
+#include "analysis/related/related.h"
 #include "common/err.h"
 #include "gsvd_test.h"
 

@@ -1,0 +1,73 @@
+/* analysis/ldprune/ldprune.h - LD pruning with plink2 --indep-pairwise semantics.
+ * The genotype scan hands the variants that pass its filters (range, --maf, --max-missing; the
+ * handle must be opened with GSVD_SCALER_CENTER so that monomorphic variants are not dropped by
+ * it); each is stored as three bit planes (dosage >= 1, dosage == 2, called) while a window
+ * holds it (streamed: memory is O(window x samples), plus the result arrays).  Per contig
+ * (runs of equal `variant_contig`), a window slides over them: `window` variants, or the
+ * variants whose `variant_position` is within `window_bp` of the window's first one; it moves
+ * by `step` variants.  Each window runs plink2 2.00a3's greedy pass ("PLINK 1.x" order):
+ * sweeps over the remaining i ascending, each i comparing itself with the remaining j > i it
+ * has not met yet and stopping at the first pair with r^2 > threshold, which removes i when its
+ * minor allele frequency is lower, else j; sweeps repeat until one removes nothing; a pair is
+ * compared at most once over all windows.  r^2 is the Pearson correlation of the dosages over
+ * the samples called in both, tested as plink2 does (cov^2 > r2 (1 + 2^-44) var_i var_j from
+ * exact integer sums, in double; never when either is constant there; the allele frequency
+ * comparison with the same slack); a monomorphic variant is removed once a window holds it and
+ * another variant (as plink2 does), before the pairs.
+ * Threads: the r^2 of each window step's new pairs in parallel (the greedy pass is sequential
+ * and reads them); contigs one after another, in scan order.
+ * Thread safety: one run per genotype handle. */
+#ifndef GSVD_ANALYSIS_LDPRUNE_LDPRUNE_H
+#define GSVD_ANALYSIS_LDPRUNE_LDPRUNE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "analysis/scan/genotype.h"
+#include "zarr/tree.h"
+GSVD_EXTERN_C_BEGIN
+
+struct gsvd_ldprune_params {
+    double r2;          /* a pair with r^2 > r2 loses a variant; 0 <= r2 < 1 */
+    uint64_t window;    /* window in variants (used when window_bp is 0), >= 2 */
+    uint64_t window_bp; /* > 0: window in base pairs of variant_position */
+    uint64_t step;      /* variants the window moves by, >= 1 */
+    size_t n_threads;   /* >= 1 */
+};
+#define GSVD_LDPRUNE_PARAMS_DEFAULT                                                                \
+    {                                                                                              \
+        .r2 = 0.2, .window = 0, .window_bp = 0, .step = 1, .n_threads = 1                          \
+    }
+
+struct gsvd_ldprune_result {
+    uint64_t n_array;     /* variants of the genotype array: the length of keep */
+    uint8_t *keep;        /* owned; 1 = kept; 0 outside the range, filtered or pruned */
+    uint64_t range_start; /* variant range of the scan [range_start, range_stop) */
+    uint64_t range_stop;
+    int64_t *contig;        /* owned; per variant of the range: contig index (0 without
+                               variant_contig) */
+    int64_t *position;      /* owned; per variant of the range, or NULL without variant_position */
+    uint64_t n_considered;  /* variants that passed the scan's filters */
+    uint64_t n_monomorphic; /* of those: removed as monomorphic */
+    uint64_t n_pruned;      /* of those: removed by LD */
+    uint64_t n_kept;        /* of those: kept */
+    uint64_t n_pairs;       /* r^2 values computed */
+};
+
+/* Prune the variants of g (borrowed, opened with GSVD_SCALER_CENTER on an integer genotype
+ * array of ploidy <= 2) found under node `node` of tree t (borrowed; variant_position and
+ * variant_contig are looked up beside the genotype array).  Fills *out (caller owns; free
+ * with gsvd_ldprune_result_free).  Returns GSVD_OK or (logged) GSVD_EINVAL (bad parameters),
+ * GSVD_EUNSUPPORTED (float input, ploidy > 2), GSVD_ENOTFOUND (no variant_position for a bp
+ * window), GSVD_EFORMAT (positions not sorted within a contig, arrays of the wrong shape or
+ * dtype), GSVD_ENOMEM, or the scan's errors. */
+GSVD_NODISCARD int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_params *p,
+                                    struct gsvd_ldprune_result *out);
+void gsvd_ldprune_result_free(struct gsvd_ldprune_result *r); /* accepts NULL or zeroed */
+
+/* Read elements [start, start + n) of the 1-D integer or bool array at `path` of t into dst
+ * as int64.  GSVD_ENOTFOUND (not logged) when there is no array there; GSVD_EFORMAT (logged)
+ * for a wrong rank, a length below start + n or a non-integer dtype. */
+GSVD_NODISCARD int gsvd_ldprune_read_ints(gsvd_tree *t, const char *path, uint64_t start,
+                                          uint64_t n, int64_t *dst);
+
+GSVD_EXTERN_C_END
+#endif /* GSVD_ANALYSIS_LDPRUNE_LDPRUNE_H */

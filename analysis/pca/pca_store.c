@@ -1,0 +1,469 @@
+/* analysis/pca/pca_store.c - the PCA output group: its writer and its reader (pca_store.h). */
+#include "gsvd_config.h"
+#include "analysis/pca/pca_store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/codec.h"
+#include "zarr/meta.h"
+#include "zarr/reader.h"
+#include "zarr/store.h"
+
+const char *gsvd_pca_scaler_name(enum gsvd_scaler s)
+{
+    static const char *const names[] = {"patterson", "hwe", "standard", "center", "none"};
+    return (size_t)s < GSVD_ARRAY_LEN(names) ? names[s] : "unknown";
+}
+
+/* A float64 array of `len` values (or len x k) in the output group. */
+static int put_f8(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, size_t ndim, uint64_t rows,
+                  uint64_t cols, const char *d0, const char *d1, const double *data)
+{
+    gsvd_warray *a;
+    double nan = NAN;
+    uint64_t chunk = rows < 100000 ? (rows ? rows : 1) : 100000;
+    struct gsvd_array_spec s = {.path = path,
+                                .ndim = ndim,
+                                .shape = {rows, cols},
+                                .chunks = {chunk, cols},
+                                .dtype = {'f', '<', 8},
+                                .dims = {d0, d1},
+                                .fill = &nan};
+    int rc = gsvd_writer_array(w, &s, &a);
+    for (uint64_t r0 = 0; rc == GSVD_OK && r0 < rows; r0 += chunk)
+        rc = gsvd_warray_write_rows(a, ws, r0, rows - r0 < chunk ? rows - r0 : chunk,
+                                    data + r0 * (ndim == 2 ? cols : 1));
+    return rc;
+}
+
+static int put_strings(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, const char *dim,
+                       const struct gsvd_strlist *l)
+{
+    gsvd_warray *a;
+    uint64_t n = l->n;
+    struct gsvd_array_spec s = {.path = path,
+                                .ndim = 1,
+                                .shape = {n},
+                                .chunks = {n < 100000 ? (n ? n : 1) : 100000},
+                                .dtype = {'O', '|', sizeof(char *)},
+                                .dims = {dim}};
+    int rc = gsvd_writer_array(w, &s, &a);
+    if (rc == GSVD_OK)
+        rc = gsvd_warray_write_strings(a, ws, (const char *const *)l->items, l->n);
+    return rc;
+}
+
+static int put_bool(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, const char *dim,
+                    uint64_t m, const uint8_t *data)
+{
+    gsvd_warray *a;
+    uint64_t chunk = m < 100000 ? (m ? m : 1) : 100000;
+    struct gsvd_array_spec s = {.path = path,
+                                .ndim = 1,
+                                .shape = {m},
+                                .chunks = {chunk},
+                                .dtype = {'b', '|', 1},
+                                .dims = {dim}};
+    int rc = gsvd_writer_array(w, &s, &a);
+    for (uint64_t r0 = 0; rc == GSVD_OK && r0 < m; r0 += chunk)
+        rc = gsvd_warray_write_rows(a, ws, r0, m - r0 < chunk ? m - r0 : chunk, data + r0);
+    return rc;
+}
+
+static int put_i8(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, const char *dim, uint64_t m,
+                  const int64_t *data)
+{
+    gsvd_warray *a;
+    int64_t fill = -1;
+    uint64_t chunk = m < 100000 ? (m ? m : 1) : 100000;
+    struct gsvd_array_spec s = {.path = path,
+                                .ndim = 1,
+                                .shape = {m},
+                                .chunks = {chunk},
+                                .dtype = {'i', '<', 8},
+                                .dims = {dim},
+                                .fill = &fill};
+    int rc = gsvd_writer_array(w, &s, &a);
+    for (uint64_t r0 = 0; rc == GSVD_OK && r0 < m; r0 += chunk)
+        rc = gsvd_warray_write_rows(a, ws, r0, m - r0 < chunk ? m - r0 : chunk, data + r0);
+    return rc;
+}
+
+int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_writer_params *wp,
+                         const struct gsvd_pca_store_info *info, const struct gsvd_pca_result *r,
+                         const struct gsvd_strlist *ids)
+{
+    gsvd_writer *w = NULL;
+    gsvd_codec_ws *ws = NULL;
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
+    double *tmp = NULL;
+    size_t n = r->n, k = r->k;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_codec_ws_new(&ws));
+    GSVD_TRY(gsvd_writer_open_params(url, overwrite, wp, &w));
+    GSVD_TRY(
+        gsvd_buf_printf(&attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
+    GSVD_TRY(gsvd_json_quote(&attrs, info->command ? info->command : ""));
+    GSVD_TRY(gsvd_buf_puts(&attrs, ",\n    \"input\": "));
+    GSVD_TRY(gsvd_json_quote(&attrs, info->input ? info->input : ""));
+    GSVD_TRY(gsvd_buf_printf(
+        &attrs,
+        ",\n    \"method\": \"%s\",\n    \"k\": %zu,\n    \"l\": %zu,\n"
+        "    \"iterations\": %zu,\n    \"convergence\": %.17g,\n    \"max_relative_residual\": "
+        "%.17g,\n    \"stop\": \"%s\",\n    \"tol\": %.17g,\n    \"converged\": %s,\n"
+        "    \"seed\": %llu,\n    \"scaler\": \"%s\",\n    \"missing\": \"%s\",\n"
+        "    \"N\": %zu,\n    \"M\": %llu,\n    \"M_used\": %llu,\n"
+        "    \"trace\": %.17g,\n    \"M_variant_mask\": %llu,\n"
+        "    \"singular_value_error_bound\": [",
+        gsvd_pca_method_name(r->method), k, r->l, r->iterations, r->convergence,
+        isfinite(r->max_residual) ? r->max_residual : -1.0, gsvd_pca_stop_name(info->pca->stop),
+        info->pca->tol,
+        r->converged < 0 ? "null"
+        : r->converged   ? "true"
+                         : "false",
+        (unsigned long long)info->pca->seed, gsvd_pca_scaler_name(info->geno->scaler),
+        info->geno->missing_error ? "error" : "mean", n, (unsigned long long)r->m_range,
+        (unsigned long long)r->m_used, r->trace, (unsigned long long)r->counts.n_mask));
+    for (size_t q = 0; q < k; q++)
+        GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
+                                 isfinite(r->error_bound[q]) ? r->error_bound[q] : -1.0));
+    GSVD_TRY(gsvd_buf_puts(&attrs, "],\n    \"singular_value_error_estimate\": ["));
+    for (size_t q = 0; q < k; q++)
+        GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
+                                 isfinite(r->error_estimate[q]) ? r->error_estimate[q] : -1.0));
+    GSVD_TRY(gsvd_buf_printf(&attrs,
+                             "],\n    \"gram_error\": %.6g,\n    \"ploidy\": %zu,\n"
+                             "    \"variant_start\": %llu",
+                             r->gram_error, info->ploidy ? info->ploidy : 2,
+                             (unsigned long long)info->var_start));
+    if (info->fitted)
+        GSVD_TRY(gsvd_buf_printf(&attrs, ",\n    \"N_fitted\": %zu", info->n_fitted));
+    GSVD_TRY(gsvd_buf_puts(&attrs, "\n}"));
+    GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
+    GSVD_TRY(put_strings(w, ws, "sample_id", "samples", ids));
+    if (info->fitted)
+        GSVD_TRY(put_bool(w, ws, "sample_pca_fitted", "samples", n, info->fitted));
+    tmp = gsvd_malloc((n > r->m_range ? n : (size_t)r->m_range) * k * sizeof *tmp + 8);
+    if (!tmp) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n * k; i++)
+        tmp[i] = r->u[i] * r->s[i % k];
+    GSVD_TRY(put_f8(w, ws, "sample_pca_projection", 2, n, k, "samples", "components", tmp));
+    for (size_t q = 0; q < k; q++) /* over the samples the PCs were fitted on */
+        tmp[q] = r->s[q] * r->s[q] / (double)(info->fitted ? info->n_fitted : n);
+    GSVD_TRY(put_f8(w, ws, "sample_pca_explained_variance", 1, k, 0, "components", NULL, tmp));
+    for (size_t q = 0; q < k; q++)
+        tmp[q] = r->s[q] * r->s[q] / r->trace;
+    GSVD_TRY(
+        put_f8(w, ws, "sample_pca_explained_variance_ratio", 1, k, 0, "components", NULL, tmp));
+    GSVD_TRY(put_f8(w, ws, "sample_pca_singular_value", 1, k, 0, "components", NULL, r->s));
+    for (size_t q = 0; q < k; q++)
+        tmp[q] = r->s[q] * r->s[q] / (double)r->m_used;
+    GSVD_TRY(put_f8(w, ws, "sample_pca_eigenvalue", 1, k, 0, "components", NULL, tmp));
+    if (r->v) {
+        uint64_t m = r->m_range;
+        GSVD_TRY(put_f8(w, ws, "sample_pca_component", 2, m, k, "variants", "components", r->v));
+        GSVD_TRY(put_f8(w, ws, "variant_pca_mean", 1, m, 0, "variants", NULL, r->var_mean));
+        for (uint64_t j = 0; j < m; j++)
+            tmp[j] = r->var_scale[j] > 0 ? 1.0 / r->var_scale[j] : NAN;
+        GSVD_TRY(put_f8(w, ws, "variant_pca_scale", 1, m, 0, "variants", NULL, tmp));
+        GSVD_TRY(put_bool(w, ws, "variant_pca_included", "variants", m, r->var_included));
+        if (info->vids && info->vids->n == m) {
+            GSVD_TRY(put_strings(w, ws, "variant_pca_contig", "variants", &info->vids->contig));
+            GSVD_TRY(put_i8(w, ws, "variant_pca_position", "variants", m, info->vids->pos));
+            GSVD_TRY(put_strings(w, ws, "variant_pca_alleles", "variants", &info->vids->alleles));
+        }
+    }
+    GSVD_TRY(gsvd_writer_commit(w));
+out:
+    gsvd_free(tmp);
+    gsvd_buf_free(&attrs);
+    gsvd_writer_close(w);
+    gsvd_codec_ws_free(ws);
+    return rc;
+}
+
+int gsvd_project_store_write(const char *url, int overwrite, const struct gsvd_writer_params *wp,
+                             const char *attrs_json, size_t n, size_t k, const double *scores,
+                             const double *s, double trace, const struct gsvd_strlist *ids)
+{
+    gsvd_writer *w = NULL;
+    gsvd_codec_ws *ws = NULL;
+    double *evr = NULL, tot = 0;
+    int rc = GSVD_OK;
+
+    if (!(evr = gsvd_malloc(k * sizeof *evr)))
+        return GSVD_ENOMEM;
+    for (size_t q = 0; q < k; q++)
+        tot += s[q] * s[q];
+    for (size_t q = 0; q < k; q++) /* without the trace: the share of the k components */
+        evr[q] = s[q] * s[q] / (isfinite(trace) && trace > 0 ? trace : tot);
+    GSVD_TRY(gsvd_codec_ws_new(&ws));
+    GSVD_TRY(gsvd_writer_open_params(url, overwrite, wp, &w));
+    GSVD_TRY(gsvd_writer_group(w, "", attrs_json));
+    GSVD_TRY(put_strings(w, ws, "sample_id", "samples", ids));
+    GSVD_TRY(put_f8(w, ws, "sample_pca_projection", 2, n, k, "samples", "components", scores));
+    GSVD_TRY(put_f8(w, ws, "sample_pca_singular_value", 1, k, 0, "components", NULL, s));
+    GSVD_TRY(
+        put_f8(w, ws, "sample_pca_explained_variance_ratio", 1, k, 0, "components", NULL, evr));
+    GSVD_TRY(gsvd_writer_commit(w));
+out:
+    gsvd_free(evr);
+    gsvd_writer_close(w);
+    gsvd_codec_ws_free(ws);
+    return rc;
+}
+
+/* ---- reader ---------------------------------------------------------------------------- */
+
+void gsvd_pca_model_free(struct gsvd_pca_model *m)
+{
+    if (!m)
+        return;
+    gsvd_free(m->s);
+    gsvd_free(m->scores);
+    gsvd_strlist_free(&m->ids);
+    gsvd_free(m->v);
+    gsvd_free(m->mean);
+    gsvd_free(m->scale);
+    gsvd_free(m->included);
+    gsvd_variant_ids_free(&m->vids);
+    memset(m, 0, sizeof *m);
+}
+
+/* 0: `name` is absent from group node; 1: present; < 0: a store error. */
+static int has_array(gsvd_tree *t, const char *node, const char *name)
+{
+    char *path = NULL;
+    int rc = gsvd_key_join(node, name, &path);
+    if (rc == GSVD_OK) {
+        rc = gsvd_tree_node_kind(t, path);
+        if (rc >= 0)
+            rc = rc == GSVD_NODE_ARRAY;
+    }
+    gsvd_free(path);
+    return rc;
+}
+
+/* Read the whole array `name` (kind 'f' size 8, or 'b' / 'i' as asked; rank ndim; axis 0 of
+ * rows elements, axis 1 of cols when ndim is 2; rows == 0 takes the array's) into a new
+ * buffer. */
+static int read_whole(gsvd_tree *t, const char *node, const char *name, char kind, size_t ndim,
+                      uint64_t *rows, uint64_t cols, void **dst)
+{
+    char *path = NULL;
+    gsvd_array *a = NULL;
+    gsvd_reader *r = NULL;
+    const struct gsvd_zarray *z;
+    size_t esz = kind == 'b' ? 1 : 8, n;
+    int rc = GSVD_OK;
+
+    *dst = NULL;
+    GSVD_TRY(gsvd_key_join(node, name, &path));
+    rc = has_array(t, node, name);
+    if (rc == 0) {
+        gsvd_log_error("%s: no array '%s' (is it a `gensvd pca -o` output?)",
+                       gsvd_store_url(gsvd_tree_store(t)), path);
+        rc = GSVD_ENOTFOUND;
+    }
+    if (rc < 0)
+        goto out;
+    rc = GSVD_OK;
+    GSVD_TRY(gsvd_array_open(t, path, &a));
+    z = gsvd_array_meta(a);
+    if (z->ndim != ndim || z->dtype.kind != kind || z->dtype.size != esz ||
+        (*rows && z->shape[0] != *rows) || (ndim == 2 && z->shape[1] != cols) ||
+        z->shape[0] > ((uint64_t)1 << 40)) {
+        char want[64];
+        if (ndim == 2)
+            snprintf(want, sizeof want, "%s x %llu", *rows ? "" : "N", (unsigned long long)cols);
+        else
+            snprintf(want, sizeof want, "%s", *rows ? "" : "N");
+        gsvd_log_error("%s: expected a %zu-D %s array of shape (%s%.0llu%s), found %zu-D '%c%zu' "
+                       "of %llu%s%.0llu",
+                       path, ndim,
+                       kind == 'b'   ? "bool"
+                       : kind == 'i' ? "int64"
+                                     : "float64",
+                       "", (unsigned long long)*rows, want, z->ndim, z->dtype.kind, z->dtype.size,
+                       (unsigned long long)z->shape[0], z->ndim == 2 ? " x " : "",
+                       (unsigned long long)(z->ndim == 2 ? z->shape[1] : 0));
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    *rows = z->shape[0];
+    GSVD_TRY(gsvd_mul_size((size_t)*rows, ndim == 2 ? (size_t)cols : 1, &n));
+    if (!(*dst = gsvd_malloc(n ? n * esz : 1))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(gsvd_reader_new(a, &r));
+    if (n)
+        GSVD_TRY(gsvd_reader_read_rows(r, 0, *rows, *dst));
+out:
+    if (rc < 0) {
+        gsvd_free(*dst);
+        *dst = NULL;
+    }
+    gsvd_reader_free(r);
+    gsvd_array_close(a);
+    gsvd_free(path);
+    return rc;
+}
+
+static int read_strings(gsvd_tree *t, const char *node, const char *name, uint64_t n,
+                        struct gsvd_strlist *out)
+{
+    char *path = NULL;
+    gsvd_array *a = NULL;
+    gsvd_reader *r = NULL;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_key_join(node, name, &path));
+    GSVD_TRY(gsvd_array_open(t, path, &a));
+    if (gsvd_array_meta(a)->ndim != 1 || gsvd_array_meta(a)->shape[0] != n) {
+        gsvd_log_error("%s: expected a 1-D array of %llu strings", path, (unsigned long long)n);
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    GSVD_TRY(gsvd_reader_new(a, &r));
+    GSVD_TRY(gsvd_reader_read_strings(r, 0, n, out));
+out:
+    gsvd_reader_free(r);
+    gsvd_array_close(a);
+    gsvd_free(path);
+    return rc;
+}
+
+/* Attributes the reader needs: scaler, ploidy, trace, M_used. */
+static int read_attrs(gsvd_tree *t, const char *node, struct gsvd_pca_model *m)
+{
+    struct gsvd_buf doc = GSVD_BUF_INIT;
+    char *key = NULL, *scaler = NULL;
+    double x;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_key_join(node, ".zattrs", &key));
+    rc = gsvd_tree_get_meta(t, key, &doc);
+    if (rc == GSVD_ENOTFOUND) {
+        gsvd_log_error("%s: no attributes at '%s' (is it a `gensvd pca -o` output?)",
+                       gsvd_store_url(gsvd_tree_store(t)), key);
+        goto out;
+    }
+    if (rc < 0)
+        goto out;
+    rc = gsvd_meta_get_string(doc.data, doc.len, "scaler", key, &scaler);
+    if (rc == GSVD_ENOTFOUND)
+        gsvd_log_error("%s: no \"scaler\" attribute (is it a `gensvd pca -o` output?)", key);
+    if (rc < 0)
+        goto out;
+    for (m->scaler = 0; m->scaler <= GSVD_SCALER_NONE; m->scaler++)
+        if (strcmp(scaler, gsvd_pca_scaler_name(m->scaler)) == 0)
+            break;
+    if (m->scaler > GSVD_SCALER_NONE) {
+        gsvd_log_error("%s: unknown scaler \"%s\"", key, scaler);
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    m->ploidy = 2;
+    rc = gsvd_meta_get_number(doc.data, doc.len, "ploidy", key, &x);
+    if (rc == GSVD_OK && !(x >= 1 && x <= 100 && x == (double)(size_t)x)) {
+        gsvd_log_error("%s: \"ploidy\" %g is not an integer 1..100", key, x);
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    if (rc == GSVD_OK)
+        m->ploidy = (size_t)x;
+    m->trace = NAN;
+    if (gsvd_meta_get_number(doc.data, doc.len, "trace", key, &x) == GSVD_OK)
+        m->trace = x;
+    if (gsvd_meta_get_number(doc.data, doc.len, "M_used", key, &x) == GSVD_OK && x >= 0)
+        m->m_used = (uint64_t)x;
+    rc = GSVD_OK;
+out:
+    gsvd_free(scaler);
+    gsvd_free(key);
+    gsvd_buf_free(&doc);
+    return rc;
+}
+
+int gsvd_pca_model_read(gsvd_tree *t, const char *node, int need_loadings,
+                        struct gsvd_pca_model *out)
+{
+    uint64_t k = 0, n = 0, m = 0;
+    int rc = GSVD_OK, have;
+
+    memset(out, 0, sizeof *out);
+    GSVD_TRY(read_attrs(t, node, out));
+    GSVD_TRY(read_whole(t, node, "sample_pca_singular_value", 'f', 1, &k, 0, (void **)&out->s));
+    if (k == 0 || k > 100000) {
+        gsvd_log_error("%s: sample_pca_singular_value holds %llu components",
+                       gsvd_store_url(gsvd_tree_store(t)), (unsigned long long)k);
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    out->k = (size_t)k;
+    GSVD_TRY(read_whole(t, node, "sample_pca_projection", 'f', 2, &n, k, (void **)&out->scores));
+    out->n = (size_t)n;
+    GSVD_TRY(read_strings(t, node, "sample_id", n, &out->ids));
+    have = has_array(t, node, "sample_pca_component");
+    if (have < 0) {
+        rc = have;
+        goto out;
+    }
+    if (!have) {
+        if (need_loadings) {
+            gsvd_log_error("%s: no variant loadings (sample_pca_component): run `gensvd pca` "
+                           "with --loadings to save what projection needs",
+                           gsvd_store_url(gsvd_tree_store(t)));
+            rc = GSVD_ENOTFOUND;
+        }
+        goto out;
+    }
+    GSVD_TRY(read_whole(t, node, "sample_pca_component", 'f', 2, &m, k, (void **)&out->v));
+    GSVD_TRY(read_whole(t, node, "variant_pca_mean", 'f', 1, &m, 0, (void **)&out->mean));
+    GSVD_TRY(read_whole(t, node, "variant_pca_scale", 'f', 1, &m, 0, (void **)&out->scale));
+    GSVD_TRY(read_whole(t, node, "variant_pca_included", 'b', 1, &m, 0, (void **)&out->included));
+    out->m = m;
+    for (uint64_t j = 0; j < m; j++) { /* sigma -> 1 / sigma, as gsvd_pca_result has it */
+        double sd = out->scale[j];
+        int ok = out->included[j] && sd > 0 && isfinite(sd) && isfinite(out->mean[j]);
+        for (size_t q = 0; ok && q < k; q++)
+            ok = isfinite(out->v[j * k + q]);
+        if (out->included[j] && !ok) {
+            gsvd_log_error("%s: variant row %llu is marked included but its mean, scale or "
+                           "loadings are not finite",
+                           gsvd_store_url(gsvd_tree_store(t)), (unsigned long long)j);
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        out->scale[j] = ok ? 1.0 / sd : 0.0;
+    }
+    have = has_array(t, node, "variant_pca_position");
+    if (have < 0) {
+        rc = have;
+        goto out;
+    }
+    if (have) {
+        int64_t *pos = NULL;
+        uint64_t mm = m;
+        GSVD_TRY(read_whole(t, node, "variant_pca_position", 'i', 1, &mm, 0, (void **)&pos));
+        out->vids.pos = pos;
+        GSVD_TRY(read_strings(t, node, "variant_pca_contig", m, &out->vids.contig));
+        GSVD_TRY(read_strings(t, node, "variant_pca_alleles", m, &out->vids.alleles));
+        out->vids.n = m;
+    }
+out:
+    if (rc < 0)
+        gsvd_pca_model_free(out);
+    return rc;
+}

@@ -1,0 +1,581 @@
+/* analysis/pca/project.c - projection onto saved principal components (project.h): variant
+ * matching, the scan that accumulates the scores, and the shrinkage corrections. */
+#include "gsvd_config.h"
+#include "analysis/pca/project.h"
+
+#include <cblas.h>
+#include <lapacke.h>
+#include <math.h>
+#include <string.h>
+
+#include "analysis/cpu/blas_room.h"
+#include "analysis/scan/gblock_std.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/parallel.h"
+
+const char *gsvd_shrinkage_name(enum gsvd_shrinkage s)
+{
+    return s == GSVD_SHRINK_AP ? "ap" : s == GSVD_SHRINK_OADP ? "oadp" : "none";
+}
+
+void gsvd_project_map_free(struct gsvd_project_map *m)
+{
+    if (!m)
+        return;
+    gsvd_free(m->ref);
+    gsvd_free(m->flip);
+    memset(m, 0, sizeof *m);
+}
+
+static int map_alloc(uint64_t n, struct gsvd_project_map *out)
+{
+    memset(out, 0, sizeof *out);
+    out->ref = gsvd_malloc((size_t)(n ? n : 1) * sizeof *out->ref);
+    out->flip = gsvd_calloc((size_t)(n ? n : 1), 1);
+    if (!out->ref || !out->flip) {
+        gsvd_project_map_free(out);
+        return GSVD_ENOMEM;
+    }
+    out->n = n;
+    for (uint64_t i = 0; i < n; i++)
+        out->ref[i] = -1;
+    return GSVD_OK;
+}
+
+int gsvd_project_map_identity(uint64_t m, const uint8_t *included, struct gsvd_project_map *out)
+{
+    int rc = map_alloc(m, out);
+    for (uint64_t j = 0; rc == GSVD_OK && j < m; j++)
+        if (included[j]) {
+            out->ref[j] = (int64_t)j;
+            out->counts.ref_used++;
+            out->counts.matched++;
+        }
+    if (rc == GSVD_OK)
+        out->counts.target = m;
+    return rc;
+}
+
+static uint64_t key_hash(const char *contig, int64_t pos)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *c = (const unsigned char *)contig; *c; c++)
+        h = (h ^ *c) * 1099511628211ull;
+    h ^= (uint64_t)pos * 0x9e3779b97f4a7c15ull;
+    h ^= h >> 29;
+    return h * 0xbf58476d1ce4e5b9ull;
+}
+
+/* 1: the two single-base alleles of a biallelic list are complementary (A/T, C/G). */
+static int ambiguous(const char *a, size_t la, const char *b, size_t lb)
+{
+    if (la != 1 || lb != 1)
+        return 0;
+    char x = a[0], y = b[0];
+    return (x == 'A' && y == 'T') || (x == 'T' && y == 'A') || (x == 'C' && y == 'G') ||
+           (x == 'G' && y == 'C');
+}
+
+/* Compare allele lists: 1 the same, 2 swapped (biallelic), 3 swapped but strand-ambiguous,
+ * 0 other. */
+static int compare_alleles(const char *r, const char *t)
+{
+    const char *rc = strchr(r, ','), *tc = strchr(t, ',');
+    if (strcmp(r, t) == 0)
+        return 1;
+    if (!rc || !tc || strchr(rc + 1, ',') || strchr(tc + 1, ','))
+        return 0;
+    size_t r0 = (size_t)(rc - r), t0 = (size_t)(tc - t);
+    const char *r1 = rc + 1, *t1 = tc + 1;
+    if (strlen(r1) == t0 && strncmp(r1, t, t0) == 0 && strlen(t1) == r0 && strncmp(t1, r, r0) == 0)
+        return ambiguous(r, r0, r1, strlen(r1)) ? 3 : 2;
+    return 0;
+}
+
+int gsvd_project_match(const struct gsvd_variant_ids *ref, const uint8_t *ref_included,
+                       const struct gsvd_variant_ids *target, struct gsvd_project_map *out)
+{
+    size_t cap = 16;
+    int64_t *table = NULL;
+    uint8_t *taken = NULL;
+    int rc;
+
+    GSVD_TRY(map_alloc(target->n, out));
+    out->counts.target = target->n;
+    while (cap < 2 * ref->n + 16)
+        cap *= 2;
+    table = gsvd_malloc(cap * sizeof *table);
+    taken = gsvd_calloc((size_t)(ref->n ? ref->n : 1), 1);
+    if (!table || !taken) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < cap; i++)
+        table[i] = -1;
+    for (uint64_t j = 0; j < ref->n; j++) {
+        if (!ref_included[j])
+            continue;
+        out->counts.ref_used++;
+        size_t h = (size_t)key_hash(ref->contig.items[j], ref->pos[j]) & (cap - 1);
+        while (table[h] >= 0)
+            h = (h + 1) & (cap - 1);
+        table[h] = (int64_t)j;
+    }
+    for (uint64_t v = 0; v < target->n; v++) {
+        const char *ctg = target->contig.items[v];
+        int64_t pos = target->pos[v], best = -1, dup = 0;
+        int kind = 0, seen = 0;
+        size_t h = (size_t)key_hash(ctg, pos) & (cap - 1);
+        for (; table[h] >= 0; h = (h + 1) & (cap - 1)) {
+            int64_t j = table[h];
+            if (ref->pos[j] != pos || strcmp(ref->contig.items[j], ctg) != 0)
+                continue;
+            seen = seen ? seen : 1;
+            int c = compare_alleles(ref->alleles.items[j], target->alleles.items[v]);
+            if (c == 3 && seen < 3)
+                seen = 3;
+            if (c != 1 && c != 2)
+                continue;
+            if (taken[j]) {
+                dup = 1;
+                continue;
+            }
+            if (best < 0 || (c == 1 && kind == 2)) {
+                best = j;
+                kind = c;
+            }
+        }
+        if (best >= 0) {
+            taken[best] = 1;
+            out->ref[v] = best;
+            out->flip[v] = kind == 2;
+            out->counts.matched++;
+            out->counts.swapped += kind == 2;
+        } else if (dup) {
+            out->counts.duplicate++;
+        } else if (seen == 3) {
+            out->counts.ambiguous++;
+        } else if (seen) {
+            out->counts.allele_mismatch++;
+        } else {
+            out->counts.not_found++;
+        }
+    }
+    out->counts.ref_unmatched = out->counts.ref_used - out->counts.matched;
+    rc = GSVD_OK;
+out:
+    if (rc < 0)
+        gsvd_project_map_free(out);
+    gsvd_free(table);
+    gsvd_free(taken);
+    return rc;
+}
+
+void gsvd_project_result_free(struct gsvd_project_result *r)
+{
+    if (!r)
+        return;
+    gsvd_free(r->scores);
+    gsvd_free(r->factor);
+    gsvd_free(r);
+}
+
+/* ---- the scan ------------------------------------------------------------------------- */
+
+/* Samples per product group (a fixed split, so that the sums do not depend on the thread
+ * count) and reference rows per product. */
+#define GROUP_SAMPLES 256
+#define GROUP_ROWS 256
+/* Integer dosages go through a table: ploidy <= this (gsvd_project_run checks). */
+#define GSVD_MAX_PLOIDY_LUT 127
+
+struct scan_ctx {
+    const struct gsvd_pca_model *ref;
+    const struct gsvd_project_map *map;
+    size_t n, k, threads;
+    double *scores, *sumsq; /* n x k, n */
+    float ploidy;
+    int is_float;
+    uint64_t *missing_t; /* per thread */
+    double *zbuf;        /* per thread: GROUP_ROWS x GROUP_SAMPLES */
+    /* the block at hand: its matched rows */
+    const struct gsvd_gblock *blk;
+    size_t n_rows, rows_cap;
+    size_t *row;   /* row in the block */
+    int64_t *rj;   /* reference row */
+    uint8_t *flip; /* dosage flips */
+    double *vb;    /* n_rows x k: the reference loadings of those rows */
+    uint64_t blocks_done, n_blocks;
+    const struct gsvd_progress *progress;
+};
+
+/* Row r of the block (reference row rj) standardised into z[0 .. i1 - i0): calls i0 .. i1;
+ * integer input through a table of the ploidy + 1 dosages (missing: 0, the reference mean). */
+static void zrow(const struct scan_ctx *c, size_t r, int64_t rj, int flip, size_t i0, size_t i1,
+                 double *z, uint64_t *miss)
+{
+    const struct gsvd_gblock *b = c->blk;
+    float center = (float)c->ref->mean[rj], scale = (float)c->ref->scale[rj];
+    size_t n = b->n_cols, gs = i1 - i0;
+    uint64_t m = 0;
+
+    if (b->f64) {
+        const double *row = b->f64 + r * n;
+        for (size_t i = 0; i < gs; i++) {
+            double f = row[i0 + i];
+            if (isnan(f)) {
+                m++;
+                z[i] = 0;
+            } else {
+                z[i] = (double)gsvd_std_f64(flip ? (double)c->ploidy - f : f, center, scale, 0.0f);
+            }
+        }
+        *miss += m;
+        return;
+    }
+    double lut[GSVD_MAX_PLOIDY_LUT + 1];
+    size_t np = (size_t)c->ploidy;
+    for (size_t d = 0; d <= np; d++) {
+        float v = (float)d;
+        lut[d] = (double)(((flip ? c->ploidy - v : v) - center) * scale);
+    }
+    if (b->p2) {
+        const uint8_t *row = b->p2 + r * gsvd_std_p2_row_bytes(n);
+        for (size_t i = 0; i < gs; i++) {
+            unsigned code = gsvd_std_p2_code(row, i0 + i);
+            m += code == 3;
+            z[i] = code == 3 ? 0.0 : lut[code];
+        }
+    } else {
+        const int8_t *row = b->i8 + r * n;
+        for (size_t i = 0; i < gs; i++) {
+            int d = row[i0 + i];
+            m += d < 0;
+            z[i] = d < 0 ? 0.0 : lut[d];
+        }
+    }
+    *miss += m;
+}
+
+/* Thread t: sample groups t, t + threads, ...; each group's scores += Z_g' V_b by dgemm over
+ * row slices of GROUP_ROWS, in row order. */
+static int scan_share(void *vctx, size_t t)
+{
+    struct scan_ctx *c = vctx;
+    size_t k = c->k, groups = (c->n + GROUP_SAMPLES - 1) / GROUP_SAMPLES;
+    double *z = c->zbuf + t * GROUP_ROWS * GROUP_SAMPLES;
+    uint64_t miss = 0;
+
+    for (size_t gi = t; gi < groups; gi += c->threads) {
+        size_t i0 = gi * GROUP_SAMPLES, i1 = i0 + GROUP_SAMPLES < c->n ? i0 + GROUP_SAMPLES : c->n,
+               gs = i1 - i0;
+        for (size_t a = 0; a < c->n_rows; a += GROUP_ROWS) {
+            size_t rb = c->n_rows - a < GROUP_ROWS ? c->n_rows - a : GROUP_ROWS;
+            for (size_t r = 0; r < rb; r++)
+                zrow(c, c->row[a + r], c->rj[a + r], c->flip[a + r], i0, i1, z + r * gs, &miss);
+            for (size_t i = 0; i < gs; i++) { /* per sample, in row order */
+                double ss = c->sumsq[i0 + i];
+                for (size_t r = 0; r < rb; r++)
+                    ss += z[r * gs + i] * z[r * gs + i];
+                c->sumsq[i0 + i] = ss;
+            }
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)k, (int)rb, 1.0, z,
+                        (int)gs, c->vb + a * k, (int)k, 1.0, c->scores + i0 * k, (int)k);
+        }
+    }
+    c->missing_t[t] += miss;
+    return GSVD_OK;
+}
+
+static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
+{
+    struct scan_ctx *c = vctx;
+    size_t k = c->k, row = 0;
+    int rc = GSVD_OK;
+
+    if (blk->n_rows > c->rows_cap) {
+        gsvd_free(c->row);
+        gsvd_free(c->rj);
+        gsvd_free(c->flip);
+        gsvd_free(c->vb);
+        c->rows_cap = blk->n_rows;
+        c->row = gsvd_malloc(c->rows_cap * sizeof *c->row);
+        c->rj = gsvd_malloc(c->rows_cap * sizeof *c->rj);
+        c->flip = gsvd_malloc(c->rows_cap);
+        c->vb = gsvd_malloc(c->rows_cap * k * sizeof *c->vb);
+        if (!c->row || !c->rj || !c->flip || !c->vb) {
+            c->rows_cap = 0;
+            return GSVD_ENOMEM;
+        }
+    }
+    c->n_rows = 0;
+    for (size_t j = 0; j < info->n_variants; j++) {
+        if (!info->kept[j])
+            continue;
+        size_t r = row++;
+        uint64_t tv = info->first + j;
+        int64_t rj = c->map->ref[tv];
+        if (rj < 0)
+            continue;
+        c->row[c->n_rows] = r;
+        c->rj[c->n_rows] = rj;
+        c->flip[c->n_rows] = c->map->flip[tv];
+        memcpy(c->vb + c->n_rows * k, c->ref->v + (size_t)rj * k, k * sizeof *c->vb);
+        c->n_rows++;
+    }
+    if (c->n_rows > 0) {
+        c->blk = blk;
+        rc = gsvd_blas_parallel(c->threads, scan_share, c);
+    }
+    c->blocks_done++;
+    gsvd_progress_report(c->progress, "projection", c->blocks_done, c->n_blocks);
+    return rc;
+}
+
+/* ---- shrinkage corrections -------------------------------------------------------------- */
+
+/* AP factors rho_q (project.h); 1 where a component is below the detection threshold. */
+static int ap_factors(const struct gsvd_pca_model *ref, double *rho)
+{
+    double n = (double)ref->n, p = (double)ref->m_used, k = (double)ref->k, top = 0, sigma2;
+    if (!isfinite(ref->trace) || ref->m_used <= ref->k) {
+        gsvd_log_error("--shrinkage-correction ap needs the reference's \"trace\" and "
+                       "\"M_used\" attributes (a `gensvd pca` output with more variants than "
+                       "components)");
+        return GSVD_EDEGENERATE;
+    }
+    for (size_t q = 0; q < ref->k; q++)
+        top += ref->s[q] * ref->s[q];
+    sigma2 = (ref->trace - top) / (n * (p - k));
+    if (!(sigma2 > 0)) {
+        gsvd_log_error("--shrinkage-correction ap: no variance outside the %zu components "
+                       "(trace %g), so no noise level to correct with",
+                       ref->k, ref->trace);
+        return GSVD_EDEGENERATE;
+    }
+    double gamma = p / n;
+    for (size_t q = 0; q < ref->k; q++) {
+        double l = ref->s[q] * ref->s[q] / n / sigma2, b = l + 1 - gamma, disc = b * b - 4 * l;
+        rho[q] = 1.0;
+        if (l > (1 + sqrt(gamma)) * (1 + sqrt(gamma)) && disc >= 0) {
+            double L = (b + sqrt(disc)) / 2;
+            rho[q] = (L - 1) / (L + gamma - 1);
+        }
+        gsvd_log_info("AP: PC%zu sample eigenvalue / noise %.6g, spike %.6g, shrinkage factor "
+                      "%.6g",
+                      q + 1, l, rho[q] == 1.0 ? l : (b + sqrt(disc)) / 2, rho[q]);
+    }
+    return GSVD_OK;
+}
+
+/* OADP (project.h) of every sample, in place. */
+static int oadp(const struct gsvd_pca_model *ref, size_t n, double *scores, const double *sumsq)
+{
+    size_t k = ref->k, k1 = k + 1;
+    double *G = gsvd_calloc(k * k, sizeof *G), *mu = gsvd_calloc(k, sizeof *mu),
+           *C = gsvd_malloc(k1 * k1 * sizeof *C), *w = gsvd_malloc(k1 * sizeof *w),
+           *M = gsvd_malloc(k * k * sizeof *M), *U = gsvd_malloc(k * k * sizeof *U),
+           *VT = gsvd_malloc(k * k * sizeof *VT), *sv = gsvd_malloc(k * sizeof *sv),
+           *sup = gsvd_malloc(k * sizeof *sup), *Gc = gsvd_malloc(k * k * sizeof *Gc),
+           *y = gsvd_malloc(k * sizeof *y), *P = gsvd_malloc(k1 * k * sizeof *P);
+    int rc = GSVD_OK;
+
+    if (!G || !mu || !C || !w || !M || !U || !VT || !sv || !sup || !Gc || !y || !P) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < ref->n; i++) {
+        const double *s = ref->scores + i * k;
+        for (size_t a = 0; a < k; a++) {
+            mu[a] += s[a];
+            for (size_t b = 0; b < k; b++)
+                G[a * k + b] += s[a] * s[b];
+        }
+    }
+    for (size_t a = 0; a < k; a++)
+        mu[a] /= (double)ref->n;
+    for (size_t a = 0; a < k; a++)
+        for (size_t b = 0; b < k; b++)
+            Gc[a * k + b] = G[a * k + b] - (double)ref->n * mu[a] * mu[b];
+    for (size_t i = 0; i < n; i++) {
+        double *s = scores + i * k, aa = 0, r2, r, c, norm = 0, tr = 0;
+        lapack_int info;
+        for (size_t a = 0; a < k; a++)
+            aa += s[a] * s[a];
+        r2 = sumsq[i] - aa;
+        r = r2 > 0 ? sqrt(r2) : 0;
+        for (size_t a = 0; a < k; a++) {
+            for (size_t b = 0; b < k; b++)
+                C[a * k1 + b] = G[a * k + b] + s[a] * s[b];
+            C[a * k1 + k] = C[k * k1 + a] = r * s[a];
+        }
+        C[k * k1 + k] = r * r;
+        info = LAPACKE_dsyevd(LAPACK_ROW_MAJOR, 'V', 'U', (lapack_int)k1, C, (lapack_int)k1, w);
+        if (info != 0) {
+            gsvd_log_error("OADP: symmetric eigensolver failed (info %d)", (int)info);
+            rc = GSVD_EDEGENERATE;
+            goto out;
+        }
+        /* P: the top-k eigenvectors (columns k1-1 .. 1 of C, ascending order), descending */
+        for (size_t row = 0; row < k1; row++)
+            for (size_t q = 0; q < k; q++)
+                P[row * k + q] = C[row * k1 + (k1 - 1 - q)];
+        /* M = P_k^T Gc; ||Ytilde_c||^2 = trace(P_k^T Gc P_k) */
+        for (size_t a = 0; a < k; a++)
+            for (size_t b = 0; b < k; b++) {
+                double m = 0;
+                for (size_t t = 0; t < k; t++)
+                    m += P[t * k + a] * Gc[t * k + b];
+                M[a * k + b] = m;
+            }
+        for (size_t a = 0; a < k; a++)
+            for (size_t t = 0; t < k; t++)
+                norm += M[a * k + t] * P[t * k + a];
+        memcpy(U, M, k * k * sizeof *M); /* dgesvd overwrites its input: reuse U's space */
+        {
+            double *A = gsvd_malloc(k * k * sizeof *A);
+            if (!A) {
+                rc = GSVD_ENOMEM;
+                goto out;
+            }
+            memcpy(A, M, k * k * sizeof *A);
+            info = LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'A', 'A', (lapack_int)k, (lapack_int)k, A,
+                                  (lapack_int)k, sv, U, (lapack_int)k, VT, (lapack_int)k, sup);
+            gsvd_free(A);
+        }
+        if (info != 0 || !(norm > 0)) {
+            gsvd_log_error("OADP: Procrustes fit failed for sample %zu (info %d)", i, (int)info);
+            rc = GSVD_EDEGENERATE;
+            goto out;
+        }
+        for (size_t q = 0; q < k; q++)
+            tr += sv[q];
+        c = tr / norm;
+        /* augmented score of the sample, centred: [s r] P - mu^T P_k */
+        for (size_t q = 0; q < k; q++) {
+            double v = r * P[k * k + q];
+            for (size_t t = 0; t < k; t++)
+                v += (s[t] - mu[t]) * P[t * k + q];
+            y[q] = v;
+        }
+        /* corrected = c y R + mu, R = U VT */
+        for (size_t q = 0; q < k; q++) {
+            double v = 0;
+            for (size_t a = 0; a < k; a++) {
+                double rq = 0;
+                for (size_t t = 0; t < k; t++)
+                    rq += U[a * k + t] * VT[t * k + q];
+                v += y[a] * rq;
+            }
+            s[q] = c * v + mu[q];
+        }
+    }
+out:
+    gsvd_free(G);
+    gsvd_free(mu);
+    gsvd_free(C);
+    gsvd_free(w);
+    gsvd_free(M);
+    gsvd_free(U);
+    gsvd_free(VT);
+    gsvd_free(sv);
+    gsvd_free(sup);
+    gsvd_free(Gc);
+    gsvd_free(y);
+    gsvd_free(P);
+    return rc;
+}
+
+int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
+                     const struct gsvd_project_map *map, const struct gsvd_project_params *p,
+                     struct gsvd_project_result **out)
+{
+    struct gsvd_project_result *r = NULL;
+    struct scan_ctx c = {0};
+    size_t n = gsvd_geno_n_samples(g), k = ref->k;
+    int rc = GSVD_OK, saved_threads;
+
+    *out = NULL;
+    if (gsvd_geno_ploidy(g) != ref->ploidy) {
+        gsvd_log_error("%s has ploidy %zu, the reference PCs ploidy %zu (set --ploidy for a "
+                       "dosage array)",
+                       gsvd_geno_array_name(g), gsvd_geno_ploidy(g), ref->ploidy);
+        return GSVD_EINVAL;
+    }
+    if (ref->ploidy > GSVD_MAX_PLOIDY_LUT) {
+        gsvd_log_error("projection: ploidy %zu above %d", ref->ploidy, GSVD_MAX_PLOIDY_LUT);
+        return GSVD_EINVAL;
+    }
+    if (map->n != gsvd_geno_n_variants(g) || !ref->v) {
+        gsvd_log_error("projection: a variant map of %llu variants for %llu variants",
+                       (unsigned long long)map->n, (unsigned long long)gsvd_geno_n_variants(g));
+        return GSVD_EINVAL;
+    }
+    if (map->counts.matched == 0) {
+        gsvd_log_error("projection: no variant of %s matches a variant of the reference",
+                       gsvd_geno_array_name(g));
+        return GSVD_EDEGENERATE;
+    }
+    if (!(r = gsvd_calloc(1, sizeof *r)))
+        return GSVD_ENOMEM;
+    r->n = n;
+    r->k = k;
+    c.ref = ref;
+    c.map = map;
+    c.n = n;
+    c.k = k;
+    c.threads = p->n_threads ? p->n_threads : 1;
+    if (c.threads > (n + GROUP_SAMPLES - 1) / GROUP_SAMPLES) /* one group per thread at most */
+        c.threads = n ? (n + GROUP_SAMPLES - 1) / GROUP_SAMPLES : 1;
+    if (c.threads > GSVD_PARALLEL_MAX)
+        c.threads = GSVD_PARALLEL_MAX;
+    c.ploidy = (float)ref->ploidy;
+    c.is_float = gsvd_geno_is_float(g);
+    c.progress = &p->progress;
+    c.n_blocks = gsvd_geno_n_blocks(g);
+    r->scores = gsvd_calloc((n ? n : 1) * k, sizeof *r->scores);
+    c.sumsq = gsvd_calloc(n ? n : 1, sizeof *c.sumsq);
+    c.missing_t = gsvd_calloc(c.threads, sizeof *c.missing_t);
+    c.zbuf = gsvd_malloc(c.threads * GROUP_ROWS * GROUP_SAMPLES * sizeof *c.zbuf);
+    if (!r->scores || !c.sumsq || !c.missing_t || !c.zbuf) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    c.scores = r->scores;
+    /* single-threaded BLAS: the sample groups are the parallelism */
+    saved_threads = gsvd_blas_get_threads();
+    gsvd_blas_set_threads(1);
+    rc = gsvd_geno_scan(g, scan_block, &c);
+    gsvd_blas_set_threads(saved_threads);
+    if (rc < 0)
+        goto out;
+    for (size_t t = 0; t < c.threads; t++)
+        r->n_missing_calls += c.missing_t[t];
+    if (p->shrinkage == GSVD_SHRINK_AP) {
+        if (!(r->factor = gsvd_malloc(k * sizeof *r->factor))) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+        GSVD_TRY(ap_factors(ref, r->factor));
+        for (size_t i = 0; i < n; i++)
+            for (size_t q = 0; q < k; q++)
+                r->scores[i * k + q] /= r->factor[q];
+    } else if (p->shrinkage == GSVD_SHRINK_OADP) {
+        GSVD_TRY(oadp(ref, n, r->scores, c.sumsq));
+    }
+out:
+    gsvd_free(c.sumsq);
+    gsvd_free(c.missing_t);
+    gsvd_free(c.zbuf);
+    gsvd_free(c.row);
+    gsvd_free(c.rj);
+    gsvd_free(c.flip);
+    gsvd_free(c.vb);
+    if (rc < 0)
+        gsvd_project_result_free(r);
+    else
+        *out = r;
+    return rc;
+}

@@ -1,0 +1,187 @@
+/* analysis/scan/dosage.c - diploid calls to dosages (contract in analysis/scan/dosage.h).  The
+ * portable loops are compiled for several x86-64 levels (GSVD_CLONES); the AVX-512BW path handles
+ * 32 calls per step: byte compares into 64-bit masks, the pair rule on the masks, the two alleles
+ * of a call summed into a 16-bit lane and narrowed to the dosage byte; the row's sums come
+ * from the same registers (sum of squares = sum + 2 x #dosage 2). */
+#include "gsvd_config.h"
+#include "analysis/scan/dosage.h"
+
+#include <string.h>
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define DOS_X86 1
+#else
+#define DOS_X86 0
+#endif
+
+static inline int8_t call_dosage(int a, int b)
+{
+    int miss = (a < 0 && a != -2) | (b < 0 && b != -2) | (a == -2 && b == -2);
+    return (int8_t)(miss ? -1 : (a > 0) + (b > 0));
+}
+
+GSVD_CLONES static void diploid_portable(const int8_t *row, size_t n, int8_t *d)
+{
+    for (size_t i = 0; i < n; i++)
+        d[i] = call_dosage(row[2 * i], row[2 * i + 1]);
+}
+
+/* clang 14 gives an external target_clones function a resolver its callers in other files do not
+ * find at link time; the clones stay file-local and the public name is a plain call */
+GSVD_CLONES static void dosage_sums(const int8_t *row, size_t n, int64_t out[3])
+{
+    int64_t ni = 0, si = 0, s2 = 0;
+    /* branch-free so it vectorises; dosages are -1 (missing) or 0..ploidy */
+    for (size_t i = 0; i < n; i++) {
+        int v = row[i];
+        int ok = v >= 0;
+        ni += ok;
+        si += ok * v;
+        s2 += ok * v * v;
+    }
+    out[0] = ni;
+    out[1] = si;
+    out[2] = s2;
+}
+
+#if DOS_X86
+__attribute__((target("avx512f,avx512bw,bmi2,popcnt"))) static void
+diploid_avx512(const int8_t *row, size_t n, int8_t *d, int64_t out[3])
+{
+    const __m512i zero = _mm512_setzero_si512(), fill = _mm512_set1_epi8(-2);
+    const __m512i one8 = _mm512_set1_epi8(1), one16 = _mm512_set1_epi16(1);
+    const __m512i minus1 = _mm512_set1_epi16(-1), two16 = _mm512_set1_epi16(2);
+    __m512i acc = _mm512_setzero_si512(); /* 32-bit lanes: sum of dosages */
+    uint64_t ni = 0, twos = 0;
+    size_t i = 0;
+
+    for (; i + 32 <= n; i += 32) {
+        __m512i x = _mm512_loadu_si512((const void *)(row + 2 * i));
+        uint64_t pos = _mm512_cmpgt_epi8_mask(x, zero);
+        uint64_t neg = _mm512_cmplt_epi8_mask(x, zero);
+        uint64_t isfill = _mm512_cmpeq_epi8_mask(x, fill);
+        uint64_t bad = neg & ~isfill;
+        /* pair k: bits 2k (allele a) and 2k + 1 (allele b); the rule lands on bit 2k */
+        uint64_t pm = bad | (bad >> 1) | (isfill & (isfill >> 1));
+        uint32_t miss = (uint32_t)_pext_u64(pm, 0x5555555555555555ull);
+        __m512i s16 = _mm512_maddubs_epi16(_mm512_maskz_mov_epi8(pos, one8), one8);
+        uint32_t ok = ~miss;
+        s16 = _mm512_mask_mov_epi16(s16, miss, minus1);
+        _mm256_storeu_si256((__m256i *)(void *)(d + i), _mm512_cvtepi16_epi8(s16));
+        ni += (uint64_t)__builtin_popcount(ok);
+        twos += (uint64_t)__builtin_popcount(_mm512_mask_cmpeq_epi16_mask(ok, s16, two16));
+        acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_maskz_mov_epi16(ok, s16), one16));
+    }
+    int64_t si = _mm512_reduce_add_epi32(acc);
+    for (; i < n; i++) {
+        int8_t v = call_dosage(row[2 * i], row[2 * i + 1]);
+        d[i] = v;
+        if (v >= 0) {
+            ni++;
+            si += v;
+            twos += v == 2;
+        }
+    }
+    out[0] = (int64_t)ni;
+    out[1] = si;
+    out[2] = si + 2 * (int64_t)twos; /* d^2 = d + 2 [d == 2] for d in {0, 1, 2} */
+}
+
+static int have_avx512bw(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+}
+#endif
+
+#if DOS_X86
+/* The sums of a row of dosages, 64 per step: the called mask, the sum by byte SAD into 64-bit
+ * lanes, the squares by maddubs (pairs of squares <= 2 x 127^2 fit 16 bits) then madd into
+ * 32-bit lanes, flushed to 64 bits every 2^14 steps (each lane gains at most 4 x 127^2 per
+ * step). */
+__attribute__((target("avx512f,avx512bw,popcnt"))) static void sums_avx512(const int8_t *row,
+                                                                           size_t n, int64_t out[3])
+{
+    const __m512i zero = _mm512_setzero_si512(), one16 = _mm512_set1_epi16(1);
+    __m512i s1 = zero, s2 = zero;
+    uint64_t ni = 0;
+    size_t i = 0;
+
+    while (i + 64 <= n) {
+        __m512i q = zero; /* 32-bit lanes */
+        for (size_t steps = 0; steps < ((size_t)1 << 14) && i + 64 <= n; steps++, i += 64) {
+            __m512i v = _mm512_loadu_si512((const void *)(row + i));
+            __mmask64 ok = _mm512_cmpge_epi8_mask(v, zero);
+            __m512i z = _mm512_maskz_mov_epi8(ok, v);
+            ni += (uint64_t)__builtin_popcountll(ok);
+            s1 = _mm512_add_epi64(s1, _mm512_sad_epu8(z, zero));
+            q = _mm512_add_epi32(q, _mm512_madd_epi16(_mm512_maddubs_epi16(z, z), one16));
+        }
+        s2 = _mm512_add_epi64(s2, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(q)));
+        s2 = _mm512_add_epi64(s2, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(q, 1)));
+    }
+    int64_t si = _mm512_reduce_add_epi64(s1), sq = _mm512_reduce_add_epi64(s2);
+    for (; i < n; i++) {
+        int v = row[i];
+        if (v >= 0) {
+            ni++;
+            si += v;
+            sq += v * v;
+        }
+    }
+    out[0] = (int64_t)ni;
+    out[1] = si;
+    out[2] = sq;
+}
+#endif
+
+void gsvd_dosage_sums(const int8_t *row, size_t n, int64_t out[3])
+{
+#if DOS_X86
+    if (have_avx512bw()) {
+        sums_avx512(row, n, out);
+        return;
+    }
+#endif
+    dosage_sums(row, n, out);
+}
+
+void gsvd_diploid_dosages(const int8_t *row, size_t n, int8_t *d, int64_t sums[3], int simd)
+{
+#if DOS_X86
+    if (simd && have_avx512bw()) {
+        diploid_avx512(row, n, d, sums);
+        return;
+    }
+#else
+    (void)simd;
+#endif
+    diploid_portable(row, n, d);
+    dosage_sums(d, n, sums);
+}
+
+/* Four dosages at a time as one word (the compiler vectorises the loop). */
+GSVD_CLONES static void pack4(const int8_t *d, size_t full, uint8_t *o)
+{
+    for (size_t q = 0; q < full; q++) {
+        uint32_t w, neg, x;
+        memcpy(&w, d + 4 * q, 4);
+        neg = (w >> 7) & 0x01010101u; /* 1 in each byte that is negative */
+        x = (w & 0x03030303u) | neg * 3u;
+        o[q] = (uint8_t)(x | x >> 6 | x >> 12 | x >> 18);
+    }
+}
+
+void gsvd_dosage_pack_p2(const int8_t *d, size_t n, uint8_t *o)
+{
+    size_t full = n / 4;
+    pack4(d, full, o);
+    if (4 * full < n) {
+        unsigned byte = 0;
+        for (size_t i = 4 * full; i < n; i++)
+            byte |= (d[i] < 0 ? 3u : (unsigned)d[i]) << (2 * (i % 4));
+        o[full] = (uint8_t)byte;
+    }
+}

@@ -1,0 +1,167 @@
+/* analysis/scan/geno_samples.c - the sample side of opening a genotype array (genotype_internal.h):
+ * where its sample IDs come from, and requested IDs mapped onto its columns by a sorted index
+ * (binary search; duplicates in the array or the request are errors, never a silent pick). */
+#include "gsvd_config.h"
+#include "analysis/scan/genotype_internal.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/reader.h"
+#include "zarr/store.h"
+
+/* Sample IDs: a 1-D "sample_id" (VCF-Zarr) or "samples" (scikit-allel) array of length n in the
+ * genotype array's group or any ancestor; otherwise generated names. */
+int gsvd_geno_load_sample_ids(gsvd_geno *g, struct gsvd_strlist *all)
+{
+    static const char *const names[] = {"sample_id", "samples"};
+    int rc = GSVD_OK;
+    char *dir = gsvd_strdup(g->arr_path), *cand = NULL;
+    gsvd_array *a = NULL;
+    gsvd_reader *r = NULL;
+
+    if (!dir)
+        return GSVD_ENOMEM;
+    for (;;) {
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            dir[0] = '\0';
+        for (size_t i = 0; i < GSVD_ARRAY_LEN(names); i++) {
+            gsvd_free(cand);
+            cand = NULL;
+            GSVD_TRY(gsvd_key_join(dir, names[i], &cand));
+            int kind = gsvd_tree_node_kind(g->tree, cand);
+            if (kind < 0) {
+                rc = kind;
+                goto out;
+            }
+            if (kind != GSVD_NODE_ARRAY)
+                continue;
+            GSVD_TRY(gsvd_array_open(g->tree, cand, &a));
+            const struct gsvd_zarray *z = gsvd_array_meta(a);
+            if (z->ndim == 1 && z->shape[0] == g->n_all_samples &&
+                (z->dtype.kind == 'O' || z->dtype.kind == 'S' || z->dtype.kind == 'U')) {
+                GSVD_TRY(gsvd_reader_new(a, &r));
+                GSVD_TRY(gsvd_reader_read_strings(r, 0, z->shape[0], all));
+                goto out;
+            }
+            gsvd_log_warn("%s: not a list of %llu sample IDs; ignored", gsvd_array_name(a),
+                          (unsigned long long)g->n_all_samples);
+            gsvd_array_close(a);
+            a = NULL;
+        }
+        if (!dir[0])
+            break;
+    }
+    gsvd_log_info("%s: no sample_id or samples array; naming samples sample_0...",
+                  gsvd_array_name(g->arr));
+    for (uint64_t i = 0; i < g->n_all_samples; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "sample_%llu", (unsigned long long)i);
+        GSVD_TRY(gsvd_strlist_push(all, name));
+    }
+out:
+    gsvd_reader_free(r);
+    gsvd_array_close(a);
+    gsvd_free(cand);
+    gsvd_free(dir);
+    return rc;
+}
+
+struct id_index {
+    const char *id;
+    uint64_t idx;
+};
+
+static int cmp_id(const void *a, const void *b)
+{
+    const struct id_index *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
+}
+
+/* g->sample_pick: the analysed samples in column order (for readers that visit the columns
+ * chunk by chunk).  Left NULL above 2^32 samples (the readers then gather from whole rows). */
+static int order_by_column(gsvd_geno *g, size_t n_all)
+{
+    uint32_t *at;
+    size_t k = 0;
+    if (n_all > UINT32_MAX || g->n_samples > UINT32_MAX)
+        return GSVD_OK;
+    at = gsvd_malloc((n_all ? n_all : 1) * sizeof *at);
+    g->sample_pick = gsvd_malloc((g->n_samples ? g->n_samples : 1) * sizeof *g->sample_pick);
+    if (!at || !g->sample_pick) {
+        gsvd_free(at);
+        return GSVD_ENOMEM;
+    }
+    for (size_t c = 0; c < n_all; c++)
+        at[c] = UINT32_MAX;
+    for (size_t i = 0; i < g->n_samples; i++)
+        at[g->sample_idx[i]] = (uint32_t)i;
+    for (size_t c = 0; c < n_all; c++)
+        if (at[c] != UINT32_MAX)
+            g->sample_pick[k++] = (struct gsvd_geno_pick){(uint32_t)c, at[c]};
+    gsvd_free(at);
+    return GSVD_OK;
+}
+
+/* Map the requested IDs onto array columns; unknown or repeated IDs are errors. */
+int gsvd_geno_select_samples(gsvd_geno *g, const struct gsvd_strlist *all,
+                             const struct gsvd_strlist *want)
+{
+    int rc = GSVD_OK;
+    struct id_index *sorted = gsvd_malloc((all->n ? all->n : 1) * sizeof *sorted);
+    uint8_t *used = gsvd_calloc(all->n ? all->n : 1, 1);
+
+    g->sample_idx = gsvd_malloc((want->n ? want->n : 1) * sizeof *g->sample_idx);
+    if (!sorted || !used || !g->sample_idx) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < all->n; i++)
+        sorted[i] = (struct id_index){all->items[i], i};
+    qsort(sorted, all->n, sizeof *sorted, cmp_id);
+    for (size_t i = 1; i < all->n; i++)
+        if (strcmp(sorted[i - 1].id, sorted[i].id) == 0) {
+            gsvd_log_error("%s: sample ID '%s' appears more than once; cannot select by ID",
+                           gsvd_array_name(g->arr), sorted[i].id);
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+    for (size_t i = 0; i < want->n; i++) {
+        struct id_index key = {want->items[i], 0};
+        size_t lo = 0, hi = all->n;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (strcmp(sorted[mid].id, key.id) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == all->n || strcmp(sorted[lo].id, key.id) != 0) {
+            gsvd_log_error("sample '%s' is not in %s", key.id, gsvd_array_name(g->arr));
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+        if (used[sorted[lo].idx]++) {
+            gsvd_log_error("sample '%s' is listed twice", key.id);
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+        g->sample_idx[i] = sorted[lo].idx;
+        GSVD_TRY(gsvd_strlist_push(&g->ids, key.id));
+    }
+    g->n_samples = want->n;
+    GSVD_TRY(order_by_column(g, all->n));
+out:
+    gsvd_free(sorted);
+    gsvd_free(used);
+    return rc;
+}

@@ -1,0 +1,664 @@
+/* analysis/scan/genotype.c - genotype arrays to standardised dosage blocks, in parallel by chunk
+ * row. Worker threads read one chunk row of the variant axis (all samples), turn it into dosages,
+ * compute each variant's statistics, apply the filters and the scaler, and compact the kept
+ * variants into an int8 (integer input) or float32 (float input) block; the calling thread
+ * hands blocks to the callback in order (common/pipeline.h). */
+#include "gsvd_config.h"
+#include "analysis/scan/genotype.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/scan/dosage.h"
+#include "analysis/scan/gblock_std.h"
+#include "analysis/scan/geno_cache.h"
+#include "analysis/scan/genotype_internal.h"
+#include "common/pipeline.h"
+#include "common/alloc.h"
+#include "common/checked.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/textnum.h"
+#include "zarr/array.h"
+#include "zarr/reader.h"
+#include "zarr/store.h"
+
+uint64_t gsvd_geno_n_blocks(const gsvd_geno *g)
+{
+    return g->ve == g->vs ? 0 : (g->ve - 1) / g->cv - g->vs / g->cv + 1;
+}
+
+uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
+    uint64_t nw = g->p.n_threads ? g->p.n_threads : 1, rows = g->cv;
+    /* per slot: the decoded chunk row in the array's dtype, the dosages (int8 or float64) and
+     * the packed rows; one slot per worker and one more */
+    uint64_t raw = rows * g->n_all_samples * (g->rank == 3 ? g->ploidy : 1) * z->dtype.size;
+    uint64_t dos = rows * g->n_samples * (g->is_float ? 8 : 1) + rows * g->n_samples / 4;
+    return (nw + 1) * (raw + dos);
+}
+
+void gsvd_geno_set_cache(gsvd_geno *g, uint64_t bytes)
+{
+    if (g->cache_state == 1 || g->cache)
+        return; /* already filled */
+    g->p.cache_bytes = bytes;
+    g->cache_state = bytes ? 0 : -1;
+}
+
+int gsvd_geno_cached(const gsvd_geno *g)
+{
+    return g->cache_state == 1;
+}
+
+size_t gsvd_geno_n_samples(const gsvd_geno *g)
+{
+    return g->n_samples;
+}
+
+uint64_t gsvd_geno_n_variants(const gsvd_geno *g)
+{
+    return g->ve - g->vs;
+}
+
+uint64_t gsvd_geno_n_array_variants(const gsvd_geno *g)
+{
+    return g->n_all_variants;
+}
+
+const char *gsvd_geno_array_path(const gsvd_geno *g)
+{
+    return g->arr_path;
+}
+
+int gsvd_geno_is_float(const gsvd_geno *g)
+{
+    return g->is_float;
+}
+
+size_t gsvd_geno_ploidy(const gsvd_geno *g)
+{
+    return g->ploidy;
+}
+
+const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g)
+{
+    return &g->ids;
+}
+
+const char *gsvd_geno_array_name(const gsvd_geno *g)
+{
+    return gsvd_array_name(g->arr);
+}
+
+const struct gsvd_geno_counts *gsvd_geno_counts(const gsvd_geno *g)
+{
+    return &g->counts;
+}
+
+void gsvd_geno_close(gsvd_geno *g)
+{
+    if (!g)
+        return;
+    gsvd_array_close(g->arr);
+    gsvd_free(g->arr_path);
+    gsvd_free(g->sample_idx);
+    gsvd_free(g->sample_pick);
+    gsvd_strlist_free(&g->ids);
+    gsvd_gcache_free(g->cache);
+    gsvd_gcache_free(g->pre);
+    gsvd_gcache_free(g->post);
+    gsvd_free(g);
+}
+
+/* Path of the genotype array: explicit, the node itself, or auto-detected in a group. */
+static int find_array(gsvd_tree *t, const char *node, const char *array, char **out)
+{
+    static const char *const candidates[] = {"call_genotype", "calldata/GT"};
+    int rc = GSVD_OK, kind;
+    char *path = NULL;
+
+    *out = NULL;
+    if (array)
+        return gsvd_key_join(node, array, out);
+    kind = gsvd_tree_node_kind(t, node);
+    if (kind < 0)
+        return kind;
+    if (kind == GSVD_NODE_ARRAY)
+        return gsvd_key_join(node, "", out);
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(candidates); i++) {
+        gsvd_free(path);
+        path = NULL;
+        GSVD_TRY(gsvd_key_join(node, candidates[i], &path));
+        kind = gsvd_tree_node_kind(t, path);
+        if (kind < 0) {
+            rc = kind;
+            goto out;
+        }
+        if (kind == GSVD_NODE_ARRAY) {
+            *out = path;
+            path = NULL;
+            goto out;
+        }
+    }
+    gsvd_log_error("%s/%s: no genotype array (looked for call_genotype and calldata/GT); name "
+                   "one with --array",
+                   gsvd_store_url(gsvd_tree_store(t)), node);
+    rc = GSVD_ENOTFOUND;
+out:
+    gsvd_free(path);
+    return rc;
+}
+
+int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params *p,
+                   gsvd_geno **out)
+{
+    int rc = GSVD_OK;
+    gsvd_geno *g = gsvd_calloc(1, sizeof *g);
+    struct gsvd_strlist all = GSVD_STRLIST_INIT;
+    const struct gsvd_zarray *z;
+
+    *out = NULL;
+    if (!g)
+        return GSVD_ENOMEM;
+    g->tree = t;
+    g->p = *p;
+    g->p.samples = NULL;
+    g->cache_state = p->cache_bytes ? 0 : -1;
+    GSVD_TRY(find_array(t, path, p->array, &g->arr_path));
+    GSVD_TRY(gsvd_array_open(t, g->arr_path, &g->arr));
+    z = gsvd_array_meta(g->arr);
+    if (z->dtype.kind != 'i' && z->dtype.kind != 'u' && z->dtype.kind != 'f' &&
+        z->dtype.kind != 'b') {
+        gsvd_log_error("%s: dtype is not numeric; genotypes must be integers or floats",
+                       gsvd_array_name(g->arr));
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
+    g->is_float = z->dtype.kind == 'f';
+    if (z->ndim == 3 && !g->is_float && !p->transpose) {
+        g->rank = 3;
+        g->ploidy = (size_t)z->shape[2];
+        if (g->ploidy == 0 || g->ploidy > 100) {
+            gsvd_log_error("%s: ploidy axis of length %zu", gsvd_array_name(g->arr), g->ploidy);
+            rc = GSVD_EUNSUPPORTED;
+            goto out;
+        }
+        g->n_all_variants = z->shape[0];
+        g->n_all_samples = z->shape[1];
+        g->cv = z->chunks[0];
+    } else if (z->ndim == 2) {
+        g->rank = 2;
+        g->ploidy = p->ploidy ? p->ploidy : 2;
+        g->n_all_variants = z->shape[p->transpose ? 1 : 0];
+        g->n_all_samples = z->shape[p->transpose ? 0 : 1];
+        g->cv = z->chunks[p->transpose ? 1 : 0];
+    } else {
+        gsvd_log_error("%s: a genotype array must be 3-D integer calls (variants x samples x "
+                       "ploidy) or a 2-D dosage matrix; this one has %zu dimensions",
+                       gsvd_array_name(g->arr), z->ndim);
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
+    if (g->n_all_samples > GSVD_GENO_MAX_SAMPLES) {
+        /* before anything is sized by it: sample names alone would take ~16 bytes each */
+        gsvd_log_error("%s: %llu samples, more than gensvd accepts (%llu); a corrupt or hostile "
+                       ".zarray shape?",
+                       gsvd_array_name(g->arr), (unsigned long long)g->n_all_samples,
+                       (unsigned long long)GSVD_GENO_MAX_SAMPLES);
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
+    g->vs = p->var_start;
+    g->ve = p->var_stop ? p->var_stop : g->n_all_variants;
+    /* an array without variants is allowed (every scan is then empty); an empty range the
+     * user asked for is not */
+    if ((g->vs >= g->ve && !(g->n_all_variants == 0 && !p->var_stop)) ||
+        g->ve > g->n_all_variants) {
+        gsvd_log_error("%s: variant range %llu:%llu is empty or outside 0:%llu",
+                       gsvd_array_name(g->arr), (unsigned long long)g->vs,
+                       (unsigned long long)g->ve, (unsigned long long)g->n_all_variants);
+        rc = GSVD_EINVAL;
+        goto out;
+    }
+    g->open_vs = g->vs;
+    g->open_ve = g->ve;
+    if (p->variant_mask && p->variant_mask_len != g->n_all_variants) {
+        gsvd_log_error("variant mask has %llu entries, %s has %llu variants",
+                       (unsigned long long)p->variant_mask_len, gsvd_array_name(g->arr),
+                       (unsigned long long)g->n_all_variants);
+        rc = GSVD_EINCONSIST;
+        goto out;
+    }
+    GSVD_TRY(gsvd_geno_load_sample_ids(g, &all));
+    if (p->sample_mask && !p->samples) {
+        struct gsvd_strlist want = GSVD_STRLIST_INIT;
+        if (p->sample_mask_len != g->n_all_samples) {
+            gsvd_log_error("sample mask has %llu entries, %s has %llu samples",
+                           (unsigned long long)p->sample_mask_len, gsvd_array_name(g->arr),
+                           (unsigned long long)g->n_all_samples);
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+        for (size_t i = 0; rc == GSVD_OK && i < all.n; i++)
+            if (p->sample_mask[i])
+                rc = gsvd_strlist_push(&want, all.items[i]);
+        if (rc == GSVD_OK && want.n == 0) {
+            gsvd_log_error("the sample mask keeps no sample of %s", gsvd_array_name(g->arr));
+            rc = GSVD_EINCONSIST;
+        }
+        if (rc == GSVD_OK)
+            rc = gsvd_geno_select_samples(g, &all, &want);
+        gsvd_strlist_free(&want);
+        if (rc < 0)
+            goto out;
+    } else if (p->samples) {
+        GSVD_TRY(gsvd_geno_select_samples(g, &all, p->samples));
+    } else {
+        g->n_samples = (size_t)g->n_all_samples;
+        g->ids = all;
+        all = (struct gsvd_strlist)GSVD_STRLIST_INIT;
+    }
+    if (g->n_samples == 0) {
+        gsvd_log_error("%s: no samples to analyse", gsvd_array_name(g->arr));
+        rc = GSVD_EDEGENERATE;
+        goto out;
+    }
+    *out = g;
+    g = NULL;
+out:
+    gsvd_strlist_free(&all);
+    gsvd_geno_close(g);
+    return rc;
+}
+
+/* ---- scanning ------------------------------------------------------------------------------ */
+
+struct scan_ctx {
+    gsvd_geno *g;
+    gsvd_reader **readers;
+    gsvd_geno_block_fn fn;
+    void *fn_ctx;
+    uint64_t first_chunk;
+    uint64_t a, b;     /* the variants this scan reads: [a, b) inside [g->vs, g->ve) */
+    gsvd_gcache *fill; /* the cache the blocks go to, or NULL */
+    int pack;          /* fill is set and rows can be packed to 2 bits */
+    struct gsvd_geno_counts counts;
+};
+
+static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
+{
+    struct scan_ctx *c = vctx;
+    struct scan_slot *s = vslot;
+    gsvd_geno *g = c->g;
+    uint64_t chunk = c->first_chunk + block;
+    uint64_t v0 = chunk * g->cv, v1 = v0 + g->cv;
+    size_t N = g->n_samples, nv, kept = 0;
+    int rc = GSVD_OK;
+
+    if (v0 < c->a)
+        v0 = c->a;
+    if (v1 > c->b)
+        v1 = c->b;
+    nv = (size_t)(v1 - v0);
+    memset(&s->counts, 0, sizeof s->counts);
+    if (nv > s->rows_cap) {
+        gsvd_free(s->center);
+        gsvd_free(s->scale);
+        gsvd_free(s->miss);
+        gsvd_free(s->kept);
+        gsvd_free(s->vidx);
+        gsvd_free(s->mean);
+        gsvd_free(s->inv_sd);
+        gsvd_free(s->rsums);
+        s->rsums = gsvd_malloc(3 * nv * sizeof *s->rsums);
+        s->vidx = gsvd_malloc(nv * sizeof *s->vidx);
+        s->center = gsvd_malloc(nv * sizeof *s->center);
+        s->scale = gsvd_malloc(nv * sizeof *s->scale);
+        s->miss = gsvd_malloc(nv * sizeof *s->miss);
+        s->kept = gsvd_malloc(nv);
+        s->mean = gsvd_malloc(nv * sizeof *s->mean);
+        s->inv_sd = gsvd_malloc(nv * sizeof *s->inv_sd);
+        s->rows_cap = nv;
+        if (!s->center || !s->scale || !s->miss || !s->kept || !s->mean || !s->inv_sd ||
+            !s->rsums || !s->vidx) {
+            s->rows_cap = 0;
+            return GSVD_ENOMEM;
+        }
+    }
+    GSVD_TRY(gsvd_geno_make_dosages(g, c->readers[worker], v0, nv, s));
+    for (size_t j = 0; j < nv; j++) {
+        int k = gsvd_geno_judge_row(g, s, j, v0 + j);
+        if (k < 0) {
+            rc = GSVD_EFORMAT;
+            goto out;
+        }
+        s->kept[j] = (uint8_t)k;
+        if (!k)
+            continue;
+        /* compact kept rows to the front */
+        if (kept != j) {
+            if (s->fdos)
+                memmove(s->fdos + kept * N, s->fdos + j * N, N * sizeof *s->fdos);
+            else
+                memmove(s->dos + kept * N, s->dos + j * N, N);
+        }
+        s->center[kept] = g->p.scaler == GSVD_SCALER_NONE ? 0.0f : (float)s->mean[j];
+        s->scale[kept] = (float)s->inv_sd[j];
+        /* mean imputation: a missing call standardises to (mean - centre) * scale */
+        s->miss[kept] = g->p.scaler == GSVD_SCALER_NONE ? (float)s->mean[j] : 0.0f;
+        s->vidx[kept] = v0 + j;
+        kept++;
+    }
+    if (c->pack && !s->fdos && kept > 0)
+        GSVD_TRY(gsvd_geno_pack_rows(s, kept, N));
+    s->packed = 0;
+    s->counts.n_range = nv;
+    s->counts.n_kept = kept;
+    /* with the packed rows at hand, the callback gets them too: 4x fewer bytes to move */
+    s->packed = c->pack && !s->fdos && kept > 0;
+    s->blk = (struct gsvd_gblock){.n_rows = kept,
+                                  .n_cols = N,
+                                  .p2 = s->packed ? s->p2 : NULL,
+                                  .i8 = s->fdos || s->packed ? NULL : s->dos,
+                                  .f64 = s->fdos,
+                                  .center = s->center,
+                                  .scale = s->scale,
+                                  .missing = s->miss,
+                                  .index = s->vidx};
+    s->info = (struct gsvd_geno_info){.first = v0 - g->vs,
+                                      .n_variants = nv,
+                                      .kept = s->kept,
+                                      .mean = s->mean,
+                                      .scale = s->inv_sd};
+out:
+    return rc;
+}
+
+static void add_counts(struct gsvd_geno_counts *to, const struct gsvd_geno_counts *from)
+{
+    to->n_range += from->n_range;
+    to->n_kept += from->n_kept;
+    to->n_no_calls += from->n_no_calls;
+    to->n_zero_var += from->n_zero_var;
+    to->n_maf += from->n_maf;
+    to->n_missing += from->n_missing;
+    to->n_missing_calls += from->n_missing_calls;
+    to->n_mask += from->n_mask;
+}
+
+static int scan_consume(void *vctx, uint64_t block, void *vslot)
+{
+    struct scan_ctx *c = vctx;
+    struct scan_slot *s = vslot;
+    int rc;
+    (void)block;
+    if (c->fill && gsvd_gcache_usable(c->fill)) {
+        rc = gsvd_gcache_add(c->fill, &s->blk, s->blk.n_rows && s->p2 ? s->p2 : NULL, &s->info,
+                             &s->counts);
+        if (rc < 0)
+            return rc;
+    }
+    add_counts(&c->counts, &s->counts);
+    return c->fn(c->fn_ctx, &s->blk, &s->info);
+}
+
+/* Read-ahead hint: the chunks of the variant range, in the order the blocks are consumed, so a
+ * remote store keeps many requests in flight while the workers decode. */
+static int prefetch_range(gsvd_geno *g, uint64_t a, uint64_t b)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
+    uint64_t start[GSVD_MAX_DIMS] = {0}, count[GSVD_MAX_DIMS];
+    size_t axis = g->rank == 2 && g->p.transpose ? 1 : 0;
+
+    memcpy(count, z->shape, z->ndim * sizeof *count);
+    start[axis] = a;
+    count[axis] = b - a;
+    return gsvd_array_prefetch(g->arr, axis, start, count);
+}
+
+void gsvd_geno_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop)
+{
+    *start = g->vs;
+    *stop = g->ve;
+}
+
+int gsvd_geno_restrict(gsvd_geno *g, uint64_t start, uint64_t stop)
+{
+    if (g->cache_state == 1 || g->cache || start < g->vs || stop > g->ve || start > stop) {
+        gsvd_log_error("variant range %llu:%llu is not inside %llu:%llu, or a scan already ran",
+                       (unsigned long long)start, (unsigned long long)stop,
+                       (unsigned long long)g->vs, (unsigned long long)g->ve);
+        return GSVD_EINTERNAL;
+    }
+    g->vs = start;
+    g->ve = stop;
+    return GSVD_OK;
+}
+
+int gsvd_geno_zbound(const gsvd_geno *g, uint64_t rows, struct gsvd_zbound *out)
+{
+    /* Integer dosages 0..D (D = ploidy) of n <= N called samples.  A kept row is not constant
+     * (or, for Patterson and HWE, has 0 < p < 1 with p = S / (D n), S an integer), so
+     * p (1 - p) >= 1 / (2 D N) and the variance of the called dosages is >= 1 / (2 N); it is at
+     * most D^2 p (1 - p) (Bhatia-Davis).  Hence per scaler |z| <= D / sigma_min and
+     * sum z^2 <= N var_max / sigma^2, and a missing call standardises to 0 (none: the mean). */
+    double D = (double)g->ploidy, N = (double)g->n_samples, max_abs, row;
+
+    if (g->is_float)
+        return GSVD_EUNSUPPORTED;
+    switch (g->p.scaler) {
+    case GSVD_SCALER_PATTERSON:
+        max_abs = D * sqrt(2.0 * D * N);
+        row = N * D * D;
+        break;
+    case GSVD_SCALER_HWE:
+        max_abs = D * sqrt(2.0 * N);
+        row = N * D;
+        break;
+    case GSVD_SCALER_STANDARD:
+        max_abs = D * sqrt(2.0 * N);
+        row = N;
+        break;
+    default:
+        max_abs = D;
+        row = N * D * D;
+        break;
+    }
+    /* float32 centre, scale and products: a relative margin far above their rounding */
+    out->max_abs = max_abs * (1 + 1e-5);
+    out->row_sumsq = row * (1 + 1e-5);
+    out->rows = rows;
+    out->max_dosage = (unsigned)g->ploidy;
+    return GSVD_OK;
+}
+
+/* Read the variants [a, b) of the range from the store, hand their blocks to fn in order and,
+ * when fill is not NULL, add them to that cache; *counts = their counts. */
+static int scan_store(gsvd_geno *g, uint64_t a, uint64_t b, gsvd_gcache *fill,
+                      gsvd_geno_block_fn fn, void *ctx, struct gsvd_geno_counts *counts)
+{
+    struct scan_ctx c = {.g = g, .fn = fn, .fn_ctx = ctx, .a = a, .b = b, .fill = fill};
+    size_t nw = g->p.n_threads ? g->p.n_threads : 1, depth;
+    uint64_t n_blocks;
+    struct scan_slot *slots = NULL;
+    void **ptrs = NULL;
+    int rc = GSVD_OK;
+
+    memset(counts, 0, sizeof *counts);
+    if (b <= a) /* no variants */
+        return GSVD_OK;
+    c.pack = fill != NULL && g->ploidy <= 2;
+    c.first_chunk = a / g->cv;
+    n_blocks = (b - 1) / g->cv - c.first_chunk + 1;
+    if (nw > n_blocks)
+        nw = (size_t)n_blocks;
+    depth = nw + 1;
+    slots = gsvd_calloc(depth, sizeof *slots);
+    ptrs = gsvd_calloc(depth, sizeof *ptrs);
+    if (!slots || !ptrs) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(gsvd_reader_pool_new(g->arr, nw, &c.readers));
+    GSVD_TRY(prefetch_range(g, a, b));
+    for (size_t i = 0; i < depth; i++)
+        ptrs[i] = &slots[i];
+    struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};
+    GSVD_TRY(gsvd_pipeline_run(&pp, n_blocks, scan_produce, scan_consume, &c));
+    *counts = c.counts;
+out:
+    gsvd_reader_pool_free(c.readers, nw);
+    for (size_t i = 0; slots && i < depth; i++) {
+        gsvd_free(slots[i].raw);
+        gsvd_free(slots[i].dos);
+        gsvd_free(slots[i].fdos);
+        gsvd_free(slots[i].center);
+        gsvd_free(slots[i].scale);
+        gsvd_free(slots[i].miss);
+        gsvd_free(slots[i].kept);
+        gsvd_free(slots[i].vidx);
+        gsvd_free(slots[i].mean);
+        gsvd_free(slots[i].inv_sd);
+        gsvd_free(slots[i].rsums);
+        gsvd_free(slots[i].p2);
+    }
+    gsvd_free(slots);
+    gsvd_free(ptrs);
+    return rc;
+}
+
+/* Drop every cache: later scans read the store. */
+static void cache_off(gsvd_geno *g)
+{
+    gsvd_gcache_free(g->pre);
+    gsvd_gcache_free(g->cache);
+    gsvd_gcache_free(g->post);
+    g->pre = g->cache = g->post = NULL;
+    g->cache_state = -1;
+}
+
+/* Replay every cached block in order (pre, cache, post); g->counts = their counts. */
+static int replay(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
+{
+    gsvd_gcache *parts[3] = {g->pre, g->cache, g->post};
+    struct gsvd_geno_counts c;
+    int rc = GSVD_OK;
+    memset(&g->counts, 0, sizeof g->counts);
+    for (size_t i = 0; i < 3; i++) {
+        if (!parts[i])
+            continue;
+        GSVD_TRY(gsvd_gcache_replay(parts[i], fn, ctx, &c));
+        add_counts(&g->counts, &c);
+    }
+out:
+    return rc;
+}
+
+/* Bytes of cache budget left beside what the caches hold in memory. */
+static uint64_t budget_left(const gsvd_geno *g)
+{
+    uint64_t used = (g->cache ? gsvd_gcache_mem_bytes(g->cache) : 0) +
+                    (g->pre ? gsvd_gcache_mem_bytes(g->pre) : 0);
+    return used < g->p.cache_bytes ? g->p.cache_bytes - used : 0;
+}
+
+/* The first scan after a move: the new variants before the kept cache blocks from the store
+ * (cached into pre), the kept blocks replayed, the new ones after them (cached into post). */
+static int scan_moved(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
+{
+    struct gsvd_geno_counts c;
+    int rc = GSVD_OK;
+
+    memset(&g->counts, 0, sizeof g->counts);
+    GSVD_TRY(gsvd_gcache_new(budget_left(g), g->p.cache_dir, &g->pre));
+    GSVD_TRY(scan_store(g, g->vs, g->keep_lo, g->pre, fn, ctx, &c));
+    add_counts(&g->counts, &c);
+    GSVD_TRY(gsvd_gcache_replay(g->cache, fn, ctx, &c));
+    add_counts(&g->counts, &c);
+    GSVD_TRY(gsvd_gcache_new(budget_left(g), g->p.cache_dir, &g->post));
+    GSVD_TRY(scan_store(g, g->keep_hi, g->ve, g->post, fn, ctx, &c));
+    add_counts(&g->counts, &c);
+    if (gsvd_gcache_usable(g->pre) && gsvd_gcache_usable(g->post)) {
+        g->cache_state = 1;
+        gsvd_log_info(
+            "after the move: %llu bytes of new blocks cached in memory, %llu in the "
+            "spill file",
+            (unsigned long long)(gsvd_gcache_mem_bytes(g->pre) + gsvd_gcache_mem_bytes(g->post)),
+            (unsigned long long)(gsvd_gcache_file_bytes(g->pre) + gsvd_gcache_file_bytes(g->post)));
+    } else {
+        cache_off(g);
+    }
+out:
+    if (rc < 0)
+        cache_off(g); /* a partial cache is useless; later scans read the store */
+    return rc;
+}
+
+int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
+{
+    int rc = GSVD_OK;
+
+    if (g->cache_state == 1)
+        return replay(g, fn, ctx); /* the first scan's blocks */
+    if (g->cache_state == 2)
+        return scan_moved(g, fn, ctx);
+    if (g->cache_state == 0) {
+        gsvd_gcache_free(g->cache);
+        g->cache = NULL;
+        GSVD_TRY(gsvd_gcache_new(g->p.cache_bytes, g->p.cache_dir, &g->cache));
+    }
+    GSVD_TRY(
+        scan_store(g, g->vs, g->ve, g->cache_state == 0 ? g->cache : NULL, fn, ctx, &g->counts));
+    if (g->cache_state == 0) {
+        if (gsvd_gcache_usable(g->cache)) {
+            g->cache_state = 1;
+            gsvd_log_info("blocks cached for the next passes: %llu bytes in memory, %llu in the "
+                          "spill file",
+                          (unsigned long long)gsvd_gcache_mem_bytes(g->cache),
+                          (unsigned long long)gsvd_gcache_file_bytes(g->cache));
+        } else {
+            g->cache_state = -1;
+            gsvd_gcache_free(g->cache);
+            g->cache = NULL;
+        }
+    }
+out:
+    if (rc < 0 && g->cache_state == 0) {
+        gsvd_gcache_free(g->cache); /* a partial cache is useless; the next scan fills it */
+        g->cache = NULL;
+    }
+    return rc;
+}
+
+void gsvd_geno_open_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop)
+{
+    *start = g->open_vs;
+    *stop = g->open_ve;
+}
+
+int gsvd_geno_move(gsvd_geno *g, uint64_t start, uint64_t stop)
+{
+    if (start < g->open_vs || stop > g->open_ve || start > stop || g->cache_state == 2) {
+        gsvd_log_error("variant range %llu:%llu is not inside %llu:%llu, or the last move has "
+                       "not been scanned yet",
+                       (unsigned long long)start, (unsigned long long)stop,
+                       (unsigned long long)g->open_vs, (unsigned long long)g->open_ve);
+        return GSVD_EINTERNAL;
+    }
+    if (g->cache_state == 1) {
+        /* one cache again: pre and post (of an earlier move) would need renumbering too */
+        if (g->pre || g->post) {
+            cache_off(g);
+        } else {
+            gsvd_gcache_trim(g->cache, g->vs, start, stop, start, &g->keep_lo, &g->keep_hi);
+            g->cache_state = 2;
+        }
+    }
+    g->vs = start;
+    g->ve = stop;
+    return GSVD_OK;
+}
