@@ -17,7 +17,7 @@
 #include "cli/cli.h"
 #include "cli/opts_input.h"
 #include "cli/cli_mask.h"
-#include "cli/pca_fit.h"
+#include "analysis/pca/pca_fit.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -29,7 +29,7 @@
 struct pca_opts {
     const char *input, *output, *format, *plink, *device, *samples_file;
     const char *ld_prune_arg;    /* --ld-prune as given (checked while parsing) */
-    const char *fit_file;        /* --fit-samples (cli/pca_fit.h) */
+    const char *fit_file;        /* --fit-samples (analysis/pca/pca_fit.h) */
     struct gsvd_strlist fit_ids; /* its IDs */
     int want_loadings;           /* --loadings given (--fit-samples computes them anyway) */
     int gram_f64;                /* --gram-f64 */
@@ -45,7 +45,7 @@ struct pca_opts {
     const char *variant_mask, *sample_mask; /* --variant-mask, --sample-mask STORE[/ARRAY] */
     int ld_prune;                           /* --ld-prune given: lp holds its parameters */
     struct gsvd_ldprune_params lp;
-    struct gsvd_cli_mask vmask, smask;
+    struct gsvd_mask vmask, smask;
     uint8_t *prune_keep; /* owned: --ld-prune's mask (and --variant-mask's) */
     struct gsvd_cli_common common;
 };
@@ -562,8 +562,8 @@ out:
     gsvd_geno_close(g);
     gsvd_cli_close_input(&in);
     gsvd_strlist_free(&samples);
-    gsvd_cli_mask_free(&o->vmask);
-    gsvd_cli_mask_free(&o->smask);
+    gsvd_mask_free(&o->vmask);
+    gsvd_mask_free(&o->smask);
     gsvd_free(o->prune_keep);
     return rc;
 }

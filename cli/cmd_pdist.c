@@ -571,7 +571,7 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
 {
     struct gsvd_cli_input in = {0};
     struct gsvd_strlist samples = GSVD_STRLIST_INIT;
-    struct gsvd_cli_mask vmask = {0}, smask = {0};
+    struct gsvd_mask vmask = {0}, smask = {0};
     struct gsvd_autosomes au = {0};
     gsvd_geno *g = NULL;
     int rc = GSVD_OK;
@@ -588,7 +588,7 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     GSVD_TRY(
         gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &vmask, &smask, &samples, &o->geno));
     if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0)
-        GSVD_TRY(gsvd_cli_autosomes_apply(&in, o->all_contigs, &au, &o->geno));
+        GSVD_TRY(gsvd_autosomes_apply(in.tree, in.node, o->all_contigs, &au, &o->geno));
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
     if ((o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) &&
         (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) != 2)) {
@@ -614,8 +614,8 @@ out:
     gsvd_geno_close(g);
     gsvd_cli_close_input(&in);
     gsvd_strlist_free(&samples);
-    gsvd_cli_mask_free(&vmask);
-    gsvd_cli_mask_free(&smask);
+    gsvd_mask_free(&vmask);
+    gsvd_mask_free(&smask);
     gsvd_autosomes_free(&au);
     return rc;
 }

@@ -209,7 +209,7 @@ static int run(struct related_opts *o, const struct gsvd_cli_common *common)
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
     o->geno.n_threads = common->threads;
     o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages */
-    GSVD_TRY(gsvd_cli_autosomes_apply(&in, o->all_contigs, &au, &o->geno));
+    GSVD_TRY(gsvd_autosomes_apply(in.tree, in.node, o->all_contigs, &au, &o->geno));
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
     rp.pd.n_threads = common->threads;
     rp.pd.memory = o->memory;

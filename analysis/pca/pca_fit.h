@@ -1,15 +1,16 @@
-/* cli/pca_fit.h - `pca --fit-samples`: after the fit on a subset, the other samples are
- * projected onto its PCs (analysis/project.h, identity variant map: same store, same range)
+/* analysis/pca/pca_fit.h - `pca --fit-samples`: after the fit on a subset, the other samples are
+ * projected onto its PCs (analysis/pca/project.h, identity variant map: same store, same range)
  * and the two sets' scores are joined into one result in the order of the whole sample set.
  * Thread safety: calls share no state. */
-#ifndef GSVD_CLI_PCA_FIT_H
-#define GSVD_CLI_PCA_FIT_H
+#ifndef GSVD_ANALYSIS_PCA_PCA_FIT_H
+#define GSVD_ANALYSIS_PCA_PCA_FIT_H
 #include <stddef.h>
 #include <stdint.h>
-#include "analysis/genotype.h"
-#include "analysis/pca.h"
+#include "analysis/scan/genotype.h"
+#include "analysis/pca/pca.h"
 #include "common/buf.h"
 #include "zarr/tree.h"
+GSVD_EXTERN_C_BEGIN
 
 struct gsvd_pca_fit_join {
     struct gsvd_pca_result all; /* r with n = every sample and u = the joined U (projected rows:
@@ -32,4 +33,5 @@ GSVD_NODISCARD int gsvd_pca_fit_join(gsvd_tree *t, const char *node,
                                      struct gsvd_pca_fit_join *out);
 void gsvd_pca_fit_join_free(struct gsvd_pca_fit_join *j); /* accepts a zeroed struct */
 
-#endif /* GSVD_CLI_PCA_FIT_H */
+GSVD_EXTERN_C_END
+#endif /* GSVD_ANALYSIS_PCA_PCA_FIT_H */

@@ -1,12 +1,12 @@
-/* cli/pca_fit.c - `pca --fit-samples`: project the samples outside the fit (pca_fit.h). */
+/* analysis/pca/pca_fit.c - `pca --fit-samples`: project the samples outside the fit (pca_fit.h). */
 #include "gsvd_config.h"
-#include "cli/pca_fit.h"
+#include "analysis/pca/pca_fit.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/pca_store.h"
-#include "analysis/project.h"
+#include "analysis/pca/pca_store.h"
+#include "analysis/pca/project.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
