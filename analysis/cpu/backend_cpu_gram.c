@@ -143,7 +143,7 @@ double gsvd_cpu_gram_error(gsvd_backend *be)
 /* Which tiles this Gram runs on (enum gsvd_gram_kernel, auto resolved: f32 also stands for
  * the float64 tiles); says which at -v.  auto keeps float32 ssyrk unless the caller allowed the
  * i8 kernel (gram_fast): the bf16 hi/lo tiles are ~1.3x faster on a Sapphire Rapids core but
- * their singular values are 1-2e-6 off float64, not 1e-7 (docs/decisions.md 2026-11-25). */
+ * their singular values are 1-2e-6 off float64, not 1e-7 (docs/dev/decisions.md 2026-11-25). */
 static int pick_kernel(const struct backend_cpu *b, size_t n)
 {
     char why[128];

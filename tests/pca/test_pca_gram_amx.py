@@ -18,7 +18,7 @@ Checks, k = 10, singular values s_i = norms of the TSV score columns:
            genotypes (the tiles run the same instructions whatever thread or block holds them);
   verbose  -v names the kernel: amx as asked, f32 for auto and f32;
   usage    --gram-kernel amx with --gram-f64: exit 2.
-Each store's errors are printed (the figures in docs/decisions.md).
+Each store's errors are printed (the figures in docs/dev/decisions.md).
 Last line "N passed, N failed"; exit 1 on failure.
 """
 import os

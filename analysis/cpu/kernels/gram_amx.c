@@ -267,7 +267,8 @@ static void block_rows(const gsvd_amx_pack *p, size_t si, size_t sj, size_t k, s
         _tile_dpbf16ps(0, 4, 6);
         _tile_dpbf16ps(1, 4, 7);
         _tile_dpbf16ps(2, 5, 6);
-        _tile_dpbf16ps(3, 5, 7); /* no lo x lo: 4/3 the time for half the error (decisions.md) */
+        /* no lo x lo: 4/3 the time for half the error (docs/dev/decisions.md) */
+        _tile_dpbf16ps(3, 5, 7);
     }
 }
 

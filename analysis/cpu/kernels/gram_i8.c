@@ -149,7 +149,7 @@ static double plan_row(gsvd_i8_pack *p, size_t r, float center, float scale, flo
     ah = ldexp(alpha, e);
     /* one octave per class, R = 127 u: two octaves per class (the upper one's factor 2 in R,
      * rho = 63 or 126) ran ~10% faster on many classes but rounded u* to 1/126, which
-     * doubled the missing calls' error (docs/decisions.md) */
+     * doubled the missing calls' error (docs/dev/decisions.md) */
     unsigned rho = R_BASE;
     t = alpha * ustar; /* < 256 */
     lh = floor(t);

@@ -1,5 +1,5 @@
 /* analysis/cpu/kernels/gram_i8.h - the Gram's 256 x 256 tiles from int8 products on the genotype
- * integers ("i8", pca's fast Gram; docs/gram-i8.md has the derivation), run by one of two
+ * integers ("i8", pca's fast Gram; docs/dev/gram-i8.md has the derivation), run by one of two
  * engines: Intel AMX int8 tiles, or AVX-512 VNNI (vpdpbusd) where the CPU has no AMX.
  *
  * A row (variant) with centre c, scale s and dosages q in 0..2 standardises to z = s (u - c),
@@ -17,7 +17,7 @@
  * Accuracy: the weights alone move every eigenvalue by at most the largest relative weight
  * error (the Gram stays between (1 - eps) Z'Z and (1 + eps) Z'Z), which gsvd_i8_pack_plan
  * reports; the rounded u* of missing calls adds a few 1e-6 at 1% missing (measured,
- * docs/gram-i8.md).  Every tile runs the same instruction sequence whichever thread runs it,
+ * docs/dev/gram-i8.md).  Every tile runs the same instruction sequence whichever thread runs it,
  * the integer sums are exact and both engines fold them into float64 in the same order, so
  * results do not depend on threads, chunking or the engine.
  * The packing and the VNNI engine are compiled on x86-64 (GCC, clang) with target attributes;

@@ -13,7 +13,7 @@
  * Register block: 4 samples i (their L_h and L_l dwords broadcast) x 32 samples j (two zmm of
  * R quads) x 2 digits = 16 accumulators over VKB rows; i blocks outer, so an i block's L rows
  * (8 KiB) stay in L1 while the j blocks pass, and the tile's R panel over VKB rows (256 KiB)
- * in L2.  Measured alternatives are in docs/gram-i8.md. */
+ * in L2.  Measured alternatives are in docs/dev/gram-i8.md. */
 #include "gsvd_config.h"
 
 #include "analysis/cpu/kernels/gram_i8_internal.h"
