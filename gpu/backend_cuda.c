@@ -52,8 +52,10 @@ static int pick_device(int *dev, size_t nth, char *why, size_t why_len)
         return 0;
     }
     for (int d = 0; d < count; d++) {
-        if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d) != cudaSuccess ||
-            cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d) != cudaSuccess)
+        if (gsvd_cuda_tolerate(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
+                                                      d)) != cudaSuccess ||
+            gsvd_cuda_tolerate(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor,
+                                                      d)) != cudaSuccess)
             continue;
         if (major >= MIN_MAJOR && n_usable < 64)
             usable[n_usable++] = d;
@@ -177,7 +179,7 @@ static int cuda_create(const struct gsvd_backend_params *p, gsvd_backend **out)
         GSVD_TRY(gsvd_cuda_slot_init(&b->slot[i]));
     GSVD_CUDA_TRY(cudaMalloc((void **)&b->acc, 2 * sizeof *b->acc));
     GSVD_CUDA_TRY(cudaMalloc((void **)&b->over, sizeof *b->over));
-    if (cudaGetDeviceProperties(&prop, b->device) == cudaSuccess)
+    if (gsvd_cuda_tolerate(cudaGetDeviceProperties(&prop, b->device)) == cudaSuccess)
         gsvd_log_info("cuda: device %d %s (compute capability %d.%d, %.1f GiB)", b->device,
                       prop.name, prop.major, prop.minor,
                       (double)prop.totalGlobalMem / 1073741824.0);

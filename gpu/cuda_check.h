@@ -41,4 +41,15 @@
         }                                                                                          \
     } while (0)
 
+/* For a call whose failure the caller tolerates (a device property for a log line, free
+ * memory for a check, the time of a copy): returns its result and, on failure, clears the
+ * error it leaves behind, which cudaGetLastError would otherwise hand to the next launch
+ * check (gpu/kernels.cu's, or cuBLAS's own). */
+static inline cudaError_t gsvd_cuda_tolerate(cudaError_t e)
+{
+    if (e != cudaSuccess)
+        (void)cudaGetLastError();
+    return e;
+}
+
 #endif /* GSVD_GPU_CUDA_CHECK_H */

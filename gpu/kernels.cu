@@ -82,6 +82,17 @@ __global__ void k_pd_sums(gsvd_pdk_sums_args a)
     gsvd_pdk_sums(&a, blockIdx.x, blockIdx.y, threadIdx.x);
 }
 
+/* Forget the runtime's last error before a launch, so that launched() reads that launch's
+ * status alone.  cudaGetLastError also returns (and clears) an error an earlier call left
+ * behind, one its caller tolerated (cudaGetDeviceProperties, cudaMemGetInfo, a timing query
+ * of an unfinished event): without this an innocent kernel would be reported as failed.
+ * Nothing is lost: every launch is checked right after it, API calls return their own errors,
+ * and a fault of a running kernel is sticky (every later call reports it). */
+void before_launch()
+{
+    (void)cudaGetLastError();
+}
+
 /* Check a launch; grid dimensions beyond CUDA's limits are a caller bug. */
 int launched(const char *what)
 {
@@ -118,6 +129,7 @@ int gsvd_cuda_standardise(cudaStream_t stream, const struct gsvd_kb_std_args *a)
         return GSVD_OK;
     if (!grid_ok("standardise", gx, a->rows))
         return GSVD_EINTERNAL;
+    before_launch();
     k_standardise<<<dim3((unsigned)gx, (unsigned)a->rows), GSVD_KB_THREADS, 0, stream>>>(*a);
     return launched("standardise");
 }
@@ -126,6 +138,7 @@ int gsvd_cuda_rowsq(cudaStream_t stream, const struct gsvd_kb_rowsq_args *a)
 {
     if (a->rows == 0)
         return GSVD_OK;
+    before_launch();
     k_rowsq<<<(unsigned)gsvd_kb_blocks(a->rows), GSVD_KB_THREADS, 0, stream>>>(*a);
     return launched("rowsq");
 }
@@ -134,6 +147,7 @@ int gsvd_cuda_sum_ordered(cudaStream_t stream, const double *rs, size_t rows, do
 {
     if (rows == 0)
         return GSVD_OK;
+    before_launch();
     k_sum_ordered<<<1, 1, 0, stream>>>(rs, rows, acc);
     return launched("sum_ordered");
 }
@@ -145,6 +159,7 @@ int gsvd_cuda_acc_f32(cudaStream_t stream, double *dst, const float *src, size_t
         return GSVD_OK;
     if (!grid_ok("acc_f32", gx, 1))
         return GSVD_EINTERNAL;
+    before_launch();
     k_acc_f32<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(dst, src, count);
     return launched("acc_f32");
 }
@@ -157,6 +172,7 @@ int gsvd_cuda_acc_xsum(cudaStream_t stream, double *hi, double *lo, const float 
         return GSVD_OK;
     if (!grid_ok("acc_xsum", gx, 1))
         return GSVD_EINTERNAL;
+    before_launch();
     k_acc_xsum<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(hi, lo, src, count, c, grid, over);
     return launched("acc_xsum");
 }
@@ -166,6 +182,7 @@ int gsvd_cuda_sum_xsum(cudaStream_t stream, const double *rs, size_t rows, doubl
 {
     if (rows == 0)
         return GSVD_OK;
+    before_launch();
     k_sum_xsum<<<1, 1, 0, stream>>>(rs, rows, acc, g, over);
     return launched("sum_xsum");
 }
@@ -200,6 +217,7 @@ int gsvd_cuda_rng_words(cudaStream_t stream, uint64_t seed, uint32_t rng_stream,
         return GSVD_OK;
     if (!grid_ok("rng_words", gx, 1))
         return GSVD_EINTERNAL;
+    before_launch();
     k_rng_words<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(seed, rng_stream, row0, cols, count,
                                                               out);
     return launched("rng_words");
@@ -222,6 +240,7 @@ int gsvd_cuda_pd_counts(cudaStream_t stream, const struct gsvd_pdk_counts_args *
         if (!grid_ok("pd_counts", gx, 1))
             return GSVD_EINTERNAL;
         l.tile_row0 = a->tile_row0 + y0;
+        before_launch();
         k_pd_counts<<<dim3((unsigned)gx, (unsigned)ny), dim3(GSVD_PDK_TILE, GSVD_PDK_TY), 0,
                       stream>>>(l);
         GSVD_TRY_LAUNCH("pd_counts");
@@ -241,6 +260,7 @@ int gsvd_cuda_pd_sums(cudaStream_t stream, const struct gsvd_pdk_sums_args *a)
     for (size_t y0 = 0; y0 < a->nb; y0 += GSVD_PDK_GRID_Y_MAX) {
         size_t ny = a->nb - y0 < GSVD_PDK_GRID_Y_MAX ? a->nb - y0 : GSVD_PDK_GRID_Y_MAX;
         l.row_first = a->row_first + y0;
+        before_launch();
         k_pd_sums<<<dim3((unsigned)gx, (unsigned)ny), GSVD_PDK_SUMS_THREADS, 0, stream>>>(l);
         GSVD_TRY_LAUNCH("pd_sums");
     }

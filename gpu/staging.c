@@ -22,7 +22,7 @@ out:
 void gsvd_cuda_slot_count(struct gsvd_cuda_slot *s, struct gsvd_cuda_xfer *x)
 {
     float ms = 0;
-    if (s->timed && x && cudaEventElapsedTime(&ms, s->t0, s->t1) == cudaSuccess)
+    if (s->timed && x && gsvd_cuda_tolerate(cudaEventElapsedTime(&ms, s->t0, s->t1)) == cudaSuccess)
         x->ms += ms;
     s->timed = 0;
 }
