@@ -55,6 +55,16 @@ out:
     return rc;
 }
 
+/* Host buffers a copy on the compute stream reads are freed only after this: every copy the
+ * backend makes goes on the compute stream (cudaMemcpyAsync), never on the legacy default
+ * stream, which the compute stream (cudaStreamNonBlocking) would not wait for, and a copy
+ * from pageable memory may still be reading it when the call returns. */
+static void host_done(struct backend_cuda *b)
+{
+    if (b->compute)
+        (void)gsvd_cuda_tolerate(cudaStreamSynchronize(b->compute));
+}
+
 /* Rows per group: about GROUP_BYTES of float32; depends on the sample count only. */
 static size_t group_rows(size_t n)
 {
@@ -263,11 +273,12 @@ static int open_exact(struct backend_cuda *b, size_t c, const float *xf)
         b->trgrid = (struct gsvd_kb_grid){.c_hi = t.c_hi, .c_lo = t.c_lo, .bound = t.bound};
     }
     GSVD_TRY(dev_reserve((void **)&b->grids, &b->grids_cap, ng * sizeof *b->grids));
-    GSVD_CUDA_TRY(cudaMemcpy(b->grids, h, ng * sizeof *h, cudaMemcpyHostToDevice));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(b->grids, h, ng * sizeof *h, cudaMemcpyHostToDevice, b->compute));
     GSVD_CUDA_TRY(cudaMemsetAsync(b->over, 0, sizeof *b->over, b->compute));
     b->next_index = 0;
     b->gid = 0;
 out:
+    host_done(b);
     gsvd_free(h);
     return rc;
 }
@@ -277,7 +288,8 @@ static int check_over(struct backend_cuda *b)
 {
     int rc = GSVD_OK;
     uint32_t over = 0;
-    GSVD_CUDA_TRY(cudaMemcpy(&over, b->over, sizeof over, cudaMemcpyDeviceToHost));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(&over, b->over, sizeof over, cudaMemcpyDeviceToHost, b->compute));
+    GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
     if (over) {
         gsvd_log_error("%u products exceed the bound of the standardised values (internal "
                        "error: the scaler's bound does not hold for these data)",
@@ -346,7 +358,7 @@ static int cuda_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x
     }
     for (size_t i = 0; i < nc; i++)
         xf[i] = (float)x[i];
-    GSVD_CUDA_TRY(cudaMemcpy(b->x, xf, nc * sizeof *xf, cudaMemcpyHostToDevice));
+    GSVD_CUDA_TRY(cudaMemcpyAsync(b->x, xf, nc * sizeof *xf, cudaMemcpyHostToDevice, b->compute));
     GSVD_CUDA_TRY(cudaMemsetAsync(b->y, 0, nc * sizeof *b->y, b->compute));
     b->exact = b->bounded;
     if (b->exact) {
@@ -357,6 +369,7 @@ static int cuda_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x
 out:
     if (rc < 0)
         b->busy = 0;
+    host_done(b);
     gsvd_free(xf);
     return rc;
 }
@@ -391,13 +404,15 @@ static int cuda_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double
 }
 
 /* The exact low parts of count values from the device, added into v (host). */
-static int add_low(const double *dev_lo, double *v, size_t count)
+static int add_low(struct backend_cuda *b, const double *dev_lo, double *v, size_t count)
 {
     int rc = GSVD_OK;
     double *lo = gsvd_malloc((count ? count : 1) * sizeof *lo);
     if (!lo)
         return GSVD_ENOMEM;
-    GSVD_CUDA_TRY(cudaMemcpy(lo, dev_lo, count * sizeof *lo, cudaMemcpyDeviceToHost));
+    GSVD_CUDA_TRY(
+        cudaMemcpyAsync(lo, dev_lo, count * sizeof *lo, cudaMemcpyDeviceToHost, b->compute));
+    GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
     for (size_t i = 0; i < count; i++)
         v[i] = gsvd_xsum_value(v[i], lo[i]);
 out:
@@ -416,7 +431,7 @@ static int cuda_pass_end(gsvd_backend *be, double *y)
             cudaMemcpyAsync(y, b->y, b->n * b->c * sizeof *y, cudaMemcpyDeviceToHost, b->compute));
     rc = finish_sums(b);
     if (rc == GSVD_OK && b->exact && b->n > 0 && b->c > 0)
-        rc = add_low(b->ylo, y, b->n * b->c);
+        rc = add_low(b, b->ylo, y, b->n * b->c);
     if (rc == GSVD_OK && b->exact)
         rc = check_over(b);
 out:
@@ -619,7 +634,7 @@ static int cuda_gram_end(gsvd_backend *be, double *gout)
                                   b->compute));
     GSVD_TRY(finish_sums(b));
     if (b->exact) {
-        GSVD_TRY(add_low(b->glo, gout, b->n * b->n));
+        GSVD_TRY(add_low(b, b->glo, gout, b->n * b->n));
         GSVD_TRY(check_over(b));
     }
 out:
