@@ -224,11 +224,12 @@ GSVD_HD static inline void gsvd_kb_widen(double *dst, const float *src, size_t c
 
 /* ---- symmetrise an n x n matrix whose lower triangle (column-major) holds the values ---------
  * Column-major lower = row-major upper, so this is also "copy row-major upper to lower".
- * Grid: x = gsvd_kb_blocks(n) over rows i, y = n columns j (n <= GSVD_KB_GRID_Y_MAX). */
-GSVD_HD static inline void gsvd_kb_symmetrise(double *g, size_t n, uint32_t bx, uint32_t by,
-                                              uint32_t tx)
+ * Grid: x = gsvd_kb_blocks(n) over rows i, y over columns j = col0 + by; a launch covers at
+ * most GSVD_KB_GRID_Y_MAX columns, so n above that takes several launches (col0 steps). */
+GSVD_HD static inline void gsvd_kb_symmetrise(double *g, size_t n, size_t col0, uint32_t bx,
+                                              uint32_t by, uint32_t tx)
 {
-    size_t i = (size_t)bx * GSVD_KB_THREADS + tx, j = by;
+    size_t i = (size_t)bx * GSVD_KB_THREADS + tx, j = col0 + by;
     if (i < n && j < n && i < j)
         g[j * n + i] = g[i * n + j]; /* (i, j) above the diagonal <- (j, i) below */
 }

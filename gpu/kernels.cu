@@ -49,9 +49,9 @@ __global__ void k_widen(double *dst, const float *src, size_t count)
     gsvd_kb_widen(dst, src, count, blockIdx.x, threadIdx.x);
 }
 
-__global__ void k_symmetrise(double *g, size_t n)
+__global__ void k_symmetrise(double *g, size_t n, size_t col0)
 {
-    gsvd_kb_symmetrise(g, n, blockIdx.x, blockIdx.y, threadIdx.x);
+    gsvd_kb_symmetrise(g, n, col0, blockIdx.x, blockIdx.y, threadIdx.x);
 }
 
 __global__ void k_rng_words(uint64_t seed, uint32_t stream, uint64_t row0, uint64_t cols,
@@ -194,19 +194,25 @@ int gsvd_cuda_widen(cudaStream_t stream, double *dst, const float *src, size_t c
         return GSVD_OK;
     if (!grid_ok("widen", gx, 1))
         return GSVD_EINTERNAL;
+    before_launch();
     k_widen<<<(unsigned)gx, GSVD_KB_THREADS, 0, stream>>>(dst, src, count);
     return launched("widen");
 }
 
 int gsvd_cuda_symmetrise(cudaStream_t stream, double *g, size_t n)
 {
+    size_t gx = gsvd_kb_blocks(n);
     if (n < 2)
         return GSVD_OK;
-    if (!grid_ok("symmetrise", gsvd_kb_blocks(n), n))
+    if (!grid_ok("symmetrise", gx, 1))
         return GSVD_EINTERNAL;
-    k_symmetrise<<<dim3((unsigned)gsvd_kb_blocks(n), (unsigned)n), GSVD_KB_THREADS, 0, stream>>>(g,
-                                                                                                 n);
-    return launched("symmetrise");
+    for (size_t col0 = 0; col0 < n; col0 += GSVD_KB_GRID_Y_MAX) {
+        size_t ny = n - col0 < GSVD_KB_GRID_Y_MAX ? n - col0 : GSVD_KB_GRID_Y_MAX;
+        before_launch();
+        k_symmetrise<<<dim3((unsigned)gx, (unsigned)ny), GSVD_KB_THREADS, 0, stream>>>(g, n, col0);
+        GSVD_TRY_LAUNCH("symmetrise");
+    }
+    return GSVD_OK;
 }
 
 int gsvd_cuda_rng_words(cudaStream_t stream, uint64_t seed, uint32_t rng_stream, uint64_t row0,

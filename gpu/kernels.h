@@ -42,7 +42,8 @@ GSVD_NODISCARD int gsvd_cuda_sum_xsum(cudaStream_t stream, const double *rs, siz
 GSVD_NODISCARD int gsvd_cuda_widen(cudaStream_t stream, double *dst, const float *src,
                                    size_t count);
 
-/* Fill the upper triangle (column-major) of the n x n matrix g from its lower triangle. */
+/* Fill the upper triangle (column-major) of the n x n matrix g from its lower triangle (one
+ * launch per GSVD_KB_GRID_Y_MAX columns). */
 GSVD_NODISCARD int gsvd_cuda_symmetrise(cudaStream_t stream, double *g, size_t n);
 
 /* out[4 t + w] = Philox word w of counter (row0 + t / cols, t % cols), t < count. */

@@ -533,22 +533,25 @@ static int cuda_gram_begin(gsvd_backend *be, size_t n)
     struct backend_cuda *b = (struct backend_cuda *)be;
     int rc = GSVD_OK;
     size_t nn, need, free_b = 0, total_b = 0;
+    /* exact sums on the float32 path only (above GRAM_F32_MAX_N Dsyrk adds into G itself; such
+     * a Gram is summed over processes only by the CPU backend) */
+    int exact = b->bounded && n <= GRAM_F32_MAX_N;
+    size_t per_cell =
+        sizeof *b->g + (n <= GRAM_F32_MAX_N ? sizeof *b->gblk : 0) + (exact ? sizeof *b->glo : 0);
 
-    if (gsvd_mul_size(n, n, &nn) < 0 || n > GSVD_KB_GRID_Y_MAX)
-        return GSVD_EINVAL;
+    if (gsvd_mul_size(n, n, &nn) < 0 || gsvd_mul_size(nn, per_cell, &need) < 0) {
+        gsvd_log_error("the Gram of %zu samples does not fit in memory", n);
+        return GSVD_ENOMEM;
+    }
     GSVD_TRY(open_pass(b, n));
     cudaFree(b->gblk);
     cudaFree(b->g);
+    cudaFree(b->glo);
     b->gblk = NULL;
     b->g = NULL;
-    /* exact sums on the float32 path only (above GRAM_F32_MAX_N Dsyrk adds into G itself; such
-     * a Gram is summed over processes only by the CPU backend) */
-    b->exact = b->bounded && n <= GRAM_F32_MAX_N;
-    cudaFree(b->glo);
     b->glo = NULL;
-    need = nn * (sizeof *b->g + (n <= GRAM_F32_MAX_N ? sizeof *b->gblk : 0) +
-                 (b->exact ? sizeof *b->glo : 0));
-    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess && need > free_b) {
+    b->exact = exact;
+    if (gsvd_cuda_tolerate(cudaMemGetInfo(&free_b, &total_b)) == cudaSuccess && need > free_b) {
         gsvd_log_error("the Gram of %zu samples needs %.1f GiB of device memory; %.1f GiB free", n,
                        (double)need / 1073741824.0, (double)free_b / 1073741824.0);
         rc = GSVD_ENOMEM;

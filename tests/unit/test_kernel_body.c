@@ -6,7 +6,8 @@
  *  - histogram counts do not depend on the order the threads run in (forward and reverse);
  *  - no body writes outside its rows (guard cells);
  *  - the pass (Z^T Z X) and Gram (Z^T Z) built from the bodies' Z and the accumulate/widen/
- *    symmetrise bodies agree with the CPU backend to float32 rounding;
+ *    symmetrise bodies agree with the CPU backend to float32 rounding; symmetrise split into
+ *    launches of a few columns (as above GSVD_KB_GRID_Y_MAX) gives the same bytes;
  *  - Philox words match common/rng.h for every counter;
  *  - the exact-sum bodies (acc_xsum, sum_xsum) give the host's common/xsum.h values bit for
  *    bit, for groups added in any order and split between "ranks" whose parts are summed.
@@ -127,12 +128,17 @@ static void launch_widen(double *dst, const float *src, size_t count)
             gsvd_kb_widen(dst, src, count, bx, tx);
 }
 
-static void launch_symmetrise(double *g, size_t n)
+/* as gpu/kernels.cu launches it: launches of at most `max_cols` columns (GSVD_KB_GRID_Y_MAX
+ * there; fewer here, so that a small matrix takes several launches) */
+static void launch_symmetrise(double *g, size_t n, size_t max_cols)
 {
-    for (uint32_t by = 0; by < n; by++)
-        for (uint32_t bx = 0; bx < gsvd_kb_blocks(n); bx++)
-            for (uint32_t tx = 0; tx < GSVD_KB_THREADS; tx++)
-                gsvd_kb_symmetrise(g, n, bx, by, tx);
+    for (size_t col0 = 0; col0 < n; col0 += max_cols) {
+        size_t ny = n - col0 < max_cols ? n - col0 : max_cols;
+        for (uint32_t by = 0; by < ny; by++)
+            for (uint32_t bx = 0; bx < gsvd_kb_blocks(n); bx++)
+                for (uint32_t tx = 0; tx < GSVD_KB_THREADS; tx++)
+                    gsvd_kb_symmetrise(g, n, col0, bx, by, tx);
+    }
 }
 
 /* ---- the device's standardise + sums, emulated -------------------------------------------- */
@@ -288,6 +294,7 @@ static void test_format(gsvd_backend *cpu, const struct fixture *f, enum fmt fm)
         enum { M = 300 };
         static int8_t gi8[ROWS * M];
         static float gz[ROWS * M];
+        static double gsplit[M * M];
         struct gsvd_gblock gb = {.n_rows = ROWS,
                                  .n_cols = M,
                                  .i8 = gi8,
@@ -319,8 +326,11 @@ static void test_format(gsvd_backend *cpu, const struct fixture *f, enum fmt fm)
                     s += zd[r * M + i] * zd[r * M + j];
                 gdev[j * M + i] = s;
             }
-        launch_symmetrise(gdev, M);
+        memcpy(gsplit, gdev, sizeof gsplit);
+        launch_symmetrise(gdev, M, GSVD_KB_GRID_Y_MAX);
         GSVD_CHECK(rel_err(gdev, g, (size_t)M * M) < 1e-6);
+        launch_symmetrise(gsplit, M, 7); /* 43 launches of 7 columns: the same bytes */
+        GSVD_CHECK(memcmp(gsplit, gdev, sizeof gsplit) == 0);
         free(g);
         free(gdev);
         free(zd);
