@@ -91,6 +91,13 @@ static void cuda_destroy(gsvd_backend *be)
         cudaStreamSynchronize(b->compute);
     if (b->copy)
         cudaStreamSynchronize(b->copy);
+    if (b->timer.on) {
+        char line[320];
+        gsvd_cuda_timer_drain(&b->timer);
+        gsvd_cuda_timer_format(&b->timer, line, sizeof line);
+        gsvd_log_info("cuda: device time: %s", line);
+    }
+    gsvd_cuda_timer_fini(&b->timer);
     gsvd_cuda_pd_destroy(b->pd);
     for (int i = 0; i < 2; i++)
         gsvd_cuda_slot_fini(&b->slot[i], &b->xfer);
@@ -175,6 +182,7 @@ static int cuda_create(const struct gsvd_backend_params *p, gsvd_backend **out)
     GSVD_CUBLAS_TRY(cublasSetMathMode(b->blas, CUBLAS_DEFAULT_MATH));
     GSVD_CUSOLVER_TRY(cusolverDnCreate(&b->solver));
     GSVD_CUSOLVER_TRY(cusolverDnSetStream(b->solver, b->compute));
+    gsvd_cuda_timer_init(&b->timer);
     for (int i = 0; i < 2; i++)
         GSVD_TRY(gsvd_cuda_slot_init(&b->slot[i]));
     GSVD_CUDA_TRY(cudaMalloc((void **)&b->acc, 2 * sizeof *b->acc));
@@ -220,14 +228,17 @@ static int cuda_eigh(gsvd_backend *be, size_t n, double *a, double *w)
         b->solver, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F,
         da, (int64_t)n, CUDA_R_64F, dw, CUDA_R_64F, &dbytes, &hbytes));
     GSVD_CUDA_TRY(cudaMalloc(&dwork, dbytes ? dbytes : 1));
+    gsvd_cuda_timer_memory(&b->timer);
     hwork = gsvd_malloc(hbytes ? hbytes : 1);
     if (!hwork) {
         rc = GSVD_ENOMEM;
         goto out;
     }
+    gsvd_cuda_timer_start(&b->timer, b->compute);
     GSVD_CUSOLVER_TRY(cusolverDnXsyevd(
         b->solver, prm, CUSOLVER_EIG_MODE_VECTOR, CUBLAS_FILL_MODE_LOWER, (int64_t)n, CUDA_R_64F,
         da, (int64_t)n, CUDA_R_64F, dw, CUDA_R_64F, dwork, dbytes, hwork, hbytes, dinfo));
+    gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_SOLVER, 0);
     GSVD_CUDA_TRY(cudaMemcpyAsync(&info, dinfo, sizeof info, cudaMemcpyDeviceToHost, b->compute));
     GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
     if (info != 0) {
@@ -238,8 +249,11 @@ static int cuda_eigh(gsvd_backend *be, size_t n, double *a, double *w)
     cudaFree(dwork); /* before the transpose buffer: the largest matrices need the room */
     dwork = NULL;
     GSVD_CUDA_TRY(cudaMalloc((void **)&dt, nn * sizeof *dt));
+    gsvd_cuda_timer_memory(&b->timer);
+    gsvd_cuda_timer_start(&b->timer, b->compute);
     GSVD_CUBLAS_TRY(cublasDgeam(b->blas, CUBLAS_OP_T, CUBLAS_OP_N, (int)n, (int)n, &one, da, (int)n,
                                 &zero, da, (int)n, dt, (int)n));
+    gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_SOLVER, 0);
     GSVD_CUDA_TRY(cudaMemcpyAsync(a, dt, nn * sizeof *a, cudaMemcpyDeviceToHost, b->compute));
     GSVD_CUDA_TRY(cudaMemcpyAsync(w, dw, n * sizeof *w, cudaMemcpyDeviceToHost, b->compute));
     GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));

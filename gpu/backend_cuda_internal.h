@@ -16,6 +16,7 @@
 #include "gpu/kernels.h"
 #include "gpu/pdist_cuda.h"
 #include "gpu/staging.h"
+#include "gpu/timer.h"
 
 struct backend_cuda {
     struct gsvd_backend base;
@@ -42,7 +43,8 @@ struct backend_cuda {
     double *u, *out;               /* project: n x c, group x c */
     size_t x_cap, t_cap, yblk_cap, y_cap, zd_cap, u_cap, out_cap; /* bytes */
     struct gsvd_cuda_xfer xfer;                                   /* uploads, for the -v report */
-    gsvd_cuda_pd *pd;                                             /* pdist bands (first use) */
+    struct gsvd_cuda_timer timer; /* device time and memory, for the -v report */
+    gsvd_cuda_pd *pd;             /* pdist bands (first use) */
     /* exact sums (set_bound; analysis/backend.h): groups of xgroup rows by variant index,
      * every group's product added onto fixed grids (gpu/kernel_body.h gsvd_kb_acc_xsum) */
     int bounded, exact;         /* a bound is set; this pass or Gram adds exactly */

@@ -96,6 +96,7 @@ static int ensure_group(struct backend_cuda *b, size_t n)
     GSVD_CUDA_TRY(cudaMalloc((void **)&b->z, cells * sizeof *b->z));
     GSVD_CUDA_TRY(cudaMalloc((void **)&b->hist, group * GSVD_STD_BINS * sizeof *b->hist));
     GSVD_CUDA_TRY(cudaMalloc((void **)&b->rs, group * sizeof *b->rs));
+    gsvd_cuda_timer_memory(&b->timer);
     b->n = n;
     b->group = group;
 out:
@@ -167,6 +168,7 @@ static int standardise(struct backend_cuda *b, const struct gsvd_gblock *g, size
     struct gsvd_cuda_slot *s = NULL;
 
     GSVD_TRY(upload_rows(b, g, r0, rows, &a, &s));
+    gsvd_cuda_timer_start(&b->timer, b->compute); /* after the wait for the upload */
     a.z = b->z + b->filled * b->n;
     if (sums && !g->f64) {
         a.hist = b->hist + b->filled * GSVD_STD_BINS;
@@ -189,6 +191,7 @@ static int standardise(struct backend_cuda *b, const struct gsvd_gblock *g, size
         else
             GSVD_TRY(gsvd_cuda_sum_ordered(b->compute, q.rs, rows, b->acc));
     }
+    gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_KERNELS, 0);
     GSVD_TRY(gsvd_cuda_slot_consumed(s, b->compute));
     b->filled += rows;
 out:
@@ -351,6 +354,7 @@ static int cuda_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x
     GSVD_TRY(dev_reserve((void **)&b->yblk, &b->yblk_cap, nc * sizeof *b->yblk));
     GSVD_TRY(dev_reserve((void **)&b->y, &b->y_cap, nc * sizeof *b->y));
     GSVD_TRY(dev_reserve((void **)&b->t, &b->t_cap, b->group * c * sizeof *b->t));
+    gsvd_cuda_timer_memory(&b->timer);
     xf = gsvd_malloc((nc ? nc : 1) * sizeof *xf);
     if (!xf) {
         rc = GSVD_ENOMEM;
@@ -384,15 +388,19 @@ static int flush_pass(struct backend_cuda *b)
 
     if (rows == 0 || c == 0)
         goto out;
+    gsvd_cuda_timer_start(&b->timer, b->compute);
     GSVD_CUBLAS_TRY(cublasSgemm(b->blas, CUBLAS_OP_N, CUBLAS_OP_N, c, rows, n, &one, b->x, c, b->z,
                                 n, &zero, b->t, c));
     GSVD_CUBLAS_TRY(cublasSgemm(b->blas, CUBLAS_OP_N, CUBLAS_OP_T, c, n, rows, &one, b->t, c, b->z,
                                 n, &zero, b->yblk, c));
+    gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_PRODUCTS, 4.0 * rows * n * c);
+    gsvd_cuda_timer_start(&b->timer, b->compute);
     if (b->exact)
         GSVD_TRY(gsvd_cuda_acc_xsum(b->compute, b->y, b->ylo, b->yblk, b->n * b->c, b->c, b->grids,
                                     b->over));
     else
         GSVD_TRY(gsvd_cuda_acc_f32(b->compute, b->y, b->yblk, b->n * b->c));
+    gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_KERNELS, 0);
 out:
     b->filled = 0;
     return rc;
@@ -505,15 +513,20 @@ static int cuda_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c,
     GSVD_TRY(dev_reserve((void **)&b->u, &b->u_cap, nc * sizeof *b->u));
     GSVD_TRY(dev_reserve((void **)&b->zd, &b->zd_cap, b->group * n * sizeof *b->zd));
     GSVD_TRY(dev_reserve((void **)&b->out, &b->out_cap, b->group * c * sizeof *b->out));
+    gsvd_cuda_timer_memory(&b->timer);
     GSVD_CUDA_TRY(cudaMemcpyAsync(b->u, u, nc * sizeof *u, cudaMemcpyHostToDevice, b->compute));
     for (size_t r = 0; r < g->n_rows;) {
         size_t take = g->n_rows - r < b->group ? g->n_rows - r : b->group;
         b->filled = 0;
         GSVD_TRY(standardise(b, g, r, take, 0));
+        gsvd_cuda_timer_start(&b->timer, b->compute);
         GSVD_TRY(gsvd_cuda_widen(b->compute, b->zd, b->z, take * n));
+        gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_KERNELS, 0);
         /* out^T (c x take) = U^T (c x n) Z^T (n x take), all column-major views */
+        gsvd_cuda_timer_start(&b->timer, b->compute);
         GSVD_CUBLAS_TRY(cublasDgemm(b->blas, CUBLAS_OP_N, CUBLAS_OP_N, (int)c, (int)take, (int)n,
                                     &one, b->u, (int)c, b->zd, (int)n, &zero, b->out, (int)c));
+        gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_PRODUCTS, 2.0 * c * take * n);
         GSVD_CUDA_TRY(cudaMemcpyAsync(out + r * c, b->out, take * c * sizeof *out,
                                       cudaMemcpyDeviceToHost, b->compute));
         GSVD_CUDA_TRY(cudaStreamSynchronize(b->compute));
@@ -571,6 +584,7 @@ static int cuda_gram_begin(gsvd_backend *be, size_t n)
     } else {
         GSVD_TRY(dev_reserve((void **)&b->zd, &b->zd_cap, b->group * n * sizeof *b->zd));
     }
+    gsvd_cuda_timer_memory(&b->timer);
 out:
     if (rc < 0)
         b->busy = 0;
@@ -588,18 +602,28 @@ static int flush_gram(struct backend_cuda *b)
         goto out;
     if (b->gblk) {
         const float one = 1.0f, zero = 0.0f;
+        gsvd_cuda_timer_start(&b->timer, b->compute);
         GSVD_CUBLAS_TRY(cublasSsyrk(b->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, rows, &one,
                                     b->z, n, &zero, b->gblk, n));
+        gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_PRODUCTS,
+                             (double)rows * n * (n + 1.0));
+        gsvd_cuda_timer_start(&b->timer, b->compute);
         if (b->exact)
             GSVD_TRY(gsvd_cuda_acc_xsum(b->compute, b->g, b->glo, b->gblk, b->n * b->n, 1, b->grids,
                                         b->over));
         else
             GSVD_TRY(gsvd_cuda_acc_f32(b->compute, b->g, b->gblk, b->n * b->n));
+        gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_KERNELS, 0);
     } else {
         const double one = 1.0;
+        gsvd_cuda_timer_start(&b->timer, b->compute);
         GSVD_TRY(gsvd_cuda_widen(b->compute, b->zd, b->z, b->filled * b->n));
+        gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_KERNELS, 0);
+        gsvd_cuda_timer_start(&b->timer, b->compute);
         GSVD_CUBLAS_TRY(cublasDsyrk(b->blas, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, n, rows, &one,
                                     b->zd, n, &one, b->g, n));
+        gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_PRODUCTS,
+                             (double)rows * n * (n + 1.0));
     }
 out:
     b->filled = 0;
@@ -630,9 +654,11 @@ static int cuda_gram_end(gsvd_backend *be, double *gout)
     int rc = GSVD_OK;
 
     GSVD_TRY(flush_gram(b));
+    gsvd_cuda_timer_start(&b->timer, b->compute);
     GSVD_TRY(gsvd_cuda_symmetrise(b->compute, b->g, b->n));
     if (b->exact)
         GSVD_TRY(gsvd_cuda_symmetrise(b->compute, b->glo, b->n));
+    gsvd_cuda_timer_stop(&b->timer, b->compute, GSVD_CUDA_KERNELS, 0);
     GSVD_CUDA_TRY(cudaMemcpyAsync(gout, b->g, b->n * b->n * sizeof *gout, cudaMemcpyDeviceToHost,
                                   b->compute));
     GSVD_TRY(finish_sums(b));

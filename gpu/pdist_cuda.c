@@ -14,6 +14,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/kernels.h"
 #include "gpu/staging.h"
+#include "gpu/timer.h"
 
 #define RESERVE_MIN ((uint64_t)256 << 20)
 
@@ -28,6 +29,7 @@ struct gsvd_cuda_pd {
     size_t acc_bytes; /* bytes of the open band */
     size_t piece;     /* bytes of one piece (COUNTS: the segment of the band's items) */
     struct gsvd_cuda_xfer xfer;
+    struct gsvd_cuda_timer timer; /* the counting kernels' device time, peak memory (-v) */
     uint64_t d2h_bytes;
     size_t n_bands;
 };
@@ -64,6 +66,13 @@ void gsvd_cuda_pd_destroy(gsvd_cuda_pd *pd)
                       pd->n_bands, (double)pd->xfer.bytes / 1048576.0, pd->xfer.n, pd->xfer.ms,
                       pd->xfer.ms > 0 ? (double)pd->xfer.bytes / (pd->xfer.ms * 1e6) : 0.0,
                       (double)pd->d2h_bytes / 1048576.0);
+    if (pd->timer.on && pd->n_bands) {
+        char line[320];
+        gsvd_cuda_timer_drain(&pd->timer);
+        gsvd_cuda_timer_format(&pd->timer, line, sizeof line);
+        gsvd_log_info("cuda pdist: device time: %s", line);
+    }
+    gsvd_cuda_timer_fini(&pd->timer);
     cudaFree(pd->acc);
     if (pd->copy)
         cudaStreamDestroy(pd->copy);
@@ -84,6 +93,7 @@ static int pd_create(gsvd_cuda_pd **out)
     GSVD_CUDA_TRY(cudaStreamCreateWithFlags(&pd->compute, cudaStreamNonBlocking));
     for (int i = 0; i < 2; i++)
         GSVD_TRY(gsvd_cuda_slot_init(&pd->slot[i]));
+    gsvd_cuda_timer_init(&pd->timer);
     *out = pd;
     pd = NULL;
 out:
@@ -121,6 +131,7 @@ int gsvd_cuda_pd_begin(gsvd_cuda_pd **pdp, const struct gsvd_pd_dev_band *band)
         pd->acc_cap = 0;
         GSVD_CUDA_TRY(cudaMalloc(&pd->acc, bytes ? bytes : 1));
         pd->acc_cap = bytes;
+        gsvd_cuda_timer_memory(&pd->timer);
     }
     GSVD_CUDA_TRY(cudaMemsetAsync(pd->acc, 0, bytes, pd->compute));
     pd->band = *band;
@@ -168,7 +179,9 @@ int gsvd_cuda_pd_planes(gsvd_cuda_pd *pd, const uint64_t *planes, size_t nw)
                                       .l1 = pd->band.l1,
                                       .king = pd->band.king,
                                       .cnt = pd->acc};
+    gsvd_cuda_timer_start(&pd->timer, pd->compute);
     GSVD_TRY(gsvd_cuda_pd_counts(pd->compute, &a));
+    gsvd_cuda_timer_stop(&pd->timer, pd->compute, GSVD_CUDA_KERNELS, 0);
     GSVD_TRY(gsvd_cuda_slot_consumed(s, pd->compute));
 out:
     return rc;
@@ -199,7 +212,9 @@ int gsvd_cuda_pd_rows(gsvd_cuda_pd *pd, const double *x, size_t nf)
                                     .metric = pd->band.metric,
                                     .p = pd->band.p,
                                     .sums = pd->acc};
+    gsvd_cuda_timer_start(&pd->timer, pd->compute);
     GSVD_TRY(gsvd_cuda_pd_sums(pd->compute, &a));
+    gsvd_cuda_timer_stop(&pd->timer, pd->compute, GSVD_CUDA_KERNELS, 0);
     GSVD_TRY(gsvd_cuda_slot_consumed(s, pd->compute));
 out:
     return rc;
