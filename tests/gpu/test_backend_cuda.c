@@ -1,8 +1,8 @@
 /* tests/gpu/test_backend_cuda.c - the CUDA backend against the CPU backend on the same inputs.
  * Exits 77 (ctest: skipped) when no usable device is found.
  *  - every op on int8, 2-bit and float64 blocks, split into uneven blocks that cross the
- *    backend's row groups: pass (Y = Z^T Z X) and Gram to 1e-5 of the largest entry, the traces
- *    bit-identical, project to 1e-6;
+ *    backend's row groups: pass (Y = Z^T Z X, a new X each time) and Gram to 1e-5 of the
+ *    largest entry, the traces bit-identical, project to 1e-6;
  *  - eigh on the host path (small order) and the cuSOLVER path (order >= 512);
  *  - Philox words generated on the device equal the host's;
  *  - pdist ops: bit-plane counts of a band (offset rows, two segments, both counting forms)
@@ -11,7 +11,9 @@
  *  - whole PCA runs on the store named by argv[1] (exact with loadings, and randomized, whose
  *    later passes read the 2-bit cache): singular values to 1e-5 relative, 1 - MEV between the
  *    sample subspaces below 1e-5, traces identical.
- * Usage: test_backend_cuda STORE.vcz */
+ * Usage: test_backend_cuda STORE.vcz [PART...]   PART: ops, eigh, pdist, pca (default: all);
+ * scripts/gpu-check.sh runs parts under compute-sanitizer (memcheck: ops pdist; racecheck:
+ * the pdist tile kernel). */
 #include "gsvd_config.h"
 
 #include <math.h>
@@ -133,14 +135,16 @@ static void test_ops(gsvd_backend *cpu, gsvd_backend *gpu)
     double *x = malloc(N * c * sizeof *x), *y[2], *g[2], *pr[2], tp[2], tg[2];
 
     make_data(&d);
-    for (size_t i = 0; i < N * c; i++)
-        x[i] = gsvd_rng_normal(9, GSVD_RNG_PCA_OMEGA, i / c, i % c);
     for (int k = 0; k < 2; k++) {
         y[k] = malloc(N * c * sizeof *y[k]);
         g[k] = malloc(N * N * sizeof *g[k]);
         pr[k] = malloc((size_t)ROWS * c * sizeof *pr[k]);
     }
     for (int fmt = 0; fmt < 3; fmt++) {
+        /* a new X for each pass: a pass that read the previous pass's X (an upload not ordered
+         * before its products) would be far from the CPU's */
+        for (size_t i = 0; i < N * c; i++)
+            x[i] = gsvd_rng_normal(9 + (uint64_t)fmt, GSVD_RNG_PCA_OMEGA, i / c, i % c);
         run_ops(cpu, &d, fmt, x, c, y[0], g[0], pr[0], &tp[0], &tg[0]);
         run_ops(gpu, &d, fmt, x, c, y[1], g[1], pr[1], &tp[1], &tg[1]);
         printf("format %d: pass %.2e, Gram %.2e, project %.2e; traces %.17g %.17g\n", fmt,
@@ -362,16 +366,35 @@ out:
     free(host);
 }
 
+/* Is PART among the parts named on the command line (all when none is)? */
+static int want(int argc, char **argv, const char *part)
+{
+    if (argc <= 2)
+        return 1;
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], part) == 0)
+            return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    static const char *const parts[] = {"ops", "eigh", "pdist", "pca"};
     char why[256] = "";
     gsvd_backend *cpu = NULL, *gpu = NULL;
     gsvd_store *st = NULL;
     gsvd_tree *t = NULL;
     struct gsvd_backend_params bp = {.n_threads = 2};
 
-    if (argc != 2) {
-        fprintf(stderr, "usage: test_backend_cuda STORE.vcz\n");
+    for (int i = 2; i < argc; i++) {
+        int known = 0;
+        for (size_t k = 0; k < sizeof parts / sizeof *parts; k++)
+            known |= strcmp(argv[i], parts[k]) == 0;
+        if (!known)
+            argc = 0; /* usage */
+    }
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_backend_cuda STORE.vcz [ops|eigh|pdist|pca]...\n");
         return 2;
     }
     if (gsvd_backend_cuda_ops.probe(why, sizeof why) <= 0) {
@@ -381,17 +404,23 @@ int main(int argc, char **argv)
     GSVD_CHECK_RC(gsvd_cuda_host_set(gsvd_backend_host_table()), 0);
     GSVD_CHECK_RC(gsvd_backend_create(&gsvd_backend_cpu_ops, &bp, &cpu), 0);
     GSVD_CHECK_RC(gsvd_backend_create(&gsvd_backend_cuda_ops, &bp, &gpu), 0);
-    if (cpu && gpu) {
+    if (cpu && gpu && want(argc, argv, "ops")) {
         test_rng();
         test_ops(cpu, gpu);
+    }
+    if (cpu && gpu && want(argc, argv, "eigh")) {
         test_eigh(cpu, gpu, 40);
         test_eigh(cpu, gpu, 700);
+    }
+    if (cpu && gpu && want(argc, argv, "pdist")) {
         GSVD_CHECK(gsvd_backend_has_pdist(gpu) && !gsvd_backend_has_pdist(cpu));
         test_pdist_counts(gpu, 0, 0);
         test_pdist_counts(gpu, 1, 0);
         test_pdist_counts(gpu, 0, 1);
         for (int m = 0; m < GSVD_PDIST_N_METRICS; m++)
             test_pdist_sums(gpu, (enum gsvd_pdist_metric)m);
+    }
+    if (cpu && gpu && want(argc, argv, "pca")) {
         GSVD_CHECK_RC(gsvd_store_open(argv[1], GSVD_STORE_READ, &st), 0);
         if (st)
             GSVD_CHECK_RC(gsvd_tree_open(st, &t), 0);
