@@ -91,9 +91,9 @@ static void cuda_destroy(gsvd_backend *be)
         cudaStreamSynchronize(b->compute);
     if (b->copy)
         cudaStreamSynchronize(b->copy);
-    if (b->timer.on) {
+    gsvd_cuda_timer_drain(&b->timer);
+    if (b->timer.on && b->timer.peak_used > 0) { /* PCA ran (pdist reports its own) */
         char line[320];
-        gsvd_cuda_timer_drain(&b->timer);
         gsvd_cuda_timer_format(&b->timer, line, sizeof line);
         gsvd_log_info("cuda: device time: %s", line);
     }

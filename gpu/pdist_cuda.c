@@ -66,9 +66,9 @@ void gsvd_cuda_pd_destroy(gsvd_cuda_pd *pd)
                       pd->n_bands, (double)pd->xfer.bytes / 1048576.0, pd->xfer.n, pd->xfer.ms,
                       pd->xfer.ms > 0 ? (double)pd->xfer.bytes / (pd->xfer.ms * 1e6) : 0.0,
                       (double)pd->d2h_bytes / 1048576.0);
+    gsvd_cuda_timer_drain(&pd->timer);
     if (pd->timer.on && pd->n_bands) {
         char line[320];
-        gsvd_cuda_timer_drain(&pd->timer);
         gsvd_cuda_timer_format(&pd->timer, line, sizeof line);
         gsvd_log_info("cuda pdist: device time: %s", line);
     }
