@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Quick start 2: install what is missing (test tools included), build with -Werror and the CUDA
-# backend (GENSVD_CUDA=ON: the toolkit is required, a GPU is not), run the whole test suite
-# (ctest: unit, cli, interop, realdata, fuzz, mpi under Open MPI's mpirun; gpu skips without a
-# device), a clang build with the unit, cli and fuzz tests, a libFuzzer build that replays the
-# fuzz corpus and fuzzes each target for 5 s (tests/fuzz/run_fuzz.sh: ~45 s, fails on any
-# finding), then an ASan+UBSan build of the same suite without CUDA or MPI, then the
-# formatting check.
+# backend (GENSVD_CUDA=ON: the toolkit is required, a GPU is not) and the GPU check's bundle
+# (scripts/gpu-bundle.sh), run the whole test suite (ctest: unit, cli, interop, realdata, fuzz,
+# mpi under Open MPI's mpirun; gpu skips without a device; gpu_bundle checks the bundle and
+# rehearses scripts/gpu-check.sh), a clang build with the unit, cli and fuzz tests, a
+# libFuzzer build that replays the fuzz corpus and fuzzes each target for 5 s
+# (tests/fuzz/run_fuzz.sh: ~45 s, fails on any finding), then an ASan+UBSan build of the same
+# suite without CUDA or MPI, then the formatting check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GENSVD_CMAKE_ARGS="-DGENSVD_WERROR=ON -DGENSVD_CUDA=ON -DGENSVD_MPI=ON -DGENSVD_PNG=ON ${GENSVD_CMAKE_ARGS:-}"
@@ -15,6 +16,9 @@ build/cli/gensvd --version | grep -q '^backends: cuda' || { echo "CUDA backend n
 build/cli/gensvd --version | grep -q '^mpi: Open MPI' || { echo "MPI not built" >&2; exit 1; }
 build/cli/gensvd --version | grep -q '^plot: svg, png' || { echo "PNG not built" >&2; exit 1; }
 jobs=$(nproc)
+echo "== the GPU check's bundle (scripts/gpu-bundle.sh: its own build, no GPU needed), which the"
+echo "   gpu_bundle tests check and rehearse"
+scripts/gpu-bundle.sh
 echo "== ctest (Release, -Werror)"
 ctest --test-dir build --output-on-failure -j"$jobs" -LE soak
 
