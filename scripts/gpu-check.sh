@@ -352,16 +352,18 @@ step_gemm_limit() {
     return $rc
 }
 
-# How many genotypes per second `gensvd simulate` writes here, from a slice (cached).
+# How many genotypes per second `gensvd simulate` writes here for N samples, from a slice of
+# 1e8 genotypes (cached per N; start-up counts in it, so the estimate errs long).
 sim_rate() {
-    local f=$GC_WORK/sim_rate t0 t1
+    local n=$1 f=$GC_WORK/sim_rate_$1 t0 t1 m
     if [ ! -s "$f" ]; then
+        m=$((100000000 / n))
         t0=$(date +%s.%N)
-        "$GC_G" simulate "$GC_WORK/calibrate.vcz" -m 100000 -n 2000 -K 3 --fst 0.05 --missing 0.01 \
+        "$GC_G" simulate "$GC_WORK/calibrate.vcz" -m "$m" -n "$n" -K 3 --fst 0.05 --missing 0.01 \
             --seed 1 -f -q || return 1
         t1=$(date +%s.%N)
         rm -rf "$GC_WORK/calibrate.vcz"
-        awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f\n", 2e8 / (b - a)}' >"$f"
+        awk -v g="$((m * n))" -v a="$t0" -v b="$t1" 'BEGIN {printf "%.0f\n", g / (b - a)}' >"$f"
     fi
     cat "$f"
 }
@@ -371,7 +373,7 @@ sim_rate() {
 bench_store() {
     local name=$1 m=$2 n=$3 rate max=${SIM_MAX:-45} note="" store=$GC_WORK/$1.vcz
     if [ "$GC_GPU" = 1 ]; then
-        rate=$(sim_rate) || return 1
+        rate=$(sim_rate "$n") || return 1
         if awk -v m="$m" -v n="$n" -v r="$rate" -v x="$max" 'BEGIN {exit !(m * n / r > x)}'; then
             note="scaled down from $m variants: simulating them would take $(awk -v m="$m" -v n="$n" -v r="$rate" 'BEGIN {printf "%.0f", m * n / r}') s here"
             m=$(awk -v m="$m" -v n="$n" -v r="$rate" -v x="$max" 'BEGIN {s = m / 10; v = int(x * r / n / s) * s; print (v < s ? s : v)}')
