@@ -18,8 +18,8 @@ fail=0
 check() { if cmp -s "$2" "$3"; then echo "ok   $1"; else echo "FAIL $1"; diff "$2" "$3" | head -3; fail=1; fi; }
 
 "$gensvd" ldprune "$store" --window 100kb --r2 0.01 -o "$tmp/m.zarr" -q
-"$gensvd" pca "$store" -k 4 --variant-mask "$tmp/m.zarr" >"$tmp/a.tsv"
-"$gensvd" pca "$store" -k 4 --ld-prune 0.01,100kb >"$tmp/b.tsv"
+"$gensvd" pca --device cpu "$store" -k 4 --variant-mask "$tmp/m.zarr" >"$tmp/a.tsv"
+"$gensvd" pca --device cpu "$store" -k 4 --ld-prune 0.01,100kb >"$tmp/b.tsv"
 check "pca --ld-prune == ldprune + --variant-mask" "$tmp/a.tsv" "$tmp/b.tsv"
 "$gensvd" ldprune "$store" --window 100kb --r2 0.01 --format tsv >"$tmp/keep.tsv"
 
@@ -63,22 +63,22 @@ open(tmp + "/ids_mask.txt", "w").write(
     "\n".join(ids[i] for i in order if sm[i]) + "\n")
 PY
 
-"$gensvd" pca "$store" -k 3 --variant-mask "$tmp/v.zarr" >"$tmp/a.tsv"
-"$gensvd" pca "$store" -k 3 --variants 2000:9000 >"$tmp/b.tsv"
+"$gensvd" pca --device cpu "$store" -k 3 --variant-mask "$tmp/v.zarr" >"$tmp/a.tsv"
+"$gensvd" pca --device cpu "$store" -k 3 --variants 2000:9000 >"$tmp/b.tsv"
 check "pca --variant-mask == --variants" "$tmp/a.tsv" "$tmp/b.tsv"
-"$gensvd" pdist "$store" --metric ibs --variant-mask "$tmp/v.zarr" --format tsv >"$tmp/a.tsv"
-"$gensvd" pdist "$store" --metric ibs --variants 2000:9000 --format tsv >"$tmp/b.tsv"
+"$gensvd" pdist --device cpu "$store" --metric ibs --variant-mask "$tmp/v.zarr" --format tsv >"$tmp/a.tsv"
+"$gensvd" pdist --device cpu "$store" --metric ibs --variants 2000:9000 --format tsv >"$tmp/b.tsv"
 check "pdist --variant-mask == --variants" "$tmp/a.tsv" "$tmp/b.tsv"
-"$gensvd" pca "$store" -k 3 --sample-mask "$tmp/s_id.zarr" >"$tmp/a.tsv"
-"$gensvd" pca "$store" -k 3 --samples "$tmp/ids_mask.txt" >"$tmp/b.tsv"
+"$gensvd" pca --device cpu "$store" -k 3 --sample-mask "$tmp/s_id.zarr" >"$tmp/a.tsv"
+"$gensvd" pca --device cpu "$store" -k 3 --samples "$tmp/ids_mask.txt" >"$tmp/b.tsv"
 check "pca --sample-mask (by ID) == --samples" "$tmp/a.tsv" "$tmp/b.tsv"
-"$gensvd" pca "$store" -k 3 --sample-mask "$tmp/s_pos.zarr/keep" >"$tmp/a.tsv"
-"$gensvd" pca "$store" -k 3 --samples "$tmp/ids_store.txt" >"$tmp/b.tsv"
+"$gensvd" pca --device cpu "$store" -k 3 --sample-mask "$tmp/s_pos.zarr/keep" >"$tmp/a.tsv"
+"$gensvd" pca --device cpu "$store" -k 3 --samples "$tmp/ids_store.txt" >"$tmp/b.tsv"
 check "pca --sample-mask (by position) == --samples" "$tmp/a.tsv" "$tmp/b.tsv"
-"$gensvd" pdist "$store" --metric ibs --sample-mask "$tmp/s_pos.zarr/keep" --format tsv >"$tmp/a.tsv"
-"$gensvd" pdist "$store" --metric ibs --samples "$tmp/ids_store.txt" --format tsv >"$tmp/b.tsv"
+"$gensvd" pdist --device cpu "$store" --metric ibs --sample-mask "$tmp/s_pos.zarr/keep" --format tsv >"$tmp/a.tsv"
+"$gensvd" pdist --device cpu "$store" --metric ibs --samples "$tmp/ids_store.txt" --format tsv >"$tmp/b.tsv"
 check "pdist --sample-mask (by position) == --samples" "$tmp/a.tsv" "$tmp/b.tsv"
-"$gensvd" pdist "$store" --metric ibs --sample-mask "$tmp/s_id.zarr" --format tsv >"$tmp/a.tsv"
-"$gensvd" pdist "$store" --metric ibs --samples "$tmp/ids_mask.txt" --format tsv >"$tmp/b.tsv"
+"$gensvd" pdist --device cpu "$store" --metric ibs --sample-mask "$tmp/s_id.zarr" --format tsv >"$tmp/a.tsv"
+"$gensvd" pdist --device cpu "$store" --metric ibs --samples "$tmp/ids_mask.txt" --format tsv >"$tmp/b.tsv"
 check "pdist --sample-mask (by ID) == --samples" "$tmp/a.tsv" "$tmp/b.tsv"
 exit $fail

@@ -27,11 +27,11 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 for data in "$T/sim.vcz" "$ROOT/testdata/realdata/hapmap3.vcz"; do
     for meth in randomized exact; do
         base=$T/one_$meth
-        "$G" pca "$data" -k 5 --method "$meth" --loadings -q -o "$base.zarr" --format tsv >"$base.tsv" ||
+        "$G" pca --device cpu "$data" -k 5 --method "$meth" --loadings -q -o "$base.zarr" --format tsv >"$base.tsv" ||
             { echo "FAIL one process $meth $data"; exit 1; }
         for r in 1 2 3 4; do
             out=$T/r${r}_$meth
-            "${MR[@]}" "$r" "$G" pca "$data" -k 5 --method "$meth" --loadings -q -t 1 \
+            "${MR[@]}" "$r" "$G" pca --device cpu "$data" -k 5 --method "$meth" --loadings -q -t 1 \
                 -o "$out.zarr" --format tsv >"$out.tsv" 2>"$out.err"
             check "$meth -n $r exit ($data)" test $? = 0
             check "$meth -n $r TSV bytes ($data)" cmp -s "$base.tsv" "$out.tsv"
@@ -44,10 +44,10 @@ done
 # exact with the AMX Gram tiles, bf16 (amx) and int8 (i8), where this CPU has them: the same
 # bytes for R = 1..3
 for kern in amx i8; do
-    if "$G" pca "$T/sim.vcz" -k 5 --method exact --gram-kernel $kern --loadings -q \
+    if "$G" pca --device cpu "$T/sim.vcz" -k 5 --method exact --gram-kernel $kern --loadings -q \
         -o "$T/one_$kern.zarr" --format tsv >"$T/one_$kern.tsv" 2>"$T/one_$kern.err"; then
         for r in 2 3; do
-            "${MR[@]}" "$r" "$G" pca "$T/sim.vcz" -k 5 --method exact --gram-kernel $kern \
+            "${MR[@]}" "$r" "$G" pca --device cpu "$T/sim.vcz" -k 5 --method exact --gram-kernel $kern \
                 --loadings -q -t 1 -o "$T/r${r}_$kern.zarr" --format tsv \
                 >"$T/r${r}_$kern.tsv" 2>/dev/null
             check "exact $kern -n $r exit" test $? = 0
@@ -61,13 +61,13 @@ done
 
 # a remote store: two ranks read their parts over http from the loopback server (stdlib
 # Python), also when the first requests of every chunk fail with 503 (the retries)
-"$G" pca "$T/sim.vcz" -k 5 --method randomized -q --format tsv >"$T/local.tsv"
+"$G" pca --device cpu "$T/sim.vcz" -k 5 --method randomized -q --format tsv >"$T/local.tsv"
 for mode in normal 503; do
     python3 "$ROOT/tests/net/mock_http_server.py" --root "$T" --mode "$mode" >"$T/port.$mode" 2>/dev/null &
     srv=$!
     for _ in $(seq 100); do [ -s "$T/port.$mode" ] && break; sleep 0.1; done
     port=$(head -n 1 "$T/port.$mode")
-    "${MR[@]}" 2 "$G" pca "http://127.0.0.1:$port/sim.vcz" -k 5 --method randomized -q -t 1 \
+    "${MR[@]}" 2 "$G" pca --device cpu "http://127.0.0.1:$port/sim.vcz" -k 5 --method randomized -q -t 1 \
         --format tsv >"$T/http_$mode.tsv" 2>"$T/http_$mode.err"
     check "http ($mode) -n 2: exit" test $? = 0
     check "http ($mode) -n 2: same bytes as the local store, one process" \
@@ -77,7 +77,7 @@ for mode in normal 503; do
 done
 
 # -v on rank 0 prints the plan of every rank, and the ranks of its node
-"${MR[@]}" 3 "$G" pca "$T/sim.vcz" -k 3 -v -t 1 --format tsv >/dev/null 2>"$T/plan.err"
+"${MR[@]}" 3 "$G" pca --device cpu "$T/sim.vcz" -k 3 -v -t 1 --format tsv >/dev/null 2>"$T/plan.err"
 check "plan names rank 2's part" grep -q 'rank 2: variants 24576:40000' "$T/plan.err"
 check "plan: 3 ranks on rank 0's node, local rank 0" \
     grep -q "distributed: 3 ranks (3 on rank 0's node, which is its local rank 0)" "$T/plan.err"
@@ -99,10 +99,10 @@ open(os.path.join(a, "0"), "wb").write(bytes(1 if v >= 60000 or v % 50 == 0 else
                                              for v in range(120000)))
 PY
 mopts=(-k 4 --method randomized --loadings --variant-mask "$T/mask.zarr")
-"$G" pca "$T/wide.vcz" "${mopts[@]}" -q -o "$T/m1.zarr" --format tsv >"$T/m1.tsv" ||
+"$G" pca --device cpu "$T/wide.vcz" "${mopts[@]}" -q -o "$T/m1.zarr" --format tsv >"$T/m1.tsv" ||
     { echo "FAIL one process --variant-mask"; exit 1; }
 for r in 2 3; do
-    "${MR[@]}" "$r" "$G" pca "$T/wide.vcz" "${mopts[@]}" -v -t 1 -o "$T/mr.zarr" --format tsv \
+    "${MR[@]}" "$r" "$G" pca --device cpu "$T/wide.vcz" "${mopts[@]}" -v -t 1 -o "$T/mr.zarr" --format tsv \
         >"$T/mr.tsv" 2>"$T/mr.err"
     check "rebalanced -n $r: exit" test $? = 0
     check "rebalanced -n $r: TSV bytes" cmp -s "$T/m1.tsv" "$T/mr.tsv"
@@ -130,10 +130,10 @@ done
 
 # --fit-samples: fit on every third sample, project the others (rank 0 holds the loadings)
 awk 'NR > 1 && NR % 3 == 0 { print $1 }' "$T/local.tsv" >"$T/fit.txt"
-"$G" pca "$T/sim.vcz" -k 4 --method randomized --fit-samples "$T/fit.txt" -q -o "$T/f1.zarr" \
+"$G" pca --device cpu "$T/sim.vcz" -k 4 --method randomized --fit-samples "$T/fit.txt" -q -o "$T/f1.zarr" \
     --format tsv >"$T/f1.tsv" || { echo "FAIL one process --fit-samples"; exit 1; }
 for r in 2 3; do
-    "${MR[@]}" "$r" "$G" pca "$T/sim.vcz" -k 4 --method randomized --fit-samples "$T/fit.txt" \
+    "${MR[@]}" "$r" "$G" pca --device cpu "$T/sim.vcz" -k 4 --method randomized --fit-samples "$T/fit.txt" \
         -q -t 1 -o "$T/fr.zarr" --format tsv >"$T/fr.tsv" 2>"$T/fr.err"
     check "--fit-samples -n $r: exit" test $? = 0
     check "--fit-samples -n $r: TSV bytes" cmp -s "$T/f1.tsv" "$T/fr.tsv"
@@ -146,8 +146,8 @@ done
 if ${CC:-cc} -shared -fPIC -O1 -o "$T/fail_malloc.so" "$ROOT/tests/mpi/fail_malloc.c" -ldl 2>/dev/null; then
     rows=$((40000 * 5 * 8)) # 40,000 variants x k = 5 float64 loadings
     "${MR[@]}" 1 -x LD_PRELOAD="$T/fail_malloc.so" -x GSVD_TEST_FAIL_SIZE=$((rows + 1)) \
-        "$G" pca "$T/sim.vcz" -k 5 --method randomized --loadings -q -t 1 -o "$T/oom.zarr" : \
-        -n 2 "$G" pca "$T/sim.vcz" -k 5 --method randomized --loadings -q -t 1 -o "$T/oom.zarr" \
+        "$G" pca --device cpu "$T/sim.vcz" -k 5 --method randomized --loadings -q -t 1 -o "$T/oom.zarr" : \
+        -n 2 "$G" pca --device cpu "$T/sim.vcz" -k 5 --method randomized --loadings -q -t 1 -o "$T/oom.zarr" \
         >/dev/null 2>"$T/oom.err"
     check "rank 0 out of memory: exit 1" test $? = 1
     check "rank 0 out of memory: the cause on rank 0" \
@@ -166,7 +166,7 @@ fi
 cp -r "$T/sim.vcz" "$T/bad.vcz"
 printf 'garbage' >"$T/bad.vcz/call_genotype/15.0.0"
 for meth in randomized exact; do
-    "${MR[@]}" 3 "$G" pca "$T/bad.vcz" -k 3 --method "$meth" -t 1 -o "$T/bad_out.zarr" \
+    "${MR[@]}" 3 "$G" pca --device cpu "$T/bad.vcz" -k 3 --method "$meth" -t 1 -o "$T/bad_out.zarr" \
         >/dev/null 2>"$T/bad.err"
     check "corrupt chunk ($meth): exit 1" test $? = 1
     check "corrupt chunk ($meth): the failing rank names the chunk" \
@@ -189,12 +189,12 @@ for metric in euclidean canberra ibs king; do
         for mem in "" "--memory 24M"; do
             # shellcheck disable=SC2086
             opts=(-m "$metric" --layout "$layout" $mem -q)
-            "$G" pdist "$T/psim.vcz" "${opts[@]}" -o "$T/d1.zarr" --format tsv >"$T/d1.tsv" ||
+            "$G" pdist --device cpu "$T/psim.vcz" "${opts[@]}" -o "$T/d1.zarr" --format tsv >"$T/d1.tsv" ||
                 { echo "FAIL one process pdist ${opts[*]}"; exit 1; }
             r=$((2 + n_case % 3))
             n_case=$((n_case + 1))
             for r in $r; do
-                "${MR[@]}" "$r" "$G" pdist "$T/psim.vcz" "${opts[@]}" -t 1 -o "$T/dr.zarr" \
+                "${MR[@]}" "$r" "$G" pdist --device cpu "$T/psim.vcz" "${opts[@]}" -t 1 -o "$T/dr.zarr" \
                     --format tsv >"$T/dr.tsv" 2>"$T/dr.err"
                 check "pdist ${opts[*]} -n $r: exit" test $? = 0
                 check "pdist ${opts[*]} -n $r: Zarr bytes" same_store "$T/d1.zarr" "$T/dr.zarr"
@@ -206,15 +206,15 @@ for metric in euclidean canberra ibs king; do
     done
 done
 # KING pairs above a threshold (--min-kinship): rank 0 writes the list of every rank's bands
-"$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 --counts -q >"$T/k1.tsv" &&
-    "$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 -q -o "$T/k1.zarr" ||
+"$G" pdist --device cpu "$T/psim.vcz" -m king --min-kinship -0.01 --counts -q >"$T/k1.tsv" &&
+    "$G" pdist --device cpu "$T/psim.vcz" -m king --min-kinship -0.01 -q -o "$T/k1.zarr" ||
     { echo "FAIL one process pdist --min-kinship"; exit 1; }
 for r in 2 3; do
-    "${MR[@]}" "$r" "$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 --counts --memory 24M \
+    "${MR[@]}" "$r" "$G" pdist --device cpu "$T/psim.vcz" -m king --min-kinship -0.01 --counts --memory 24M \
         -t 1 -q >"$T/kr.tsv" 2>"$T/kr.err"
     check "pdist --min-kinship -n $r: exit" test $? = 0
     check "pdist --min-kinship -n $r: TSV bytes" cmp -s "$T/k1.tsv" "$T/kr.tsv"
-    "${MR[@]}" "$r" "$G" pdist "$T/psim.vcz" -m king --min-kinship -0.01 --memory 24M -t 1 -q \
+    "${MR[@]}" "$r" "$G" pdist --device cpu "$T/psim.vcz" -m king --min-kinship -0.01 --memory 24M -t 1 -q \
         -o "$T/kr.zarr" 2>"$T/kr.err"
     check "pdist --min-kinship -n $r: Zarr exit" test $? = 0
     check "pdist --min-kinship -n $r: Zarr bytes" same_store "$T/k1.zarr" "$T/kr.zarr"
@@ -223,13 +223,13 @@ done
 # a corrupt chunk stops every rank; no output
 cp -r "$T/psim.vcz" "$T/pbad.vcz"
 printf 'garbage' >"$T/pbad.vcz/call_genotype/3.0.0"
-"${MR[@]}" 3 "$G" pdist "$T/pbad.vcz" --memory 24M -t 1 -o "$T/pbad_out.zarr" >/dev/null 2>"$T/pbad.err"
+"${MR[@]}" 3 "$G" pdist --device cpu "$T/pbad.vcz" --memory 24M -t 1 -o "$T/pbad_out.zarr" >/dev/null 2>"$T/pbad.err"
 check "pdist corrupt chunk: exit 1" test $? = 1
 check "pdist corrupt chunk: the cause is named" grep -q 'call_genotype/3.0.0' "$T/pbad.err"
 check "pdist corrupt chunk: no output" test ! -e "$T/pbad_out.zarr"
 
 # standard input reaches rank 0 only: refused
-printf 'a\t0\t1\nb\t1\t2\n' | "${MR[@]}" 2 "$G" pdist - >/dev/null 2>"$T/stdin.err"
+printf 'a\t0\t1\nb\t1\t2\n' | "${MR[@]}" 2 "$G" pdist --device cpu - >/dev/null 2>"$T/stdin.err"
 check "pdist - under mpirun: usage exit" test $? = 2
 check "pdist - under mpirun: message" grep -q 'not standard input' "$T/stdin.err"
 

@@ -7,12 +7,15 @@ import sys
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from checklib import on_cpu  # noqa: E402
+
 REAL = os.path.join(HERE, "..", "..", "testdata", "realdata")
 ORACLE = os.path.join(HERE, "pca_oracle.py")
 
 
 def run(args):
-    return subprocess.run(args, capture_output=True, text=True)
+    return subprocess.run(on_cpu(args), capture_output=True, text=True)
 
 
 def scores(g, store, *extra, method="exact"):

@@ -488,7 +488,9 @@ def run_gensvd(cmd, timeout):
 
 
 def gensvd_args(a, inp, scaler, method):
-    cmd = [a.gensvd, "pca", inp, "-k", str(a.k), "-m", method, "--scaler", scaler]
+    # on the CPU (--device auto would take a GPU): compared with numpy closer than its rounding
+    cmd = [a.gensvd, "pca", "--device", "cpu", inp, "-k", str(a.k), "-m", method, "--scaler",
+           scaler]
     if a.variants is not None:
         cmd += ["--variants", a.variants]
     if a.samples is not None:

@@ -93,8 +93,8 @@ def main():
     try:
         for method in ("exact", "randomized"):
             out = os.path.join(tmp, f"{method}.zarr")
-            cmd = [gensvd, "pca", store, "-k", str(k), "-m", method, "--scaler", "patterson",
-                   "-o", out, "--force", "-q"]
+            cmd = [gensvd, "pca", "--device", "cpu", store, "-k", str(k), "-m", method,
+                   "--scaler", "patterson", "-o", out, "--force", "-q"]
             t0 = time.time()
             p = subprocess.run(cmd, capture_output=True, text=True)
             dt = time.time() - t0

@@ -37,10 +37,10 @@ gt2[5, 7, :] = -1
 gt2[100, 3, :] = -1
 g.create_array("call_genotype", data=gt2, chunks=(1000, 100, 2))
 PY
-ref=$("$gensvd" pca "$tmp/dos.zarr" --array call_genotype -k 5 -m exact -q)
+ref=$("$gensvd" pca --device cpu "$tmp/dos.zarr" --array call_genotype -k 5 -m exact -q)
 for variant in "--array dosage" "--array dosage_f4" "--array dosage_t --transpose"; do
     # shellcheck disable=SC2086
-    got=$("$gensvd" pca "$tmp/dos.zarr" $variant -k 5 -m exact -q)
+    got=$("$gensvd" pca --device cpu "$tmp/dos.zarr" $variant -k 5 -m exact -q)
     if "$py" - "$ref" "$got" <<'PY'
 import sys, io
 import numpy as np
@@ -65,14 +65,14 @@ g = zarr.open_group(sys.argv[1], mode="w", zarr_format=2)
 d = np.random.default_rng(1).integers(0, 5, size=(50, 12)).astype(np.int8)
 g.create_array("d", data=d, chunks=(50, 12))
 PY
-if "$gensvd" pca "$tmp/big.zarr" --array d -k 2 2>"$tmp/err" >/dev/null; then
+if "$gensvd" pca --device cpu "$tmp/big.zarr" --array d -k 2 2>"$tmp/err" >/dev/null; then
     fail=$((fail + 1)); echo "FAIL dosage 4 with ploidy 2 accepted"
 elif grep -q "exceeds ploidy" "$tmp/err"; then
     pass=$((pass + 1))
 else
     fail=$((fail + 1)); echo "FAIL unexpected message: $(cat "$tmp/err")"
 fi
-if "$gensvd" pca "$tmp/big.zarr" --array d --ploidy 4 -k 2 -q >/dev/null; then
+if "$gensvd" pca --device cpu "$tmp/big.zarr" --array d --ploidy 4 -k 2 -q >/dev/null; then
     pass=$((pass + 1))
 else
     fail=$((fail + 1)); echo "FAIL --ploidy 4 refused"

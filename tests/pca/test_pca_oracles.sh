@@ -156,9 +156,9 @@ oracle "khuman: --maf 0.1 (after the monomorphic drop)" "$REAL/khuman_chr22.vcz"
 # ---- determinism -----------------------------------------------------------------------------
 for m in exact randomized krylov; do
     for s in "$SIM" "$REAL/khuman_chr22.vcz"; do
-        "$G" pca "$s" -m "$m" --format tsv -t 1 -q >"$T/t1.tsv" 2>"$T/err1"
+        "$G" pca --device cpu "$s" -m "$m" --format tsv -t 1 -q >"$T/t1.tsv" 2>"$T/err1"
         r1=$?
-        "$G" pca "$s" -m "$m" --format tsv -t 2 -q >"$T/t2.tsv" 2>"$T/err2"
+        "$G" pca --device cpu "$s" -m "$m" --format tsv -t 2 -q >"$T/t2.tsv" 2>"$T/err2"
         r2=$?
         if [ $r1 = 0 ] && [ $r2 = 0 ] && cmp -s "$T/t1.tsv" "$T/t2.tsv"; then
             ok "determinism: $(basename "$s") -m $m: TSV byte-identical for -t 1 and -t 2"
@@ -168,8 +168,8 @@ for m in exact randomized krylov; do
     done
 done
 for m in exact randomized krylov; do
-    "$G" pca "$SIM" -m "$m" -o "$T/ca.zarr" --force -q 2>"$T/err1"
-    "$G" pca "$SIMB" -m "$m" -o "$T/cb.zarr" --force -q 2>"$T/err2"
+    "$G" pca --device cpu "$SIM" -m "$m" -o "$T/ca.zarr" --force -q 2>"$T/err1"
+    "$G" pca --device cpu "$SIMB" -m "$m" -o "$T/cb.zarr" --force -q 2>"$T/err2"
     res=$("$PY" -c "
 import sys, numpy as np, zarr
 a = zarr.open_group(sys.argv[1], mode='r')['sample_pca_singular_value'][:]
@@ -184,12 +184,12 @@ print(('OK' if e <= 1e-9 else 'BAD') + ' max rel diff of s %.3g, of scores %.3g'
 done
 
 # ---- edge cases and errors -------------------------------------------------------------------
-expect_rc "k = N (8 samples, -k 8)" 2 "$G" pca "$TINY" -k 8 --format tsv
-expect_rc "k > N (8 samples, -k 10, default k)" 2 "$G" pca "$TINY" --format tsv
-expect_rc "k = N - 1 (8 samples, -k 7, exact)" 0 "$G" pca "$TINY" -k 7 -m exact --format tsv
+expect_rc "k = N (8 samples, -k 8)" 2 "$G" pca --device cpu "$TINY" -k 8 --format tsv
+expect_rc "k > N (8 samples, -k 10, default k)" 2 "$G" pca --device cpu "$TINY" --format tsv
+expect_rc "k = N - 1 (8 samples, -k 7, exact)" 0 "$G" pca --device cpu "$TINY" -k 7 -m exact --format tsv
 oracle "tiny: k = N - 1 = 7 against the oracle" "$TINY" -k 7 --scalers patterson --methods exact,randomized --outputs tsv
-expect_rc "k >= N after --samples (80 samples, -k 80)" 2 "$G" pca "$SIM" --samples "$T/samples80.txt" -k 80 --format tsv
-expect_rc "N = 1 (--samples with one ID, -k 1)" "1|2" "$G" pca "$SIM" --samples "$T/samples1.txt" -k 1 --format tsv
+expect_rc "k >= N after --samples (80 samples, -k 80)" 2 "$G" pca --device cpu "$SIM" --samples "$T/samples80.txt" -k 80 --format tsv
+expect_rc "N = 1 (--samples with one ID, -k 1)" "1|2" "$G" pca --device cpu "$SIM" --samples "$T/samples1.txt" -k 1 --format tsv
 oracle "--missing error on data with missing calls" "$SIM" --missing error --scalers patterson --methods randomized --outputs tsv
 oracle "--missing error on khuman (no missing call)" "$REAL/khuman_chr22.vcz" --missing error --scalers patterson --methods exact --outputs tsv
 oracle "--missing error with --variants 3:40 (store index)" "$SIM" --variants 3:40 --missing error --scalers patterson --methods exact --outputs tsv
@@ -197,10 +197,10 @@ for args in "-k 0" "-k -3" "-k abc" "-m foo" "--scaler foo" "--missing foo" "--v
     "--variants abc" "--maf -0.1" "--max-missing -1" "--tol -1" "--oversampling -1" "--seed abc" \
     "--format foo" "--bogus"; do
     # shellcheck disable=SC2086
-    expect_rc "bad option $args" 2 "$G" pca "$REAL/khuman_chr22.vcz" $args --format tsv
+    expect_rc "bad option $args" 2 "$G" pca --device cpu "$REAL/khuman_chr22.vcz" $args --format tsv
 done
 expect_rc "no INPUT" 2 "$G" pca
-expect_rc "nonexistent INPUT" 1 "$G" pca "$T/does_not_exist.vcz" --format tsv
+expect_rc "nonexistent INPUT" 1 "$G" pca --device cpu "$T/does_not_exist.vcz" --format tsv
 expect_rc "--samples file with an unknown ID" "1|2" sh -c "printf 'NA06984\nNOPE\n' >'$T/unk.txt'; '$G' pca '$REAL/khuman_chr22.vcz' --samples '$T/unk.txt' -k 1 --format tsv"
 
 t_end=$(date +%s.%N)

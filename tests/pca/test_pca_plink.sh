@@ -185,7 +185,7 @@ gensvd_plink() { # gensvd_plink NAME PREFIX ARGS...
     shift 2
     local t0 t1
     t0=$(date +%s.%N)
-    if "$G" pca "$@" -k 10 --plink "$prefix" -q 2>"$prefix.err"; then
+    if "$G" pca --device cpu "$@" -k 10 --plink "$prefix" -q 2>"$prefix.err"; then
         t1=$(date +%s.%N)
         pass=$((pass + 1))
         printf 'ok   %s: gensvd pca %s (%.2f s)\n' "$name" "$*" "$(echo "$t1 - $t0" | bc)"

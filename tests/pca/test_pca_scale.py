@@ -47,7 +47,7 @@ import numpy as np
 import zarr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, summary  # noqa: E402
+from checklib import check, on_cpu, summary  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REAL = os.path.join(HERE, "..", "..", "testdata", "realdata")
@@ -58,7 +58,7 @@ FLOOR = 1e-6
 
 
 def run(g, *args, ok_codes=(0,)):
-    p = subprocess.run([g, *map(str, args)], capture_output=True, text=True)
+    p = subprocess.run(on_cpu([g, *args]), capture_output=True, text=True)
     if p.returncode not in ok_codes:
         print(f"command failed ({p.returncode}): {' '.join(map(str, [g, *args]))}\n{p.stderr}")
     return p
@@ -228,8 +228,8 @@ def case_exact_plan(g, tmp):
     are 206 MiB)."""
     store = os.path.join(tmp, "plan.vcz")
     run(g, "simulate", store, "-m", 1500, "-n", 3000, "--seed", 4, "--force")
-    p = subprocess.run(["/usr/bin/time", "-f", "%M", g, "pca", store, "-k", "5", "-m", "exact",
-                        "--format", "tsv", "-v"], capture_output=True, text=True)
+    p = subprocess.run(on_cpu(["/usr/bin/time", "-f", "%M", g, "pca", store, "-k", "5", "-m",
+                               "exact", "--format", "tsv", "-v"]), capture_output=True, text=True)
     plan = [ln for ln in p.stderr.splitlines() if "plan: exact" in ln]
     rss_mib = int(p.stderr.strip().splitlines()[-1]) / 1024
     planned = 0.0
@@ -286,9 +286,9 @@ def case_big(g, tmp):
           mem.returncode == 0 and spill.returncode == 0 and mem.stdout == spill.stdout)
     check("big: no spill file left in the cache directory", os.listdir(cdir) == [],
           str(os.listdir(cdir)))
-    capped = subprocess.run(["/usr/bin/time", "-f", "%M", g, "pca", store, "-k", "10",
-                             "--power-iter", "3", "-v", "--memory", "400M", "--cache-dir", cdir],
-                            capture_output=True, text=True)
+    capped = subprocess.run(on_cpu(["/usr/bin/time", "-f", "%M", g, "pca", store, "-k", "10",
+                                    "--power-iter", "3", "-v", "--memory", "400M", "--cache-dir",
+                                    cdir]), capture_output=True, text=True)
     rss_kb = int(capped.stderr.strip().splitlines()[-1])
     check("big: --memory 400M gives the same bytes", capped.stdout == mem.stdout)
     check(f"big: --memory 400M keeps the peak RSS under 400 MiB ({rss_kb // 1024} MiB)",

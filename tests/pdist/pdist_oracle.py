@@ -365,7 +365,7 @@ def cmd_check(argv):
             args += a.extra.split()
             tsv_vals = None
             if "tsv" in a.formats:
-                r = run([a.gensvd, "pdist"] + args + ["--format", "tsv"])
+                r = run([a.gensvd, "pdist", "--device", "cpu"] + args + ["--format", "tsv"])
                 if ck.check(f"{tag} tsv exit", r.returncode == 0,
                             f"rc {r.returncode} ({how} ref) {r.stderr.strip()[:300]}"):
                     try:
@@ -382,7 +382,7 @@ def cmd_check(argv):
                         ck.check(f"{tag} tsv parse", False, str(e))
             if "zarr" in a.formats:
                 out = os.path.join(tmp, f"{metric}_{mode}_{p}.zarr")
-                r = run([a.gensvd, "pdist"] + args + ["-o", out])
+                r = run([a.gensvd, "pdist", "--device", "cpu"] + args + ["-o", out])
                 if ck.check(f"{tag} zarr exit", r.returncode == 0,
                             f"rc {r.returncode} {r.stderr.strip()[:300]}"):
                     check_zarr(ck, tag, out, ref, metric, mode, M, ids, nsh, tsv_vals,

@@ -41,7 +41,7 @@ sys.path.insert(0, HERE)
 import pdist_oracle as po  # noqa: E402
 
 sys.path.insert(0, os.path.join(HERE, ".."))
-from checklib import check, summary  # noqa: E402
+from checklib import check, on_cpu, summary  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 HM = os.path.join(ROOT, "testdata", "realdata", "hapmap3.vcz")
@@ -52,7 +52,7 @@ def run(args, env=None, stdin=None):
     e = dict(os.environ)
     if env:
         e.update(env)
-    return subprocess.run([G, "pdist"] + args, capture_output=True, text=True, env=e,
+    return subprocess.run(on_cpu([G, "pdist"] + args), capture_output=True, text=True, env=e,
                           input=stdin, timeout=600)
 
 

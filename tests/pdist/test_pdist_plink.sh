@@ -50,13 +50,13 @@ plink1.9 --bfile "$tmp/hm" --keep "$tmp/keep" --autosome --distance square 1-ibs
 plink1.9 --bfile "$tmp/hm" --keep "$tmp/keep" --autosome --distance square flat-missing \
     --out "$tmp/cnt" >/dev/null 2>&1
 # the autosomes are the first $m variants of the store (sorted by chromosome)
-"$gensvd" pdist "$store" -m ibs --samples "$tmp/ids" --variants 0:"$m" -q >"$tmp/ibs.tsv"
-"$gensvd" pdist "$store" -m cityblock --missing scale --samples "$tmp/ids" --variants 0:"$m" -q \
+"$gensvd" pdist --device cpu "$store" -m ibs --samples "$tmp/ids" --variants 0:"$m" -q >"$tmp/ibs.tsv"
+"$gensvd" pdist --device cpu "$store" -m cityblock --missing scale --samples "$tmp/ids" --variants 0:"$m" -q \
     -t 1 >"$tmp/cnt.tsv"
 check "1-ibs flat-missing" "$tmp/ibs.mdist" "$tmp/ibs.tsv"
 check "allele-count flat-missing" "$tmp/cnt.dist" "$tmp/cnt.tsv"
 # the same distances for any thread count
-if cmp -s <("$gensvd" pdist "$store" -m cityblock --missing scale --samples "$tmp/ids" \
+if cmp -s <("$gensvd" pdist --device cpu "$store" -m cityblock --missing scale --samples "$tmp/ids" \
     --variants 0:"$m" -q -t 2) "$tmp/cnt.tsv"; then
     pass=$((pass + 1))
 else

@@ -122,8 +122,8 @@ sec "== sim (2% missing): every metric pairwise, scale [SCALE-CONTRACT]"
 oracle check --gensvd "$G" -t 1 "$T/sim.vcz" $ALL \
     ibs@scale cityblock@scale sqeuclidean@scale euclidean@scale hamming@scale
 oracle check --gensvd "$G" -t 3 --label "sim -t 3" "$T/sim.vcz" euclidean correlation ibs cityblock@scale
-if "$G" pdist "$T/sim.vcz" --metric correlation -t 1 --format tsv >"$T/t1.tsv" 2>/dev/null \
-    && "$G" pdist "$T/sim.vcz" --metric correlation -t 3 --format tsv >"$T/t3.tsv" 2>/dev/null; then
+if "$G" pdist --device cpu "$T/sim.vcz" --metric correlation -t 1 --format tsv >"$T/t1.tsv" 2>/dev/null \
+    && "$G" pdist --device cpu "$T/sim.vcz" --metric correlation -t 3 --format tsv >"$T/t3.tsv" 2>/dev/null; then
     if cmp -s "$T/t1.tsv" "$T/t3.tsv"; then
         echo "  info correlation TSV byte-identical for -t 1 and -t 3"
     else
@@ -160,22 +160,22 @@ oracle check --gensvd "$G" --extra=--counts --label "n1 --counts" "$T/n1.vcz" eu
 oracle check --gensvd "$G" "$T/n2.vcz" $ALL ibs@scale cityblock@scale
 
 sec "== --missing error"
-expect_rc "--missing error with missing calls (sim)" 1 "$G" pdist "$T/sim.vcz" --missing error --format tsv
+expect_rc "--missing error with missing calls (sim)" 1 "$G" pdist --device cpu "$T/sim.vcz" --missing error --format tsv
 expect_rc "--missing error with missing calls (disjoint, -o)" 1 \
-    "$G" pdist "$T/disjoint.zarr" --missing error -o "$T/err_out.zarr"
+    "$G" pdist --device cpu "$T/disjoint.zarr" --missing error -o "$T/err_out.zarr"
 if [ -e "$T/err_out.zarr" ]; then bad "--missing error left an output store"; else ok "--missing error: no output store"; fi
 oracle check --gensvd "$G" --label "khuman --missing error" "$KH" euclidean@error ibs@error
 
 sec "== usage errors"
-expect_rc "bad metric" 2 "$G" pdist "$KH" --metric manhattanx --format tsv
-expect_rc "bad -p 0" 2 "$G" pdist "$KH" --metric minkowski -p 0 --format tsv
-expect_rc "bad -p -1" 2 "$G" pdist "$KH" --metric minkowski -p -1 --format tsv
-expect_rc "bad -p abc" 2 "$G" pdist "$KH" --metric minkowski -p abc --format tsv
-expect_rc "bad -p nan" 2 "$G" pdist "$KH" --metric minkowski -p nan --format tsv
-expect_rc "bad --missing" 2 "$G" pdist "$KH" --missing mean --format tsv
-expect_rc "bad --format" 2 "$G" pdist "$KH" --format csvx
-expect_rc "unknown option" 2 "$G" pdist "$KH" --no-such-option --format tsv
-expect_rc "missing input store" 1 "$G" pdist "$T/does_not_exist.zarr" --format tsv
+expect_rc "bad metric" 2 "$G" pdist --device cpu "$KH" --metric manhattanx --format tsv
+expect_rc "bad -p 0" 2 "$G" pdist --device cpu "$KH" --metric minkowski -p 0 --format tsv
+expect_rc "bad -p -1" 2 "$G" pdist --device cpu "$KH" --metric minkowski -p -1 --format tsv
+expect_rc "bad -p abc" 2 "$G" pdist --device cpu "$KH" --metric minkowski -p abc --format tsv
+expect_rc "bad -p nan" 2 "$G" pdist --device cpu "$KH" --metric minkowski -p nan --format tsv
+expect_rc "bad --missing" 2 "$G" pdist --device cpu "$KH" --missing mean --format tsv
+expect_rc "bad --format" 2 "$G" pdist --device cpu "$KH" --format csvx
+expect_rc "unknown option" 2 "$G" pdist --device cpu "$KH" --no-such-option --format tsv
+expect_rc "missing input store" 1 "$G" pdist --device cpu "$T/does_not_exist.zarr" --format tsv
 expect_rc "pdist --help" 0 "$G" pdist --help
 
 echo "  info total $((SECONDS - START)) s"

@@ -47,10 +47,10 @@ sys.exit(0 if ok else 1)
 PY
 }
 # 1. gensvd pca --format tsv | gensvd pdist (standard input), several metrics
-"$gensvd" pca "$root/testdata/realdata/khuman_chr22.vcz" -k 5 -q --format tsv >"$tmp/pcs.tsv"
+"$gensvd" pca --device cpu "$root/testdata/realdata/khuman_chr22.vcz" -k 5 -q --format tsv >"$tmp/pcs.tsv"
 for m in euclidean cityblock cosine correlation chebyshev; do
-    if "$gensvd" pca "$root/testdata/realdata/khuman_chr22.vcz" -k 5 -q --format tsv |
-        "$gensvd" pdist --metric "$m" -q >"$tmp/d.tsv" && compare "$tmp/pcs.tsv" "$tmp/d.tsv" "$m"; then
+    if "$gensvd" pca --device cpu "$root/testdata/realdata/khuman_chr22.vcz" -k 5 -q --format tsv |
+        "$gensvd" pdist --device cpu --metric "$m" -q >"$tmp/d.tsv" && compare "$tmp/pcs.tsv" "$tmp/d.tsv" "$m"; then
         ok
     else
         bad "pca | pdist --metric $m"
@@ -58,13 +58,13 @@ for m in euclidean cityblock cosine correlation chebyshev; do
 done
 # 2. CSV with a header, no ID column, from a file; 3. missing values
 printf 'x,y,z\n1,2,3\n4,0,6\n7,8,9.5\n' >"$tmp/a.csv"
-"$gensvd" pdist "$tmp/a.csv" -q >"$tmp/d.tsv" && compare "$tmp/a.csv" "$tmp/d.tsv" euclidean && ok || bad "csv file"
+"$gensvd" pdist --device cpu "$tmp/a.csv" -q >"$tmp/d.tsv" && compare "$tmp/a.csv" "$tmp/d.tsv" euclidean && ok || bad "csv file"
 grep -q $'^sample_id\trow_0\trow_1\trow_2$' "$tmp/d.tsv" && ok || bad "generated row IDs"
 printf 's1\t1\t\t3\ns2\tnan\t2\t4\ns3\t5\tNA\t\n' >"$tmp/m.tsv"
-"$gensvd" pdist "$tmp/m.tsv" -m cityblock -q >"$tmp/d.tsv" && compare "$tmp/m.tsv" "$tmp/d.tsv" cityblock && ok || bad "missing values"
+"$gensvd" pdist --device cpu "$tmp/m.tsv" -m cityblock -q >"$tmp/d.tsv" && compare "$tmp/m.tsv" "$tmp/d.tsv" cityblock && ok || bad "missing values"
 # 4. hostile text: exit 1, message with the line
 check_bad() { # NAME TEXT PATTERN
-    printf "$2" | "$gensvd" pdist >/dev/null 2>"$tmp/err"
+    printf "$2" | "$gensvd" pdist --device cpu >/dev/null 2>"$tmp/err"
     local rc=$?
     if [ $rc = 1 ] && grep -q "$3" "$tmp/err"; then ok; else bad "$1: exit $rc, $(cat "$tmp/err")"; fi
 }
@@ -73,7 +73,7 @@ check_bad not_a_number 'a\t1\t2\nb\t3\tx7\n' "line 2, field 3: 'x7' is not a num
 check_bad empty '' 'no data'
 check_bad header_only 'id\tPC1\n' 'no data rows'
 check_bad nul 'a\t1\n\000b\t2\n' 'NUL byte'
-printf '1\t2\n' | "$gensvd" pdist --samples /dev/null >/dev/null 2>&1
+printf '1\t2\n' | "$gensvd" pdist --device cpu --samples /dev/null >/dev/null 2>&1
 [ $? = 2 ] && ok || bad "--samples with text input is a usage error"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

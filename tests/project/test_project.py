@@ -75,7 +75,10 @@ def check(cond, what):
 
 
 def run(*args, ok=True):
-    p = subprocess.run([G, *args], capture_output=True, text=True)
+    # pca on the CPU (--device auto would take a GPU): compared with numpy and plink2 closer than
+    # the GPU's float32 rounding
+    argv = [G, args[0], "--device", "cpu", *args[1:]] if args[0] == "pca" else [G, *args]
+    p = subprocess.run(argv, capture_output=True, text=True)
     if ok and p.returncode != 0:
         print(p.stderr)
         raise SystemExit(f"FAIL gensvd {' '.join(args)}: exit {p.returncode}")

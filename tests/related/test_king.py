@@ -29,7 +29,7 @@ import numpy as np
 import zarr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, summary  # noqa: E402
+from checklib import check, on_cpu, summary  # noqa: E402
 
 GENSVD = sys.argv[1]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -39,7 +39,7 @@ ORACLE = os.path.join(ROOT, "tests", "pca", "pca_oracle.py")
 
 def run(args, env=None):
     e = dict(os.environ, **(env or {}))
-    r = subprocess.run(args, capture_output=True, text=True, env=e)
+    r = subprocess.run(on_cpu(args), capture_output=True, text=True, env=e)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(args)}: exit {r.returncode}\n{r.stderr[-800:]}")
     return r.stdout

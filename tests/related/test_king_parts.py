@@ -25,7 +25,7 @@ import numpy as np
 import zarr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, summary  # noqa: E402
+from checklib import check, on_cpu, summary  # noqa: E402
 
 GENSVD = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,7 +35,7 @@ spec.loader.exec_module(tk)
 
 
 def run(args, code=0):
-    r = subprocess.run(args, capture_output=True, text=True)
+    r = subprocess.run(on_cpu(args), capture_output=True, text=True)
     if r.returncode != code:
         raise RuntimeError(f"{' '.join(args)}: exit {r.returncode} (want {code})\n"
                            f"{r.stderr[-800:]}")
