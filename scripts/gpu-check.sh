@@ -236,20 +236,23 @@ step_test_cuda_module() {
     esac
 }
 
+# Run a test program with its output streamed to the step's log (a killed step keeps what it
+# printed) and kept in $GC_WORK/$1.out; returns its exit status.
+streamed() {
+    local name=$1
+    shift
+    "$@" 2>&1 | tee "$GC_WORK/$name.out"
+    return "${PIPESTATUS[0]}"
+}
+
 step_test_backend_cuda() {
-    local out rc
-    out=$("$GC_B/bin/test_backend_cuda" "$GC_HM" 2>&1)
-    rc=$?
-    printf '%s\n' "$out"
-    gpu_test_result $rc test_backend_cuda "$out"
+    streamed test_backend_cuda "$GC_B/bin/test_backend_cuda" "$GC_HM"
+    gpu_test_result $? test_backend_cuda "$(cat "$GC_WORK/test_backend_cuda.out")"
 }
 
 step_test_pdist_gpu() {
-    local out rc
-    out=$(PYTHONUNBUFFERED=1 "$GC_PY" "$ROOT/tests/gpu/test_pdist_gpu.py" "$GC_G" 2>&1)
-    rc=$?
-    printf '%s\n' "$out"
-    gpu_test_result $rc test_pdist_gpu "$out"
+    PYTHONUNBUFFERED=1 streamed test_pdist_gpu "$GC_PY" "$ROOT/tests/gpu/test_pdist_gpu.py" "$GC_G"
+    gpu_test_result $? test_pdist_gpu "$(cat "$GC_WORK/test_pdist_gpu.out")"
 }
 
 # The parity checks of scripts/gpu_check.py on STORE; in the rehearsal (a SAMPLES file) pdist
@@ -297,14 +300,15 @@ step_parity_sim() {
     parity "$store" "sim_${m}x${n}"
 }
 
-# compute-sanitizer TOOL ARGS...: its ERROR SUMMARY; 0 when it found nothing
+# compute-sanitizer TOOL ARGS...: its ERROR SUMMARY; 0 when it found nothing (OpenBLAS's kernels
+# named, so that gensvd does not restart itself under the tool)
 sanitize() {
-    local tool=$1 out rc
+    local tool=$1 rc
     shift
-    out=$(OPENBLAS_CORETYPE=Haswell "$SAN" --tool "$tool" --error-exitcode 99 --print-limit 20 "$@" 2>&1)
+    OPENBLAS_CORETYPE=Haswell streamed sanitize "$SAN" --tool "$tool" --error-exitcode 99 \
+        --print-limit 20 "$@"
     rc=$?
-    printf '%s\n' "$out" | tail -40
-    SUMMARY="$SUMMARY $(basename "$1") ${*:2:2}: $(printf '%s\n' "$out" | grep -m1 'ERROR SUMMARY' | sed 's/.*ERROR SUMMARY: //') (exit $rc);"
+    SUMMARY="$SUMMARY $(basename "$1") $(basename "$2") $3: $(grep -m1 'ERROR SUMMARY' "$GC_WORK/sanitize.out" | sed 's/.*ERROR SUMMARY: //') (exit $rc);"
     return $rc
 }
 
