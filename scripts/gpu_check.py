@@ -158,8 +158,8 @@ def pdist_parity(a):
             for side, d in (("ref", "cpu"), ("dev", dev)):
                 o = os.path.join(tmp, f"{m}_{side}.zarr")
                 shutil.rmtree(o, ignore_errors=True)
-                rc, _, err = run(g, ["pdist", store, "-m", m, "--counts", "-o", o, "-q", "--device", d]
-                                 + extra + sel)
+                rc, _, err = run(g, ["pdist", store, "-m", m, "--counts", "-o", o, "-q",
+                                     "--device", d] + extra + sel)
                 if not record(out, label, cmd, f"{d} run", rc, 0, rc == 0):
                     print(err[-800:])
                     break
