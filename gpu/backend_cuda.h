@@ -15,6 +15,9 @@
  *    float64 sums); products agree to float32 rounding (different summation order).
  * Sums of squares passed to pass_block / gram_block are added when pass_end / gram_end
  * return (the device work is asynchronous), so callers read them after the end call.
+ * Every copy runs on the copy or the compute stream, never on the legacy default stream.  At
+ * log level info (-v) the backend times its work on the device (gpu/timer.h) and reports it,
+ * with the peak device memory in use, when it is destroyed.
  * Thread safety: one thread per backend handle; probe may be called from any thread. */
 #ifndef GSVD_GPU_BACKEND_CUDA_H
 #define GSVD_GPU_BACKEND_CUDA_H
