@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the bundle that scripts/gpu-check.sh runs on a GPU machine whose image has the CUDA
-# toolkit, CMake and Python with numpy but none of gensvd's other libraries (docs/testing.md,
-# "The GPU check"): here, with this machine's CUDA toolkit (no GPU needed), into the ignored
+# toolkit, CMake and Python with numpy but none of gensvd's other libraries
+# (docs/dev/testing.md, "The GPU check"): here, with this machine's CUDA toolkit (no GPU needed), into the ignored
 # folder .gpu-bundle/, which the device call carries (carry: [".gpu-bundle"]).
 #
 # What it holds, packed as .gpu-bundle/gensvd-bundle.tar.xz (unpacked by gpu-check.sh):

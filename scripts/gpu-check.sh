@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU check: every GPU figure of gensvd's CUDA backend in one call on a machine lent for a
-# few minutes (docs/testing.md, "The GPU check").  Run from the repository root on the GPU
+# few minutes (docs/dev/testing.md, "The GPU check").  Run from the repository root on the GPU
 # machine, with the bundle made here by scripts/gpu-bundle.sh carried in .gpu-bundle/:
 #     bash scripts/gpu-check.sh
 # It needs nothing on the machine but bash, coreutils, tar, Python 3 with numpy, and the CUDA
