@@ -121,8 +121,8 @@ static const struct gsvd_opt pdist_options[] = {
 };
 static const struct gsvd_opt_group pdist_group = {
     "pdist:", pdist_options, GSVD_ARRAY_LEN(pdist_options),
-    "Colours: Okabe-Ito for labels (then marker shapes beyond 8), grey for samples\n"
-    "without a label; viridis for distances (dark = near).\n"};
+    "Colours: 20 for labels (the first 8 Okabe-Ito, colour-blind safe), then marker\n"
+    "shapes; grey for samples without a label; viridis for distances (dark = near).\n"};
 static const struct gsvd_opt_bind plot_groups[] = {
     {&plot_group, 0},
     {&pca_group, 0},
@@ -180,6 +180,30 @@ out:
     return rc;
 }
 
+/* What the labels will look like, when that is not what the user may expect: none at all, or
+ * more than the palette's colours (plot/svg.h). */
+static void warn_labels(const struct plot_opts *o, const struct gsvd_plot_labels *l)
+{
+    size_t n = l->names.n, shapes = (size_t)GSVD_PLOT_N_COLOURS * GSVD_PLOT_N_SHAPES;
+    if (l->n_unlabelled == l->n)
+        gsvd_log_warn("%s: no sample has a label", o->color_by);
+    if (n <= GSVD_PLOT_N_COLOURS)
+        return;
+    if (o->kind == 1)
+        gsvd_log_warn("%s: %zu labels, but the label bands have %d colours: labels %d to %zu "
+                      "repeat them (the legend lists each label's colour)",
+                      o->color_by, n, GSVD_PLOT_N_COLOURS, GSVD_PLOT_N_COLOURS + 1, n);
+    else if (n <= shapes)
+        gsvd_log_warn("%s: %zu labels: the palette has %d colours, so labels %d to %zu repeat "
+                      "them with other marker shapes (see the legend)",
+                      o->color_by, n, GSVD_PLOT_N_COLOURS, GSVD_PLOT_N_COLOURS + 1, n);
+    else
+        gsvd_log_warn("%s: %zu labels: %d colours and %d marker shapes tell only %zu apart; "
+                      "labels %zu to %zu look like earlier ones",
+                      o->color_by, n, GSVD_PLOT_N_COLOURS, GSVD_PLOT_N_SHAPES, shapes, shapes + 1,
+                      n);
+}
+
 static int run_pca(const struct plot_opts *o, struct gsvd_cli_input *in)
 {
     struct gsvd_plot_pcs pcs = {0};
@@ -193,11 +217,11 @@ static int run_pca(const struct plot_opts *o, struct gsvd_cli_input *in)
     p.progress = gsvd_cli_progress(&bar, "plot", o->common.progress);
 
     GSVD_TRY(gsvd_plot_pcs_read(in->tree, in->node, &pcs));
+    GSVD_TRY(gsvd_plot_pca_check(&pcs, &p)); /* the PCs asked for, before the labels are read */
     if (o->color_by) {
         GSVD_TRY(gsvd_plot_labels_load(o->color_by, o->label_column, in->tree, &pcs.ids, &labels));
         p.labels = &labels;
-        if (labels.n_unlabelled == labels.n)
-            gsvd_log_warn("%s: no sample has a label", o->color_by);
+        warn_labels(o, &labels);
     }
     GSVD_TRY(gsvd_plot_pca(&pcs, &p, &svg));
     GSVD_TRY(write_output(o, &svg));
@@ -261,6 +285,7 @@ static int run_pdist(const struct plot_opts *o, struct gsvd_cli_input *in)
     if (o->color_by) {
         GSVD_TRY(gsvd_plot_labels_load(o->color_by, o->label_column, in->tree, &ids, &labels));
         p.labels = &labels;
+        warn_labels(o, &labels);
     }
     p.order = o->order >= 0 ? (enum gsvd_plot_order)o->order
               : o->color_by ? GSVD_PLOT_ORDER_LABEL

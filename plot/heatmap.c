@@ -172,8 +172,7 @@ static int simple_order(const struct gsvd_plot_heat_params *p, size_t n, size_t 
 
 static const char *label_colour(const struct gsvd_plot_labels *l, size_t sample)
 {
-    int c = l->code[sample];
-    return c < 0 ? GSVD_PLOT_GREY : gsvd_plot_palette[c % GSVD_PLOT_N_COLOURS];
+    return gsvd_plot_label_colour(l->code[sample]);
 }
 
 /* Bands along the top (y0) and left (x0) edges: runs of cells with the same first label. */
@@ -281,13 +280,11 @@ static int draw_label_legend(struct gsvd_buf *b, const struct gsvd_plot_labels *
         size_t count = g >= 0 ? l->count[g] : l->n_unlabelled;
         if (count == 0)
             continue;
-        GSVD_TRY(gsvd_buf_printf(
-            b,
-            "<g class=\"legend-item\"><rect x=\"%.1f\" y=\"%.1f\" "
-            "width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" "
-            "y=\"%.1f\" font-size=\"12\">",
-            x, y - 6, g < 0 ? GSVD_PLOT_GREY : gsvd_plot_palette[g % GSVD_PLOT_N_COLOURS], x + 18,
-            y + 4));
+        GSVD_TRY(gsvd_buf_printf(b,
+                                 "<g class=\"legend-item\"><rect x=\"%.1f\" y=\"%.1f\" "
+                                 "width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%.1f\" "
+                                 "y=\"%.1f\" font-size=\"12\">",
+                                 x, y - 6, gsvd_plot_label_colour(g), x + 18, y + 4));
         GSVD_TRY(gsvd_svg_escaped(b, g >= 0 ? l->names.items[g] : "unlabelled"));
         GSVD_TRY(gsvd_buf_printf(b, " (%zu)</text></g>\n", count));
         y += 18;

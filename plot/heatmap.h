@@ -13,9 +13,9 @@
  * The dendrogram (<path class="dendrogram">) draws merge t at height
  *     y = bottom - 4 - (120 - 4) * (h_t - h_min) / (h_max - h_min),
  * bottom the y of its leaves, above the middle of each leaf's column.
- * Bands of label colours (Okabe-Ito, grey for unlabelled; the label of a cell's first sample)
- * run along the top and left edges; the dendrogram of --order cluster is drawn above.
- * Thread safety: calls share no state. */
+ * Bands of label colours (gsvd_plot_label_colour of plot/svg.h, grey for unlabelled; the label
+ * of a cell's first sample) run along the top and left edges; the dendrogram of --order cluster is
+ * drawn above. Thread safety: calls share no state. */
 #ifndef GSVD_PLOT_HEATMAP_H
 #define GSVD_PLOT_HEATMAP_H
 #include <stddef.h>

@@ -181,14 +181,7 @@ out:
 
 static const char *group_colour(int g, int labelled)
 {
-    if (g < 0)
-        return labelled ? GSVD_PLOT_GREY : gsvd_plot_palette[4];
-    return gsvd_plot_palette[g % GSVD_PLOT_N_COLOURS];
-}
-
-static int group_shape(int g)
-{
-    return g < 0 ? 0 : (g / GSVD_PLOT_N_COLOURS) % GSVD_PLOT_N_SHAPES;
+    return g < 0 && !labelled ? gsvd_plot_palette[4] : gsvd_plot_label_colour(g);
 }
 
 /* Points drawn of all panels, reported every TICK_POINTS points as "points". */
@@ -214,7 +207,7 @@ static int draw_points(struct gsvd_buf *b, const struct frame *f, const struct g
         if (first[gi] == first[gi + 1])
             continue;
         GSVD_TRY(gsvd_buf_printf(b, each ? "<g class=\"label\"" : "<path class=\"label\""));
-        GSVD_TRY(gsvd_svg_marker_style(b, group_shape(g), group_colour(g, l != NULL), r));
+        GSVD_TRY(gsvd_svg_marker_style(b, gsvd_plot_label_shape(g), group_colour(g, l != NULL), r));
         GSVD_TRY(gsvd_buf_puts(b, each ? ">\n" : " d=\""));
         for (size_t j = first[gi]; j < first[gi + 1]; j++) {
             size_t i = by_group[j];
@@ -225,7 +218,8 @@ static int draw_points(struct gsvd_buf *b, const struct frame *f, const struct g
                 continue;
             if (each)
                 GSVD_TRY(gsvd_buf_puts(b, "<path d=\""));
-            GSVD_TRY(gsvd_svg_marker(b, group_shape(g), px(f, u), py(f, v), r, each ? 2 : 1));
+            GSVD_TRY(
+                gsvd_svg_marker(b, gsvd_plot_label_shape(g), px(f, u), py(f, v), r, each ? 2 : 1));
             if (each) {
                 GSVD_TRY(gsvd_buf_puts(b, "\"><title>"));
                 GSVD_TRY(gsvd_svg_escaped(b, p->ids.items[i]));
@@ -259,9 +253,9 @@ static int draw_legend(struct gsvd_buf *b, double x, double y, const struct gsvd
         GSVD_TRY(gsvd_buf_puts(b, "<g class=\"legend-item\" data-label=\""));
         GSVD_TRY(gsvd_svg_escaped(b, g >= 0 ? name : ""));
         GSVD_TRY(gsvd_buf_puts(b, "\"><path"));
-        GSVD_TRY(gsvd_svg_marker_style(b, group_shape(g), group_colour(g, l != NULL), 5));
+        GSVD_TRY(gsvd_svg_marker_style(b, gsvd_plot_label_shape(g), group_colour(g, l != NULL), 5));
         GSVD_TRY(gsvd_buf_puts(b, " d=\""));
-        GSVD_TRY(gsvd_svg_marker(b, group_shape(g), x + 6, y, 5, 1));
+        GSVD_TRY(gsvd_svg_marker(b, gsvd_plot_label_shape(g), x + 6, y, 5, 1));
         GSVD_TRY(gsvd_buf_puts(b, "\"/>"));
         snprintf(s, sizeof s, " (%zu)", count);
         GSVD_TRY(
@@ -337,6 +331,21 @@ static int bucket(const struct gsvd_plot_pcs *p, const struct gsvd_plot_labels *
     return GSVD_OK;
 }
 
+int gsvd_plot_pca_check(const struct gsvd_plot_pcs *pcs, const struct gsvd_plot_pca_params *p)
+{
+    size_t g = p->grid;
+    if (g ? g > pcs->k : (p->pc_x > pcs->k || p->pc_y > pcs->k)) {
+        gsvd_log_error("%s: PC%zu requested, but it holds %zu components", pcs->source,
+                       g ? g : (p->pc_x > p->pc_y ? p->pc_x : p->pc_y), pcs->k);
+        return GSVD_EINCONSIST;
+    }
+    if (p->labels && p->labels->n != pcs->n) {
+        gsvd_log_error("%s: %zu labels for %zu samples", pcs->source, p->labels->n, pcs->n);
+        return GSVD_EINCONSIST;
+    }
+    return GSVD_OK;
+}
+
 int gsvd_plot_pca(const struct gsvd_plot_pcs *pcs, const struct gsvd_plot_pca_params *p,
                   struct gsvd_buf *svg)
 {
@@ -350,15 +359,7 @@ int gsvd_plot_pca(const struct gsvd_plot_pcs *pcs, const struct gsvd_plot_pca_pa
     struct ticker t = {&p->progress, 0, (uint64_t)pcs->n * (g ? g * (g - 1) / 2 : 1)};
     int rc = GSVD_OK;
 
-    if (g ? g > pcs->k : (p->pc_x > pcs->k || p->pc_y > pcs->k)) {
-        gsvd_log_error("%s: PC%zu requested, but it holds %zu components", pcs->source,
-                       g ? g : (p->pc_x > p->pc_y ? p->pc_x : p->pc_y), pcs->k);
-        return GSVD_EINCONSIST;
-    }
-    if (l && l->n != pcs->n) {
-        gsvd_log_error("%zu labels for %zu samples", l->n, pcs->n);
-        return GSVD_EINCONSIST;
-    }
+    GSVD_TRY(gsvd_plot_pca_check(pcs, p));
     h = top + step * (double)(cells - 1) + panel + 70;
     if (h < top + legend_h + 220)
         h = top + legend_h + 220;

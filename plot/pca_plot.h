@@ -7,11 +7,12 @@
  * drawn centred at
  *     px = x + width  * (u - xlo) / (xhi - xlo)
  *     py = y + height * (1 - (v - ylo) / (yhi - ylo)).
- * Unlabelled samples (grey) are drawn first, then the labels in sorted order; label i has
- * Okabe-Ito colour i % 8 and shape i / 8 (plot/svg.h).  Up to GSVD_PLOT_POINT_ELEMENTS samples
- * each point is its own element with a <title> (tooltip); above, one <path> per label holds
- * all its markers, about 15 bytes a point.  The legend (<g class="legend">) lists the labels
- * with counts; a scree inset shows the explained variance ratio of every component.
+ * Unlabelled samples (grey) are drawn first, then the labels in their order (plot/data.h);
+ * label i has the colour and shape gsvd_plot_label_colour/_shape(i) (plot/svg.h: 20 colours,
+ * then shapes).  Up to GSVD_PLOT_POINT_ELEMENTS samples each point is its own element with a
+ * <title> (tooltip); above, one <path> per label holds all its markers, about 15 bytes a
+ * point.  The legend (<g class="legend">) lists the labels with counts; a scree inset shows
+ * the explained variance ratio of every component.
  * Thread safety: calls share no state. */
 #ifndef GSVD_PLOT_PCA_PLOT_H
 #define GSVD_PLOT_PCA_PLOT_H
@@ -49,8 +50,14 @@ struct gsvd_plot_pca_params {
     struct gsvd_progress progress;         /* "points": points drawn of n x panels; fn NULL: none */
 };
 
-/* Draw the plot of pcs into svg (appended).  GSVD_EINCONSIST (logged) when a requested
- * component exceeds k or the labels are for another sample count; GSVD_ENOMEM. */
+/* Check p against pcs before anything is drawn: the components requested exist and the labels
+ * (when given) are for pcs's samples.  GSVD_EINCONSIST (logged, naming the store). */
+GSVD_NODISCARD int gsvd_plot_pca_check(const struct gsvd_plot_pcs *pcs,
+                                       const struct gsvd_plot_pca_params *p);
+
+/* Draw the plot of pcs into svg (appended), checked by gsvd_plot_pca_check first.
+ * GSVD_EINCONSIST (logged) when a requested component exceeds k or the labels are for another
+ * sample count; GSVD_ENOMEM. */
 GSVD_NODISCARD int gsvd_plot_pca(const struct gsvd_plot_pcs *pcs,
                                  const struct gsvd_plot_pca_params *p, struct gsvd_buf *svg);
 

@@ -22,8 +22,20 @@
 #include "plot/png.h"
 
 const char *const gsvd_plot_palette[GSVD_PLOT_N_COLOURS] = {
-    "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#000000",
+    "#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7",
+    "#000000", "#690f96", "#5a5a00", "#782d2d", "#004b4b", "#4bf087", "#9687ff",
+    "#00e1e1", "#e13c4b", "#785a78", "#a5a569", "#f0a596", "#2d3c5a",
 };
+
+const char *gsvd_plot_label_colour(int i)
+{
+    return i < 0 ? GSVD_PLOT_GREY : gsvd_plot_palette[i % GSVD_PLOT_N_COLOURS];
+}
+
+int gsvd_plot_label_shape(int i)
+{
+    return i < 0 ? 0 : (i / GSVD_PLOT_N_COLOURS) % GSVD_PLOT_N_SHAPES;
+}
 
 int gsvd_svg_begin(struct gsvd_buf *b, double w, double h)
 {

@@ -10,12 +10,18 @@
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
-/* Okabe-Ito colours in order (8), and the grey of unlabelled samples. */
-#define GSVD_PLOT_N_COLOURS 8
+/* The label colours in order (plot/README.md says how they were chosen): 1-8 are Okabe-Ito,
+ * colour-blind safe; 9-20 extend them so that every pair of the 20 (and each of them against the
+ * white background and the grey of unlabelled samples) differs by a CIEDE2000 distance of at
+ * least 20.  Label i (0-based) is drawn in colour i % 20 with marker shape
+ * (i / 20) % GSVD_PLOT_N_SHAPES: up to 20 labels differ in colour alone. */
+#define GSVD_PLOT_N_COLOURS 20
 extern const char *const gsvd_plot_palette[GSVD_PLOT_N_COLOURS];
 #define GSVD_PLOT_GREY "#bbbbbb"
-/* Marker shapes: label i is drawn in colour i % 8 with shape (i / 8) % GSVD_PLOT_N_SHAPES. */
 #define GSVD_PLOT_N_SHAPES 5
+/* The colour and shape of label i as above; i < 0 (no label) is grey, shape 0.  Cannot fail. */
+const char *gsvd_plot_label_colour(int i);
+int gsvd_plot_label_shape(int i);
 
 /* Start a document of w x h pixels (white background, sans-serif text); end it. */
 GSVD_NODISCARD int gsvd_svg_begin(struct gsvd_buf *b, double w, double h);
