@@ -63,9 +63,9 @@ static const struct gsvd_opt plot_options[] = {
      .arg = "SRC",
      .flags = GSVD_OPTF_FILE,
      .help = "labels: a TSV file with a header row (the ID column is found\nby its values; the "
-             "label column is the last other one, or\n--label-column), or a string array: "
-             "STORE/ARRAY (e.g.\ncohort.vcz/sample_population) or ARRAY inside the input;\n"
-             "samples are matched by sample_id"},
+             "label column is the last other one, or\n--label-column), or an array of strings "
+             "or integers:\nSTORE/ARRAY (e.g. cohort.vcz/sample_population) or ARRAY\ninside the "
+             "input; samples are matched by sample_id"},
     {.name = "colour-by",
      .type = GSVD_OPT_STRING,
      PLOT(color_by),
