@@ -48,7 +48,8 @@ static const struct gsvd_opt plot_options[] = {
      PLOT(format),
      .arg = "FMT",
      .choices = plot_formats,
-     .help = "svg or png, whatever the output's name [png when it ends in\n.png, else svg]"},
+     .help = "svg or png; an output named .svg or .png sets it (a --format\nthat disagrees, or "
+             "another extension, is an error) [svg]"},
     {.name = "dpi",
      .type = GSVD_OPT_DOUBLE,
      PLOT(dpi),
@@ -304,15 +305,47 @@ out:
     return rc;
 }
 
+/* The extension of the output's file name: "" when its last component has no '.' after its
+ * first character (".svg" alone is a hidden file, not an extension), else from the last '.'. */
+static const char *extension(const char *path)
+{
+    const char *base = strrchr(path, '/'), *dot;
+    base = base ? base + 1 : path;
+    dot = strrchr(base, '.');
+    return dot && dot > base ? dot : "";
+}
+
+/* -o and --format agree: a name ending in .svg or .png (any case) sets the format, and a
+ * --format that says otherwise is refused; any other extension is refused (a .jpg of SVG bytes
+ * would mislead every viewer); a name without one takes --format, else SVG.  0 or the usage
+ * error's exit code. */
+static int check_format(struct plot_opts *o)
+{
+    const char *ext = extension(o->output);
+    int named = strcasecmp(ext, ".svg") == 0   ? FORMAT_SVG
+                : strcasecmp(ext, ".png") == 0 ? FORMAT_PNG
+                                               : -1;
+    if (*ext && named < 0)
+        return gsvd_cli_usage_error("plot",
+                                    "-o '%s': plot writes SVG or PNG, not '%s'; name the output "
+                                    ".svg or .png",
+                                    o->output, ext);
+    if (named >= 0 && o->format >= 0 && o->format != named)
+        return gsvd_cli_usage_error("plot", "--format %s, but -o '%s' is named %s: make them agree",
+                                    plot_formats[o->format], o->output, ext);
+    if (o->format < 0)
+        o->format = named >= 0 ? named : FORMAT_SVG;
+    return 0;
+}
+
 /* Option values that depend on the subcommand; 0 or a usage error's exit code. */
 static int check_opts(struct plot_opts *o, const char *pcs_arg)
 {
+    int rc;
     if (!o->output)
         return gsvd_cli_usage_error("plot", "missing -o OUT.svg or -o OUT.png");
-    if (o->format < 0) { /* like matplotlib's savefig: the extension decides */
-        size_t n = strlen(o->output);
-        o->format = n >= 4 && strcasecmp(o->output + n - 4, ".png") == 0 ? FORMAT_PNG : FORMAT_SVG;
-    }
+    if ((rc = check_format(o)) != 0)
+        return rc;
     if (o->kind == 0) {
         if (o->order >= 0 || o->max_cells)
             return gsvd_cli_usage_error("plot", "--order and --max-cells are for plot pdist");

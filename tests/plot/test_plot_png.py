@@ -6,7 +6,8 @@ same command (plot/pca_plot.h, plot/heatmap.h), scaled by dpi / 96.  Checked: th
 pHYs follow --dpi; each HapMap3 population's centroid in its legend colour lies within 3 pixels
 (4 at 192 dpi) of where the data puts it, for one panel, --pcs 3,2 and --grid 4; the heatmap's
 blocks decode through the rendered colour bar to the oracle's block means (2% of the range);
-the format follows the extension unless --format says otherwise (as matplotlib's savefig); a
+the format follows the extension (.svg or .png), --format only agrees with it or names the format
+of a name without one, and any other extension is refused (exit 2, no file); a
 500,000-point plot renders (its time is printed) with the three centroids in place; bad
 --format/--dpi values and unwritable outputs exit 2/1 and leave no file.  A build without
 librsvg must refuse png with exit 3 and a message naming GENSVD_PNG (then only that is tested)."""
@@ -122,10 +123,10 @@ def check_heatmap(gensvd, tmp):
 
 
 def check_formats(gensvd, tmp, pcs):
-    """Extension and --format, as matplotlib's savefig: an explicit format wins."""
+    """The name says .svg or .png (any case) or has no extension; --format agrees with it."""
     cases = [("a.png", [], PNG_SIG), ("b.PNG", [], PNG_SIG), ("c.svg", [], b"<?xml"),
-             ("d", [], b"<?xml"), ("e.svg", ["--format", "png"], PNG_SIG),
-             ("f.png", ["--format", "svg"], b"<?xml"), ("g.out", ["--format", "png"], PNG_SIG)]
+             ("d", [], b"<?xml"), ("e.Svg", ["--format", "svg"], b"<?xml"),
+             ("f.png", ["--format", "png"], PNG_SIG), ("g", ["--format", "png"], PNG_SIG)]
     for name, extra, magic in cases:
         out = os.path.join(tmp, name)
         p = pc.run([gensvd, "plot", "pca", pcs, "-o", out] + extra)
@@ -149,6 +150,13 @@ def check_bad(gensvd, tmp, pcs):
     png = os.path.join(out, "x.png")
     bad(gensvd, out, "--format jpeg", ["pca", pcs, "-o", png, "--format", "jpeg"], 2,
         "'jpeg'", "svg, png")
+    for name, extra in (("x.jpg", []), ("x.pdf", ["--format", "png"]), ("x.svg.gz", [])):
+        bad(gensvd, out, f"-o {name} {extra}", ["pca", pcs, "-o", os.path.join(out, name)] +
+            extra, 2, name, ".svg or .png")
+    bad(gensvd, out, "-o x.svg --format png", ["pca", pcs, "-o", os.path.join(out, "x.svg"),
+                                               "--format", "png"], 2, "--format png", "x.svg")
+    bad(gensvd, out, "-o x.png --format svg", ["pca", pcs, "-o", png, "--format", "svg"], 2,
+        "--format svg", "x.png")
     bad(gensvd, out, "--dpi 0", ["pca", pcs, "-o", png, "--dpi", "0"], 2, "--dpi")
     bad(gensvd, out, "--dpi x", ["pca", pcs, "-o", png, "--dpi", "x"], 2, "--dpi")
     bad(gensvd, out, "no such directory", ["pca", pcs, "-o", os.path.join(out, "no", "x.png")],
