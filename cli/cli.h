@@ -111,8 +111,13 @@ struct gsvd_cli_zarr_out {
     int format;        /* 0: not given */
     uint64_t shard[2]; /* --shard; 0: not given */
 };
-/* After parsing: --shard needs --zarr-format 3 (GSVD_EXIT_USAGE, reported); 0 otherwise. */
+/* After parsing: --shard with --zarr-format 2 (GSVD_EXIT_USAGE, reported); 0 otherwise. */
 int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z);
+/* Once the input's Zarr format is known (2 or 3; 0: the command has no Zarr input and writes
+ * format 2 by default): --shard needs a format 3 output, from --zarr-format or else the
+ * input's.  GSVD_OK, or GSVD_EINVAL (exit 2) after reporting the usage error. */
+GSVD_NODISCARD int gsvd_cli_zarr_out_check_input(const char *cmd, const struct gsvd_cli_zarr_out *z,
+                                                 int input_format);
 /* The writer parameters, `input_format` (2 or 3) being the default format. */
 struct gsvd_writer_params gsvd_cli_zarr_out_params(const struct gsvd_cli_zarr_out *z,
                                                    int input_format);

@@ -437,9 +437,27 @@ struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *cmd
 
 int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z)
 {
-    if (z->shard[0] && z->format != 3)
-        return gsvd_cli_usage_error(cmd, "--shard needs --zarr-format 3");
+    if (z->shard[0] && z->format == 2)
+        return gsvd_cli_usage_error(cmd, "--shard needs --zarr-format 3, not 2");
     return 0;
+}
+
+int gsvd_cli_zarr_out_check_input(const char *cmd, const struct gsvd_cli_zarr_out *z,
+                                  int input_format)
+{
+    if (!z->shard[0] || z->format == 3 || (z->format == 0 && input_format == 3))
+        return GSVD_OK;
+    if (input_format == 0)
+        gsvd_cli_usage_error(cmd,
+                             "--shard needs --zarr-format 3 (%s writes Zarr format 2 "
+                             "otherwise)",
+                             cmd);
+    else
+        gsvd_cli_usage_error(cmd,
+                             "--shard needs --zarr-format 3: the output takes the input's "
+                             "Zarr format, and the input is format %d",
+                             input_format);
+    return GSVD_EINVAL;
 }
 
 struct gsvd_writer_params gsvd_cli_zarr_out_params(const struct gsvd_cli_zarr_out *z,

@@ -288,6 +288,8 @@ static int run(struct ld_opts *o, const struct gsvd_cli_common *common)
         o->geno.samples = &samples;
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
+    if (o->output)
+        GSVD_TRY(gsvd_cli_zarr_out_check_input("ldprune", &o->zout, gsvd_tree_format(in.tree)));
     o->geno.n_threads = common->threads;
     o->lp.n_threads = common->threads;
     GSVD_TRY(gsvd_cli_ldprune_mask(&in, &o->geno, &o->lp, &r));

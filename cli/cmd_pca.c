@@ -455,6 +455,8 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, in));
     o->input_format = gsvd_tree_format(in->tree);
+    if (o->output)
+        GSVD_TRY(gsvd_cli_zarr_out_check_input("pca", &o->zout, o->input_format));
     o->geno.n_threads = common->threads;
     GSVD_TRY(gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &o->vmask, &o->smask, samples,
                                   &o->geno));

@@ -582,6 +582,8 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
     o->input_format = gsvd_tree_format(in.tree);
+    if (o->output)
+        GSVD_TRY(gsvd_cli_zarr_out_check_input("pdist", &o->zout, o->input_format));
     o->geno.n_threads = common->threads;
     o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages: centre 0, scale 1 */
     o->geno.missing_error = o->pd.missing == GSVD_PDIST_ERROR;

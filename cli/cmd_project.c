@@ -245,6 +245,8 @@ static int run(struct project_opts *o, const struct gsvd_cli_common *common)
         o->geno.samples = &samples;
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
+    if (o->output)
+        GSVD_TRY(gsvd_cli_zarr_out_check_input("project", &o->zout, gsvd_tree_format(in.tree)));
     o->geno.n_threads = common->threads;
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
     if (gsvd_geno_ploidy(g) != ref.ploidy) {

@@ -207,6 +207,8 @@ static int run(struct related_opts *o, const struct gsvd_cli_common *common)
         o->geno.samples = &samples;
     }
     GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
+    if (o->output)
+        GSVD_TRY(gsvd_cli_zarr_out_check_input("related", &o->zout, gsvd_tree_format(in.tree)));
     o->geno.n_threads = common->threads;
     o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages */
     GSVD_TRY(gsvd_autosomes_apply(in.tree, in.node, o->all_contigs, &au, &o->geno));

@@ -149,7 +149,8 @@ int gsvd_cmd_simulate(int argc, char **argv)
     if (p->n_pops > p->n_samples)
         return gsvd_cli_usage_error("simulate", "more populations (%zu) than samples (%llu)",
                                     p->n_pops, (unsigned long long)p->n_samples);
-    if (gsvd_cli_zarr_out_check("simulate", &o.zout) != 0)
+    if (gsvd_cli_zarr_out_check("simulate", &o.zout) != 0 ||
+        gsvd_cli_zarr_out_check_input("simulate", &o.zout, 0) != GSVD_OK)
         return GSVD_EXIT_USAGE;
     gsvd_cli_common_apply(&o.common);
     if (p->chunk_samples > p->n_samples)

@@ -166,8 +166,8 @@ static const struct gsvd_opt zarr_out[] = {
      GSVD_OPT_FIELD(struct gsvd_cli_zarr_out, shard),
      .arg = "ROWS[,COLS]",
      .parse = parse_shard,
-     .help = "with --zarr-format 3: shards of ROWS x COLS elements\n(COLS defaults to ROWS), "
-             "multiples of the chunks"},
+     .help = "Zarr v3 output (--zarr-format 3, or a v3 input): shards of\nROWS x COLS elements "
+             "(COLS defaults to ROWS), multiples of\nthe chunks"},
 };
 const struct gsvd_opt_group gsvd_opts_zarr_out = {NULL, zarr_out, GSVD_ARRAY_LEN(zarr_out), NULL};
 

@@ -10,6 +10,7 @@
 #include "zarr/writer.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/alloc.h"
@@ -364,6 +365,47 @@ int gsvd_writer_commit_part(gsvd_writer *w)
     return gsvd_store_commit(w->st);
 }
 
+/* With shards asked for: the numeric arrays whose shards each hold a single chunk (the array is
+ * one chunk on the sharded axes, or the shard equals the chunk), for which sharding changes
+ * nothing.  A warning when that is every sharded array of the output (--shard had no effect),
+ * else a detail at -v.  Best effort: a failed allocation only shortens the message. */
+static void report_single_shards(const gsvd_writer *w)
+{
+    struct gsvd_buf names = GSVD_BUF_INIT;
+    size_t n_single = 0, n_grouped = 0;
+    char shard[48];
+
+    if (!w->p.shard[0])
+        return;
+    for (size_t i = 0; i < w->n_arrays; i++) {
+        const gsvd_warray *a = w->arrays[i];
+        if (!a->meta.sharded)
+            continue;
+        if (a->meta.n_inner > 1) {
+            n_grouped++;
+            continue;
+        }
+        if (n_single < 8 && gsvd_buf_printf(&names, "%s%s", n_single ? ", " : "", a->path) < 0)
+            gsvd_buf_clear(&names); /* out of memory: the message goes without names */
+        else if (n_single == 8 && gsvd_buf_puts(&names, ", ...") < 0)
+            gsvd_buf_clear(&names);
+        n_single++;
+    }
+    if (w->p.shard[1] && w->p.shard[1] != w->p.shard[0])
+        snprintf(shard, sizeof shard, "%llu,%llu", (unsigned long long)w->p.shard[0],
+                 (unsigned long long)w->p.shard[1]);
+    else
+        snprintf(shard, sizeof shard, "%llu", (unsigned long long)w->p.shard[0]);
+    if (n_single && !n_grouped)
+        gsvd_log_warn("--shard %s has no effect on this output: every shard of %s holds a "
+                      "single chunk (each array is one chunk, or its chunk is the shard's size)",
+                      shard, names.len ? names.data : "its arrays");
+    else if (n_single)
+        gsvd_log_info("--shard %s: the shards of %s hold a single chunk each", shard,
+                      names.len ? names.data : "some arrays");
+    gsvd_buf_free(&names);
+}
+
 int gsvd_writer_commit(gsvd_writer *w)
 {
     int rc = GSVD_OK;
@@ -387,6 +429,7 @@ int gsvd_writer_commit(gsvd_writer *w)
         GSVD_TRY(gsvd_store_put(w->st, ".zmetadata", zmeta.data, zmeta.len));
     }
     GSVD_TRY(gsvd_store_commit(w->st));
+    report_single_shards(w);
 out:
     gsvd_buf_free(&zmeta);
     return rc;

@@ -12,8 +12,11 @@ the attributes of the v2 .zattrs less _ARRAY_DIMENSIONS, dimension_names equal t
 _ARRAY_DIMENSIONS, and the same root attributes (less "command", which names the run).
 Sharded outputs must be sharded (inner chunks = the v2 chunks).  `gensvd dump` of every array
 must print the same text for the three outputs, and `gensvd info` must say "format v3".
-The default output format follows the input (v3 input -> v3 output), and bad uses (--shard
-without --zarr-format 3, a shard that is no multiple of the chunks, --zarr-format 4) exit 2.
+The default output format follows the input (v3 input -> v3 output), --shard included (no
+--zarr-format 3 needed on a v3 input); --shard whose shards hold one chunk each in every array
+(pca's arrays are one chunk) warns, naming them, and one that groups chunks does not (both read
+from zarr-python's shards and chunks); bad uses (--shard on a v2 input without --zarr-format 3,
+a shard that is no multiple of the chunks, --zarr-format 4) exit 2.
 Exit 77 (skipped) without zarr-python 3.
 """
 
@@ -155,6 +158,24 @@ def main():
             check(os.path.exists(os.path.join(out, "zarr.json")) and
                   not os.path.exists(os.path.join(out, ".zgroup")),
                   "%s on a v3 input writes v3 by default" % cmd[0])
+        # --shard on a v3 input: the output is v3 (sharded) without --zarr-format; a warning
+        # exactly when no sharded array's shard holds more than one chunk (zarr-python says)
+        inp3 = os.path.join(tmp, "input_v3.zarr")  # the input above, as Zarr v3
+        run([gensvd, "simulate", "-m", "300", "-n", "230", "-c", "40,57", "-r", "0.05", "-s",
+             "7", "-t", "2", "-q", "--zarr-format", "3", inp3])
+        for name, cmd in (("pca", ["pca", "-k", "2", "-t", "1", "--shard", "64"]),
+                          ("pdist", ["pdist", "--memory", "2M", "-t", "2", "--shard", "114"])):
+            out = os.path.join(tmp, "shard_default_%s.zarr" % name)
+            p = run([gensvd] + cmd + ["-o", out, inp3])
+            g = zarr.open_group(out, mode="r")
+            sharded = [(k, g[k]) for k in g.array_keys() if g[k].shards is not None]
+            check(g.metadata.zarr_format == 3 and sharded,
+                  "%s --shard on a v3 input writes sharded v3: %s" % (name, sharded))
+            idle = all(tuple(a.shards) == tuple(a.chunks) for _, a in sharded)
+            err = p.stderr.decode()
+            check(("has no effect" in err) == idle and
+                  (not idle or all(k in err for k, _ in sharded[:8])),
+                  "%s --shard: warning iff every shard is one chunk (%s): %s" % (name, idle, err))
         out = os.path.join(tmp, "default_v2.zarr")
         run([gensvd, "pca", "-k", "2", "-q", "-o", out, inp])
         check(os.path.exists(os.path.join(out, ".zgroup")), "pca on a v2 input writes v2")
