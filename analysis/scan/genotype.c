@@ -153,6 +153,31 @@ out:
     return rc;
 }
 
+/* A bool array is never a genotype matrix (VCF Zarr's call_genotype_mask, for one, marks
+ * missing calls): GSVD_EUNSUPPORTED, logged with the genotype array beside a "_mask" one when
+ * the store has it. */
+static int refuse_bool(gsvd_tree *t, const gsvd_geno *g)
+{
+    const char *path = g->arr_path;
+    size_t n = strlen(path), tail = strlen("_mask");
+    char *bare = NULL;
+
+    if (n > tail && strcmp(path + n - tail, "_mask") == 0)
+        bare = gsvd_strndup(path, n - tail);
+    if (bare && gsvd_tree_node_kind(t, bare) == GSVD_NODE_ARRAY)
+        gsvd_log_error("%s: a bool array (a mask), not genotypes; the genotypes are probably "
+                       "%s (--array %s)",
+                       gsvd_array_name(g->arr), bare,
+                       strrchr(bare, '/') ? strrchr(bare, '/') + 1 : bare);
+    else
+        gsvd_log_error("%s: a bool array, not genotypes: give integer calls (variants x "
+                       "samples x ploidy) or a numeric dosage matrix (0/1 values stored as "
+                       "uint8 will do)",
+                       gsvd_array_name(g->arr));
+    gsvd_free(bare);
+    return GSVD_EUNSUPPORTED;
+}
+
 int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params *p,
                    gsvd_geno **out)
 {
@@ -171,8 +196,11 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
     GSVD_TRY(find_array(t, path, p->array, &g->arr_path));
     GSVD_TRY(gsvd_array_open(t, g->arr_path, &g->arr));
     z = gsvd_array_meta(g->arr);
-    if (z->dtype.kind != 'i' && z->dtype.kind != 'u' && z->dtype.kind != 'f' &&
-        z->dtype.kind != 'b') {
+    if (z->dtype.kind == 'b') {
+        rc = refuse_bool(t, g);
+        goto out;
+    }
+    if (z->dtype.kind != 'i' && z->dtype.kind != 'u' && z->dtype.kind != 'f') {
         gsvd_log_error("%s: dtype is not numeric; genotypes must be integers or floats",
                        gsvd_array_name(g->arr));
         rc = GSVD_EUNSUPPORTED;
