@@ -351,9 +351,8 @@ out:
 int gsvd_meta_emit_fill(const struct gsvd_zarray *z, struct gsvd_buf *b)
 {
     const struct gsvd_dtype *dt = &z->dtype;
-    if (dt->kind == 'O') /* zarr-python 2 writes 0 for "" */
-        return z->fill_str && *z->fill_str ? gsvd_json_quote(b, z->fill_str)
-                                           : gsvd_buf_puts(b, "0");
+    if (dt->kind == 'O') /* "" as bio2zarr and zarr-python 3 write it (zarr-python 2 wrote 0) */
+        return gsvd_json_quote(b, z->fill_str ? z->fill_str : "");
     if (!z->has_fill)
         return gsvd_buf_puts(b, "null");
     switch (dt->kind) {

@@ -42,7 +42,9 @@ int gsvd_meta_parse_fill(struct gsvd_zarray *z, const cJSON *root, const char *j
                          const char *where);
 
 /* (meta_fill.c) Append z's fill value to b as JSON text, as zarr-python 2 writes it (NaN and
- * infinities as strings, bytes as base64, UCS-4 as a string).  GSVD_ENOMEM only. */
+ * infinities as strings, bytes as base64, UCS-4 as a string), except strings ('O'): the fill
+ * string quoted, "" by default, as bio2zarr and zarr-python 3 write it (zarr-python 2 wrote 0
+ * for "").  GSVD_ENOMEM only. */
 int gsvd_meta_emit_fill(const struct gsvd_zarray *z, struct gsvd_buf *b);
 
 #endif /* GSVD_ZARR_META_INTERNAL_H */

@@ -11,7 +11,9 @@ index i:
   bool    i % 3 == 0
   ints    (i * 2654435761) mod 2^(8*itemsize), reinterpreted in the dtype (two's complement)
   floats  (i % 1000) * 0.25 - 100.0, except NaN where i % 97 == 5
-`str_*` arrays: 1-D, shape (41,), chunks (10,), dtype |O with a vlen-utf8 filter, value f"s{i}-é".
+`str_*` arrays: 1-D, shape (41,), chunks (10,), dtype |O with a vlen-utf8 filter, value f"s{i}-é";
+their dtype, fill_value, filters and order as bio2zarr writes them (testdata's hapmap3.vcz
+sample_id: fill_value "").
 Compressor per codec: default = blosc with cname zstd; blosc-lz4 / blosc-zlib = blosc with that
 cname; zstd, zlib, gzip, lz4 = that id; none = null.
 Also: explicit dimension_separator, every chunk present, `_ARRAY_DIMENSIONS` in .zattrs (one name
@@ -141,6 +143,10 @@ def check_array(store, name, dt, codec, cgroup, zmeta):
         if not any(isinstance(f, dict) and f.get("id") == "vlen-utf8"
                    for f in (meta.get("filters") or [])):
             probs.append("no vlen-utf8 filter")
+        bio = bio2zarr_string_meta()  # what bio2zarr writes for sample_id
+        for key in ("dtype", "fill_value", "filters", "order"):
+            if meta.get(key) != bio[key]:
+                probs.append("%s %r, bio2zarr writes %r" % (key, meta.get(key), bio[key]))
     else:
         try:
             if np.dtype(meta.get("dtype")) != numpy_dtype(dt):
@@ -201,6 +207,15 @@ def check_array(store, name, dt, codec, cgroup, zmeta):
     except Exception as e:
         probs.append("zarr-python could not read it: %s: %s" % (type(e).__name__, e))
     return probs
+
+
+def bio2zarr_string_meta():
+    """The .zarray of sample_id in testdata's bio2zarr-made HapMap3 store (testdata/README.md):
+    the dtype, fill_value ("") and filters a string array is written with."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, "..", "..", "testdata", "realdata", "hapmap3.vcz", "sample_id",
+                        ".zarray")
+    return read_json(path)
 
 
 def main(argv):
