@@ -401,9 +401,8 @@ static int labels_from_tsv(const char *path, const char *column, const struct gs
         GSVD_TRY(gsvd_buf_printf(&how, "column %zu", k.col + 1));
     else
         GSVD_TRY(gsvd_buf_printf(&how, "column '%s'", f.cell[k.col]));
-    if (f.fid >= 0)
-        gsvd_log_info("%s: FID and IID columns (plink's layout): samples matched by %s", path,
-                      how.data);
+    gsvd_log_info("%s: samples matched by %s%s", path, how.data,
+                  f.fid >= 0 ? " (the file has FID and IID columns, plink's layout)" : "");
     if (k.headerless)
         gsvd_log_info("%s: no header row (its first row names sample %s): every row is a sample",
                       path, f.cell[k.col]);
