@@ -62,6 +62,10 @@ enum gsvd_store_flags {
     GSVD_STORE_READ = 0,
     GSVD_STORE_WRITE = 1u << 0,     /* staged output; the target must not exist... */
     GSVD_STORE_OVERWRITE = 1u << 1, /* ...unless this is set: commit replaces it */
+    GSVD_STORE_PROBE = 1u << 2,     /* with WRITE: open only to check that the output can be
+                                       written (zarr/dest.h), then close without a put: every
+                                       check of a WRITE open runs, nothing at the target changes
+                                       (a remote OVERWRITE keeps the old metadata) */
 };
 
 /* Open the store at `url`: a local path, "file://PATH", "mem:NAME", or (with libcurl)
@@ -70,12 +74,14 @@ enum gsvd_store_flags {
  * (or "zip://" + such a URL), open a read-only zip store (zarr/store_zip.c).  Returns
  * GSVD_OK and a new store (caller owns; close with gsvd_store_close), or
  *   GSVD_ENOTFOUND  (logged) a read store whose directory does not exist,
- *   GSVD_EIO        the staging directory could not be made, or the target exists (WRITE
+ *   GSVD_EIO        (logged) the staging directory could not be made (the parent directory
+ *                   is missing, not a directory or not writable), or the target exists (WRITE
  *                   without OVERWRITE; for remote stores: a .zmetadata, .zgroup, .zarray
- *                   or zarr.json exists under the prefix),
- *   GSVD_EAUTH      (logged) credentials could not be read, or a write store would be
- *                   anonymous,
- *   GSVD_ENET       (logged) the existence check of a remote write store failed,
+ *                   or zarr.json exists under the prefix), or a remote write store's bucket
+ *                   does not exist (HTTP 404 on a listing of one object under the prefix),
+ *   GSVD_EAUTH      (logged) credentials could not be read, a write store would be
+ *                   anonymous, or the server refused a write store's checks (HTTP 401/403),
+ *   GSVD_ENET       (logged) the bucket or existence check of a remote write store failed,
  *   GSVD_ENOTBUILT  a known scheme not compiled in (http, https, gs, s3 without libcurl),
  *   GSVD_EINVAL     an unknown scheme. */
 GSVD_NODISCARD int gsvd_store_open(const char *url, unsigned flags, gsvd_store **out);

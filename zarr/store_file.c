@@ -335,7 +335,8 @@ static int make_staging(struct store_file *fs, const char *parent, const char *n
         if (errno != EEXIST)
             break;
     }
-    gsvd_log_error("%s/%s: cannot create staging directory in %s: %s", parent, name, parent,
+    /* the parent is missing, not a directory, or not writable (EACCES, EROFS): say which */
+    gsvd_log_error("%s: cannot create the output in directory '%s': %s", fs->target, parent,
                    strerror(errno));
     fs->root[0] = '\0';
     fs->owner[0] = '\0';

@@ -105,7 +105,7 @@ int gsvd_store_gcs_open(const char *url, unsigned flags, gsvd_store **out)
     const struct gsvd_remote_params *p = gsvd_store_remote();
     const char *emu = getenv("STORAGE_EMULATOR_HOST");
     char *bucket = NULL, *prefix = NULL, *host = NULL, *token = NULL, *objp = NULL;
-    struct gsvd_buf base = GSVD_BUF_INIT, del = GSVD_BUF_INIT;
+    struct gsvd_buf base = GSVD_BUF_INIT, del = GSVD_BUF_INIT, probe = GSVD_BUF_INIT;
     int rc = GSVD_OK;
 
     *out = NULL;
@@ -151,6 +151,10 @@ int gsvd_store_gcs_open(const char *url, unsigned flags, gsvd_store **out)
         rc = GSVD_ENOMEM;
         goto out;
     }
+    if (flags & GSVD_STORE_WRITE) { /* objects.list of one object: the bucket and the token */
+        GSVD_TRY(gsvd_buf_printf(&probe, "%s?maxResults=1&prefix=", del.data));
+        GSVD_TRY(gsvd_http_encode(&probe, objp, 0));
+    }
     struct gsvd_http_config cfg = {
         .scheme = "gcs",
         .ops = &gsvd_store_gcs_ops,
@@ -164,6 +168,8 @@ int gsvd_store_gcs_open(const char *url, unsigned flags, gsvd_store **out)
         .can_write = token != NULL || (emu && *emu),
         .why_read_only = "writing to gs:// needs an OAuth2 access token: set "
                          "GOOGLE_OAUTH_ACCESS_TOKEN or use --gcs-token-file",
+        .bucket = bucket,
+        .probe_url = probe.data,
     };
     gsvd_log_debug("%s: GCS %s, %s", url, emu && *emu ? "emulator" : "storage.googleapis.com",
                    token ? "bearer token" : "anonymous");
@@ -178,6 +184,7 @@ out:
     gsvd_free(objp);
     gsvd_buf_free(&base);
     gsvd_buf_free(&del);
+    gsvd_buf_free(&probe);
     return rc;
 }
 

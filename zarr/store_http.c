@@ -665,6 +665,8 @@ void gsvd_http_close(gsvd_store *st)
     gsvd_free(h->delete_base);
     gsvd_free(h->object_prefix);
     gsvd_free(h->list_base);
+    gsvd_free(h->bucket);
+    gsvd_free(h->probe_url);
     gsvd_free(h->sigv4);
     free_secret(h->secret);
     free_secret(h->auth_header);
@@ -674,15 +676,37 @@ void gsvd_http_close(gsvd_store *st)
     gsvd_free(h);
 }
 
+/* A write store's bucket must exist and take the credentials, checked by one listing of at
+ * most one object before anything else: a HEAD of a key cannot tell a missing bucket from a
+ * missing key, and a write into a missing bucket would otherwise fail only at its first put,
+ * after the run.  401/403 are reported by outcome(); a 404 of a listing means no bucket. */
+static int check_bucket(struct store_http *h)
+{
+    struct gsvd_buf body = GSVD_BUF_INIT;
+    int rc;
+
+    if (!h->probe_url)
+        return GSVD_OK;
+    rc = gsvd_http_get_url(&h->base, h->probe_url, "(listing)", &body);
+    gsvd_buf_free(&body);
+    if (rc == GSVD_ENOTFOUND) {
+        gsvd_log_error("%s: cannot write the output: bucket '%s' does not exist (HTTP 404)",
+                       h->display, h->bucket ? h->bucket : "?");
+        rc = GSVD_EIO;
+    }
+    return rc;
+}
+
 /* A write store must not overwrite an existing output unless asked; when asked, the old
  * consolidated metadata (.zmetadata, or a v3 root zarr.json) goes first so a half-rewritten
- * output never looks complete. */
+ * output never looks complete (not by a PROBE open, which only checks). */
 static int check_output(struct store_http *h, unsigned flags)
 {
     static const char *const marks[] = {".zmetadata", ".zgroup", ".zarray", "zarr.json"};
     static const char *const complete[] = {".zmetadata", "zarr.json"};
     int rc = GSVD_OK;
 
+    GSVD_TRY(check_bucket(h));
     for (size_t i = 0; i < GSVD_ARRAY_LEN(marks); i++) {
         struct req *r;
         uint64_t size;
@@ -698,6 +722,8 @@ static int check_output(struct store_http *h, unsigned flags)
                            marks[i]);
             return GSVD_EIO;
         }
+        if (flags & GSVD_STORE_PROBE)
+            return GSVD_OK;
         for (size_t j = 0; j < GSVD_ARRAY_LEN(complete); j++) {
             r = gsvd_http_req_new(h, complete[j], M_DELETE);
             if (!r)
@@ -715,6 +741,7 @@ static int check_output(struct store_http *h, unsigned flags)
                       h->display);
         return GSVD_OK;
     }
+out:
     return rc;
 }
 
@@ -738,10 +765,13 @@ int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned flags, gsvd_stor
     h->object_prefix = gsvd_strdup(cfg->object_prefix ? cfg->object_prefix : "");
     h->delete_base = cfg->delete_base ? gsvd_strdup(cfg->delete_base) : NULL;
     h->list_base = gsvd_strdup(cfg->list_base ? cfg->list_base : "");
+    h->bucket = cfg->bucket ? gsvd_strdup(cfg->bucket) : NULL;
+    h->probe_url = cfg->probe_url ? gsvd_strdup(cfg->probe_url) : NULL;
     h->idle = gsvd_calloc(h->p.concurrency + 4, sizeof *h->idle);
     h->active = gsvd_calloc(h->p.concurrency, sizeof *h->active);
     if (!h->display || !h->active || !h->base_url || !h->object_prefix || !h->list_base ||
-        (cfg->delete_base && !h->delete_base) || !h->idle) {
+        (cfg->delete_base && !h->delete_base) || !h->idle || (cfg->bucket && !h->bucket) ||
+        (cfg->probe_url && !h->probe_url)) {
         rc = GSVD_ENOMEM;
         goto out;
     }

@@ -57,6 +57,8 @@ struct store_http {
     char *delete_base;           /* owned or NULL: GCS JSON API object URL prefix */
     char *object_prefix;         /* owned: object-name prefix for delete_base and listings */
     char *list_base;             /* owned: URL the flavour's list op builds on ("" if none) */
+    char *bucket;                /* owned or NULL: the bucket's name, for messages */
+    char *probe_url;             /* owned or NULL: a write store's first request (config) */
     enum gsvd_http_auth auth;
     char *secret;       /* owned; bearer token or "KEY:SECRET"; wiped at close */
     char *auth_header;  /* owned; "Authorization: Bearer ..."; wiped at close */

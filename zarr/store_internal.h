@@ -80,11 +80,16 @@ struct gsvd_http_config {
     const char *sigv4;         /* CURLOPT_AWS_SIGV4, "aws:amz:REGION:s3" */
     int can_write;             /* 1: PUT base/key uploads */
     const char *why_read_only; /* reason shown when a read-only store is opened for writing */
+    const char *bucket;        /* the bucket's name, for messages, or NULL */
+    const char *probe_url;     /* write stores: a GET that needs the bucket and the credentials
+                                  (a listing of at most one object under the prefix), sent
+                                  before anything else: HTTP 404 means no such bucket; or NULL */
 };
 
 /* Open the HTTP engine on cfg (strings copied).  `flags` as for gsvd_store_open; a write store
- * checks that the output does not exist yet (unless OVERWRITE, which deletes the old
- * .zmetadata first so a half-rewritten output never looks complete).  Caller owns *out. */
+ * first sends cfg->probe_url (the bucket exists and the credentials are good), then checks
+ * that the output does not exist yet (unless OVERWRITE, which deletes the old .zmetadata first
+ * so a half-rewritten output never looks complete; not with PROBE).  Caller owns *out. */
 GSVD_NODISCARD int gsvd_http_open(const struct gsvd_http_config *cfg, unsigned flags,
                                   gsvd_store **out);
 

@@ -281,7 +281,7 @@ int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out)
     const struct gsvd_remote_params *p = gsvd_store_remote();
     char *bucket = NULL, *prefix = NULL, *region = NULL, *userpwd = NULL, *sigv4 = NULL;
     char *objp = NULL;
-    struct gsvd_buf base = GSVD_BUF_INIT, lbase = GSVD_BUF_INIT;
+    struct gsvd_buf base = GSVD_BUF_INIT, lbase = GSVD_BUF_INIT, probe = GSVD_BUF_INIT;
     struct creds c = {0};
     int rc = GSVD_OK;
 
@@ -294,6 +294,10 @@ int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out)
     if (!objp) {
         rc = GSVD_ENOMEM;
         goto out;
+    }
+    if (flags & GSVD_STORE_WRITE) { /* ListObjectsV2 of one key: the bucket and the signature */
+        GSVD_TRY(gsvd_buf_printf(&probe, "%s/?list-type=2&max-keys=1&prefix=", lbase.data));
+        GSVD_TRY(gsvd_http_encode(&probe, objp, 0));
     }
     if (!p->no_sign_request) {
         GSVD_TRY(find_creds(url, &c));
@@ -329,6 +333,8 @@ int gsvd_store_s3_open(const char *url, unsigned flags, gsvd_store **out)
         .sigv4 = sigv4,
         .can_write = !p->no_sign_request,
         .why_read_only = "--no-sign-request makes anonymous requests, which cannot write",
+        .bucket = bucket,
+        .probe_url = probe.data,
     };
     rc = gsvd_http_open(&cfg, flags, out);
 out:
@@ -341,6 +347,7 @@ out:
     gsvd_free(objp);
     gsvd_buf_free(&base);
     gsvd_buf_free(&lbase);
+    gsvd_buf_free(&probe);
     return rc;
 }
 
