@@ -122,6 +122,14 @@ GSVD_NODISCARD int gsvd_cli_zarr_out_check_input(const char *cmd, const struct g
 struct gsvd_writer_params gsvd_cli_zarr_out_params(const struct gsvd_cli_zarr_out *z,
                                                    int input_format);
 
+/* Check a command's outputs before it reads any input (zarr/dest.h): the Zarr output `zarr`
+ * (-o; NULL: none) and the plain files files[0..] (up to a NULL entry; `files` may be NULL),
+ * each may exist only with `force` (plain files: `files_force`).  In a distributed run rank 0
+ * checks and every rank returns the verdict (gsvd_comm_agree; call on every rank).  Errors
+ * are logged; returns a gsvd_err (GSVD_EIO for an output that exists or cannot be created). */
+GSVD_NODISCARD int gsvd_cli_check_outputs(const char *zarr, int force, const char *const *files,
+                                          int files_force);
+
 /* Open INPUT (path or URL; `array` from --array, may be NULL, is joined to the node).
  * Errors are logged; returns a gsvd_err. */
 GSVD_NODISCARD int gsvd_cli_open_input(const char *input, const char *array,

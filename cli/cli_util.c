@@ -17,6 +17,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "zarr/dest.h"
 
 int gsvd_cli_exit_code(int rc)
 {
@@ -458,6 +459,22 @@ int gsvd_cli_zarr_out_check_input(const char *cmd, const struct gsvd_cli_zarr_ou
                              "Zarr format, and the input is format %d",
                              input_format);
     return GSVD_EINVAL;
+}
+
+int gsvd_cli_check_outputs(const char *zarr, int force, const char *const *files, int files_force)
+{
+    gsvd_comm *world = gsvd_cli_world();
+    int rc = GSVD_OK;
+
+    /* rank 0 alone: it writes every output of a distributed run, and the staging directories
+     * of ranks on other hosts would look stale to each other (zarr/store_file.c) */
+    if (gsvd_comm_rank(world) == 0) {
+        if (zarr)
+            rc = gsvd_dest_check(zarr, force);
+        for (size_t i = 0; rc == GSVD_OK && files && files[i]; i++)
+            rc = gsvd_dest_check_file(files[i], files_force);
+    }
+    return gsvd_comm_agree(world, rc, NULL);
 }
 
 struct gsvd_writer_params gsvd_cli_zarr_out_params(const struct gsvd_cli_zarr_out *z,

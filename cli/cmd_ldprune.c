@@ -283,6 +283,7 @@ static int run(struct ld_opts *o, const struct gsvd_cli_common *common)
     struct gsvd_ldprune_result r = {0};
     int rc = GSVD_OK;
 
+    GSVD_TRY(gsvd_cli_check_outputs(o->output, o->force, NULL, 0)); /* before any input */
     if (o->samples_file) {
         GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
         o->geno.samples = &samples;

@@ -422,6 +422,23 @@ static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params
     return gsvd_geno_restrict(g, a, b);
 }
 
+/* -o and --plink's two files, before any input is read: each may exist only with --force. */
+static int check_outputs(const struct pca_opts *o)
+{
+    char *vec = o->plink ? gsvd_asprintf("%s.eigenvec", o->plink) : NULL;
+    char *val = o->plink ? gsvd_asprintf("%s.eigenval", o->plink) : NULL;
+    const char *files[] = {vec, val, NULL};
+    int rc;
+
+    if (o->plink && (!vec || !val)) /* every rank learns of it (gsvd_cli_check_outputs does) */
+        rc = gsvd_comm_agree(gsvd_cli_world(), GSVD_ENOMEM, NULL);
+    else
+        rc = gsvd_cli_check_outputs(o->output, o->force, o->plink ? files : NULL, o->force);
+    gsvd_free(vec);
+    gsvd_free(val);
+    return rc;
+}
+
 /* Everything before the analysis: backend, input, genotype handle, this rank's part, plan. */
 static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_comm *world,
                  struct gsvd_cli_input *in, struct gsvd_strlist *samples, gsvd_geno **g,
@@ -507,7 +524,9 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     const struct gsvd_strlist *ids;
     int rc;
 
-    rc = setup(o, common, world, &in, &samples, &g, &be);
+    rc = check_outputs(o); /* agreed on by every rank */
+    if (rc == GSVD_OK)
+        rc = setup(o, common, world, &in, &samples, &g, &be);
     if (world) /* one rank's bad start (say, a store it cannot reach) stops every rank */
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)

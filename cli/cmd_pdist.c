@@ -638,6 +638,9 @@ int gsvd_cmd_pdist(int argc, char **argv)
         if (first < argc)
             return gsvd_cli_usage_error("pdist", "--finalize OUT takes no INPUT");
         gsvd_cli_common_apply(&o.common);
+        /* OUT before the parts are read: it may exist only with --force */
+        if ((rc = gsvd_cli_check_outputs(o.finalize, o.force, NULL, 0)) < 0)
+            return gsvd_cli_exit_code(rc);
         /* pair-list parts (--min-kinship) have pair_i; square parts have distance */
         rc = gsvd_pdist_parts_have_array(o.finalize, "pair_i");
         if (rc > 0)
@@ -694,6 +697,10 @@ int gsvd_cmd_pdist(int argc, char **argv)
         if (simd && strcmp(simd, "scalar") == 0)
             o.pd.simd = GSVD_PDIST_SIMD_SCALAR;
     }
+    /* -o before any input is read; with --part (and ranks writing parts) OUT is where the
+     * parts end up, so an existing OUT needs --force already here, not only at --finalize */
+    if ((rc = gsvd_cli_check_outputs(o.output, o.force, NULL, 0)) < 0)
+        return gsvd_cli_exit_code(rc);
     o.command = gsvd_cli_command_line(argc, argv);
     {
         gsvd_comm *w = gsvd_cli_world();
@@ -714,6 +721,9 @@ int gsvd_cmd_pdist(int argc, char **argv)
     if (o.pd.n_parts) {
         o.part_output = gsvd_pdist_parts_path(o.output, o.pd.part, o.pd.n_parts);
         rc = o.part_output ? gsvd_pdist_parts_prepare(o.output) : GSVD_ENOMEM;
+        if (rc == GSVD_OK && !o.rank_parts) /* a job array's part (one process): the parts
+                                                directory may be another's; a part is replaced */
+            rc = gsvd_cli_check_outputs(o.part_output, 1, NULL, 0);
         if (rc < 0) {
             gsvd_free(o.part_output);
             gsvd_free(o.command);

@@ -393,7 +393,13 @@ int gsvd_cmd_plot(int argc, char **argv)
                        o.output);
         return gsvd_cli_exit_code(GSVD_ENOTBUILT);
     }
-    rc = gsvd_cli_open_input(o.input, NULL, &in);
+    {
+        /* the picture's directory before any input is read; an existing picture is replaced */
+        const char *files[] = {o.output, NULL};
+        rc = gsvd_cli_check_outputs(NULL, 0, files, 1);
+    }
+    if (rc == GSVD_OK)
+        rc = gsvd_cli_open_input(o.input, NULL, &in);
     if (rc == GSVD_OK)
         rc = o.kind == 0 ? run_pca(&o, &in) : run_pdist(&o, &in);
     gsvd_cli_close_input(&in);

@@ -222,6 +222,7 @@ static int run(struct project_opts *o, const struct gsvd_cli_common *common)
     uint64_t vs, ve;
     int rc = GSVD_OK;
 
+    GSVD_TRY(gsvd_cli_check_outputs(o->output, o->force, NULL, 0)); /* before any input */
     GSVD_TRY(gsvd_cli_open_input(o->pcs, NULL, &pin));
     GSVD_TRY(gsvd_pca_model_read(pin.tree, pin.node, 1, &ref));
     if (ref.vids.n != ref.m) {

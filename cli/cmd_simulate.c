@@ -166,6 +166,10 @@ int gsvd_cmd_simulate(int argc, char **argv)
                 "simulate", "--shard must be a multiple of the chunks %llu,%llu",
                 (unsigned long long)p->chunk_variants, (unsigned long long)p->chunk_samples);
     }
+    /* as every command that writes, although nothing is read before the writer opens: the
+     * same check, message and exit status */
+    if ((rc = gsvd_cli_check_outputs(argv[first], p->overwrite, NULL, 0)) < 0)
+        return gsvd_cli_exit_code(rc);
     cmdline = gsvd_cli_command_line(argc, argv);
     p->command = cmdline;
     p->n_threads = o.common.threads;

@@ -326,8 +326,8 @@ int gsvd_king_parts_finalize(const char *out, int force)
 
     GSVD_TRY(gsvd_pdist_parts_find(out, &n_parts));
     if (lstat(out, &sb) == 0 && !force) {
-        gsvd_log_error("%s: exists (use --force to replace it)", out);
-        rc = GSVD_EINVAL;
+        gsvd_log_error("%s: output exists (remove it, or overwrite it with --force)", out);
+        rc = GSVD_EIO;
         goto out;
     }
     GSVD_TRY(gather(out, n_parts, &attrs, &ids, &bands, &nb));

@@ -15,9 +15,9 @@ GSVD_EXTERN_C_BEGIN
 
 /* Join the parts of OUT.  GSVD_OK; GSVD_ENOTFOUND (no parts), GSVD_EINCONSIST (a part missing,
  * parts of different runs or options, a band missing or in two parts: named), GSVD_EFORMAT (a
- * part's arrays or attributes are not a pair list's: named), GSVD_EINVAL (OUT exists and
- * !force), GSVD_EIO, GSVD_ENOMEM; each logged.  On failure the parts are left as they were, so
- * it can run again once the cause is fixed. */
+ * part's arrays or attributes are not a pair list's: named), GSVD_EIO (OUT exists and
+ * !force, or a write failed), GSVD_ENOMEM; each logged.  On failure the parts are left as they
+ * were, so it can run again once the cause is fixed. */
 GSVD_NODISCARD int gsvd_king_parts_finalize(const char *out, int force);
 
 GSVD_EXTERN_C_END

@@ -441,8 +441,8 @@ int gsvd_pdist_parts_finalize(const char *out, int force)
         return GSVD_ENOMEM;
     GSVD_TRY(gsvd_pdist_parts_find(out, &n));
     if (exists(out) && !force) {
-        gsvd_log_error("%s: exists (use --force to replace it)", out);
-        rc = GSVD_EINVAL;
+        gsvd_log_error("%s: output exists (remove it, or overwrite it with --force)", out);
+        rc = GSVD_EIO;
         goto out;
     }
     GSVD_TRY(check_agree(dir, n));

@@ -39,8 +39,8 @@ GSVD_NODISCARD int gsvd_pdist_parts_have_array(const char *out, const char *name
 void gsvd_pdist_parts_drop_command(struct gsvd_buf *b);
 
 /* Gather the parts into OUT.  GSVD_OK; GSVD_ENOTFOUND (no parts), GSVD_EINCONSIST (a part
- * missing, parts of different runs or options, a chunk missing or written twice), GSVD_EINVAL
- * (OUT exists and !force), GSVD_EIO, GSVD_ENOMEM; each logged with what to do.  Running it
+ * missing, parts of different runs or options, a chunk missing or written twice), GSVD_EIO
+ * (OUT exists and !force, or a move failed), GSVD_ENOMEM; each logged with what to do.  Running it
  * again after a failure continues where it stopped. */
 GSVD_NODISCARD int gsvd_pdist_parts_finalize(const char *out, int force);
 
