@@ -130,3 +130,39 @@ def same_exact_pca(name, gensvd, local, remote, env, ok_what=None, equal_what="l
             outs.append(o)
         check(f"{name}: pca --method exact equals {equal_what}",
               outs[0] == outs[1] and len(outs[0]) > 0)
+
+
+def broken_copy(src, dst):
+    """Copy store src to dst with every chunk (every file but the metadata documents) replaced
+    by bytes no codec accepts: a command that reads any chunk of it fails.  Returns dst."""
+    import shutil
+    shutil.copytree(src, dst)
+    for dirpath, _, files in os.walk(dst):
+        for f in files:
+            if not f.startswith(".z") and f != "zarr.json":
+                with open(os.path.join(dirpath, f), "wb") as fh:
+                    fh.write(b"not a chunk")
+    return dst
+
+
+def writing_commands(broken):
+    """(name, args(out), reads input) of every command that writes a Zarr output, on the
+    broken store (broken_copy): args(out) is the command line writing to out."""
+    return [
+        ("pca", lambda out: ["pca", "-q", "-k", "2", broken, "-o", out], True),
+        ("pdist", lambda out: ["pdist", "-q", broken, "-o", out], True),
+        ("pdist-pairs", lambda out: ["pdist", "-q", "-m", "king", "--min-kinship", "0.1", broken,
+                                     "-o", out], True),
+        ("ldprune", lambda out: ["ldprune", "-q", "--window", "5", broken, "-o", out], True),
+        ("related", lambda out: ["related", "-q", broken, "-o", out], True),
+        ("project", lambda out: ["project", "-q", "--pcs", broken, broken, "-o", out], True),
+        ("simulate", lambda out: ["simulate", "-q", "-m", "10", "-n", "4", "-K", "2", out], False),
+    ]
+
+
+def fails_on_output(name, gensvd, args, env, want):
+    """args exits 1 with `want` in its stderr (an output error, so before the broken input was
+    read) and without a chunk error."""
+    rc, _, err = run(gensvd, args, env)
+    check(name, rc == 1 and want in err and "blosc" not in err and "chunk" not in err,
+          f"exit {rc}: {err}")

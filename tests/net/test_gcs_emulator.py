@@ -59,6 +59,34 @@ def upload(url, local, prefix):
             urllib.request.urlopen(req, timeout=10).read()
 
 
+def outputs_checked_first(gensvd, env, local, td, url):
+    """Every gs:// output is checked before the input is read: the input's chunks are all
+    garbage, so an output error proves the order.  Nothing is written by a failed check."""
+    import json
+    broken = netlib.broken_copy(local, os.path.join(td, "broken", STORE))
+
+    def names(prefix):
+        with urllib.request.urlopen(f"{url}/storage/v1/b/{BUCKET}/o?prefix={prefix}",
+                                    timeout=10) as r:
+            return sorted(o["name"] for o in json.load(r).get("items", []))
+    cmds = netlib.writing_commands(broken)
+    out = f"gs://{BUCKET}/checked/exists.zarr"
+    rc, _, err = run(gensvd, ["simulate", out, "-m", "10", "-n", "4", "-K", "2"], env)
+    expect_ok("gcs simulate for an existing output", rc, err)
+    before = names("checked/")
+    for name, args, _ in cmds:
+        netlib.fails_on_output(f"gcs {name}: missing bucket", gensvd,
+                               args(f"gs://no-such-bucket/{name}.zarr"), env,
+                               "bucket 'no-such-bucket' does not exist")
+        netlib.fails_on_output(f"gcs {name}: existing output", gensvd, args(out), env,
+                               "output exists")
+        netlib.fails_on_output(f"gcs {name}: anonymous", gensvd,
+                               args(f"gs://{BUCKET}/checked/{name}.zarr"),
+                               {"STORAGE_EMULATOR_HOST": ""}, "token")
+    check("gcs failed checks: nothing written, the existing output untouched",
+          names("checked/") == before, f"{names('checked/')}")
+
+
 def main():
     gensvd, testdata = sys.argv[1], sys.argv[2]
     local = os.path.join(testdata, "zarr", "v2py", STORE)
@@ -118,6 +146,7 @@ def main():
             rc, _, err = run(gensvd, ["pca", local, "-o", "gs://b/x.zarr"],
                              {"STORAGE_EMULATOR_HOST": ""})
             check("gcs anonymous write refused", rc == 1 and "token" in err, f"exit {rc}: {err}")
+            outputs_checked_first(gensvd, tenv, local, td, url)
         finally:
             proc.terminate()
             proc.wait(timeout=10)

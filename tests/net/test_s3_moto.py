@@ -77,6 +77,46 @@ def setup(url, local, local_v3, extra=()):
     return key["AccessKeyId"], key["SecretAccessKey"]
 
 
+def outputs_checked_first(gensvd, env, local, td, url, secret):
+    """Every s3:// output is checked before the input is read: the input's chunks are all
+    garbage, so an output error proves the order.  Nothing is written by a failed check."""
+    import boto3
+    broken = netlib.broken_copy(local, os.path.join(td, "broken", STORE))
+    bad = dict(env, AWS_SECRET_ACCESS_KEY="wrong" + secret[5:])
+    cmds = netlib.writing_commands(broken)
+    for name, args, _ in cmds:
+        out = f"s3://no-such-bucket/{name}.zarr"
+        netlib.fails_on_output(f"s3 {name}: missing bucket", gensvd, args(out), env,
+                               "bucket 'no-such-bucket' does not exist")
+        out = f"s3://{BUCKET}/checked/{name}.zarr"
+        netlib.fails_on_output(f"s3 {name}: wrong secret", gensvd, args(out), bad, "HTTP 403")
+    # an existing output: found before the input is read, and left as it was
+    out = f"s3://{BUCKET}/checked/exists.zarr"
+    rc, _, err = run(gensvd, ["simulate", out, "-m", "10", "-n", "4", "-K", "2"], env)
+    expect_ok("s3 simulate for an existing output", rc, err)
+    kw = dict(endpoint_url=url, region_name="us-east-1",
+              aws_access_key_id=env["AWS_ACCESS_KEY_ID"],
+              aws_secret_access_key=env["AWS_SECRET_ACCESS_KEY"])
+    s3 = boto3.client("s3", **kw)
+
+    def keys(prefix):
+        r = s3.list_objects_v2(Bucket=BUCKET, Prefix=prefix)
+        return sorted((o["Key"], o["ETag"]) for o in r.get("Contents", []))
+    before = keys("checked/exists.zarr/")
+    for name, args, reads in cmds:
+        netlib.fails_on_output(f"s3 {name}: existing output", gensvd, args(out), env,
+                               "output exists")
+        if not reads:
+            continue
+        # --force passes the check (the old metadata stays until the real open): the input fails
+        rc, _, err = run(gensvd, args(out) + ["--force"], env)
+        check(f"s3 {name}: --force passes the check, the broken input fails",
+              rc == 1 and "output exists" not in err and "bucket" not in err, f"exit {rc}: {err}")
+    check("s3 existing output: untouched by the checks", keys("checked/exists.zarr/") == before)
+    check("s3 failed checks: nothing written", keys("checked/") == before,
+          f"{keys('checked/')}")
+
+
 def main():
     gensvd, testdata = sys.argv[1], sys.argv[2]
     local = os.path.join(testdata, "zarr", "v2py", STORE)
@@ -179,6 +219,7 @@ def main():
                 check("s3 existing v3 output: exit 1", rc == 1 and "exists" in err, err)
                 rc, _, err = run(gensvd, v3 + ["-f"], env)
                 expect_ok("s3 existing v3 output with --force", rc, err)
+            outputs_checked_first(gensvd, env, local, td, url, secret)
             # a run that fails before .zmetadata reports what it left behind
             rc, _, err = run(gensvd, ["pca", "-k", "3", local, "-o", f"s3://{BUCKET}/partial.zarr"],
                              env)

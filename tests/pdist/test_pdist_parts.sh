@@ -4,7 +4,8 @@
 # (checked against scipy by pdist_scipy / pdist_engine), with one band or --memory bands, for
 # the bit-plane and generic kernels; a finalize with a part missing names it and leaves nothing;
 # parts of different options are refused; a finalize that failed half-way can be run again;
-# bad uses of --part are usage errors.
+# an existing OUT needs --force (at --part and at --finalize); bad uses of --part are usage
+# errors.
 set -u
 G=$1
 # shellcheck source=tests/testlib.sh
@@ -58,11 +59,17 @@ check "mixed options: exit 1" test $? = 1
 check "mixed options: says which part differs" grep -q "part 2's .zattrs differs" "$T/x.err"
 check "mixed options: no output" test ! -e "$T/x.zarr"
 
-# an existing OUT needs --force
-"$G" pdist --device cpu "$T/s.vcz" -m ibs -q --part 1/1 -o "$T/one.zarr"
+# an existing OUT needs --force: already at --part (before any work: the finalize would refuse
+# it), and at --finalize
+"$G" pdist --device cpu "$T/s.vcz" -m ibs -q --part 1/1 -o "$T/one.zarr" 2>"$T/p.err"
+check "existing output, --part: exit 1" test $? = 1
+check "existing output, --part: message" grep -q 'one.zarr: output exists' "$T/p.err"
+check "existing output, --part: no parts" test ! -e "$T/one.zarr.gensvd-parts"
+"$G" pdist --device cpu "$T/s.vcz" -m ibs -q --part 1/1 -o "$T/one.zarr" -f
+check "existing output, --part --force: exit 0" test $? = 0
 "$G" pdist --device cpu --finalize "$T/one.zarr" 2>"$T/f.err"
-check "existing output: exit" test $? = 2
-check "existing output: message" grep -q 'exists (use --force' "$T/f.err"
+check "existing output: exit" test $? = 1
+check "existing output: message" grep -q 'one.zarr: output exists' "$T/f.err"
 "$G" pdist --device cpu --finalize "$T/one.zarr" -f -q
 check "existing output --force: exit 0" test $? = 0
 

@@ -11,7 +11,8 @@ list, analysis/pdist/king_parts.h), on simulated families with planted relatives
     is among them;
   - a missing part: --finalize exits 1 naming it, and succeeds once the part has run; a part
     of a run with other bands (a much smaller --memory): exit 1 naming the rows no part covers;
-    an existing OUT without --force: exit 2; --part with --zarr-format 3: exit 2.
+    an existing OUT without --force: exit 1 (at --part and at --finalize); --part with
+    --zarr-format 3: exit 2.
 Usage: test_king_parts.py GENSVD
 """
 import importlib.util
@@ -132,10 +133,18 @@ def main():
               "in no part's bands" in r.stderr or "in two parts' bands" in r.stderr, r.stderr)
         shutil.rmtree(out + ".gensvd-parts")
 
-        r = run([GENSVD, "pdist", "--finalize", os.path.join(tmp, "one0.04.zarr")], code=1)
-        parts(sim, os.path.join(tmp, "one0.04.zarr"), 0.04, (1, 2, 3), *mem)
-        r = run([GENSVD, "pdist", "--finalize", os.path.join(tmp, "one0.04.zarr")], code=2)
-        check("finalize onto an existing OUT without --force: exit 2", "--force" in r.stderr)
+        # an existing OUT needs --force at --part already (before any work) and at --finalize
+        one = os.path.join(tmp, "one0.04.zarr")
+        r = run([GENSVD, "pdist", "--finalize", one], code=1)
+        r = run([GENSVD, "pdist", sim, "-m", "king", "--min-kinship", "0.04", "--part", "1/3",
+                 "-o", one], code=1)
+        check("--part onto an existing OUT without --force: exit 1, no part",
+              "output exists" in r.stderr and not os.path.exists(one + ".gensvd-parts"),
+              r.stderr)
+        parts(sim, one, 0.04, (1, 2, 3), *mem, "--force")
+        r = run([GENSVD, "pdist", "--finalize", one], code=1)
+        check("finalize onto an existing OUT without --force: exit 1",
+              "output exists" in r.stderr and "--force" in r.stderr, r.stderr)
         r = run([GENSVD, "pdist", sim, "-m", "king", "--min-kinship", "0.1", "--part", "1/2",
                  "-o", os.path.join(tmp, "v3.zarr"), "--zarr-format", "3"], code=2)
         check("--part --zarr-format 3: exit 2", "Zarr v2 parts" in r.stderr, r.stderr)
