@@ -84,7 +84,7 @@ static const struct gsvd_opt out_options[] = {
      .arg = "PREFIX",
      .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
      .help = "PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n(s^2 / variants used), "
-             "as plink2 --pca writes them"},
+             "as plink2 --pca writes them (existing\nfiles: --force)"},
     {.name = "loadings",
      .type = GSVD_OPT_FLAG,
      PCA(want_loadings),

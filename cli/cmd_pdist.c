@@ -213,7 +213,8 @@ static const struct gsvd_opt layout_options[] = {
      .parse = parse_part,
      .help = "compute only part I of N of the pairs (a job array without\nMPI) into "
              "OUT.gensvd-parts/ (needs -o OUT, a local or shared\npath, and the square layout "
-             "or --min-kinship); start every\npart with the same input and options"},
+             "or --min-kinship); start every\npart with the same input and options (an existing "
+             "OUT:\n--force, here and at --finalize)"},
     {.name = "finalize",
      .type = GSVD_OPT_STRING,
      PD(finalize),
