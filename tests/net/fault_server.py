@@ -3,9 +3,10 @@
 fault soak of the reliability issue).  Python stdlib only.
 
 Built on mock_http_server.py's files-under-a-root server (GET/HEAD with single Range): PUT
-writes the object (a temporary file and a rename, so a reader never sees half of it) and DELETE
-removes it, so it also serves as a path-style S3 endpoint for writes (signatures are not
-checked).  Every request, of any key, fails with probability `rate` (seeded), with one of:
+writes the object (a temporary file and a rename, so a reader never sees half of it), DELETE
+removes it, and a ListObjectsV2 of a top-level directory (GET /BUCKET/?list-type=2&prefix=P
+&max-keys=N, no delimiter: the check a write store makes first) lists the files under it, so it
+also serves as a path-style S3 endpoint for writes (signatures are not checked).  Every request, of any key, fails with probability `rate` (seeded), with one of:
 
   503, 500     an error status
   429          429 with Retry-After: 1
@@ -24,6 +25,8 @@ import struct
 import tempfile
 import threading
 import time
+from urllib.parse import parse_qs, urlsplit
+from xml.sax.saxutils import escape
 
 from mock_http_server import Handler, MockServer
 
@@ -53,16 +56,39 @@ class FaultHandler(Handler):
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.close_connection = True
 
+    def _listing(self):
+        """The ListObjectsV2 answer to GET /BUCKET/?list-type=2 (prefix, max-keys; no
+        delimiter) when BUCKET is a directory under the root, else None."""
+        q = parse_qs(urlsplit(self.path).query, keep_blank_values=True)
+        full, rel = self._path()
+        if q.get("list-type") != ["2"] or "delimiter" in q or full is None \
+                or not os.path.isdir(full) or "/" in rel.strip("/"):
+            return None
+        prefix, n = q.get("prefix", [""])[0], int(q.get("max-keys", ["1000"])[0])
+        keys = sorted(os.path.relpath(os.path.join(d, f), full)
+                      for d, _, fs in os.walk(full) for f in fs if not f.startswith(".put-"))
+        keys = [k for k in keys if k.startswith(prefix)]
+        items = "".join(f"<Contents><Key>{escape(k)}</Key></Contents>" for k in keys[:n])
+        return (f'<?xml version="1.0" encoding="UTF-8"?><ListBucketResult>'
+                f"<Name>{escape(rel.strip('/'))}</Name><Prefix>{escape(prefix)}</Prefix>"
+                f"<KeyCount>{min(n, len(keys))}</KeyCount><MaxKeys>{n}</MaxKeys>"
+                f"<IsTruncated>{'true' if len(keys) > n else 'false'}</IsTruncated>{items}"
+                f"</ListBucketResult>").encode()
+
     def do_GET(self):
         kind = self._fault()
         if kind in ("503", "500", "429"):
             return self._status_fault(kind)
+        listing = self._listing()
         if kind in ("reset", "truncate", "stall"):
             full, _ = self._path()
-            if full is None or not os.path.isfile(full):
+            if listing is not None:
+                data = listing
+            elif full is None or not os.path.isfile(full):
                 return self._send(404, b"not found\n")
-            with open(full, "rb") as f:
-                data = f.read()
+            else:
+                with open(full, "rb") as f:
+                    data = f.read()
             self.send_response(200)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
@@ -78,6 +104,8 @@ class FaultHandler(Handler):
             return
         with self.server.lock:
             self.server.stats["get_ok"] += 1
+        if listing is not None:
+            return self._send(200, listing, [("Content-Type", "application/xml")])
         # the parent's GET (mode "normal": no scripted faults), Range included
         Handler.do_GET(self)
 
