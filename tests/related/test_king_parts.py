@@ -122,7 +122,10 @@ def main():
         check("finalize after the missing part ran: the one-process output",
               files(out) == files(os.path.join(tmp, "one0.04.zarr")))
         r = run([GENSVD, "pdist", "--finalize", out], code=1)
-        check("finalize again: no parts left", "no parts" in r.stderr, r.stderr)
+        check("finalize again: OUT exists (checked first)", "output exists" in r.stderr,
+              r.stderr)
+        r = run([GENSVD, "pdist", "--finalize", out, "--force"], code=1)
+        check("finalize again with --force: no parts left", "no parts" in r.stderr, r.stderr)
 
         # a part of another band plan: its rows do not tile with the others'
         out = os.path.join(tmp, "mixed.zarr")
