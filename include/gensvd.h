@@ -74,13 +74,13 @@ extern "C" {
 /* ---- version ------------------------------------------------------------------------------ */
 
 #define GENSVD_VERSION_MAJOR 0
-#define GENSVD_VERSION_MINOR 2
+#define GENSVD_VERSION_MINOR 1
 #define GENSVD_VERSION_PATCH 0
-#define GENSVD_VERSION_STRING "0.2.0"
+#define GENSVD_VERSION_STRING "0.1.0"
 #define GENSVD_VERSION_NUMBER                                                                      \
     (GENSVD_VERSION_MAJOR * 10000 + GENSVD_VERSION_MINOR * 100 + GENSVD_VERSION_PATCH)
 
-/* The version of the library linked at run time: "0.2.0" (static), and as a number. */
+/* The version of the library linked at run time: "0.1.0" (static), and as a number. */
 GENSVD_API const char *gensvd_version(void);
 GENSVD_API unsigned gensvd_version_number(void);
 
