@@ -17,6 +17,7 @@
 #include "common/buf.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/parse.h"
 #include "zarr/dest.h"
 
 int gsvd_cli_exit_code(int rc)
@@ -49,108 +50,22 @@ int gsvd_cli_usage_error(const char *cmd, const char *fmt, ...)
 
 int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix, uint64_t *out)
 {
-    char *end = NULL;
-    unsigned long long v;
-    uint64_t mult = 1;
-
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-        return GSVD_EINVAL;
-    errno = 0;
-    v = strtoull(s, &end, 10);
-    if (errno || end == s)
-        return GSVD_EINVAL;
-    if (suffix && *end) {
-        switch (*end) {
-        case 'k':
-        case 'K':
-            mult = 1000;
-            break;
-        case 'm':
-        case 'M':
-            mult = 1000000;
-            break;
-        case 'g':
-        case 'G':
-            mult = 1000000000;
-            break;
-        default:
-            return GSVD_EINVAL;
-        }
-        end++;
-    }
-    if (*end || (v && mult > UINT64_MAX / v))
-        return GSVD_EINVAL;
-    v *= mult;
-    if (v < lo || v > hi)
-        return GSVD_EINVAL;
-    *out = v;
-    return GSVD_OK;
+    return gsvd_parse_uint(s, lo, hi, suffix, out);
 }
 
 int gsvd_cli_parse_size(const char *s, uint64_t *out)
 {
-    char *end = NULL;
-    double v;
-    double mult = 1;
-
-    if (!s || !*s || *s == '-')
-        return GSVD_EINVAL;
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v < 0)
-        return GSVD_EINVAL;
-    switch (*end) {
-    case '\0':
-        break;
-    case 'k':
-    case 'K':
-        mult = 1024.0;
-        break;
-    case 'm':
-    case 'M':
-        mult = 1024.0 * 1024;
-        break;
-    case 'g':
-    case 'G':
-        mult = 1024.0 * 1024 * 1024;
-        break;
-    case 't':
-    case 'T':
-        mult = 1024.0 * 1024 * 1024 * 1024;
-        break;
-    default:
-        return GSVD_EINVAL;
-    }
-    if (*end && end[1] != '\0' && !((end[1] == 'B' || end[1] == 'b') && end[2] == '\0'))
-        return GSVD_EINVAL;
-    v *= mult;
-    if (v >= 18446744073709551616.0)
-        return GSVD_EINVAL;
-    *out = (uint64_t)v;
-    return GSVD_OK;
+    return gsvd_parse_size(s, out);
 }
 
 int gsvd_cli_parse_choice(const char *s, const char *const *names)
 {
-    for (int i = 0; names[i]; i++)
-        if (strcmp(s, names[i]) == 0)
-            return i;
-    return -1;
+    return gsvd_parse_choice(s, names);
 }
 
 int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out)
 {
-    char *end = NULL;
-    double v;
-
-    if (!s || !*s)
-        return GSVD_EINVAL;
-    errno = 0;
-    v = strtod(s, &end);
-    if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-        return GSVD_EINVAL;
-    *out = v;
-    return GSVD_OK;
+    return gsvd_parse_double(s, lo, hi, out);
 }
 
 static gsvd_comm *cli_world; /* set once by main() before any thread starts */
@@ -165,37 +80,12 @@ void gsvd_cli_set_world(gsvd_comm *w)
     cli_world = w;
 }
 
-/* Unsigned environment setting `name` in [lo, hi] into *dst; a bad value is warned about and
- * ignored. */
-static void env_uint(const char *name, uint64_t lo, uint64_t hi, unsigned *dst)
-{
-    const char *s = getenv(name);
-    uint64_t v;
-    if (!s || !*s)
-        return;
-    if (gsvd_cli_parse_uint(s, lo, hi, 0, &v) < 0) {
-        gsvd_log_warn("ignoring %s='%s' (expected %llu to %llu)", name, s, (unsigned long long)lo,
-                      (unsigned long long)hi);
-        return;
-    }
-    *dst = (unsigned)v;
-}
-
 /* Remote-store settings: defaults, then GENSVD_* environment, then the command line. */
 static void apply_remote(const struct gsvd_cli_common *c)
 {
     struct gsvd_remote_params p = GSVD_REMOTE_PARAMS_DEFAULT;
-    const char *s;
 
-    env_uint("GENSVD_CONCURRENCY", 1, 1024, &p.concurrency);
-    env_uint("GENSVD_RETRY_MAX", 0, 100, &p.retries);
-    env_uint("GENSVD_RETRY_BASE_MS", 1, 60000, &p.retry_base_ms);
-    env_uint("GENSVD_HTTP_TIMEOUT", 1, 86400, &p.timeout_s);
-    s = getenv("GENSVD_S3_ADDRESSING");
-    if (s && (!strcmp(s, "auto") || !strcmp(s, "path") || !strcmp(s, "virtual")))
-        p.s3_addressing = s;
-    else if (s && *s)
-        gsvd_log_warn("ignoring GENSVD_S3_ADDRESSING='%s' (auto, path or virtual)", s);
+    gsvd_remote_params_env(&p);
     if (c->concurrency)
         p.concurrency = c->concurrency;
     if (c->retries_plus1)
@@ -315,21 +205,7 @@ char *gsvd_cli_command_line(int argc, char **argv)
 
 int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
 {
-    const char *colon = strchr(s, ':');
-    char left[32];
-    size_t len;
-
-    if (!colon || (len = (size_t)(colon - s)) >= sizeof left)
-        return -1;
-    memcpy(left, s, len);
-    left[len] = '\0';
-    *a = 0;
-    *b = 0;
-    if (len && gsvd_cli_parse_uint(left, 0, UINT64_MAX, 1, a) < 0)
-        return -1;
-    if (colon[1] && gsvd_cli_parse_uint(colon + 1, 1, UINT64_MAX, 1, b) < 0)
-        return -1;
-    return *b && *b <= *a ? -1 : 0;
+    return gsvd_parse_range(s, a, b);
 }
 
 /* Read a whole file, or standard input for "-", into b (appended). */

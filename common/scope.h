@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "common/gsvd_defs.h"
 #include "common/log.h"
+#include "common/remote.h"
 GSVD_EXTERN_C_BEGIN
 
 /* Receives one message: `func` names the function that logged it (for -v detail lines, never
@@ -22,26 +23,14 @@ GSVD_EXTERN_C_BEGIN
 typedef void (*gsvd_log_sink_fn)(void *ud, enum gsvd_log_level level, const char *func,
                                  const char *msg);
 
-/* Settings of the http, gs and s3 stores; NULL strings and 0 numbers: the environment's
- * (AWS_*, GOOGLE_OAUTH_ACCESS_TOKEN, ...) or the built-in defaults (docs/remote.md). */
-struct gsvd_remote_settings {
-    const char *aws_access_key_id, *aws_secret_access_key, *aws_session_token;
-    const char *aws_region;   /* AWS_REGION */
-    const char *s3_endpoint;  /* AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL */
-    int s3_no_sign;           /* 1: anonymous requests (--no-sign-request) */
-    const char *gcs_token;    /* a bearer token (GOOGLE_OAUTH_ACCESS_TOKEN) */
-    const char *gcs_endpoint; /* STORAGE_EMULATOR_HOST */
-    int retries;              /* attempts per request after the first; 0: default */
-    int concurrency;          /* requests in flight; 0: default */
-};
-
 struct gsvd_scope {
     enum gsvd_log_level log_level; /* messages above this level are dropped */
     gsvd_log_sink_fn log_fn;       /* NULL: messages are dropped (in the process default:
                                       written by gsvd_log_stderr_sink, common/log.h) */
     void *log_ud;
-    const atomic_int *cancel;                  /* nonzero: stop; NULL: never */
-    const struct gsvd_remote_settings *remote; /* NULL: the environment's */
+    const atomic_int *cancel;                /* nonzero: stop; NULL: never */
+    const struct gsvd_remote_params *remote; /* NULL: the process default (zarr/store.h,
+                                                gsvd_store_set_remote) */
 };
 
 /* The calling thread's scope: the one it entered, else the process default.  Never NULL. */

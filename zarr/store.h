@@ -15,48 +15,35 @@
  *
  * Thread safety: get/put/prefetch on one store may be called from several threads at once.
  * gsvd_store_global_init and gsvd_store_set_remote are process-wide and run once in main()
- * before any thread starts. */
+ * before any thread starts; a library context's settings travel in its scope instead. */
 #ifndef GSVD_ZARR_STORE_H
 #define GSVD_ZARR_STORE_H
 #include <stddef.h>
 #include <stdint.h>
 #include "common/buf.h"
 #include "common/gsvd_defs.h"
+#include "common/remote.h"
 GSVD_EXTERN_C_BEGIN
 
 typedef struct gsvd_store gsvd_store;
-
-/* Settings of the remote (http, gs, s3) stores.  Strings are borrowed and must stay valid
- * until the last remote store is closed (argv and getenv strings do). */
-struct gsvd_remote_params {
-    unsigned concurrency;   /* requests in flight per store, 1..1024 */
-    unsigned retries;       /* retries after the first attempt of a request */
-    unsigned retry_base_ms; /* full-jitter backoff: uniform in [0, min(cap, base * 2^n)) */
-    unsigned retry_cap_ms;  /* upper bound of one backoff (and of an honoured Retry-After) */
-    unsigned timeout_s;     /* a transfer slower than 1 byte/s for this long is retried */
-    unsigned connect_timeout_s;
-    const char *endpoint;       /* s3: endpoint URL (path-style), or NULL: environment / AWS */
-    const char *s3_addressing;  /* "auto", "path" or "virtual"; NULL = "auto" */
-    int no_sign_request;        /* s3: anonymous requests, no credentials looked up */
-    const char *gcs_token_file; /* gs: file holding an OAuth2 access token, or NULL */
-};
-#define GSVD_REMOTE_PARAMS_DEFAULT                                                                 \
-    {                                                                                              \
-        .concurrency = 32, .retries = 8, .retry_base_ms = 500, .retry_cap_ms = 32000,              \
-        .timeout_s = 60, .connect_timeout_s = 20, .endpoint = NULL, .s3_addressing = NULL,         \
-        .no_sign_request = 0, .gcs_token_file = NULL                                               \
-    }
 
 /* Process-wide setup of the store layer (libcurl's global init when built with it).  Call once
  * from main() before threads start.  GSVD_ENOMEM / GSVD_EINTERNAL (logged) on failure. */
 GSVD_NODISCARD int gsvd_store_global_init(void);
 void gsvd_store_global_cleanup(void);
 
-/* Replace the remote-store settings used by later opens (copied; the strings are borrowed).
- * Process-wide, like the log level: call from main() before threads start. */
+/* Replace the process default of the remote-store settings (common/remote.h), used by opens
+ * on threads whose scope carries none (copied; the strings are borrowed).  Process-wide, like
+ * the log level: call from main() before threads start. */
 void gsvd_store_set_remote(const struct gsvd_remote_params *p);
-/* The current settings (borrowed). */
+/* The settings an open on the calling thread uses: its scope's (common/scope.h), else the
+ * process default (borrowed). */
 const struct gsvd_remote_params *gsvd_store_remote(void);
+/* Read the GENSVD_* environment variables of the remote stores into p (GENSVD_CONCURRENCY,
+ * GENSVD_RETRY_MAX, GENSVD_RETRY_BASE_MS, GENSVD_HTTP_TIMEOUT, GENSVD_S3_ADDRESSING; docs/
+ * remote.md); a malformed value is ignored with a warning.  The strings point into the
+ * environment. */
+void gsvd_remote_params_env(struct gsvd_remote_params *p);
 
 enum gsvd_store_flags {
     GSVD_STORE_READ = 0,

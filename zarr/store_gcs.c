@@ -123,7 +123,13 @@ int gsvd_store_gcs_open(const char *url, unsigned flags, gsvd_store **out)
         rc = GSVD_ENOMEM;
         goto out;
     }
-    if (p->gcs_token_file) {
+    if (p->gcs_token && *p->gcs_token) {
+        token = gsvd_strdup(p->gcs_token);
+        if (!token) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+    } else if (p->gcs_token_file) {
         GSVD_TRY(read_token_file(p->gcs_token_file, &token));
     } else if (getenv("GOOGLE_OAUTH_ACCESS_TOKEN") && *getenv("GOOGLE_OAUTH_ACCESS_TOKEN")) {
         token = gsvd_strdup(getenv("GOOGLE_OAUTH_ACCESS_TOKEN"));

@@ -102,11 +102,13 @@ static const char *profile_name(void)
 
 static int find_region(char **out)
 {
-    const char *env = getenv("AWS_REGION");
+    const char *env = gsvd_store_remote()->aws_region;
     char *path = NULL, *section = NULL;
     int rc;
 
     *out = NULL;
+    if (!env || !*env) /* the caller's region, else the environment's */
+        env = getenv("AWS_REGION");
     if (!env || !*env)
         env = getenv("AWS_DEFAULT_REGION");
     if (env && *env) {
@@ -143,12 +145,31 @@ static void creds_clear(struct creds *c)
 
 static int find_creds(const char *url, struct creds *c)
 {
+    const struct gsvd_remote_params *p = gsvd_store_remote();
     const char *id = getenv("AWS_ACCESS_KEY_ID"), *sec = getenv("AWS_SECRET_ACCESS_KEY");
     const char *tok = getenv("AWS_SESSION_TOKEN");
     char *path = NULL;
     int rc = GSVD_OK;
 
     memset(c, 0, sizeof *c);
+    if (p->aws_access_key_id || p->aws_secret_access_key) { /* the caller's, never mixed */
+        if (!p->aws_access_key_id || !*p->aws_access_key_id || !p->aws_secret_access_key ||
+            !*p->aws_secret_access_key) {
+            gsvd_log_error("%s: only one of the access key id and the secret access key is "
+                           "set",
+                           url);
+            rc = GSVD_EAUTH;
+            goto out;
+        }
+        c->key_id = gsvd_strdup(p->aws_access_key_id);
+        c->secret = gsvd_strdup(p->aws_secret_access_key);
+        tok = p->aws_session_token;
+        c->token = tok && *tok ? gsvd_strdup(tok) : NULL;
+        c->source = "the settings";
+        if (!c->key_id || !c->secret || (tok && *tok && !c->token))
+            rc = GSVD_ENOMEM;
+        goto out;
+    }
     if (id && *id && sec && *sec) {
         c->key_id = gsvd_strdup(id);
         c->secret = gsvd_strdup(sec);
