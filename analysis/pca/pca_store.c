@@ -13,6 +13,7 @@
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/reader.h"
+#include "zarr/result.h"
 #include "zarr/store.h"
 
 const char *gsvd_pca_scaler_name(enum gsvd_scaler s)
@@ -21,100 +22,93 @@ const char *gsvd_pca_scaler_name(enum gsvd_scaler s)
     return (size_t)s < GSVD_ARRAY_LEN(names) ? names[s] : "unknown";
 }
 
-/* A float64 array of `len` values (or len x k) in the output group. */
-static int put_f8(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, size_t ndim, uint64_t rows,
-                  uint64_t cols, const char *d0, const char *d1, const double *data)
+/* The row chunk of a 1-D array or of the rows of a 2-D one: the whole axis up to 100,000. */
+static uint64_t row_chunk(uint64_t rows)
 {
-    gsvd_warray *a;
+    return rows < 100000 ? (rows ? rows : 1) : 100000;
+}
+
+/* A float64 array of `rows` values (or rows x cols), copied from data. */
+static int put_f8(gsvd_result *res, const char *path, size_t ndim, uint64_t rows, uint64_t cols,
+                  const char *d0, const char *d1, const double *data)
+{
     double nan = NAN;
-    uint64_t chunk = rows < 100000 ? (rows ? rows : 1) : 100000;
     struct gsvd_array_spec s = {.path = path,
                                 .ndim = ndim,
                                 .shape = {rows, cols},
-                                .chunks = {chunk, cols},
+                                .chunks = {row_chunk(rows), cols},
                                 .dtype = {'f', '<', 8},
                                 .dims = {d0, d1},
                                 .fill = &nan};
-    int rc = gsvd_writer_array(w, &s, &a);
-    for (uint64_t r0 = 0; rc == GSVD_OK && r0 < rows; r0 += chunk)
-        rc = gsvd_warray_write_rows(a, ws, r0, rows - r0 < chunk ? rows - r0 : chunk,
-                                    data + r0 * (ndim == 2 ? cols : 1));
-    return rc;
+    return gsvd_result_add(res, &s, data);
 }
 
-static int put_strings(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, const char *dim,
+/* The same, taking ownership of data (gsvd_malloc'd), freed at once on failure. */
+static int adopt_f8(gsvd_result *res, const char *path, uint64_t rows, const char *d0, double *data)
+{
+    double nan = NAN;
+    struct gsvd_array_spec s = {.path = path,
+                                .ndim = 1,
+                                .shape = {rows},
+                                .chunks = {row_chunk(rows)},
+                                .dtype = {'f', '<', 8},
+                                .dims = {d0},
+                                .fill = &nan};
+    return gsvd_result_adopt(res, &s, data);
+}
+
+static int put_strings(gsvd_result *res, const char *path, const char *dim,
                        const struct gsvd_strlist *l)
 {
-    gsvd_warray *a;
-    uint64_t n = l->n;
     struct gsvd_array_spec s = {.path = path,
                                 .ndim = 1,
-                                .shape = {n},
-                                .chunks = {n < 100000 ? (n ? n : 1) : 100000},
+                                .shape = {l->n},
+                                .chunks = {row_chunk(l->n)},
                                 .dtype = {'O', '|', sizeof(char *)},
                                 .dims = {dim}};
-    int rc = gsvd_writer_array(w, &s, &a);
-    if (rc == GSVD_OK)
-        rc = gsvd_warray_write_strings(a, ws, (const char *const *)l->items, l->n);
-    return rc;
+    return gsvd_result_add(res, &s, l->items);
 }
 
-static int put_bool(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, const char *dim,
-                    uint64_t m, const uint8_t *data)
+static int put_bool(gsvd_result *res, const char *path, const char *dim, uint64_t m,
+                    const uint8_t *data)
 {
-    gsvd_warray *a;
-    uint64_t chunk = m < 100000 ? (m ? m : 1) : 100000;
     struct gsvd_array_spec s = {.path = path,
                                 .ndim = 1,
                                 .shape = {m},
-                                .chunks = {chunk},
+                                .chunks = {row_chunk(m)},
                                 .dtype = {'b', '|', 1},
                                 .dims = {dim}};
-    int rc = gsvd_writer_array(w, &s, &a);
-    for (uint64_t r0 = 0; rc == GSVD_OK && r0 < m; r0 += chunk)
-        rc = gsvd_warray_write_rows(a, ws, r0, m - r0 < chunk ? m - r0 : chunk, data + r0);
-    return rc;
+    return gsvd_result_add(res, &s, data);
 }
 
-static int put_i8(gsvd_writer *w, gsvd_codec_ws *ws, const char *path, const char *dim, uint64_t m,
+static int put_i8(gsvd_result *res, const char *path, const char *dim, uint64_t m,
                   const int64_t *data)
 {
-    gsvd_warray *a;
     int64_t fill = -1;
-    uint64_t chunk = m < 100000 ? (m ? m : 1) : 100000;
     struct gsvd_array_spec s = {.path = path,
                                 .ndim = 1,
                                 .shape = {m},
-                                .chunks = {chunk},
+                                .chunks = {row_chunk(m)},
                                 .dtype = {'i', '<', 8},
                                 .dims = {dim},
                                 .fill = &fill};
-    int rc = gsvd_writer_array(w, &s, &a);
-    for (uint64_t r0 = 0; rc == GSVD_OK && r0 < m; r0 += chunk)
-        rc = gsvd_warray_write_rows(a, ws, r0, m - r0 < chunk ? m - r0 : chunk, data + r0);
-    return rc;
+    return gsvd_result_add(res, &s, data);
 }
 
-int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_writer_params *wp,
-                         const struct gsvd_pca_store_info *info, const struct gsvd_pca_result *r,
-                         const struct gsvd_strlist *ids)
+/* The group's attributes (pca_store.h). */
+static int pca_attrs(const struct gsvd_pca_store_info *info, const struct gsvd_pca_result *r,
+                     struct gsvd_buf *attrs)
 {
-    gsvd_writer *w = NULL;
-    gsvd_codec_ws *ws = NULL;
-    struct gsvd_buf attrs = GSVD_BUF_INIT;
-    double *tmp = NULL;
-    size_t n = r->n, k = r->k;
+    size_t k = r->k;
     int rc = GSVD_OK;
 
-    GSVD_TRY(gsvd_codec_ws_new(&ws));
-    GSVD_TRY(gsvd_writer_open_params(url, overwrite, wp, &w));
     GSVD_TRY(
-        gsvd_buf_printf(&attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
-    GSVD_TRY(gsvd_json_quote(&attrs, info->command ? info->command : ""));
-    GSVD_TRY(gsvd_buf_puts(&attrs, ",\n    \"input\": "));
-    GSVD_TRY(gsvd_json_quote(&attrs, info->input ? info->input : ""));
+        gsvd_buf_printf(attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
+    GSVD_TRY(gsvd_json_quote(attrs, info->command ? info->command : ""));
+    GSVD_TRY(gsvd_buf_puts(attrs, ",\n    \"input\": "));
+    GSVD_TRY(gsvd_json_quote(attrs, info->input ? info->input : ""));
     GSVD_TRY(gsvd_buf_printf(
-        &attrs,
+        attrs,
         ",\n    \"method\": \"%s\",\n    \"k\": %zu,\n    \"l\": %zu,\n"
         "    \"iterations\": %zu,\n    \"convergence\": %.17g,\n    \"max_relative_residual\": "
         "%.17g,\n    \"stop\": \"%s\",\n    \"tol\": %.17g,\n    \"converged\": %s,\n"
@@ -129,66 +123,157 @@ int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_write
         : r->converged   ? "true"
                          : "false",
         (unsigned long long)info->pca->seed, gsvd_pca_scaler_name(info->geno->scaler),
-        info->geno->missing_error ? "error" : "mean", n, (unsigned long long)r->m_range,
+        info->geno->missing_error ? "error" : "mean", r->n, (unsigned long long)r->m_range,
         (unsigned long long)r->m_used, r->trace, (unsigned long long)r->counts.n_mask));
     for (size_t q = 0; q < k; q++)
-        GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
+        GSVD_TRY(gsvd_buf_printf(attrs, "%s%.6g", q ? ", " : "",
                                  isfinite(r->error_bound[q]) ? r->error_bound[q] : -1.0));
-    GSVD_TRY(gsvd_buf_puts(&attrs, "],\n    \"singular_value_error_estimate\": ["));
+    GSVD_TRY(gsvd_buf_puts(attrs, "],\n    \"singular_value_error_estimate\": ["));
     for (size_t q = 0; q < k; q++)
-        GSVD_TRY(gsvd_buf_printf(&attrs, "%s%.6g", q ? ", " : "",
+        GSVD_TRY(gsvd_buf_printf(attrs, "%s%.6g", q ? ", " : "",
                                  isfinite(r->error_estimate[q]) ? r->error_estimate[q] : -1.0));
-    GSVD_TRY(gsvd_buf_printf(&attrs,
+    GSVD_TRY(gsvd_buf_printf(attrs,
                              "],\n    \"gram_error\": %.6g,\n    \"ploidy\": %zu,\n"
                              "    \"variant_start\": %llu",
                              r->gram_error, info->ploidy ? info->ploidy : 2,
                              (unsigned long long)info->var_start));
     if (info->fitted)
-        GSVD_TRY(gsvd_buf_printf(&attrs, ",\n    \"N_fitted\": %zu", info->n_fitted));
-    GSVD_TRY(gsvd_buf_puts(&attrs, "\n}"));
-    GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
-    GSVD_TRY(put_strings(w, ws, "sample_id", "samples", ids));
+        GSVD_TRY(gsvd_buf_printf(attrs, ",\n    \"N_fitted\": %zu", info->n_fitted));
+    GSVD_TRY(gsvd_buf_puts(attrs, "\n}"));
+out:
+    return rc;
+}
+
+/* A new array of n values (n >= 1 allocated), or NULL. */
+static double *new_f8(size_t n)
+{
+    return gsvd_malloc((n ? n : 1) * sizeof(double));
+}
+
+int gsvd_pca_store_build(const struct gsvd_pca_store_info *info, const struct gsvd_pca_result *r,
+                         const struct gsvd_strlist *ids, gsvd_result **out)
+{
+    gsvd_result *res = NULL;
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
+    double *tmp = NULL;
+    size_t n = r->n, k = r->k;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    GSVD_TRY(gsvd_result_new(&res));
+    GSVD_TRY(pca_attrs(info, r, &attrs));
+    GSVD_TRY(gsvd_result_set_attrs(res, attrs.data, GSVD_RESULT_ATTRS_FIRST));
+    GSVD_TRY(put_strings(res, "sample_id", "samples", ids));
     if (info->fitted)
-        GSVD_TRY(put_bool(w, ws, "sample_pca_fitted", "samples", n, info->fitted));
-    tmp = gsvd_malloc((n > r->m_range ? n : (size_t)r->m_range) * k * sizeof *tmp + 8);
-    if (!tmp) {
+        GSVD_TRY(put_bool(res, "sample_pca_fitted", "samples", n, info->fitted));
+    if (!(tmp = new_f8(n * k))) {
         rc = GSVD_ENOMEM;
         goto out;
     }
     for (size_t i = 0; i < n * k; i++)
         tmp[i] = r->u[i] * r->s[i % k];
-    GSVD_TRY(put_f8(w, ws, "sample_pca_projection", 2, n, k, "samples", "components", tmp));
-    for (size_t q = 0; q < k; q++) /* over the samples the PCs were fitted on */
-        tmp[q] = r->s[q] * r->s[q] / (double)(info->fitted ? info->n_fitted : n);
-    GSVD_TRY(put_f8(w, ws, "sample_pca_explained_variance", 1, k, 0, "components", NULL, tmp));
-    for (size_t q = 0; q < k; q++)
-        tmp[q] = r->s[q] * r->s[q] / r->trace;
-    GSVD_TRY(
-        put_f8(w, ws, "sample_pca_explained_variance_ratio", 1, k, 0, "components", NULL, tmp));
-    GSVD_TRY(put_f8(w, ws, "sample_pca_singular_value", 1, k, 0, "components", NULL, r->s));
-    for (size_t q = 0; q < k; q++)
-        tmp[q] = r->s[q] * r->s[q] / (double)r->m_used;
-    GSVD_TRY(put_f8(w, ws, "sample_pca_eigenvalue", 1, k, 0, "components", NULL, tmp));
+    GSVD_TRY(put_f8(res, "sample_pca_projection", 2, n, k, "samples", "components", tmp));
+    gsvd_free(tmp);
+    tmp = NULL;
+    /* the vectors over k: each a new array adopted by the result */
+    {
+        double *ev = new_f8(k), *evr = new_f8(k), *eig = new_f8(k);
+        for (size_t q = 0; ev && evr && eig && q < k; q++) {
+            ev[q] = r->s[q] * r->s[q] / (double)(info->fitted ? info->n_fitted : n);
+            evr[q] = r->s[q] * r->s[q] / r->trace;
+            eig[q] = r->s[q] * r->s[q] / (double)r->m_used;
+        }
+        if (!ev || !evr || !eig) {
+            gsvd_free(ev);
+            gsvd_free(evr);
+            gsvd_free(eig);
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+        /* over the samples the PCs were fitted on */
+        rc = adopt_f8(res, "sample_pca_explained_variance", k, "components", ev);
+        if (rc == GSVD_OK)
+            rc = adopt_f8(res, "sample_pca_explained_variance_ratio", k, "components", evr);
+        else
+            gsvd_free(evr);
+        if (rc == GSVD_OK)
+            rc = put_f8(res, "sample_pca_singular_value", 1, k, 0, "components", NULL, r->s);
+        if (rc == GSVD_OK)
+            rc = adopt_f8(res, "sample_pca_eigenvalue", k, "components", eig);
+        else
+            gsvd_free(eig);
+        if (rc < 0)
+            goto out;
+    }
     if (r->v) {
         uint64_t m = r->m_range;
-        GSVD_TRY(put_f8(w, ws, "sample_pca_component", 2, m, k, "variants", "components", r->v));
-        GSVD_TRY(put_f8(w, ws, "variant_pca_mean", 1, m, 0, "variants", NULL, r->var_mean));
+        double *scale = new_f8((size_t)m);
+        GSVD_TRY(put_f8(res, "sample_pca_component", 2, m, k, "variants", "components", r->v));
+        GSVD_TRY(put_f8(res, "variant_pca_mean", 1, m, 0, "variants", NULL, r->var_mean));
+        if (!scale) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
         for (uint64_t j = 0; j < m; j++)
-            tmp[j] = r->var_scale[j] > 0 ? 1.0 / r->var_scale[j] : NAN;
-        GSVD_TRY(put_f8(w, ws, "variant_pca_scale", 1, m, 0, "variants", NULL, tmp));
-        GSVD_TRY(put_bool(w, ws, "variant_pca_included", "variants", m, r->var_included));
+            scale[j] = r->var_scale[j] > 0 ? 1.0 / r->var_scale[j] : NAN;
+        GSVD_TRY(adopt_f8(res, "variant_pca_scale", m, "variants", scale));
+        GSVD_TRY(put_bool(res, "variant_pca_included", "variants", m, r->var_included));
         if (info->vids && info->vids->n == m) {
-            GSVD_TRY(put_strings(w, ws, "variant_pca_contig", "variants", &info->vids->contig));
-            GSVD_TRY(put_i8(w, ws, "variant_pca_position", "variants", m, info->vids->pos));
-            GSVD_TRY(put_strings(w, ws, "variant_pca_alleles", "variants", &info->vids->alleles));
+            GSVD_TRY(put_strings(res, "variant_pca_contig", "variants", &info->vids->contig));
+            GSVD_TRY(put_i8(res, "variant_pca_position", "variants", m, info->vids->pos));
+            GSVD_TRY(put_strings(res, "variant_pca_alleles", "variants", &info->vids->alleles));
         }
     }
-    GSVD_TRY(gsvd_writer_commit(w));
+    *out = res;
+    res = NULL;
 out:
     gsvd_free(tmp);
     gsvd_buf_free(&attrs);
-    gsvd_writer_close(w);
-    gsvd_codec_ws_free(ws);
+    gsvd_result_free(res);
+    return rc;
+}
+
+int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_writer_params *wp,
+                         const struct gsvd_pca_store_info *info, const struct gsvd_pca_result *r,
+                         const struct gsvd_strlist *ids)
+{
+    gsvd_result *res = NULL;
+    int rc = gsvd_pca_store_build(info, r, ids, &res);
+    if (rc == GSVD_OK)
+        rc = gsvd_result_write(res, url, overwrite, wp, 1);
+    gsvd_result_free(res);
+    return rc;
+}
+
+int gsvd_project_store_build(const char *attrs_json, size_t n, size_t k, const double *scores,
+                             const double *s, double trace, const struct gsvd_strlist *ids,
+                             gsvd_result **out)
+{
+    gsvd_result *res = NULL;
+    double *evr = NULL, tot = 0;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    if (!(evr = new_f8(k)))
+        return GSVD_ENOMEM;
+    for (size_t q = 0; q < k; q++)
+        tot += s[q] * s[q];
+    for (size_t q = 0; q < k; q++) /* without the trace: the share of the k components */
+        evr[q] = s[q] * s[q] / (isfinite(trace) && trace > 0 ? trace : tot);
+    GSVD_TRY(gsvd_result_new(&res));
+    GSVD_TRY(gsvd_result_set_attrs(res, attrs_json, GSVD_RESULT_ATTRS_FIRST));
+    GSVD_TRY(put_strings(res, "sample_id", "samples", ids));
+    GSVD_TRY(put_f8(res, "sample_pca_projection", 2, n, k, "samples", "components", scores));
+    GSVD_TRY(put_f8(res, "sample_pca_singular_value", 1, k, 0, "components", NULL, s));
+    rc = adopt_f8(res, "sample_pca_explained_variance_ratio", k, "components", evr);
+    evr = NULL;
+    if (rc < 0)
+        goto out;
+    *out = res;
+    res = NULL;
+out:
+    gsvd_free(evr);
+    gsvd_result_free(res);
     return rc;
 }
 
@@ -196,30 +281,11 @@ int gsvd_project_store_write(const char *url, int overwrite, const struct gsvd_w
                              const char *attrs_json, size_t n, size_t k, const double *scores,
                              const double *s, double trace, const struct gsvd_strlist *ids)
 {
-    gsvd_writer *w = NULL;
-    gsvd_codec_ws *ws = NULL;
-    double *evr = NULL, tot = 0;
-    int rc = GSVD_OK;
-
-    if (!(evr = gsvd_malloc(k * sizeof *evr)))
-        return GSVD_ENOMEM;
-    for (size_t q = 0; q < k; q++)
-        tot += s[q] * s[q];
-    for (size_t q = 0; q < k; q++) /* without the trace: the share of the k components */
-        evr[q] = s[q] * s[q] / (isfinite(trace) && trace > 0 ? trace : tot);
-    GSVD_TRY(gsvd_codec_ws_new(&ws));
-    GSVD_TRY(gsvd_writer_open_params(url, overwrite, wp, &w));
-    GSVD_TRY(gsvd_writer_group(w, "", attrs_json));
-    GSVD_TRY(put_strings(w, ws, "sample_id", "samples", ids));
-    GSVD_TRY(put_f8(w, ws, "sample_pca_projection", 2, n, k, "samples", "components", scores));
-    GSVD_TRY(put_f8(w, ws, "sample_pca_singular_value", 1, k, 0, "components", NULL, s));
-    GSVD_TRY(
-        put_f8(w, ws, "sample_pca_explained_variance_ratio", 1, k, 0, "components", NULL, evr));
-    GSVD_TRY(gsvd_writer_commit(w));
-out:
-    gsvd_free(evr);
-    gsvd_writer_close(w);
-    gsvd_codec_ws_free(ws);
+    gsvd_result *res = NULL;
+    int rc = gsvd_project_store_build(attrs_json, n, k, scores, s, trace, ids, &res);
+    if (rc == GSVD_OK)
+        rc = gsvd_result_write(res, url, overwrite, wp, 1);
+    gsvd_result_free(res);
     return rc;
 }
 

@@ -30,6 +30,7 @@
 #include "analysis/pca/pca.h"
 #include "analysis/scan/variant_ids.h"
 #include "common/buf.h"
+#include "zarr/result.h"
 #include "zarr/writer.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -49,6 +50,12 @@ struct gsvd_pca_store_info {
 /* Name of a scaler as the attributes and --scaler spell it ("patterson", ...). */
 const char *gsvd_pca_scaler_name(enum gsvd_scaler s);
 
+/* The output group of r (with ids: r->n sample IDs) as a result (zarr/result.h; caller frees
+ * *out with gsvd_result_free).  GSVD_OK or GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_pca_store_build(const struct gsvd_pca_store_info *info,
+                                        const struct gsvd_pca_result *r,
+                                        const struct gsvd_strlist *ids, gsvd_result **out);
+
 /* Write r (with ids: r->n sample IDs) as a Zarr group at url (through the staged writer: a
  * new directory renamed into place; `overwrite` replaces an existing one).  GSVD_OK, or
  * writer / store errors (logged), GSVD_ENOMEM. */
@@ -57,6 +64,14 @@ GSVD_NODISCARD int gsvd_pca_store_write(const char *url, int overwrite,
                                         const struct gsvd_pca_store_info *info,
                                         const struct gsvd_pca_result *r,
                                         const struct gsvd_strlist *ids);
+
+/* A projection output (`gensvd project -o`) as a result: sample_id, sample_pca_projection (n x
+ * k scores), sample_pca_singular_value and sample_pca_explained_variance_ratio of the
+ * reference, with the group attributes in attrs_json.  Caller frees *out.  GSVD_OK,
+ * GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_project_store_build(const char *attrs_json, size_t n, size_t k,
+                                            const double *scores, const double *s, double trace,
+                                            const struct gsvd_strlist *ids, gsvd_result **out);
 
 /* A projection output (`gensvd project -o`): sample_id, sample_pca_projection (n x k scores),
  * sample_pca_singular_value and sample_pca_explained_variance_ratio of the reference (so that
