@@ -208,38 +208,9 @@ int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
     return gsvd_parse_range(s, a, b);
 }
 
-/* Read a whole file, or standard input for "-", into b (appended). */
-/* One ID per line; blank lines and lines starting with '#' are skipped, '\r' stripped. */
 int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out)
 {
-    struct gsvd_buf text = GSVD_BUF_INIT;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_buf_read_file(&text, path));
-    for (size_t i = 0; i < text.len;) {
-        size_t e = i, len;
-        while (e < text.len && text.data[e] != '\n')
-            e++;
-        len = e - i;
-        while (len > 0 && text.data[i + len - 1] == '\r')
-            len--;
-        if (len > 0 && text.data[i] != '#') {
-            if (memchr(text.data + i, '\0', len)) {
-                gsvd_log_error("%s: NUL byte in a sample ID", path);
-                rc = GSVD_EFORMAT;
-                goto out;
-            }
-            GSVD_TRY(gsvd_strlist_pushn(out, text.data + i, len));
-        }
-        i = e + 1;
-    }
-    if (out->n == 0) {
-        gsvd_log_error("%s: no sample IDs", path);
-        rc = GSVD_EFORMAT;
-    }
-out:
-    gsvd_buf_free(&text);
-    return rc;
+    return gsvd_read_ids(path, out);
 }
 
 /* ---- progress bar ---------------------------------------------------------------------------- */

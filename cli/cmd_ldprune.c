@@ -24,70 +24,18 @@
 
 int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp)
 {
-    size_t n = strlen(s);
-    uint64_t v;
-    char num[32];
-    *variants = 0;
-    *bp = 0;
-    if (n >= 3 && n < sizeof num &&
-        (strcmp(s + n - 2, "kb") == 0 || strcmp(s + n - 2, "bp") == 0)) {
-        memcpy(num, s, n - 2);
-        num[n - 2] = '\0';
-        if (gsvd_cli_parse_uint(num, 1, (uint64_t)1 << 40, 0, &v) < 0)
-            return -1;
-        *bp = s[n - 2] == 'k' ? v * 1000 : v;
-        return 0;
-    }
-    if (gsvd_cli_parse_uint(s, 2, (uint64_t)1 << 40, 0, &v) < 0)
-        return -1;
-    *variants = v;
-    return 0;
+    return gsvd_ldprune_parse_window(s, variants, bp) < 0 ? -1 : 0;
 }
 
 int gsvd_cli_parse_ld_prune(const char *s, struct gsvd_ldprune_params *p)
 {
-    char buf[128], *c1, *c2;
-    size_t len = strlen(s);
-    if (len >= sizeof buf)
-        return -1;
-    memcpy(buf, s, len + 1);
-    c1 = strchr(buf, ',');
-    if (!c1)
-        return -1;
-    *c1++ = '\0';
-    c2 = strchr(c1, ',');
-    if (c2)
-        *c2++ = '\0';
-    if (gsvd_cli_parse_double(buf, 0, 1, &p->r2) < 0 || !(p->r2 < 1))
-        return -1;
-    if (gsvd_cli_parse_window(c1, &p->window, &p->window_bp) < 0)
-        return -1;
-    p->step = 1;
-    if (c2 && gsvd_cli_parse_uint(c2, 1, (uint64_t)1 << 40, 0, &p->step) < 0)
-        return -1;
-    return 0;
+    return gsvd_ldprune_parse_spec(s, p) < 0 ? -1 : 0;
 }
 
 int gsvd_cli_ldprune_mask(struct gsvd_cli_input *in, const struct gsvd_geno_params *geno,
                           const struct gsvd_ldprune_params *lp, struct gsvd_ldprune_result *out)
 {
-    struct gsvd_geno_params gp = *geno;
-    gsvd_geno *g = NULL;
-    int rc = GSVD_OK;
-
-    gp.scaler = GSVD_SCALER_CENTER; /* keeps monomorphic variants: they count in windows */
-    gp.missing_error = 0;
-    gp.cache_bytes = 0;
-    GSVD_TRY(gsvd_geno_open(in->tree, in->node, &gp, &g));
-    GSVD_TRY(gsvd_ldprune_run(g, in->tree, lp, out));
-    gsvd_log_info("ldprune: %llu variants considered, %llu kept, %llu pruned by LD, %llu "
-                  "monomorphic; %llu r^2 values",
-                  (unsigned long long)out->n_considered, (unsigned long long)out->n_kept,
-                  (unsigned long long)out->n_pruned, (unsigned long long)out->n_monomorphic,
-                  (unsigned long long)out->n_pairs);
-out:
-    gsvd_geno_close(g);
-    return rc;
+    return gsvd_ldprune_mask(in->tree, in->node, geno, lp, out);
 }
 
 struct ld_opts {
@@ -188,52 +136,17 @@ const struct gsvd_cmd_spec gsvd_cmd_ldprune_spec = {
 static int write_zarr(const struct ld_opts *o, const struct gsvd_ldprune_result *r,
                       int input_format)
 {
-    gsvd_writer *w = NULL;
-    gsvd_codec_ws *ws = NULL;
-    struct gsvd_buf attrs = GSVD_BUF_INIT;
-    uint64_t n = r->n_array, chunk = n < 1000000 ? (n ? n : 1) : 1000000;
-    uint8_t fill = 0;
-    gsvd_warray *a;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_codec_ws_new(&ws));
     struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, input_format);
-    GSVD_TRY(gsvd_writer_open_params(o->output, o->force, &wp, &w));
-    GSVD_TRY(
-        gsvd_buf_printf(&attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
-    GSVD_TRY(gsvd_json_quote(&attrs, o->command ? o->command : ""));
-    GSVD_TRY(gsvd_buf_puts(&attrs, ",\n    \"source\": "));
-    GSVD_TRY(gsvd_json_quote(&attrs, o->input));
-    GSVD_TRY(gsvd_buf_printf(
-        &attrs,
-        ",\n    \"method\": \"indep-pairwise\",\n    \"r2\": %.17g,\n    \"window_variants\": "
-        "%llu,\n    \"window_bp\": %llu,\n    \"step\": %llu,\n    \"variant_range\": [%llu, "
-        "%llu],\n    \"maf\": %.17g,\n    \"max_missing\": %.17g,\n    \"n_samples\": %s,\n"
-        "    \"n_variants\": %llu,\n    \"n_considered\": %llu,\n    \"n_kept\": %llu,\n"
-        "    \"n_removed\": %llu,\n    \"n_pruned\": %llu,\n    \"n_monomorphic\": %llu\n}",
-        o->lp.r2, (unsigned long long)o->lp.window, (unsigned long long)o->lp.window_bp,
-        (unsigned long long)o->lp.step, (unsigned long long)r->range_start,
-        (unsigned long long)r->range_stop, o->geno.maf, o->geno.max_missing,
-        o->samples_file ? "\"subset\"" : "\"all\"", (unsigned long long)r->n_array,
-        (unsigned long long)r->n_considered, (unsigned long long)r->n_kept,
-        (unsigned long long)(r->n_considered - r->n_kept), (unsigned long long)r->n_pruned,
-        (unsigned long long)r->n_monomorphic));
-    GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
-    struct gsvd_array_spec s = {.path = "variant_ld_keep",
-                                .ndim = 1,
-                                .shape = {n},
-                                .chunks = {chunk},
-                                .dtype = {'b', '|', 1},
-                                .dims = {"variants"},
-                                .fill = &fill};
-    GSVD_TRY(gsvd_writer_array(w, &s, &a));
-    for (uint64_t r0 = 0; r0 < n; r0 += chunk)
-        GSVD_TRY(gsvd_warray_write_rows(a, ws, r0, n - r0 < chunk ? n - r0 : chunk, r->keep + r0));
-    GSVD_TRY(gsvd_writer_commit(w));
-out:
-    gsvd_writer_close(w);
-    gsvd_codec_ws_free(ws);
-    gsvd_buf_free(&attrs);
+    struct gsvd_ldprune_store_info info = {.command = o->command,
+                                           .source = o->input,
+                                           .lp = &o->lp,
+                                           .geno = &o->geno,
+                                           .samples_subset = o->samples_file != NULL};
+    gsvd_result *res = NULL;
+    int rc = gsvd_ldprune_store_build(&info, r, &res);
+    if (rc == GSVD_OK)
+        rc = gsvd_result_write(res, o->output, o->force, &wp, 1);
+    gsvd_result_free(res);
     return rc;
 }
 

@@ -259,21 +259,12 @@ const struct gsvd_cmd_spec gsvd_cmd_pdist_spec = {
 static int make_attrs(const struct pdist_opts *o, const struct gsvd_pdist_summary *sum,
                       struct gsvd_buf *attrs)
 {
-    int rc = GSVD_OK;
-    GSVD_TRY(
-        gsvd_buf_printf(attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
-    GSVD_TRY(gsvd_json_quote(attrs, o->command ? o->command : ""));
-    GSVD_TRY(gsvd_buf_printf(
-        attrs,
-        ",\n    \"metric\": \"%s\",\n    \"p\": %.17g,\n    \"missing\": \"%s\",\n    \"axis\": "
-        "\"%s\",\n    \"layout\": \"%s\",\n    \"M\": %llu,\n    \"N\": %llu,\n    "
-        "\"n_missing\": %llu,\n    \"kernel\": \"%s\",\n    \"device\": \"%s\"\n}",
-        gsvd_pdist_metric_name(o->pd.metric), o->pd.p, gsvd_pdist_missing_name(o->pd.missing),
-        o->axis_variants ? "variants" : "samples", o->condensed ? "condensed" : "square",
-        (unsigned long long)sum->m, (unsigned long long)sum->n, (unsigned long long)sum->n_missing,
-        sum->kernel ? sum->kernel : "none", sum->device ? sum->device : "cpu"));
-out:
-    return rc;
+    struct gsvd_pdist_attrs a = {.command = o->command,
+                                 .pd = &o->pd,
+                                 .axis_variants = o->axis_variants,
+                                 .condensed = o->condensed,
+                                 .sum = sum};
+    return gsvd_pdist_store_attrs(&a, attrs);
 }
 
 /* Output set-up, the run (through `fn`), and the finish, common to every input kind. */

@@ -95,33 +95,6 @@ const struct gsvd_cmd_spec gsvd_cmd_project_spec = {
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
-/* Why nothing matched: contig naming or allele order, from the two sides' identities. */
-static void no_match_hint(const struct gsvd_variant_ids *ref, const struct gsvd_variant_ids *tgt,
-                          const struct gsvd_project_counts *c)
-{
-    const char *rc = ref->n ? ref->contig.items[0] : "", *tc = tgt->n ? tgt->contig.items[0] : "";
-    int rchr = strncmp(rc, "chr", 3) == 0, tchr = strncmp(tc, "chr", 3) == 0;
-
-    gsvd_log_error("no variant of INPUT matches a variant of the reference PCs (%llu target "
-                   "variants: %llu at positions the reference lacks, %llu with other alleles, "
-                   "%llu strand-ambiguous swaps; %llu reference variants)",
-                   (unsigned long long)c->target, (unsigned long long)c->not_found,
-                   (unsigned long long)c->allele_mismatch, (unsigned long long)c->ambiguous,
-                   (unsigned long long)c->ref_used);
-    if (rchr != tchr)
-        gsvd_log_error("hint: contigs are named differently: the reference has '%s', INPUT "
-                       "'%s' (chr1 vs 1): rename the contigs of one side (contig_id)",
-                       rc, tc);
-    else if (c->not_found == c->target && c->target && ref->n)
-        gsvd_log_error("hint: no position is shared: contig '%s' in the reference, '%s' in INPUT "
-                       "(same genome build? same contig names?)",
-                       rc, tc);
-    else if (c->allele_mismatch || c->ambiguous)
-        gsvd_log_error("hint: positions are shared but alleles differ: variant_allele must "
-                       "hold REF,ALT on both sides (allele order, strand, multi-allelic "
-                       "records split differently)");
-}
-
 static int write_tsv(const struct gsvd_project_result *r, const struct gsvd_strlist *ids)
 {
     printf("sample_id");
@@ -141,44 +114,14 @@ static int write_zarr(const struct project_opts *o, const struct gsvd_pca_model 
                       const struct gsvd_project_map *map, const struct gsvd_project_result *r,
                       const struct gsvd_strlist *ids, int input_format)
 {
-    const struct gsvd_project_counts *c = &map->counts;
-    struct gsvd_buf a = GSVD_BUF_INIT;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_buf_printf(&a, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
-    GSVD_TRY(gsvd_json_quote(&a, o->command ? o->command : ""));
-    GSVD_TRY(gsvd_buf_puts(&a, ",\n    \"pcs\": "));
-    GSVD_TRY(gsvd_json_quote(&a, o->pcs));
-    GSVD_TRY(gsvd_buf_printf(
-        &a,
-        ",\n    \"k\": %zu,\n    \"N\": %zu,\n    \"N_reference\": %zu,\n    \"scaler\": \"%s\",\n"
-        "    \"ploidy\": %zu,\n    \"shrinkage_correction\": \"%s\",\n"
-        "    \"variants_reference\": %llu,\n    \"variants_input\": %llu,\n"
-        "    \"variants_matched\": %llu,\n    \"variants_swapped\": %llu,\n"
-        "    \"variants_ambiguous\": %llu,\n    \"variants_allele_mismatch\": %llu,\n"
-        "    \"variants_duplicate\": %llu,\n    \"variants_not_found\": %llu,\n"
-        "    \"variants_reference_unmatched\": %llu,\n    \"missing_calls\": %llu",
-        r->k, r->n, ref->n, gsvd_pca_scaler_name(ref->scaler), ref->ploidy,
-        gsvd_shrinkage_name(o->proj.shrinkage), (unsigned long long)c->ref_used,
-        (unsigned long long)c->target, (unsigned long long)c->matched,
-        (unsigned long long)c->swapped, (unsigned long long)c->ambiguous,
-        (unsigned long long)c->allele_mismatch, (unsigned long long)c->duplicate,
-        (unsigned long long)c->not_found, (unsigned long long)c->ref_unmatched,
-        (unsigned long long)r->n_missing_calls));
-    if (r->factor) {
-        GSVD_TRY(gsvd_buf_puts(&a, ",\n    \"shrinkage_factor\": ["));
-        for (size_t q = 0; q < r->k; q++)
-            GSVD_TRY(gsvd_buf_printf(&a, "%s%.17g", q ? ", " : "", r->factor[q]));
-        GSVD_TRY(gsvd_buf_puts(&a, "]"));
-    }
-    GSVD_TRY(gsvd_buf_puts(&a, "\n}"));
-    {
-        struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, input_format);
-        GSVD_TRY(gsvd_project_store_write(o->output, o->force, &wp, a.data, r->n, r->k, r->scores,
-                                          ref->s, ref->trace, ids));
-    }
-out:
-    gsvd_buf_free(&a);
+    struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, input_format);
+    struct gsvd_project_store_info info = {
+        .command = o->command, .pcs = o->pcs, .shrinkage = o->proj.shrinkage};
+    gsvd_result *res = NULL;
+    int rc = gsvd_project_store_result(&info, ref, map, r, ids, &res);
+    if (rc == GSVD_OK)
+        rc = gsvd_result_write(res, o->output, o->force, &wp, 1);
+    gsvd_result_free(res);
     return rc;
 }
 
@@ -199,48 +142,21 @@ static void report(const struct gsvd_project_counts *c, const struct gsvd_projec
                   (unsigned long long)c->ambiguous, (unsigned long long)c->duplicate);
 }
 
-/* Keep the first k components of the model. */
-static void truncate_model(struct gsvd_pca_model *m, size_t k)
-{
-    for (uint64_t j = 0; j < m->m; j++)
-        memmove(m->v + j * k, m->v + j * m->k, k * sizeof *m->v);
-    for (size_t i = 0; i < m->n; i++)
-        memmove(m->scores + i * k, m->scores + i * m->k, k * sizeof *m->scores);
-    m->k = k;
-}
-
 static int run(struct project_opts *o, const struct gsvd_cli_common *common)
 {
     struct gsvd_cli_input pin = {0}, in = {0};
     struct gsvd_pca_model ref = {0};
     struct gsvd_strlist samples = GSVD_STRLIST_INIT;
-    struct gsvd_variant_ids tv = GSVD_VARIANT_IDS_INIT;
     struct gsvd_project_map map = {0};
     struct gsvd_project_result *r = NULL;
     struct gsvd_cli_bar bar;
     gsvd_geno *g = NULL;
-    uint64_t vs, ve;
     int rc = GSVD_OK;
 
     GSVD_TRY(gsvd_cli_check_outputs(o->output, o->force, NULL, 0)); /* before any input */
     GSVD_TRY(gsvd_cli_open_input(o->pcs, NULL, &pin));
     GSVD_TRY(gsvd_pca_model_read(pin.tree, pin.node, 1, &ref));
-    if (ref.vids.n != ref.m) {
-        gsvd_log_error("%s: no variant identity (variant_pca_contig, variant_pca_position, "
-                       "variant_pca_alleles): the pca input had no variant_contig, "
-                       "variant_position and variant_allele arrays, so its variants cannot be "
-                       "matched",
-                       o->pcs);
-        rc = GSVD_ENOTFOUND;
-        goto out;
-    }
-    if (o->k > ref.k) {
-        gsvd_log_error("-k %zu: %s holds %zu components", o->k, o->pcs, ref.k);
-        rc = GSVD_EINCONSIST;
-        goto out;
-    }
-    if (o->k)
-        truncate_model(&ref, o->k);
+    GSVD_TRY(gsvd_project_model_check(&ref, o->k, o->pcs));
     if (o->samples_file) {
         GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
         o->geno.samples = &samples;
@@ -250,22 +166,8 @@ static int run(struct project_opts *o, const struct gsvd_cli_common *common)
         GSVD_TRY(gsvd_cli_zarr_out_check_input("project", &o->zout, gsvd_tree_format(in.tree)));
     o->geno.n_threads = common->threads;
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
-    if (gsvd_geno_ploidy(g) != ref.ploidy) {
-        gsvd_log_error("%s has ploidy %zu, but the reference PCs in %s were fitted on ploidy "
-                       "%zu%s",
-                       o->input, gsvd_geno_ploidy(g), o->pcs, ref.ploidy,
-                       o->geno.array ? " (--ploidy sets a 2-D dosage array's)" : "");
-        rc = GSVD_EINCONSIST;
-        goto out;
-    }
-    gsvd_geno_range(g, &vs, &ve);
-    GSVD_TRY(gsvd_variant_ids_read(in.tree, in.node, vs, ve, &tv));
-    GSVD_TRY(gsvd_project_match(&ref.vids, ref.included, &tv, &map));
-    if (map.counts.matched == 0) {
-        no_match_hint(&ref.vids, &tv, &map.counts);
-        rc = GSVD_EDEGENERATE;
-        goto out;
-    }
+    GSVD_TRY(gsvd_project_target(in.tree, in.node, g, &ref, o->input, o->pcs, o->geno.array != NULL,
+                                 &map));
     report(&map.counts, NULL);
     o->proj.n_threads = common->threads;
     o->proj.progress = gsvd_cli_progress(&bar, "project", common->progress);
@@ -278,7 +180,6 @@ static int run(struct project_opts *o, const struct gsvd_cli_common *common)
 out:
     gsvd_project_result_free(r);
     gsvd_project_map_free(&map);
-    gsvd_variant_ids_free(&tv);
     gsvd_geno_close(g);
     gsvd_pca_model_free(&ref);
     gsvd_cli_close_input(&in);

@@ -121,72 +121,16 @@ const struct gsvd_cmd_spec gsvd_cmd_related_spec = {
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
-static int make_attrs(const struct related_opts *o, const struct gsvd_related_result *r,
-                      struct gsvd_buf *attrs)
-{
-    int rc = GSVD_OK;
-    GSVD_TRY(
-        gsvd_buf_printf(attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
-    GSVD_TRY(gsvd_json_quote(attrs, o->command ? o->command : ""));
-    GSVD_TRY(gsvd_buf_printf(attrs,
-                             ",\n    \"metric\": \"king\",\n    \"king_cutoff\": %.17g,\n    "
-                             "\"N\": %zu,\n    \"M\": %llu,\n    \"n_missing\": %llu,\n    "
-                             "\"n_unrelated\": %zu,\n    \"n_removed\": %zu,\n    "
-                             "\"n_related_pairs\": %llu,\n    \"n_related_samples\": %zu\n}",
-                             o->cutoff, r->n, (unsigned long long)r->n_variants,
-                             (unsigned long long)r->n_missing, r->n_unrelated,
-                             r->n - r->n_unrelated, (unsigned long long)r->n_pairs, r->n_related));
-out:
-    return rc;
-}
-
 /* The Zarr group: sample_id, sample_unrelated, attributes; staged and committed. */
 static int write_zarr(const struct related_opts *o, const struct gsvd_related_result *r,
                       const struct gsvd_strlist *ids, int input_format)
 {
     struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, input_format);
-    struct gsvd_buf attrs = GSVD_BUF_INIT;
-    gsvd_writer *w = NULL;
-    gsvd_codec_ws *ws = NULL;
-    gsvd_warray *a;
-    uint64_t n = r->n;
-    const uint8_t fill = 0;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(make_attrs(o, r, &attrs));
-    GSVD_TRY(gsvd_codec_ws_new(&ws));
-    GSVD_TRY(gsvd_writer_open_params(o->output, o->force, &wp, &w));
-    {
-        struct gsvd_array_spec sid = {.path = "sample_id",
-                                      .ndim = 1,
-                                      .shape = {n},
-                                      .chunks = {n ? n : 1},
-                                      .dtype = {'O', '|', sizeof(char *)},
-                                      .dims = {"samples"}};
-        GSVD_TRY(gsvd_writer_array(w, &sid, &a));
-        GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)ids->items, (size_t)n));
-    }
-    {
-        char extra[128];
-        snprintf(extra, sizeof extra, "{\"king_cutoff\": %.17g}", o->cutoff);
-        struct gsvd_array_spec sm = {.path = "sample_unrelated",
-                                     .ndim = 1,
-                                     .shape = {n},
-                                     .chunks = {n ? n : 1},
-                                     .dtype = {'b', '|', 1},
-                                     .dims = {"samples"},
-                                     .fill = &fill,
-                                     .attrs_json = extra};
-        GSVD_TRY(gsvd_writer_array(w, &sm, &a));
-        if (n > 0)
-            GSVD_TRY(gsvd_warray_write_rows(a, ws, 0, n, r->unrelated));
-    }
-    GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
-    GSVD_TRY(gsvd_writer_commit(w));
-out:
-    gsvd_writer_close(w);
-    gsvd_codec_ws_free(ws);
-    gsvd_buf_free(&attrs);
+    gsvd_result *res = NULL;
+    int rc = gsvd_related_store_build(o->command, o->cutoff, r, ids, &res);
+    if (rc == GSVD_OK)
+        rc = gsvd_result_write(res, o->output, o->force, &wp, 1);
+    gsvd_result_free(res);
     return rc;
 }
 

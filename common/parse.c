@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/buf.h"
 #include "common/err.h"
+#include "common/log.h"
 
 int gsvd_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix, uint64_t *out)
 {
@@ -132,4 +134,37 @@ int gsvd_parse_range(const char *s, uint64_t *a, uint64_t *b)
     if (colon[1] && gsvd_parse_uint(colon + 1, 1, UINT64_MAX, 1, b) < 0)
         return -1;
     return *b && *b <= *a ? -1 : 0;
+}
+
+/* One ID per line; blank lines and lines starting with '#' are skipped, '\r' stripped. */
+int gsvd_read_ids(const char *path, struct gsvd_strlist *out)
+{
+    struct gsvd_buf text = GSVD_BUF_INIT;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_buf_read_file(&text, path));
+    for (size_t i = 0; i < text.len;) {
+        size_t e = i, len;
+        while (e < text.len && text.data[e] != '\n')
+            e++;
+        len = e - i;
+        while (len > 0 && text.data[i + len - 1] == '\r')
+            len--;
+        if (len > 0 && text.data[i] != '#') {
+            if (memchr(text.data + i, '\0', len)) {
+                gsvd_log_error("%s: NUL byte in a sample ID", path);
+                rc = GSVD_EFORMAT;
+                goto out;
+            }
+            GSVD_TRY(gsvd_strlist_pushn(out, text.data + i, len));
+        }
+        i = e + 1;
+    }
+    if (out->n == 0) {
+        gsvd_log_error("%s: no sample IDs", path);
+        rc = GSVD_EFORMAT;
+    }
+out:
+    gsvd_buf_free(&text);
+    return rc;
 }

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/scan/genotype.h"
+#include "zarr/result.h"
 #include "zarr/tree.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -68,6 +69,37 @@ void gsvd_ldprune_result_free(struct gsvd_ldprune_result *r); /* accepts NULL or
  * for a wrong rank, a length below start + n or a non-integer dtype. */
 GSVD_NODISCARD int gsvd_ldprune_read_ints(gsvd_tree *t, const char *path, uint64_t start,
                                           uint64_t n, int64_t *dst);
+
+/* ---- around the pass (analysis/ldprune/ldprune_store.c) ---- */
+
+/* A window: "INT" (variants, >= 2), "INTkb" or "INTbp" into *variants or *bp (the other 0).
+ * GSVD_OK or GSVD_EINVAL (nothing logged). */
+GSVD_NODISCARD int gsvd_ldprune_parse_window(const char *s, uint64_t *variants, uint64_t *bp);
+/* "R2,WINDOW[,STEP]" (`pca --ld-prune`) into p's r2, window and step.  GSVD_OK or GSVD_EINVAL. */
+GSVD_NODISCARD int gsvd_ldprune_parse_spec(const char *s, struct gsvd_ldprune_params *p);
+
+/* Prune the genotypes of node `node` of t under `geno` (its range, samples, filters and masks;
+ * the scaler is replaced) into *out (caller frees with gsvd_ldprune_result_free).  Errors as
+ * gsvd_geno_open and gsvd_ldprune_run (logged). */
+GSVD_NODISCARD int gsvd_ldprune_mask(gsvd_tree *t, const char *node,
+                                     const struct gsvd_geno_params *geno,
+                                     const struct gsvd_ldprune_params *lp,
+                                     struct gsvd_ldprune_result *out);
+
+/* The output group (`gensvd ldprune -o`): variant_ld_keep (bool, the array's variants, chunks of
+ * up to 1,000,000) and the attributes version, command, source, method, r2, window_variants,
+ * window_bp, step, variant_range, maf, max_missing, n_samples ("all" or "subset"),
+ * n_variants, n_considered, n_kept, n_removed, n_pruned, n_monomorphic. */
+struct gsvd_ldprune_store_info {
+    const char *command;                  /* the command line, or NULL */
+    const char *source;                   /* the input as the caller named it */
+    const struct gsvd_ldprune_params *lp; /* r2, window, step */
+    const struct gsvd_geno_params *geno;  /* maf, max_missing */
+    int samples_subset;                   /* a sample list was given */
+};
+/* Caller frees *out (gsvd_result_free).  GSVD_OK or GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_ldprune_store_build(const struct gsvd_ldprune_store_info *info,
+                                            const struct gsvd_ldprune_result *r, gsvd_result **out);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_LDPRUNE_LDPRUNE_H */

@@ -107,5 +107,37 @@ void gsvd_project_result_free(struct gsvd_project_result *r); /* accepts NULL */
 
 const char *gsvd_shrinkage_name(enum gsvd_shrinkage s); /* "none", "ap", "oadp" */
 
+/* ---- around the projection (analysis/pca/project_store.c) ---- */
+
+/* Check a reference read with loadings for projection (`pcs` names it in messages): it must
+ * carry its variants' identity, and hold at least k components; keep the first k (0: all).
+ * GSVD_OK, GSVD_ENOTFOUND (no variant identity), GSVD_EINCONSIST (k too large), logged. */
+GSVD_NODISCARD int gsvd_project_model_check(struct gsvd_pca_model *ref, size_t k, const char *pcs);
+
+/* Match the variants of g (opened on node `node` of t) to the reference's: the ploidies must
+ * agree, and some variant must match (else the counts and a hint on contig names or alleles are
+ * logged).  `input` and `pcs` name the two in messages; array_given says the input is a 2-D
+ * array named by the caller (the ploidy message then mentions --ploidy).  Caller frees *map
+ * (gsvd_project_map_free).  GSVD_OK, GSVD_EINCONSIST (ploidy), GSVD_EDEGENERATE (no match),
+ * the readers' errors. */
+GSVD_NODISCARD int gsvd_project_target(gsvd_tree *t, const char *node, gsvd_geno *g,
+                                       const struct gsvd_pca_model *ref, const char *input,
+                                       const char *pcs, int array_given,
+                                       struct gsvd_project_map *map);
+
+/* The output group of a projection (`gensvd project -o`; gsvd_project_store_build) with the
+ * attributes version, command, pcs, k, N, N_reference, scaler, ploidy, shrinkage_correction,
+ * the match counts (variants_*), missing_calls and, with AP, shrinkage_factor. */
+struct gsvd_project_store_info {
+    const char *command;           /* the command line, or NULL */
+    const char *pcs;               /* the reference as the caller named it */
+    enum gsvd_shrinkage shrinkage; /* the correction applied */
+};
+GSVD_NODISCARD int gsvd_project_store_result(const struct gsvd_project_store_info *info,
+                                             const struct gsvd_pca_model *ref,
+                                             const struct gsvd_project_map *map,
+                                             const struct gsvd_project_result *r,
+                                             const struct gsvd_strlist *ids, gsvd_result **out);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_PCA_PROJECT_H */

@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/parallel.h"
 #include "zarr/codec.h"
+#include "zarr/meta.h"
 #include "zarr/writer.h"
 
 enum { CONDENSED_CHUNK = 1 << 20 };
@@ -70,14 +71,71 @@ uint64_t gsvd_pdist_store_bytes(const struct gsvd_pdist_store *o)
     return b;
 }
 
-static const char *dim1(const struct gsvd_pdist_store *o)
+uint64_t gsvd_pdist_store_chunk(const struct gsvd_pdist_store_cfg *cfg)
 {
-    return strcmp(o->cfg.axis, "variants") == 0 ? "variants_1" : "samples_1";
+    uint64_t n = cfg->n, chunk;
+    if (cfg->condensed) {
+        uint64_t total = n * (n ? n - 1 : 0) / 2;
+        chunk = total < CONDENSED_CHUNK ? (total ? total : 1) : CONDENSED_CHUNK;
+        /* the buffered chunks (24 bytes a pair per worker) take at most 1/16 of --memory: the
+         * chunk from --memory alone (room for 8 workers, so that the output's chunking does
+         * not depend on --threads), then fewer workers if even that does not fit */
+        while (cfg->memory && chunk > 4096 && chunk * 8 * 24 * 16 > cfg->memory)
+            chunk /= 2;
+    } else {
+        chunk = n < 1000 ? (n ? n : 1) : 1000;
+        /* with a memory cap the chunk rows (the bands' granule) must leave room for a band */
+        while (cfg->memory && chunk > 64 && chunk * n * 64 * 4 > cfg->memory)
+            chunk /= 2;
+    }
+    return chunk;
 }
 
-static const char *dim0(const struct gsvd_pdist_store *o)
+/* The distance array's spec (n_sites': the same with path, dtype and fill changed); `fill`
+ * holds the fill value's storage. */
+static void distance_spec(const struct gsvd_pdist_store_cfg *cfg, uint64_t chunk,
+                          struct gsvd_array_spec *sd, double *nan, float *nanf)
 {
-    return strcmp(o->cfg.axis, "variants") == 0 ? "variants_0" : "samples_0";
+    /* N^2 values: a fast compression level (zstd 1 is ~4x faster than gensvd's default 5 and
+     * within a few percent of its size on distances) */
+    static const char *const fast =
+        "{\"blocksize\":0,\"clevel\":1,\"cname\":\"zstd\",\"id\":\"blosc\",\"shuffle\":1}";
+    int variants = strcmp(cfg->axis, "variants") == 0;
+    uint64_t n = cfg->n;
+
+    *nan = NAN;
+    *nanf = NAN;
+    memset(sd, 0, sizeof *sd);
+    sd->path = GSVD_PDIST_STORE_DISTANCE;
+    sd->compressor_json = fast;
+    sd->dtype = (struct gsvd_dtype){'f', '<', cfg->f4 ? 4 : 8};
+    sd->fill = cfg->f4 ? (const void *)nanf : (const void *)nan;
+    if (cfg->condensed) {
+        sd->ndim = 1;
+        sd->shape[0] = n * (n ? n - 1 : 0) / 2;
+        sd->chunks[0] = chunk;
+        sd->dims[0] = "pairs";
+    } else {
+        sd->ndim = 2;
+        sd->shape[0] = sd->shape[1] = n;
+        sd->chunks[0] = sd->chunks[1] = chunk;
+        sd->dims[0] = variants ? "variants_0" : "samples_0";
+        sd->dims[1] = variants ? "variants_1" : "samples_1";
+    }
+}
+
+/* The ID array's spec. */
+static void ids_spec(const struct gsvd_pdist_store_cfg *cfg, struct gsvd_array_spec *sid)
+{
+    int variants = strcmp(cfg->axis, "variants") == 0;
+    uint64_t n = cfg->n;
+    memset(sid, 0, sizeof *sid);
+    sid->path = variants ? GSVD_PDIST_STORE_VARIANT_INDEX : GSVD_PDIST_STORE_SAMPLE_ID;
+    sid->ndim = 1;
+    sid->shape[0] = n;
+    sid->chunks[0] = n ? n : 1;
+    sid->dtype = (struct gsvd_dtype){'O', '|', sizeof(char *)};
+    sid->dims[0] = variants ? "variants_0" : "samples_0";
 }
 
 int gsvd_pdist_store_open(const struct gsvd_pdist_store_cfg *cfg, struct gsvd_pdist_store **out)
@@ -93,24 +151,14 @@ int gsvd_pdist_store_open(const struct gsvd_pdist_store_cfg *cfg, struct gsvd_pd
         return GSVD_ENOMEM;
     o->cfg = *cfg;
     o->n_wk = gsvd_parallel_workers(cfg->threads); /* worker buffers: threads that run at once */
+    o->chunk = gsvd_pdist_store_chunk(cfg);
     if (cfg->condensed) {
         o->total = n * (n ? n - 1 : 0) / 2;
-        o->chunk = o->total < CONDENSED_CHUNK ? (o->total ? o->total : 1) : CONDENSED_CHUNK;
-        /* the buffered chunks (24 bytes a pair per worker) take at most 1/16 of --memory: the
-         * chunk from --memory alone (room for 8 workers, so that the output's chunking does
-         * not depend on --threads), then fewer workers if even that does not fit */
-        while (cfg->memory && o->chunk > 4096 && o->chunk * 8 * 24 * 16 > cfg->memory)
-            o->chunk /= 2;
         if (cfg->memory) {
             uint64_t fit = cfg->memory / (16 * 24 * o->chunk);
             if (o->n_wk > (fit ? fit : 1))
                 o->n_wk = (size_t)(fit ? fit : 1);
         }
-    } else {
-        o->chunk = n < 1000 ? (n ? n : 1) : 1000;
-        /* with a memory cap the chunk rows (the bands' granule) must leave room for a band */
-        while (cfg->memory && o->chunk > 64 && o->chunk * n * 64 * 4 > cfg->memory)
-            o->chunk /= 2;
     }
     if (cfg->plan_only)
         return GSVD_OK;
@@ -155,14 +203,8 @@ int gsvd_pdist_store_open(const struct gsvd_pdist_store_cfg *cfg, struct gsvd_pd
     GSVD_TRY(gsvd_writer_open_params(cfg->output, cfg->force, &cfg->wp, &o->w));
     ws = o->wk[0].ws;
     {
-        int variants = strcmp(cfg->axis, "variants") == 0;
-        struct gsvd_array_spec sid = {.path = variants ? GSVD_PDIST_STORE_VARIANT_INDEX
-                                                       : GSVD_PDIST_STORE_SAMPLE_ID,
-                                      .ndim = 1,
-                                      .shape = {n},
-                                      .chunks = {n ? n : 1},
-                                      .dtype = {'O', '|', sizeof(char *)},
-                                      .dims = {dim0(o)}};
+        struct gsvd_array_spec sid;
+        ids_spec(cfg, &sid);
         GSVD_TRY(gsvd_writer_array(o->w, &sid, &a));
         GSVD_TRY(gsvd_warray_write_strings(a, ws, (const char *const *)cfg->ids->items, (size_t)n));
     }
@@ -173,33 +215,14 @@ out:
 /* The distance and n_sites arrays, once the first band says whether values were missing. */
 static int make_arrays(struct gsvd_pdist_store *o, uint64_t n_missing)
 {
-    uint64_t n = o->cfg.n;
-    double nan = NAN;
-    float nanf = NAN;
+    struct gsvd_array_spec sd;
+    double nan;
+    float nanf;
     int rc = GSVD_OK;
 
     o->arrays_made = 1;
     o->nsites_wanted = n_missing > 0 || o->cfg.counts;
-    /* N^2 values: a fast compression level (zstd 1 is ~4x faster than gensvd's default 5 and
-     * within a few percent of its size on distances) */
-    static const char *const fast =
-        "{\"blocksize\":0,\"clevel\":1,\"cname\":\"zstd\",\"id\":\"blosc\",\"shuffle\":1}";
-    struct gsvd_array_spec sd = {.path = GSVD_PDIST_STORE_DISTANCE,
-                                 .compressor_json = fast,
-                                 .dtype = {'f', '<', o->cfg.f4 ? 4 : 8},
-                                 .fill = o->cfg.f4 ? (const void *)&nanf : (const void *)&nan};
-    if (o->cfg.condensed) {
-        sd.ndim = 1;
-        sd.shape[0] = o->total;
-        sd.chunks[0] = o->chunk;
-        sd.dims[0] = "pairs";
-    } else {
-        sd.ndim = 2;
-        sd.shape[0] = sd.shape[1] = n;
-        sd.chunks[0] = sd.chunks[1] = o->chunk;
-        sd.dims[0] = dim0(o);
-        sd.dims[1] = dim1(o);
-    }
+    distance_spec(&o->cfg, o->chunk, &sd, &nan, &nanf);
     GSVD_TRY(gsvd_writer_array(o->w, &sd, &o->dist));
     if (o->nsites_wanted) {
         struct gsvd_array_spec sn = sd;
@@ -471,6 +494,120 @@ void gsvd_pdist_store_close(struct gsvd_pdist_store *o)
     gsvd_free(o->full);
     gsvd_free(o->jobs);
     gsvd_free(o);
+}
+
+/* ---- the schema as a result ---------------------------------------------------------------- */
+
+int gsvd_pdist_store_attrs(const struct gsvd_pdist_attrs *a, struct gsvd_buf *attrs)
+{
+    const struct gsvd_pdist_summary *sum = a->sum;
+    int rc = GSVD_OK;
+    GSVD_TRY(
+        gsvd_buf_printf(attrs, "{\n    \"version\": \"%s\",\n    \"command\": ", GSVD_VERSION));
+    GSVD_TRY(gsvd_json_quote(attrs, a->command ? a->command : ""));
+    GSVD_TRY(gsvd_buf_printf(
+        attrs,
+        ",\n    \"metric\": \"%s\",\n    \"p\": %.17g,\n    \"missing\": \"%s\",\n    \"axis\": "
+        "\"%s\",\n    \"layout\": \"%s\",\n    \"M\": %llu,\n    \"N\": %llu,\n    "
+        "\"n_missing\": %llu,\n    \"kernel\": \"%s\",\n    \"device\": \"%s\"\n}",
+        gsvd_pdist_metric_name(a->pd->metric), a->pd->p, gsvd_pdist_missing_name(a->pd->missing),
+        a->axis_variants ? "variants" : "samples", a->condensed ? "condensed" : "square",
+        (unsigned long long)sum->m, (unsigned long long)sum->n, (unsigned long long)sum->n_missing,
+        sum->kernel ? sum->kernel : "none", sum->device ? sum->device : "cpu"));
+out:
+    return rc;
+}
+
+/* scipy's condensed vector of the upper triangle of the n x n matrix m (elements of esz
+ * bytes), into a new buffer. */
+static void *condense(const void *m, uint64_t n, size_t esz)
+{
+    uint64_t total = n * (n ? n - 1 : 0) / 2, k = 0;
+    unsigned char *c = gsvd_malloc((size_t)(total ? total : 1) * esz);
+    for (uint64_t i = 0; c && i + 1 < n; i++) {
+        memcpy(c + k * esz, (const unsigned char *)m + (i * n + i + 1) * esz,
+               (size_t)(n - i - 1) * esz);
+        k += n - i - 1;
+    }
+    return c;
+}
+
+int gsvd_pdist_store_build(const struct gsvd_pdist_store_cfg *cfg, const char *attrs_json,
+                           uint64_t n_missing, double *dist, uint32_t *n_sites, gsvd_result **out)
+{
+    gsvd_result *res = NULL;
+    struct gsvd_array_spec sd, sid;
+    uint64_t n = cfg->n, chunk = gsvd_pdist_store_chunk(cfg);
+    void *d = NULL, *ns = NULL;
+    double nan;
+    float nanf;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    GSVD_TRY(gsvd_result_new(&res));
+    GSVD_TRY(gsvd_result_set_attrs(res, attrs_json, GSVD_RESULT_ATTRS_LAST));
+    ids_spec(cfg, &sid);
+    GSVD_TRY(gsvd_result_add(res, &sid, cfg->ids->items));
+    distance_spec(cfg, chunk, &sd, &nan, &nanf);
+    if (cfg->f4) { /* float32 values, converted as the streaming writer converts them */
+        float *f = gsvd_malloc((size_t)(n ? n * n : 1) * sizeof *f);
+        for (uint64_t i = 0; f && i < n * n; i++)
+            f[i] = (float)dist[i];
+        d = f;
+    } else {
+        d = dist;
+        dist = NULL;
+    }
+    if (d && cfg->condensed) {
+        void *c = condense(d, n, sd.dtype.size);
+        gsvd_free(d);
+        d = c;
+    }
+    if (!d) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    rc = gsvd_result_adopt(res, &sd, d);
+    d = NULL;
+    if (rc < 0)
+        goto out;
+    if (!cfg->condensed) /* the streaming writer pads edge tiles with zeros */
+        gsvd_result_pad_zero(res);
+    if (n_missing > 0 || cfg->counts) {
+        struct gsvd_array_spec sn = sd;
+        sn.path = GSVD_PDIST_STORE_N_SITES;
+        sn.dtype = (struct gsvd_dtype){'u', '<', 4};
+        sn.fill = NULL;
+        if (!n_sites) {
+            rc = GSVD_EINTERNAL;
+            goto out;
+        }
+        if (cfg->condensed) {
+            ns = condense(n_sites, n, sizeof *n_sites);
+        } else {
+            ns = n_sites;
+            n_sites = NULL;
+        }
+        if (!ns) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+        rc = gsvd_result_adopt(res, &sn, ns);
+        ns = NULL;
+        if (rc < 0)
+            goto out;
+        if (!cfg->condensed)
+            gsvd_result_pad_zero(res);
+    }
+    *out = res;
+    res = NULL;
+out:
+    gsvd_free(dist);
+    gsvd_free(n_sites);
+    gsvd_free(d);
+    gsvd_free(ns);
+    gsvd_result_free(res);
+    return rc;
 }
 
 /* ---- the reader ---------------------------------------------------------------------------- */

@@ -18,6 +18,7 @@
 #include "analysis/pdist/pdist.h"
 #include "common/buf.h"
 #include "zarr/array.h"
+#include "zarr/result.h"
 #include "zarr/tree.h"
 #include "zarr/writer.h"
 GSVD_EXTERN_C_BEGIN
@@ -66,6 +67,31 @@ int gsvd_pdist_store_band(void *ctx, const struct gsvd_pdist_band *b);
 GSVD_NODISCARD int gsvd_pdist_store_finish(gsvd_pdist_store *o, const char *attrs_json,
                                            uint64_t n_missing);
 void gsvd_pdist_store_close(gsvd_pdist_store *o); /* discards an uncommitted output; accepts NULL */
+
+/* The chunk extent of the distance array for cfg (square: rows and columns of a chunk;
+ * condensed: elements), from the item count and the memory cap alone. */
+uint64_t gsvd_pdist_store_chunk(const struct gsvd_pdist_store_cfg *cfg);
+
+/* The group's attributes: version, command, metric, p, missing, axis, layout, M, N, n_missing,
+ * kernel, device (a JSON object text appended to attrs). */
+struct gsvd_pdist_attrs {
+    const char *command;                  /* the command line, or NULL */
+    const struct gsvd_pdist_params *pd;   /* metric, p, missing */
+    int axis_variants, condensed;         /* --axis variants, --layout condensed */
+    const struct gsvd_pdist_summary *sum; /* the run's */
+};
+GSVD_NODISCARD int gsvd_pdist_store_attrs(const struct gsvd_pdist_attrs *a, struct gsvd_buf *attrs);
+
+/* The group held in memory (what the library returns without an output), with the arrays the
+ * streaming sink writes for cfg, chunked and padded as it writes them, so that writing the
+ * result gives the same bytes: the ID array, `distance` from the n x n matrix dist (converted
+ * to float32 with cfg->f4, condensed in scipy's order with cfg->condensed) and, when n_missing
+ * > 0 or cfg->counts, `n_sites` from the n x n counts; the attributes after the arrays.  dist
+ * and n_sites (gsvd_malloc'd) are consumed, also on failure.  Caller frees *out.  GSVD_OK,
+ * GSVD_ENOMEM, GSVD_EINTERNAL (counts needed and not given). */
+GSVD_NODISCARD int gsvd_pdist_store_build(const struct gsvd_pdist_store_cfg *cfg,
+                                          const char *attrs_json, uint64_t n_missing, double *dist,
+                                          uint32_t *n_sites, gsvd_result **out);
 
 /* The reader: open the distance array of the pdist group `node` in t and check its shape
  * against the n items of its ID array; *condensed is 1 for scipy's condensed vector, 0 for the

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include "analysis/scan/genotype.h"
 #include "analysis/pdist/pdist.h"
+#include "common/buf.h"
+#include "zarr/result.h"
 GSVD_EXTERN_C_BEGIN
 
 struct gsvd_related_params {
@@ -50,6 +52,14 @@ GSVD_NODISCARD int64_t gsvd_related_select(size_t n, const uint32_t *pairs, uint
                                            uint8_t *unrelated);
 
 void gsvd_related_result_clear(struct gsvd_related_result *r); /* accepts NULL; cannot fail */
+
+/* The output group (`gensvd related -o`, analysis/related/related_store.c): sample_id (the r->n
+ * IDs), sample_unrelated (bool: 1 kept) with attribute king_cutoff, and the group attributes
+ * version, command, metric, king_cutoff, N, M, n_missing, n_unrelated, n_removed, n_related_pairs,
+ * n_related_samples.  Caller frees *out.  GSVD_OK or GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_related_store_build(const char *command, double cutoff,
+                                            const struct gsvd_related_result *r,
+                                            const struct gsvd_strlist *ids, gsvd_result **out);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_RELATED_RELATED_H */
