@@ -40,7 +40,8 @@ struct gsvd_store {
 
 extern const struct gsvd_store_ops gsvd_store_file_ops;
 extern const struct gsvd_store_ops gsvd_store_mem_ops;
-extern const struct gsvd_store_ops gsvd_store_zip_ops; /* store_zip.c: read-only zip archives */
+extern const struct gsvd_store_ops gsvd_store_zip_ops;  /* store_zip.c: read-only zip archives */
+extern const struct gsvd_store_ops gsvd_store_view_ops; /* store_view.c: the caller's arrays */
 
 /* (store_zip.c) Open the zip archive stored as `key` in the remote store `parent` (ownership
  * of parent moves to the new store, which closes it, also on failure); `display` is the
