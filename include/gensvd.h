@@ -301,6 +301,12 @@ GENSVD_API int gensvd_options_set_int(gensvd_options *opt, const char *name, int
 GENSVD_API int gensvd_options_set_double(gensvd_options *opt, const char *name, double value);
 GENSVD_API int gensvd_options_set_string(gensvd_options *opt, const char *name, const char *value);
 
+/* A list-valued option, the items copied (n 0 clears it): GENSVD_PCA's "fit-samples" (the IDs
+ * of the samples to fit on; the others are projected onto their PCs), instead of a file of IDs
+ * given with _string.  GENSVD_EINVAL for another name or an empty item. */
+GENSVD_API int gensvd_options_set_strings(gensvd_options *opt, const char *name,
+                                          const char *const *items, size_t n);
+
 /* The options an analysis takes, for bindings and documentation: the i-th option's name, or
  * NULL past the last; its type (GENSVD_OPTION_*) and current value as text ("10", "auto",
  * "1e-04"; borrowed until the next call on opt). */

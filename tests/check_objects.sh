@@ -13,7 +13,8 @@ src=${2:-$(cd "$(dirname "$0")/.." && pwd)}
 command -v nm >/dev/null || { echo "nm not found" >&2; exit 2; }
 objs=$(find "$build" -path '*/CMakeFiles/*.dir/*' -name '*.o' \
     \( -path '*/common/*' -o -path '*/zarr/*' -o -path '*/analysis/*' -o -path '*/gpu/*' \
-    -o -path '*/mpi/*' -o -path '*/plot/*' -o -path '*/cli/CMakeFiles/*.dir/*' \) | sort)
+    -o -path '*/mpi/*' -o -path '*/plot/*' -o -path '*/lib/CMakeFiles/*.dir/*' \
+    -o -path '*/cli/CMakeFiles/*.dir/*' \) | sort)
 [ -n "$objs" ] || { echo "no object files under $build" >&2; exit 2; }
 tab=$(mktemp) || exit 2
 trap 'rm -f "$tab"' EXIT

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Mechanical checks of the sources (STYLE.md sections 2 and 12):
-#  - layering: common <- zarr <- analysis <- gpu <- mpi <- plot <- cli (mpi/ uses common/ only;
-#    plot/ reads results through zarr/); a file includes only its own or lower
+#  - layering: common <- zarr <- analysis <- gpu <- mpi <- plot <- lib <- cli (mpi/ uses
+#    common/ only; plot/ reads results through zarr/; lib/ is the public API of
+#    include/gensvd.h, which counts as lib's); a file includes only its own or lower
 #    layers' headers, and *_internal.h only from its own folder, subfolders being folders of
 #    their own (analysis/cpu/ and gpu/ may use analysis/backend_internal.h, and so may
-#    cli/backend_registry.c, which proxies the CUDA module); analysis/scan/ (the genotype
+#    lib/backend_registry.c, which proxies the CUDA module); analysis/scan/ (the genotype
 #    scan) includes no other part of analysis/;
 #  - banned calls: atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets everywhere;
 #    exit abort printf puts outside cli/; raw malloc/calloc/realloc/free outside common/alloc.c;
@@ -16,17 +17,17 @@
 set -u
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
-layers=(common zarr analysis gpu mpi plot cli)
-rank() { local i; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
+layers=(common zarr analysis gpu mpi plot lib cli)
+rank() { local i; [ "$1" = include ] && set -- lib; for i in "${!layers[@]}"; do [ "${layers[$i]}" = "$1" ] && echo "$i" && return; done; echo -1; }
 # The internal headers used outside their own folder: analysis/backend_internal.h (the
 # backend table) by the backends that implement it (analysis/cpu/, gpu/) and by
-# cli/backend_registry.c, which proxies the CUDA module.  Every other *_internal.h is
+# lib/backend_registry.c, which proxies the CUDA module.  Every other *_internal.h is
 # included only from the folder it sits in (analysis/pca/pca_internal.h from analysis/pca/,
 # not from analysis/ nor analysis/pca/sub/).
 internal_ok() { # FILE HEADER
     [ "$2" = analysis/backend_internal.h ] || return 1
     case "$1" in
-    analysis/cpu/* | gpu/* | cli/backend_registry.c) return 0 ;;
+    analysis/cpu/* | gpu/* | lib/backend_registry.c) return 0 ;;
     esac
     return 1
 }
@@ -35,7 +36,7 @@ fail=0
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
 # every source below the layer folders, subfolders included
-files=$(find common zarr analysis gpu mpi plot cli -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+files=$(find common zarr analysis gpu mpi plot lib include cli -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 for f in $files; do
     dir=${f%%/*}
     r=$(rank "$dir")

@@ -29,6 +29,9 @@
 #include "common/parallel.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held for the whole of a region that needs a fixed thread count (gsvd_blas_region_begin), and
+ * for each change of the count, so that no other thread changes it under such a region. */
+static pthread_mutex_t regime = PTHREAD_MUTEX_INITIALIZER;
 static size_t mapped; /* buffers known to be mapped, or known to fit */
 static int pool_down; /* OpenBLAS's worker pool was stopped: never restart it */
 
@@ -118,12 +121,34 @@ int gsvd_blas_get_threads(void)
     return openblas_get_num_threads();
 }
 
-void gsvd_blas_set_threads(int n)
+static void set_threads(int n)
 {
     pthread_mutex_lock(&lock);
     if (!pool_down)
         openblas_set_num_threads(n);
     pthread_mutex_unlock(&lock);
+}
+
+void gsvd_blas_set_threads(int n)
+{
+    pthread_mutex_lock(&regime);
+    set_threads(n);
+    pthread_mutex_unlock(&regime);
+}
+
+int gsvd_blas_region_begin(int n)
+{
+    int saved;
+    pthread_mutex_lock(&regime);
+    saved = openblas_get_num_threads();
+    set_threads(n);
+    return saved;
+}
+
+void gsvd_blas_region_end(int saved)
+{
+    set_threads(saved);
+    pthread_mutex_unlock(&regime);
 }
 
 int gsvd_blas_room(size_t n_callers)

@@ -29,6 +29,14 @@ GSVD_NODISCARD int gsvd_blas_room_init(void);
 int gsvd_blas_get_threads(void);
 void gsvd_blas_set_threads(int n);
 
+/* A region that needs exactly n BLAS threads (bytes that depend on it: the symmetric
+ * eigensolver's dsymv), bracketed by these two from one thread: the count is set for the
+ * region, and no other thread's gsvd_blas_set_threads or region changes it before
+ * gsvd_blas_region_end(saved) restores it (they wait).  OpenBLAS's count is process-wide, so
+ * this is what keeps two library calls on two threads from changing each other's bytes. */
+int gsvd_blas_region_begin(int n);
+void gsvd_blas_region_end(int saved);
+
 /* Make sure that n_callers threads (the calling one among them) can hold a BLAS buffer at once:
  * with a finite RLIMIT_AS, a reservation (PROT_NONE, never touched, released at once) of one
  * buffer per caller beyond those known to be mapped (gsvd_blas_room_init's, and those an

@@ -1,0 +1,294 @@
+/* lib/run_pca.c - GENSVD_PCA: `gensvd pca`'s run with its options (include/gensvd.h):
+ * the backend first (an unavailable device fails before any data is read), the selection, an
+ * optional LD prune and --fit-samples projection, the plan of --memory and --cache, the run
+ * (shared by the processes of a distributed run), and the output group built by
+ * analysis/pca/pca_store.c.  The result also keeps the PCs as a reference for GENSVD_PROJECT
+ * (gensvd_options_set_pcs) when they were computed with loadings. */
+#include "gsvd_config.h"
+#include "lib/lib_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/pca/pca_fit.h"
+#include "analysis/pca/pca_store.h"
+#include "analysis/scan/variant_ids.h"
+#include "common/alloc.h"
+#include "common/comm.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "common/parse.h"
+
+/* Everything the run holds, released by run_free. */
+struct pca_run {
+    struct lib_sel sel;
+    struct gsvd_strlist fit_ids; /* "fit-samples" read from a file */
+    uint8_t *prune_keep;         /* "ld-prune": the kept variants */
+    gsvd_backend *be;
+    gsvd_geno *g;
+    struct gsvd_pca_result *r;
+    struct gsvd_pca_fit_join join;
+    struct gsvd_variant_ids vids;
+    gsvd_result *gr;
+};
+
+static void run_free(struct pca_run *p)
+{
+    gsvd_result_free(p->gr);
+    gsvd_variant_ids_free(&p->vids);
+    gsvd_pca_fit_join_free(&p->join);
+    gsvd_pca_result_free(p->r);
+    gsvd_geno_close(p->g);
+    gsvd_backend_destroy(p->be);
+    gsvd_free(p->prune_keep);
+    gsvd_strlist_free(&p->fit_ids);
+    lib_sel_free(&p->sel);
+}
+
+/* The genotype cache's budget and spill directory: "cache" (auto: a quarter of the memory for
+ * a store, nothing for arrays the caller holds, which are read in place as fast), and the
+ * context's "cache-dir", else $TMPDIR, else /tmp. */
+static void cache_plan(const gensvd_ctx *ctx, const gensvd_source *src,
+                       const struct lib_pca_opts *o, struct gsvd_geno_params *geno)
+{
+    const char *tmp = getenv("TMPDIR");
+    geno->cache_bytes = o->cache;
+    if (o->cache == UINT64_MAX) {
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        geno->cache_bytes =
+            src->url && pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : 0;
+    }
+    geno->cache_dir = ctx->str[CS_CACHE_DIR] ? ctx->str[CS_CACHE_DIR] : tmp && *tmp ? tmp : "/tmp";
+}
+
+/* A distributed run: this rank's part of the variants (gsvd_pca_split). */
+static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params *p)
+{
+    uint64_t vs, ve, a, b;
+    size_t n = gsvd_geno_n_samples(g);
+
+    gsvd_geno_range(g, &vs, &ve);
+    p->n_variants_all = ve - vs;
+    gsvd_pca_split(n, vs, ve, gsvd_comm_rank(world), gsvd_comm_size(world), &a, &b);
+    gsvd_log_info("distributed: rank %d of %d: variants %llu:%llu", gsvd_comm_rank(world),
+                  gsvd_comm_size(world), (unsigned long long)a, (unsigned long long)b);
+    return gsvd_geno_restrict(g, a, b);
+}
+
+/* What `gensvd pca` reports on stderr, as info messages. */
+static void report(const struct gsvd_pca_result *r)
+{
+    const struct gsvd_geno_counts *c = &r->counts;
+    gsvd_log_info("pca: %zu samples, %llu of %llu variants used (dropped: %llu without calls, "
+                  "%llu zero variance, %llu maf, %llu max-missing, %llu variant mask); %llu "
+                  "missing calls set to the mean",
+                  r->n, (unsigned long long)c->n_kept, (unsigned long long)c->n_range,
+                  (unsigned long long)c->n_no_calls, (unsigned long long)c->n_zero_var,
+                  (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
+                  (unsigned long long)c->n_mask, (unsigned long long)c->n_missing_calls);
+    gsvd_log_info("pca: %s, %zu passes, converged %s, final 1-MEV %.3g",
+                  gsvd_pca_method_name(r->method), r->iterations,
+                  r->converged < 0 ? "n/a (fixed pass count)"
+                  : r->converged   ? "yes"
+                                   : "NO (max-iter reached)",
+                  r->convergence);
+}
+
+/* Copies of n doubles (NULL stays NULL); 0 or -1. */
+static int dup_f8(const double *src, size_t n, double **dst)
+{
+    *dst = NULL;
+    if (!src)
+        return 0;
+    if (!(*dst = gsvd_malloc((n ? n : 1) * sizeof **dst)))
+        return -1;
+    memcpy(*dst, src, n * sizeof **dst);
+    return 0;
+}
+
+/* The PCs as a reference for projection (struct gsvd_pca_model), with copies of what it
+ * needs.  Only with loadings and the variants' identity. */
+static int keep_model(const struct gsvd_pca_result *r, const struct gsvd_strlist *ids,
+                      const struct gsvd_variant_ids *vids, size_t ploidy, int scaler,
+                      struct gsvd_pca_model **out)
+{
+    struct gsvd_pca_model *m = gsvd_calloc(1, sizeof *m);
+    size_t k = r->k, n = r->n, mm = (size_t)r->m_range;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    if (!m)
+        return GSVD_ENOMEM;
+    m->k = k;
+    m->n = n;
+    m->m = r->m_range;
+    m->ploidy = ploidy;
+    m->scaler = (enum gsvd_scaler)scaler;
+    m->trace = r->trace;
+    m->m_used = r->m_used;
+    if (dup_f8(r->s, k, &m->s) < 0 || dup_f8(r->u, n * k, &m->scores) < 0 ||
+        dup_f8(r->v, mm * k, &m->v) < 0 || dup_f8(r->var_mean, mm, &m->mean) < 0 ||
+        dup_f8(r->var_scale, mm, &m->scale) < 0 || !(m->included = gsvd_malloc(mm ? mm : 1))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    memcpy(m->included, r->var_included, mm);
+    for (size_t i = 0; i < n * k; i++)
+        m->scores[i] *= r->s[i % k];
+    for (size_t i = 0; i < ids->n; i++)
+        GSVD_TRY(gsvd_strlist_push(&m->ids, ids->items[i]));
+    for (size_t j = 0; j < vids->n; j++) {
+        GSVD_TRY(gsvd_strlist_push(&m->vids.contig, vids->contig.items[j]));
+        GSVD_TRY(gsvd_strlist_push(&m->vids.alleles, vids->alleles.items[j]));
+    }
+    if (vids->n && !(m->vids.pos = gsvd_malloc(vids->n * sizeof *m->vids.pos))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    if (vids->n)
+        memcpy(m->vids.pos, vids->pos, vids->n * sizeof *m->vids.pos);
+    m->vids.n = vids->n;
+    *out = m;
+    m = NULL;
+out:
+    if (m) {
+        gsvd_pca_model_free(m);
+        gsvd_free(m);
+    }
+    return rc;
+}
+
+/* Checks, backend, selection, LD prune, genotype handle, this rank's part and the plan. */
+static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params *pca,
+                 struct gsvd_backend_params *bp)
+{
+    const struct lib_pca_opts *o = &run->opt->u.pca;
+    struct gsvd_geno_params *geno = &p->sel.geno;
+    gensvd_source *src = run->src;
+    gsvd_comm *world = lib_world();
+    int rc = GSVD_OK;
+
+    if (o->gram_f64 && o->gram_kernel != GSVD_GRAM_AUTO)
+        return lib_fail(GSVD_EINVAL, "pca: \"gram-f64\" and \"gram-kernel\" cannot be combined");
+    if ((o->fit_file || o->fit_set) && o->fit_file && o->fit_set)
+        return lib_fail(GSVD_EINVAL, "pca: \"fit-samples\" given both as a file and as a list");
+    GSVD_TRY(lib_backend(run->ctx, bp, &p->be));
+    if (strcmp(gsvd_backend_name(p->be), "cpu") != 0 &&
+        (o->gram_kernel != GSVD_GRAM_AUTO || o->pass_kernel != GSVD_PASS_AUTO || o->gram_f64))
+        gsvd_log_warn("gram-kernel, pass-kernel and gram-f64 apply to the CPU backend only (%s "
+                      "runs its own)",
+                      gsvd_backend_name(p->be));
+    GSVD_TRY(lib_sel_make(src, 0, &p->sel));
+    geno->scaler = (enum gsvd_scaler)o->scaler;
+    geno->missing_error = o->missing_error;
+    cache_plan(run->ctx, src, o, geno);
+    if (o->fit_file)
+        GSVD_TRY(gsvd_read_ids(o->fit_file, &p->fit_ids));
+    if (o->ld_prune) { /* prune under the same filters and masks, then use the kept set */
+        struct gsvd_ldprune_params lp = o->lp;
+        struct gsvd_ldprune_result lr = {0};
+        lp.n_threads = lib_threads(run->ctx);
+        GSVD_TRY(gsvd_ldprune_mask(src->tree, src->node, geno, &lp, &lr));
+        p->prune_keep = lr.keep;
+        lr.keep = NULL;
+        geno->variant_mask = p->prune_keep;
+        geno->variant_mask_len = lr.n_array;
+        gsvd_ldprune_result_free(&lr);
+    }
+    if (o->fit_file || o->fit_set) { /* fitted on these; the universe is projected after */
+        struct gsvd_geno_params fitp = *geno;
+        fitp.samples = o->fit_set ? &o->fit_ids : &p->fit_ids;
+        GSVD_TRY(gsvd_geno_open(src->tree, src->node, &fitp, &p->g));
+    } else {
+        GSVD_TRY(gsvd_geno_open(src->tree, src->node, geno, &p->g));
+    }
+    if (pca->n_components >= gsvd_geno_n_samples(p->g))
+        return lib_fail(GSVD_EINVAL, "pca: %zu components need more than %zu samples",
+                        pca->n_components, gsvd_geno_n_samples(p->g));
+    if (run->dest) { /* a shard that does not fit the sample chunks fails before the run */
+        uint64_t ns = gsvd_geno_n_samples(p->g), chunk = ns < 100000 ? ns : 100000;
+        struct gsvd_writer_params wp = lib_dest_params(run->dest, src->input_format);
+        GSVD_TRY(gsvd_writer_shard_shape(&wp, "sample_pca_projection", 1, &ns, &chunk, NULL));
+    }
+    if (world)
+        GSVD_TRY(split_variants(world, p->g, pca));
+    {
+        uint64_t cache = geno->cache_bytes;
+        GSVD_TRY(gsvd_pca_plan(p->g, o->memory, bp, pca, &cache));
+        gsvd_geno_set_cache(p->g, cache);
+    }
+out:
+    return rc;
+}
+
+int lib_run_pca(struct lib_run *run)
+{
+    const struct lib_pca_opts *o = &run->opt->u.pca;
+    struct gsvd_pca_params pca = o->pca;
+    struct gsvd_backend_params bp = {
+        .gram_f64 = o->gram_f64, .gram_kernel = o->gram_kernel, .pass_kernel = o->pass_kernel};
+    struct pca_run p = {0};
+    gsvd_comm *world = lib_world();
+    int fit = o->fit_file || o->fit_set;
+    const struct gsvd_pca_result *res;
+    const struct gsvd_strlist *ids;
+    struct gsvd_pca_model *model = NULL;
+    int rc;
+
+    rc = setup(run, &p, &pca, &bp);
+    if (world) /* one rank's bad start stops every rank */
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        goto out;
+    pca.loadings = o->pca.loadings || fit; /* projecting the others needs them */
+    pca.progress = lib_progress(run->ctx);
+    pca.n_threads = lib_threads(run->ctx);
+    pca.comm = world;
+    GSVD_TRY(gsvd_pca_run(p.g, p.be, &pca, &p.r));
+    res = p.r;
+    ids = gsvd_geno_sample_ids(p.g);
+    if (gsvd_comm_rank(world) == 0 && fit) {
+        GSVD_TRY(gsvd_pca_fit_join(run->src->tree, run->src->node, &p.sel.geno, p.sel.geno.samples,
+                                   p.g, p.r, lib_threads(run->ctx), &p.join));
+        if (!o->pca.loadings)
+            p.join.all.v = NULL;
+        res = &p.join.all;
+        ids = &p.join.ids;
+    }
+    if (gsvd_comm_rank(world) == 0)
+        report(p.r);
+    if (res->v)
+        GSVD_TRY(gsvd_variant_ids_read_present(run->src->tree, run->src->node, p.sel.geno.var_start,
+                                               p.sel.geno.var_start + p.r->m_range, &p.vids));
+    {
+        struct gsvd_pca_store_info info = {.command = run->opt->command,
+                                           .input = gsvd_geno_array_name(p.g),
+                                           .pca = &pca,
+                                           .geno = &p.sel.geno,
+                                           .ploidy = gsvd_geno_ploidy(p.g),
+                                           .var_start = p.sel.geno.var_start,
+                                           .vids = p.vids.n ? &p.vids : NULL,
+                                           .fitted = p.join.fitted,
+                                           .n_fitted = p.join.n_fitted};
+        GSVD_TRY(gsvd_pca_store_build(&info, res, ids, &p.gr));
+    }
+    if (res->v && !fit)
+        GSVD_TRY(keep_model(p.r, ids, &p.vids, gsvd_geno_ploidy(p.g), o->scaler, &model));
+    rc = lib_run_write(run, p.gr, run->src->input_format);
+    if (world)
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        goto out;
+    GSVD_TRY(lib_result_new(run->ctx, GENSVD_PCA, p.gr, run->src->input_format, &run->out));
+    p.gr = NULL;
+    run->out->model = model;
+    model = NULL;
+out:
+    if (model) {
+        gsvd_pca_model_free(model);
+        gsvd_free(model);
+    }
+    run_free(&p);
+    return rc;
+}

@@ -1,0 +1,108 @@
+/* lib/select.c - a source's selection as the genotype scan's parameters for one run: the array,
+ * orientation, ploidy, variant range and filters, the sample list, and the masks (read from the
+ * stores their specs name, STORE[/ARRAY] as on the command line, or taken from memory), plus
+ * KING's autosome mask for pdist's king and ibs0 and for related. */
+#include "gsvd_config.h"
+#include "lib/lib_internal.h"
+
+#include <string.h>
+
+#include "analysis/scan/mask.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+
+/* What lib_sel owns besides the parameters. */
+struct sel_owned {
+    struct gsvd_mask vm, sm;
+    struct gsvd_autosomes au;
+};
+
+/* The mask `spec` (STORE[/ARRAY]; default_array when it names a group) into *m. */
+static int read_mask(const char *spec, const char *default_array, int want_ids, struct gsvd_mask *m)
+{
+    char *root = NULL, *node = NULL;
+    gsvd_store *st = NULL;
+    gsvd_tree *t = NULL;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_tree_locate(spec, &root, &node));
+    GSVD_TRY(gsvd_store_open(root, GSVD_STORE_READ, &st));
+    GSVD_TRY(gsvd_tree_open(st, &t));
+    GSVD_TRY(gsvd_mask_read(t, node, spec, default_array, want_ids, m));
+out:
+    gsvd_tree_close(t);
+    gsvd_store_close(st);
+    gsvd_free(root);
+    gsvd_free(node);
+    return rc;
+}
+
+int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
+{
+    struct gsvd_geno_params geno = GSVD_GENO_PARAMS_DEFAULT;
+    struct sel_owned *own;
+    int rc = GSVD_OK;
+
+    memset(sel, 0, sizeof *sel);
+    if (!(own = gsvd_calloc(1, sizeof *own)))
+        return GSVD_ENOMEM;
+    sel->autosomes = own;
+    GSVD_TRY(lib_source_ready(src));
+    geno.array = src->array;
+    geno.transpose = src->transpose;
+    geno.ploidy = src->ploidy;
+    geno.var_start = src->var_start;
+    geno.var_stop = src->var_stop;
+    geno.maf = src->maf;
+    geno.max_missing = src->max_missing;
+    geno.n_threads = lib_threads(src->ctx);
+    if (src->samples_set && (src->sample_mask_spec || src->sample_mask)) {
+        rc = lib_fail(GSVD_EINVAL, "a sample list and a sample mask cannot be combined");
+        goto out;
+    }
+    if (src->samples_set)
+        geno.samples = &src->samples;
+    if (src->variant_mask_spec && src->variant_mask) {
+        rc = lib_fail(GSVD_EINVAL, "two variant masks: one from a store and one in memory");
+        goto out;
+    }
+    if (src->sample_mask_spec && src->sample_mask) {
+        rc = lib_fail(GSVD_EINVAL, "two sample masks: one from a store and one in memory");
+        goto out;
+    }
+    if (src->variant_mask_spec)
+        GSVD_TRY(read_mask(src->variant_mask_spec, "variant_ld_keep", 0, &own->vm));
+    if (src->sample_mask_spec)
+        GSVD_TRY(read_mask(src->sample_mask_spec, "sample_unrelated", 1, &own->sm));
+    GSVD_TRY(gsvd_mask_apply(src->variant_mask_spec ? &own->vm : NULL,
+                             src->sample_mask_spec ? &own->sm : NULL, &sel->ids, &geno));
+    if (src->variant_mask) {
+        geno.variant_mask = src->variant_mask;
+        geno.variant_mask_len = src->variant_mask_n;
+    }
+    if (src->sample_mask) {
+        geno.sample_mask = src->sample_mask;
+        geno.sample_mask_len = src->sample_mask_n;
+    }
+    if (king)
+        GSVD_TRY(gsvd_autosomes_apply(src->tree, src->node, src->all_contigs, &own->au, &geno));
+    sel->geno = geno;
+out:
+    if (rc < 0)
+        lib_sel_free(sel);
+    return rc;
+}
+
+void lib_sel_free(struct lib_sel *sel)
+{
+    struct sel_owned *own = sel->autosomes;
+    if (own) {
+        gsvd_mask_free(&own->vm);
+        gsvd_mask_free(&own->sm);
+        gsvd_autosomes_free(&own->au);
+        gsvd_free(own);
+    }
+    gsvd_strlist_free(&sel->ids);
+    memset(sel, 0, sizeof *sel);
+}
