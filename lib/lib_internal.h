@@ -90,6 +90,8 @@ struct lib_marray { /* an array added to an in-memory source (strings owned) */
 struct gensvd_source {
     gensvd_ctx *ctx;
     char *url;        /* a store's URL as given; NULL for an in-memory source */
+    char *name;       /* an in-memory source's name in messages and attributes (NULL:
+                         "memory"; the option "name") */
     gsvd_store *st;   /* the store (a view store of the arrays: made at the first run) */
     gsvd_tree *tree;  /* its hierarchy */
     char *node;       /* the node named inside it ("" = root) */
@@ -99,6 +101,7 @@ struct gensvd_source {
     /* the selection (the command line's input options) */
     char *array;
     int transpose, all_contigs;
+    uint64_t chunk_variants; /* in memory: variants per chunk (0: up to 4 MiB a chunk) */
     size_t ploidy;
     uint64_t var_start, var_stop;
     double maf, max_missing;
@@ -108,6 +111,9 @@ struct gensvd_source {
     struct gsvd_strlist samples; /* gensvd_source_set_samples */
     int samples_set;
 };
+
+/* How messages and attributes name the source: its URL, else its name, else "memory". */
+const char *lib_source_name(const gensvd_source *src);
 
 /* Make the store and tree of an in-memory source (once its arrays are all added; again after
  * an array is added).  GSVD_OK, GSVD_EINVAL (no arrays), the view store's errors. */

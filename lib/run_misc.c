@@ -90,7 +90,7 @@ int lib_run_project(struct lib_run *run)
 {
     const struct lib_project_opts *o = &run->opt->u.project;
     const char *pcs = run->opt->pcs_result ? "memory" : o->pcs;
-    const char *input = run->src->url ? run->src->url : "memory";
+    const char *input = lib_source_name(run->src);
     struct gsvd_pca_model ref = {0};
     struct lib_sel sel = {0};
     struct gsvd_project_map map = {0};
@@ -151,7 +151,7 @@ int lib_run_ldprune(struct lib_run *run)
     GSVD_TRY(gsvd_ldprune_mask(run->src->tree, run->src->node, &sel.geno, &lp, &r));
     {
         struct gsvd_ldprune_store_info info = {.command = run->opt->command,
-                                               .source = run->src->url ? run->src->url : "memory",
+                                               .source = lib_source_name(run->src),
                                                .lp = &lp,
                                                .geno = &sel.geno,
                                                .samples_subset = run->src->samples_set};

@@ -97,6 +97,7 @@ void gensvd_source_free(gensvd_source *src)
     gsvd_tree_close(src->tree);
     gsvd_store_close(src->st);
     gsvd_free(src->url);
+    gsvd_free(src->name);
     gsvd_free(src->node);
     for (size_t i = 0; i < src->n_arrays; i++)
         gsvd_free(src->arrays[i].name);
@@ -108,6 +109,11 @@ void gensvd_source_free(gensvd_source *src)
     gsvd_free(src->sample_mask);
     gsvd_strlist_free(&src->samples);
     gsvd_free(src);
+}
+
+const char *lib_source_name(const gensvd_source *src)
+{
+    return src->url ? src->url : src->name ? src->name : "memory";
 }
 
 /* ---- in-memory arrays --------------------------------------------------------------------- */
@@ -263,8 +269,9 @@ out:
 }
 
 /* Chunk shape of an in-memory array for the view store: the variant axis (axis 0, or 1 for
- * the genotype array named with "array" and "transpose") cut into chunks of at most
- * VIEW_CHUNK_BYTES, every other axis whole. */
+ * the genotype array named with "array" and "transpose") cut into chunks of "chunk-variants"
+ * rows, or of at most VIEW_CHUNK_BYTES, every other axis whole.  (The genotype scan's blocks
+ * are these chunks; projection sums over blocks, so its last bits follow them.) */
 static void view_chunks(const gensvd_source *src, struct gsvd_view_array *v)
 {
     size_t axis = src->transpose && v->ndim == 2 && src->array && !strcmp(src->array, v->name);
@@ -278,7 +285,8 @@ static void view_chunks(const gensvd_source *src, struct gsvd_view_array *v)
             row *= v->chunks[d];
     }
     {
-        uint64_t rows = VIEW_CHUNK_BYTES / (row ? row : 1);
+        uint64_t rows =
+            src->chunk_variants ? src->chunk_variants : VIEW_CHUNK_BYTES / (row ? row : 1);
         if (rows < 1)
             rows = 1;
         if (rows < v->chunks[axis])
@@ -301,7 +309,7 @@ int lib_source_ready(gensvd_source *src)
         v[i] = src->arrays[i].v;
         view_chunks(src, &v[i]);
     }
-    GSVD_TRY(gsvd_store_view_open(v, src->n_arrays, &src->st));
+    GSVD_TRY(gsvd_store_view_open(src->name, v, src->n_arrays, &src->st));
     GSVD_TRY(gsvd_tree_open(src->st, &src->tree));
     src->input_format = 2;
     if (!src->node && !(src->node = gsvd_strdup(""))) {
@@ -349,6 +357,21 @@ static int source_set_int(gensvd_source *src, const char *name, int64_t value)
             }
         } else {
             src->all_contigs = (int)value;
+        }
+        return GSVD_OK;
+    }
+    if (!strcmp(name, "chunk-variants")) {
+        if (value < 0 || value > ((int64_t)1 << 40))
+            return lib_fail(GSVD_EINVAL,
+                            "source option 'chunk-variants': %lld is out of range "
+                            "(0: automatic, to 2^40)",
+                            (long long)value);
+        src->chunk_variants = (uint64_t)value;
+        if (!src->url) { /* the view is made again */
+            gsvd_tree_close(src->tree);
+            gsvd_store_close(src->st);
+            src->tree = NULL;
+            src->st = NULL;
         }
         return GSVD_OK;
     }
@@ -419,6 +442,15 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
 
     if (!strcmp(name, "array"))
         return replace_str(&src->array, value);
+    if (!strcmp(name, "name")) {
+        if (src->url)
+            return lib_fail(GSVD_EINVAL, "source option 'name' names in-memory sources only");
+        gsvd_tree_close(src->tree); /* the view store is named again */
+        gsvd_store_close(src->st);
+        src->tree = NULL;
+        src->st = NULL;
+        return replace_str(&src->name, value);
+    }
     if (!strcmp(name, "variant-mask"))
         return replace_str(&src->variant_mask_spec, value);
     if (!strcmp(name, "sample-mask"))
@@ -440,7 +472,8 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
     {
         uint64_t n;
         if (!strcmp(name, "transpose") || !strcmp(name, "all-contigs") || !strcmp(name, "ploidy") ||
-            !strcmp(name, "variant-start") || !strcmp(name, "variant-stop")) {
+            !strcmp(name, "variant-start") || !strcmp(name, "variant-stop") ||
+            !strcmp(name, "chunk-variants")) {
             if (gsvd_parse_uint(v, 0, UINT64_MAX / 2, 1, &n) < 0)
                 return lib_fail(GSVD_EINVAL, "source option '%s': '%s' is not an integer", name, v);
             return source_set_int(src, name, (int64_t)n);

@@ -92,8 +92,7 @@ static int copy_spec(struct item *it, const struct gsvd_array_spec *s)
     struct gsvd_array_spec *d = &it->pub.spec;
     uint64_t n = 1;
 
-    if (!s->path || s->ndim > GSVD_MAX_DIMS || (s->dtype.kind == 'O' && s->ndim != 1) ||
-        (s->fill && s->dtype.size > sizeof it->fill)) {
+    if (!s->path || s->ndim > GSVD_MAX_DIMS || (s->fill && s->dtype.size > sizeof it->fill)) {
         gsvd_log_error("result array '%s': bad description", s->path ? s->path : "(null)");
         return GSVD_EINVAL;
     }
@@ -345,6 +344,15 @@ out:
     return rc;
 }
 
+/* Strings are written as 1-D arrays only. */
+static int strings_error(const char *url, const char *path)
+{
+    gsvd_log_error("%s: the string array %s has more than one axis; gensvd writes 1-D string "
+                   "arrays only",
+                   url, path);
+    return GSVD_EUNSUPPORTED;
+}
+
 int gsvd_result_write(const gsvd_result *r, const char *url, int overwrite,
                       const struct gsvd_writer_params *wp, size_t threads)
 {
@@ -371,6 +379,10 @@ int gsvd_result_write(const gsvd_result *r, const char *url, int overwrite,
             goto out;
         }
         GSVD_TRY(gsvd_writer_array(w, &a->spec, &wa));
+        if (a->spec.dtype.kind == 'O' && a->spec.ndim != 1) {
+            rc = strings_error(url, a->spec.path);
+            goto out;
+        }
         if (a->spec.dtype.kind == 'O')
             GSVD_TRY(gsvd_warray_write_strings(wa, ws, (const char *const *)a->data,
                                                (size_t)a->spec.shape[0]));

@@ -42,8 +42,9 @@ GSVD_NODISCARD int gsvd_result_set_attrs(gsvd_result *r, const char *json, int w
 
 /* Append an array: spec (copied with its strings and fill) and data (copied: the product of
  * spec->shape elements of spec->dtype.size bytes; strings: shape[0] items, each copied; NULL:
- * a streamed array).  GSVD_OK, GSVD_ENOMEM, GSVD_EINVAL (a 'O' array that is not 1-D, a name
- * already present, a size that overflows). */
+ * a streamed array).  GSVD_OK, GSVD_ENOMEM, GSVD_EINVAL (a name already present, a size that
+ * overflows).  String arrays of more than one axis are held, but not written
+ * (GSVD_EUNSUPPORTED from gsvd_result_write). */
 GSVD_NODISCARD int gsvd_result_add(gsvd_result *r, const struct gsvd_array_spec *spec,
                                    const void *data);
 /* The same, taking ownership of `data` (from gsvd_malloc; numeric arrays only), freed with the

@@ -171,7 +171,8 @@ static int copy_array(const struct gsvd_view_array *a, struct varr *x)
     return GSVD_OK;
 }
 
-int gsvd_store_view_open(const struct gsvd_view_array *arrays, size_t n, gsvd_store **out)
+int gsvd_store_view_open(const char *name, const struct gsvd_view_array *arrays, size_t n,
+                         gsvd_store **out)
 {
     struct store_view *v = gsvd_calloc(1, sizeof *v);
     int rc = GSVD_OK;
@@ -181,7 +182,7 @@ int gsvd_store_view_open(const struct gsvd_view_array *arrays, size_t n, gsvd_st
         return GSVD_ENOMEM;
     v->base.ops = &gsvd_store_view_ops;
     v->base.flags = GSVD_STORE_READ;
-    if (!(v->base.url = gsvd_strdup("memory")) ||
+    if (!(v->base.url = gsvd_strdup(name && *name ? name : "memory")) ||
         !(v->arr = gsvd_calloc(n ? n : 1, sizeof *v->arr))) {
         rc = GSVD_ENOMEM;
         goto out;

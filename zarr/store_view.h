@@ -39,11 +39,13 @@ struct gsvd_view_array {
     void *user;                      /* user pointer */
 };
 
-/* A store serving arrays[0..n) (descriptions copied).  Caller owns *out (gsvd_store_close).
+/* A store serving arrays[0..n) (descriptions copied), named `name` (its URL in messages and in
+ * the names of its arrays, gsvd_array_name; NULL: "memory").  Caller owns *out
+ * (gsvd_store_close).
  * GSVD_OK, GSVD_EINVAL (logged: a bad name, dtype, shape or chunk, a name used twice, a chunk
  * over GSVD_MAX_CHUNK_BYTES), GSVD_ENOMEM. */
-GSVD_NODISCARD int gsvd_store_view_open(const struct gsvd_view_array *arrays, size_t n,
-                                        gsvd_store **out);
+GSVD_NODISCARD int gsvd_store_view_open(const char *name, const struct gsvd_view_array *arrays,
+                                        size_t n, gsvd_store **out);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_ZARR_STORE_VIEW_H */

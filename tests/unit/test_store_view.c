@@ -106,10 +106,11 @@ int main(void)
              .shape = {10, 5},
              .chunks = {4, 3},
              .fn = chunk_fn}};
-        GSVD_CHECK_RC(gsvd_store_view_open(arrays, 5, &st), GSVD_OK);
+        GSVD_CHECK_RC(gsvd_store_view_open(NULL, arrays, 5, &st), GSVD_OK);
     }
     GSVD_CHECK_RC(gsvd_tree_open(st, &t), GSVD_OK);
     GSVD_CHECK(gsvd_tree_is_consolidated(t));
+    GSVD_CHECK(strcmp(gsvd_store_url(st), "memory") == 0);
     GSVD_CHECK_RC(gsvd_tree_node_kind(t, "f"), GSVD_NODE_GROUP);
     GSVD_CHECK_RC(gsvd_tree_node_kind(t, "call_genotype"), GSVD_NODE_ARRAY);
 
@@ -155,7 +156,7 @@ int main(void)
                                       .chunks = {4},
                                       .fn = failing_fn};
         double buf[10];
-        GSVD_CHECK_RC(gsvd_store_view_open(&bad, 1, &st), GSVD_OK);
+        GSVD_CHECK_RC(gsvd_store_view_open("callbacks", &bad, 1, &st), GSVD_OK);
         GSVD_CHECK_RC(gsvd_tree_open(st, &t), GSVD_OK);
         GSVD_CHECK_RC(read_all(t, "x", buf), GSVD_EIO);
         gsvd_tree_close(t);
@@ -172,18 +173,18 @@ int main(void)
                                     .data = &one,
                                     .strides = {1}};
         struct gsvd_view_array two[2] = {d, d};
-        GSVD_CHECK_RC(gsvd_store_view_open(two, 2, &st), GSVD_EINVAL); /* a name twice */
+        GSVD_CHECK_RC(gsvd_store_view_open(NULL, two, 2, &st), GSVD_EINVAL); /* a name twice */
         d.name = "../x";
-        GSVD_CHECK_RC(gsvd_store_view_open(&d, 1, &st), GSVD_EINVAL);
+        GSVD_CHECK_RC(gsvd_store_view_open(NULL, &d, 1, &st), GSVD_EINVAL);
         d.name = "x";
         d.chunks[0] = 0;
-        GSVD_CHECK_RC(gsvd_store_view_open(&d, 1, &st), GSVD_EINVAL);
+        GSVD_CHECK_RC(gsvd_store_view_open(NULL, &d, 1, &st), GSVD_EINVAL);
         d.chunks[0] = 1;
         d.dtype.kind = 'c';
-        GSVD_CHECK_RC(gsvd_store_view_open(&d, 1, &st), GSVD_EINVAL);
+        GSVD_CHECK_RC(gsvd_store_view_open(NULL, &d, 1, &st), GSVD_EINVAL);
         d.dtype.kind = 'i';
         d.fn = chunk_fn; /* data and a callback */
-        GSVD_CHECK_RC(gsvd_store_view_open(&d, 1, &st), GSVD_EINVAL);
+        GSVD_CHECK_RC(gsvd_store_view_open(NULL, &d, 1, &st), GSVD_EINVAL);
         GSVD_CHECK(st == NULL);
     }
     gsvd_strlist_free(&names);
