@@ -25,8 +25,8 @@
  * struct gsvd_ldprune_params). */
 static int parse_window(const char *s, void *field)
 {
-    uint64_t w[2];
-    int rc = gsvd_ldprune_parse_window(s, &w[0], &w[1]);
+    uint64_t w[2] = {0, 0};
+    int rc = *s ? gsvd_ldprune_parse_window(s, &w[0], &w[1]) : GSVD_OK; /* "": not given */
     if (rc == GSVD_OK)
         memcpy(field, w, sizeof w);
     return rc;
@@ -131,6 +131,46 @@ static void format_part(const void *field, char *buf, size_t len)
         snprintf(buf, len, "%s", "");
 }
 
+/* A size, or "auto" (UINT64_MAX). */
+static int parse_size_auto(const char *s, void *field)
+{
+    uint64_t v = UINT64_MAX;
+    if (strcmp(s, "auto") != 0 && gsvd_parse_size(s, &v) < 0)
+        return GSVD_EINVAL;
+    memcpy(field, &v, sizeof v);
+    return GSVD_OK;
+}
+
+static void format_size_auto(const void *field, char *buf, size_t len)
+{
+    uint64_t v;
+    memcpy(&v, field, sizeof v);
+    if (v == UINT64_MAX)
+        snprintf(buf, len, "auto");
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+}
+
+/* A kinship in [-1, 0.5], or "" (NaN: not given). */
+static int parse_kinship(const char *s, void *field)
+{
+    double d = NAN;
+    if (*s && gsvd_parse_double(s, -1, 0.5, &d) < 0)
+        return GSVD_EINVAL;
+    memcpy(field, &d, sizeof d);
+    return GSVD_OK;
+}
+
+static void format_kinship(const void *field, char *buf, size_t len)
+{
+    double d;
+    memcpy(&d, field, sizeof d);
+    if (isnan(d))
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "%.17g", d);
+}
+
 /* "V,S" into two adjacent uint64_t. */
 static int parse_chunks(const char *s, void *field)
 {
@@ -209,11 +249,11 @@ static const struct lib_opt pca_table[] = {
      .hi = UINT64_MAX,
      .range = "a size such as 2G (0: no cap)"},
     {.name = "cache",
-     .kind = LO_BYTES,
+     .kind = LO_CALL,
      PCA(cache),
-     .lo = 0,
-     .hi = UINT64_MAX,
-     .range = "a size such as 4G, or 0"},
+     .parse = parse_size_auto,
+     .format = format_size_auto,
+     .range = "a size such as 4G, 0, or auto"},
 };
 
 #define PD(f) FIELD(struct lib_pdist_opts, f)
@@ -227,11 +267,11 @@ static const struct lib_opt pdist_table[] = {
               "cosine, correlation, hamming, jaccard, braycurtis, "
               "canberra, ibs, king or ibs0"},
     {.name = "min-kinship",
-     .kind = LO_DOUBLE,
+     .kind = LO_CALL,
      PD(min_kinship),
-     .dlo = -1,
-     .dhi = 0.5,
-     .range = "a kinship in [-1, 0.5]"},
+     .parse = parse_kinship,
+     .format = format_kinship,
+     .range = "a kinship in [-1, 0.5], or \"\": every pair"},
     {.name = "p", .kind = LO_DOUBLE, PD(pd.p), .dlo = 1e-300, .dhi = 1e300, .range = "> 0"},
     {.name = "missing", .kind = LO_CHOICE, PD(pd.missing), .choices = pd_missing_names},
     {.name = "axis", .kind = LO_CHOICE, PD(axis_variants), .choices = axis_names},
@@ -664,6 +704,7 @@ static int set_int(gensvd_options *opt, const char *name, int64_t value)
         return GSVD_OK;
     case LO_FLAG:
     case LO_DOUBLE:
+    case LO_CALL: /* a number in an option with a text form ("cache", "min-kinship") */
         return set_text(opt, name, text);
     default:
         return lib_fail(GSVD_EINVAL, "%s option '%s' takes text (gensvd_options_set_string)",
@@ -688,6 +729,8 @@ static int set_double(gensvd_options *opt, const char *name, double value)
     if (!o)
         return unknown(opt, name);
     snprintf(text, sizeof text, "%.17g", value);
+    if (o->kind == LO_CALL && isfinite(value))
+        return set_text(opt, name, text);
     if (o->kind != LO_DOUBLE)
         return lib_fail(GSVD_EINVAL, "%s option '%s' is not a real number (%s)",
                         analysis_name(opt->analysis), o->name,

@@ -1,0 +1,320 @@
+/* tests/lib/test_lib_api.c - the contract of include/gensvd.h that needs no oracle but the
+ * header itself: versions and codes; every setter refuses an unknown name and a bad value with
+ * GENSVD_EINVAL and a last error naming the option (every option of every analysis, found
+ * through gensvd_options_name, and every default value set back as text); failing calls
+ * return their documented codes with a message; a failing chunk callback fails the run; the
+ * log callback gets the messages at its level.  It writes its report to the file named by its
+ * argument: its driver (test_lib_silent.sh) checks that nothing at all reached stdout or
+ * stderr, the library's included.
+ * Usage: test_lib_api REPORT HAPMAP3.vcz SCRATCH_DIR */
+#include <gensvd.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static FILE *rep;
+static int passed, failed;
+
+static void check(int ok, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs(ok ? "ok   " : "FAIL ", rep);
+    vfprintf(rep, fmt, ap);
+    fputc('\n', rep);
+    va_end(ap);
+    if (ok)
+        passed++;
+    else
+        failed++;
+}
+
+/* rc is GENSVD_EINVAL and the last error names `name`. */
+static void einval(gensvd_ctx *ctx, int rc, const char *what, const char *name)
+{
+    const char *e = gensvd_ctx_last_error(ctx);
+    check(rc == GENSVD_EINVAL && strstr(e, name) != NULL, "%s: EINVAL naming '%s' (rc %d: %s)",
+          what, name, rc, e);
+}
+
+static int n_logged[5];
+static void count_log(void *user, enum gensvd_log_level level, const char *msg)
+{
+    (void)user;
+    if ((int)level >= 0 && (int)level < 5 && msg && !strchr(msg, '\n'))
+        n_logged[level]++;
+}
+
+static int fail_chunk(void *user, const uint64_t *chunk, void *dst, size_t dst_bytes)
+{
+    (void)user;
+    memset(dst, 0, dst_bytes);
+    return chunk[0] >= 2 ? 9 : 0; /* the third chunk row fails */
+}
+
+static void versions(void)
+{
+    check(!strcmp(gensvd_version(), GENSVD_VERSION_STRING), "gensvd_version %s", gensvd_version());
+    check(gensvd_version_number() == GENSVD_VERSION_NUMBER, "gensvd_version_number");
+    for (int c = GENSVD_OK; c >= GENSVD_EPEER; c--)
+        for (int d = GENSVD_OK; d > c; d--)
+            if (!strcmp(gensvd_strerror(c), gensvd_strerror(d)))
+                check(0, "gensvd_strerror(%d) = gensvd_strerror(%d)", c, d);
+    check(!strcmp(gensvd_strerror(-999), "unknown error"), "gensvd_strerror of an unknown code");
+    check(*gensvd_build_info("stores") && *gensvd_build_info("blas") &&
+              !*gensvd_build_info("nonsense"),
+          "gensvd_build_info");
+    check(gensvd_dtype_size(GENSVD_DTYPE_FLOAT64) == 8 &&
+              gensvd_dtype_size(GENSVD_DTYPE_BOOL) == 1 &&
+              gensvd_dtype_size((enum gensvd_dtype)99) == 0,
+          "gensvd_dtype_size");
+}
+
+static void ctx_settings(gensvd_ctx *ctx)
+{
+    einval(ctx, gensvd_ctx_set_int(ctx, "nonsense", 1), "ctx_set_int", "nonsense");
+    einval(ctx, gensvd_ctx_set_int(ctx, "threads", -1), "ctx threads -1", "threads");
+    einval(ctx, gensvd_ctx_set_int(ctx, "concurrency", 0), "ctx concurrency 0", "concurrency");
+    einval(ctx, gensvd_ctx_set_int(ctx, "device", 1), "ctx device as int", "device");
+    einval(ctx, gensvd_ctx_set_string(ctx, "device", "tpu"), "ctx device tpu", "device");
+    einval(ctx, gensvd_ctx_set_string(ctx, "s3-addressing", "sideways"), "ctx s3-addressing",
+           "s3-addressing");
+    einval(ctx, gensvd_ctx_set_string(ctx, "endpoint", "localhost"), "ctx endpoint", "endpoint");
+    einval(ctx, gensvd_ctx_set_string(ctx, "retries", "many"), "ctx retries text", "retries");
+    check(gensvd_ctx_set_string(ctx, "retries", "3") == 0 &&
+              gensvd_ctx_set_string(ctx, "device", "cpu") == 0 &&
+              gensvd_ctx_set_string(ctx, "aws-region", "eu-west-1") == 0 &&
+              gensvd_ctx_set_int(ctx, "threads", 2) == 0,
+          "good context settings");
+    check(gensvd_ctx_set_log(ctx, count_log, NULL, (enum gensvd_log_level)9) == GENSVD_EINVAL,
+          "ctx_set_log: a bad level");
+}
+
+/* Every option of analysis `an`: a bad name, bad values by type, the default set back. */
+static void options(gensvd_ctx *ctx, enum gensvd_analysis an)
+{
+    gensvd_options *opt = NULL;
+    int rc = gensvd_options_new(ctx, an, &opt);
+    const char *name;
+
+    check(rc == 0, "options_new(%d)", (int)an);
+    if (rc)
+        return;
+    einval(ctx, gensvd_options_set_int(opt, "no-such-option", 1), "options_set_int",
+           "no-such-option");
+    einval(ctx, gensvd_options_set_string(opt, "no-such-option", "1"), "options_set_string",
+           "no-such-option");
+    for (size_t i = 0; (name = gensvd_options_name(opt, i)) != NULL; i++) {
+        int type = gensvd_options_type(opt, name);
+        char def[256];
+        snprintf(def, sizeof def, "%s", gensvd_options_value(opt, name));
+        check(type >= GENSVD_OPTION_INT && type <= GENSVD_OPTION_FLAG, "%d/%s: a type", (int)an,
+              name);
+        if (type == GENSVD_OPTION_INT) {
+            einval(ctx, gensvd_options_set_int(opt, name, -5), "set_int -5", name);
+            einval(ctx, gensvd_options_set_string(opt, name, "12x"), "set_string 12x", name);
+            einval(ctx, gensvd_options_set_double(opt, name, 1.5), "set_double on an int", name);
+        } else if (type == GENSVD_OPTION_DOUBLE) {
+            einval(ctx, gensvd_options_set_double(opt, name, NAN), "set_double NaN", name);
+            einval(ctx, gensvd_options_set_double(opt, name, 1e300 * 1e10), "set_double inf", name);
+            einval(ctx, gensvd_options_set_string(opt, name, "x"), "set_string x", name);
+        } else if (type == GENSVD_OPTION_FLAG) {
+            einval(ctx, gensvd_options_set_int(opt, name, 2), "set_int 2 on a flag", name);
+            einval(ctx, gensvd_options_set_string(opt, name, "maybe"), "flag maybe", name);
+        } else if (strcmp(name, "command") != 0 && strcmp(name, "title") != 0 &&
+                   strcmp(name, "label-column") != 0) {
+            /* a choice or a form: "%%" is none; plain text options take anything */
+            rc = gensvd_options_set_string(opt, name, "%%");
+            check(rc == 0 ||
+                      (rc == GENSVD_EINVAL && strstr(gensvd_ctx_last_error(ctx), name) != NULL),
+                  "%d/%s: a bad form refused naming it, or text taken (rc %d)", (int)an, name, rc);
+            if (strcmp(name, "cache") != 0) /* a size: an integer is taken */
+                einval(ctx, gensvd_options_set_int(opt, name, 1), "set_int on text", name);
+        }
+        rc = gensvd_options_set_string(opt, name, def);
+        check(rc == 0 && !strcmp(gensvd_options_value(opt, name), def),
+              "%d/%s: its default '%s' set back as text (rc %d: %s)", (int)an, name, def, rc,
+              rc ? gensvd_ctx_last_error(ctx) : "");
+    }
+    gensvd_options_free(opt);
+}
+
+static void source_settings(gensvd_ctx *ctx)
+{
+    gensvd_source *src = NULL;
+    const char *ids[] = {"a", "b", "a"};
+    uint8_t m[3] = {1, 0, 1};
+    int8_t g[2][3][2] = {{{0}}};
+    uint64_t shape[3] = {2, 3, 2};
+
+    check(gensvd_source_new(ctx, &src) == 0, "source_new");
+    einval(ctx, gensvd_source_set_int(src, "nonsense", 1), "source_set_int", "nonsense");
+    einval(ctx, gensvd_source_set_int(src, "transpose", 2), "source transpose 2", "transpose");
+    einval(ctx, gensvd_source_set_double(src, "maf", 0.7), "source maf 0.7", "maf");
+    einval(ctx, gensvd_source_set_double(src, "max-missing", -1), "source max-missing",
+           "max-missing");
+    einval(ctx, gensvd_source_set_string(src, "variants", "9:3"), "source variants 9:3",
+           "variants");
+    einval(ctx, gensvd_source_set_string(src, "ploidy", "two"), "source ploidy two", "ploidy");
+    einval(ctx, gensvd_source_set_samples(src, ids, 3), "set_samples with a duplicate", "'a'");
+    einval(ctx, gensvd_source_set_mask(src, "genotype-mask", m, 3), "set_mask name",
+           "genotype-mask");
+    einval(ctx, gensvd_source_add_array(src, "call_genotype", g, GENSVD_DTYPE_INT8, 2, shape, NULL),
+           "call_genotype of 2 axes", "call_genotype");
+    check(gensvd_source_add_array(src, "call_genotype", g, GENSVD_DTYPE_INT8, 3, shape, NULL) == 0,
+          "call_genotype added");
+    {
+        const char *names[] = {"x", "y"};
+        uint64_t two = 2;
+        check(gensvd_source_add_array(src, "sample_id", names, GENSVD_DTYPE_STRING, 1, &two,
+                                      NULL) == GENSVD_EINCONSIST,
+              "sample_id of another length: EINCONSIST");
+    }
+    gensvd_source_free(src);
+}
+
+static void dest_settings(gensvd_ctx *ctx, const char *scratch)
+{
+    gensvd_dest *d = NULL;
+    char path[1024];
+
+    check(gensvd_dest_new(ctx, scratch, &d) == 0, "dest_new");
+    einval(ctx, gensvd_dest_set_int(d, "nonsense", 1), "dest_set_int", "nonsense");
+    einval(ctx, gensvd_dest_set_int(d, "zarr-format", 4), "dest zarr-format 4", "zarr-format");
+    einval(ctx, gensvd_dest_set_string(d, "shard", "x,y"), "dest shard x,y", "shard");
+    einval(ctx, gensvd_dest_set_int(d, "force", 2), "dest force 2", "force");
+    check(gensvd_dest_check(d) == GENSVD_EIO && strstr(gensvd_ctx_last_error(ctx), scratch),
+          "dest_check: an existing output without force (%s)", gensvd_ctx_last_error(ctx));
+    gensvd_dest_free(d);
+    snprintf(path, sizeof path, "%s/no/such/dir/out.zarr", scratch);
+    check(gensvd_dest_new(ctx, path, &d) == 0 && gensvd_dest_check(d) == GENSVD_EIO,
+          "dest_check: a missing parent directory (%s)", gensvd_ctx_last_error(ctx));
+    gensvd_dest_free(d);
+}
+
+static void failing_calls(gensvd_ctx *ctx, const char *hapmap, const char *scratch)
+{
+    gensvd_ctx *other = gensvd_ctx_new();
+    gensvd_source *src = NULL, *mem = NULL;
+    gensvd_options *opt = NULL, *oopt = NULL;
+    gensvd_result *res = NULL;
+    char path[1024];
+
+    snprintf(path, sizeof path, "%s/does-not-exist.vcz", scratch);
+    check(gensvd_source_open(ctx, path, &src) == GENSVD_ENOTFOUND && !src &&
+              strstr(gensvd_ctx_last_error(ctx), "does-not-exist.vcz"),
+          "source_open of a missing store: ENOTFOUND naming it (%s)", gensvd_ctx_last_error(ctx));
+    check(gensvd_source_open(ctx, hapmap, &src) == 0, "source_open %s", hapmap);
+    check(gensvd_options_new(other, GENSVD_PCA, &oopt) == 0, "options of another context");
+    check(gensvd_run(ctx, oopt, src, NULL, &res) == GENSVD_EINVAL && !res,
+          "run with options of another context: EINVAL");
+    check(gensvd_options_new(ctx, GENSVD_PDIST, &opt) == 0 &&
+              gensvd_options_set_string(opt, "metric", "king") == 0 &&
+              gensvd_options_set_double(opt, "min-kinship", 0.1) == 0,
+          "pdist king min-kinship set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "min-kinship without a destination",
+           "min-kinship");
+    check(gensvd_options_set_int(opt, "components", 3) == GENSVD_EINVAL, "pdist has no components");
+    gensvd_options_free(opt);
+    opt = NULL;
+    /* an empty in-memory source, then one whose chunk callback fails */
+    check(gensvd_source_new(ctx, &mem) == 0 && gensvd_options_new(ctx, GENSVD_PDIST, &opt) == 0,
+          "in-memory source");
+    check(gensvd_run(ctx, opt, mem, NULL, &res) == GENSVD_EINVAL, "run on an empty source: %s",
+          gensvd_ctx_last_error(ctx));
+    {
+        uint64_t shape[3] = {50, 8, 2}, chunks[3] = {10, 8, 2};
+        int rc = gensvd_source_add_chunked(mem, "call_genotype", GENSVD_DTYPE_INT8, 3, shape,
+                                           chunks, fail_chunk, NULL);
+        check(rc == 0, "chunked array added");
+        rc = gensvd_run(ctx, opt, mem, NULL, &res);
+        check(rc == GENSVD_EIO && !res && strstr(gensvd_ctx_last_error(ctx), "callback"),
+              "a failing chunk callback fails the run: EIO (rc %d: %s)", rc,
+              gensvd_ctx_last_error(ctx));
+    }
+    gensvd_options_free(opt);
+    gensvd_options_free(oopt);
+    gensvd_source_free(mem);
+    gensvd_source_free(src);
+    gensvd_ctx_free(other);
+}
+
+/* A run on the store: the callback at info level hears it; at OFF nothing, yet a failure still
+ * leaves its last error. */
+static void logging(gensvd_ctx *ctx, const char *hapmap)
+{
+    gensvd_source *src = NULL;
+    gensvd_options *opt = NULL;
+    gensvd_result *res = NULL;
+    struct gensvd_array_view v;
+    int rc;
+
+    memset(n_logged, 0, sizeof n_logged);
+    check(gensvd_ctx_set_log(ctx, count_log, NULL, GENSVD_LOG_INFO) == 0, "ctx_set_log info");
+    rc = gensvd_source_open(ctx, hapmap, &src);
+    if (rc == 0)
+        rc = gensvd_options_new(ctx, GENSVD_PCA, &opt);
+    if (rc == 0)
+        rc = gensvd_options_set_int(opt, "components", 3);
+    if (rc == 0)
+        rc = gensvd_run(ctx, opt, src, NULL, &res);
+    check(rc == 0 && n_logged[GENSVD_LOG_INFO] > 0, "a pca run logs at info (%d messages)",
+          n_logged[GENSVD_LOG_INFO]);
+    check(gensvd_result_array(res, "sample_pca_projection", &v) == 0 && v.ndim == 2 &&
+              v.shape[0] == 957 && v.shape[1] == 3 && v.dtype == GENSVD_DTYPE_FLOAT64 &&
+              !strcmp(v.dims[0], "samples"),
+          "the result's projection: 957 x 3 float64 over samples");
+    check(gensvd_result_array(res, "nonsense", &v) == GENSVD_ENOTFOUND, "an absent array");
+    {
+        double k = 0;
+        check(gensvd_result_attr_double(res, "k", &k) == 0 && k == 3 &&
+                  !strcmp(gensvd_result_attr_string(res, "scaler"), "patterson") &&
+                  gensvd_result_attr_string(res, "k") == NULL,
+              "attributes by name");
+    }
+    gensvd_result_free(res);
+    res = NULL;
+    memset(n_logged, 0, sizeof n_logged);
+    check(gensvd_ctx_set_log(ctx, count_log, NULL, GENSVD_LOG_OFF) == 0, "ctx_set_log off");
+    check(gensvd_options_set_int(opt, "components", 0) == GENSVD_EINVAL &&
+              n_logged[GENSVD_LOG_ERROR] == 0 && strstr(gensvd_ctx_last_error(ctx), "components"),
+          "at level OFF nothing is logged, the last error is kept");
+    gensvd_options_free(opt);
+    gensvd_source_free(src);
+}
+
+int main(int argc, char **argv)
+{
+    gensvd_ctx *ctx;
+
+    if (argc != 4 || !(rep = fopen(argv[1], "w")))
+        return 2;
+    versions();
+    ctx = gensvd_ctx_new();
+    check(ctx != NULL, "ctx_new");
+    ctx_settings(ctx);
+    for (int an = GENSVD_PCA; an <= GENSVD_PLOT_PDIST; an++)
+        options(ctx, (enum gensvd_analysis)an);
+    {
+        gensvd_options *o = NULL;
+        check(gensvd_options_new(ctx, (enum gensvd_analysis)42, &o) == GENSVD_EINVAL && !o,
+              "options_new of an unknown analysis");
+    }
+    source_settings(ctx);
+    dest_settings(ctx, argv[3]);
+    failing_calls(ctx, argv[2], argv[3]);
+    logging(ctx, argv[2]);
+    gensvd_ctx_free(ctx);
+    gensvd_ctx_free(NULL);
+    gensvd_source_free(NULL);
+    gensvd_options_free(NULL);
+    gensvd_result_free(NULL);
+    gensvd_dest_free(NULL);
+    fprintf(rep, "%d passed, %d failed\n", passed, failed);
+    fclose(rep);
+    return failed != 0;
+}
