@@ -13,6 +13,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/rng.h"
+#include "common/scope.h"
 #include "zarr/codec.h"
 #include "zarr/writer.h"
 
@@ -154,7 +155,8 @@ static int sim_consume(void *vctx, uint64_t block, void *slot)
     struct sim_ctx *c = vctx;
     (void)slot;
     gsvd_progress_report(c->progress, "chunks", block + 1, c->n_blocks);
-    return GSVD_OK;
+    /* the caller asked to stop: between chunk rows (the staged output is discarded) */
+    return gsvd_scope_cancelled() ? GSVD_ECANCELED : GSVD_OK;
 }
 
 static int check_params(const struct gsvd_sim_params *p)
@@ -172,6 +174,22 @@ static int check_params(const struct gsvd_sim_params *p)
 }
 
 /* Small per-sample / per-variant arrays that are written in one piece. */
+/* A 1-D (or V x k) array of V rows written chunk row by chunk row; a cancelled caller stops it
+ * between chunk rows. */
+static int write_rows(gsvd_warray *a, gsvd_codec_ws *ws, uint64_t V, uint64_t cv, const void *data,
+                      size_t row_bytes)
+{
+    int rc = GSVD_OK;
+    for (uint64_t r = 0; r < V; r += cv) {
+        if (gsvd_scope_cancelled())
+            return GSVD_ECANCELED;
+        GSVD_TRY(gsvd_warray_write_rows(a, ws, r, V - r < cv ? V - r : cv,
+                                        (const char *)data + r * row_bytes));
+    }
+out:
+    return rc;
+}
+
 static int write_small_arrays(gsvd_writer *w, const struct gsvd_sim_params *p, gsvd_codec_ws *ws,
                               const uint32_t *pop_of)
 {
@@ -243,8 +261,7 @@ static int write_small_arrays(gsvd_writer *w, const struct gsvd_sim_params *p, g
                                  .dims = {"variants"},
                                  .fill = &fill_pos};
     GSVD_TRY(gsvd_writer_array(w, &s3, &a));
-    for (uint64_t r = 0; r < V; r += cv)
-        GSVD_TRY(gsvd_warray_write_rows(a, ws, r, V - r < cv ? V - r : cv, pos + r));
+    GSVD_TRY(write_rows(a, ws, V, cv, pos, sizeof *pos));
     int8_t fill_contig = -1;
     struct gsvd_array_spec s4 = {.path = "variant_contig",
                                  .ndim = 1,
@@ -254,8 +271,7 @@ static int write_small_arrays(gsvd_writer *w, const struct gsvd_sim_params *p, g
                                  .dims = {"variants"},
                                  .fill = &fill_contig};
     GSVD_TRY(gsvd_writer_array(w, &s4, &a));
-    for (uint64_t r = 0; r < V; r += cv)
-        GSVD_TRY(gsvd_warray_write_rows(a, ws, r, V - r < cv ? V - r : cv, contig + r));
+    GSVD_TRY(write_rows(a, ws, V, cv, contig, 1));
     struct gsvd_array_spec s5 = {.path = "variant_allele",
                                  .ndim = 2,
                                  .shape = {V, 2},
@@ -263,8 +279,7 @@ static int write_small_arrays(gsvd_writer *w, const struct gsvd_sim_params *p, g
                                  .dtype = {'S', '|', 1},
                                  .dims = {"variants", "alleles"}};
     GSVD_TRY(gsvd_writer_array(w, &s5, &a));
-    for (uint64_t r = 0; r < V; r += cv)
-        GSVD_TRY(gsvd_warray_write_rows(a, ws, r, V - r < cv ? V - r : cv, alleles + 2 * r));
+    GSVD_TRY(write_rows(a, ws, V, cv, alleles, 2));
     double nan = NAN;
     struct gsvd_array_spec s6 = {.path = "variant_ancestral_frequency",
                                  .ndim = 1,
@@ -274,8 +289,7 @@ static int write_small_arrays(gsvd_writer *w, const struct gsvd_sim_params *p, g
                                  .dims = {"variants"},
                                  .fill = &nan};
     GSVD_TRY(gsvd_writer_array(w, &s6, &a));
-    for (uint64_t r = 0; r < V; r += cv)
-        GSVD_TRY(gsvd_warray_write_rows(a, ws, r, V - r < cv ? V - r : cv, anc + r));
+    GSVD_TRY(write_rows(a, ws, V, cv, anc, sizeof *anc));
 out:
     for (uint64_t i = 0; ids && pops && i < N; i++) {
         gsvd_free(ids[i]);

@@ -28,6 +28,7 @@
 #include "common/log.h"
 #include "common/parallel.h"
 #include "common/rng.h"
+#include "common/scope.h"
 #include "analysis/pca/pca_internal.h"
 
 void gsvd_pca_result_free(struct gsvd_pca_result *r)
@@ -465,6 +466,10 @@ static int run_iterative(struct solver *s, struct gsvd_pca_result *res)
     for (it = 1;; it++) {
         size_t width = s->b - last;
         char what[32];
+        if (gsvd_scope_cancelled()) { /* the caller asked to stop: between passes */
+            rc = GSVD_ECANCELED;
+            goto out;
+        }
         snprintf(what, sizeof what, "pass %zu", it);
         to_row_major(s->K, n, last, width, s->X);
         double t0 = seconds_now();

@@ -16,6 +16,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parallel.h"
+#include "common/scope.h"
 
 static const char *const metric_names[GSVD_PDIST_N_METRICS] = {
     "euclidean", "sqeuclidean", "cityblock",  "minkowski", "chebyshev", "cosine", "correlation",
@@ -120,6 +121,8 @@ static int pd_feed(struct pd_run *r, const struct pd_stripe *s)
 {
     size_t n = r->env.n;
     struct pd_stripe fed = *s;
+    if (gsvd_scope_cancelled()) /* the caller asked to stop: between stripes (not logged) */
+        return GSVD_ECANCELED;
     if (r->first_pass && r->kops->counts_called) {
         fed.called = r->called; /* the kernel counts while it reads the values */
     } else if (r->first_pass) {
@@ -605,6 +608,10 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
         for (r->band = 0; r->band < r->n_bands; r->band++) {
             size_t row0 = r->band_rows[r->band], nb = r->band_rows[r->band + 1] - row0;
             int replayed = 0;
+            if (gsvd_scope_cancelled()) { /* between bands */
+                rc = GSVD_ECANCELED;
+                goto out;
+            }
             if (r->owner && r->owner[r->band] != me) {
                 if (p->comm && me == 0)
                     GSVD_TRY(receive_band(r, r->owner[r->band], sink, ctx));

@@ -14,6 +14,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/scope.h"
 
 /* One block: its metadata in memory, its rows in memory (rows != NULL) or in the file. */
 struct cblock {
@@ -303,6 +304,10 @@ int gsvd_gcache_replay(gsvd_gcache *c, gsvd_geno_block_fn fn, void *ctx,
     for (size_t i = 0; i < c->n; i++) {
         struct cblock *b = &c->b[i];
         struct gsvd_gblock blk = b->blk;
+        if (gsvd_scope_cancelled()) { /* the caller asked to stop: between blocks */
+            rc = GSVD_ECANCELED;
+            goto out;
+        }
         if (b->rows) {
             set_rows(&blk, b->fmt, b->rows);
         } else {

@@ -20,6 +20,7 @@
 #include "common/checked.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "common/scope.h"
 #include "common/textnum.h"
 #include "zarr/array.h"
 #include "zarr/reader.h"
@@ -424,6 +425,8 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
     struct scan_slot *s = vslot;
     int rc;
     (void)block;
+    if (gsvd_scope_cancelled()) /* the caller asked to stop: between blocks (not logged) */
+        return GSVD_ECANCELED;
     if (c->fill && gsvd_gcache_usable(c->fill)) {
         rc = gsvd_gcache_add(c->fill, &s->blk, s->blk.n_rows && s->p2 ? s->p2 : NULL, &s->info,
                              &s->counts);
