@@ -24,7 +24,8 @@ pkgs=(build-essential cmake pkg-config libblosc-dev libzstd-dev zlib1g-dev liblz
 if [ $want_tests = 1 ]; then
     pkgs+=(python3 python3-venv python3-dev plink1.9 plink2 clang clang-format time
            chromium libxml2-utils zsh # plot tests: headless rendering, xmllint; zsh completion
-           dpkg-dev man-db) # the .deb: dpkg-shlibdeps for its Depends; man -w in its install test
+           dpkg-dev man-db # the .deb: dpkg-shlibdeps for its Depends; man -w in its install test
+           abigail-tools) # libgensvd's ABI against its baseline (abidiff)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""The library's numbers against independent oracles, through the public API (tests/lib/lib_run).
+
+  pca    of the two real stores in testdata, from the store and from memory (the store's arrays
+         read into memory), exact and randomized: singular values and scores against the exact
+         float64 SVD of the standardised matrix that tests/pca/pca_oracle.py builds with numpy
+         (exact 1e-6 relative and |corr| >= 0.99999 per PC; randomized 1e-3 and 0.999);
+  pdist  of matrices made with numpy and handed over in memory (raw arrays, numpy's byte order):
+         a float64 matrix (samples x features, option transpose) against scipy's pdist for each
+         metric, and int8 genotypes with missing calls (pairwise deletion) against
+         tests/pdist/pdist_oracle.py's reference.
+
+Usage: test_lib_oracles.py LIB_RUN TESTDATA   (the zarr 3 test venv's python)
+Last line "N passed, N failed"; exit 1 on a failure.
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import zarr
+from scipy.spatial.distance import pdist, squareform
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+sys.path.insert(0, os.path.join(HERE, "..", "pca"))
+sys.path.insert(0, os.path.join(HERE, "..", "pdist"))
+from checklib import check, summary  # noqa: E402
+from pca_oracle import Data, Reference  # noqa: E402
+import pdist_oracle  # noqa: E402
+
+
+def run(lib, *args):
+    r = subprocess.run([lib, *args], capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        print(r.stderr.strip())
+    return r.returncode == 0
+
+
+def pca_case(lib, store, tmp, method, memory, k=8):
+    label = f"pca {os.path.basename(store)} {method}{' in memory' if memory else ''}"
+    out = os.path.join(tmp, label.replace(" ", "_"))
+    extra = ["--memory"] if memory else []
+    if not check(f"{label}: ran", run(lib, *extra, "pca", store, out, f"components={k}",
+                                      f"method={method}")):
+        return
+    z = zarr.open_group(out, mode="r")
+    s = z["sample_pca_singular_value"][:]
+    proj = z["sample_pca_projection"][:]
+    ids = [str(x) for x in z["sample_id"][:]]
+    data = Data(store)
+    ref = Reference(data, "patterson")
+    tol, corr_min = (1e-6, 0.99999) if method == "exact" else (1e-3, 0.999)
+    rel = np.max(np.abs(s - ref.s[:k]) / ref.s[:k])
+    check(f"{label}: singular values within {tol:g}", rel <= tol, f"max relative error {rel:.3g}")
+    check(f"{label}: sample IDs", ids == data.ids)
+    scores = ref.U[:, :k] * ref.s[:k]
+    corr = [abs(np.corrcoef(proj[:, q], scores[:, q])[0, 1]) for q in range(k)]
+    check(f"{label}: scores, |corr| >= {corr_min}", min(corr) >= corr_min,
+          f"min |corr| {min(corr):.7f}")
+
+
+def pdist_float(lib, tmp):
+    rng = np.random.default_rng(11)
+    n, m = 37, 90
+    x = rng.normal(size=(n, m))  # items x features
+    f = os.path.join(tmp, "x.f8")
+    x.astype("<f8").tofile(f)
+    for metric, extra in [("euclidean", []), ("cityblock", []), ("cosine", []),
+                          ("correlation", []), ("chebyshev", []), ("braycurtis", []),
+                          ("canberra", []), ("minkowski", ["p=3"])]:
+        out = os.path.join(tmp, f"pd_{metric}")
+        ok = run(lib, "--raw", f"x={f}:f8:{n}x{m}", "pdist", "-", out, f"metric={metric}",
+                 "src.array=x", "src.transpose=1", *extra)
+        if not check(f"pdist {metric} of a numpy array in memory: ran", ok):
+            continue
+        got = zarr.open_group(out, mode="r")["distance"][:]
+        kw = {"p": 3} if metric == "minkowski" else {}
+        ref = squareform(pdist(x, metric, **kw))
+        err = np.max(np.abs(got - ref) / np.maximum(np.abs(ref), 1e-300))
+        check(f"pdist {metric}: equals scipy (relative 1e-12)", err <= 1e-12,
+              f"max relative error {err:.3g}")
+
+
+def pdist_genotypes(lib, tmp):
+    rng = np.random.default_rng(5)
+    n, v = 23, 400  # samples, variants
+    g = rng.integers(0, 3, size=(v, n, 2), dtype=np.int8) % 2
+    g[rng.random(size=(v, n)) < 0.05] = -1  # missing calls
+    f = os.path.join(tmp, "g.i1")
+    g.tofile(f)
+    miss = (g == -1).any(axis=2)
+    d = np.where(miss, 0, (g > 0).sum(axis=2)).astype(np.float64)
+    D, C = np.ascontiguousarray(d.T), np.ascontiguousarray(~miss.T)
+    for metric in ("ibs", "cityblock", "euclidean", "hamming"):
+        out = os.path.join(tmp, f"pg_{metric}")
+        ok = run(lib, "--raw", f"call_genotype={f}:i1:{v}x{n}x2", "pdist", "-", out,
+                 f"metric={metric}")
+        if not check(f"pdist {metric} of in-memory genotypes with missing calls: ran", ok):
+            continue
+        z = zarr.open_group(out, mode="r")
+        ref, _ = pdist_oracle.reference(D, C, metric, 2.0, 2, "pairwise", v)
+        got = z["distance"][:]
+        err = np.nanmax(np.abs(got - ref))
+        check(f"pdist {metric}: pairwise deletion equals the oracle (1e-12)",
+              err <= 1e-12 and np.array_equal(np.isnan(got), np.isnan(ref)), f"max error {err:.3g}")
+        check(f"pdist {metric}: n_sites = jointly called sites",
+              np.array_equal(z["n_sites"][:], (C.astype(np.int64) @ C.T.astype(np.int64))))
+
+
+def main():
+    lib, testdata = sys.argv[1], sys.argv[2]
+    stores = [os.path.join(testdata, "realdata", s) for s in ("khuman_chr22.vcz", "hapmap3.vcz")]
+    with tempfile.TemporaryDirectory() as tmp:
+        for store in stores:
+            pca_case(lib, store, tmp, "exact", False)
+            pca_case(lib, store, tmp, "exact", True)
+        pca_case(lib, stores[1], tmp, "randomized", True)
+        pdist_float(lib, tmp)
+        pdist_genotypes(lib, tmp)
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
