@@ -2,7 +2,9 @@
  * The CUDA backend lives in the module gensvd_cuda.so and is loaded on first use, so runs that
  * never probe a GPU do not map the CUDA libraries.  It is looked for at $GENSVD_CUDA_MODULE,
  * else next to the gensvd binary, next to the library holding this code (libgensvd.so, or the
- * binary itself), in that directory's gensvd/, and in the install's bin directory.  The module
+ * binary itself), in that directory's gensvd/, in ../bin and ../../bin from it (the gensvd-cuda
+ * package's /usr/bin, seen from /usr/lib or /usr/lib/MULTIARCH), and in the configured install's
+ * bin directory.  The module
  * is handed the program's table at init (analysis/backend_internal.h, struct
  * gsvd_backend_host) and needs no exported symbol. */
 #define _GNU_SOURCE /* dladdr: which file holds this code */
@@ -59,8 +61,12 @@ static int find_module(char *path, size_t len)
     if (dladdr((void *)&cuda_module, &info) && info.dli_fname &&
         (slash = strrchr(info.dli_fname, '/')) != NULL) {
         size_t d = (size_t)(slash - info.dli_fname);
+        /* beside the library, then where the binary's package puts it (PREFIX/bin, the
+         * library being in PREFIX/lib or PREFIX/lib/MULTIARCH) */
         if (try_dir(path, len, info.dli_fname, d, "gensvd_cuda.so") ||
-            try_dir(path, len, info.dli_fname, d, "gensvd/gensvd_cuda.so"))
+            try_dir(path, len, info.dli_fname, d, "gensvd/gensvd_cuda.so") ||
+            try_dir(path, len, info.dli_fname, d, "../bin/gensvd_cuda.so") ||
+            try_dir(path, len, info.dli_fname, d, "../../bin/gensvd_cuda.so"))
             return 0;
     }
     return try_dir(path, len, GSVD_INSTALL_BINDIR, strlen(GSVD_INSTALL_BINDIR), "gensvd_cuda.so")

@@ -1,11 +1,17 @@
 # packaging/cpack.cmake - `make -C build package` (or `cpack -G DEB --config
 # build/CPackConfig.cmake`) builds gensvd_VERSION_ARCH.deb: /usr/bin/gensvd, the man pages
-# (gzip -9n, Debian policy 12.1), the bash and zsh completion in Debian's vendor directories.
+# (gzip -9n, Debian policy 12.1), the bash and zsh completion in Debian's vendor directories;
+# and, as Debian splits a library, libgensvd0 (the shared library libgensvd.so.0, named after
+# its SONAME, with a shlibs file and the ldconfig trigger) and libgensvd-dev (gensvd.h, the
+# libgensvd.so link, libgensvd.a and gensvd.pc; depends on libgensvd0 of the same version).
+# The gensvd binary links the engine statically for now, so gensvd does not depend on
+# libgensvd0.
 # Depends comes from dpkg-shlibdeps (dpkg-dev) over the binary, so it names exactly the
 # libraries this build links (libcurl, MPI only when built).  The CUDA module, where built, is
 # its own package gensvd-cuda: its CUDA libraries are NVIDIA's, not Debian's, so it depends on
 # gensvd only and on no package for them.  Included from the top-level CMakeLists.txt after the
-# install rules (components "gensvd" and "cuda", cli/CMakeLists.txt).
+# install rules (components "gensvd" and "cuda", cli/CMakeLists.txt; "libgensvd0" and "dev",
+# lib/CMakeLists.txt).
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME gensvd)
 set(CPACK_PACKAGE_VENDOR "gensvd")
@@ -28,9 +34,26 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL gensvd)
+set(CPACK_COMPONENTS_ALL gensvd libgensvd0 dev)
 set(CPACK_DEBIAN_GENSVD_PACKAGE_NAME gensvd)
 set(CPACK_DEBIAN_GENSVD_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_LIBGENSVD0_PACKAGE_NAME libgensvd0)
+set(CPACK_DEBIAN_LIBGENSVD0_PACKAGE_SECTION libs)
+# a shlibs file for the packages holding a shared library (libgensvd0 alone), and ldconfig
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+set(CPACK_COMPONENT_LIBGENSVD0_DESCRIPTION
+    "The gensvd library: principal components, pairwise distances, LD pruning,\n\
+kinship and projection of genotype data stored as Zarr, for programs and\n\
+language bindings (include/gensvd.h).")
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME libgensvd-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEV_PACKAGE_SHLIBDEPS OFF) # a header, an archive, a link, a .pc
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libgensvd0 (= ${PROJECT_VERSION})")
+set(CPACK_COMPONENT_DEV_DESCRIPTION
+    "The development files of the gensvd library: the header gensvd.h, the\n\
+libgensvd.so link, the static archive libgensvd.a and gensvd.pc for\n\
+pkg-config (static linking needs the -dev packages of its Libs.private).")
 if(GSVD_HAVE_CUDA)
   list(APPEND CPACK_COMPONENTS_ALL cuda)
   set(CPACK_DEBIAN_CUDA_PACKAGE_NAME gensvd-cuda)

@@ -6,7 +6,12 @@
 #                                   (oracle: readelf NEEDED + ldd + dpkg -S, not
 #                                   dpkg-shlibdeps), that the man pages are gzip -9n, then
 #                                   dpkg-deb -x into a temporary root and runs gensvd from
-#                                   there (simulate + pca), man -w and the bash completion.
+#                                   there (simulate + pca), man -w and the bash completion;
+#                                   the library's packages libgensvd0 (the .so.0, shlibs,
+#                                   Depends covering its NEEDED) and libgensvd-dev (header,
+#                                   .so link, .a, gensvd.pc depending on libgensvd0 of the
+#                                   version), an example built against the extracted files
+#                                   with pkg-config and run.
 #   test_deb.sh dpkg BUILD_DIR      as root: dpkg -i, /usr/bin/gensvd --version, man -w
 #                                   gensvd and gensvd-pca, the installed bash completion
 #                                   (pca --method and its values), zsh's compinit finds
@@ -70,6 +75,49 @@ offers() {
 # the values `gensvd pca --method` accepts, from the parser's own error message
 methods=$("$build/cli/gensvd" pca --method __bogus__ "$tmp/none.zarr" 2>&1 |
     sed -n "s/^gensvd pca: invalid --method '__bogus__' (\(.*\))\$/\1/p" | sed 's/, / /g')
+
+# libgensvd0 and libgensvd-dev: names, sections, files, dependencies; an example built with
+# pkg-config against the extracted files, and run on the simulated store
+library_debs() {
+    local lib=$tmp/pkg/libgensvd0_${version}_${arch}.deb dev=$tmp/pkg/libgensvd-dev_${version}_${arch}.deb
+    local major libfiles devfiles lroot=$tmp/libroot
+    major=${version%%.*}
+    check "package libgensvd0_${version}_${arch}.deb" test -f "$lib"
+    check "package libgensvd-dev_${version}_${arch}.deb" test -f "$dev"
+    [ -f "$lib" ] && [ -f "$dev" ] || return
+    check "libgensvd0: Section libs" test "$(dpkg-deb -f "$lib" Section)" = libs
+    check "libgensvd-dev: Section libdevel" test "$(dpkg-deb -f "$dev" Section)" = libdevel
+    check "libgensvd-dev depends on libgensvd0 (= $version)" \
+        test "$(dpkg-deb -f "$dev" Depends)" = "libgensvd0 (= $version)"
+    check "libgensvd0 depends on the libraries it links (libopenblas0, libblosc1)" bash -c \
+        'grep -q libopenblas <<<"$1" && grep -q libblosc1 <<<"$1"' _ "$(dpkg-deb -f "$lib" Depends)"
+    check "libgensvd0: shlibs names libgensvd $major" bash -c \
+        'dpkg-deb --ctrl-tarfile "$1" | tar -xO ./shlibs | grep -q "^libgensvd $2 libgensvd0 "' \
+        _ "$lib" "$major"
+    libfiles=$(dpkg-deb -c "$lib" | awk '{print $6}' | sed 's|^\./|/|')
+    devfiles=$(dpkg-deb -c "$dev" | awk '{print $6}' | sed 's|^\./|/|')
+    check "libgensvd0 ships libgensvd.so.$major and the real name, no link" bash -c \
+        'grep -q "/libgensvd\.so\.$2$" <<<"$1" && grep -q "/libgensvd\.so\.$3$" <<<"$1" &&
+         ! grep -q "/libgensvd\.so$" <<<"$1"' _ "$libfiles" "$major" "$version"
+    for f in /usr/include/gensvd.h libgensvd.so libgensvd.a pkgconfig/gensvd.pc; do
+        check "libgensvd-dev ships $f" grep -q -- "$f\$" <<<"$devfiles"
+    done
+    dpkg-deb -x "$lib" "$lroot"
+    dpkg-deb -x "$dev" "$lroot"
+    local pc libdir
+    pc=$(find "$lroot" -name gensvd.pc | head -1)
+    libdir=$(dirname "$(find "$lroot" -name 'libgensvd.so.*' | head -1)")
+    if command -v cc >/dev/null && command -v pkg-config >/dev/null && [ -n "$pc" ]; then
+        check "an example builds against the packages (pkg-config)" bash -c \
+            'cc -std=c11 -o "$3/pca_store" "$2/examples/pca_store.c" \
+                $(PKG_CONFIG_PATH=$(dirname "$1") pkg-config --cflags --libs gensvd)' \
+            _ "$pc" "$src" "$tmp"
+        check "and runs on the library of the package" bash -c \
+            'LD_LIBRARY_PATH=$1 "$2/pca_store" "$2/sim.zarr" "$2/pcs-lib.zarr" 2 >/dev/null &&
+             test -d "$2/pcs-lib.zarr" && LD_LIBRARY_PATH=$1 ldd "$2/pca_store" | grep -q "$1/libgensvd.so.0"' \
+            _ "$libdir" "$tmp"
+    fi
+}
 
 if [ "$mode" = extract ]; then
     info=$(dpkg-deb -I "$deb")
@@ -143,6 +191,7 @@ if [ "$mode" = extract ]; then
     check "extracted gensvd runs simulate + pca" bash -c \
         '"$1" simulate -q -n 30 -m 400 "$2/sim.zarr" && "$1" pca -q -k 2 "$2/sim.zarr" -o "$2/pcs.zarr" &&
          test -d "$2/pcs.zarr"' _ "$bin" "$tmp"
+    library_debs
     report
     exit
 fi

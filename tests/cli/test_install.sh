@@ -5,6 +5,8 @@
 # the bash completion offers the commands, each command's options and, after an option, the
 # values its parser accepts (oracle: the parser's own error message for a bad value), files or
 # nothing; the zsh completion parses, loads through compinit and completes the same values.
+# The library: the header, libgensvd.so.MAJOR with its links, libgensvd.a and gensvd.pc, with
+# which an example builds and runs against the installed prefix.
 # Usage: test_install.sh BUILD_DIR
 set -u
 . "$(dirname "$0")/../testlib.sh"
@@ -15,6 +17,25 @@ cmake --install "$build" --prefix "$tmp/usr" >/dev/null || { echo "FAIL cmake --
 bin=$tmp/usr/bin/gensvd
 man1=$tmp/usr/share/man/man1
 check "installed binary runs" bash -c "\"$bin\" --version >/dev/null"
+# the library and its development files
+inc=$tmp/usr/include/gensvd.h
+pc=$(find "$tmp/usr" -name gensvd.pc -path '*/pkgconfig/*' | head -1)
+libdir=$(dirname "$pc" 2>/dev/null)/..
+check "installed gensvd.h" test -f "$inc"
+check "installed gensvd.pc" test -n "$pc"
+check "installed libgensvd.so, libgensvd.so.0, its real name, libgensvd.a" bash -c \
+    'test -L "$1/libgensvd.so" && test -L "$1/libgensvd.so.0" && test -f "$1/libgensvd.a" &&
+     ls "$1"/libgensvd.so.0.*.* >/dev/null' _ "$libdir"
+if command -v cc >/dev/null && command -v pkg-config >/dev/null && [ -n "$pc" ]; then
+    src=$(cd "$(dirname "$0")/../.." && pwd)
+    check "an example builds against the install (pkg-config)" bash -c \
+        'cc -std=c11 -Wall -Werror -o "$3/pca_store" "$2/examples/pca_store.c" \
+            $(PKG_CONFIG_PATH=$(dirname "$1") pkg-config --cflags --libs gensvd)' _ "$pc" "$src" "$tmp"
+    check "and runs on the installed library" bash -c \
+        '"$4" simulate -q -n 30 -m 300 "$3/sim.zarr" &&
+         LD_LIBRARY_PATH=$1 "$3/pca_store" "$3/sim.zarr" "$3/pcs.zarr" 2 >/dev/null &&
+         LD_LIBRARY_PATH=$1 ldd "$3/pca_store" | grep -q "$1/libgensvd.so.0"' _ "$(cd "$libdir" && pwd)" "$src" "$tmp" "$bin"
+fi
 # the long options of a man page's OPTIONS entries (.TP tags), roff escapes undone
 man_opts() {
     sed -n '/^\.SH OPTIONS$/,/^\.SH /p' "$1" | sed -n '/^\.TP/{n;p}' | sed -e 's/\\f[BIR]//g' \
