@@ -12,7 +12,7 @@ int gsvd_backend_create(const struct gsvd_backend_ops *ops, const struct gsvd_ba
                         gsvd_backend **out)
 {
     int rc = ops->create(p, out);
-    /* a backend loaded as a module (cli/backend_registry.c) sets its own ops */
+    /* a backend loaded as a module (lib/backend_registry.c) sets its own ops */
     if (rc == GSVD_OK && !(*out)->ops)
         (*out)->ops = ops;
     return rc;

@@ -5,7 +5,7 @@
  *   analysis/pca/pca_device.h      PCA's passes, projections and Gram (GSVD_AN_PCA),
  *   analysis/pdist/pdist_device.h  pdist's band accumulators and plane layout (GSVD_AN_PDIST).
  * A new analysis adds its own table and id; the core stays as it is.  Which backends exist is
- * decided by cli/backend_registry.c; analyses receive a backend and never name one.
+ * decided by lib/backend_registry.c; analyses receive a backend and never name one.
  * Thread safety: a backend handle is used by one thread at a time. */
 #ifndef GSVD_ANALYSIS_BACKEND_H
 #define GSVD_ANALYSIS_BACKEND_H
@@ -75,10 +75,10 @@ enum gsvd_backend_kind { GSVD_BACKEND_HOST = 1, GSVD_BACKEND_DEVICE = 2 };
 /* The analyses that may attach a device table to a backend (gsvd_backend_analysis). */
 enum gsvd_analysis_id { GSVD_AN_PCA = 1, GSVD_AN_PDIST = 2 };
 
-/* The CPU backend's vtable (opaque here; cli/backend_registry.c lists it). */
+/* The CPU backend's vtable (opaque here; lib/backend_registry.c lists it). */
 extern const struct gsvd_backend_ops gsvd_backend_cpu_ops;
 
-/* Registry built by cli/backend_registry.c: NULL-terminated, best first. */
+/* Registry built by lib/backend_registry.c: NULL-terminated, best first. */
 extern const struct gsvd_backend_ops *const gsvd_backend_registry[];
 
 /* Choose and create a backend: name "auto" (highest probe score), "gpu" (the backends of kind

@@ -1,5 +1,5 @@
 /* analysis/backend_internal.h - for analysis/backend*.c, the CPU backend (analysis/cpu/), gpu/
- * and cli/backend_registry.c only: the core vtable of a compute backend.  A backend embeds
+ * and lib/backend_registry.c only: the core vtable of a compute backend.  A backend embeds
  * struct gsvd_backend first.  What an analysis needs beyond the core is a separate table owned
  * by that analysis (analysis/pca/pca_device.h, analysis/pdist/pdist_device.h), which the
  * `analysis` op returns.  Fields are appended, never reordered; backend.c reads a field added
@@ -32,7 +32,7 @@ struct gsvd_backend {
     const struct gsvd_backend_ops *ops;
 };
 
-/* ---- a backend in a module loaded at run time (gpu/, loaded by cli/backend_registry.c) ----------
+/* ---- a backend in a module loaded at run time (gpu/, loaded by lib/backend_registry.c) ----------
  * The module links no copy of common/ and analysis/ state: what it takes from the program, it
  * takes from this table, passed to its init entry point (htslib's hfile_plugin_init model), so
  * one log level and one set of allocation counters (failures, GENSVD_FAIL_ALLOC_AT) serve the

@@ -21,8 +21,8 @@
 #include "zarr/meta.h"
 #include "zarr/store.h"
 
-const char *gsvd_backend_list(void);      /* cli/backend_registry.c */
-const char *gsvd_backend_cuda_info(void); /* cli/backend_registry.c */
+const char *gsvd_backend_list(void);      /* lib/backend_registry.c */
+const char *gsvd_backend_cuda_info(void); /* lib/backend_registry.c */
 
 struct command {
     const char *name;

@@ -1,5 +1,5 @@
 /* gpu/module.c - the entry points of the gensvd_cuda.so module, the only symbols it exports
- * (gpu/module.map).  cli/backend_registry.c loads it with dlopen when a GPU is asked for or
+ * (gpu/module.map).  lib/backend_registry.c loads it with dlopen when a GPU is asked for or
  * probed, and calls gsvd_cuda_module_init with its table before anything else. */
 #include "gsvd_config.h"
 

@@ -1,7 +1,7 @@
 /* tests/unit/test_backend_core.c - the backend core (analysis/backend.h): selection by name,
  * "gpu" by kind, a known backend the build lacks, unusable devices, and the per-analysis
  * lookup (PCA's table from the CPU backend, none for pdist; NULL-safe).  The registry below
- * stands in for cli/backend_registry.c with a fake device backend whose probe is switchable. */
+ * stands in for lib/backend_registry.c with a fake device backend whose probe is switchable. */
 #include "gsvd_config.h"
 
 #include <stdio.h>

@@ -12,7 +12,7 @@
 #include "common/err.h"
 #include "gsvd_test.h"
 
-/* the library's one registry symbol (cli/backend_registry.c in the binary) */
+/* the library's one registry symbol (lib/backend_registry.c in the binary) */
 const struct gsvd_backend_ops *const gsvd_backend_registry[] = {&gsvd_backend_cpu_ops, NULL};
 
 struct graph {
