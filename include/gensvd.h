@@ -47,8 +47,9 @@
  *   - Thread safety: one call at a time per context and per object made from it; different
  *     contexts share nothing and may run at the same time in different threads (each call runs
  *     its own worker threads).  gensvd_ctx_cancel may be called from any thread or a signal
- *     handler.  The one process-wide setting is OpenBLAS's thread pool, which the library
- *     sizes to the largest thread count asked for.
+ *     handler.  The one process-wide setting is OpenBLAS's thread count, which the library
+ *     sets to 1 (gensvd runs BLAS on its own threads; a program's own OpenBLAS calls then run
+ *     on one thread too).
  *   - Strings passed in are copied unless a comment says "borrowed"; strings and arrays
  *     returned are owned by the object they come from and valid until it is freed.
  *   - Setters take the option names of the command line (without the leading "--"): the
@@ -86,7 +87,9 @@ GENSVD_API unsigned gensvd_version_number(void);
 
 /* What this build and this machine offer, one line of text each (static, never NULL; "" for an
  * unknown key): "backends", "cuda", "mpi", "stores", "codecs", "plot", "libraries", "blas",
- * "cpu kernels" (the lines of `gensvd --version`). */
+ * "cpu kernels" (the lines of `gensvd --version`).  "blas" names the OPENBLAS_CORETYPE to set
+ * before the program starts where OpenBLAS runs generic kernels on a CPU it does not know
+ * (the gensvd binary sets it itself: the same kernels give the binary's bytes). */
 GENSVD_API const char *gensvd_build_info(const char *key);
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -221,7 +224,9 @@ GENSVD_API int gensvd_source_open(gensvd_ctx *ctx, const char *url, gensvd_sourc
  * negative = missing, or float with NaN = missing; name it with the source option "array"),
  * and optionally "sample_id" (strings), "variant_contig" (integer indices into "contig_id"),
  * "contig_id" (strings), "variant_position" (integer), "variant_allele" (variants x alleles,
- * strings).  Returns GENSVD_OK or GENSVD_ENOMEM. */
+ * strings).  Messages and the output's attributes name it "memory" (source option "name");
+ * the arrays are read in chunks of "chunk-variants" variants (by default up to 4 MiB).
+ * Returns GENSVD_OK or GENSVD_ENOMEM. */
 GENSVD_API int gensvd_source_new(gensvd_ctx *ctx, gensvd_source **out);
 
 /* Add an array read in place: `data` (borrowed: it must stay valid and unchanged until the
@@ -251,10 +256,13 @@ GENSVD_API int gensvd_source_add_chunked(gensvd_source *src, const char *name,
 /* What to read, by the command line's input option names.
  *   int:    "transpose" (0/1: the 2-D array is samples x variants), "ploidy" (of a 2-D dosage
  *           array [2]), "variant-start", "variant-stop" (the range [start, stop) of variant
- *           indices; stop 0: the end), "all-contigs" (0/1: KING counts every contig)
+ *           indices; stop 0: the end), "all-contigs" (0/1: KING counts every contig),
+ *           "chunk-variants" (in memory: variants per chunk read; 0: automatic)
  *   double: "maf", "max-missing"
  *   string: "array" (the genotype array's path in the store), "variants" ("A:B"),
- *           "variant-mask", "sample-mask" (STORE[/ARRAY]: a 1-D bool array, nonzero = keep)
+ *           "variant-mask", "sample-mask" (STORE[/ARRAY]: a 1-D bool array, nonzero = keep),
+ *           "name" (in memory: the source's name in messages and attributes ["memory"])
+ *   Any int or double setting may also be given as text with _string.
  * Errors: GENSVD_EINVAL (unknown name, wrong type, bad value). */
 GENSVD_API int gensvd_source_set_int(gensvd_source *src, const char *name, int64_t value);
 GENSVD_API int gensvd_source_set_double(gensvd_source *src, const char *name, double value);
@@ -280,7 +288,7 @@ enum gensvd_analysis {
     GENSVD_PDIST = 3,      /* `gensvd pdist` */
     GENSVD_LDPRUNE = 4,    /* `gensvd ldprune` */
     GENSVD_RELATED = 5,    /* `gensvd related` */
-    GENSVD_SIMULATE = 6,   /* `gensvd simulate`: runs without a source */
+    GENSVD_SIMULATE = 6,   /* `gensvd simulate`: runs without a source, into a dest */
     GENSVD_PLOT_PCA = 7,   /* `gensvd plot pca`: gensvd_plot only */
     GENSVD_PLOT_PDIST = 8, /* `gensvd plot pdist`: gensvd_plot only */
 };
@@ -295,8 +303,12 @@ GENSVD_API void gensvd_options_free(gensvd_options *opt);
  * "window", "king-cutoff", ...): integers (and sizes in bytes, e.g. "memory") with _int, real
  * numbers with _double (an _int value is taken for a real option too), names and text forms
  * with _string ("method" "randomized", "window" "500kb", "ld-prune" "0.2,500kb").  Flags are
- * ints (0/1).  Returns GENSVD_OK, or GENSVD_EINVAL (an unknown name, a wrong type, a value out
- * of range: the last error says which and what is accepted). */
+ * ints (0/1).  _string takes every option in its command-line form; an option whose default is
+ * a word ("cache" "auto", "min-kinship" "": every pair) takes numbers with _int or _double too.
+ * Every analysis also takes "command" (text): what the output's "command" attribute records
+ * (the gensvd binary gives its command line; empty by default).  Returns GENSVD_OK, or
+ * GENSVD_EINVAL (an unknown name, a wrong type, a value out of range: the last error says
+ * which and what is accepted). */
 GENSVD_API int gensvd_options_set_int(gensvd_options *opt, const char *name, int64_t value);
 GENSVD_API int gensvd_options_set_double(gensvd_options *opt, const char *name, double value);
 GENSVD_API int gensvd_options_set_string(gensvd_options *opt, const char *name, const char *value);
@@ -342,10 +354,12 @@ GENSVD_API int gensvd_dest_set_string(gensvd_dest *dest, const char *name, const
 GENSVD_API int gensvd_dest_check(gensvd_dest *dest);
 GENSVD_API void gensvd_dest_free(gensvd_dest *dest);
 
-/* Run an analysis on src (NULL for GENSVD_SIMULATE).  With dest (else NULL) the output is
- * written there as the run produces it (pdist's bands and simulate's chunks are never held
- * whole in memory; such arrays are then absent from the result) and committed before the call
- * returns; dest is checked first, before any input is read.  *out gets the result (caller
+/* Run an analysis on src (NULL for GENSVD_SIMULATE and for GENSVD_PDIST's "finalize").  With
+ * dest (else NULL) the output is written there as the run produces it (pdist's bands and
+ * simulate's chunks are never held whole in memory; such arrays are then absent from the
+ * result) and committed before the call returns; dest is checked first, before any input is
+ * read.  GENSVD_SIMULATE and pdist's "min-kinship" and "part" write as they go and need a
+ * dest (GENSVD_EINVAL without one).  *out gets the result (caller
  * owns; gensvd_result_free).  Errors: any of enum gensvd_error, with the last error set;
  * GENSVD_ECANCELED after gensvd_ctx_cancel (nothing is left at dest). */
 GENSVD_API int gensvd_run(gensvd_ctx *ctx, const gensvd_options *opt, gensvd_source *src,
@@ -372,10 +386,11 @@ GENSVD_API const char *gensvd_result_attr_string(const gensvd_result *res, const
 GENSVD_API void gensvd_result_free(gensvd_result *res);
 
 /* GENSVD_PDIST without a dest: instead of holding the N x N matrix in the result, hand each
- * finished band of rows to fn, in row order: rows [row0, row0 + n_rows) of the square
- * "distance" matrix (n_rows x n, float64, complete rows) and, when the run counts them, of
- * "n_sites" (uint32; else its data is NULL).  A nonzero return stops the run (GENSVD_ECANCELED
- * unless the callback logged an error: GENSVD_EIO).  fn NULL: back to the in-memory result. */
+ * finished band of rows to fn, in row order, as it was computed: rows [row0, row0 + n_rows)
+ * against columns [row0, n) of the square "distance" matrix (n_rows x (n - row0), float64,
+ * row-major; the columns left of row0 are the mirror of earlier bands) and the same block of
+ * "n_sites" (uint32).  A nonzero return stops the run (GENSVD_ECANCELED when the context was
+ * cancelled, else GENSVD_EIO).  fn NULL: back to the in-memory result. */
 typedef int (*gensvd_rows_fn)(void *user, uint64_t row0, uint64_t n_rows,
                               const struct gensvd_array_view *distance,
                               const struct gensvd_array_view *n_sites);
@@ -406,9 +421,10 @@ GENSVD_API void gensvd_mpi_finalize(void);
 
 /* ---- stores ------------------------------------------------------------------------------- */
 
-/* The tree of groups and arrays under url as a JSON text (caller frees with gensvd_free):
- * {"zarr_format": 2, "groups": [...], "arrays": [{"path", "shape", "chunks", "dtype",
- * "codecs", "stored_bytes", "raw_bytes", "dims"}...]} (what `gensvd info --json` prints). */
+/* The tree of groups and arrays under url (what `gensvd info` shows) as a JSON text (caller
+ * frees with gensvd_free): {"zarr_format": 2, "consolidated": true, "groups": [PATH...],
+ * "arrays": [{"path", "shape", "chunks", "dtype", "codecs", "zarr_format", "stored_bytes",
+ * "raw_bytes" (not for strings), "dims"}...]}. */
 GENSVD_API int gensvd_store_info(gensvd_ctx *ctx, const char *url, char **json_out);
 
 /* Read an array (or the hyperslab [start, stop) per axis; NULL: all) of a store into a new

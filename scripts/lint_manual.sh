@@ -24,7 +24,7 @@ a benchmark figure	 s against |\b[0-9]+\.[0-9]+x\b|[0-9](\.[0-9]+)? ?x (faster|s
 a host or CPU model name	\b(Sapphire|Emerald|Granite|Cooper) Rapids\b|\bZen ?[0-9]\b|\b(Ice|Cascade) Lake\b|\bSkylake\b|\bEPYC\b|\bXeon\b
 a CPU instruction name	\b(vpdpbusd|CPUID|XCR0|VBMI2?|VPOPCNTQ|POPCNT|GFNI)\b|\bAVX-512 ?(F|BW|VL|DQ|CD)\b|AVX-512(F|BW|VL|DQ)\b|(?i:\bamx-(tile|bf16|int8)\b)|\barch_prctl\b
 a test name	\btest_[a-z0-9_]+|\b(cli|net|workflow|plot|realdata|interop|reliability)_[a-z0-9_]+\b
-the history of the work	(?i)\bsessions?\b(?! token)|\bwaves?\b|\bissues? #?[0-9]|\bsprints?\b|\bmilestones?\b|\bcommit [0-9a-f]{7,}\b
+the history of the work	(?i)\bsessions?\b(?![ -]token)|\bwaves?\b|\bissues? #?[0-9]|\bsprints?\b|\bmilestones?\b|\bcommit [0-9a-f]{7,}\b
 EOF
 )
 man_rules=$(cat <<'EOF'
