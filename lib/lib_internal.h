@@ -80,6 +80,18 @@ const char *lib_device(const gensvd_ctx *ctx);
 /* Process-wide set-up of the libraries under the store layer, once (pthread_once). */
 int lib_global_init(void);
 
+/* A store opened by URL (lib/store.c): the store holding the hierarchy, its tree, and the
+ * node the URL names inside it ("cohort.vcz/call_genotype": node "call_genotype"). */
+struct lib_store {
+    gsvd_store *st;
+    gsvd_tree *t;
+    char *node;
+};
+/* GSVD_OK, or the store's and tree's errors (logged); *o is zeroed first, and closed with
+ * lib_store_close in any case. */
+GSVD_NODISCARD int lib_store_open(const char *url, struct lib_store *o);
+void lib_store_close(struct lib_store *o);
+
 /* ---- sources ------------------------------------------------------------------------------ */
 
 struct lib_marray { /* an array added to an in-memory source (strings owned) */

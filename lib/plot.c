@@ -17,33 +17,6 @@
 #include "plot/png.h"
 #include "plot/svg.h"
 
-struct plot_in {
-    gsvd_store *st;
-    gsvd_tree *t;
-    char *node;
-};
-
-static int plot_open(const char *url, struct plot_in *in)
-{
-    char *root = NULL;
-    int rc = GSVD_OK;
-    memset(in, 0, sizeof *in);
-    GSVD_TRY(gsvd_tree_locate(url, &root, &in->node));
-    GSVD_TRY(gsvd_store_open(root, GSVD_STORE_READ, &in->st));
-    GSVD_TRY(gsvd_tree_open(in->st, &in->t));
-out:
-    gsvd_free(root);
-    return rc;
-}
-
-static void plot_close(struct plot_in *in)
-{
-    gsvd_tree_close(in->t);
-    gsvd_store_close(in->st);
-    gsvd_free(in->node);
-    memset(in, 0, sizeof *in);
-}
-
 /* The finished SVG to path, rasterised first for PNG. */
 static int write_output(const char *path, int png, double dpi, const struct gsvd_buf *svg)
 {
@@ -77,7 +50,7 @@ static int parse_pcs(const char *s, size_t *a, size_t *b)
     return GSVD_OK;
 }
 
-static int plot_pca(const gensvd_ctx *ctx, const struct lib_plot_opts *o, struct plot_in *in,
+static int plot_pca(const gensvd_ctx *ctx, const struct lib_plot_opts *o, struct lib_store *in,
                     const char *output, int png)
 {
     struct gsvd_plot_pcs pcs = {0};
@@ -114,13 +87,13 @@ out:
 /* PC1 of the pca output at `url`, matched to ids (NaN for samples it lacks). */
 static int read_pc1(const char *url, const struct gsvd_strlist *ids, double **out)
 {
-    struct plot_in in;
+    struct lib_store in;
     struct gsvd_plot_pcs pcs = {0};
     size_t *order = NULL, found = 0;
     double *pc1 = NULL;
     int rc = GSVD_OK;
 
-    GSVD_TRY(plot_open(url, &in));
+    GSVD_TRY(lib_store_open(url, &in));
     GSVD_TRY(gsvd_plot_pcs_read(in.t, in.node, &pcs));
     if (!(order = gsvd_plot_sort_order(pcs.ids.items, pcs.n)) ||
         !(pc1 = gsvd_calloc(ids->n ? ids->n : 1, sizeof *pc1))) {
@@ -143,11 +116,11 @@ out:
     gsvd_free(pc1);
     gsvd_free(order);
     gsvd_plot_pcs_free(&pcs);
-    plot_close(&in);
+    lib_store_close(&in);
     return rc;
 }
 
-static int plot_pdist(const gensvd_ctx *ctx, const struct lib_plot_opts *o, struct plot_in *in,
+static int plot_pdist(const gensvd_ctx *ctx, const struct lib_plot_opts *o, struct lib_store *in,
                       const char *output, int png)
 {
     struct gsvd_strlist ids = GSVD_STRLIST_INIT;
@@ -192,7 +165,7 @@ int gensvd_plot(gensvd_ctx *ctx, const gensvd_options *opt, const char *input_ur
                 const char *output_path)
 {
     const struct gsvd_scope *prev;
-    struct plot_in in = {0};
+    struct lib_store in = {0};
     const struct lib_plot_opts *o;
     size_t n;
     int png, rc = GSVD_OK;
@@ -221,10 +194,10 @@ int gensvd_plot(gensvd_ctx *ctx, const gensvd_options *opt, const char *input_ur
                       output_path);
         goto out;
     }
-    GSVD_TRY(plot_open(input_url, &in));
+    GSVD_TRY(lib_store_open(input_url, &in));
     rc = opt->analysis == GENSVD_PLOT_PCA ? plot_pca(ctx, o, &in, output_path, png)
                                           : plot_pdist(ctx, o, &in, output_path, png);
 out:
-    plot_close(&in);
+    lib_store_close(&in);
     return lib_end(ctx, prev, rc, "gensvd_plot");
 }

@@ -63,10 +63,8 @@ out:
 static int reference(const gensvd_options *opt, struct gsvd_pca_model *ref)
 {
     const struct lib_project_opts *o = &opt->u.project;
-    gsvd_store *st = NULL;
-    gsvd_tree *t = NULL;
-    char *root = NULL, *node = NULL;
-    int rc = GSVD_OK;
+    struct lib_store in;
+    int rc;
 
     memset(ref, 0, sizeof *ref);
     if (opt->pcs_result)
@@ -74,15 +72,10 @@ static int reference(const gensvd_options *opt, struct gsvd_pca_model *ref)
     if (!o->pcs)
         return lib_fail(GSVD_EINVAL, "project needs the reference PCs: option \"pcs\" (the "
                                      "output of pca with loadings) or gensvd_options_set_pcs");
-    GSVD_TRY(gsvd_tree_locate(o->pcs, &root, &node));
-    GSVD_TRY(gsvd_store_open(root, GSVD_STORE_READ, &st));
-    GSVD_TRY(gsvd_tree_open(st, &t));
-    GSVD_TRY(gsvd_pca_model_read(t, node, 1, ref));
-out:
-    gsvd_tree_close(t);
-    gsvd_store_close(st);
-    gsvd_free(root);
-    gsvd_free(node);
+    rc = lib_store_open(o->pcs, &in);
+    if (rc == GSVD_OK)
+        rc = gsvd_pca_model_read(in.t, in.node, 1, ref);
+    lib_store_close(&in);
     return rc;
 }
 

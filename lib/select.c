@@ -21,20 +21,11 @@ struct sel_owned {
 /* The mask `spec` (STORE[/ARRAY]; default_array when it names a group) into *m. */
 static int read_mask(const char *spec, const char *default_array, int want_ids, struct gsvd_mask *m)
 {
-    char *root = NULL, *node = NULL;
-    gsvd_store *st = NULL;
-    gsvd_tree *t = NULL;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_tree_locate(spec, &root, &node));
-    GSVD_TRY(gsvd_store_open(root, GSVD_STORE_READ, &st));
-    GSVD_TRY(gsvd_tree_open(st, &t));
-    GSVD_TRY(gsvd_mask_read(t, node, spec, default_array, want_ids, m));
-out:
-    gsvd_tree_close(t);
-    gsvd_store_close(st);
-    gsvd_free(root);
-    gsvd_free(node);
+    struct lib_store in;
+    int rc = lib_store_open(spec, &in);
+    if (rc == GSVD_OK)
+        rc = gsvd_mask_read(in.t, in.node, spec, default_array, want_ids, m);
+    lib_store_close(&in);
     return rc;
 }
 

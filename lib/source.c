@@ -32,24 +32,17 @@ static gensvd_source *source_alloc(gensvd_ctx *ctx)
 /* Open the store of `url` into src (as the command line opens INPUT). */
 static int open_url(gensvd_source *src, const char *url)
 {
-    char *root = NULL, *node = NULL;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_tree_locate(url, &root, &node));
-    if (*node && gsvd_key_check(node) < 0) {
-        rc = lib_fail(GSVD_EFORMAT, "%s: invalid node path '%s' (empty, '.' or '..' components)",
-                      url, node);
-        goto out;
+    struct lib_store in;
+    int rc = lib_store_open(url, &in);
+    if (rc < 0) {
+        lib_store_close(&in);
+        return rc;
     }
-    GSVD_TRY(gsvd_store_open(root, GSVD_STORE_READ, &src->st));
-    GSVD_TRY(gsvd_tree_open(src->st, &src->tree));
-    src->input_format = gsvd_tree_format(src->tree);
-    src->node = node;
-    node = NULL;
-out:
-    gsvd_free(root);
-    gsvd_free(node);
-    return rc;
+    src->st = in.st;
+    src->tree = in.t;
+    src->node = in.node;
+    src->input_format = gsvd_tree_format(in.t);
+    return GSVD_OK;
 }
 
 int gensvd_source_open(gensvd_ctx *ctx, const char *url, gensvd_source **out)

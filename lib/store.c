@@ -1,5 +1,6 @@
 /* lib/store.c - gensvd_store_info (the tree `gensvd info` shows, as JSON) and gensvd_store_read
- * (an array, or a hyperslab of it, as a one-array result). */
+ * (an array, or a hyperslab of it, as a one-array result); lib_store_open, the store, tree and
+ * node a URL names, for every file that reads a store by name. */
 #include "gsvd_config.h"
 #include "lib/lib_internal.h"
 
@@ -15,14 +16,7 @@
 #include "zarr/meta.h"
 #include "zarr/reader.h"
 
-/* An opened store: its tree and the node the URL names. */
-struct opened {
-    gsvd_store *st;
-    gsvd_tree *t;
-    char *node;
-};
-
-static int open_tree(const char *url, struct opened *o)
+int lib_store_open(const char *url, struct lib_store *o)
 {
     char *root = NULL;
     int rc = GSVD_OK;
@@ -31,6 +25,11 @@ static int open_tree(const char *url, struct opened *o)
     if (!url || !*url)
         return lib_fail(GSVD_EINVAL, "no store URL");
     GSVD_TRY(gsvd_tree_locate(url, &root, &o->node));
+    if (*o->node && gsvd_key_check(o->node) < 0) {
+        rc = lib_fail(GSVD_EFORMAT, "%s: invalid node path '%s' (empty, '.' or '..' components)",
+                      url, o->node);
+        goto out;
+    }
     GSVD_TRY(gsvd_store_open(root, GSVD_STORE_READ, &o->st));
     GSVD_TRY(gsvd_tree_open(o->st, &o->t));
 out:
@@ -38,7 +37,7 @@ out:
     return rc;
 }
 
-static void close_tree(struct opened *o)
+void lib_store_close(struct lib_store *o)
 {
     gsvd_tree_close(o->t);
     gsvd_store_close(o->st);
@@ -145,7 +144,7 @@ out:
 int gensvd_store_info(gensvd_ctx *ctx, const char *url, char **json_out)
 {
     const struct gsvd_scope *prev;
-    struct opened o;
+    struct lib_store o;
     struct info in = {0};
     struct gsvd_buf out = GSVD_BUF_INIT;
     int rc = GSVD_OK;
@@ -155,7 +154,7 @@ int gensvd_store_info(gensvd_ctx *ctx, const char *url, char **json_out)
     if (!ctx || !json_out)
         return GENSVD_EINVAL;
     prev = lib_begin(ctx);
-    GSVD_TRY(open_tree(url, &o));
+    GSVD_TRY(lib_store_open(url, &o));
     in.t = o.t;
     GSVD_TRY(info_node(&in, o.node, 0));
     GSVD_TRY(gsvd_buf_printf(
@@ -170,7 +169,7 @@ out:
     gsvd_buf_free(&out);
     gsvd_buf_free(&in.groups);
     gsvd_buf_free(&in.arrays);
-    close_tree(&o);
+    lib_store_close(&o);
     return lib_end(ctx, prev, rc, "gensvd_store_info");
 }
 
@@ -243,7 +242,7 @@ int gensvd_store_read(gensvd_ctx *ctx, const char *url, const char *array, const
                       const uint64_t *stop, gensvd_result **out)
 {
     const struct gsvd_scope *prev;
-    struct opened o;
+    struct lib_store o;
     gsvd_array *a = NULL;
     gsvd_result *r = NULL;
     char *path = NULL;
@@ -254,7 +253,7 @@ int gensvd_store_read(gensvd_ctx *ctx, const char *url, const char *array, const
     if (!ctx || !out)
         return GENSVD_EINVAL;
     prev = lib_begin(ctx);
-    GSVD_TRY(open_tree(url, &o));
+    GSVD_TRY(lib_store_open(url, &o));
     GSVD_TRY(gsvd_key_join(o.node, array ? array : "", &path));
     GSVD_TRY(gsvd_array_open(o.t, path, &a));
     GSVD_TRY(read_region(a, start, stop, &r));
@@ -262,6 +261,6 @@ int gensvd_store_read(gensvd_ctx *ctx, const char *url, const char *array, const
 out:
     gsvd_array_close(a);
     gsvd_free(path);
-    close_tree(&o);
+    lib_store_close(&o);
     return lib_end(ctx, prev, rc, "gensvd_store_read");
 }

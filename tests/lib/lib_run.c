@@ -4,7 +4,8 @@
  * files (what numpy's tofile writes).
  *
  *   lib_run [options] ANALYSIS SOURCE DEST [NAME=VALUE | src.NAME=VALUE | dest.NAME=VALUE ...]
- *     ANALYSIS   pca, project, pdist, ldprune, related, simulate
+ *     ANALYSIS   pca, project, pdist, ldprune, related, simulate; plot-pca and plot-pdist draw
+ *                SOURCE (an output store) into DEST (a .svg or .png file) with gensvd_plot
  *     SOURCE     a store path or URL; "-" for none (simulate) or for --raw arrays only
  *     DEST       the run's destination, or "-" for none
  *   options:
@@ -18,6 +19,7 @@
  *     --pcs STORE       project: the reference PCs from a pca run on STORE in this process
  *                       (gensvd_options_set_pcs; the pca's options are "components" only)
  *     --threads N
+ *     --ctx NAME=VALUE  a context setting (gensvd_ctx_set_string: credentials, endpoint, ...)
  *     --verbose         the library's messages (info and up) on stderr
  * Exit status 0, or 1 with the library's last error on stderr.  Nothing on stdout. */
 #include <gensvd.h>
@@ -99,9 +101,9 @@ static int add_raw(gensvd_source *src, const char *spec, void **buf)
 
 static enum gensvd_analysis analysis_of(const char *s)
 {
-    static const char *const names[] = {"",        "pca",     "project", "pdist",
-                                        "ldprune", "related", "simulate"};
-    for (int i = 1; i < 7; i++)
+    static const char *const names[] = {"",        "pca",      "project",  "pdist",     "ldprune",
+                                        "related", "simulate", "plot-pca", "plot-pdist"};
+    for (int i = 1; i < 9; i++)
         if (!strcmp(s, names[i]))
             return (enum gensvd_analysis)i;
     return 0;
@@ -142,7 +144,13 @@ int main(int argc, char **argv)
             pcs_store = argv[++a];
         else if (!strcmp(argv[a], "--verbose"))
             rc = gensvd_ctx_set_log(ctx, log_stderr, NULL, GENSVD_LOG_INFO);
-        else if (!strcmp(argv[a], "--threads") && a + 1 < argc)
+        else if (!strcmp(argv[a], "--ctx") && a + 1 < argc) {
+            char *eq = strchr(argv[++a], '=');
+            if (!eq)
+                return fprintf(stderr, "lib_run: --ctx takes NAME=VALUE\n"), 2;
+            *eq = '\0';
+            rc = gensvd_ctx_set_string(ctx, argv[a], eq + 1);
+        } else if (!strcmp(argv[a], "--threads") && a + 1 < argc)
             rc = gensvd_ctx_set_string(ctx, "threads", argv[++a]);
         else if (!strcmp(argv[a], "--raw") && a + 1 < argc && n_raw < MAX_ARRAYS) {
             if (!src && (rc = gensvd_source_new(ctx, &src)) != 0)
@@ -157,6 +165,23 @@ int main(int argc, char **argv)
                2;
     if (rc == 0 && !(an = analysis_of(argv[a])))
         return fprintf(stderr, "lib_run: unknown analysis %s\n", argv[a]), 2;
+    if (rc == 0 && (an == GENSVD_PLOT_PCA || an == GENSVD_PLOT_PDIST)) {
+        rc = gensvd_options_new(ctx, an, &opt);
+        for (int i = a + 3; rc == 0 && i < argc; i++) {
+            char *eq = strchr(argv[i], '=');
+            if (!eq)
+                return fprintf(stderr, "lib_run: '%s' is not NAME=VALUE\n", argv[i]), 2;
+            *eq = '\0';
+            rc = gensvd_options_set_string(opt, argv[i], eq + 1);
+        }
+        if (rc == 0)
+            rc = gensvd_plot(ctx, opt, argv[a + 1], argv[a + 2]);
+        if (rc != 0)
+            fprintf(stderr, "lib_run: %s\n", gensvd_ctx_last_error(ctx));
+        gensvd_options_free(opt);
+        gensvd_ctx_free(ctx);
+        return rc != 0;
+    }
     if (rc == 0 && strcmp(argv[a + 1], "-") != 0) {
         if (!memory) {
             rc = gensvd_source_open(ctx, argv[a + 1], &src);

@@ -84,6 +84,17 @@ case_ related_c "related --king-cutoff 0.02 --zarr-format 3" \
 case_ project "project --pcs $T/pcs" "project pcs=$T/pcs"
 case_ project_ap "project --pcs $T/pcs -k 2 --shrinkage-correction ap" \
     "project pcs=$T/pcs components=2 shrinkage-correction=ap"
+# plots: gensvd_plot draws the bytes of gensvd plot
+"$G" pca -k 4 -o "$T/pcs4" "$H" 2>/dev/null
+"$G" pdist -m ibs -o "$T/dist" "$H" 2>/dev/null
+cut -f2,3 "$D/realdata/hapmap3_957.populations.tsv" >"$T/pops.tsv"
+"$G" plot pca "$T/pcs4" --color-by "$T/pops.tsv" --title "HapMap3" -o "$T/pca-cli.svg" 2>/dev/null
+check "plot pca: library" "$L" plot-pca "$T/pcs4" "$T/pca-lib.svg" "color-by=$T/pops.tsv" \
+    title=HapMap3
+check "plot pca: the same SVG" cmp -s "$T/pca-cli.svg" "$T/pca-lib.svg"
+"$G" plot pdist "$T/dist" --max-cells 100 -o "$T/pd-cli.svg" 2>/dev/null
+check "plot pdist: library" "$L" plot-pdist "$T/dist" "$T/pd-lib.svg" max-cells=100
+check "plot pdist: the same SVG" cmp -s "$T/pd-cli.svg" "$T/pd-lib.svg"
 # simulate: no input; the library writes to its destination
 "$G" simulate -n 40 -m 300 -s 7 "$T/sim-cli" 2>/dev/null >/dev/null
 check "simulate: library run" "$L" simulate - "$T/sim-lib" samples=40 variants=300 seed=7 \
