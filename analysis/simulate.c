@@ -223,6 +223,10 @@ static int write_small_arrays(gsvd_writer *w, const struct gsvd_sim_params *p, g
         }
     }
     for (uint64_t j = 0; j < V; j++) {
+        if ((j & 0xffff) == 0 && gsvd_scope_cancelled()) { /* a long loop for many variants */
+            rc = GSVD_ECANCELED;
+            goto out;
+        }
         if (j >= (uint64_t)INT32_MAX / 100) {
             gsvd_log_error("more than %d variants do not fit int32 positions", INT32_MAX / 100);
             rc = GSVD_EINVAL;

@@ -225,7 +225,12 @@ struct gensvd_options {
     } u;
 };
 
-/* The option of opt's analysis called `name`, or NULL (with the error logged). */
+/* The option every analysis takes besides its table's: the recorded command line. */
+#define LIB_OPTION_COMMAND "command"
+/* "pca", "plot pdist", ...: an analysis' name in messages ("" for another value). */
+const char *lib_analysis_name(enum gensvd_analysis an);
+
+/* The option of opt's analysis called `name`, or NULL. */
 const struct lib_opt *lib_opt_find(const gensvd_options *opt, const char *name);
 
 /* ---- results and destinations ------------------------------------------------------------- */

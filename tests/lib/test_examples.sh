@@ -47,6 +47,8 @@ done
 # built as a user builds it: cc and the build tree's gensvd.pc
 if command -v cc >/dev/null && command -v pkg-config >/dev/null; then
     flags=$(PKG_CONFIG_PATH=$B/lib/pkgconfig pkg-config --cflags --libs gensvd)
+    # a sanitizer build's library needs its runtime first: the program is built with it too
+    ldd "$B/lib/libgensvd.so" | grep -q libasan && flags="-fsanitize=address,undefined $flags"
     check "pca_store builds with pkg-config's flags ($flags)" \
         cc -std=c11 -Wall -Wextra -Werror -o "$T/pca_store" "$SRC/examples/pca_store.c" $flags \
         -Wl,-rpath,"$B/lib"
