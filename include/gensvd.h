@@ -383,6 +383,12 @@ GENSVD_API const char *gensvd_result_attrs_json(const gensvd_result *res);
 GENSVD_API int gensvd_result_attr_double(const gensvd_result *res, const char *name, double *out);
 GENSVD_API const char *gensvd_result_attr_string(const gensvd_result *res, const char *name);
 
+/* The attributes of one array as a JSON object text, what its .zattrs holds besides the
+ * dimension names (sample_unrelated's "king_cutoff", ...): "{}" when it has none, NULL when the
+ * result has no array of that name.  Also for an array written to a destination as it was
+ * computed (absent from gensvd_result_array). */
+GENSVD_API const char *gensvd_result_array_attrs_json(const gensvd_result *res, const char *name);
+
 GENSVD_API void gensvd_result_free(gensvd_result *res);
 
 /* GENSVD_PDIST without a dest: instead of holding the N x N matrix in the result, hand each

@@ -117,6 +117,14 @@ const char *gensvd_result_attrs_json(const gensvd_result *res)
     return a ? a : "{}";
 }
 
+const char *gensvd_result_array_attrs_json(const gensvd_result *res, const char *name)
+{
+    const struct gsvd_result_array *a = res && name ? gsvd_result_find(res->r, name) : NULL;
+    if (!a)
+        return NULL;
+    return a->spec.attrs_json && *a->spec.attrs_json ? a->spec.attrs_json : "{}";
+}
+
 int gensvd_result_attr_double(const gensvd_result *res, const char *name, double *out)
 {
     const char *a = res ? gsvd_result_attrs(res->r) : NULL;

@@ -276,8 +276,34 @@ static void logging(gensvd_ctx *ctx, const char *hapmap)
                   gensvd_result_attr_string(res, "k") == NULL,
               "attributes by name");
     }
+    check(!strcmp(gensvd_result_array_attrs_json(res, "sample_pca_projection"), "{}") &&
+              gensvd_result_array_attrs_json(res, "nonsense") == NULL &&
+              gensvd_result_array_attrs_json(NULL, "sample_id") == NULL,
+          "an array's attributes: {} when it has none, NULL for no such array");
     gensvd_result_free(res);
     res = NULL;
+    {
+        /* related's sample_unrelated carries its cutoff (the one array with attributes) */
+        gensvd_options *rel = NULL;
+        const char *a = NULL;
+        rc = gensvd_options_new(ctx, GENSVD_RELATED, &rel);
+        if (rc == 0)
+            rc = gensvd_options_set_double(rel, "king-cutoff", 0.125);
+        if (rc == 0)
+            rc = gensvd_source_set_string(src, "variants", "0:2000");
+        if (rc == 0)
+            rc = gensvd_run(ctx, rel, src, NULL, &res);
+        if (rc == 0)
+            a = gensvd_result_array_attrs_json(res, "sample_unrelated");
+        check(a && strstr(a, "\"king_cutoff\": 0.125") != NULL,
+              "sample_unrelated's attributes hold king_cutoff (%s)", a ? a : "(null)");
+        gensvd_result_free(res);
+        res = NULL;
+        gensvd_options_free(rel);
+        check(gensvd_source_set_int(src, "variant-start", 0) == 0 &&
+                  gensvd_source_set_int(src, "variant-stop", 0) == 0,
+              "variants cleared");
+    }
     memset(n_logged, 0, sizeof n_logged);
     check(gensvd_ctx_set_log(ctx, count_log, NULL, GENSVD_LOG_OFF) == 0, "ctx_set_log off");
     check(gensvd_options_set_int(opt, "components", 0) == GENSVD_EINVAL &&
