@@ -3,7 +3,7 @@
 # and build it.  Idempotent and quiet when everything is already there.
 #   scripts/setup.sh            build dependencies + Release build in build/
 #   scripts/setup.sh --tests    also the test tools: Python venvs (.venv/zarr3, .venv/zarr2,
-#                               .venv/net)
+#                               .venv/net, .venv/python)
 #                               with pinned packages, plink1.9, plink2, clang-format,
 #                               chromium and xmllint (plot tests)
 # Environment: GENSVD_BUILD_DIR (default build), GENSVD_CMAKE_ARGS (extra cmake arguments).
@@ -57,6 +57,7 @@ if [ $want_tests = 1 ]; then
     make_venv zarr3 tests/requirements-zarr3.txt
     make_venv zarr2 tests/requirements-zarr2.txt
     make_venv net tests/requirements-net.txt # S3/GCS emulators, s3fs (net tests, bench/io)
+    make_venv python tests/requirements-python.txt # the Python package: its build, sgkit (tests)
 fi
 
 build=${GENSVD_BUILD_DIR:-build}
