@@ -20,9 +20,9 @@ _REMOTE = {k: v for k, v in {**CONTEXT_INT, **CONTEXT_STRING}.items()}
 
 def _context(func, kw):
     ctx = _g.Context()
-    for name, default in CONTEXT_INT.items():
-        v = kw.get(name, default)
-        if v is None or (v is False and default is False):
+    for name in CONTEXT_INT:
+        v = kw.get(name)
+        if v is None:
             continue
         if not isinstance(v, (int, bool)):
             raise TypeError(f"{func}(): {name} must be an int, not {type(v).__name__}")
@@ -154,7 +154,9 @@ def _make(func, analysis, positional, doc, *, source=True, convert=None, extra=N
     spec = _options.analysis_options(analysis)
     extra = dict(extra if extra is not None else {**_options.OUTPUT_OPTIONS,
                                                  **_options.BINDING_OPTIONS})
-    sig = _options.signature(positional, spec, source, extra)
+    inputs = _options.source_options(analysis)
+    context = _options.context_options(analysis)
+    sig = _options.signature(positional, spec, [inputs, context, extra])
     names = [p for p, _d in positional]
 
     def f(*args, **kwargs):
@@ -176,8 +178,8 @@ def _make(func, analysis, positional, doc, *, source=True, convert=None, extra=N
     for p, o, k, d in spec:
         if o != "command":
             lines.append(f"    {p}={d!r}  (--{o})")
-    lines += ["", "Input options: " + ", ".join(SOURCE_OPTIONS) if source else "",
-              "Context: " + ", ".join(_REMOTE), "Output: " + ", ".join(extra),
+    lines += ["", "Input options: " + ", ".join(inputs) if inputs else "",
+              "Context: " + ", ".join(context), "Output and binding: " + ", ".join(extra),
               "command: the text recorded as the output's 'command' attribute."]
     f.__doc__ = "\n".join(lines)
     return f

@@ -16,33 +16,58 @@ from . import _gensvd as _g
 # Python names that differ from the option's (sgkit's name for the number of components).
 RENAME = {"components": "n_components"}
 
-# The source's selection: Python name -> (option name, kind); kinds are set by _sources.
-SOURCE_OPTIONS = {
-    "array": None,
-    "transpose": False,
-    "ploidy": None,
-    "variants": None,
-    "samples": None,
-    "maf": None,
-    "max_missing": None,
-    "variant_mask": None,
-    "sample_mask": None,
-    "all_contigs": False,
-    "chunk_variants": None,
-    "source_name": None,
+# The input options each command takes (its COMMON OPTIONS), by analysis, plus two for sources
+# in memory (chunk_variants, source_name): Python name -> default as the command line shows it
+# (None: not given).  Here, as for the analyses' options, only what a call gives is set: the
+# library's defaults (and, for the context, the environment's: GENSVD_CONCURRENCY, ...) hold
+# for the rest.
+_INPUT = {"array": None, "transpose": False, "ploidy": 2, "variants": None, "samples": None,
+          "maf": None, "max_missing": None, "variant_mask": None, "sample_mask": None,
+          "all_contigs": False}
+_MEMORY = {"chunk_variants": None, "source_name": None}
+SOURCE_OPTIONS = {**_INPUT, **_MEMORY}
+_INPUT_BY_ANALYSIS = {
+    _g.PCA: ("array", "transpose", "ploidy", "variants", "samples", "maf", "max_missing",
+             "variant_mask", "sample_mask"),
+    _g.PDIST: ("array", "transpose", "ploidy", "variants", "samples", "variant_mask",
+               "sample_mask", "all_contigs"),
+    _g.LDPRUNE: ("array", "transpose", "ploidy", "variants", "samples", "maf", "max_missing"),
+    _g.RELATED: ("array", "variants", "samples", "all_contigs"),
+    _g.PROJECT: ("array", "transpose", "ploidy", "variants", "samples"),
+    _g.SIMULATE: (),
 }
 
-# The context's settings (gensvd_ctx_set_int / _string), with the command line's names.
-CONTEXT_INT = {"threads": 0, "concurrency": None, "retries": None, "timeout": None,
+# The context's settings (gensvd_ctx_set_int / _string), with the command line's names; the
+# credentials have no command-line option (the program takes them from the environment).
+CONTEXT_INT = {"threads": 0, "concurrency": 32, "retries": 8, "timeout": 60,
                "no_sign_request": False}
-CONTEXT_STRING = {"device": "auto", "endpoint": None, "s3_addressing": None,
+CONTEXT_STRING = {"device": "auto", "endpoint": None, "s3_addressing": "auto",
                   "gcs_token_file": None, "gcs_token": None, "aws_access_key_id": None,
                   "aws_secret_access_key": None, "aws_session_token": None, "aws_region": None,
                   "cache_dir": None}
+_DEVICE = (_g.PCA, _g.PDIST, _g.RELATED)  # the commands with --device
+_CACHE_DIR = (_g.PCA,)  # with --cache-dir
 
 # The output (gensvd_dest) and what the binding adds.
 OUTPUT_OPTIONS = {"output": None, "force": False, "zarr_format": None, "shard": None}
 BINDING_OPTIONS = {"progress": False, "merge": True}
+
+
+def source_options(analysis):
+    """The input keywords of an analysis' function: {name: default}."""
+    names = _INPUT_BY_ANALYSIS[analysis]
+    return {**{n: _INPUT[n] for n in names}, **(_MEMORY if names else {})}
+
+
+def context_options(analysis):
+    """The context keywords of an analysis' function: {name: default}."""
+    out = dict(CONTEXT_INT)
+    for name, default in CONTEXT_STRING.items():
+        if (name == "device" and analysis not in _DEVICE) or (
+                name == "cache_dir" and analysis not in _CACHE_DIR):
+            continue
+        out[name] = default
+    return out
 
 
 def py_name(option):
@@ -114,20 +139,16 @@ def set_option(opt, option, kind, value):
         opt.set_double(option, float(value))
 
 
-def signature(positional, analysis_opts, source, extra):
-    """An inspect.Signature: the positional parameters (name, default or inspect._empty), then
-    keyword-only ones."""
+def signature(positional, analysis_opts, groups):
+    """An inspect.Signature: the positional parameters (name, default or inspect._empty), the
+    analysis' options, then each group's ({name: default}), keyword-only."""
     params = []
     for name, default in positional:
         params.append(inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                                         default=default))
     seen = {p.name for p in params}
-    groups = [[(p, d) for p, _o, _k, d in analysis_opts if p not in seen]]
-    if source:
-        groups.append(list(SOURCE_OPTIONS.items()))
-    groups += [list(CONTEXT_INT.items()), list(CONTEXT_STRING.items()), list(extra.items())]
-    for group in groups:
-        for name, default in group:
+    for group in [{p: d for p, _o, _k, d in analysis_opts}, *groups]:
+        for name, default in group.items():
             if name in seen:
                 continue
             seen.add(name)
