@@ -72,7 +72,9 @@ def test_every_source_kind_gives_the_same_pcs(khuman_ds):
     for label, src in sources.items():
         src, kw = src if isinstance(src, tuple) else (src, {})
         got = gensvd.pca(src, 4, merge=False, **kw)
-        if "float" in label:  # float32 products on float input: the oracle's tolerances
+        if "float" in label or "reversed" in label:
+            # float32 products on float input, or the Gram summed in another variant order:
+            # the oracle's tolerances
             check_against_svd(got, KHUMAN, 4, 1e-6, 0.99999, ids=False)
             continue
         np.testing.assert_allclose(got.sample_pca_singular_value, want.sample_pca_singular_value,
