@@ -1,0 +1,104 @@
+"""pdist against scipy.spatial.distance.pdist for every metric it shares (numpy dosage matrices
+handed over in memory), pairwise deletion of missing calls against scipy on each pair's jointly
+called sites, and KING against plink2 --make-king on the same genotypes."""
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist, squareform
+
+import gensvd
+from conftest import HAPMAP, KHUMAN, dosages
+from oracles import plink2, write_bed
+
+SCIPY = ["euclidean", "sqeuclidean", "cityblock", "minkowski", "chebyshev", "cosine",
+         "correlation", "hamming", "jaccard", "braycurtis", "canberra"]
+EXACT = ("sqeuclidean", "cityblock", "hamming", "jaccard")  # integer counts, one division
+
+
+@pytest.fixture(scope="module")
+def complete(hapmap_ds):
+    """Dosages (variants x samples) of 300 HapMap3 samples at 1,500 sites called in all of
+    them, and their IDs."""
+    gt = hapmap_ds.call_genotype[:3000, :300].values
+    d, called = dosages(gt)
+    keep = called.all(axis=1)
+    return d[keep][:1500], list(hapmap_ds.sample_id.values[:300])
+
+
+def tolerance(metric, ref):
+    if metric in EXACT:
+        return 1e-15 * np.maximum(np.abs(ref), 1)
+    return 1e-12 * np.maximum(np.abs(ref), 1)
+
+
+@pytest.mark.parametrize("metric", SCIPY + ["ibs"])
+def test_every_metric_against_scipy(complete, metric):
+    d, ids = complete
+    kw = {"p": 3} if metric == "minkowski" else {}
+    got = gensvd.pdist(d, metric, **kw)
+    x = d.T  # samples x variants
+    if metric == "ibs":  # PLINK's 1 - IBS: cityblock / (ploidy M)
+        ref = squareform(pdist(x, "cityblock")) / (2 * x.shape[1])
+    elif metric == "jaccard":  # nonzero as true (scipy 1.15 and later)
+        ref = squareform(pdist(x != 0, "jaccard"))
+    else:
+        ref = squareform(pdist(x, metric, **kw))
+    assert got.dims == ("samples_0", "samples_1") and got.shape == ref.shape
+    err = np.abs(got.values - ref)
+    assert np.all(err <= tolerance(metric, ref)), f"max error {err.max():.3g}"
+    assert got.attrs["metric"] == metric and got.attrs["M"] == d.shape[0]
+
+
+def test_labels_condensed_layout_and_f4(complete, hapmap_ds):
+    d, ids = complete
+    ds = hapmap_ds.isel(samples=slice(0, 300)).compute()
+    square = gensvd.pdist(ds, "euclidean", variants=(0, 3000), merge=False)
+    assert list(square.samples_0.values) == ids and list(square.samples_1.values) == ids
+    assert square.sel(samples_0=ids[3], samples_1=ids[7]) == square.values[3, 7]
+    condensed = gensvd.pdist(ds, "euclidean", variants=(0, 3000), layout="condensed")
+    np.testing.assert_array_equal(condensed.values, squareform(square.values, checks=False))
+    f4 = gensvd.pdist(ds, "euclidean", variants=(0, 3000), dtype="f4")
+    assert f4.dtype == np.float32
+    np.testing.assert_allclose(f4.values, square.values, rtol=1e-6)
+
+
+def test_missing_calls_pairwise(hapmap_ds):
+    """Each pair over the sites called in both (scipy on those sites), n_sites their number."""
+    gt = hapmap_ds.call_genotype[:2000, :40].values
+    d, called = dosages(gt)
+    assert (~called).any()
+    got = gensvd.pdist(hapmap_ds.isel(samples=slice(0, 40)), "cityblock", variants=(0, 2000))
+    x, c = d.T, called.T
+    for i in range(40):
+        for j in range(i + 1, 40):
+            both = c[i] & c[j]
+            ref = np.abs(x[i, both] - x[j, both]).sum()
+            assert got.values[i, j] == ref and got.n_sites.values[i, j] == both.sum()
+
+
+@pytest.mark.parametrize("store,variants,chrom", [(KHUMAN, None, None),
+                                                   (HAPMAP, (0, 14266), "1-22")],
+                         ids=["khuman", "hapmap3-autosomes"])
+def test_king_against_plink2(tmp_path_factory, store, variants, chrom):
+    tmp = tmp_path_factory.mktemp("king")
+    bed = write_bed(store, tmp / "g")
+    sel = ["--chr", chrom] if chrom else []
+    plink2("--bfile", bed, *sel, "--make-king", "square", "bin", "--out", tmp / "k")
+    pids = [line.split("\t")[-1] for line in (tmp / "k.king.id").read_text().split("\n")[1:]
+            if line]
+    want = np.fromfile(tmp / "k.king.bin").reshape(len(pids), len(pids))
+    got = gensvd.pdist(str(store), "king", variants=variants)
+    assert list(got.samples_0.values) == pids
+    assert np.nanmax(np.abs(got.values - want)) <= 1e-12
+    assert np.all(np.diag(got.values) == 0.5)
+
+
+def test_sgkit_pairwise_distance_agrees(complete):
+    import sgkit
+
+    d, _ids = complete
+    for metric in ("euclidean", "correlation"):
+        ref = np.asarray(sgkit.pairwise_distance(d.T, metric=metric).compute())
+        got = gensvd.pdist(d, metric).values
+        # sgkit sums in float64 too: float64 rounding apart
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12, err_msg=metric)
