@@ -109,10 +109,12 @@ def hapmap_ds():
 @pytest.fixture(scope="session")
 def khuman_ds():
     ds = load(KHUMAN)
-    # bio2zarr wrote no chunk of this store's variant_contig (all zero) and fill_value null,
-    # which zarr-python 2 reads as uninitialised memory (testdata/README.md): the zeros it holds
+    # bio2zarr wrote no chunk of this store's variant_contig and call_genotype_mask (all zero
+    # or false) with fill_value null, which zarr-python 2 reads as uninitialised memory
+    # (testdata/README.md): what they hold
     return ds.assign(variant_contig=ds.variant_contig.copy(data=np.zeros(
-        ds.sizes["variants"], dtype=ds.variant_contig.dtype)))
+        ds.sizes["variants"], dtype=ds.variant_contig.dtype)),
+        call_genotype_mask=ds.call_genotype < 0)
 
 
 def dosages(gt):
