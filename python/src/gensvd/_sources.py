@@ -113,6 +113,16 @@ def _add(src, name, data, what):
     src.add_array(name, _native(a, what))
 
 
+def _check_calls(ndim, dtype, what):
+    """Genotype calls are integer allele indices: a float 3-D array is a mistake, most often a
+    store opened by xarray with its fill value decoded into NaN."""
+    if ndim == 3 and np.dtype(dtype).kind == "f":
+        raise TypeError(f"{what}: genotype calls (variants x samples x ploidy) are integer "
+                        f"allele indices, not {np.dtype(dtype)}: xarray decodes a store's "
+                        f"fill value into NaN floats unless it is opened with "
+                        f"xr.open_zarr(..., mask_and_scale=False)")
+
+
 def _geno_name(ndim):
     return "call_genotype" if ndim == 3 else "call_dosage"
 
@@ -125,6 +135,7 @@ def _add_dataset(src, ds, array):
     var = ds[name]
     if var.ndim not in (2, 3):
         raise ValueError(f"'{name}' has {var.ndim} dimensions (variants x samples [x ploidy])")
+    _check_calls(var.ndim, var.dtype, f"'{name}'")
     if set(var.dims[:2]) == {"variants", "samples"}:
         var = var.transpose("variants", "samples", ...)
     _add(src, name, var.data, f"'{name}'")
@@ -149,6 +160,7 @@ def _add_array(src, a, xr):
                          f"(variants x samples x ploidy), not {a.ndim}")
     if a.dtype == np.bool_:
         raise TypeError("a bool array is a mask, not genotypes")
+    _check_calls(a.ndim, a.dtype, "the genotype array")
     name = _geno_name(a.ndim)
     _add(src, name, a, "the genotype array")
     if name != "call_genotype":
