@@ -15,7 +15,7 @@
 
 #include "gensvd.h"
 
-/* ---- errors (module.c) -------------------------------------------------------------------- */
+/* ---- errors (errors.c) -------------------------------------------------------------------- */
 
 /* The exception classes: GensvdError and its subclasses, created at module init. */
 extern PyObject *ext_error_base, *ext_error_input, *ext_error_store, *ext_error_usage,
@@ -27,6 +27,8 @@ PyObject *ext_raise(int code, const char *message);
  * cleared), and raising it again. */
 PyObject *ext_fetch_exception(void);
 void ext_restore_exception(PyObject *exc); /* steals exc */
+/* Create the classes and add them to the module; -1 with an exception set. */
+int ext_errors_init(PyObject *module);
 
 /* ---- the context (ctx.c) ------------------------------------------------------------------ */
 

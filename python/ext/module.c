@@ -1,124 +1,9 @@
-/* python/ext/module.c - the module gensvd._gensvd: the exception classes and how
- * the library's codes map onto them, run() (the GIL released while the library works),
- * store_info / store_read, version and build information, and the enums as constants. */
+/* python/ext/module.c - the module gensvd._gensvd: run() and result_write() (the GIL
+ * released while the library works), store_info / store_read, version and build information,
+ * and the enums as constants. */
 #include "ext.h"
 
 #include <string.h>
-
-PyObject *ext_error_base, *ext_error_input, *ext_error_store, *ext_error_usage,
-    *ext_error_capability, *ext_error_memory, *ext_error_cancelled;
-
-/* ---- errors ------------------------------------------------------------------------------- */
-
-static PyObject *error_class(int code)
-{
-    switch (code) {
-    case GENSVD_EINVAL:
-        return ext_error_usage;
-    case GENSVD_EIO:
-    case GENSVD_ENOTFOUND:
-    case GENSVD_ENET:
-    case GENSVD_EAUTH:
-        return ext_error_store;
-    case GENSVD_EFORMAT:
-    case GENSVD_EINCONSIST:
-    case GENSVD_EUNSUPPORTED:
-    case GENSVD_ECODEC:
-    case GENSVD_EDEGENERATE:
-        return ext_error_input;
-    case GENSVD_ENOTBUILT:
-    case GENSVD_ENODEVICE:
-        return ext_error_capability;
-    case GENSVD_ENOMEM:
-        return ext_error_memory;
-    case GENSVD_ECANCELED:
-        return ext_error_cancelled;
-    default:
-        return ext_error_base;
-    }
-}
-
-PyObject *ext_raise(int code, const char *message)
-{
-    PyObject *cls = error_class(code), *exc, *v;
-    const char *m = message && *message ? message : gensvd_strerror(code);
-
-    exc = PyObject_CallFunction(cls, "s", m);
-    if (!exc)
-        return NULL;
-    if (!(v = PyLong_FromLong(code)) || PyObject_SetAttrString(exc, "code", v) < 0) {
-        Py_XDECREF(v);
-        Py_DECREF(exc);
-        return NULL;
-    }
-    Py_DECREF(v);
-    PyErr_SetObject(cls, exc);
-    Py_DECREF(exc);
-    return NULL;
-}
-
-PyObject *ext_fetch_exception(void)
-{
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    if (!type)
-        return NULL;
-    PyErr_NormalizeException(&type, &value, &tb);
-    if (tb && value)
-        PyException_SetTraceback(value, tb);
-    Py_XDECREF(type);
-    Py_XDECREF(tb);
-    return value;
-}
-
-void ext_restore_exception(PyObject *exc)
-{
-    PyObject *tb = PyException_GetTraceback(exc);
-    PyErr_Restore(Py_NewRef((PyObject *)Py_TYPE(exc)), exc, tb);
-}
-
-static PyObject *make_error(PyObject *module, const char *name, PyObject *bases, const char *doc)
-{
-    char full[96];
-    PyObject *cls;
-    snprintf(full, sizeof full, "gensvd.%s", name);
-    cls = PyErr_NewExceptionWithDoc(full, doc, bases, NULL);
-    if (cls && PyModule_AddObjectRef(module, name, cls) < 0)
-        Py_CLEAR(cls);
-    return cls;
-}
-
-static int make_errors(PyObject *m)
-{
-    PyObject *b;
-    if (!(ext_error_base = make_error(m, "GensvdError", PyExc_Exception,
-                                      "A gensvd failure: .code is the library's code, the message "
-                                      "names the file, key or option and what is wrong.")))
-        return -1;
-#define SUB(var, name, other, doc)                                                                 \
-    do {                                                                                           \
-        b = other ? PyTuple_Pack(2, ext_error_base, other) : PyTuple_Pack(1, ext_error_base);      \
-        if (!b || !(var = make_error(m, name, b, doc))) {                                          \
-            Py_XDECREF(b);                                                                         \
-            return -1;                                                                             \
-        }                                                                                          \
-        Py_DECREF(b);                                                                              \
-    } while (0)
-    SUB(ext_error_input, "InputError", NULL,
-        "The input cannot be analysed: malformed or inconsistent data, an unsupported codec "
-        "or dtype, nothing left to analyse.");
-    SUB(ext_error_store, "StoreError", NULL,
-        "A store could not be read or written: missing, refused credentials, network or disk.");
-    SUB(ext_error_usage, "UsageError", PyExc_ValueError,
-        "A bad option or argument (also a ValueError).");
-    SUB(ext_error_capability, "CapabilityError", NULL,
-        "A feature this build or this machine lacks (a GPU, a store kind).");
-    SUB(ext_error_memory, "OutOfMemoryError", PyExc_MemoryError,
-        "Out of memory, or over the memory cap (also a MemoryError).");
-    SUB(ext_error_cancelled, "CancelledError", NULL, "The call was cancelled.");
-#undef SUB
-    return 0;
-}
 
 /* ---- runs --------------------------------------------------------------------------------- */
 
@@ -248,6 +133,26 @@ static PyObject *mod_store_read(PyObject *m, PyObject *args)
     return ext_result_new(ctx, res);
 }
 
+/* result_write(result, dest): the bytes `gensvd CMD -o` writes (dest checked first). */
+static PyObject *mod_result_write(PyObject *m, PyObject *args)
+{
+    PyObject *resobj, *destobj;
+    ExtDest *dest;
+    PyThreadState *ts;
+    int rc;
+    (void)m;
+    if (!PyArg_ParseTuple(args, "O!O!:result_write", &ExtResult_Type, &resobj, &ExtDest_Type,
+                          &destobj))
+        return NULL;
+    dest = (ExtDest *)destobj;
+    ts = PyEval_SaveThread();
+    rc = gensvd_result_write(dest->ctx->ctx, ((ExtResult *)resobj)->res, dest->dest);
+    PyEval_RestoreThread(ts);
+    if (rc != GENSVD_OK)
+        return ext_raise(rc, gensvd_ctx_last_error(dest->ctx->ctx));
+    Py_RETURN_NONE;
+}
+
 static PyObject *mod_version(PyObject *m, PyObject *unused)
 {
     (void)m;
@@ -286,6 +191,8 @@ static PyObject *mod_raise_error(PyObject *m, PyObject *args)
 
 static PyMethodDef module_methods[] = {
     {"run", mod_run, METH_VARARGS, "run(ctx, options, source, dest) -> Result"},
+    {"result_write", mod_result_write, METH_VARARGS,
+     "result_write(result, dest): as gensvd CMD -o writes it"},
     {"store_info", mod_store_info, METH_VARARGS, "store_info(ctx, url) -> JSON text"},
     {"store_read", mod_store_read, METH_VARARGS,
      "store_read(ctx, url, array, start=None, stop=None) -> Result"},
@@ -345,12 +252,14 @@ static int add_constants(PyObject *m)
     return 0;
 }
 
+PyMODINIT_FUNC PyInit__gensvd(void); /* the module's one exported symbol */
+
 PyMODINIT_FUNC PyInit__gensvd(void)
 {
     PyObject *m = PyModule_Create(&module_def);
     if (!m)
         return NULL;
-    if (make_errors(m) < 0 || add_constants(m) < 0 || ext_ctx_type_ready(m) < 0 ||
+    if (ext_errors_init(m) < 0 || add_constants(m) < 0 || ext_ctx_type_ready(m) < 0 ||
         ext_source_type_ready(m) < 0 || ext_options_type_ready(m) < 0 ||
         ext_result_type_ready(m) < 0) {
         Py_DECREF(m);

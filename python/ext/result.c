@@ -4,6 +4,7 @@
  * result alive.  String arrays come out as lists of str (small: IDs, names). */
 #include "ext.h"
 
+#include <stdint.h>
 #include <string.h>
 
 typedef struct {
@@ -53,34 +54,13 @@ static PyObject *Result_names(ExtResult *self, PyObject *unused)
     return list;
 }
 
-static const char *buffer_format(enum gensvd_dtype t)
+/* The struct module's format of a dtype (the buffer protocol wants a char *), or NULL. */
+static char *buffer_format(enum gensvd_dtype t)
 {
-    switch (t) {
-    case GENSVD_DTYPE_BOOL:
-        return "?";
-    case GENSVD_DTYPE_INT8:
-        return "b";
-    case GENSVD_DTYPE_INT16:
-        return "h";
-    case GENSVD_DTYPE_INT32:
-        return "i";
-    case GENSVD_DTYPE_INT64:
-        return "q";
-    case GENSVD_DTYPE_UINT8:
-        return "B";
-    case GENSVD_DTYPE_UINT16:
-        return "H";
-    case GENSVD_DTYPE_UINT32:
-        return "I";
-    case GENSVD_DTYPE_UINT64:
-        return "Q";
-    case GENSVD_DTYPE_FLOAT32:
-        return "f";
-    case GENSVD_DTYPE_FLOAT64:
-        return "d";
-    default:
+    static char formats[][2] = {"?", "b", "h", "i", "q", "B", "H", "I", "Q", "f", "d"};
+    if (t < GENSVD_DTYPE_BOOL || t > GENSVD_DTYPE_FLOAT64)
         return NULL;
-    }
+    return formats[t - GENSVD_DTYPE_BOOL];
 }
 
 /* The strings of a string array, C order, as a list of str. */
@@ -191,31 +171,12 @@ static PyObject *Result_analysis(ExtResult *self, void *closure)
     return PyLong_FromLong((long)gensvd_result_analysis(self->res));
 }
 
-/* write(dest): the bytes `gensvd CMD -o` writes (dest checked first). */
-static PyObject *Result_write(ExtResult *self, PyObject *destobj)
-{
-    ExtDest *dest = (ExtDest *)destobj;
-    PyThreadState *ts;
-    int rc;
-    if (!PyObject_TypeCheck(destobj, &ExtDest_Type)) {
-        PyErr_SetString(PyExc_TypeError, "write: expected a Dest");
-        return NULL;
-    }
-    ts = PyEval_SaveThread();
-    rc = gensvd_result_write(dest->ctx->ctx, self->res, dest->dest);
-    PyEval_RestoreThread(ts);
-    if (rc != GENSVD_OK)
-        return ext_raise(rc, gensvd_ctx_last_error(dest->ctx->ctx));
-    Py_RETURN_NONE;
-}
-
 static PyMethodDef Result_methods[] = {
     {"names", (PyCFunction)Result_names, METH_NOARGS, "names() -> the arrays' names"},
     {"array", (PyCFunction)Result_array, METH_VARARGS, "array(name) -> (data, dims, shape, kind)"},
     {"attrs_json", (PyCFunction)Result_attrs_json, METH_NOARGS, "the group attributes (JSON)"},
     {"array_attrs_json", (PyCFunction)Result_array_attrs_json, METH_VARARGS,
      "array_attrs_json(name): the array's own attributes (JSON)"},
-    {"write", (PyCFunction)Result_write, METH_O, "write(dest): as gensvd CMD -o writes it"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -244,7 +205,8 @@ static int ResultArray_getbuffer(ExtResultArray *self, Py_buffer *b, int flags)
         return -1;
     }
     static char empty[8];
-    b->buf = self->view.data ? (void *)self->view.data : empty; /* an empty array */
+    /* the buffer is read-only (readonly = 1): the const is the protocol's to keep */
+    b->buf = self->view.data ? (void *)(uintptr_t)self->view.data : empty; /* or empty */
     b->obj = Py_NewRef((PyObject *)self);
     b->itemsize = (Py_ssize_t)gensvd_dtype_size(self->view.dtype);
     b->len = b->itemsize;
@@ -252,7 +214,7 @@ static int ResultArray_getbuffer(ExtResultArray *self, Py_buffer *b, int flags)
         b->len *= self->shape[d];
     b->readonly = 1;
     b->ndim = (int)self->view.ndim;
-    b->format = (flags & PyBUF_FORMAT) ? (char *)buffer_format(self->view.dtype) : NULL;
+    b->format = (flags & PyBUF_FORMAT) ? buffer_format(self->view.dtype) : NULL;
     b->shape = (flags & PyBUF_ND) ? self->shape : NULL;
     b->strides = (flags & PyBUF_STRIDES) == PyBUF_STRIDES ? self->strides : NULL;
     b->suboffsets = NULL;

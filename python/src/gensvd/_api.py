@@ -289,7 +289,7 @@ def write(result, url, *, force=False, zarr_format=None, shard=None, threads=0, 
     res = _results.find_result(result)
     ctx = _remote_context("write", dict(context, threads=threads))
     dest = _dest(ctx, "write", url, force, zarr_format, shard)
-    _runner.call(ctx, res.write, dest)
+    _runner.call(ctx, _g.result_write, res, dest)
 
 
 def build_info(key=None):
