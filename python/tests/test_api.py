@@ -186,6 +186,12 @@ def test_failing_progress_callback_stops_the_run(hapmap_path, tmp_path):
     assert not leftovers(tmp_path, "o")
 
 
+def test_errors_are_raised_not_printed(tmp_path, capfd):
+    with pytest.raises(gensvd.StoreError):
+        gensvd.pca(str(tmp_path / "missing.vcz"))
+    assert capfd.readouterr().err == ""
+
+
 def test_messages_go_to_logging(hapmap_path, caplog):
     with caplog.at_level(logging.INFO, logger="gensvd"):
         gensvd.pca(hapmap_path, 3)

@@ -29,9 +29,12 @@ def log_level():
 
 
 def emit_log(ctx):
+    """The run's messages to the logger; errors at DEBUG only: the exception raised carries
+    them (logging's last-resort handler would print them a second time)."""
     messages, dropped = ctx.take_log()
     for level, message in messages:
-        log.log(_LEVELS.get(level, logging.INFO), "%s", message)
+        log.log(logging.DEBUG if level == _g.LOG_ERROR else _LEVELS.get(level, logging.INFO),
+                "%s", message)
     if dropped:
         log.warning("%d more messages", dropped)
 
