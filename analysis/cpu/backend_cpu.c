@@ -28,7 +28,58 @@
 #include "common/parallel.h"
 #include "common/xsum.h"
 
-static void pass_free(struct backend_cpu *b);
+/* One pass group's scratch, used by one thread at a time. */
+struct pass_slot {
+    float *z;      /* sub x n standardised rows */
+    float *t;      /* sub x c, Z_sub X */
+    float *yg;     /* n x c, the group's Z^T Z X */
+    gsvd_i8w *i8w; /* the i8 pass kernel's scratch, or NULL */
+    uint8_t *p2;   /* i8 kernel on int8 rows: the group packed to 2 bits */
+    size_t p2_cap; /* bytes allocated in p2 (gsvd_reserve_large) */
+};
+
+/* The passes' state (struct backend_cpu.pass): the settings create chose, this pass's X and
+ * accumulators, and the staging of row groups (see "passes" below). */
+struct cpu_pass {
+    int i8;        /* 2-bit pass groups on the int8 tiles (pass_kernel i8, or auto here) */
+    char why[160]; /* why not i8 */
+    int said;      /* -v named the pass kernel */
+    gsvd_i8x *i8x; /* X's digits for this pass (i8), or NULL */
+    size_t n, c;   /* current pass: samples, columns of X */
+    float *x;      /* n x c, X in float32 */
+    double *y;     /* n x c accumulator */
+    double *ylo;   /* n x c low parts of the exact sums (when bounded) */
+    struct gsvd_xgrid *ygrid; /* c: grid of Y's column j */
+    struct gsvd_xgrid trgrid; /* grid of the trace */
+    double tr_hi, tr_lo;      /* the trace of this pass */
+    uint64_t next_index;      /* rows without an index: the next row's number */
+    size_t group, sub;        /* rows per group and per sub-tile (depend on n only) */
+    size_t par;               /* groups per batch (threads) */
+    struct pass_slot *slots;  /* par */
+    int fmt;                  /* staged format: 1 p2, 2 i8, 3 f64, 0 none yet */
+    uint8_t *stage;           /* par x group compact rows */
+    size_t st_row_bytes, st_rows, st_cap_bytes;
+    float *st_center, *st_scale, *st_miss; /* per staged row */
+    double *st_rs;                         /* per staged row: sum of squares */
+    size_t *st_gstart;                     /* par + 1: first staged row of each group */
+    size_t st_groups;                      /* groups staged (the last one may still grow) */
+    uint64_t st_gid;                       /* group number of the last staged group */
+    double *sumsq;                         /* where the trace goes (from pass_block), or NULL */
+};
+
+static void pass_free(struct cpu_pass *ps);
+
+static void pass_destroy(struct cpu_pass *ps)
+{
+    if (!ps)
+        return;
+    pass_free(ps);
+    gsvd_free(ps->x);
+    gsvd_free(ps->y);
+    gsvd_free(ps->ylo);
+    gsvd_free(ps->ygrid);
+    gsvd_free(ps);
+}
 
 static int cpu_probe(char *why, size_t why_len)
 {
@@ -43,14 +94,10 @@ static void cpu_destroy(gsvd_backend *be)
     if (!b)
         return;
     gsvd_blas_set_threads(b->saved_threads);
-    pass_free(b);
-    gsvd_free(b->x);
-    gsvd_free(b->y);
-    gsvd_free(b->ylo);
-    gsvd_free(b->ygrid);
+    pass_destroy(b->pass);
+    gsvd_cpu_gram_free(b->gram);
     gsvd_free(b->z);
     gsvd_free(b->zd);
-    gsvd_cpu_gram_free(b);
     gsvd_free(b);
 }
 
@@ -67,6 +114,9 @@ void gsvd_backend_cpu_kernels(char *buf, size_t len)
 static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
 {
     struct backend_cpu *b = gsvd_calloc(1, sizeof *b);
+    int gram_kernel = p ? p->gram_kernel : GSVD_GRAM_AUTO, rc = GSVD_OK;
+    struct cpu_pass *ps;
+
     *out = NULL;
     if (!b)
         return GSVD_ENOMEM;
@@ -74,34 +124,46 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
      * thread counts, and results must not depend on --threads; parallel work is the decoding
      * and our own fixed tiling of the Gram */
     b->n_threads = p && p->n_threads ? p->n_threads : 1;
-    b->gram_f64 = p && p->gram_f64;
-    b->gram_kernel = p ? p->gram_kernel : GSVD_GRAM_AUTO;
-    if (b->gram_kernel == GSVD_GRAM_AMX || b->gram_kernel == GSVD_GRAM_I8) {
+    if (gram_kernel == GSVD_GRAM_AMX || gram_kernel == GSVD_GRAM_I8) {
         char why[128];
-        int i8 = b->gram_kernel == GSVD_GRAM_I8;
+        int i8 = gram_kernel == GSVD_GRAM_I8;
         if (!(i8 ? gsvd_i8_engine_pick(why, sizeof why) : gsvd_amx_usable(why, sizeof why))) {
             gsvd_log_error("the %s Gram kernel cannot run here: %s", i8 ? "i8" : "AMX", why);
-            gsvd_free(b);
-            return GSVD_EUNSUPPORTED;
+            rc = GSVD_EUNSUPPORTED;
+            goto out;
         }
     }
     if (p && p->pass_kernel == GSVD_PASS_I8) {
         char why[128];
         if (!gsvd_amx_int8_usable(why, sizeof why)) {
             gsvd_log_error("the i8 pass kernel cannot run here: %s", why);
-            gsvd_free(b);
-            return GSVD_EUNSUPPORTED;
+            rc = GSVD_EUNSUPPORTED;
+            goto out;
         }
-        b->pass_i8 = 1;
-    } else if (!p || p->pass_kernel == GSVD_PASS_AUTO) {
-        b->pass_i8 = gsvd_amx_int8_usable(b->pass_why, sizeof b->pass_why);
-    } else {
-        snprintf(b->pass_why, sizeof b->pass_why, "asked for f32");
     }
+    GSVD_TRY(gsvd_cpu_gram_new(gram_kernel, p && p->gram_f64, &b->gram));
+    ps = b->pass = gsvd_calloc(1, sizeof *b->pass);
+    if (!ps) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    if (p && p->pass_kernel == GSVD_PASS_I8)
+        ps->i8 = 1;
+    else if (!p || p->pass_kernel == GSVD_PASS_AUTO)
+        ps->i8 = gsvd_amx_int8_usable(ps->why, sizeof ps->why);
+    else
+        snprintf(ps->why, sizeof ps->why, "asked for f32");
     b->saved_threads = gsvd_blas_get_threads();
     gsvd_blas_set_threads(1);
     *out = &b->base;
-    return GSVD_OK;
+    b = NULL;
+out:
+    if (b) {
+        gsvd_cpu_gram_free(b->gram);
+        gsvd_free(b->pass);
+        gsvd_free(b);
+    }
+    return rc;
 }
 
 /* ---- passes: fixed row groups, one thread per group, reduced in group order ----------------
@@ -139,161 +201,161 @@ static int fmt_of(const struct gsvd_gblock *g)
     return g->p2 ? 1 : g->i8 ? 2 : 3;
 }
 
-static void pass_free(struct backend_cpu *b)
+static void pass_free(struct cpu_pass *ps)
 {
-    gsvd_free(b->stage);
-    gsvd_free(b->st_center);
-    gsvd_free(b->st_scale);
-    gsvd_free(b->st_miss);
-    gsvd_free(b->st_rs);
-    gsvd_free(b->st_gstart);
-    for (size_t i = 0; b->slots && i < b->par; i++) {
-        gsvd_free(b->slots[i].z);
-        gsvd_free(b->slots[i].t);
-        gsvd_free(b->slots[i].yg);
-        gsvd_i8w_free(b->slots[i].i8w);
-        gsvd_free(b->slots[i].p2);
+    gsvd_free(ps->stage);
+    gsvd_free(ps->st_center);
+    gsvd_free(ps->st_scale);
+    gsvd_free(ps->st_miss);
+    gsvd_free(ps->st_rs);
+    gsvd_free(ps->st_gstart);
+    for (size_t i = 0; ps->slots && i < ps->par; i++) {
+        gsvd_free(ps->slots[i].z);
+        gsvd_free(ps->slots[i].t);
+        gsvd_free(ps->slots[i].yg);
+        gsvd_i8w_free(ps->slots[i].i8w);
+        gsvd_free(ps->slots[i].p2);
     }
-    gsvd_free(b->slots);
-    gsvd_i8x_free(b->i8x);
-    b->i8x = NULL;
-    b->stage = NULL;
-    b->st_center = b->st_scale = b->st_miss = NULL;
-    b->st_rs = NULL;
-    b->st_gstart = NULL;
-    b->slots = NULL;
-    b->par = b->st_rows = b->st_cap_bytes = b->st_groups = 0;
+    gsvd_free(ps->slots);
+    gsvd_i8x_free(ps->i8x);
+    ps->i8x = NULL;
+    ps->stage = NULL;
+    ps->st_center = ps->st_scale = ps->st_miss = NULL;
+    ps->st_rs = NULL;
+    ps->st_gstart = NULL;
+    ps->slots = NULL;
+    ps->par = ps->st_rows = ps->st_cap_bytes = ps->st_groups = 0;
 }
 
 /* The grids of this pass's exact sums: |Y_ij| <= sum_r max|z_r| ||z_r|| ||x_j|| (Cauchy-Schwarz
  * on T = Z X, then Z^T T), doubled for the rounding of the float32 products. */
-static void pass_grids(struct backend_cpu *b)
+static void pass_grids(struct cpu_pass *ps, const struct gsvd_zbound *z)
 {
-    const struct gsvd_zbound *z = &b->zb;
     double rows = (double)z->rows, per_row = z->max_abs * sqrt(z->row_sumsq);
-    for (size_t j = 0; j < b->c; j++) {
+    for (size_t j = 0; j < ps->c; j++) {
         double xx = 0;
-        for (size_t i = 0; i < b->n; i++)
-            xx += (double)b->x[i * b->c + j] * (double)b->x[i * b->c + j];
-        b->ygrid[j] = gsvd_xsum_grid(2.0 * rows * per_row * sqrt(xx) * (1 + 1e-6));
+        for (size_t i = 0; i < ps->n; i++)
+            xx += (double)ps->x[i * ps->c + j] * (double)ps->x[i * ps->c + j];
+        ps->ygrid[j] = gsvd_xsum_grid(2.0 * rows * per_row * sqrt(xx) * (1 + 1e-6));
     }
-    b->trgrid = gsvd_xsum_grid(2.0 * rows * z->row_sumsq);
-    b->tr_hi = b->tr_lo = 0;
+    ps->trgrid = gsvd_xsum_grid(2.0 * rows * z->row_sumsq);
+    ps->tr_hi = ps->tr_lo = 0;
 }
 
-/* The i8 kernel's X digits for this pass and each slot's scratch (pass_i8 only). */
-static int pass_i8_begin(struct backend_cpu *b)
+/* The i8 kernel's X digits for this pass and each slot's scratch (ps->i8 only). */
+static int pass_i8_begin(struct cpu_pass *ps)
 {
     int rc = GSVD_OK;
-    if (!b->pass_i8)
+    if (!ps->i8)
         return GSVD_OK;
-    if (!b->i8x)
-        GSVD_TRY(gsvd_i8x_new(&b->i8x));
-    GSVD_TRY(gsvd_i8x_set(b->i8x, b->n, b->c, b->x));
-    for (size_t i = 0; i < b->par; i++) {
-        if (!b->slots[i].i8w)
-            GSVD_TRY(gsvd_i8w_new(&b->slots[i].i8w));
-        GSVD_TRY(gsvd_i8w_reserve(b->slots[i].i8w, b->i8x, b->group));
+    if (!ps->i8x)
+        GSVD_TRY(gsvd_i8x_new(&ps->i8x));
+    GSVD_TRY(gsvd_i8x_set(ps->i8x, ps->n, ps->c, ps->x));
+    for (size_t i = 0; i < ps->par; i++) {
+        if (!ps->slots[i].i8w)
+            GSVD_TRY(gsvd_i8w_new(&ps->slots[i].i8w));
+        GSVD_TRY(gsvd_i8w_reserve(ps->slots[i].i8w, ps->i8x, ps->group));
     }
 out:
     if (rc < 0)
-        pass_free(b);
+        pass_free(ps);
     return rc;
 }
 
 static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
 {
     struct backend_cpu *bk = (struct backend_cpu *)be;
+    struct cpu_pass *ps = bk->pass;
     size_t nc, rows;
 
     if (gsvd_mul_size(n, c, &nc) < 0)
         return GSVD_EINVAL;
-    bk->fmt = 0;
-    bk->st_rows = 0;
-    bk->st_groups = 0;
-    bk->next_index = 0;
-    bk->pass_sumsq = NULL;
-    if (bk->slots && bk->n == n && bk->c == c) {
+    ps->fmt = 0;
+    ps->st_rows = 0;
+    ps->st_groups = 0;
+    ps->next_index = 0;
+    ps->sumsq = NULL;
+    if (ps->slots && ps->n == n && ps->c == c) {
         /* the same shape as the last pass (every pass after the first): reuse the buffers */
-        bk->group = pass_group_rows(n); /* (the Gram shares the field) */
-        memset(bk->y, 0, nc * sizeof *bk->y);
-        memset(bk->ylo, 0, nc * sizeof *bk->ylo);
+        memset(ps->y, 0, nc * sizeof *ps->y);
+        memset(ps->ylo, 0, nc * sizeof *ps->ylo);
         for (size_t i = 0; i < nc; i++)
-            bk->x[i] = (float)x[i];
+            ps->x[i] = (float)x[i];
         if (bk->bounded)
-            pass_grids(bk);
-        return pass_i8_begin(bk);
+            pass_grids(ps, &bk->zb);
+        return pass_i8_begin(ps);
     }
-    pass_free(bk);
-    gsvd_free(bk->x);
-    gsvd_free(bk->y);
-    gsvd_free(bk->ylo);
-    gsvd_free(bk->ygrid);
-    bk->x = gsvd_malloc(nc * sizeof *bk->x);
-    bk->y = gsvd_calloc(nc, sizeof *bk->y);
-    bk->ylo = gsvd_calloc(nc, sizeof *bk->ylo);
-    bk->ygrid = gsvd_malloc((c ? c : 1) * sizeof *bk->ygrid);
-    if (!bk->x || !bk->y || !bk->ylo || !bk->ygrid)
+    pass_free(ps);
+    gsvd_free(ps->x);
+    gsvd_free(ps->y);
+    gsvd_free(ps->ylo);
+    gsvd_free(ps->ygrid);
+    ps->x = gsvd_malloc(nc * sizeof *ps->x);
+    ps->y = gsvd_calloc(nc, sizeof *ps->y);
+    ps->ylo = gsvd_calloc(nc, sizeof *ps->ylo);
+    ps->ygrid = gsvd_malloc((c ? c : 1) * sizeof *ps->ygrid);
+    if (!ps->x || !ps->y || !ps->ylo || !ps->ygrid)
         return GSVD_ENOMEM;
     for (size_t i = 0; i < nc; i++)
-        bk->x[i] = (float)x[i];
-    bk->n = n;
-    bk->c = c;
+        ps->x[i] = (float)x[i];
+    ps->n = n;
+    ps->c = c;
     if (bk->bounded)
-        pass_grids(bk);
-    bk->group = pass_group_rows(n);
-    bk->sub = pass_sub_rows(n);
-    bk->par = bk->n_threads < 1 ? 1 : bk->n_threads > 64 ? 64 : bk->n_threads;
-    rows = bk->par * bk->group;
-    bk->slots = gsvd_calloc(bk->par, sizeof *bk->slots);
-    bk->st_center = gsvd_malloc(rows * sizeof *bk->st_center);
-    bk->st_scale = gsvd_malloc(rows * sizeof *bk->st_scale);
-    bk->st_miss = gsvd_malloc(rows * sizeof *bk->st_miss);
-    bk->st_rs = gsvd_malloc(rows * sizeof *bk->st_rs);
-    bk->st_gstart = gsvd_malloc((bk->par + 1) * sizeof *bk->st_gstart);
-    if (!bk->slots || !bk->st_center || !bk->st_scale || !bk->st_miss || !bk->st_rs ||
-        !bk->st_gstart) {
-        pass_free(bk);
+        pass_grids(ps, &bk->zb);
+    ps->group = pass_group_rows(n);
+    ps->sub = pass_sub_rows(n);
+    ps->par = bk->n_threads < 1 ? 1 : bk->n_threads > 64 ? 64 : bk->n_threads;
+    rows = ps->par * ps->group;
+    ps->slots = gsvd_calloc(ps->par, sizeof *ps->slots);
+    ps->st_center = gsvd_malloc(rows * sizeof *ps->st_center);
+    ps->st_scale = gsvd_malloc(rows * sizeof *ps->st_scale);
+    ps->st_miss = gsvd_malloc(rows * sizeof *ps->st_miss);
+    ps->st_rs = gsvd_malloc(rows * sizeof *ps->st_rs);
+    ps->st_gstart = gsvd_malloc((ps->par + 1) * sizeof *ps->st_gstart);
+    if (!ps->slots || !ps->st_center || !ps->st_scale || !ps->st_miss || !ps->st_rs ||
+        !ps->st_gstart) {
+        pass_free(ps);
         return GSVD_ENOMEM;
     }
-    for (size_t i = 0; i < bk->par; i++) {
-        bk->slots[i].z = gsvd_malloc(bk->sub * n * sizeof(float));
-        bk->slots[i].t = gsvd_malloc(bk->sub * c * sizeof(float));
-        bk->slots[i].yg = gsvd_malloc(nc * sizeof(float));
-        if (!bk->slots[i].z || !bk->slots[i].t || !bk->slots[i].yg) {
-            pass_free(bk);
+    for (size_t i = 0; i < ps->par; i++) {
+        ps->slots[i].z = gsvd_malloc(ps->sub * n * sizeof(float));
+        ps->slots[i].t = gsvd_malloc(ps->sub * c * sizeof(float));
+        ps->slots[i].yg = gsvd_malloc(nc * sizeof(float));
+        if (!ps->slots[i].z || !ps->slots[i].t || !ps->slots[i].yg) {
+            pass_free(ps);
             return GSVD_ENOMEM;
         }
     }
-    return pass_i8_begin(bk);
+    return pass_i8_begin(ps);
 }
 
 /* The staged rows [r0, r0 + rows) as a block. */
-static struct gsvd_gblock staged(const struct backend_cpu *b, size_t r0, size_t rows)
+static struct gsvd_gblock staged(const struct cpu_pass *ps, size_t r0, size_t rows)
 {
-    const uint8_t *base = b->stage + r0 * b->st_row_bytes;
+    const uint8_t *base = ps->stage + r0 * ps->st_row_bytes;
     return (struct gsvd_gblock){.n_rows = rows,
-                                .n_cols = b->n,
-                                .p2 = b->fmt == 1 ? base : NULL,
-                                .i8 = b->fmt == 2 ? (const int8_t *)base : NULL,
-                                .f64 = b->fmt == 3 ? (const double *)(const void *)base : NULL,
-                                .center = b->st_center + r0,
-                                .scale = b->st_scale + r0,
-                                .missing = b->st_miss + r0};
+                                .n_cols = ps->n,
+                                .p2 = ps->fmt == 1 ? base : NULL,
+                                .i8 = ps->fmt == 2 ? (const int8_t *)base : NULL,
+                                .f64 = ps->fmt == 3 ? (const double *)(const void *)base : NULL,
+                                .center = ps->st_center + r0,
+                                .scale = ps->st_scale + r0,
+                                .missing = ps->st_miss + r0};
 }
 
 /* Share g of a batch: group g's rows, sub-tile by sub-tile, into slot g's Yg. */
 static int pass_group(void *ctx, size_t g)
 {
     struct backend_cpu *b = ctx;
-    struct pass_slot *sl = &b->slots[g];
-    size_t r0 = b->st_gstart[g], rows = b->st_gstart[g + 1] - r0, n = b->n, c = b->c;
+    struct cpu_pass *ps = b->pass;
+    struct pass_slot *sl = &ps->slots[g];
+    size_t r0 = ps->st_gstart[g], rows = ps->st_gstart[g + 1] - r0, n = ps->n, c = ps->c;
 
-    if (b->pass_i8 && (b->fmt == 1 || (b->fmt == 2 && cpu_dosages_0_2(b)))) {
+    if (ps->i8 && (ps->fmt == 1 || (ps->fmt == 2 && cpu_dosages_0_2(b)))) {
         /* the int8 tiles on the 2-bit codes; int8 dosage rows (no cache) are packed first, so
          * that a run gives the same bytes with and without the cache */
-        struct gsvd_gblock blk = staged(b, r0, rows), codes = blk;
-        if (b->fmt == 2) {
+        struct gsvd_gblock blk = staged(ps, r0, rows), codes = blk;
+        if (ps->fmt == 2) {
             size_t rb = gsvd_std_p2_row_bytes(n);
             if (gsvd_reserve_large(&sl->p2, &sl->p2_cap, rows, rb) < 0)
                 return GSVD_ENOMEM;
@@ -302,20 +364,19 @@ static int pass_group(void *ctx, size_t g)
             codes.i8 = NULL;
             codes.p2 = sl->p2;
         }
-        gsvd_i8_pass_group(b->i8x, sl->i8w, &codes, sl->yg);
-        if (b->pass_sumsq)
+        gsvd_i8_pass_group(ps->i8x, sl->i8w, &codes, sl->yg);
+        if (ps->sumsq)
             for (size_t r = 0; r < rows; r++)
-                b->st_rs[r0 + r] = gsvd_cpu_row_sumsq(&blk, r);
+                ps->st_rs[r0 + r] = gsvd_cpu_row_sumsq(&blk, r);
         return GSVD_OK;
     }
-    for (size_t s0 = 0; s0 < rows; s0 += b->sub) {
-        size_t m = rows - s0 < b->sub ? rows - s0 : b->sub;
-        struct gsvd_gblock blk = staged(b, r0 + s0, m);
+    for (size_t s0 = 0; s0 < rows; s0 += ps->sub) {
+        size_t m = rows - s0 < ps->sub ? rows - s0 : ps->sub;
+        struct gsvd_gblock blk = staged(ps, r0 + s0, m);
         for (size_t r = 0; r < m; r++)
-            gsvd_cpu_expand_row(&blk, r, sl->z + r * n,
-                                b->pass_sumsq ? &b->st_rs[r0 + s0 + r] : NULL);
+            gsvd_cpu_expand_row(&blk, r, sl->z + r * n, ps->sumsq ? &ps->st_rs[r0 + s0 + r] : NULL);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)c, (int)n, 1.0f, sl->z,
-                    (int)n, b->x, (int)c, 0.0f, sl->t, (int)c);
+                    (int)n, ps->x, (int)c, 0.0f, sl->t, (int)c);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)n, (int)c, (int)m, 1.0f, sl->z,
                     (int)n, sl->t, (int)c, s0 ? 1.0f : 0.0f, sl->yg, (int)c);
     }
@@ -324,7 +385,7 @@ static int pass_group(void *ctx, size_t g)
 
 /* Exact sums: share t adds every group's Yg into rows [t n / T, (t + 1) n / T) of (y, ylo). */
 struct ysum_job {
-    struct backend_cpu *b;
+    struct cpu_pass *ps;
     size_t n_groups, n_shares;
     int over; /* set when a value exceeds its grid's bound */
 };
@@ -332,24 +393,24 @@ struct ysum_job {
 static int ysum_share(void *ctx, size_t t)
 {
     struct ysum_job *job = ctx;
-    struct backend_cpu *b = job->b;
-    size_t c = b->c, i0 = t * b->n / job->n_shares, i1 = (t + 1) * b->n / job->n_shares;
+    struct cpu_pass *ps = job->ps;
+    size_t c = ps->c, i0 = t * ps->n / job->n_shares, i1 = (t + 1) * ps->n / job->n_shares;
     int over = 0;
 
     /* entry by entry, every group of the batch: hi and lo stay in registers (the batch has at
      * most 64 groups, far below the 2^12 additions a lo may take between carries) */
     for (size_t i = i0; i < i1; i++)
         for (size_t j = 0; j < c; j++) {
-            const struct gsvd_xgrid *g = &b->ygrid[j];
-            double hi = b->y[i * c + j], lo = b->ylo[i * c + j];
+            const struct gsvd_xgrid *g = &ps->ygrid[j];
+            double hi = ps->y[i * c + j], lo = ps->ylo[i * c + j];
             for (size_t k = 0; k < job->n_groups; k++) {
-                double v = b->slots[k].yg[i * c + j];
+                double v = ps->slots[k].yg[i * c + j];
                 over |= !(fabs(v) <= g->bound);
                 gsvd_xsum_add_nocarry(&hi, &lo, v, g);
             }
             gsvd_xsum_carry(&hi, &lo, g);
-            b->y[i * c + j] = hi;
-            b->ylo[i * c + j] = lo;
+            ps->y[i * c + j] = hi;
+            ps->ylo[i * c + j] = lo;
         }
     if (over)
         job->over = 1; /* (a benign race: every writer stores 1) */
@@ -359,120 +420,122 @@ static int ysum_share(void *ctx, size_t t)
 /* Run the staged batch: groups in parallel, then their sums into Y and the trace. */
 static int pass_flush(struct backend_cpu *b)
 {
-    double *sumsq = b->pass_sumsq;
-    size_t n_groups = b->st_groups, nc = b->n * b->c;
+    struct cpu_pass *ps = b->pass;
+    double *sumsq = ps->sumsq;
+    size_t n_groups = ps->st_groups, nc = ps->n * ps->c;
     int rc;
 
-    if (b->st_rows == 0)
+    if (ps->st_rows == 0)
         return GSVD_OK;
-    b->st_gstart[n_groups] = b->st_rows;
+    ps->st_gstart[n_groups] = ps->st_rows;
     rc = gsvd_blas_parallel(n_groups, pass_group, b);
     if (rc < 0)
         return rc;
     if (b->bounded) {
-        struct ysum_job job = {.b = b, .n_groups = n_groups};
+        struct ysum_job job = {.ps = ps, .n_groups = n_groups};
         job.n_shares = b->n_threads < 1 ? 1 : b->n_threads;
-        if (job.n_shares > b->n)
-            job.n_shares = b->n ? b->n : 1;
+        if (job.n_shares > ps->n)
+            job.n_shares = ps->n ? ps->n : 1;
         GSVD_TRY(gsvd_parallel(job.n_shares, ysum_share, &job));
         if (job.over)
             return bound_exceeded("a pass product");
         if (sumsq)
-            for (size_t r = 0; r < b->st_rows; r++) {
-                if (!(b->st_rs[r] <= b->trgrid.bound))
+            for (size_t r = 0; r < ps->st_rows; r++) {
+                if (!(ps->st_rs[r] <= ps->trgrid.bound))
                     return bound_exceeded("a row's sum of squares");
-                gsvd_xsum_add(&b->tr_hi, &b->tr_lo, b->st_rs[r], &b->trgrid);
+                gsvd_xsum_add(&ps->tr_hi, &ps->tr_lo, ps->st_rs[r], &ps->trgrid);
             }
     } else {
         /* no bound (float input): float64 sums in group and row order */
         for (size_t g = 0; g < n_groups; g++) {
-            const float *yg = b->slots[g].yg;
+            const float *yg = ps->slots[g].yg;
             for (size_t i = 0; i < nc; i++)
-                b->y[i] += yg[i];
+                ps->y[i] += yg[i];
         }
         if (sumsq)
-            for (size_t r = 0; r < b->st_rows; r++)
-                *sumsq += b->st_rs[r];
+            for (size_t r = 0; r < ps->st_rows; r++)
+                *sumsq += ps->st_rs[r];
     }
-    b->st_rows = 0;
-    b->st_groups = 0;
+    ps->st_rows = 0;
+    ps->st_groups = 0;
 out:
     return rc;
 }
 
 /* Copy rows [r, r + take) of g to the end of the staging area. */
-static void stage_rows(struct backend_cpu *b, const struct gsvd_gblock *g, size_t r, size_t take)
+static void stage_rows(struct cpu_pass *ps, const struct gsvd_gblock *g, size_t r, size_t take)
 {
-    size_t rb = b->st_row_bytes;
+    size_t rb = ps->st_row_bytes;
     const uint8_t *src = g->p2   ? g->p2
                          : g->i8 ? (const uint8_t *)g->i8
                                  : (const uint8_t *)(const void *)g->f64;
-    memcpy(b->stage + b->st_rows * rb, src + r * rb, take * rb);
-    memcpy(b->st_center + b->st_rows, g->center + r, take * sizeof *g->center);
-    memcpy(b->st_scale + b->st_rows, g->scale + r, take * sizeof *g->scale);
+    memcpy(ps->stage + ps->st_rows * rb, src + r * rb, take * rb);
+    memcpy(ps->st_center + ps->st_rows, g->center + r, take * sizeof *g->center);
+    memcpy(ps->st_scale + ps->st_rows, g->scale + r, take * sizeof *g->scale);
     if (g->missing)
-        memcpy(b->st_miss + b->st_rows, g->missing + r, take * sizeof *g->missing);
+        memcpy(ps->st_miss + ps->st_rows, g->missing + r, take * sizeof *g->missing);
     else
-        memset(b->st_miss + b->st_rows, 0, take * sizeof *b->st_miss);
-    b->st_rows += take;
+        memset(ps->st_miss + ps->st_rows, 0, take * sizeof *ps->st_miss);
+    ps->st_rows += take;
 }
 
 /* Stage the rows of g (compact copies) by group and run every batch that fills up. */
 static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
+    struct cpu_pass *ps = b->pass;
     size_t r = 0;
     int rc = GSVD_OK;
 
-    if (g->n_cols != b->n) {
-        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, b->n);
+    if (g->n_cols != ps->n) {
+        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, ps->n);
         return GSVD_EINTERNAL;
     }
     if (sumsq)
-        b->pass_sumsq = sumsq;
+        ps->sumsq = sumsq;
     if (g->n_rows == 0)
         return GSVD_OK;
-    if (b->fmt != fmt_of(g)) {
+    if (ps->fmt != fmt_of(g)) {
         /* the first block, or a change of format (not seen from one scan): start over */
         GSVD_TRY(pass_flush(b));
-        if ((fmt_of(g) == 1 || fmt_of(g) == 2) && !b->pass_said) {
-            b->pass_said = 1;
-            if (b->pass_i8 && (fmt_of(g) == 1 || cpu_dosages_0_2(b)))
+        if ((fmt_of(g) == 1 || fmt_of(g) == 2) && !ps->said) {
+            ps->said = 1;
+            if (ps->i8 && (fmt_of(g) == 1 || cpu_dosages_0_2(b)))
                 gsvd_log_info("pass kernel: i8 (int8 AMX tiles on the 2-bit codes)");
-            else if (b->pass_i8)
+            else if (ps->i8)
                 gsvd_log_info("pass kernel: f32 (i8: dosages above 2)");
             else
-                gsvd_log_info("pass kernel: f32 (i8: %s)", b->pass_why);
+                gsvd_log_info("pass kernel: f32 (i8: %s)", ps->why);
         }
         size_t bytes;
-        b->fmt = fmt_of(g);
-        b->st_row_bytes = row_bytes(g);
-        if (gsvd_mul_size(b->par * b->group, b->st_row_bytes, &bytes) < 0)
+        ps->fmt = fmt_of(g);
+        ps->st_row_bytes = row_bytes(g);
+        if (gsvd_mul_size(ps->par * ps->group, ps->st_row_bytes, &bytes) < 0)
             return GSVD_EINVAL;
-        if (bytes > b->st_cap_bytes) {
-            gsvd_free(b->stage);
-            b->stage = gsvd_malloc(bytes);
-            b->st_cap_bytes = b->stage ? bytes : 0;
-            if (!b->stage)
+        if (bytes > ps->st_cap_bytes) {
+            gsvd_free(ps->stage);
+            ps->stage = gsvd_malloc(bytes);
+            ps->st_cap_bytes = ps->stage ? bytes : 0;
+            if (!ps->stage)
                 return GSVD_ENOMEM;
         }
     }
     while (r < g->n_rows) {
         /* a run of rows of one group: at most `group` rows share a group number */
         uint64_t gid;
-        size_t take = group_run(b, g, r, b->group, &gid);
-        if (b->st_groups == 0 || gid != b->st_gid) {
-            if (b->st_groups == b->par)
+        size_t take = group_run(ps->next_index, g, r, ps->group, &gid);
+        if (ps->st_groups == 0 || gid != ps->st_gid) {
+            if (ps->st_groups == ps->par)
                 GSVD_TRY(pass_flush(b));
-            b->st_gstart[b->st_groups++] = b->st_rows;
-            b->st_gid = gid;
+            ps->st_gstart[ps->st_groups++] = ps->st_rows;
+            ps->st_gid = gid;
         }
-        if (b->st_rows + take - b->st_gstart[b->st_groups - 1] > b->group)
+        if (ps->st_rows + take - ps->st_gstart[ps->st_groups - 1] > ps->group)
             return bad_index();
-        stage_rows(b, g, r, take);
+        stage_rows(ps, g, r, take);
         r += take;
     }
-    b->next_index += g->n_rows;
+    ps->next_index += g->n_rows;
 out:
     return rc;
 }
@@ -480,17 +543,18 @@ out:
 static int cpu_pass_end(gsvd_backend *be, double *y)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t nc = b->n * b->c;
+    struct cpu_pass *ps = b->pass;
+    size_t nc = ps->n * ps->c;
     int rc = pass_flush(b);
     if (rc < 0)
         return rc;
     if (b->bounded) {
         for (size_t i = 0; i < nc; i++)
-            y[i] = gsvd_xsum_value(b->y[i], b->ylo[i]);
-        if (b->pass_sumsq)
-            *b->pass_sumsq = gsvd_xsum_value(b->tr_hi, b->tr_lo);
+            y[i] = gsvd_xsum_value(ps->y[i], ps->ylo[i]);
+        if (ps->sumsq)
+            *ps->sumsq = gsvd_xsum_value(ps->tr_hi, ps->tr_lo);
     } else {
-        memcpy(y, b->y, nc * sizeof *y);
+        memcpy(y, ps->y, nc * sizeof *y);
     }
     return GSVD_OK;
 }
@@ -498,18 +562,19 @@ static int cpu_pass_end(gsvd_backend *be, double *y)
 static int cpu_pass_end_parts(gsvd_backend *be, double *y_hi, double *y_lo, double *tr)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t nc = b->n * b->c;
+    struct cpu_pass *ps = b->pass;
+    size_t nc = ps->n * ps->c;
     int rc;
     if (!b->bounded)
         return GSVD_EUNSUPPORTED;
     rc = pass_flush(b);
     if (rc < 0)
         return rc;
-    memcpy(y_hi, b->y, nc * sizeof *y_hi);
-    memcpy(y_lo, b->ylo, nc * sizeof *y_lo);
+    memcpy(y_hi, ps->y, nc * sizeof *y_hi);
+    memcpy(y_lo, ps->ylo, nc * sizeof *y_lo);
     if (tr) {
-        tr[0] = b->tr_hi;
-        tr[1] = b->tr_lo;
+        tr[0] = ps->tr_hi;
+        tr[1] = ps->tr_lo;
     }
     return GSVD_OK;
 }
@@ -533,7 +598,8 @@ static int cpu_project(gsvd_backend *be, const struct gsvd_gblock *g, size_t c, 
     if (rows == 0)
         return GSVD_OK;
     GSVD_TRY(gsvd_reserve_large(&b->z, &b->z_cap, rows * n, sizeof *b->z));
-    standardise_rows(b, g, 0, rows, b->z, NULL);
+    for (size_t r = 0; r < rows; r++)
+        gsvd_cpu_expand_row(g, r, b->z + r * n, NULL);
     GSVD_TRY(gsvd_reserve_large(&b->zd, &b->zd_cap, rows * n, sizeof *b->zd));
     for (size_t i = 0; i < rows * n; i++)
         b->zd[i] = b->z[i];

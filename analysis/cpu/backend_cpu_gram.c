@@ -17,6 +17,84 @@
 #include "common/checked.h"
 #include "common/parallel.h"
 
+/* The Gram's state (struct backend_cpu.gram): the settings create chose, the float64 Gram and
+ * its exact low parts, the kernel's packs and scratch, and the group being filled. */
+struct cpu_gram {
+    int kernel;               /* gsvd_backend_params.gram_kernel as asked (enum gsvd_gram_kernel) */
+    int f64;                  /* gsvd_backend_params.gram_f64 */
+    int fast;                 /* gram_fast(1) said yes: auto takes the i8 kernel */
+    double err;               /* the last Gram's eigenvalue error bound (0: exact kernel) */
+    size_t n;                 /* samples: the Gram is n x n */
+    size_t group;             /* rows per group (depends on n only) */
+    uint64_t next_index;      /* rows without an index: the next row's number */
+    double *sumsq;            /* where the exact trace goes (from gram_block), or NULL */
+    struct gsvd_xgrid trgrid; /* grid of the trace */
+    double tr_hi, tr_lo;      /* the trace of this Gram */
+    int tr_over;              /* a row's sum of squares exceeded the bound */
+    float *gblk;              /* n x n float32 Gram of one block (n <= GRAM_F32_MAX_N) */
+    gsvd_amx_pack *amx;       /* the group in bf16 for the AMX tiles, or NULL (f32 / f64) */
+    float *ctile;             /* AMX: a GRAM_TILE^2 float32 scratch per thread */
+    gsvd_i8_pack *i8;         /* the group for the int8 tiles, or NULL */
+    /* i8: two group buffers, one filled while a job thread multiplies the other (with more
+     * than one thread); ib[ib_fill] is filled */
+    struct i8_buf {
+        uint8_t *codes;         /* group x n call codes (0..2 dosage, 3 missing) */
+        float *cen, *scl, *mis; /* each group row's centre, scale and missing value */
+    } ib[2];
+    int ib_fill, job_buf;      /* the buffer filled; the one the pack reads */
+    struct gsvd_thread job_th; /* the job's thread, while job_on */
+    int job_on, job_rc;        /* a job runs; its result */
+    size_t job_rows;           /* rows of its group (in ib[1 - ib_fill]) */
+    int32_t *i8acc;            /* i8: 2 GRAM_TILE^2 int32 per thread */
+    double *dtile;             /* i8: a GRAM_TILE^2 float64 tile per thread */
+    double *g;                 /* n x n float64 Gram accumulator (upper triangle filled) */
+    double *glo;               /* n x n low parts of the exact Gram sums (when bounded) */
+    double *gtile;             /* float64 Gram: a GRAM_TILE^2 scratch per thread (when bounded) */
+    struct gsvd_xgrid ggrid;   /* grid of the Gram entries */
+    uint64_t gid;              /* group number of the rows being filled */
+    size_t filled;             /* rows of the current group standardised into b->z */
+};
+
+int gsvd_cpu_gram_new(int kernel, int f64, struct cpu_gram **out)
+{
+    *out = gsvd_calloc(1, sizeof **out);
+    if (!*out)
+        return GSVD_ENOMEM;
+    (*out)->kernel = kernel;
+    (*out)->f64 = f64;
+    return GSVD_OK;
+}
+
+/* A row's sum of squares rs into *sumsq, or exactly into the Gram's trace when the backend has
+ * a bound. */
+static inline void add_row_sumsq(const struct backend_cpu *b, struct cpu_gram *gr, double rs,
+                                 double *sumsq)
+{
+    if (b->bounded) {
+        gr->tr_over |= !(rs <= gr->trgrid.bound);
+        gsvd_xsum_add(&gr->tr_hi, &gr->tr_lo, rs, &gr->trgrid);
+    } else {
+        *sumsq += rs;
+    }
+}
+
+/* Standardise rows [r0, r0 + rows) of the block into z (rows x n float32); each row's sum of
+ * squares is added to *sumsq in row order, or exactly to the Gram's trace when the backend has
+ * a bound.  Values and sums come from analysis/scan/gblock_std.h, the definitions the CUDA
+ * kernels run too. */
+static void standardise_rows(const struct backend_cpu *b, struct cpu_gram *gr,
+                             const struct gsvd_gblock *g, size_t r0, size_t rows, float *zout,
+                             double *sumsq)
+{
+    size_t n = g->n_cols;
+    for (size_t r = r0; r < r0 + rows; r++) {
+        double rs = 0;
+        gsvd_cpu_expand_row(g, r, zout + (r - r0) * n, sumsq ? &rs : NULL);
+        if (sumsq)
+            add_row_sumsq(b, gr, rs, sumsq);
+    }
+}
+
 /* Rows per Gram group and per pass group: gsvd_backend_gram_group_rows and
  * gsvd_backend_pass_group_rows (analysis/backend.h), powers of two that depend on the sample
  * count alone, so the grouping (and every rounding) is the same for any chunking and any split
@@ -29,44 +107,46 @@ static size_t group_rows(size_t n)
 /* Make room for a group of rows: standardised in z, or as call codes for the i8 kernel. */
 static int reserve_group(struct backend_cpu *b, size_t n)
 {
+    struct cpu_gram *gr = b->gram;
     size_t cells, workers = gsvd_parallel_workers(b->n_threads);
-    b->group = group_rows(n);
-    if (gsvd_mul_size(b->group, n, &cells) < 0)
+    gr->group = group_rows(n);
+    if (gsvd_mul_size(gr->group, n, &cells) < 0)
         return GSVD_EINVAL;
-    if (!b->i8)
+    if (!gr->i8)
         return gsvd_reserve_large(&b->z, &b->z_cap, cells, sizeof *b->z);
     for (int k = 0; k < 2; k++) {
-        struct i8_buf *ib = &b->ib[k];
+        struct i8_buf *ib = &gr->ib[k];
         ib->codes = gsvd_alloc_large(cells); /* rows read in class order: few TLB entries */
-        ib->cen = gsvd_malloc(b->group * sizeof *ib->cen);
-        ib->scl = gsvd_malloc(b->group * sizeof *ib->scl);
-        ib->mis = gsvd_malloc(b->group * sizeof *ib->mis);
+        ib->cen = gsvd_malloc(gr->group * sizeof *ib->cen);
+        ib->scl = gsvd_malloc(gr->group * sizeof *ib->scl);
+        ib->mis = gsvd_malloc(gr->group * sizeof *ib->mis);
         if (!ib->codes || !ib->cen || !ib->scl || !ib->mis)
             return GSVD_ENOMEM;
     }
-    b->ib_fill = 0;
-    b->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GRAM_TILE, sizeof *b->i8acc);
-    b->dtile = gsvd_malloc(workers * GRAM_TILE * GRAM_TILE * sizeof *b->dtile);
-    return b->i8acc && b->dtile ? GSVD_OK : GSVD_ENOMEM;
+    gr->ib_fill = 0;
+    gr->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GRAM_TILE, sizeof *gr->i8acc);
+    gr->dtile = gsvd_malloc(workers * GRAM_TILE * GRAM_TILE * sizeof *gr->dtile);
+    return gr->i8acc && gr->dtile ? GSVD_OK : GSVD_ENOMEM;
 }
 
-/* Rows [r, r + take) of the block into the group at row b->filled: standardised, or as call
+/* Rows [r, r + take) of the block into the group at row gr->filled: standardised, or as call
  * codes with their centre, scale and missing value (i8). */
 static void put_rows(struct backend_cpu *b, const struct gsvd_gblock *g, size_t r, size_t take,
                      double *sumsq)
 {
-    size_t n = b->n;
-    if (!b->i8) {
-        standardise_rows(b, g, r, take, b->z + b->filled * n, sumsq);
+    struct cpu_gram *gr = b->gram;
+    size_t n = gr->n;
+    if (!gr->i8) {
+        standardise_rows(b, gr, g, r, take, b->z + gr->filled * n, sumsq);
         return;
     }
-    struct i8_buf *ib = &b->ib[b->ib_fill];
+    struct i8_buf *ib = &gr->ib[gr->ib_fill];
     for (size_t t = 0; t < take; t++) {
-        size_t at = b->filled + t;
+        size_t at = gr->filled + t;
         double rs = 0;
         gsvd_cpu_row_codes(g, r + t, ib->codes + at * n, sumsq ? &rs : NULL);
         if (sumsq)
-            add_row_sumsq(b, rs, sumsq);
+            add_row_sumsq(b, gr, rs, sumsq);
         ib->cen[at] = g->center[r + t];
         ib->scl[at] = g->scale[r + t];
         ib->mis[at] = g->missing ? g->missing[r + t] : 0.0f;
@@ -80,33 +160,34 @@ static int bad_i8_input(void)
     return GSVD_EINTERNAL;
 }
 
-/* Feed a block's rows into groups (variant index / b->group, as the passes do); `flush` runs
- * on every complete group of b->filled rows. */
+/* Feed a block's rows into groups (variant index / gr->group, as the passes do); `flush` runs
+ * on every complete group of gr->filled rows. */
 static int feed(struct backend_cpu *b, const struct gsvd_gblock *g, double *sumsq,
                 int (*flush)(struct backend_cpu *b))
 {
+    struct cpu_gram *gr = b->gram;
     size_t r = 0;
     int rc = GSVD_OK;
 
-    if (g->n_cols != b->n) {
-        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, b->n);
+    if (g->n_cols != gr->n) {
+        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, gr->n);
         return GSVD_EINTERNAL;
     }
     while (r < g->n_rows) {
         uint64_t gid;
-        size_t take = group_run(b, g, r, b->group, &gid);
-        if (b->filled && gid != b->gram_gid)
+        size_t take = group_run(gr->next_index, g, r, gr->group, &gid);
+        if (gr->filled && gid != gr->gid)
             GSVD_TRY(flush(b));
-        b->gram_gid = gid;
-        if (b->filled + take > b->group)
+        gr->gid = gid;
+        if (gr->filled + take > gr->group)
             return bad_index();
-        if (b->i8 && g->f64)
+        if (gr->i8 && g->f64)
             return bad_i8_input();
         put_rows(b, g, r, take, sumsq);
-        b->filled += take;
+        gr->filled += take;
         r += take;
     }
-    b->next_index += g->n_rows;
+    gr->next_index += g->n_rows;
 out:
     return rc;
 }
@@ -114,14 +195,15 @@ out:
 double gsvd_cpu_gram_fast(gsvd_backend *be, int on)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
+    struct cpu_gram *gr = b->gram;
     char why[128];
 
-    b->gram_fast = 0;
+    gr->fast = 0;
     if (!on)
         return 0;
-    if (b->gram_kernel == GSVD_GRAM_I8)
+    if (gr->kernel == GSVD_GRAM_I8)
         return cpu_dosages_0_2(b) ? GSVD_I8_WEIGHT_ERR : 0;
-    if (b->gram_kernel != GSVD_GRAM_AUTO || b->gram_f64)
+    if (gr->kernel != GSVD_GRAM_AUTO || gr->f64)
         return 0;
     if (!cpu_dosages_0_2(b)) {
         gsvd_log_debug("Gram kernel: not i8 (needs integer dosages 0..2)");
@@ -131,13 +213,13 @@ double gsvd_cpu_gram_fast(gsvd_backend *be, int on)
         gsvd_log_debug("Gram kernel: not i8 (%s)", why);
         return 0;
     }
-    b->gram_fast = 1;
+    gr->fast = 1;
     return GSVD_I8_WEIGHT_ERR;
 }
 
 double gsvd_cpu_gram_error(gsvd_backend *be)
 {
-    return ((struct backend_cpu *)be)->gram_err;
+    return ((struct backend_cpu *)be)->gram->err;
 }
 
 /* Which tiles this Gram runs on (enum gsvd_gram_kernel, auto resolved: f32 also stands for
@@ -146,9 +228,10 @@ double gsvd_cpu_gram_error(gsvd_backend *be)
  * their singular values are 1-2e-6 off float64, not 1e-7 (docs/dev/decisions.md 2026-11-25). */
 static int pick_kernel(const struct backend_cpu *b, size_t n)
 {
+    const struct cpu_gram *gr = b->gram;
     char why[128];
 
-    if (b->gram_kernel == GSVD_GRAM_I8 || (b->gram_kernel == GSVD_GRAM_AUTO && b->gram_fast)) {
+    if (gr->kernel == GSVD_GRAM_I8 || (gr->kernel == GSVD_GRAM_AUTO && gr->fast)) {
         if (!cpu_dosages_0_2(b)) {
             gsvd_log_error("--gram-kernel i8 needs integer dosages 0..2 (ploidy 1 or 2)");
             return GSVD_EUNSUPPORTED;
@@ -157,11 +240,11 @@ static int pick_kernel(const struct backend_cpu *b, size_t n)
                       gsvd_i8_engine_name(gsvd_i8_engine_pick(NULL, 0)));
         return GSVD_GRAM_I8;
     }
-    if (b->gram_kernel == GSVD_GRAM_AMX) { /* usable: checked at create */
+    if (gr->kernel == GSVD_GRAM_AMX) { /* usable: checked at create */
         gsvd_log_info("Gram kernel: amx (bf16 hi/lo tiles)");
         return GSVD_GRAM_AMX;
     }
-    if (b->gram_kernel == GSVD_GRAM_AUTO && !b->gram_f64 && n <= GRAM_F32_MAX_N)
+    if (gr->kernel == GSVD_GRAM_AUTO && !gr->f64 && n <= GRAM_F32_MAX_N)
         gsvd_log_debug("Gram kernel: auto is f32; --gram-kernel amx %s",
                        gsvd_amx_usable(why, sizeof why) ? "would run here" : why);
     return GSVD_GRAM_F32;
@@ -178,86 +261,96 @@ static double *zeroed_large(size_t nn)
     return p;
 }
 
-static int i8_wait(struct backend_cpu *b);
+static int i8_wait(struct cpu_gram *gr);
 
-void gsvd_cpu_gram_free(struct backend_cpu *b)
+/* The Gram's buffers (gram_begin, gsvd_cpu_gram_free). */
+static void gram_release(struct cpu_gram *gr)
 {
-    (void)i8_wait(b); /* a job still running (a failed scan): its buffers go below */
-    gsvd_free(b->g);
-    gsvd_free(b->glo);
-    gsvd_free(b->gblk);
-    gsvd_free(b->gtile);
-    gsvd_amx_pack_free(b->amx);
-    gsvd_free(b->ctile);
-    gsvd_i8_pack_free(b->i8);
+    (void)i8_wait(gr); /* a job still running (a failed scan): its buffers go below */
+    gsvd_free(gr->g);
+    gsvd_free(gr->glo);
+    gsvd_free(gr->gblk);
+    gsvd_free(gr->gtile);
+    gsvd_amx_pack_free(gr->amx);
+    gsvd_free(gr->ctile);
+    gsvd_i8_pack_free(gr->i8);
     for (int k = 0; k < 2; k++) {
-        gsvd_free(b->ib[k].codes);
-        gsvd_free(b->ib[k].cen);
-        gsvd_free(b->ib[k].scl);
-        gsvd_free(b->ib[k].mis);
-        b->ib[k] = (struct i8_buf){0};
+        gsvd_free(gr->ib[k].codes);
+        gsvd_free(gr->ib[k].cen);
+        gsvd_free(gr->ib[k].scl);
+        gsvd_free(gr->ib[k].mis);
+        gr->ib[k] = (struct i8_buf){0};
     }
-    gsvd_free(b->i8acc);
-    gsvd_free(b->dtile);
-    b->g = b->glo = b->gtile = b->dtile = NULL;
-    b->gblk = b->ctile = NULL;
-    b->amx = NULL;
-    b->i8 = NULL;
-    b->i8acc = NULL;
+    gsvd_free(gr->i8acc);
+    gsvd_free(gr->dtile);
+    gr->g = gr->glo = gr->gtile = gr->dtile = NULL;
+    gr->gblk = gr->ctile = NULL;
+    gr->amx = NULL;
+    gr->i8 = NULL;
+    gr->i8acc = NULL;
+}
+
+void gsvd_cpu_gram_free(struct cpu_gram *gr)
+{
+    if (!gr)
+        return;
+    gram_release(gr);
+    gsvd_free(gr);
 }
 
 int gsvd_cpu_gram_begin(gsvd_backend *be, size_t n)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
+    struct cpu_gram *gr = b->gram;
     size_t nn;
     int rc = GSVD_OK, kernel;
 
     if (gsvd_mul_size(n, n, &nn) < 0)
         return GSVD_EINVAL;
-    gsvd_cpu_gram_free(b);
+    gram_release(gr);
     kernel = pick_kernel(b, n);
     if (kernel < 0)
         return kernel;
-    b->gram_err = kernel == GSVD_GRAM_I8 ? GSVD_I8_WEIGHT_ERR : 0;
-    b->g = zeroed_large(nn);
-    if (!b->g)
+    gr->err = kernel == GSVD_GRAM_I8 ? GSVD_I8_WEIGHT_ERR : 0;
+    gr->g = zeroed_large(nn);
+    if (!gr->g)
         return GSVD_ENOMEM;
     if (b->bounded) {
-        b->glo = zeroed_large(nn);
-        if (!b->glo)
+        gr->glo = zeroed_large(nn);
+        if (!gr->glo)
             return GSVD_ENOMEM;
         /* |G_ij| <= sum_r max|z_r|^2, doubled for the rounding of the products */
-        b->ggrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.max_abs * b->zb.max_abs);
-        b->trgrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.row_sumsq);
-        b->tr_hi = b->tr_lo = 0;
-        b->tr_over = 0;
+        gr->ggrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.max_abs * b->zb.max_abs);
+        gr->trgrid = gsvd_xsum_grid(2.0 * (double)b->zb.rows * b->zb.row_sumsq);
+        gr->tr_hi = gr->tr_lo = 0;
+        gr->tr_over = 0;
     }
     if (kernel == GSVD_GRAM_I8) {
-        GSVD_TRY(gsvd_i8_pack_new(&b->i8, gsvd_i8_engine_pick(NULL, 0)));
+        GSVD_TRY(gsvd_i8_pack_new(&gr->i8, gsvd_i8_engine_pick(NULL, 0)));
     } else if (kernel == GSVD_GRAM_AMX) {
-        GSVD_TRY(gsvd_amx_pack_new(&b->amx));
-        b->ctile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
-                               sizeof *b->ctile);
-        if (!b->ctile)
+        GSVD_TRY(gsvd_amx_pack_new(&gr->amx));
+        gr->ctile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
+                                sizeof *gr->ctile);
+        if (!gr->ctile)
             return GSVD_ENOMEM;
-    } else if (n <= GRAM_F32_MAX_N && !b->gram_f64) {
+    } else if (n <= GRAM_F32_MAX_N && !gr->f64) {
         gsvd_log_info("Gram kernel: f32 (ssyrk tiles)");
-        b->gblk = gsvd_malloc(nn * sizeof *b->gblk);
-        if (!b->gblk)
+        gr->gblk = gsvd_malloc(nn * sizeof *gr->gblk);
+        if (!gr->gblk)
             return GSVD_ENOMEM;
     } else {
         gsvd_log_info("Gram kernel: f64 (dsyrk tiles)");
         if (b->bounded) {
-            b->gtile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
-                                   sizeof *b->gtile);
-            if (!b->gtile)
+            gr->gtile = gsvd_malloc(gsvd_parallel_workers(b->n_threads) * GRAM_TILE * GRAM_TILE *
+                                    sizeof *gr->gtile);
+            if (!gr->gtile)
                 return GSVD_ENOMEM;
         }
     }
-    b->n = n;
-    b->filled = 0;
-    b->next_index = 0;
-    b->pass_sumsq = NULL;
+    gr->n = n;
+    gr->filled = 0;
+    gr->next_index = 0;
+    gr->sumsq = NULL;
     rc = reserve_group(b, n);
 out:
     return rc;
@@ -297,7 +390,8 @@ GSVD_CLONES static int xsum_row_d(double *restrict hi, double *restrict lo,
 static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size_t wj,
                     const float *cf, const double *cd, size_t ldc)
 {
-    size_t n = b->n;
+    struct cpu_gram *gr = b->gram;
+    size_t n = gr->n;
     int over = 0;
     for (size_t i = 0; i < wi; i++) {
         size_t j = i0 + i > j0 ? i0 + i - j0 : 0, at = (i0 + i) * n + j0 + j;
@@ -307,41 +401,42 @@ static int gram_add(struct backend_cpu *b, size_t i0, size_t j0, size_t wi, size
             double v[GRAM_TILE_F32]; /* the float32 row in float64: exact */
             for (size_t q = j; q < wj; q++)
                 v[q - j] = cf[i * ldc + q];
-            over |= xsum_row_d(b->g + at, b->glo + at, v, wj - j, b->ggrid);
+            over |= xsum_row_d(gr->g + at, gr->glo + at, v, wj - j, gr->ggrid);
         } else if (b->bounded)
-            over |= xsum_row_d(b->g + at, b->glo + at, cd + i * ldc + j, wj - j, b->ggrid);
+            over |= xsum_row_d(gr->g + at, gr->glo + at, cd + i * ldc + j, wj - j, gr->ggrid);
         else
             for (; j < wj; j++, at++)
-                b->g[at] += cf ? (double)cf[i * ldc + j] : cd[i * ldc + j];
+                gr->g[at] += cf ? (double)cf[i * ldc + j] : cd[i * ldc + j];
     }
     return over;
 }
 
 /* Side of the Gram tiles: the float32 tiles are larger (OpenBLAS packs each tile's two panels
  * per call, so a wider tile packs less per product). */
-static size_t gram_tile_side(const struct backend_cpu *b)
+static size_t gram_tile_side(const struct cpu_gram *gr)
 {
-    return b->gblk && !b->amx ? GRAM_TILE_F32 : GRAM_TILE;
+    return gr->gblk && !gr->amx ? GRAM_TILE_F32 : GRAM_TILE;
 }
 
 static int gram_tile(struct backend_cpu *b, const struct gram_job *job, size_t ti, size_t tj,
                      size_t share)
 {
-    size_t n = b->n, rows = job->rows, ts = gram_tile_side(b), i0 = ti * ts, j0 = tj * ts;
+    struct cpu_gram *gr = b->gram;
+    size_t n = gr->n, rows = job->rows, ts = gram_tile_side(gr), i0 = ti * ts, j0 = tj * ts;
     size_t wi = n - i0 < ts ? n - i0 : ts, wj = n - j0 < ts ? n - j0 : ts;
 
-    if (b->i8) {
-        double *c = b->dtile + share * GRAM_TILE * GRAM_TILE;
-        gsvd_i8_gram_tile(b->i8, i0, j0, wi, wj, b->i8acc + share * 2 * GRAM_TILE * GRAM_TILE, c);
+    if (gr->i8) {
+        double *c = gr->dtile + share * GRAM_TILE * GRAM_TILE;
+        gsvd_i8_gram_tile(gr->i8, i0, j0, wi, wj, gr->i8acc + share * 2 * GRAM_TILE * GRAM_TILE, c);
         return gram_add(b, i0, j0, wi, wj, NULL, c, GRAM_TILE);
     }
-    if (b->amx) {
-        float *c = b->ctile + share * GRAM_TILE * GRAM_TILE;
-        gsvd_amx_gram_tile(b->amx, i0, j0, wi, wj, c);
+    if (gr->amx) {
+        float *c = gr->ctile + share * GRAM_TILE * GRAM_TILE;
+        gsvd_amx_gram_tile(gr->amx, i0, j0, wi, wj, c);
         return gram_add(b, i0, j0, wi, wj, c, NULL, GRAM_TILE);
     }
-    if (b->gblk) {
-        float *c = b->gblk + i0 * n + j0;
+    if (gr->gblk) {
+        float *c = gr->gblk + i0 * n + j0;
         if (ti == tj)
             cblas_ssyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0f, b->z + i0,
                         (int)n, 0.0f, c, (int)n);
@@ -350,8 +445,8 @@ static int gram_tile(struct backend_cpu *b, const struct gram_job *job, size_t t
                         b->z + i0, (int)n, b->z + j0, (int)n, 0.0f, c, (int)n);
         return gram_add(b, i0, j0, wi, wj, c, NULL, n);
     }
-    if (b->gtile) {
-        double *c = b->gtile + share * GRAM_TILE * GRAM_TILE;
+    if (gr->gtile) {
+        double *c = gr->gtile + share * GRAM_TILE * GRAM_TILE;
         if (ti == tj)
             cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0, b->zd + i0,
                         (int)n, 0.0, c, GRAM_TILE);
@@ -360,7 +455,7 @@ static int gram_tile(struct backend_cpu *b, const struct gram_job *job, size_t t
                         b->zd + i0, (int)n, b->zd + j0, (int)n, 0.0, c, GRAM_TILE);
         return gram_add(b, i0, j0, wi, wj, NULL, c, GRAM_TILE);
     }
-    double *c = b->g + i0 * n + j0;
+    double *c = gr->g + i0 * n + j0;
     if (ti == tj)
         cblas_dsyrk(CblasRowMajor, CblasUpper, CblasTrans, (int)wi, (int)rows, 1.0, b->zd + i0,
                     (int)n, 1.0, c, (int)n);
@@ -389,18 +484,20 @@ static int gram_task(void *arg, size_t worker, size_t t)
 static int i8_pack_task(void *arg, size_t worker, size_t t)
 {
     struct backend_cpu *b = arg;
+    struct cpu_gram *gr = b->gram;
     (void)worker;
-    gsvd_i8_pack_strip(b->i8, b->ib[b->job_buf].codes, t);
+    gsvd_i8_pack_strip(gr->i8, gr->ib[gr->job_buf].codes, t);
     return GSVD_OK;
 }
 
 /* The group into the int8 tiles: plan (classes, digits), then the strips in parallel. */
 static int i8_pack(struct backend_cpu *b, size_t rows)
 {
-    size_t n = b->n;
+    struct cpu_gram *gr = b->gram;
+    size_t n = gr->n;
     double werr;
-    const struct i8_buf *ib = &b->ib[b->job_buf];
-    int rc = gsvd_i8_pack_plan(b->i8, rows, n, ib->cen, ib->scl, ib->mis, &werr);
+    const struct i8_buf *ib = &gr->ib[gr->job_buf];
+    int rc = gsvd_i8_pack_plan(gr->i8, rows, n, ib->cen, ib->scl, ib->mis, &werr);
     if (rc == GSVD_EINVAL) {
         gsvd_log_error("a variant's centre or scale is outside what the int8 Gram kernel takes "
                        "(internal error)");
@@ -408,39 +505,41 @@ static int i8_pack(struct backend_cpu *b, size_t rows)
     }
     if (rc < 0)
         return rc;
-    return gsvd_blas_parallel_tasks(b->n_threads, gsvd_i8_pack_strips(b->i8), i8_pack_task, b);
+    return gsvd_blas_parallel_tasks(b->n_threads, gsvd_i8_pack_strips(gr->i8), i8_pack_task, b);
 }
 
 /* Task u: convert rows [32u, 32u + 32) of the group into the AMX pack. */
 static int amx_pack_task(void *arg, size_t worker, size_t u)
 {
     struct backend_cpu *b = arg;
+    struct cpu_gram *gr = b->gram;
     (void)worker;
-    gsvd_amx_pack_rows(b->amx, b->z, u);
+    gsvd_amx_pack_rows(gr->amx, b->z, u);
     return GSVD_OK;
 }
 
 /* The group's products into G: pack (AMX), convert (float64 tiles), then every tile. */
 static int gram_group(struct backend_cpu *b, size_t rows)
 {
-    size_t n = b->n;
+    struct cpu_gram *gr = b->gram;
+    size_t n = gr->n;
     struct gram_job job;
     int rc = GSVD_OK;
 
-    if (b->i8) {
+    if (gr->i8) {
         GSVD_TRY(i8_pack(b, rows));
-    } else if (b->amx) {
-        GSVD_TRY(gsvd_amx_pack_reserve(b->amx, rows, n));
+    } else if (gr->amx) {
+        GSVD_TRY(gsvd_amx_pack_reserve(gr->amx, rows, n));
         GSVD_TRY(
-            gsvd_blas_parallel_tasks(b->n_threads, gsvd_amx_pack_units(b->amx), amx_pack_task, b));
-    } else if (!b->gblk) {
+            gsvd_blas_parallel_tasks(b->n_threads, gsvd_amx_pack_units(gr->amx), amx_pack_task, b));
+    } else if (!gr->gblk) {
         GSVD_TRY(gsvd_reserve_large(&b->zd, &b->zd_cap, rows * n, sizeof *b->zd));
         for (size_t i = 0; i < rows * n; i++)
             b->zd[i] = b->z[i];
     }
     job.b = b;
     job.rows = rows;
-    job.nt = (n + gram_tile_side(b) - 1) / gram_tile_side(b);
+    job.nt = (n + gram_tile_side(gr) - 1) / gram_tile_side(gr);
     atomic_init(&job.over, 0);
     GSVD_TRY(gsvd_blas_parallel_tasks(b->n_threads, job.nt * (job.nt + 1) / 2, gram_task, &job));
     if (atomic_load(&job.over))
@@ -453,18 +552,19 @@ out:
 static void i8_job(void *ctx, size_t k)
 {
     struct backend_cpu *b = ctx;
+    struct cpu_gram *gr = b->gram;
     (void)k;
-    b->job_rc = gram_group(b, b->job_rows);
+    gr->job_rc = gram_group(b, gr->job_rows);
 }
 
 /* Wait for the running i8 job; its result. */
-static int i8_wait(struct backend_cpu *b)
+static int i8_wait(struct cpu_gram *gr)
 {
-    if (!b->job_on)
+    if (!gr->job_on)
         return GSVD_OK;
-    gsvd_threads_join(&b->job_th, 1);
-    b->job_on = 0;
-    return b->job_rc;
+    gsvd_threads_join(&gr->job_th, 1);
+    gr->job_on = 0;
+    return gr->job_rc;
 }
 
 /* A full group's products.  i8 with more than one thread: on a job thread while the next group
@@ -472,24 +572,25 @@ static int i8_wait(struct backend_cpu *b)
  * is the same); `last` waits for it. */
 static int flush_group(struct backend_cpu *b, int last)
 {
-    size_t rows = b->filled;
-    int rc = i8_wait(b);
+    struct cpu_gram *gr = b->gram;
+    size_t rows = gr->filled;
+    int rc = i8_wait(gr);
 
     if (rc < 0 || rows == 0)
         return rc;
-    if (b->tr_over)
+    if (gr->tr_over)
         return bound_exceeded("a row's sum of squares");
-    b->filled = 0;
-    if (!b->i8)
+    gr->filled = 0;
+    if (!gr->i8)
         return gram_group(b, rows);
-    b->job_buf = b->ib_fill;
+    gr->job_buf = gr->ib_fill;
     if (b->n_threads < 2 || last)
         return gram_group(b, rows);
-    b->job_rows = rows;
-    b->ib_fill ^= 1;
-    if (gsvd_threads_start(&b->job_th, 1, i8_job, b) != 1)
+    gr->job_rows = rows;
+    gr->ib_fill ^= 1;
+    if (gsvd_threads_start(&gr->job_th, 1, i8_job, b) != 1)
         return gram_group(b, rows); /* no thread: here, the same sums */
-    b->job_on = 1;
+    gr->job_on = 1;
     return GSVD_OK;
 }
 
@@ -507,45 +608,48 @@ static int flush_last(struct backend_cpu *b)
 int gsvd_cpu_gram_block(gsvd_backend *be, const struct gsvd_gblock *g, double *sumsq)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
+    struct cpu_gram *gr = b->gram;
     if (sumsq)
-        b->pass_sumsq = sumsq; /* with a bound, the exact trace is written there at gram_end */
+        gr->sumsq = sumsq; /* with a bound, the exact trace is written there at gram_end */
     return feed(b, g, sumsq, flush_gram);
 }
 
 int gsvd_cpu_gram_end(gsvd_backend *be, double *gout)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t n = b->n;
+    struct cpu_gram *gr = b->gram;
+    size_t n = gr->n;
     int rc = flush_last(b);
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++)
             gout[i * n + j] = gout[j * n + i] =
-                b->glo ? gsvd_xsum_value(b->g[i * n + j], b->glo[i * n + j]) : b->g[i * n + j];
-    if (b->glo && b->pass_sumsq)
-        *b->pass_sumsq = gsvd_xsum_value(b->tr_hi, b->tr_lo);
+                gr->glo ? gsvd_xsum_value(gr->g[i * n + j], gr->glo[i * n + j]) : gr->g[i * n + j];
+    if (gr->glo && gr->sumsq)
+        *gr->sumsq = gsvd_xsum_value(gr->tr_hi, gr->tr_lo);
     return GSVD_OK;
 }
 
 int gsvd_cpu_gram_end_parts(gsvd_backend *be, double *g_hi, double *g_lo, double *tr)
 {
     struct backend_cpu *b = (struct backend_cpu *)be;
-    size_t n = b->n;
+    struct cpu_gram *gr = b->gram;
+    size_t n = gr->n;
     int rc;
-    if (!b->glo)
+    if (!gr->glo)
         return GSVD_EUNSUPPORTED;
     rc = flush_last(b);
     if (rc < 0)
         return rc;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < n; j++) {
-            g_hi[i * n + j] = j >= i ? b->g[i * n + j] : 0.0;
-            g_lo[i * n + j] = j >= i ? b->glo[i * n + j] : 0.0;
+            g_hi[i * n + j] = j >= i ? gr->g[i * n + j] : 0.0;
+            g_lo[i * n + j] = j >= i ? gr->glo[i * n + j] : 0.0;
         }
     if (tr) {
-        tr[0] = b->tr_hi;
-        tr[1] = b->tr_lo;
+        tr[0] = gr->tr_hi;
+        tr[1] = gr->tr_lo;
     }
     return GSVD_OK;
 }
