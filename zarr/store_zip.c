@@ -30,15 +30,10 @@
  * The table and the tail are immutable after open, local reads use pread and the remote
  * parent is thread-safe, so workers share the store freely. */
 #include "gsvd_config.h"
-#include "gsvd_config.h"
 #include "zarr/store.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <zlib.h>
 
@@ -50,40 +45,48 @@
 
 #define LOCAL_MARGIN 64u /* local extra field beyond the central one, read with a member */
 
+/* The store: the archive (store_zip_dir.c's) and what reading members adds to it. */
+struct store_zip {
+    struct gsvd_store base;
+    struct zip_archive ar; /* owned; opened and closed by store_zip_dir.c */
+    pthread_mutex_t mu;    /* guards data_at */
+    uint64_t *data_at;     /* owned; per entry: offset of its data once a local header was read,
+                              0 before (a data offset is never 0) */
+};
+
 static void zip_close(gsvd_store *st)
 {
     struct store_zip *zs = (struct store_zip *)st;
     if (!zs)
         return;
-    for (size_t i = 0; i < zs->n; i++)
-        gsvd_free(zs->ents[i].name);
-    gsvd_free(zs->ents);
-    if (zs->fd >= 0)
-        close(zs->fd);
-    if (zs->parent) { /* as gsvd_store_close, which this file does not call (store.c calls it) */
-        char *url = zs->parent->url;
-        zs->parent->ops->close(zs->parent);
-        gsvd_free(url);
-    }
-    gsvd_free(zs->key);
-    gsvd_free(zs->tail);
+    gsvd_zip_archive_close(&zs->ar);
     gsvd_free(zs->data_at);
     pthread_mutex_destroy(&zs->mu);
-    gsvd_free(zs->path);
     gsvd_free(zs);
 }
 
 static int alloc_data_at(struct store_zip *zs)
 {
-    zs->data_at = gsvd_calloc(zs->n ? zs->n : 1, sizeof *zs->data_at);
+    zs->data_at = gsvd_calloc(zs->ar.n ? zs->ar.n : 1, sizeof *zs->data_at);
     return zs->data_at ? GSVD_OK : GSVD_ENOMEM;
+}
+
+/* A store with an empty archive (fd -1), or NULL. */
+static struct store_zip *zip_new(void)
+{
+    struct store_zip *zs = gsvd_calloc(1, sizeof *zs);
+    if (!zs)
+        return NULL;
+    zs->base.ops = &gsvd_store_zip_ops;
+    zs->ar.fd = -1;
+    pthread_mutex_init(&zs->mu, NULL);
+    return zs;
 }
 
 static int zip_open(const char *path, unsigned flags, gsvd_store **out)
 {
     int rc = GSVD_OK;
     struct store_zip *zs = NULL;
-    struct stat sb;
     struct gsvd_zip_cd_info ci;
 
     *out = NULL;
@@ -93,30 +96,10 @@ static int zip_open(const char *path, unsigned flags, gsvd_store **out)
                        path);
         return GSVD_EUNSUPPORTED;
     }
-    zs = gsvd_calloc(1, sizeof *zs);
+    zs = zip_new();
     if (!zs)
         return GSVD_ENOMEM;
-    zs->base.ops = &gsvd_store_zip_ops;
-    zs->fd = -1;
-    pthread_mutex_init(&zs->mu, NULL);
-    zs->path = gsvd_strdup(path);
-    if (!zs->path) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    zs->fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (zs->fd < 0) {
-        gsvd_log_error("%s: %s", path, strerror(errno));
-        rc = errno == ENOENT ? GSVD_ENOTFOUND : GSVD_EIO;
-        goto out;
-    }
-    if (fstat(zs->fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        gsvd_log_error("%s: not a regular file (a zipped Zarr store is a .zip file)", path);
-        rc = GSVD_EFORMAT;
-        goto out;
-    }
-    zs->size = (uint64_t)sb.st_size;
-    GSVD_TRY(gsvd_zip_read_directory(zs, &ci));
+    GSVD_TRY(gsvd_zip_archive_open_file(&zs->ar, path, &ci));
     GSVD_TRY(alloc_data_at(zs));
     *out = &zs->base;
     zs = NULL;
@@ -129,7 +112,7 @@ int gsvd_store_zip_open_on(gsvd_store *parent, const char *key, const char *disp
                            gsvd_store **out)
 {
     int rc = GSVD_OK;
-    struct store_zip *zs = gsvd_calloc(1, sizeof *zs);
+    struct store_zip *zs = zip_new();
     struct gsvd_zip_cd_info ci;
 
     *out = NULL;
@@ -139,21 +122,11 @@ int gsvd_store_zip_open_on(gsvd_store *parent, const char *key, const char *disp
         gsvd_free(url);
         return GSVD_ENOMEM;
     }
-    zs->base.ops = &gsvd_store_zip_ops;
-    zs->fd = -1;
-    pthread_mutex_init(&zs->mu, NULL);
-    zs->parent = parent; /* closed with zs from here on */
-    zs->path = gsvd_strdup(display);
-    zs->key = gsvd_strdup(key);
-    if (!zs->path || !zs->key) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    GSVD_TRY(gsvd_zip_read_directory(zs, &ci));
+    GSVD_TRY(gsvd_zip_archive_open_on(&zs->ar, parent, key, display, &ci)); /* owns parent */
     GSVD_TRY(alloc_data_at(zs));
-    gsvd_log_debug("%s: %zu members, central directory of %llu bytes%s", display, zs->n,
+    gsvd_log_debug("%s: %zu members, central directory of %llu bytes%s", display, zs->ar.n,
                    (unsigned long long)ci.cd_size,
-                   ci.cd_off >= zs->tail_off ? " (inside the first request)" : "");
+                   ci.cd_off >= zs->ar.tail_off ? " (inside the first request)" : "");
     *out = &zs->base;
     zs = NULL;
 out:
@@ -163,12 +136,12 @@ out:
 
 static const struct zip_entry *find(const struct store_zip *zs, const char *key)
 {
-    size_t lo = 0, hi = zs->n;
+    size_t lo = 0, hi = zs->ar.n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(zs->ents[mid].name, key);
+        int c = strcmp(zs->ar.ents[mid].name, key);
         if (c == 0)
-            return &zs->ents[mid];
+            return &zs->ar.ents[mid];
         if (c < 0)
             lo = mid + 1;
         else
@@ -185,26 +158,26 @@ static int check_local(const struct store_zip *zs, const struct zip_entry *e,
     uint64_t off;
 
     if (gsvd_zip_rd32(h) != GSVD_ZIP_SIG_LOCAL) {
-        gsvd_log_error("%s: entry '%s': bad local header signature at offset %llu", zs->path,
+        gsvd_log_error("%s: entry '%s': bad local header signature at offset %llu", zs->ar.path,
                        e->name, (unsigned long long)e->lho);
         return GSVD_EFORMAT;
     }
     if ((gsvd_zip_rd16(h + 6) & 0x0041) != 0) {
         gsvd_log_error("%s: entry '%s' is encrypted; encrypted zip archives are not supported",
-                       zs->path, e->name);
+                       zs->ar.path, e->name);
         return GSVD_EUNSUPPORTED;
     }
     if (gsvd_zip_rd16(h + 8) != e->method) {
         gsvd_log_error("%s: entry '%s': local header and central directory disagree on the "
                        "method",
-                       zs->path, e->name);
+                       zs->ar.path, e->name);
         return GSVD_EFORMAT;
     }
     off = e->lho + GSVD_ZIP_LOCAL_LEN + gsvd_zip_rd16(h + 26) + (uint64_t)gsvd_zip_rd16(h + 28);
     if (gsvd_zip_rd16(h + 26) < e->nlen || off > e->limit || e->limit - off < e->csize) {
         gsvd_log_error("%s: entry '%s': data (offset %llu, %llu bytes) overlaps the next entry "
                        "or the central directory",
-                       zs->path, e->name, (unsigned long long)off, (unsigned long long)e->csize);
+                       zs->ar.path, e->name, (unsigned long long)off, (unsigned long long)e->csize);
         return GSVD_EFORMAT;
     }
     *data = off;
@@ -214,7 +187,7 @@ static int check_local(const struct store_zip *zs, const struct zip_entry *e,
 /* Remember (or look up: *data 0) the data offset of e, which check_local() accepted. */
 static void cache_data_at(struct store_zip *zs, const struct zip_entry *e, uint64_t *data)
 {
-    size_t i = (size_t)(e - zs->ents);
+    size_t i = (size_t)(e - zs->ar.ents);
     pthread_mutex_lock(&zs->mu);
     if (*data)
         zs->data_at[i] = *data;
@@ -234,7 +207,7 @@ static int local_data_offset(struct store_zip *zs, const struct zip_entry *e, ui
     cache_data_at(zs, e, data);
     if (*data)
         return GSVD_OK;
-    rc = gsvd_zip_read_at(zs, h, GSVD_ZIP_LOCAL_LEN, e->lho, e->name);
+    rc = gsvd_zip_read_at(&zs->ar, h, GSVD_ZIP_LOCAL_LEN, e->lho, e->name);
     if (rc == GSVD_OK)
         rc = check_local(zs, e, h, data);
     if (rc == GSVD_OK)
@@ -261,15 +234,15 @@ static int read_member(struct store_zip *zs, const struct zip_entry *e, struct g
     size_t have;
 
     if (span > SIZE_MAX / 2 || e->csize > SIZE_MAX / 2) {
-        gsvd_log_error("%s: entry '%s' too large for this machine", zs->path, e->name);
+        gsvd_log_error("%s: entry '%s' too large for this machine", zs->ar.path, e->name);
         return GSVD_EFORMAT;
     }
-    if (zs->parent && !(zs->tail && e->lho >= zs->tail_off)) {
-        GSVD_TRY(gsvd_zip_remote_read(zs, e->lho, (size_t)span, 0, blk, NULL, e->name));
+    if (zs->ar.parent && !(zs->ar.tail && e->lho >= zs->ar.tail_off)) {
+        GSVD_TRY(gsvd_zip_remote_read(&zs->ar, e->lho, (size_t)span, 0, blk, NULL, e->name));
     } else {
         gsvd_buf_clear(blk);
         GSVD_TRY(gsvd_buf_reserve(blk, (size_t)span + 1));
-        GSVD_TRY(gsvd_zip_read_at(zs, blk->data, (size_t)span, e->lho, e->name));
+        GSVD_TRY(gsvd_zip_read_at(&zs->ar, blk->data, (size_t)span, e->lho, e->name));
         blk->len = (size_t)span;
     }
     GSVD_TRY(check_local(zs, e, (const unsigned char *)blk->data, &data));
@@ -278,7 +251,7 @@ static int read_member(struct store_zip *zs, const struct zip_entry *e, struct g
     have = blk->len;
     if (end - e->lho > have) { /* the margin was short: the rest in a second read */
         GSVD_TRY(gsvd_buf_reserve(blk, (size_t)(end - e->lho) + 1));
-        GSVD_TRY(gsvd_zip_read_at(zs, blk->data + have, (size_t)(end - e->lho) - have,
+        GSVD_TRY(gsvd_zip_read_at(&zs->ar, blk->data + have, (size_t)(end - e->lho) - have,
                                   e->lho + have, e->name));
         blk->len = (size_t)(end - e->lho);
     }
@@ -300,7 +273,7 @@ static int inflate_entry(const struct store_zip *zs, const struct zip_entry *e,
 
     memset(&z, 0, sizeof z);
     if (inflateInit2(&z, -MAX_WBITS) != Z_OK) {
-        gsvd_log_error("%s: entry '%s': zlib inflateInit2 failed", zs->path, e->name);
+        gsvd_log_error("%s: entry '%s': zlib inflateInit2 failed", zs->ar.path, e->name);
         return GSVD_ENOMEM;
     }
     z.next_in = (Bytef *)(uintptr_t)src; /* zlib's API is not const-correct */
@@ -327,7 +300,7 @@ static int inflate_entry(const struct store_zip *zs, const struct zip_entry *e,
             break;
     }
     if (zr != Z_STREAM_END || out_left != 0 || z.avail_out != (spare_mode ? 1u : 0u)) {
-        gsvd_log_error("%s: entry '%s': corrupt DEFLATE data (%s)", zs->path, e->name,
+        gsvd_log_error("%s: entry '%s': corrupt DEFLATE data (%s)", zs->ar.path, e->name,
                        zr == Z_STREAM_END ? "size differs from the declared size"
                        : z.msg            ? z.msg
                                           : "truncated or longer than its declared size");
@@ -358,7 +331,7 @@ static int read_entry(struct store_zip *zs, const struct zip_entry *e, struct gs
     size_t start = dst->len, at = 0;
 
     if (e->usize > SIZE_MAX / 2 || e->csize > SIZE_MAX / 2) {
-        gsvd_log_error("%s: entry '%s' too large for this machine", zs->path, e->name);
+        gsvd_log_error("%s: entry '%s' too large for this machine", zs->ar.path, e->name);
         return GSVD_EFORMAT;
     }
     GSVD_TRY(read_member(zs, e, &blk, &at));
@@ -371,7 +344,7 @@ static int read_entry(struct store_zip *zs, const struct zip_entry *e, struct gs
         GSVD_TRY(inflate_entry(zs, e, (const unsigned char *)blk.data + at, out));
     }
     if (crc32_of(out, e->usize) != e->crc) {
-        gsvd_log_error("%s: entry '%s': CRC-32 mismatch (archive corrupt)", zs->path, e->name);
+        gsvd_log_error("%s: entry '%s': CRC-32 mismatch (archive corrupt)", zs->ar.path, e->name);
         rc = GSVD_EFORMAT;
         goto out;
     }
@@ -409,7 +382,7 @@ static int zip_get_range(gsvd_store *st, const char *key, uint64_t offset, uint6
         size_t at = dst->len;
         GSVD_TRY(local_data_offset(zs, e, &data));
         GSVD_TRY(gsvd_buf_reserve(dst, (size_t)n + 1));
-        GSVD_TRY(gsvd_zip_read_at(zs, dst->data + at, (size_t)n, data + start, e->name));
+        GSVD_TRY(gsvd_zip_read_at(&zs->ar, dst->data + at, (size_t)n, data + start, e->name));
         dst->len = at + (size_t)n;
         goto out;
     }
@@ -427,7 +400,7 @@ out:
 static int zip_prefetch(gsvd_store *st, const char *const *keys, size_t n)
 {
     const struct store_zip *zs = (const struct store_zip *)st;
-    const struct gsvd_store_ops *ops = zs->parent ? zs->parent->ops : NULL;
+    const struct gsvd_store_ops *ops = zs->ar.parent ? zs->ar.parent->ops : NULL;
     struct gsvd_store_range *rs = NULL;
     size_t m = 0;
     int rc;
@@ -439,14 +412,14 @@ static int zip_prefetch(gsvd_store *st, const char *const *keys, size_t n)
         return GSVD_ENOMEM;
     for (size_t i = 0; i < n; i++) {
         const struct zip_entry *e = find(zs, keys[i]);
-        if (!e || e->lho >= zs->tail_off || member_span(e) > SIZE_MAX / 2)
+        if (!e || e->lho >= zs->ar.tail_off || member_span(e) > SIZE_MAX / 2)
             continue;
-        rs[m].key = zs->key;
+        rs[m].key = zs->ar.key;
         rs[m].offset = e->lho;
         rs[m].length = member_span(e);
         m++;
     }
-    rc = ops->prefetch_ranges(zs->parent, rs, m);
+    rc = ops->prefetch_ranges(zs->ar.parent, rs, m);
     gsvd_free(rs);
     return rc;
 }
@@ -465,7 +438,7 @@ static int zip_size(gsvd_store *st, const char *key, uint64_t *size)
 static int zip_list(gsvd_store *st, const char *prefix, struct gsvd_strlist *names)
 {
     const struct store_zip *zs = (const struct store_zip *)st;
-    size_t plen = strlen(prefix), lo = 0, hi = zs->n;
+    size_t plen = strlen(prefix), lo = 0, hi = zs->ar.n;
     const char *last = NULL;
     size_t last_len = 0;
 
@@ -474,14 +447,14 @@ static int zip_list(gsvd_store *st, const char *prefix, struct gsvd_strlist *nam
     if (plen) { /* first name >= prefix */
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (strncmp(zs->ents[mid].name, prefix, plen) < 0)
+            if (strncmp(zs->ar.ents[mid].name, prefix, plen) < 0)
                 lo = mid + 1;
             else
                 hi = mid;
         }
     }
-    for (size_t i = lo; i < zs->n; i++) {
-        const char *k = zs->ents[i].name, *rest, *slash;
+    for (size_t i = lo; i < zs->ar.n; i++) {
+        const char *k = zs->ar.ents[i].name, *rest, *slash;
         size_t len;
         if (plen && strncmp(k, prefix, plen) != 0)
             break;

@@ -1,9 +1,11 @@
-/* zarr/store_zip_internal.h - for store_zip.c and store_zip_dir.c only: the zip store's state,
- * its byte source and the central directory reader.
- * store_zip_dir.c parses the archive (end records, ZIP64, central directory) into the store's
- * key table and owns the byte source (pread on a local fd, or ranged gets of the archive's key
- * in a remote parent); store_zip.c has the store operations and reads members.  store_zip_dir.c
- * calls nothing in store_zip.c (no object-file cycles).  Thread safety: as zarr/store_zip.c. */
+/* zarr/store_zip_internal.h - for store_zip.c and store_zip_dir.c only: the archive (its byte
+ * source and central directory) and what store_zip.c asks of it.
+ * store_zip_dir.c owns the archive: it opens the byte source (pread on a local fd, or ranged
+ * gets of the archive's key in a remote parent), parses the end records, ZIP64 fields and the
+ * central directory into the key table, and closes it; store_zip.c has the store operations
+ * (its own state: the members' data offsets under a mutex) and reads members through it.
+ * store_zip_dir.c calls nothing in store_zip.c (no object-file cycles).  Thread safety: as
+ * zarr/store_zip.c. */
 #ifndef GSVD_ZARR_STORE_ZIP_INTERNAL_H
 #define GSVD_ZARR_STORE_ZIP_INTERNAL_H
 #include <pthread.h>
@@ -28,10 +30,12 @@ struct zip_entry {
     size_t idx;      /* position in the central directory: a later duplicate wins */
 };
 
-/* Bytes come from a local file (fd >= 0) or from ranged gets of `key` in a remote `parent`;
- * `tail` holds the archive's last bytes, read at open, and serves every read inside it. */
-struct store_zip {
-    struct gsvd_store base;
+/* The archive: its byte source and its central directory, owned by store_zip_dir.c (which
+ * opens, reads and closes it); store_zip.c embeds one in its store and reads the directory and
+ * the names through it.  Bytes come from a local file (fd >= 0) or from ranged gets of `key`
+ * in a remote `parent`; `tail` holds the archive's last bytes, read at open, and serves every
+ * read inside it. */
+struct zip_archive {
     char *path; /* owned; the archive (path or URL), for messages */
     int fd;
     gsvd_store *parent; /* owned, or NULL: a local archive */
@@ -42,9 +46,6 @@ struct store_zip {
     uint64_t size;          /* archive size */
     struct zip_entry *ents; /* owned; sorted by name */
     size_t n;
-    pthread_mutex_t mu; /* guards data_at */
-    uint64_t *data_at;  /* owned; per entry: offset of its data once a local header was read,
-                           0 before (a data offset is never 0) */
 };
 
 /* Where the central directory is, as the end records give it (store_zip_dir.c). */
@@ -63,24 +64,33 @@ static inline uint32_t gsvd_zip_rd32(const unsigned char *p)
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
+/* Open the local archive at `path` into *ar (zeroed by the call) and read its central
+ * directory; *ci receives where the directory was.  Returns GSVD_OK, or (logged) GSVD_ENOTFOUND,
+ * GSVD_EIO, GSVD_EFORMAT (not a regular file, a bad archive), GSVD_EUNSUPPORTED, GSVD_ENOMEM;
+ * on failure what was opened stays in *ar for gsvd_zip_archive_close. */
+int gsvd_zip_archive_open_file(struct zip_archive *ar, const char *path,
+                               struct gsvd_zip_cd_info *ci);
+
+/* Open the archive stored as `key` in the remote store `parent` into *ar (zeroed by the call);
+ * ownership of parent moves to *ar whatever the result.  `display` names the archive in
+ * messages.  Returns as gsvd_zip_archive_open_file, or a code of the parent. */
+int gsvd_zip_archive_open_on(struct zip_archive *ar, gsvd_store *parent, const char *key,
+                             const char *display, struct gsvd_zip_cd_info *ci);
+
+/* Release what *ar holds (names, tail, descriptor, parent) and leave it empty with fd -1.
+ * Accepts an archive an open left behind on failure, or a zeroed one whose fd is -1. */
+void gsvd_zip_archive_close(struct zip_archive *ar);
+
 /* Bytes [off, off + n) of the remote archive into dst (replaced): one ranged get; with `suffix`
  * the last n bytes, and *size (when not NULL) receives the archive's size.  `what` names the
  * part for messages.  GSVD_ENOTFOUND (logged) for a missing archive, GSVD_EFORMAT (logged) for
  * a short body, GSVD_EINTERNAL for a parent without ranged reads, or the parent's code. */
-int gsvd_zip_remote_read(const struct store_zip *zs, uint64_t off, size_t n, int suffix,
+int gsvd_zip_remote_read(const struct zip_archive *ar, uint64_t off, size_t n, int suffix,
                          struct gsvd_buf *dst, uint64_t *size, const char *what);
 
 /* Read exactly n bytes at archive offset off into dst (from the tail when inside it).  A short
  * read is a truncated archive: GSVD_EFORMAT, logged with `what`; GSVD_EIO for a failed pread. */
-int gsvd_zip_read_at(const struct store_zip *zs, void *dst, size_t n, uint64_t off,
+int gsvd_zip_read_at(const struct zip_archive *ar, void *dst, size_t n, uint64_t off,
                      const char *what);
-
-/* Read the archive's tail (zs->size set for a local archive; zs->parent and zs->key for a
- * remote one, whose size this sets), find its end records and read the central directory into
- * zs->ents / zs->n: checked, a common top directory stripped, sorted by name, the last of
- * duplicates kept.  *ci receives where the directory was.  Returns GSVD_OK, or a logged
- * GSVD_EFORMAT / GSVD_EUNSUPPORTED / GSVD_EIO / GSVD_ENOMEM, or a code of the parent; on failure
- * what was read stays in zs for the caller's close. */
-int gsvd_zip_read_directory(struct store_zip *zs, struct gsvd_zip_cd_info *ci);
 
 #endif /* GSVD_ZARR_STORE_ZIP_INTERNAL_H */
