@@ -1,16 +1,20 @@
 /* analysis/pca/pca_internal.h - for analysis/pca/pca*.c only: what the PCA driver (pca.c) shares
- * with its lower files.  pca_exact.c holds the exact method's Gram pass and its dense eigensolver
- * (larger Grams go to the iterative solver, which stays in pca.c); pca_loadings.c the loadings
- * pass; pca_dist.c the ranks' parts and the collectives of a distributed run (every rank calls
- * them in the same order; with no communicator they succeed at once, see common/comm.h).
- * Files call downwards only: pca.c -> pca_exact.c -> pca_dist.c, pca.c -> pca_loadings.c ->
- * pca_dist.c (and pca.c -> pca_dist.c); the pass callback, used by pca.c and pca_exact.c, is
- * static inline here so that neither calls the other for it.
+ * with its lower files.  pca_solver.c holds the iterative solver, which runs on an operator the
+ * driver hands it (a pass over the data, or the Gram in memory); pca_exact.c the exact method's
+ * Gram pass and its dense eigensolver (larger Grams go to the iterative solver); pca_loadings.c
+ * the loadings pass; pca_dist.c the ranks' parts and the collectives of a distributed run (every
+ * rank calls them in the same order; with no communicator they succeed at once, see
+ * common/comm.h).  Files call downwards only: pca.c -> pca_solver.c, pca.c -> pca_exact.c ->
+ * pca_dist.c, pca.c -> pca_loadings.c -> pca_dist.c (and pca.c -> pca_dist.c); the pass
+ * callback, used by pca.c and pca_exact.c, is static inline here so that neither calls the
+ * other for it.
  * Thread safety: as common/comm.h (one caller per communicator). */
 #ifndef GSVD_ANALYSIS_PCA_PCA_INTERNAL_H
 #define GSVD_ANALYSIS_PCA_PCA_INTERNAL_H
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 #include "analysis/pca/pca.h"
 #include "analysis/pca/pca_device.h"
 #include "common/comm.h"
@@ -47,6 +51,93 @@ static inline int pass_cb(void *vctx, const struct gsvd_gblock *blk,
     c->done++;
     gsvd_progress_report(c->progress, c->what, c->done, c->n_blocks);
     return rc;
+}
+
+/* ---- the iterative solver (pca_solver.c) ------------------------------------------------ */
+
+/* The solver's state: the basis, its images, the Rayleigh-Ritz and the pass buffers.  The
+ * caller sets be, p, tol, max_iter, n, k, l (block width) and cap (basis capacity, columns;
+ * l <= cap <= n), then gsvd_pca_solver_alloc; free with gsvd_pca_solver_free. */
+struct pca_solver {
+    double tol; /* bound tolerance (the Gram solve uses its own) */
+    size_t max_iter;
+    gsvd_backend *be;
+    const struct gsvd_pca_params *p;
+    size_t n, k, l, cap; /* samples, components, block width, basis capacity (columns) */
+    size_t b;            /* basis columns in use */
+    double *K, *Y;       /* n x cap column-major */
+    double *H, *w;       /* cap x cap, cap */
+    double *S;           /* cap x cap (leading dimension cap): S(i, j) = K_i^T Y_j */
+    size_t sv;           /* S holds the columns and rows [0, sv) of the current K and Y */
+    double *X, *Yrow;    /* n x l row-major pass buffers */
+    double *U, *Uprev;   /* n x k Ritz vectors (column-major) */
+    double *tmp;         /* n x cap scratch */
+    double *small;       /* cap x cap scratch */
+    size_t *order;       /* Ritz indices, largest first */
+    double *theta;       /* Ritz values, largest first */
+    double *resid;       /* k: ||A u - theta u|| */
+    double *bound;       /* k: relative singular value error bounds */
+    double *estimate;    /* k: relative singular value errors as the operator estimates them */
+    double *hist;   /* EST_PASSES x k: the top-k Ritz values of the last passes, newest first */
+    size_t n_hist;  /* rows of hist filled */
+    uint64_t fresh; /* next Gaussian column number */
+};
+
+/* The operator A = Z^T Z of the iterative solver, and what differs with it: a pass over the
+ * data (the iterative methods: data_operator in pca.c) or a product with the Gram in memory
+ * (the exact method's larger orders: gram_operator).  ctx is the operator's own state. */
+struct pca_operator {
+    /* Y = A X: s->Yrow (n x width, row-major) from s->X, the product of iteration `it` (from
+     * 1), named `what` in progress and logs */
+    int (*apply)(void *ctx, struct pca_solver *s, size_t width, size_t it, const char *what,
+                 struct gsvd_pca_result *res);
+    /* s->estimate from the pass's Ritz values and bounds */
+    void (*estimate)(void *ctx, struct pca_solver *s);
+    /* where iteration it left the run: seconds since it began, 1 - MEV against the previous
+     * Ritz vectors, the largest error bound and estimate */
+    void (*report)(void *ctx, const struct pca_solver *s, size_t it, double secs, double conv,
+                   double bnd, double est);
+    /* whether to stop after iteration it (the caller stops at max_iter or a full basis too) */
+    int (*done)(void *ctx, const struct pca_solver *s, size_t it, double conv, double bnd,
+                double est);
+    /* res->converged after the last iteration, and the warning when the run stopped short */
+    void (*finish)(void *ctx, const struct pca_solver *s, size_t it, int done, double bnd,
+                   double est, struct gsvd_pca_result *res);
+};
+
+/* The solver's arrays for s's sizes.  GSVD_OK, GSVD_EINVAL (n x cap overflows) or GSVD_ENOMEM;
+ * on failure what was allocated stays for gsvd_pca_solver_free. */
+GSVD_NODISCARD int gsvd_pca_solver_alloc(struct pca_solver *s);
+void gsvd_pca_solver_free(struct pca_solver *s); /* the arrays; accepts a zeroed solver */
+
+/* Extrapolated relative errors of the top-k singular values from the Ritz values of the last
+ * passes into s->estimate (estimates, never above the bounds s->bound); the data pass's
+ * estimate (struct pca_operator). */
+void gsvd_pca_solver_extrapolate(struct pca_solver *s);
+
+/* Block Krylov (or subspace, p->method) iteration on the operator op (ctx its state, borrowed)
+ * until op->done, s->max_iter or a full basis: the top k Ritz pairs in s->theta / s->U, their
+ * bounds and estimates in res->error_bound / error_estimate (k each, allocated by the caller),
+ * and res->iterations, convergence, converged (op->finish).  Returns GSVD_OK or the code of the
+ * operator or of the eigensolver. */
+GSVD_NODISCARD int gsvd_pca_solver_run(struct pca_solver *s, const struct pca_operator *op,
+                                       void *ctx, struct gsvd_pca_result *res);
+
+/* The largest of v[0..k). */
+static inline double gsvd_pca_max_of(const double *v, size_t k)
+{
+    double m = 0;
+    for (size_t q = 0; q < k; q++)
+        m = fmax(m, v[q]);
+    return m;
+}
+
+/* A monotonic clock in seconds, for the logs' timings. */
+static inline double gsvd_pca_seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ---- distributed runs (pca_dist.c) --------------------------------------------------------- */
@@ -100,7 +191,7 @@ GSVD_NODISCARD int gsvd_pca_loadings(gsvd_geno *g, gsvd_backend *be,
 /* ---- the exact method (pca_exact.c) -------------------------------------------------------- */
 
 /* Gram orders up to this are solved by gsvd_pca_gram_eig_dense, larger ones by the block Krylov
- * solver on the Gram in memory (pca.c). */
+ * solver on the Gram in memory (pca.c, pca_solver.c). */
 #define GSVD_PCA_DENSE_EIG_N 4096
 #define GSVD_PCA_EIG_THREADS 2 /* BLAS threads of the dense eigensolver from n = 1,024 */
 
