@@ -135,6 +135,27 @@ int gsvd_reserve_large(void *p, size_t *cap_bytes, size_t n, size_t size)
     return *pp ? GSVD_OK : GSVD_ENOMEM;
 }
 
+int gsvd_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first)
+{
+    void **pp = p, *q;
+    size_t n = *cap ? *cap : first ? first : 1, bytes;
+
+    if (need <= *cap)
+        return GSVD_OK;
+    while (n < need)
+        n = n > SIZE_MAX / 2 ? need : n * 2;
+    if (gsvd_mul_size(n, elem, &bytes) < 0) {
+        gsvd_log_error("out of memory (%zu elements of %zu bytes overflow size_t)", n, elem);
+        return GSVD_ENOMEM;
+    }
+    q = gsvd_realloc(*pp, bytes);
+    if (!q)
+        return GSVD_ENOMEM;
+    *pp = q;
+    *cap = n;
+    return GSVD_OK;
+}
+
 void gsvd_free(void *p)
 {
     free(p);

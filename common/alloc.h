@@ -28,6 +28,16 @@ void *gsvd_alloc_large(size_t n);
  * GSVD_ENOMEM (then *p is NULL and *cap_bytes 0). */
 int gsvd_reserve_large(void *p, size_t *cap_bytes, size_t n, size_t size);
 
+/* Make room for `need` elements of `elem` bytes in the array *p (p is the address of any
+ * pointer, passed as void *; *p NULL or from this allocator) whose capacity is *cap elements:
+ * when need > *cap, *p is reallocated (gsvd_realloc, contents kept) to `first` elements if it
+ * held none, doubled until it holds `need` (or to exactly `need` where doubling would
+ * overflow), and *cap is set.  The one growth rule of the arrays that grow an element at a
+ * time, so that none hand-writes the doubling or the overflow check.  Returns GSVD_OK, or
+ * GSVD_ENOMEM (logged: the allocation failed or the size overflows size_t), with *p and *cap
+ * unchanged and *p still owned by the caller. */
+GSVD_NODISCARD int gsvd_grow(void *p, size_t *cap, size_t need, size_t elem, size_t first);
+
 /* Number of allocations that have failed on the calling thread so far.  Lets code that calls a
  * library allocating through these functions (cJSON) tell out-of-memory from bad input. */
 unsigned long gsvd_alloc_failures(void);

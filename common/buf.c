@@ -15,24 +15,13 @@
 
 int gsvd_buf_reserve(struct gsvd_buf *b, size_t extra)
 {
-    size_t need, cap;
-    char *p;
+    size_t need;
 
     if (gsvd_add_size(b->len, extra, &need) < 0 || gsvd_add_size(need, 1, &need) < 0) {
         gsvd_log_error("buffer size overflows size_t");
         return GSVD_EFORMAT;
     }
-    if (need <= b->cap)
-        return GSVD_OK;
-    cap = b->cap ? b->cap : 64;
-    while (cap < need)
-        cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-    p = gsvd_realloc(b->data, cap);
-    if (!p)
-        return GSVD_ENOMEM;
-    b->data = p;
-    b->cap = cap;
-    return GSVD_OK;
+    return gsvd_grow(&b->data, &b->cap, need, 1, 64);
 }
 
 int gsvd_buf_append(struct gsvd_buf *b, const void *p, size_t n)
@@ -90,14 +79,8 @@ int gsvd_strlist_pushn(struct gsvd_strlist *l, const char *s, size_t n)
 {
     char *copy;
 
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 8;
-        char **items = gsvd_realloc(l->items, cap * sizeof *items);
-        if (!items)
-            return GSVD_ENOMEM;
-        l->items = items;
-        l->cap = cap;
-    }
+    if (gsvd_grow(&l->items, &l->cap, l->n + 1, sizeof *l->items, 8) < 0)
+        return GSVD_ENOMEM;
     copy = gsvd_strndup(s, n);
     if (!copy)
         return GSVD_ENOMEM;

@@ -26,14 +26,8 @@ static int add_locked(gsvd_cleanup_fn fn, void *arg)
 {
     int token;
 
-    if (n_entries == cap_entries) {
-        size_t cap = cap_entries ? 2 * cap_entries : 8;
-        struct entry *e = gsvd_realloc(entries, cap * sizeof *e);
-        if (!e)
-            return GSVD_ENOMEM;
-        entries = e;
-        cap_entries = cap;
-    }
+    if (gsvd_grow(&entries, &cap_entries, n_entries + 1, sizeof *entries, 8) < 0)
+        return GSVD_ENOMEM;
     token = next_token++;
     if (next_token <= 0)
         next_token = 1; /* 2^31 registrations: tokens of long-removed entries come back */

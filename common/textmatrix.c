@@ -93,16 +93,7 @@ int gsvd_textmatrix_parse(const char *text, size_t len, const char *where,
                 rc = GSVD_EFORMAT;
                 goto out;
             }
-            if (n_lines == cap) {
-                size_t nc = cap ? 2 * cap : 256;
-                struct line *nl = gsvd_realloc(lines, nc * sizeof *nl);
-                if (!nl) {
-                    rc = GSVD_ENOMEM;
-                    goto out;
-                }
-                lines = nl;
-                cap = nc;
-            }
+            GSVD_TRY(gsvd_grow(&lines, &cap, n_lines + 1, sizeof *lines, 256));
             lines[n_lines++] = (struct line){text + i, n};
         }
         i = e + 1;

@@ -109,7 +109,7 @@ struct gensvd_source {
     char *node;       /* the node named inside it ("" = root) */
     int input_format; /* 2 or 3: the default output format */
     struct lib_marray *arrays;
-    size_t n_arrays;
+    size_t n_arrays, cap_arrays;
     /* the selection (the command line's input options) */
     char *array;
     int transpose, all_contigs;

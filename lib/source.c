@@ -180,11 +180,9 @@ static int add_array(gensvd_source *src, const struct gsvd_view_array *v)
                         "in-memory array 'sample_id': %llu samples, call_genotype has %llu",
                         (unsigned long long)v->shape[0], (unsigned long long)samples);
     }
-    a = gsvd_realloc(src->arrays, (src->n_arrays + 1) * sizeof *a);
-    if (!a)
+    if (gsvd_grow(&src->arrays, &src->cap_arrays, src->n_arrays + 1, sizeof *src->arrays, 8) < 0)
         return GSVD_ENOMEM;
-    src->arrays = a;
-    a += src->n_arrays;
+    a = src->arrays + src->n_arrays;
     memset(a, 0, sizeof *a);
     a->v = *v;
     if (!(a->name = gsvd_strdup(v->name)))

@@ -348,16 +348,10 @@ int gsvd_reader_read_objects(gsvd_reader *r, const uint64_t *start, const uint64
     /* decoded chunks stay alive until the region is assembled from their pointers */
     for (;;) {
         if (n_lists == cap_lists) {
-            size_t cap = cap_lists ? 2 * cap_lists : 8;
-            struct gsvd_strlist *l = gsvd_realloc(lists, cap * sizeof *l);
-            if (!l) {
-                rc = GSVD_ENOMEM;
-                goto out;
-            }
-            for (size_t i = cap_lists; i < cap; i++)
-                l[i] = (struct gsvd_strlist)GSVD_STRLIST_INIT;
-            lists = l;
-            cap_lists = cap;
+            size_t old = cap_lists;
+            GSVD_TRY(gsvd_grow(&lists, &cap_lists, n_lists + 1, sizeof *lists, 8));
+            for (size_t i = old; i < cap_lists; i++)
+                lists[i] = (struct gsvd_strlist)GSVD_STRLIST_INIT;
         }
         GSVD_TRY(load_object_chunk(r, cidx, &lists[n_lists]));
         copy_intersection_esz(z, cidx, (const unsigned char *)lists[n_lists].items, start, count,

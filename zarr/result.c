@@ -131,14 +131,8 @@ static int push(gsvd_result *r, const struct gsvd_array_spec *spec, struct item 
         gsvd_log_error("result array '%s' added twice", spec->path);
         return GSVD_EINVAL;
     }
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 8;
-        struct item **p = gsvd_realloc(r->items, cap * sizeof *p);
-        if (!p)
-            return GSVD_ENOMEM;
-        r->items = p;
-        r->cap = cap;
-    }
+    if (gsvd_grow(&r->items, &r->cap, r->n + 1, sizeof *r->items, 8) < 0)
+        return GSVD_ENOMEM;
     *out = gsvd_calloc(1, sizeof **out);
     return *out ? GSVD_OK : GSVD_ENOMEM;
 }

@@ -103,16 +103,7 @@ static int mem_put(gsvd_store *st, const char *key, const void *p, size_t n)
     pthread_mutex_lock(&ms->lock);
     e = find(ms, key);
     if (!e) {
-        if (ms->n == ms->cap) {
-            size_t cap = ms->cap ? 2 * ms->cap : 16;
-            struct mem_entry *items = gsvd_realloc(ms->items, cap * sizeof *items);
-            if (!items) {
-                rc = GSVD_ENOMEM;
-                goto out;
-            }
-            ms->items = items;
-            ms->cap = cap;
-        }
+        GSVD_TRY(gsvd_grow(&ms->items, &ms->cap, ms->n + 1, sizeof *ms->items, 16));
         e = &ms->items[ms->n];
         memset(e, 0, sizeof *e);
         e->key = gsvd_strdup(key);

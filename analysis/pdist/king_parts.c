@@ -175,16 +175,7 @@ static int part_bands(struct part *p, struct band **bands, size_t *nb, size_t *c
             goto out;
         }
         next += (uint64_t)e[3];
-        if (*nb == *cap) {
-            size_t c = *cap ? 2 * *cap : 64;
-            struct band *g = gsvd_realloc(*bands, c * sizeof *g);
-            if (!g) {
-                rc = GSVD_ENOMEM;
-                goto out;
-            }
-            *bands = g;
-            *cap = c;
-        }
+        GSVD_TRY(gsvd_grow(bands, cap, *nb + 1, sizeof **bands, 64));
         (*bands)[(*nb)++] = (struct band){e[0], e[1], e[2], e[3], p->k};
     }
     if (next != p->n_pairs) {

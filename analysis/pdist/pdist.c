@@ -841,10 +841,8 @@ static int var_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd
     if ((blk->f64 != NULL) != (v->elem == sizeof(double)))
         return GSVD_EINTERNAL; /* the scan's kind is fixed by the array */
     if (need > v->cap) {
-        size_t cap = v->cap ? v->cap : 1024, cells;
-        while (cap < need)
-            cap *= 2;
-        if (gsvd_mul_size(cap, n ? n : 1, &cells) < 0 || cells > SIZE_MAX / v->elem)
+        size_t row_bytes, cap_x = v->cap, cap_ids = v->cap; /* both arrays hold v->cap rows */
+        if (gsvd_mul_size(n ? n : 1, v->elem, &row_bytes) < 0)
             return GSVD_ENOMEM;
         if (v->limit && (uint64_t)need * n * v->elem > v->limit) {
             gsvd_log_error("--axis variants: %zu variants x %zu samples do not fit in --memory "
@@ -853,15 +851,10 @@ static int var_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd
                            need, n, (unsigned long long)v->limit * 2, v->elem);
             return GSVD_ENOMEM;
         }
-        unsigned char *x = gsvd_realloc(v->x, cells * v->elem);
-        if (!x)
+        if (gsvd_grow(&v->x, &cap_x, need, row_bytes, 1024) < 0 ||
+            gsvd_grow(&v->ids, &cap_ids, need, sizeof *v->ids, 1024) < 0)
             return GSVD_ENOMEM;
-        v->x = x;
-        uint64_t *ids = gsvd_realloc(v->ids, cap * sizeof *ids);
-        if (!ids)
-            return GSVD_ENOMEM;
-        v->ids = ids;
-        v->cap = cap;
+        v->cap = cap_x;
     }
     memcpy(v->x + v->rows * n * v->elem, blk->i8 ? (const void *)blk->i8 : (const void *)blk->f64,
            blk->n_rows * n * v->elem);

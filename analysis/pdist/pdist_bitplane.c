@@ -640,14 +640,8 @@ static int flush_current(struct bp *b)
         if (b->kept_bytes + bytes > b->env.cache_bytes) {
             drop_kept(b); /* does not fit: later bands read the input again */
         } else {
-            if (b->n_kept == b->kept_cap) {
-                size_t cap = b->kept_cap ? 2 * b->kept_cap : 16;
-                struct segment *k = gsvd_realloc(b->kept, cap * sizeof *k);
-                if (!k)
-                    return GSVD_ENOMEM;
-                b->kept = k;
-                b->kept_cap = cap;
-            }
+            if (gsvd_grow(&b->kept, &b->kept_cap, b->n_kept + 1, sizeof *b->kept, 16) < 0)
+                return GSVD_ENOMEM;
             uint64_t *fresh = gsvd_alloc_large(words * sizeof(uint64_t));
             if (!fresh)
                 return GSVD_ENOMEM;

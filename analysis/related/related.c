@@ -23,14 +23,8 @@ struct heap {
 static int heap_push(struct heap *h, uint64_t key)
 {
     size_t i;
-    if (h->len == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 256;
-        uint64_t *v = gsvd_realloc(h->v, cap * sizeof *v);
-        if (!v)
-            return GSVD_ENOMEM;
-        h->v = v;
-        h->cap = cap;
-    }
+    if (gsvd_grow(&h->v, &h->cap, h->len + 1, sizeof *h->v, 256) < 0)
+        return GSVD_ENOMEM;
     for (i = h->len++; i > 0 && h->v[(i - 1) / 2] > key; i = (i - 1) / 2)
         h->v[i] = h->v[(i - 1) / 2];
     h->v[i] = key;
@@ -202,8 +196,9 @@ out:
 
 struct collect {
     double cutoff;
-    uint32_t *pairs;
-    uint64_t n_pairs, cap;
+    uint32_t *pairs; /* n_pairs pairs of sample indices, room for cap pairs */
+    uint64_t n_pairs;
+    size_t cap;
 };
 
 static int collect_band(void *ctx, const struct gsvd_pdist_band *b)
@@ -214,16 +209,9 @@ static int collect_band(void *ctx, const struct gsvd_pdist_band *b)
             double v = b->dist[r * b->ld + k];
             if (!(v > c->cutoff)) /* NaN (no jointly called site) is no relation */
                 continue;
-            if (c->n_pairs == c->cap) {
-                uint64_t cap = c->cap ? 2 * c->cap : 1024;
-                uint32_t *p;
-                if (cap > SIZE_MAX / (2 * sizeof *p))
-                    return GSVD_ENOMEM;
-                if (!(p = gsvd_realloc(c->pairs, (size_t)cap * 2 * sizeof *p)))
-                    return GSVD_ENOMEM;
-                c->pairs = p;
-                c->cap = cap;
-            }
+            if (gsvd_grow(&c->pairs, &c->cap, (size_t)c->n_pairs + 1, 2 * sizeof *c->pairs, 1024) <
+                0)
+                return GSVD_ENOMEM;
             c->pairs[2 * c->n_pairs] = (uint32_t)(b->row0 + r);
             c->pairs[2 * c->n_pairs + 1] = (uint32_t)(b->row0 + k);
             c->n_pairs++;

@@ -179,14 +179,8 @@ int gsvd_gcache_add(gsvd_gcache *c, const struct gsvd_gblock *blk, const uint8_t
 
     if (!c->usable)
         return GSVD_OK;
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 64;
-        struct cblock *nb = gsvd_realloc(c->b, cap * sizeof *nb);
-        if (!nb)
-            return GSVD_ENOMEM;
-        c->b = nb;
-        c->cap = cap;
-    }
+    if (gsvd_grow(&c->b, &c->cap, c->n + 1, sizeof *c->b, 64) < 0)
+        return GSVD_ENOMEM;
     b = &c->b[c->n];
     memset(b, 0, sizeof *b);
     c->n++;
