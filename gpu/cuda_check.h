@@ -1,7 +1,7 @@
 /* gpu/cuda_check.h - error checks for CUDA runtime, cuBLAS and cuSOLVER calls in the C files of
  * gpu/. Each macro runs the call; on failure it logs the call and the library's reason, sets the
  * caller's `rc` to GSVD_EGPU (GSVD_ENOMEM when the device or pinned memory is exhausted) and
- * jumps to the caller's `out:` label (STYLE.md section 5).
+ * jumps to the caller's `out:` label (docs/dev/style.md, section 4).
  * Thread safety: as the wrapped call. */
 #ifndef GSVD_GPU_CUDA_CHECK_H
 #define GSVD_GPU_CUDA_CHECK_H

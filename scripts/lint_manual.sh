@@ -3,7 +3,7 @@
 # NEWS.md, docs/*.md: --doc; the man page sources docs/man/*.md: --man) holds no source paths,
 # benchmark figures, host or CPU model names, CPU instruction names beyond what a user chooses
 # between (Intel AMX, AVX-512 VNNI), test names, or the history of how the work was organised;
-# those go to bench/README.md, analysis/kernels/README.md and docs/dev/.  Man page sources also
+# those go to bench/README.md, analysis/cpu/kernels/README.md and docs/dev/.  Man page sources also
 # name no script, ctest or developer document, have no Markdown tables (man cannot render them:
 # use a definition list, "- `TERM`:" and indented lines) and no code span broken across lines,
 # leave a blank line after an "As in [gensvd(1)](gensvd.md#...)." line, and have the sections

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# No two object files depend on each other, directly or through others (STYLE.md: layered
-# files, not only layered folders): with nm, an edge A -> B for every symbol A leaves undefined
+# No two object files depend on each other, directly or through others (docs/dev/style.md:
+# layered files, not only layered folders): with nm, an edge A -> B for every symbol A leaves undefined
 # that B defines, over the objects of the libraries and of the program; any cycle (a strongly
 # connected component of two or more objects) fails, printed with the symbols that close it.
 # Objects whose source file no longer exists (left in a build directory after a move) are

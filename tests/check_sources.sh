@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mechanical checks of the sources (STYLE.md sections 2 and 12):
+# Mechanical checks of the sources (docs/dev/style.md; CONTRIBUTING.md, "Layers"):
 #  - layering: common <- zarr <- analysis <- gpu <- mpi <- plot <- lib <- cli (mpi/ uses
 #    common/ only; plot/ reads results through zarr/; lib/ is the public API of
 #    include/gensvd.h, which counts as lib's); a file includes only its own or lower
@@ -10,6 +10,8 @@
 #  - banned calls: atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets everywhere;
 #    exit abort printf puts outside cli/; raw malloc/calloc/realloc/free outside common/alloc.c;
 #    stderr outside cli/ and common/log.c (the library layers are silent: log.h, progress.h);
+#  - include guards: a header's is its path (GSVD_ANALYSIS_PCA_PCA_H for analysis/pca/pca.h),
+#    a public header's its name (GENSVD_H for include/gensvd.h);
 #  - analysis/ code (comments aside, strings included) names no device API or backend ("cuda"):
 #    backends attach through the tables of analysis/backend_internal.h.
 #  Subfolders of the layer folders are checked too.
@@ -61,6 +63,23 @@ for f in $files; do
             fi ;;
         esac
     done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+    # a header's guard is its path: analysis/pca/pca.h -> GSVD_ANALYSIS_PCA_PCA_H
+    case "$f" in
+    include/*.h) # a public header: its name alone (include/gensvd.h -> GENSVD_H)
+        want=$(basename "${f%.h}")
+        want=$(tr 'a-z' 'A-Z' <<<"$want")_H
+        got=$(sed -n 's/^#ifndef[[:space:]]*\([A-Za-z0-9_]*\).*/\1/p' "$f" | head -n 1)
+        if [ "$got" != "$want" ]; then
+            bad "$f has include guard ${got:-none}, not $want"; ok=0
+        fi ;;
+    *.h)
+        want=${f%.h}
+        want=GSVD_$(tr 'a-z/' 'A-Z_' <<<"$want")_H
+        got=$(sed -n 's/^#ifndef[[:space:]]*\([A-Za-z0-9_]*\).*/\1/p' "$f" | head -n 1)
+        if [ "$got" != "$want" ]; then
+            bad "$f has include guard ${got:-none}, not $want"; ok=0
+        fi ;;
+    esac
     # banned calls, ignoring comments (block comments across lines too) and string literals
     code=$(perl -0777 -pe 's{/\*.*?\*/}{}gs; s{//[^\n]*}{}g; s/"(?:[^"\\\n]|\\.)*"//g' "$f")
     for fn in atoi atol atof sprintf vsprintf strcpy strcat strncpy strtok gets; do

@@ -7,8 +7,8 @@
  * of its bands, into OUT.gensvd-parts/part-I-of-N.zarr; gsvd_king_parts_finalize
  * (king_parts.h) joins the parts into the one-process output.  Thread safety: one band at a
  * time. */
-#ifndef GSVD_ANALYSIS_KING_PAIRS_H
-#define GSVD_ANALYSIS_KING_PAIRS_H
+#ifndef GSVD_ANALYSIS_PDIST_KING_PAIRS_H
+#define GSVD_ANALYSIS_PDIST_KING_PAIRS_H
 #include <stdint.h>
 #include <stdio.h>
 #include "analysis/pdist/pdist.h"
@@ -57,4 +57,4 @@ GSVD_NODISCARD int gsvd_king_pairs_finish(gsvd_king_pairs *kp, const char *attrs
 void gsvd_king_pairs_close(gsvd_king_pairs *kp); /* discards an uncommitted output; accepts NULL */
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_KING_PAIRS_H */
+#endif /* GSVD_ANALYSIS_PDIST_KING_PAIRS_H */

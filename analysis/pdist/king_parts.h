@@ -8,8 +8,8 @@
  * process uses (king_pairs.c), so OUT is byte for byte the one-process output but for the
  * recorded command line (part 1's), and removes the parts.
  * Thread safety: one caller at a time per OUT. */
-#ifndef GSVD_ANALYSIS_KING_PARTS_H
-#define GSVD_ANALYSIS_KING_PARTS_H
+#ifndef GSVD_ANALYSIS_PDIST_KING_PARTS_H
+#define GSVD_ANALYSIS_PDIST_KING_PARTS_H
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -21,4 +21,4 @@ GSVD_EXTERN_C_BEGIN
 GSVD_NODISCARD int gsvd_king_parts_finalize(const char *out, int force);
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_KING_PARTS_H */
+#endif /* GSVD_ANALYSIS_PDIST_KING_PARTS_H */

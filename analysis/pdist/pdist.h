@@ -18,8 +18,8 @@
  * accumulated there, band by band (bands also fit the device's free memory); the counts are
  * the host's integers, so distances are identical; the Gram kernel is not used in AUTO.
  * Thread safety: calls share no state (a device backend is used by one run at a time). */
-#ifndef GSVD_ANALYSIS_PDIST_H
-#define GSVD_ANALYSIS_PDIST_H
+#ifndef GSVD_ANALYSIS_PDIST_PDIST_H
+#define GSVD_ANALYSIS_PDIST_PDIST_H
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/backend.h"
@@ -182,4 +182,4 @@ static inline uint64_t gsvd_pdist_condensed_index(uint64_t n, uint64_t i, uint64
 }
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_PDIST_H */
+#endif /* GSVD_ANALYSIS_PDIST_PDIST_H */

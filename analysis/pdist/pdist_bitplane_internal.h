@@ -1,8 +1,8 @@
 /* analysis/pdist/pdist_bitplane_internal.h - the bit-plane kernel's state, shared by
  * pdist_bitplane.c (the kernel: segments, pair counts, bands, replay) and pdist_bitplane_pack.c
  * (stripes into planes).  For those two files only.  Thread safety: as the kernel's. */
-#ifndef GSVD_ANALYSIS_PDIST_BITPLANE_INTERNAL_H
-#define GSVD_ANALYSIS_PDIST_BITPLANE_INTERNAL_H
+#ifndef GSVD_ANALYSIS_PDIST_PDIST_BITPLANE_INTERNAL_H
+#define GSVD_ANALYSIS_PDIST_PDIST_BITPLANE_INTERNAL_H
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,4 +61,4 @@ int gsvd_pd_bp_pack_i8(struct bp *b, const int8_t *v, size_t n, size_t nf, size_
  * GSVD_OK or PD_HANDOVER (a value other than 0, 1, 2). */
 int gsvd_pd_bp_pack_any(struct bp *b, const struct pd_stripe *s, size_t f0, size_t nf, size_t pos);
 
-#endif /* GSVD_ANALYSIS_PDIST_BITPLANE_INTERNAL_H */
+#endif /* GSVD_ANALYSIS_PDIST_PDIST_BITPLANE_INTERNAL_H */

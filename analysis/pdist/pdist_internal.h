@@ -9,8 +9,8 @@
  * i * item_stride + f * feat_stride of either i8 (genotype dosages, < 0 missing) or f64 (NaN
  * missing).  Genotype blocks are variant-major (feat_stride = n, item_stride = 1); in-memory
  * matrices are item-major. */
-#ifndef GSVD_ANALYSIS_PDIST_INTERNAL_H
-#define GSVD_ANALYSIS_PDIST_INTERNAL_H
+#ifndef GSVD_ANALYSIS_PDIST_PDIST_INTERNAL_H
+#define GSVD_ANALYSIS_PDIST_PDIST_INTERNAL_H
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/backend.h"
@@ -105,4 +105,4 @@ uint64_t gsvd_pd_bitplane_cache_bytes(size_t n, uint64_t m, uint64_t stripe_byte
 extern const struct pd_kernel_ops gsvd_pd_gram_ops;
 extern const struct pd_kernel_ops gsvd_pd_generic_ops;
 
-#endif /* GSVD_ANALYSIS_PDIST_INTERNAL_H */
+#endif /* GSVD_ANALYSIS_PDIST_PDIST_INTERNAL_H */

@@ -8,8 +8,8 @@
  *   one  those where exactly one of A, B differs (|u - v| = 1)
  *   two  those where both differ (|u - v| = 2)
  * and every bit-plane metric below derives from them exactly. */
-#ifndef GSVD_ANALYSIS_PDIST_METRIC_H
-#define GSVD_ANALYSIS_PDIST_METRIC_H
+#ifndef GSVD_ANALYSIS_PDIST_PDIST_METRIC_H
+#define GSVD_ANALYSIS_PDIST_PDIST_METRIC_H
 #include <math.h>
 #include <stdint.h>
 #include "analysis/pdist/pdist.h"
@@ -319,4 +319,4 @@ static inline GSVD_HD double gsvd_pd_finish(enum gsvd_pdist_metric metric, doubl
 }
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_PDIST_METRIC_H */
+#endif /* GSVD_ANALYSIS_PDIST_PDIST_METRIC_H */

@@ -5,8 +5,8 @@
  * `--finalize OUT` checks that all N parts are there and agree, gathers their chunks and moves
  * the whole output to OUT.  The result is byte for byte the one-process output (the recorded
  * command line aside).  Thread safety: one caller at a time per OUT. */
-#ifndef GSVD_ANALYSIS_PDIST_PARTS_H
-#define GSVD_ANALYSIS_PDIST_PARTS_H
+#ifndef GSVD_ANALYSIS_PDIST_PDIST_PARTS_H
+#define GSVD_ANALYSIS_PDIST_PDIST_PARTS_H
 #include <stddef.h>
 
 #include "common/buf.h"
@@ -45,4 +45,4 @@ void gsvd_pdist_parts_drop_command(struct gsvd_buf *b);
 GSVD_NODISCARD int gsvd_pdist_parts_finalize(const char *out, int force);
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_PDIST_PARTS_H */
+#endif /* GSVD_ANALYSIS_PDIST_PDIST_PARTS_H */

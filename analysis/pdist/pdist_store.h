@@ -11,8 +11,8 @@
  * Group attributes: the caller's JSON object (version, command, metric, p, missing, axis,
  * layout, M, N, n_missing, kernel, device).
  * Thread safety: one band at a time (the band callback writes chunks on several threads). */
-#ifndef GSVD_ANALYSIS_PDIST_STORE_H
-#define GSVD_ANALYSIS_PDIST_STORE_H
+#ifndef GSVD_ANALYSIS_PDIST_PDIST_STORE_H
+#define GSVD_ANALYSIS_PDIST_PDIST_STORE_H
 #include <stdint.h>
 #include <stdio.h>
 #include "analysis/pdist/pdist.h"
@@ -102,4 +102,4 @@ GSVD_NODISCARD int gsvd_pdist_store_open_distance(gsvd_tree *t, const char *node
                                                   gsvd_array **a, int *condensed);
 
 GSVD_EXTERN_C_END
-#endif /* GSVD_ANALYSIS_PDIST_STORE_H */
+#endif /* GSVD_ANALYSIS_PDIST_PDIST_STORE_H */

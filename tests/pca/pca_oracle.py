@@ -6,7 +6,7 @@ standardised matrix Z with numpy following the `gensvd pca` contract (below), co
 SVD of X = Z^T in float64 and compares it with what gensvd writes.  It never calls gensvd for the
 reference side: gensvd only runs as the program under test.
 
-Contract implemented here (DESIGN.md section 4, the pca CLI contract):
+Contract implemented here (docs/man/gensvd-pca.md, the pca contract):
   dosage   per call = number of allele entries > 0 among the entries != -2 (fill); the call is
            missing if any entry is -1.  2-D integer arrays: value < 0 is missing; float: NaN.
   subset   --variants A:B (0-based, half-open, either end may be empty), then --samples FILE
