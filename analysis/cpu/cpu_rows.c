@@ -1,5 +1,6 @@
 /* analysis/cpu/cpu_rows.c - see cpu_rows.h: compact genotype rows (2-bit codes, int8 dosages,
- * float64) to standardised float32, with AVX-512 table lookups where the CPU has them. */
+ * float64) to standardised float32, with AVX-512 or AVX2 table lookups where the CPU has them
+ * (and common/cpu.h's cap allows them). */
 #include "gsvd_config.h"
 #include "analysis/cpu/cpu_rows.h"
 
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/scan/gblock_std.h"
+#include "common/cpu.h"
 
 /* ---- row expansion: compact codes to standardised float32 --------------------------------
  * The values are exactly gsvd_std_p2 / gsvd_std_i8 of analysis/scan/gblock_std.h: a four- or
@@ -19,12 +21,19 @@
 #define CPU_X86 0
 #endif
 
-static int have_avx512(void)
+/* The widest table lookup this CPU runs: 2 AVX-512F, 1 AVX2, 0 none. */
+static int simd_level(void)
 {
 #if CPU_X86
     static int cached = -1; /* benign race: every thread computes the same value */
-    if (cached < 0)
-        cached = __builtin_cpu_supports("avx512f") ? 1 : 0;
+    if (cached < 0) {
+        int level = 0;
+        if (gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f"))
+            level = 2;
+        else if (gsvd_cpu_avx2(NULL, 0))
+            level = 1;
+        cached = level;
+    }
     return cached;
 #else
     return 0;
@@ -68,6 +77,45 @@ __attribute__((target("avx512f"))) static size_t expand_i8_avx512(const int8_t *
     }
     return i;
 }
+
+/* The same with AVX2: 8 codes per step (two bytes broadcast, a lane's code shifted down, the
+ * value picked by vpermps from the four in each half). */
+__attribute__((target("avx2"))) static size_t expand_p2_avx2(const uint8_t *row, size_t n,
+                                                             const float lut[4], float *z)
+{
+    const __m256i shifts = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
+    const __m256i three = _mm256_set1_epi32(3);
+    const __m256 table =
+        _mm256_setr_ps(lut[0], lut[1], lut[2], lut[3], lut[0], lut[1], lut[2], lut[3]);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint16_t w;
+        memcpy(&w, row + i / 4, 2);
+        __m256i idx = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(w), shifts), three);
+        _mm256_storeu_ps(z + i, _mm256_permutevar8x32_ps(table, idx));
+    }
+    return i;
+}
+
+/* 8 dosages per step through an 8-entry table (0..6, and index 7 = missing); stops early, for
+ * the scalar loop to finish, at the first value above 6. */
+__attribute__((target("avx2"))) static size_t expand_i8_avx2(const int8_t *row, size_t n,
+                                                             const float lut8[8], float *z)
+{
+    const __m256 table = _mm256_loadu_ps(lut8);
+    const __m256i cap = _mm256_set1_epi32(7), big = _mm256_set1_epi32(6);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        int64_t w;
+        memcpy(&w, row + i, 8);
+        __m256i v = _mm256_cvtepi8_epi32(_mm_cvtsi64_si128(w));
+        if (!_mm256_testz_si256(_mm256_cmpgt_epi32(v, big), _mm256_cmpgt_epi32(v, big)))
+            break;
+        __m256i idx = _mm256_min_epu32(v, cap); /* negative (missing) -> 7 */
+        _mm256_storeu_ps(z + i, _mm256_permutevar8x32_ps(table, idx));
+    }
+    return i;
+}
 #endif
 
 /* z[i] = standardised value of 2-bit code i of row, i < n. */
@@ -78,8 +126,10 @@ static void expand_p2(const uint8_t *row, size_t n, float c0, float s0, float m0
     for (unsigned c = 0; c < 4; c++)
         lut[c] = gsvd_std_p2(c, c0, s0, m0);
 #if CPU_X86
-    if (have_avx512())
+    if (simd_level() == 2)
         i = expand_p2_avx512(row, n, lut, z);
+    else if (simd_level() == 1)
+        i = expand_p2_avx2(row, n, lut, z);
 #endif
     for (; i < n; i++)
         z[i] = lut[gsvd_std_p2_code(row, i)];
@@ -90,12 +140,18 @@ static void expand_i8(const int8_t *row, size_t n, float c0, float s0, float m0,
 {
     size_t i = 0;
 #if CPU_X86
-    if (have_avx512()) {
+    if (simd_level() == 2) {
         float lut32[32];
         for (unsigned b = 0; b < 31; b++)
             lut32[b] = gsvd_std_i8((int8_t)b, c0, s0, m0);
         lut32[31] = gsvd_std_i8(-1, c0, s0, m0);
         i = expand_i8_avx512(row, n, lut32, z);
+    } else if (simd_level() == 1) {
+        float lut8[8];
+        for (unsigned b = 0; b < 7; b++)
+            lut8[b] = gsvd_std_i8((int8_t)b, c0, s0, m0);
+        lut8[7] = gsvd_std_i8(-1, c0, s0, m0);
+        i = expand_i8_avx2(row, n, lut8, z);
     }
 #endif
     for (; i < n; i++)

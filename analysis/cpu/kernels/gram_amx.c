@@ -13,6 +13,7 @@
 
 #include "common/alloc.h"
 #include "common/checked.h"
+#include "common/cpu.h"
 #include "common/err.h"
 
 #if GSVD_HAVE_AMX
@@ -169,7 +170,9 @@ static void probe(void)
     unsigned a, b, c, d;
     const char *why = NULL, *why_i8 = NULL;
 
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
+    if (!gsvd_cpu_allows(GSVD_CPU_AMX))
+        why = "GENSVD_CPU_LEVEL caps the kernels below AMX";
+    else if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
         why = "the CPU or OS has no XSAVE (OSXSAVE clear)";
     else if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)))
         why = "the CPU has no AMX tiles (CPUID leaf 7: amx-tile)";

@@ -16,6 +16,7 @@
 #include "analysis/cpu/kernels/gram_amx.h"
 #include "common/alloc.h"
 #include "common/checked.h"
+#include "common/cpu.h"
 #include "common/err.h"
 
 int gsvd_i8_pack_new(gsvd_i8_pack **out, int engine)
@@ -247,9 +248,11 @@ static void vnni_probe(void)
 {
 #if GSVD_I8_X86
     __builtin_cpu_init();
-    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
-        !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512dq") ||
-        !__builtin_cpu_supports("avx512vbmi"))
+    if (!gsvd_cpu_allows(GSVD_CPU_AVX512))
+        vnni_no = "GENSVD_CPU_LEVEL caps the kernels below AVX-512";
+    else if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+             !__builtin_cpu_supports("avx512vl") || !__builtin_cpu_supports("avx512dq") ||
+             !__builtin_cpu_supports("avx512vbmi"))
         vnni_no = "the CPU or OS has no AVX-512F, BW, VL, DQ and VBMI, which pack the rows";
     else if (!__builtin_cpu_supports("avx512vnni"))
         vnni_no = "the CPU has no AVX-512 VNNI (vpdpbusd)";
