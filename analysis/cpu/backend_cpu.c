@@ -20,9 +20,11 @@
 #include "analysis/scan/dosage.h"
 #include "analysis/scan/gblock_std.h"
 #include "analysis/cpu/kernels/gram_amx.h"
+#include "analysis/cpu/kernels/pass_avx2.h"
 #include "analysis/pca/pca_device.h"
 #include "common/alloc.h"
 #include "common/checked.h"
+#include "common/cpu.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parallel.h"
@@ -30,25 +32,28 @@
 
 /* One pass group's scratch, used by one thread at a time. */
 struct pass_slot {
-    float *z;      /* sub x n standardised rows */
-    float *t;      /* sub x c, Z_sub X */
-    float *yg;     /* n x c, the group's Z^T Z X */
-    gsvd_i8w *i8w; /* the i8 pass kernel's scratch, or NULL */
-    uint8_t *p2;   /* i8 kernel on int8 rows: the group packed to 2 bits */
-    size_t p2_cap; /* bytes allocated in p2 (gsvd_reserve_large) */
+    float *z;          /* sub x n standardised rows */
+    float *t;          /* sub x c, Z_sub X */
+    float *yg;         /* n x c, the group's Z^T Z X */
+    gsvd_i8w *i8w;     /* the i8 pass kernel's scratch, or NULL */
+    gsvd_avx2w *avx2w; /* the AVX2 pass engine's scratch, or NULL */
+    uint8_t *p2;       /* i8 or AVX2 engine on int8 rows: the group packed to 2 bits */
+    size_t p2_cap;     /* bytes allocated in p2 (gsvd_reserve_large) */
 };
 
 /* The passes' state (struct backend_cpu.pass): the settings create chose, this pass's X and
  * accumulators, and the staging of row groups (see "passes" below). */
 struct cpu_pass {
-    int i8;        /* 2-bit pass groups on the int8 tiles (pass_kernel i8, or auto here) */
-    char why[160]; /* why not i8 */
-    int said;      /* -v named the pass kernel */
-    gsvd_i8x *i8x; /* X's digits for this pass (i8), or NULL */
-    size_t n, c;   /* current pass: samples, columns of X */
-    float *x;      /* n x c, X in float32 */
-    double *y;     /* n x c accumulator */
-    double *ylo;   /* n x c low parts of the exact sums (when bounded) */
+    int i8;            /* 2-bit pass groups on the int8 tiles (pass_kernel i8, or auto here) */
+    int avx2;          /* 2-bit pass groups on the AVX2 float32 engine (f32 or auto here) */
+    char why[160];     /* why not i8 (and, for f32, why not the AVX2 engine) */
+    int said;          /* -v named the pass kernel */
+    gsvd_i8x *i8x;     /* X's digits for this pass (i8), or NULL */
+    gsvd_avx2x *avx2x; /* X transposed for this pass (avx2), or NULL */
+    size_t n, c;       /* current pass: samples, columns of X */
+    float *x;          /* n x c, X in float32 */
+    double *y;         /* n x c accumulator */
+    double *ylo;       /* n x c low parts of the exact sums (when bounded) */
     struct gsvd_xgrid *ygrid; /* c: grid of Y's column j */
     struct gsvd_xgrid trgrid; /* grid of the trace */
     double tr_hi, tr_lo;      /* the trace of this pass */
@@ -101,14 +106,32 @@ static void cpu_destroy(gsvd_backend *be)
     gsvd_free(b);
 }
 
+/* Whether float32 passes run on the AVX2 engine (analysis/cpu/kernels/pass_avx2.h) rather than
+ * OpenBLAS: where the CPU has AVX2 and FMA but no AVX-512 (OpenBLAS's AVX-512 kernels are the
+ * float32 engine there).  1, or 0 with the reason in why. */
+static int avx2_pass_usable(char *why, size_t why_len)
+{
+    if (!gsvd_cpu_avx2(why, why_len))
+        return 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f")) {
+        if (why && why_len)
+            snprintf(why, why_len, "the CPU has AVX-512: OpenBLAS's kernels");
+        return 0;
+    }
+#endif
+    return 1;
+}
+
 void gsvd_backend_cpu_kernels(char *buf, size_t len)
 {
     int engine = gsvd_i8_engine_pick(NULL, 0);
     if (!buf || !len)
         return;
-    snprintf(buf, len, "gram i8%s%s, gram amx: %s, pass i8: %s", engine ? " on " : ": no",
-             engine ? gsvd_i8_engine_name(engine) : "", gsvd_amx_usable(NULL, 0) ? "yes" : "no",
-             gsvd_amx_int8_usable(NULL, 0) ? "yes" : "no");
+    snprintf(buf, len, "gram i8%s%s, gram amx: %s, pass i8: %s, pass f32 on %s",
+             engine ? " on " : ": no", engine ? gsvd_i8_engine_name(engine) : "",
+             gsvd_amx_usable(NULL, 0) ? "yes" : "no", gsvd_amx_int8_usable(NULL, 0) ? "yes" : "no",
+             avx2_pass_usable(NULL, 0) ? "AVX2" : "OpenBLAS");
 }
 
 static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
@@ -153,6 +176,13 @@ static int cpu_create(const struct gsvd_backend_params *p, gsvd_backend **out)
         ps->i8 = gsvd_amx_int8_usable(ps->why, sizeof ps->why);
     else
         snprintf(ps->why, sizeof ps->why, "asked for f32");
+    if (!ps->i8) { /* float32 products: the AVX2 engine where it is the CPU's best */
+        char why[96];
+        size_t at = strlen(ps->why);
+        ps->avx2 = avx2_pass_usable(why, sizeof why);
+        if (!ps->avx2)
+            snprintf(ps->why + at, sizeof ps->why - at, "; AVX2 engine: %s", why);
+    }
     b->saved_threads = gsvd_blas_get_threads();
     gsvd_blas_set_threads(1);
     *out = &b->base;
@@ -214,11 +244,14 @@ static void pass_free(struct cpu_pass *ps)
         gsvd_free(ps->slots[i].t);
         gsvd_free(ps->slots[i].yg);
         gsvd_i8w_free(ps->slots[i].i8w);
+        gsvd_avx2w_free(ps->slots[i].avx2w);
         gsvd_free(ps->slots[i].p2);
     }
     gsvd_free(ps->slots);
     gsvd_i8x_free(ps->i8x);
+    gsvd_avx2x_free(ps->avx2x);
     ps->i8x = NULL;
+    ps->avx2x = NULL;
     ps->stage = NULL;
     ps->st_center = ps->st_scale = ps->st_miss = NULL;
     ps->st_rs = NULL;
@@ -242,19 +275,29 @@ static void pass_grids(struct cpu_pass *ps, const struct gsvd_zbound *z)
     ps->tr_hi = ps->tr_lo = 0;
 }
 
-/* The i8 kernel's X digits for this pass and each slot's scratch (ps->i8 only). */
-static int pass_i8_begin(struct cpu_pass *ps)
+/* The engine's X for this pass (the i8 kernel's digits, the AVX2 engine's X^T) and each
+ * slot's scratch (ps->i8 or ps->avx2 only). */
+static int pass_engine_begin(struct cpu_pass *ps)
 {
     int rc = GSVD_OK;
-    if (!ps->i8)
-        return GSVD_OK;
-    if (!ps->i8x)
-        GSVD_TRY(gsvd_i8x_new(&ps->i8x));
-    GSVD_TRY(gsvd_i8x_set(ps->i8x, ps->n, ps->c, ps->x));
-    for (size_t i = 0; i < ps->par; i++) {
-        if (!ps->slots[i].i8w)
-            GSVD_TRY(gsvd_i8w_new(&ps->slots[i].i8w));
-        GSVD_TRY(gsvd_i8w_reserve(ps->slots[i].i8w, ps->i8x, ps->group));
+    if (ps->i8) {
+        if (!ps->i8x)
+            GSVD_TRY(gsvd_i8x_new(&ps->i8x));
+        GSVD_TRY(gsvd_i8x_set(ps->i8x, ps->n, ps->c, ps->x));
+        for (size_t i = 0; i < ps->par; i++) {
+            if (!ps->slots[i].i8w)
+                GSVD_TRY(gsvd_i8w_new(&ps->slots[i].i8w));
+            GSVD_TRY(gsvd_i8w_reserve(ps->slots[i].i8w, ps->i8x, ps->group));
+        }
+    } else if (ps->avx2) {
+        if (!ps->avx2x)
+            GSVD_TRY(gsvd_avx2x_new(&ps->avx2x));
+        GSVD_TRY(gsvd_avx2x_set(ps->avx2x, ps->n, ps->c, ps->x));
+        for (size_t i = 0; i < ps->par; i++) {
+            if (!ps->slots[i].avx2w)
+                GSVD_TRY(gsvd_avx2w_new(&ps->slots[i].avx2w));
+            GSVD_TRY(gsvd_avx2w_reserve(ps->slots[i].avx2w, ps->avx2x, ps->group));
+        }
     }
 out:
     if (rc < 0)
@@ -283,7 +326,7 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
             ps->x[i] = (float)x[i];
         if (bk->bounded)
             pass_grids(ps, &bk->zb);
-        return pass_i8_begin(ps);
+        return pass_engine_begin(ps);
     }
     pass_free(ps);
     gsvd_free(ps->x);
@@ -326,7 +369,7 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
             return GSVD_ENOMEM;
         }
     }
-    return pass_i8_begin(ps);
+    return pass_engine_begin(ps);
 }
 
 /* The staged rows [r0, r0 + rows) as a block. */
@@ -351,9 +394,9 @@ static int pass_group(void *ctx, size_t g)
     struct pass_slot *sl = &ps->slots[g];
     size_t r0 = ps->st_gstart[g], rows = ps->st_gstart[g + 1] - r0, n = ps->n, c = ps->c;
 
-    if (ps->i8 && (ps->fmt == 1 || (ps->fmt == 2 && cpu_dosages_0_2(b)))) {
-        /* the int8 tiles on the 2-bit codes; int8 dosage rows (no cache) are packed first, so
-         * that a run gives the same bytes with and without the cache */
+    if ((ps->i8 || ps->avx2) && (ps->fmt == 1 || (ps->fmt == 2 && cpu_dosages_0_2(b)))) {
+        /* the int8 tiles or the AVX2 engine on the 2-bit codes; int8 dosage rows (no cache) are
+         * packed first, so that a run gives the same bytes with and without the cache */
         struct gsvd_gblock blk = staged(ps, r0, rows), codes = blk;
         if (ps->fmt == 2) {
             size_t rb = gsvd_std_p2_row_bytes(n);
@@ -364,7 +407,10 @@ static int pass_group(void *ctx, size_t g)
             codes.i8 = NULL;
             codes.p2 = sl->p2;
         }
-        gsvd_i8_pass_group(ps->i8x, sl->i8w, &codes, sl->yg);
+        if (ps->i8)
+            gsvd_i8_pass_group(ps->i8x, sl->i8w, &codes, sl->yg);
+        else
+            gsvd_avx2_pass_group(ps->avx2x, sl->avx2w, &codes, sl->yg);
         if (ps->sumsq)
             for (size_t r = 0; r < rows; r++)
                 ps->st_rs[r0 + r] = gsvd_cpu_row_sumsq(&blk, r);
@@ -500,12 +546,15 @@ static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
         GSVD_TRY(pass_flush(b));
         if ((fmt_of(g) == 1 || fmt_of(g) == 2) && !ps->said) {
             ps->said = 1;
-            if (ps->i8 && (fmt_of(g) == 1 || cpu_dosages_0_2(b)))
+            int codes = fmt_of(g) == 1 || cpu_dosages_0_2(b);
+            if (ps->i8 && codes)
                 gsvd_log_info("pass kernel: i8 (int8 AMX tiles on the 2-bit codes)");
-            else if (ps->i8)
-                gsvd_log_info("pass kernel: f32 (i8: dosages above 2)");
+            else if (ps->avx2 && codes)
+                gsvd_log_info("pass kernel: f32 on AVX2 (FMA on the 2-bit codes; i8: %s)", ps->why);
+            else if (ps->i8 || ps->avx2)
+                gsvd_log_info("pass kernel: f32 on OpenBLAS (dosages above 2)");
             else
-                gsvd_log_info("pass kernel: f32 (i8: %s)", ps->why);
+                gsvd_log_info("pass kernel: f32 on OpenBLAS (i8: %s)", ps->why);
         }
         size_t bytes;
         ps->fmt = fmt_of(g);

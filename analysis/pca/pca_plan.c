@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "analysis/cpu/kernels/pass_avx2.h"
 #include "analysis/cpu/kernels/pass_i8.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -69,14 +70,18 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
     double mib = 1048576.0, window = (double)(p->window < 2 ? 2 : p->window);
     double threads = (double)(bp->n_threads ? bp->n_threads : 1);
     /* basis: K, Y and a scratch of n x l x window float64; per pass: X, Y rows (float64) and
-     * each thread's n x l float32 partial product and float32 sub-tile (~5 MiB); the int8
-     * pass kernel's X digits and workspaces (analysis/cpu/kernels/pass_i8.h) unless f32 is asked
-     * for */
+     * each thread's n x l float32 partial product and float32 sub-tile (~5 MiB); the pass
+     * engine's X and workspaces (analysis/cpu/kernels/pass_i8.h unless f32 is asked for,
+     * pass_avx2.h) */
     double per_block = 3.0 * 8.0 * l * n;
     double pass = 2.0 * 8.0 * l * n + threads * (4.0 * l * n + 5.0 * mib + 8.0 * 1024 * n / 4);
-    if (bp->pass_kernel != GSVD_PASS_F32) /* the int8 tiles' X digits and workspaces */
-        pass += gsvd_i8p_bytes((size_t)n, (size_t)l, gsvd_backend_pass_group_rows((size_t)n),
-                               (size_t)threads);
+    /* the int8 tiles' X digits and workspaces, or the AVX2 engine's X^T and workspaces (the
+     * larger, whichever of them this CPU runs) */
+    size_t group = gsvd_backend_pass_group_rows((size_t)n);
+    double engine = gsvd_avx2p_bytes((size_t)n, (size_t)l, group, (size_t)threads);
+    if (bp->pass_kernel != GSVD_PASS_F32)
+        engine = fmax(engine, gsvd_i8p_bytes((size_t)n, (size_t)l, group, (size_t)threads));
+    pass += engine;
     double scan = (double)gsvd_geno_scan_bytes(g);
     int iterative =
         p->method != GSVD_PCA_EXACT && !(p->method == GSVD_PCA_AUTO && n <= GSVD_PCA_AUTO_EXACT_N);
