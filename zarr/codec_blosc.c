@@ -16,6 +16,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/alloc.h"
+#include "common/cpu.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "zarr/codec_internal.h"
@@ -313,8 +314,8 @@ BLOSC_AVX512 static size_t unshuffle_avx512(const uint8_t *in, uint8_t *out, siz
 static int have_avx512_gfni(void)
 {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("gfni");
+    return gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("gfni");
 }
 #endif
 

@@ -60,6 +60,19 @@ static int grow_ring(struct ld_state *st)
     return GSVD_OK;
 }
 
+/* A row's called count, sum and sum of squares from its planes (compiled for several x86-64
+ * levels: POPCNT where the CPU has it). */
+GSVD_CLONES static void plane_sums(const uint64_t *a, const uint64_t *b, const uint64_t *m,
+                                   size_t W, struct ld_var *v)
+{
+    for (size_t w = 0; w < W; w++) {
+        int64_t pa = __builtin_popcountll(a[w]), pb = __builtin_popcountll(b[w]);
+        v->n += __builtin_popcountll(m[w]);
+        v->s += pa + pb;      /* x = a + b */
+        v->ss += pa + 3 * pb; /* x^2 = a + 3 b (b implies a) */
+    }
+}
+
 /* Append variant n to the ring: planes, sums, monomorphic flag. */
 static int add_row(struct ld_state *st, const int8_t *d, uint64_t index, int64_t pos)
 {
@@ -79,12 +92,7 @@ static int add_row(struct ld_state *st, const int8_t *d, uint64_t index, int64_t
     v->index = index;
     v->pos = pos;
     st->planes_fn(d, N, a, b, m);
-    for (size_t w = 0; w < W; w++) {
-        int64_t pa = __builtin_popcountll(a[w]), pb = __builtin_popcountll(b[w]);
-        v->n += __builtin_popcountll(m[w]);
-        v->s += pa + pb;      /* x = a + b */
-        v->ss += pa + 3 * pb; /* x^2 = a + 3 b (b implies a) */
-    }
+    plane_sums(a, b, m, W, v);
     v->has_missing = v->n < (int64_t)N;
     v->mono = v->n * v->ss - v->s * v->s == 0; /* among the called samples */
     if (v->n > 0) {

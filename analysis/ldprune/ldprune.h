@@ -70,6 +70,10 @@ void gsvd_ldprune_result_free(struct gsvd_ldprune_result *r); /* accepts NULL or
 GSVD_NODISCARD int gsvd_ldprune_read_ints(gsvd_tree *t, const char *path, uint64_t start,
                                           uint64_t n, int64_t *dst);
 
+/* The instructions the r^2 counts run on here under common/cpu.h's cap: "AVX-512 VPOPCNTDQ",
+ * "AVX2", "POPCNT" or "portable code" (a static string; for --version). */
+const char *gsvd_ldprune_popcount_engine(void);
+
 /* ---- around the pass (analysis/ldprune/ldprune_store.c) ---- */
 
 /* A window: "INT" (variants, >= 2), "INTkb" or "INTbp" into *variants or *bp (the other 0).

@@ -6,11 +6,15 @@
  *   sum x_i^2 = |a_i m_j| + 3 |b_i m_j|,
  * so cov and var are exact integers and the threshold test is plink2's double comparison
  * cov^2 > t var_i var_j; rows without missing calls need only the cross sum.  AVX-512 (VPOPCNTQ, BW
- * compares) where the CPU has it, else POPCNT or portable code. */
+ * compares) where the CPU has it, else AVX2 (popcounts by a nibble table, byte compares), else
+ * POPCNT or portable code; each engine's integers are the same, so is every decision. */
 #include "gsvd_config.h"
 #include "analysis/ldprune/ldprune_internal.h"
 
 #include <stdint.h>
+#include <string.h>
+
+#include "common/cpu.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -49,14 +53,56 @@ planes_avx512(const int8_t *d, size_t N, uint64_t *a, uint64_t *b, uint64_t *m)
         b[w] = _mm512_mask_cmpgt_epi8_mask(k, x, two);  /* x >= 2 */
     }
 }
+
+/* The same with AVX2: 32 byte compares into a mask at a time; a short last word through a
+ * copy padded with missing calls. */
+__attribute__((target("avx2"))) static void planes_avx2(const int8_t *d, size_t N, uint64_t *a,
+                                                        uint64_t *b, uint64_t *m)
+{
+    const __m256i zero = _mm256_set1_epi8(-1), one = _mm256_set1_epi8(0), two = _mm256_set1_epi8(1);
+    int8_t pad[64];
+    for (size_t w = 0; w * 64 < N; w++) {
+        const int8_t *g = d + w * 64;
+        if (N - w * 64 < 64) {
+            memset(pad, -1, sizeof pad);
+            memcpy(pad, g, N - w * 64);
+            g = pad;
+        }
+        uint64_t mm = 0, am = 0, bm = 0;
+        for (int h = 0; h < 2; h++) {
+            __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(g + 32 * h));
+            mm |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(x, zero)) << (32 * h);
+            am |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(x, one)) << (32 * h);
+            bm |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(x, two)) << (32 * h);
+        }
+        m[w] = mm;
+        a[w] = am;
+        b[w] = bm;
+    }
+}
 #endif
+
+/* Whether AVX-512 F and `feature` run here and the cap allows them. */
+static int have_avx512(const char *feature)
+{
+#ifdef LD_X86
+    __builtin_cpu_init();
+    return gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f") &&
+           (strcmp(feature, "avx512bw") == 0 ? __builtin_cpu_supports("avx512bw")
+                                             : __builtin_cpu_supports("avx512vpopcntdq"));
+#else
+    (void)feature;
+    return 0;
+#endif
+}
 
 gsvd_ld_planes_fn gsvd_ldprune_pick_planes(void)
 {
 #ifdef LD_X86
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+    if (have_avx512("avx512bw"))
         return planes_avx512;
+    if (gsvd_cpu_avx2(NULL, 0))
+        return planes_avx2;
 #endif
     return planes_generic;
 }
@@ -194,15 +240,140 @@ row_avx512(const struct ld_state *st, size_t j, size_t i0, uint8_t *row, double 
     }
     return pairs;
 }
+
+/* AVX2: each byte's popcount from a nibble table (vpshufb), added into byte accumulators that
+ * vpsadbw folds into 64-bit lanes every 15 steps (a byte gains at most 16 a step); words past
+ * the last whole group of four with POPCNT. */
+#define LD_AVX2 __attribute__((target("avx2,popcnt")))
+enum { LD_STEPS = 15 };
+
+LD_AVX2 static inline __m256i pc8(__m256i v)
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low = _mm256_set1_epi8(0x0f);
+    __m256i lo = _mm256_and_si256(v, low), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+    return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
+}
+
+LD_AVX2 static inline int64_t sum4(__m256i v)
+{
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
+}
+
+LD_AVX2 static inline __m256i ld4(const uint64_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+/* The cross sum |a1 a2| + 3 |b1 b2| + |a1 b2 ^ b1 a2| of words [0, W) (r2_avx512's three
+ * popcounts). */
+LD_AVX2 static int64_t cross_avx2(const uint64_t *ai, const uint64_t *bi, const uint64_t *aj,
+                                  const uint64_t *bj, size_t W)
+{
+    __m256i sab = _mm256_setzero_si256(), sbb = sab;
+    size_t w = 0, w4 = W / 4 * 4;
+    int64_t tail = 0;
+    while (w < w4) {
+        size_t end = w4 - w < 4 * LD_STEPS ? w4 : w + 4 * LD_STEPS;
+        __m256i cab = _mm256_setzero_si256(), cbb = cab;
+        for (; w < end; w += 4) {
+            __m256i a1 = ld4(ai + w), b1 = ld4(bi + w), a2 = ld4(aj + w), b2 = ld4(bj + w);
+            cab = _mm256_add_epi8(cab, pc8(_mm256_and_si256(a1, a2)));
+            cab = _mm256_add_epi8(
+                cab, pc8(_mm256_xor_si256(_mm256_and_si256(a1, b2), _mm256_and_si256(b1, a2))));
+            cbb = _mm256_add_epi8(cbb, pc8(_mm256_and_si256(b1, b2)));
+        }
+        sab = _mm256_add_epi64(sab, _mm256_sad_epu8(cab, _mm256_setzero_si256()));
+        sbb = _mm256_add_epi64(sbb, _mm256_sad_epu8(cbb, _mm256_setzero_si256()));
+    }
+    for (; w < W; w++)
+        tail += __builtin_popcountll(ai[w] & aj[w]) + 3 * __builtin_popcountll(bi[w] & bj[w]) +
+                __builtin_popcountll((ai[w] & bj[w]) ^ (bi[w] & aj[w]));
+    return sum4(sab) + 3 * sum4(sbb) + tail;
+}
+
+LD_AVX2 static int r2_avx2(const uint64_t *pi, const uint64_t *pj, size_t W,
+                           const struct ld_var *vi, const struct ld_var *vj, double t)
+{
+    const uint64_t *ai = pi, *bi = pi + W, *mi = pi + 2 * W;
+    const uint64_t *aj = pj, *bj = pj + W, *mj = pj + 2 * W;
+    int64_t xy = cross_avx2(ai, bi, aj, bj, W);
+    if (!vi->has_missing && !vj->has_missing)
+        return above_from(vi->n, xy, vi->s, vj->s, vi->ss, vj->ss, t);
+    /* |a_i m_j|, |b_i m_j|, |m_i a_j|, |m_i b_j|, |m_i m_j| */
+    __m256i s[5];
+    int64_t c[5] = {0};
+    size_t w = 0, w4 = W / 4 * 4;
+    for (int q = 0; q < 5; q++)
+        s[q] = _mm256_setzero_si256();
+    while (w < w4) {
+        size_t end = w4 - w < 4 * LD_STEPS ? w4 : w + 4 * LD_STEPS;
+        __m256i b[5];
+        for (int q = 0; q < 5; q++)
+            b[q] = _mm256_setzero_si256();
+        for (; w < end; w += 4) {
+            __m256i m1 = ld4(mi + w), m2 = ld4(mj + w);
+            b[0] = _mm256_add_epi8(b[0], pc8(_mm256_and_si256(ld4(ai + w), m2)));
+            b[1] = _mm256_add_epi8(b[1], pc8(_mm256_and_si256(ld4(bi + w), m2)));
+            b[2] = _mm256_add_epi8(b[2], pc8(_mm256_and_si256(m1, ld4(aj + w))));
+            b[3] = _mm256_add_epi8(b[3], pc8(_mm256_and_si256(m1, ld4(bj + w))));
+            b[4] = _mm256_add_epi8(b[4], pc8(_mm256_and_si256(m1, m2)));
+        }
+        for (int q = 0; q < 5; q++)
+            s[q] = _mm256_add_epi64(s[q], _mm256_sad_epu8(b[q], _mm256_setzero_si256()));
+    }
+    for (int q = 0; q < 5; q++)
+        c[q] = sum4(s[q]);
+    for (; w < W; w++) {
+        c[0] += __builtin_popcountll(ai[w] & mj[w]);
+        c[1] += __builtin_popcountll(bi[w] & mj[w]);
+        c[2] += __builtin_popcountll(mi[w] & aj[w]);
+        c[3] += __builtin_popcountll(mi[w] & bj[w]);
+        c[4] += __builtin_popcountll(mi[w] & mj[w]);
+    }
+    return above_from(c[4], xy, c[0] + c[1], c[2] + c[3], c[0] + 3 * c[1], c[2] + 3 * c[3], t);
+}
+
+/* row_avx512's flags with the AVX2 counts: rows without missing calls by their cross sum and
+ * row j's terms once, rows with missing calls through r2_avx2. */
+LD_AVX2 static uint64_t row_avx2(const struct ld_state *st, size_t j, size_t i0, uint8_t *row,
+                                 double t)
+{
+    size_t W = st->words;
+    const uint64_t *pj = ld_planes_at(st, j);
+    const struct ld_var *vj = ld_var_at(st, j);
+    double ny = (double)(vj->n * vj->ss - vj->s * vj->s);
+    uint64_t pairs = 0;
+    for (size_t i = i0; i < j; i++) {
+        const struct ld_var *vi = ld_var_at(st, i);
+        const uint64_t *pi = ld_planes_at(st, i);
+        row[i - i0] = 0;
+        if (vi->removed)
+            continue;
+        pairs++;
+        if (vi->has_missing) {
+            row[i - i0] = (uint8_t)r2_avx2(pi, pj, W, vi, vj, t);
+            continue;
+        }
+        int64_t n = vi->n, xy = cross_avx2(pi, pi + W, pj, pj + W, W);
+        double num = (double)(n * xy - vi->s * vj->s), nx = (double)(n * vi->ss - vi->s * vi->s);
+        /* the same decision as above_from */
+        row[i - i0] = num * num > t * nx * ny;
+    }
+    return pairs;
+}
 #endif
 LD_KERNEL(r2_generic, )
 
 gsvd_ld_r2_fn gsvd_ldprune_pick_r2(void)
 {
 #ifdef LD_HAVE_AVX512_KERNEL
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
+    if (have_avx512("avx512vpopcntdq"))
         return r2_avx512;
+    if (gsvd_cpu_avx2(NULL, 0))
+        return r2_avx2;
 #endif
 #ifdef LD_HAVE_POPCNT_KERNEL
     if (__builtin_cpu_supports("popcnt"))
@@ -214,8 +385,27 @@ gsvd_ld_r2_fn gsvd_ldprune_pick_r2(void)
 gsvd_ld_row_fn gsvd_ldprune_pick_row(void)
 {
 #ifdef LD_HAVE_AVX512_KERNEL
-    if (gsvd_ldprune_pick_r2() == r2_avx512)
+    gsvd_ld_r2_fn r2 = gsvd_ldprune_pick_r2();
+    if (r2 == r2_avx512)
         return row_avx512;
+    if (r2 == r2_avx2)
+        return row_avx2;
 #endif
     return NULL;
+}
+
+const char *gsvd_ldprune_popcount_engine(void)
+{
+#ifdef LD_HAVE_AVX512_KERNEL
+    gsvd_ld_r2_fn r2 = gsvd_ldprune_pick_r2();
+    if (r2 == r2_avx512)
+        return "AVX-512 VPOPCNTDQ";
+    if (r2 == r2_avx2)
+        return "AVX2";
+#endif
+#ifdef LD_HAVE_POPCNT_KERNEL
+    if (gsvd_ldprune_pick_r2() == r2_popcnt)
+        return "POPCNT";
+#endif
+    return "portable code";
 }

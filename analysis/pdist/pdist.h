@@ -140,6 +140,10 @@ int gsvd_pdist_metric_parse(const char *name, enum gsvd_pdist_metric *out);
 const char *gsvd_pdist_metric_name(enum gsvd_pdist_metric m);
 const char *gsvd_pdist_metric_list(void); /* "euclidean, sqeuclidean, ..." */
 const char *gsvd_pdist_missing_name(enum gsvd_pdist_missing m);
+/* The instructions the bit-plane kernel counts with on this CPU under common/cpu.h's cap, with
+ * GSVD_PDIST_SIMD_AUTO: "AVX-512 VPOPCNTDQ", "AVX2", "POPCNT" or "portable code" (a static
+ * string; for --version). */
+const char *gsvd_pdist_popcount_engine(void);
 
 /* Distances between the samples of g (borrowed; open it with the NONE scaler and no filters so
  * blocks carry raw dosages).  Finished bands go to sink(ctx, band).  Returns GSVD_OK (and the

@@ -28,6 +28,7 @@
 #include "analysis/pdist/pdist_bitplane_internal.h"
 #include "common/alloc.h"
 #include "common/checked.h"
+#include "common/cpu.h"
 #include "common/err.h"
 #include "common/parallel.h"
 
@@ -35,9 +36,23 @@ static int cpu_has_avx512(void)
 {
 #if PD_X86
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+    return gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f") &&
+           __builtin_cpu_supports("avx512vpopcntdq");
 #else
     return 0;
+#endif
+}
+
+const char *gsvd_pdist_popcount_engine(void)
+{
+    if (cpu_has_avx512())
+        return "AVX-512 VPOPCNTDQ";
+    if (gsvd_cpu_avx2(NULL, 0))
+        return "AVX2";
+#if PD_X86
+    return "POPCNT";
+#else
+    return "portable code";
 #endif
 }
 
@@ -94,8 +109,10 @@ static int bp_create(const struct pd_env *env, void **out)
     b->cur.complete = 1;
     b->caching = env->cache_bytes > 0;
     b->avx512 = env->p->simd == GSVD_PDIST_SIMD_AUTO && cpu_has_avx512();
+    b->avx2 = env->p->simd == GSVD_PDIST_SIMD_AUTO && !b->avx512 && gsvd_cpu_avx2(NULL, 0);
 #if PD_X86
-    b->avx512bw = env->p->simd == GSVD_PDIST_SIMD_AUTO && __builtin_cpu_supports("avx512bw");
+    b->avx512bw = env->p->simd == GSVD_PDIST_SIMD_AUTO && gsvd_cpu_allows(GSVD_CPU_AVX512) &&
+                  __builtin_cpu_supports("avx512bw");
     b->gfni = b->avx512bw && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
 #endif
     b->l1 = env->p->metric == GSVD_PDIST_CITYBLOCK || env->p->metric == GSVD_PDIST_IBS;
@@ -491,6 +508,13 @@ static pair4_fn pick_pair4(const struct bp *b, int masked)
     if (b->avx512)
         return b->l1 ? (masked ? pair4_avx512_l1_k : pair4_avx512_l1)
                      : (masked ? pair4_avx512_pq_k : pair4_avx512_pq);
+    if (b->king && b->avx2)
+        return masked ? gsvd_pd_pairk_avx2_k : gsvd_pd_pairk_avx2;
+    if (b->wide && b->avx2)
+        return masked ? gsvd_pd_pairw_avx2 : gsvd_pd_pairw_avx2_full;
+    if (b->avx2)
+        return b->l1 ? (masked ? gsvd_pd_pair4_avx2_l1_k : gsvd_pd_pair4_avx2_l1)
+                     : (masked ? gsvd_pd_pair4_avx2_pq_k : gsvd_pd_pair4_avx2_pq);
 #endif
     if (b->king)
         return masked ? pairk_scalar_k : pairk_scalar;
@@ -596,6 +620,8 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
                                       (f.nw + 7) / 8 * 8);
     if (b->avx512)
         f.nw = (f.nw + 7) / 8 * 8; /* whole vectors; the words past `bits` are zero */
+    else if (b->avx2)
+        f.nw = (f.nw + 3) / 4 * 4;
     f.complete = seg->complete;
     f.pair4 = pick_pair4(b, !f.complete);
     if ((b->wide || b->king) && f.complete) { /* |Ax & Cy| = |Ax| etc.: per item, once */

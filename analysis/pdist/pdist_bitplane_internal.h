@@ -43,13 +43,30 @@ struct bp {
     int king;       /* king, ibs0: NK counts from planes C, A, P, host only */
     uint32_t *isum; /* wide, king: per item |A|, |B or P| of a complete segment (2 x n) */
     size_t cnt_cap;
-    int avx512;
+    int avx512;                     /* pair counts with AVX-512 VPOPCNTQ */
+    int avx2;                       /* ... or with AVX2 (pdist_bitplane_avx2.c) */
     int l1;                         /* the metric needs only n and sum |u - v| */
     int pplane;                     /* the third plane is P = [g == 1] (else B = [g >= 2]) */
     int avx512bw;                   /* byte compares into masks (packing) */
     int gfni;                       /* ... and GFNI + VBMI transposes */
     uint64_t n_seg, n_seg_complete; /* segments counted on the host, and complete ones */
 };
+
+/* The AVX2 pair counts (pdist_bitplane_avx2.c): each is the scalar function of the same name
+ * in pdist_bitplane.c (x against y[0..3], planes W words apart, nw a multiple of 4), with the
+ * same counts; only after the CPU's AVX2 probe said yes. */
+#define PD_AVX2_PAIR(name)                                                                         \
+    void name(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,                  \
+              uint64_t out[4][NW])
+PD_AVX2_PAIR(gsvd_pd_pair4_avx2_l1_k);
+PD_AVX2_PAIR(gsvd_pd_pair4_avx2_l1);
+PD_AVX2_PAIR(gsvd_pd_pair4_avx2_pq_k);
+PD_AVX2_PAIR(gsvd_pd_pair4_avx2_pq);
+PD_AVX2_PAIR(gsvd_pd_pairw_avx2);
+PD_AVX2_PAIR(gsvd_pd_pairw_avx2_full);
+PD_AVX2_PAIR(gsvd_pd_pairk_avx2_k);
+PD_AVX2_PAIR(gsvd_pd_pairk_avx2);
+#undef PD_AVX2_PAIR
 
 /* Pack features [0, nf) of variant-major int8 rows v (n items each) into the current segment
  * at bit position pos, adding each item's called values to called (may be NULL), on the

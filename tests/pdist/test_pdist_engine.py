@@ -6,7 +6,8 @@ usage: test_pdist_engine.py GENSVD [big]
   big: only the 64-bit index case (N = 46,400 > 46,341: N^2 and i*N + j pass 2^31)
 
 Cases
-  kernels    bitplane, generic and the scalar popcount (GENSVD_PDIST_SIMD=scalar) give
+  kernels    bitplane, generic, the scalar popcount (GENSVD_PDIST_SIMD=scalar) and the
+             engines below the host's best (GENSVD_CPU_LEVEL=avx2, base) give
              byte-identical TSV on HapMap3 (missing calls) for every bit-plane metric (the
              wide counts of jaccard, braycurtis, cosine and correlation included; canberra
              within 1e-13 of the pair loop), and equal scipy's pairwise-deletion reference
@@ -86,7 +87,9 @@ def case_kernels(tmp):
         for name, args, env in [("bitplane", ["--kernel", "bitplane"], None),
                                 ("generic", ["--kernel", "generic"], None),
                                 ("scalar", ["--kernel", "bitplane", "-v"],
-                                 {"GENSVD_PDIST_SIMD": "scalar"})]:
+                                 {"GENSVD_PDIST_SIMD": "scalar"}),
+                                ("avx2", ["--kernel", "bitplane"], {"GENSVD_CPU_LEVEL": "avx2"}),
+                                ("base", ["--kernel", "bitplane"], {"GENSVD_CPU_LEVEL": "base"})]:
             r = run(base + args, env)
             if not check(f"kernels {metric} {name} exit", r.returncode == 0, r.stderr[-300:]):
                 return
@@ -101,6 +104,8 @@ def case_kernels(tmp):
             check(f"kernels {metric} bitplane == generic (bytes)",
                   outs["bitplane"] == outs["generic"])
         check(f"kernels {metric} avx512/auto == scalar (bytes)", outs["bitplane"] == outs["scalar"])
+        check(f"kernels {metric} auto == AVX2 engine (bytes)", outs["bitplane"] == outs["avx2"])
+        check(f"kernels {metric} auto == portable code (bytes)", outs["bitplane"] == outs["base"])
         k = len(ids) if metric in po.ADDITIVE else 150  # the pair loop reference is slow
         ref, _ = po.reference(D[:k], C[:k], metric, 3.0 if metric == "minkowski" else None,
                               ploidy, "pairwise", 1500)

@@ -5,7 +5,8 @@ by tests/pca/pca_oracle.py write-bed; KING does not depend on which allele is co
 
   - the square kinship matrix equals plink2 --make-king square bin (float64) to 1e-12, with the
     same sample order and 0.5 on the diagonal; the same bytes for -t 1 / -t 2, banded --memory,
-    the scalar popcounts, the generic kernel and a --part/--finalize job array;
+    the scalar popcounts, the AVX2 engine (GENSVD_CPU_LEVEL=avx2), the generic kernel and a
+    --part/--finalize job array;
   - ibs0 and n_sites equal numpy's opposite-homozygote and jointly-called counts (plink2's
     NSNP is one higher than the jointly called sites for a few pairs of HapMap3, e.g. NA12341
     and NA12815: 14,219 against 14,218 counted by numpy and gensvd; its other counts agree);
@@ -109,6 +110,7 @@ def suite(tag, store, tmp, variants=None, chrom=None, filters=(0.0884,),
     variants_n = called.shape[0]
     for label, extra, env in [("-t 1 --memory 24M (bands)", ["-t", "1", "--memory", "24M"], None),
                               ("scalar", ["-t", "2"], {"GENSVD_PDIST_SIMD": "scalar"}),
+                              ("the AVX2 engine", ["-t", "2"], {"GENSVD_CPU_LEVEL": "avx2"}),
                               ("generic", ["-t", "2", "--kernel", "generic"], None)]:
         if label == "generic" and len(pids) ** 2 * variants_n > 2e9:
             continue  # the float64 pair loop: the smaller data sets only

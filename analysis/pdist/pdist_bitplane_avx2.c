@@ -1,0 +1,204 @@
+/* analysis/pdist/pdist_bitplane_avx2.c - the bit-plane kernel's pair counts with AVX2, for CPUs
+ * without AVX-512 VPOPCNTDQ: the same counts as pdist_bitplane.c's scalar and AVX-512 functions
+ * (so the same bytes), 256 bits of each plane per step.
+ *
+ * AVX2 has no vector popcount.  Each count's vector goes through a 16-entry table with vpshufb
+ * (the low and the high nibble of every byte: the byte's popcount), added into byte
+ * accumulators; every 15 steps (a byte gains at most 16 a step, two popcounts for the L1 and
+ * wide counts that add two) vpsadbw adds the bytes into 64-bit lanes.  One pair at a time (the
+ * item's planes are reloaded from L1 for each of the four): the counts of one pair, their byte
+ * and 64-bit accumulators fill the 16 ymm registers.  A Harley-Seal carry-save tree over four
+ * steps per count measured slower (its state does not fit the registers with five counts), see
+ * analysis/pdist/README.md. */
+#include "gsvd_config.h"
+
+#include "analysis/pdist/pdist_bitplane_internal.h"
+
+#if PD_X86
+
+#define PD_AVX2 __attribute__((target("avx2,popcnt")))
+
+enum { STEPS = 15 }; /* steps between two vpsadbw: 15 x 16 <= 255 */
+
+/* Each byte of v replaced by its popcount. */
+PD_AVX2 static inline __m256i pc8(__m256i v)
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
+                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low = _mm256_set1_epi8(0x0f);
+    __m256i lo = _mm256_and_si256(v, low), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
+    return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
+}
+
+/* The byte accumulator b added into the 64-bit lanes of s. */
+PD_AVX2 static inline __m256i fold(__m256i s, __m256i b)
+{
+    return _mm256_add_epi64(s, _mm256_sad_epu8(b, _mm256_setzero_si256()));
+}
+
+PD_AVX2 static inline uint64_t sum4(__m256i v)
+{
+    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
+}
+
+PD_AVX2 static inline __m256i ld(const uint64_t *p)
+{
+    return _mm256_loadu_si256((const __m256i *)(const void *)p);
+}
+
+/* The narrow counts (pdist_bitplane.c, pair4_fn): n, one, two of x against each y[k]. */
+PD_AVX2 static inline __attribute__((always_inline)) void
+pair4_avx2_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                uint64_t out[4][NW], const int l1, const int masked)
+{
+    for (int k = 0; k < 4; k++) {
+        const uint64_t *yk = y[k];
+        __m256i s0 = _mm256_setzero_si256(), s1 = s0, s2 = s0;
+        for (size_t w0 = 0; w0 < nw; w0 += 4 * STEPS) {
+            size_t w1 = nw - w0 < 4 * STEPS ? nw : w0 + 4 * STEPS;
+            __m256i b0 = _mm256_setzero_si256(), b1 = b0, b2 = b0;
+            for (size_t w = w0; w < w1; w += 4) {
+                __m256i da = _mm256_xor_si256(ld(x + W + w), ld(yk + W + w));
+                __m256i d2 = _mm256_xor_si256(ld(x + 2 * W + w), ld(yk + 2 * W + w));
+                if (masked) {
+                    __m256i kk = _mm256_and_si256(ld(x + w), ld(yk + w));
+                    b0 = _mm256_add_epi8(b0, pc8(kk));
+                    da = _mm256_and_si256(da, kk);
+                    if (l1) {
+                        b1 = _mm256_add_epi8(b1, pc8(da));
+                        b1 = _mm256_add_epi8(b1, pc8(_mm256_and_si256(d2, kk)));
+                    } else {
+                        b1 = _mm256_add_epi8(b1, pc8(_mm256_and_si256(d2, kk)));
+                        b2 = _mm256_add_epi8(b2, pc8(_mm256_andnot_si256(d2, da)));
+                    }
+                } else if (l1) {
+                    b1 = _mm256_add_epi8(b1, pc8(da));
+                    b1 = _mm256_add_epi8(b1, pc8(d2));
+                } else {
+                    b1 = _mm256_add_epi8(b1, pc8(d2));
+                    b2 = _mm256_add_epi8(b2, pc8(_mm256_andnot_si256(d2, da)));
+                }
+            }
+            s0 = fold(s0, b0);
+            s1 = fold(s1, b1);
+            s2 = fold(s2, b2);
+        }
+        out[k][0] = masked ? sum4(s0) : 0;
+        out[k][1] = sum4(s1);
+        out[k][2] = l1 ? 0 : sum4(s2);
+    }
+}
+
+#define PD_PAIR4_AVX2(name, l1, masked)                                                            \
+    PD_AVX2 void name(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,          \
+                      uint64_t out[4][NW])                                                         \
+    {                                                                                              \
+        pair4_avx2_body(x, y, W, nw, out, l1, masked);                                             \
+    }
+
+PD_PAIR4_AVX2(gsvd_pd_pair4_avx2_l1_k, 1, 1)
+PD_PAIR4_AVX2(gsvd_pd_pair4_avx2_l1, 1, 0)
+PD_PAIR4_AVX2(gsvd_pd_pair4_avx2_pq_k, 0, 1)
+PD_PAIR4_AVX2(gsvd_pd_pair4_avx2_pq, 0, 0)
+
+/* The wide counts (pairw_scalar's): masked, all eight; full (a complete segment), only the
+ * pairwise |Ax & Ay|, |Ax & By| + |Bx & Ay|, |Bx & By| (the rest left 0 for the caller). */
+PD_AVX2 static inline __attribute__((always_inline)) void
+pairw_avx2_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                uint64_t out[4][NW], const int masked)
+{
+    for (int k = 0; k < 4; k++) {
+        const uint64_t *yk = y[k];
+        __m256i s[NW], b[NW];
+        for (int q = 0; q < NW; q++)
+            s[q] = _mm256_setzero_si256();
+        for (size_t w0 = 0; w0 < nw; w0 += 4 * STEPS) {
+            size_t w1 = nw - w0 < 4 * STEPS ? nw : w0 + 4 * STEPS;
+            for (int q = 0; q < NW; q++)
+                b[q] = _mm256_setzero_si256();
+            for (size_t w = w0; w < w1; w += 4) {
+                __m256i xa = ld(x + W + w), xb = ld(x + 2 * W + w);
+                __m256i ya = ld(yk + W + w), yb = ld(yk + 2 * W + w);
+                if (masked) {
+                    __m256i xc = ld(x + w), yc = ld(yk + w);
+                    b[0] = _mm256_add_epi8(b[0], pc8(_mm256_and_si256(xc, yc)));
+                    b[1] = _mm256_add_epi8(b[1], pc8(_mm256_and_si256(xa, yc)));
+                    b[2] = _mm256_add_epi8(b[2], pc8(_mm256_and_si256(xb, yc)));
+                    b[3] = _mm256_add_epi8(b[3], pc8(_mm256_and_si256(ya, xc)));
+                    b[4] = _mm256_add_epi8(b[4], pc8(_mm256_and_si256(yb, xc)));
+                }
+                b[5] = _mm256_add_epi8(b[5], pc8(_mm256_and_si256(xa, ya)));
+                b[6] = _mm256_add_epi8(b[6], pc8(_mm256_and_si256(xa, yb)));
+                b[6] = _mm256_add_epi8(b[6], pc8(_mm256_and_si256(xb, ya)));
+                b[7] = _mm256_add_epi8(b[7], pc8(_mm256_and_si256(xb, yb)));
+            }
+            for (int q = masked ? 0 : 5; q < NW; q++)
+                s[q] = fold(s[q], b[q]);
+        }
+        for (int q = 0; q < NW; q++)
+            out[k][q] = masked || q >= 5 ? sum4(s[q]) : 0;
+    }
+}
+
+PD_AVX2 void gsvd_pd_pairw_avx2(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                                uint64_t out[4][NW])
+{
+    pairw_avx2_body(x, y, W, nw, out, 1);
+}
+
+PD_AVX2 void gsvd_pd_pairw_avx2_full(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                     size_t nw, uint64_t out[4][NW])
+{
+    pairw_avx2_body(x, y, W, nw, out, 0);
+}
+
+/* The KING counts (pairk_scalar's): masked, all five; unmasked, het-het and IBS0 only. */
+PD_AVX2 static inline __attribute__((always_inline)) void
+pairk_avx2_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                uint64_t out[4][NW], const int masked)
+{
+    for (int k = 0; k < 4; k++) {
+        const uint64_t *yk = y[k];
+        __m256i s[NK], b[NK];
+        for (int q = 0; q < NK; q++)
+            s[q] = _mm256_setzero_si256();
+        for (size_t w0 = 0; w0 < nw; w0 += 4 * STEPS) {
+            size_t w1 = nw - w0 < 4 * STEPS ? nw : w0 + 4 * STEPS;
+            for (int q = 0; q < NK; q++)
+                b[q] = _mm256_setzero_si256();
+            for (size_t w = w0; w < w1; w += 4) {
+                __m256i xp = ld(x + 2 * W + w), yp = ld(yk + 2 * W + w);
+                __m256i da = _mm256_xor_si256(ld(x + W + w), ld(yk + W + w));
+                b[1] = _mm256_add_epi8(b[1], pc8(_mm256_and_si256(xp, yp)));
+                if (masked) {
+                    __m256i xc = ld(x + w), yc = ld(yk + w), kk = _mm256_and_si256(xc, yc);
+                    da = _mm256_and_si256(da, kk);
+                    b[0] = _mm256_add_epi8(b[0], pc8(kk));
+                    b[3] = _mm256_add_epi8(b[3], pc8(_mm256_and_si256(xp, yc)));
+                    b[4] = _mm256_add_epi8(b[4], pc8(_mm256_and_si256(yp, xc)));
+                }
+                b[2] = _mm256_add_epi8(b[2], pc8(_mm256_andnot_si256(_mm256_or_si256(xp, yp), da)));
+            }
+            for (int q = 0; q < NK; q++)
+                if (masked || q == 1 || q == 2)
+                    s[q] = fold(s[q], b[q]);
+        }
+        for (int q = 0; q < NK; q++)
+            out[k][q] = masked || q == 1 || q == 2 ? sum4(s[q]) : 0;
+    }
+}
+
+PD_AVX2 void gsvd_pd_pairk_avx2_k(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                  size_t nw, uint64_t out[4][NW])
+{
+    pairk_avx2_body(x, y, W, nw, out, 1);
+}
+
+PD_AVX2 void gsvd_pd_pairk_avx2(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                                uint64_t out[4][NW])
+{
+    pairk_avx2_body(x, y, W, nw, out, 0);
+}
+
+#endif /* PD_X86 */
