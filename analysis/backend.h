@@ -45,8 +45,10 @@ enum gsvd_gram_kernel {
 };
 
 /* The CPU's products of a randomized-PCA pass on cached 2-bit rows (gsvd_backend_params.
- * pass_kernel; "auto", "f32", "i8" in this order are pca's --pass-kernel).  f32: the rows
- * standardised to float32 sub-tiles and two sgemm; i8: Intel AMX int8 tiles on the codes
+ * pass_kernel; "auto", "f32", "i8" in this order are pca's --pass-kernel).  f32: float32
+ * products, on CPUs with AVX2 and FMA but no AVX-512 by the AVX2 engine straight from the
+ * codes (analysis/cpu/kernels/pass_avx2.h), elsewhere the rows standardised to float32
+ * sub-tiles and two sgemm; i8: Intel AMX int8 tiles on the codes
  * with X and W rounded to 20 bits (analysis/cpu/kernels/pass_i8.h: products within ~1e-6 relative).
  * create fails with GSVD_EUNSUPPORTED where i8 cannot run; auto takes i8 where it can. */
 enum gsvd_pass_kernel { GSVD_PASS_AUTO = 0, GSVD_PASS_F32 = 1, GSVD_PASS_I8 = 2 };
@@ -57,7 +59,8 @@ enum gsvd_pass_kernel { GSVD_PASS_AUTO = 0, GSVD_PASS_F32 = 1, GSVD_PASS_I8 = 2 
 
 /* Which of the CPU backend's hand-written kernels (analysis/cpu/kernels/) run on this CPU, as one
  * line for --version into buf (NUL-terminated, truncated to len): "gram i8 on ENGINE" or
- * "gram i8: no", then "gram amx: yes|no" and "pass i8: yes|no", separated by ", ". */
+ * "gram i8: no", then "gram amx: yes|no", "pass i8: yes|no" and "pass f32 on AVX2|OpenBLAS"
+ * (the float32 pass where i8 does not run), separated by ", ". */
 void gsvd_backend_cpu_kernels(char *buf, size_t len);
 
 /* The device a process of a distributed run takes among n_usable usable ones (n_usable >= 1):

@@ -238,7 +238,7 @@ static int bench_gram(size_t rows, size_t n, int reps)
     float *ref = gsvd_calloc(n * n, sizeof *ref), *gf = gsvd_calloc(n * n, sizeof *gf);
     double *gd = gsvd_calloc(n * n, sizeof *gd), best = 1e30;
     double macs = (double)rows * (double)n * (double)(n + 1) / 2;
-    static const int engines[] = {GSVD_I8_AMX, GSVD_I8_VNNI};
+    static const int engines[] = {GSVD_I8_AMX, GSVD_I8_VNNI, GSVD_I8_AVX2};
 
     grp_make(&g, rows, n);
     blk = grp_block(&g);

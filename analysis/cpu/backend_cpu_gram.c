@@ -209,8 +209,14 @@ double gsvd_cpu_gram_fast(gsvd_backend *be, int on)
         gsvd_log_debug("Gram kernel: not i8 (needs integer dosages 0..2)");
         return 0;
     }
-    if (!gsvd_i8_engine_pick(why, sizeof why)) {
+    int engine = gsvd_i8_engine_pick(why, sizeof why);
+    if (!engine) {
         gsvd_log_debug("Gram kernel: not i8 (%s)", why);
+        return 0;
+    }
+    if (!gsvd_i8_engine_fast(engine)) { /* the same bytes, but not faster than float32 */
+        gsvd_log_debug("Gram kernel: not i8 (its %s engine is not faster than float32 here)",
+                       gsvd_i8_engine_name(engine));
         return 0;
     }
     gr->fast = 1;

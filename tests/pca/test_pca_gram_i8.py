@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """gensvd pca with the int8 Gram (--gram-kernel i8, and what -m auto picks on large data; AMX
-int8 tiles, or AVX-512 VNNI where the CPU has no AMX) against the float64 numpy oracle
+int8 tiles, or AVX-512 VNNI where the CPU has no AMX, or AVX2) against the float64 numpy oracle
 (tests/pca/pca_oracle.py reference) and --gram-kernel f32.
 
 usage: .venv/zarr3/bin/python tests/pca/test_pca_gram_i8.py GENSVD
-Exit 77 (skipped) with a message when this CPU, OS or build has neither engine (gensvd then
+Exit 77 (skipped) with a message when this CPU, OS or build has no engine (gensvd then
 refuses --gram-kernel i8 with exit 1, which is checked first).
 
 Stores: a simulated one (20,000 variants x 600 samples, 1% missing: three Gram groups, three
@@ -17,10 +17,12 @@ Checks, k = 10, singular values s_i = norms of the TSV score columns:
            calls' rounding adds ~1e-6, measured) and, diploid, below 1e-5 (measured 1.3-5.4e-6;
            the haploid store's 300 allele counts give few distinct weights: 1.8e-5);
   f32      i8 against f32: |corr| of the population PCs' scores (PC1-2) >= 0.9999;
-  bytes    TSV byte-identical for -t 1, 2 and 3 and for two chunkings of the same genotypes;
+  bytes    TSV byte-identical for -t 1, 2 and 3, for two chunkings of the same genotypes and
+           for each engine this CPU runs (GENSVD_CPU_LEVEL=avx512: VNNI, avx2: AVX2);
   auto     -m auto on the large store takes i8 (-v), writes gram_error = 2^-14 and
            singular_value_error_bound = 1 - sqrt(1 - 2^-14) in the Zarr attributes, and agrees
-           with -m exact (f32) within that bound; -m exact and --tol 1e-5 keep f32;
+           with -m exact (f32) within that bound; -m exact and --tol 1e-5 keep f32, and so
+           does a CPU with only the AVX2 engine (not faster than float32);
   refuse   --gram-kernel i8 on tetraploid dosages: exit 1 naming the reason; with
            --gram-f64: exit 2.
 Last line "N passed, N failed"; exit 1 on failure.
@@ -97,6 +99,22 @@ def main():
         a, _ = scores(g, sim, "--gram-kernel", "i8", "-t", "2")
         b, _ = scores(g, sim2, "--gram-kernel", "i8", "-t", "2")
         check("i8 byte-identical for chunks 1000,10000 and 777,250", a == b)
+        # every engine this CPU runs (GENSVD_CPU_LEVEL caps the choice): the same bytes
+        for level, engine in (("avx512", "AVX-512 VNNI"), ("avx2", "AVX2")):
+            os.environ["GENSVD_CPU_LEVEL"] = level
+            try:
+                p = run([g, "pca", sim, "-m", "exact", "-k", "10", "--gram-kernel", "i8", "-t", "2",
+                         "--format", "tsv", "-v"])
+                q = run([g, "pca", big, "-k", "10", "-v", "-o", os.path.join(t, "capped.zarr"), "-f"])
+            finally:
+                del os.environ["GENSVD_CPU_LEVEL"]
+            if p.returncode == 0 and engine in p.stderr:
+                check(f"i8 on the {engine} engine: the same bytes", p.stdout == a)
+                if level == "avx2":
+                    check("-m auto with only the AVX2 engine keeps f32 (not faster)",
+                          q.returncode == 0 and "Gram kernel: f32" in q.stderr, q.stderr[-300:])
+            else:
+                print(f"     the {engine} engine does not run here: {p.stderr.strip()[-200:]}")
 
         out = os.path.join(t, "auto.zarr")
         p = run([g, "pca", big, "-k", "10", "-v", "-o", out, "-f"])

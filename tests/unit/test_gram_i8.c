@@ -1,5 +1,5 @@
 /* tests/unit/test_gram_i8.c - the int8 Gram tiles (analysis/cpu/kernels/gram_i8.h), on each
- * engine that runs here (AMX int8 tiles, AVX-512 VNNI), against two float64 oracles written
+ * engine that runs here (AMX int8 tiles, AVX-512 VNNI, AVX2), against two float64 oracles written
  * out again here from the definitions, not from the kernel's code:
  *   model  the quantised Gram the header defines: weights a = s^2 written as 2^e (hi + lo/128)
  *          (hi in 64..127, lo to nearest), R = 127 u with the missing calls' u* rounded to
@@ -13,9 +13,11 @@
  * samples below, at and above 16, 32 and the 256-wide tile; diploid and haploid rows, 10%
  * missing, centre 0 with a missing value (scaler none).  Also: the same tile twice gives the
  * same bytes, the reported weight error is at most 2^-14, and rows the kernel does not take
- * (scale 0, an imputed dosage outside 0..2) are refused; where both engines run, their tiles
- * have the same bytes.  A class of 1,500 rows takes the VNNI engine through several register
- * passes.  Exit 77 (skipped) where no engine runs. */
+ * (scale 0, an imputed dosage outside 0..2) are refused; where several engines run, each one's
+ * pack and tiles give the same bytes as the next one's (every pair in turn; GENSVD_CPU_LEVEL
+ * caps which run: the test runs again capped at avx512 and avx2).  A class of 1,500 rows takes
+ * the VNNI and AVX2 engines through several register passes.  Exit 77 (skipped) where no engine
+ * runs. */
 #include "gsvd_config.h"
 
 #include <math.h>
@@ -30,7 +32,7 @@
 #include "gsvd_test.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-static int engines[2], n_engines; /* the engines that run here (enum gsvd_i8_engine) */
+static int engines[3], n_engines; /* the engines that run here (enum gsvd_i8_engine) */
 
 static double uniform(void)
 {
@@ -203,7 +205,7 @@ int main(void)
                                        {200, 300}, {700, 257}, {130, 512}, {70, 800}};
     char why[256];
 
-    for (int e = GSVD_I8_AMX; e <= GSVD_I8_VNNI; e++) {
+    for (int e = GSVD_I8_AMX; e <= GSVD_I8_AVX2; e++) {
         if (gsvd_i8_engine_usable(e, why, sizeof why))
             engines[n_engines++] = e;
         else
@@ -214,7 +216,7 @@ int main(void)
         printf("test_gram_i8: skipped: no int8 engine runs here\n");
         return 77;
     }
-    /* each engine first, the other (where both run) as the comparison */
+    /* each engine first, the next one (where several run) as the comparison: every pair */
     for (int round = 0; round < n_engines; round++) {
         printf("test_gram_i8: %s\n", gsvd_i8_engine_name(engines[0]));
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -224,7 +226,8 @@ int main(void)
         check_shape(1500, 70, 0, 0, 1);
         check_refusals();
         int t = engines[0];
-        engines[0] = engines[n_engines - 1];
+        for (int e = 0; e + 1 < n_engines; e++)
+            engines[e] = engines[e + 1];
         engines[n_engines - 1] = t;
     }
     return gsvd_test_report("test_gram_i8");

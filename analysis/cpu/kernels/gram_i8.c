@@ -1,7 +1,8 @@
 /* analysis/cpu/kernels/gram_i8.c - the int8 Gram on the genotype integers (see the header): the
  * pack's planning and packing (AVX-512), the engine probe, and the AMX int8 tile engine.  Only this
  * file's AMX part needs -mamx-tile -mamx-int8 (CMake, where the compiler accepts them); the
- * VNNI engine is gram_i8_vnni.c.  Each engine runs only after its probe said yes. */
+ * VNNI engine is gram_i8_vnni.c, the AVX2 engine (and its packing) gram_i8_avx2.c.  Each engine
+ * runs only after its probe said yes. */
 #include "gsvd_config.h"
 
 #include "analysis/cpu/kernels/gram_i8.h"
@@ -22,7 +23,7 @@
 int gsvd_i8_pack_new(gsvd_i8_pack **out, int engine)
 {
     *out = NULL;
-    if (engine != GSVD_I8_AMX && engine != GSVD_I8_VNNI)
+    if (engine != GSVD_I8_AMX && engine != GSVD_I8_VNNI && engine != GSVD_I8_AVX2)
         return GSVD_EINVAL;
     *out = gsvd_calloc(1, sizeof **out);
     if (!*out)
@@ -275,6 +276,8 @@ int gsvd_i8_engine_usable(int engine, char *why, size_t why_len)
         return gsvd_amx_int8_usable(why, why_len);
     if (engine == GSVD_I8_VNNI)
         return vnni_usable(why, why_len);
+    if (engine == GSVD_I8_AVX2)
+        return gsvd_cpu_avx2(why, why_len);
     if (why && why_len)
         snprintf(why, why_len, "not an int8 engine");
     return 0;
@@ -282,15 +285,22 @@ int gsvd_i8_engine_usable(int engine, char *why, size_t why_len)
 
 int gsvd_i8_engine_pick(char *why, size_t why_len)
 {
-    char amx[128], vnni[128];
+    char amx[128], vnni[128], avx2[128];
 
     if (gsvd_amx_int8_usable(amx, sizeof amx))
         return GSVD_I8_AMX;
     if (vnni_usable(vnni, sizeof vnni))
         return GSVD_I8_VNNI;
+    if (gsvd_cpu_avx2(avx2, sizeof avx2))
+        return GSVD_I8_AVX2;
     if (why && why_len)
-        snprintf(why, why_len, "%s; %s", amx, vnni);
+        snprintf(why, why_len, "%s; %s; %s", amx, vnni, avx2);
     return 0;
+}
+
+int gsvd_i8_engine_fast(int engine)
+{
+    return engine == GSVD_I8_AMX || engine == GSVD_I8_VNNI;
 }
 
 const char *gsvd_i8_engine_name(int engine)
@@ -300,6 +310,8 @@ const char *gsvd_i8_engine_name(int engine)
         return "AMX int8 tiles";
     case GSVD_I8_VNNI:
         return "AVX-512 VNNI";
+    case GSVD_I8_AVX2:
+        return "AVX2";
     default:
         return "none";
     }
@@ -430,7 +442,7 @@ static void prefetch_strip(const gsvd_i8_pack *p, const uint8_t *codes, size_t u
     }
 }
 
-GSVD_I8_TARGET void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, size_t t)
+GSVD_I8_TARGET static void pack_strip_avx512(gsvd_i8_pack *p, const uint8_t *codes, size_t t)
 {
     /* VNNI quads: byte 4 c + q of a tile row <- lane q, byte c */
     uint8_t perm_b[64];
@@ -580,14 +592,19 @@ GSVD_I8_TARGET static void gram_tile_amx(const gsvd_i8_pack *p, size_t i0, size_
 
 #endif /* GSVD_HAVE_AMX */
 
-#if !GSVD_I8_X86
 void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, size_t t)
 {
+#if GSVD_I8_X86
+    if (p->engine == GSVD_I8_AVX2) /* the same bytes without AVX-512 */
+        gsvd_i8_pack_strip_avx2(p, codes, t);
+    else
+        pack_strip_avx512(p, codes, t);
+#else
     (void)p;
     (void)codes;
     (void)t; /* never called: no engine runs here */
-}
 #endif
+}
 
 void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,
                        int32_t *acc, double *c)
@@ -598,5 +615,8 @@ void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, s
         return;
     }
 #endif
-    gsvd_i8_gram_tile_vnni(p, i0, j0, wi, wj, acc, c); /* or never called: no engine runs */
+    if (p->engine == GSVD_I8_AVX2)
+        gsvd_i8_gram_tile_avx2(p, i0, j0, wi, wj, acc, c);
+    else
+        gsvd_i8_gram_tile_vnni(p, i0, j0, wi, wj, acc, c); /* or never called: no engine */
 }

@@ -41,19 +41,24 @@ GSVD_EXTERN_C_BEGIN
 typedef struct gsvd_i8_pack gsvd_i8_pack;
 
 /* The engines that multiply (0 = none). */
-enum gsvd_i8_engine { GSVD_I8_AMX = 1, GSVD_I8_VNNI = 2 };
+enum gsvd_i8_engine { GSVD_I8_AMX = 1, GSVD_I8_VNNI = 2, GSVD_I8_AVX2 = 3 };
 
 /* Whether engine runs here: AMX as gsvd_amx_int8_usable (analysis/cpu/kernels/gram_amx.h);
  * VNNI where the build is for x86-64 and the CPU and OS have AVX-512F, BW, VL, DQ, VBMI and
- * VNNI.  Returns 1, or 0 with the reason in why (NUL-terminated; why may be NULL).  The probes
- * run once. */
+ * VNNI; AVX2 as gsvd_cpu_avx2 (common/cpu.h).  Each honours common/cpu.h's cap.  Returns 1, or
+ * 0 with the reason in why (NUL-terminated; why may be NULL).  The probes run once. */
 int gsvd_i8_engine_usable(int engine, char *why, size_t why_len);
 
-/* The engine this CPU runs best: AMX where usable, else VNNI; 0 where neither, with both
- * reasons in why. */
+/* The engine this CPU runs best: AMX where usable, else VNNI, else AVX2; 0 where none, with
+ * the reasons in why.  The AVX2 engine multiplies at about the float32 FMA rate (not faster
+ * than float32 products: callers choosing for speed ask gsvd_i8_engine_fast). */
 int gsvd_i8_engine_pick(char *why, size_t why_len);
 
-/* "AMX int8 tiles", "AVX-512 VNNI" or "none" (static strings). */
+/* Whether engine (from gsvd_i8_engine_pick) is faster than float32 products on its CPUs: AMX
+ * and VNNI. */
+int gsvd_i8_engine_fast(int engine);
+
+/* "AMX int8 tiles", "AVX-512 VNNI", "AVX2" or "none" (static strings). */
 const char *gsvd_i8_engine_name(int engine);
 
 /* A new empty pack for an engine (gsvd_i8_engine_pick, or one a test names).  Returns GSVD_OK,

@@ -1,7 +1,8 @@
 /* analysis/cpu/kernels/gram_i8_internal.h - the int8 Gram's pack, shared by its planning and
- * packing (gram_i8.c) and its two product engines: AMX int8 tiles (gram_i8.c) and AVX-512 VNNI
- * (gram_i8_vnni.c).  Both engines read the same layout and form the same exact integers, so a
- * Gram has the same bytes whichever runs it.  For analysis/gram_i8*.c only. */
+ * packing (gram_i8.c; gram_i8_avx2.c packs the same bytes with AVX2) and its three product
+ * engines: AMX int8 tiles (gram_i8.c), AVX-512 VNNI (gram_i8_vnni.c) and AVX2
+ * (gram_i8_avx2.c).  The engines read the same layout and form the same exact integers, so a
+ * Gram has the same bytes whichever runs it.  For analysis/cpu/kernels/gram_i8*.c only. */
 #ifndef GSVD_ANALYSIS_CPU_KERNELS_GRAM_I8_INTERNAL_H
 #define GSVD_ANALYSIS_CPU_KERNELS_GRAM_I8_INTERNAL_H
 #include <math.h>
@@ -87,10 +88,32 @@ gsvd_i8_fold8(const int32_t *h, const int32_t *l, __m512i add, __m512d scale, do
     __m512i v = _mm512_add_epi64(_mm512_add_epi64(_mm512_slli_epi64(vh, 7), vl), add);
     _mm512_storeu_pd(o, _mm512_fmadd_pd(_mm512_cvtepi64_pd(v), scale, _mm512_loadu_pd(o)));
 }
+
+/* ... and the same fold of 4 entries with AVX2 (gram_i8_avx2.c), the same operation on the same
+ * numbers, so the same bytes: the int64 integer converted exactly to float64 by adding it to the
+ * bits of 1.5 x 2^52 and subtracting that number (exact for |v| < 2^51; here v < 2^40), then
+ * the one fused multiply-add. */
+__attribute__((target("avx2,fma"))) static inline void
+gsvd_i8_fold4_avx2(const int32_t *h, const int32_t *l, __m256d scale, double *o)
+{
+    const __m256i magic_i = _mm256_set1_epi64x(0x4338000000000000LL);
+    const __m256d magic_d = _mm256_set1_pd(6755399441055744.0); /* 1.5 x 2^52 */
+    __m256i vh = _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)h));
+    __m256i vl = _mm256_cvtepi32_epi64(_mm_loadu_si128((const __m128i *)(const void *)l));
+    __m256i v = _mm256_add_epi64(_mm256_slli_epi64(vh, 7), vl);
+    __m256d d = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_add_epi64(v, magic_i)), magic_d);
+    _mm256_storeu_pd(o, _mm256_fmadd_pd(d, scale, _mm256_loadu_pd(o)));
+}
 #endif
 
 /* The VNNI engine's tile (gram_i8_vnni.c): the contract of gsvd_i8_gram_tile. */
 void gsvd_i8_gram_tile_vnni(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,
+                            int32_t *acc, double *c);
+
+/* The AVX2 engine (gram_i8_avx2.c): its pack of strip t (gsvd_i8_pack_strip's contract, the
+ * same bytes) and its tile (gsvd_i8_gram_tile's contract). */
+void gsvd_i8_pack_strip_avx2(gsvd_i8_pack *p, const uint8_t *codes, size_t t);
+void gsvd_i8_gram_tile_avx2(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,
                             int32_t *acc, double *c);
 
 #endif /* GSVD_ANALYSIS_CPU_KERNELS_GRAM_I8_INTERNAL_H */
