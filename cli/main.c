@@ -8,6 +8,8 @@
 
 #include "analysis/backend.h"
 #include "analysis/cpu/blas_room.h"
+#include "analysis/ldprune/ldprune.h"
+#include "analysis/pdist/pdist.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
 #include "common/comm.h"
@@ -92,7 +94,8 @@ static void version(void)
            was ? was : "", was ? ")" : "");
     char kernels[160];
     gsvd_backend_cpu_kernels(kernels, sizeof kernels);
-    printf("cpu kernels: %s\n", kernels);
+    printf("cpu kernels: %s, pdist popcounts on %s, ldprune popcounts on %s\n", kernels,
+           gsvd_pdist_popcount_engine(), gsvd_ldprune_popcount_engine());
 }
 
 static const struct command *find(const char *name)
