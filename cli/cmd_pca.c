@@ -56,7 +56,8 @@ static const char *const scaler_names[] = {"patterson", "hwe",  "standard",
                                            "center",    "none", NULL}; /* enum gsvd_scaler order */
 static const char *const missing_names[] = {"mean", "error", NULL};    /* geno.missing_error */
 static const char *const stop_names[] = {"bound", "subspace", "estimate",
-                                         NULL}; /* enum gsvd_pca_stop */
+                                         NULL};                     /* enum gsvd_pca_stop */
+static const char *const accuracy_names[] = {"fast", "bulk", NULL}; /* enum gsvd_pca_accuracy */
 static const char *const gram_kernel_names[] = {"auto", "f32", "amx", "i8",
                                                 NULL}; /* enum gsvd_gram_kernel order */
 static const char *const pass_kernel_names[] = {"auto", "f32", "i8",
@@ -130,6 +131,15 @@ static const struct gsvd_opt method_options[] = {
      .lo = 0,
      .hi = 10000,
      .help = "extra block columns beyond k [10]"},
+    {.name = "accuracy",
+     .type = GSVD_OPT_CHOICE,
+     PCA(pca.accuracy),
+     .arg = "NAME",
+     .choices = accuracy_names,
+     .help = "fast: at most --max-iter passes (8); the components whose\nerror bound reaches --tol "
+             "are converged (the population\nPCs), the others are reported as estimates; bulk: "
+             "every\nsingular value within --tol by its error estimate\n(krylov, --stop estimate, "
+             "up to 60 passes) [fast]"},
     {.name = "stop",
      .type = GSVD_OPT_CHOICE,
      PCA(pca.stop),
@@ -155,7 +165,7 @@ static const struct gsvd_opt method_options[] = {
      .lo = 1,
      .hi = 100000,
      .help = "at most this many passes; stopping there is reported\n(converged: "
-             "false) [8]"},
+             "false) [8; --accuracy bulk: 60]"},
     {.name = "power-iter",
      .type = GSVD_OPT_UINT,
      PCA(pca.power_iter),
@@ -190,14 +200,14 @@ static const struct gsvd_opt method_options[] = {
      .choices = gram_kernel_names,
      .help = "exact on the CPU: the Gram's tile product, f32 (ssyrk),\namx (bf16 hi/lo on Intel "
              "AMX tiles: singular values\nto ~2e-6) or i8 (int8 products on the dosages, AMX\n"
-             "tiles or AVX-512 VNNI: 1.8-3x faster, singular values\nwithin 3.1e-5); auto is "
-             "f32, or i8 for -m auto on large\ndata [auto]"},
+             "tiles or AVX-512 VNNI: 1.8-3x faster, else AVX2: slower;\nsingular values within "
+             "3.1e-5); auto is f32, or i8 for\n-m auto on large data [auto]"},
     {.name = "pass-kernel",
      .type = GSVD_OPT_CHOICE,
      PCA(pass_kernel),
      .arg = "NAME",
      .choices = pass_kernel_names,
-     .help = "iterative methods on the CPU: a cached pass's products,\nf32 (float32 sgemm) or i8 "
+     .help = "iterative methods on the CPU: a cached pass's products,\nf32 (float32) or i8 "
              "(int8 Intel AMX tiles on the\n2-bit codes, X and W to 2^-20: ~2.8x faster); auto "
              "is\ni8 where it runs [auto]"},
 };
@@ -352,7 +362,70 @@ out:
     return rc;
 }
 
-static void report(const struct gsvd_pca_result *r, enum gsvd_pca_stop stop)
+/* "PC1-2, PC5" into buf: the components q (1-based in the text) whose flag is set. */
+static void pc_ranges(const int *on, size_t k, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (size_t q = 0; q < k && at < len; q++) {
+        if (!on[q] || (q > 0 && on[q - 1]))
+            continue;
+        size_t e = q;
+        while (e + 1 < k && on[e + 1])
+            e++;
+        int w = e > q ? snprintf(buf + at, len - at, "%sPC%zu-%zu", at ? ", " : "", q + 1, e + 1)
+                      : snprintf(buf + at, len - at, "%sPC%zu", at ? ", " : "", q + 1);
+        at += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* The iterative methods' summary line: which guarantee holds (--accuracy).  fast: the
+ * components whose error bound reached --tol are converged (the separated ones: population
+ * PCs); the others are estimates, with their largest estimated error and bound.  bulk: every
+ * singular value within --tol by its estimate, or which are not. */
+static void report_iterative(const struct gsvd_pca_result *r, const struct gsvd_pca_params *p)
+{
+    char conv[256], rest[256];
+    int ok[1024], bad[1024];
+    size_t k = r->k < 1024 ? r->k : 1024, n_ok = 0;
+    double est = 0, bnd = 0;
+    int bulk = p->accuracy == GSVD_PCA_ACCURACY_BULK;
+
+    for (size_t q = 0; q < k; q++) {
+        ok[q] = (bulk ? r->error_estimate[q] : r->error_bound[q]) <= p->tol;
+        bad[q] = !ok[q];
+        n_ok += (size_t)ok[q];
+        if (!ok[q]) {
+            est = fmax(est, r->error_estimate[q]);
+            bnd = fmax(bnd, r->error_bound[q]);
+        }
+    }
+    pc_ranges(ok, k, conv, sizeof conv);
+    pc_ranges(bad, k, rest, sizeof rest);
+    fprintf(stderr, "[pca] %s: %zu passes, accuracy %s: ", gsvd_pca_method_name(r->method),
+            r->iterations, gsvd_pca_accuracy_name(p->accuracy));
+    if (r->converged < 0)
+        fprintf(stderr, "fixed pass count (--power-iter); ");
+    if (n_ok == k && bulk)
+        fprintf(stderr, "every singular value within %.3g (error estimates)", p->tol);
+    else if (n_ok == k)
+        fprintf(stderr, "converged: every error bound within %.3g", p->tol);
+    else if (bulk)
+        fprintf(stderr,
+                "NOT every singular value within %.3g (--max-iter reached): %s within it, %s "
+                "estimated up to %.2g",
+                p->tol, n_ok ? conv : "none", rest, est);
+    else
+        fprintf(stderr,
+                "%s%s%s NOT converged (--max-iter %zu reached): their singular values are "
+                "estimates (errors estimated up to %.2g, bounds up to %.2g; --accuracy bulk "
+                "resolves them)",
+                n_ok ? conv : "", n_ok ? " converged (error bounds within --tol); " : "", rest,
+                p->max_iter, est, bnd);
+    fprintf(stderr, "; final 1-MEV %.3g\n", r->convergence);
+}
+
+static void report(const struct gsvd_pca_result *r, const struct gsvd_pca_params *p)
 {
     const struct gsvd_geno_counts *c = &r->counts;
     if (gsvd_log_get_level() < GSVD_LOG_WARN)
@@ -372,15 +445,15 @@ static void report(const struct gsvd_pca_result *r, enum gsvd_pca_stop stop)
                 r->gram_error);
     else if (r->method == GSVD_PCA_EXACT)
         fprintf(stderr, "[pca] exact: Gram matrix Z'Z and symmetric eigensolver, one pass\n");
-    else
+    else if (gsvd_pca_stop_for(p) == GSVD_PCA_STOP_SUBSPACE)
         fprintf(stderr, "[pca] %s: %zu passes, %s; final 1-MEV %.3g\n",
                 gsvd_pca_method_name(r->method), r->iterations,
-                r->converged < 0                 ? "fixed pass count (--power-iter)"
-                : !r->converged                  ? "NOT converged: --max-iter reached before --tol"
-                : stop == GSVD_PCA_STOP_ESTIMATE ? "converged (every estimate within --tol)"
-                : stop == GSVD_PCA_STOP_SUBSPACE ? "converged (1 - MEV within --tol)"
-                                                 : "converged (every bound within --tol)",
+                r->converged < 0 ? "fixed pass count (--power-iter)"
+                : !r->converged  ? "NOT converged: --max-iter reached before --tol"
+                                 : "converged (1 - MEV within --tol)",
                 r->convergence);
+    else
+        report_iterative(r, p);
     fprintf(stderr, "[pca] singular values:");
     for (size_t q = 0; q < r->k; q++)
         fprintf(stderr, " %.6g", r->s[q]);
@@ -548,7 +621,7 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
         ids = &join.ids;
     }
     if (gsvd_comm_rank(world) == 0 && rc == GSVD_OK) {
-        report(r, o->pca.stop);
+        report(r, &o->pca);
         if (o->output) {
             struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
             struct gsvd_pca_store_info info = {.command = o->command,
@@ -599,9 +672,27 @@ int gsvd_cmd_pca(int argc, char **argv)
     int first, rc;
 
     o.geno.cache_bytes = UINT64_MAX; /* not given (--cache cannot reach it) */
+    o.pca.max_iter = 0;              /* not given (below its range) */
+    o.pca.stop = (enum gsvd_pca_stop) - 1;
     rc = gsvd_opts_parse(&gsvd_cmd_pca_spec, argc, argv, &o, &first);
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
+    if (o.pca.accuracy == GSVD_PCA_ACCURACY_BULK) {
+        /* bulk is the estimate stop with room to reach it; another rule would not keep its
+         * promise */
+        if ((int)o.pca.stop >= 0 || o.pca.power_iter)
+            return gsvd_cli_usage_error("pca",
+                                        "--accuracy bulk sets the stop rule itself: it "
+                                        "cannot be combined with %s",
+                                        o.pca.power_iter ? "--power-iter" : "--stop");
+        o.pca.stop = GSVD_PCA_STOP_ESTIMATE;
+        if (!o.pca.max_iter)
+            o.pca.max_iter = GSVD_PCA_BULK_MAX_ITER;
+    }
+    if ((int)o.pca.stop < 0)
+        o.pca.stop = GSVD_PCA_STOP_BOUND;
+    if (!o.pca.max_iter)
+        o.pca.max_iter = GSVD_PCA_MAX_ITER;
     if (first != argc - 1)
         return gsvd_cli_usage_error("pca", first >= argc ? "missing INPUT" : "too many arguments");
     if (o.want_loadings || o.fit_file)

@@ -305,6 +305,7 @@ GENSVD_API void gensvd_options_free(gensvd_options *opt);
  * with _string ("method" "randomized", "window" "500kb", "ld-prune" "0.2,500kb").  Flags are
  * ints (0/1).  _string takes every option in its command-line form; an option whose default is
  * a word ("cache" "auto", "min-kinship" "": every pair) takes numbers with _int or _double too.
+ * pca's "max-iter" is 0 by default: the command's default, 8 passes (60 with "accuracy" "bulk").
  * Every analysis also takes "command" (text): what the output's "command" attribute records
  * (the gensvd binary gives its command line; empty by default).  Returns GENSVD_OK, or
  * GENSVD_EINVAL (an unknown name, a wrong type, a value out of range: the last error says

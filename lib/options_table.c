@@ -201,6 +201,7 @@ static const char *const method_names[] = {"randomized", "krylov", "subspace",
 static const char *const scaler_names[] = {"patterson", "hwe", "standard", "center", "none", NULL};
 static const char *const pca_missing_names[] = {"mean", "error", NULL};
 static const char *const stop_names[] = {"bound", "subspace", "estimate", NULL};
+static const char *const accuracy_names[] = {"fast", "bulk", NULL};
 static const char *const gram_kernel_names[] = {"auto", "f32", "amx", "i8", NULL};
 static const char *const pass_kernel_names[] = {"auto", "f32", "i8", NULL};
 static const char *const pd_missing_names[] = {"pairwise", "scale", "error", NULL};
@@ -216,9 +217,15 @@ static const struct lib_opt pca_table[] = {
     {.name = "scaler", .kind = LO_CHOICE, PCA(scaler), .choices = scaler_names},
     {.name = "missing", .kind = LO_CHOICE, PCA(missing_error), .choices = pca_missing_names},
     {.name = "oversampling", .kind = LO_UINT, PCA(pca.oversampling), .lo = 0, .hi = 10000},
+    {.name = "accuracy", .kind = LO_CHOICE, PCA(pca.accuracy), .choices = accuracy_names},
     {.name = "stop", .kind = LO_CHOICE, PCA(pca.stop), .choices = stop_names},
     {.name = "tol", .kind = LO_DOUBLE, PCA(pca.tol), .dlo = 0, .dhi = 1},
-    {.name = "max-iter", .kind = LO_UINT, PCA(pca.max_iter), .lo = 1, .hi = 100000},
+    {.name = "max-iter",
+     .kind = LO_UINT,
+     PCA(pca.max_iter),
+     .lo = 0,
+     .hi = 100000,
+     .range = "1 to 100000, or 0: 8 (60 with accuracy bulk)"},
     {.name = "power-iter",
      .kind = LO_UINT,
      PCA(pca.power_iter),
@@ -424,6 +431,7 @@ static int options_init(gensvd_options *opt, enum gensvd_analysis an)
                                  .scaler = GSVD_SCALER_PATTERSON,
                                  .cache = UINT64_MAX,
                                  .lp = GSVD_LDPRUNE_PARAMS_DEFAULT};
+        o.pca.max_iter = 0; /* by accuracy (lib_run_pca) */
         opt->u.pca = o;
         TABLE(pca_table);
         break;

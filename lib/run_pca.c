@@ -77,7 +77,7 @@ static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params
 }
 
 /* What `gensvd pca` reports on stderr, as info messages. */
-static void report(const struct gsvd_pca_result *r)
+static void report(const struct gsvd_pca_result *r, enum gsvd_pca_accuracy accuracy)
 {
     const struct gsvd_geno_counts *c = &r->counts;
     gsvd_log_info("pca: %zu samples, %llu of %llu variants used (dropped: %llu without calls, "
@@ -87,8 +87,8 @@ static void report(const struct gsvd_pca_result *r)
                   (unsigned long long)c->n_no_calls, (unsigned long long)c->n_zero_var,
                   (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
                   (unsigned long long)c->n_mask, (unsigned long long)c->n_missing_calls);
-    gsvd_log_info("pca: %s, %zu passes, converged %s, final 1-MEV %.3g",
-                  gsvd_pca_method_name(r->method), r->iterations,
+    gsvd_log_info("pca: %s, %zu passes, accuracy %s, converged %s, final 1-MEV %.3g",
+                  gsvd_pca_method_name(r->method), r->iterations, gsvd_pca_accuracy_name(accuracy),
                   r->converged < 0 ? "n/a (fixed pass count)"
                   : r->converged   ? "yes"
                                    : "NO (max-iter reached)",
@@ -236,6 +236,18 @@ int lib_run_pca(struct lib_run *run)
     struct gsvd_pca_model *model = NULL;
     int rc;
 
+    /* accuracy: bulk is the estimate stop rule with room to reach it (as `--accuracy bulk`) */
+    if (pca.accuracy == GSVD_PCA_ACCURACY_BULK &&
+        (pca.stop != GSVD_PCA_STOP_BOUND || pca.power_iter))
+        return lib_fail(GSVD_EINVAL,
+                        "pca: accuracy bulk sets the stop rule itself: it cannot be combined "
+                        "with \"%s\"",
+                        pca.power_iter ? "power-iter" : "stop");
+    if (pca.accuracy == GSVD_PCA_ACCURACY_BULK)
+        pca.stop = GSVD_PCA_STOP_ESTIMATE;
+    if (!pca.max_iter)
+        pca.max_iter =
+            pca.accuracy == GSVD_PCA_ACCURACY_BULK ? GSVD_PCA_BULK_MAX_ITER : GSVD_PCA_MAX_ITER;
     rc = setup(run, &p, &pca, &bp);
     if (world) /* one rank's bad start stops every rank */
         rc = gsvd_comm_agree(world, rc, NULL);
@@ -257,7 +269,7 @@ int lib_run_pca(struct lib_run *run)
         ids = &p.join.ids;
     }
     if (gsvd_comm_rank(world) == 0)
-        report(p.r);
+        report(p.r, pca.accuracy);
     if (res->v)
         GSVD_TRY(gsvd_variant_ids_read_present(run->src->tree, run->src->node, p.sel.geno.var_start,
                                                p.sel.geno.var_start + p.r->m_range, &p.vids));

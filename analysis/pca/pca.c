@@ -176,9 +176,9 @@ static int data_done(void *ctx, const struct pca_solver *s, size_t it, double co
     (void)ctx;
     if (p->power_iter)
         return it >= p->power_iter;
-    if (p->stop == GSVD_PCA_STOP_SUBSPACE)
+    if (gsvd_pca_stop_for(p) == GSVD_PCA_STOP_SUBSPACE)
         return it >= 2 && conv < s->tol;
-    if (p->stop == GSVD_PCA_STOP_ESTIMATE)
+    if (gsvd_pca_stop_for(p) == GSVD_PCA_STOP_ESTIMATE)
         return est <= s->tol;
     return bnd <= s->tol;
 }
@@ -191,12 +191,16 @@ static void data_finish(void *ctx, const struct pca_solver *s, size_t it, int do
     res->converged = p->power_iter ? -1 : done || s->b >= s->n;
     if (!res->converged) {
         size_t met = 0;
-        int by_est = p->stop == GSVD_PCA_STOP_ESTIMATE;
+        int by_est = gsvd_pca_stop_for(p) == GSVD_PCA_STOP_ESTIMATE;
         for (size_t q = 0; q < s->k; q++)
             met += (by_est ? s->estimate[q] : s->bound[q]) <= s->tol;
-        gsvd_log_warn("stopped after %zu passes (--max-iter) with %zu of %zu components within "
-                      "--tol %.3g (largest singular value error bound %.3g, estimate %.3g)",
-                      it, met, s->k, s->tol, bnd, est);
+        /* fast: the summary names the converged components and the estimates (the bulk of a
+         * PCA is expected not to converge in a few passes); bulk promised them all */
+        gsvd_log_msg(p->accuracy == GSVD_PCA_ACCURACY_BULK ? GSVD_LOG_WARN : GSVD_LOG_INFO,
+                     __func__,
+                     "stopped after %zu passes (--max-iter) with %zu of %zu components within "
+                     "--tol %.3g (largest singular value error bound %.3g, estimate %.3g)",
+                     it, met, s->k, s->tol, bnd, est);
     }
 }
 
@@ -428,11 +432,9 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     struct data_op dop = {.g = g, .told = &told};
     double *evec = NULL, *eval = NULL;
     size_t n = gsvd_geno_n_samples(g), k = p->n_components;
-    enum gsvd_pca_method method = p->method;
+    enum gsvd_pca_method method = gsvd_pca_method_for(p, n);
 
     *out = NULL;
-    if (method == GSVD_PCA_AUTO)
-        method = n <= GSVD_PCA_AUTO_EXACT_N ? GSVD_PCA_EXACT : GSVD_PCA_RANDOMIZED;
     if (method == GSVD_PCA_EXACT && !p->loadings)
         gsvd_geno_set_cache(g, 0); /* a single pass: keeping the blocks would only cost time */
     if (k == 0 || k >= n) {

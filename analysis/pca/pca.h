@@ -44,6 +44,21 @@ enum gsvd_pca_stop {
     GSVD_PCA_STOP_ESTIMATE,  /* every top-k singular value's error estimate <= tol */
 };
 
+/* What the singular values are promised to (pca --accuracy).  FAST (the default) runs the
+ * method and stop rule as given, within max_iter passes: the components whose error bound
+ * reaches tol are converged, the rest (a flat noise bulk, typically) are reported with their
+ * error estimates.  BULK promises every top-k singular value within tol by its error estimate:
+ * the estimate stop rule (p->stop is not used), auto's iterative method is krylov (which needs
+ * the fewest passes for a flat bulk: ~33 at 100,000 x 20,000), and the caller gives max_iter
+ * room (GSVD_PCA_BULK_MAX_ITER); the exact method is unchanged (its values are within the Gram
+ * kernel's bound). */
+enum gsvd_pca_accuracy {
+    GSVD_PCA_ACCURACY_FAST = 0,
+    GSVD_PCA_ACCURACY_BULK,
+};
+#define GSVD_PCA_MAX_ITER 8       /* passes cap of --accuracy fast unless --max-iter is given */
+#define GSVD_PCA_BULK_MAX_ITER 60 /* passes cap of --accuracy bulk unless --max-iter is given */
+
 enum gsvd_pca_method {
     GSVD_PCA_RANDOMIZED = 0,
     GSVD_PCA_KRYLOV,
@@ -63,12 +78,13 @@ struct gsvd_pca_params {
     enum gsvd_pca_method method;
     size_t oversampling; /* extra columns: block width l = k + oversampling */
     enum gsvd_pca_stop stop;
-    double tol;                    /* the stop rule's tolerance */
-    size_t max_iter;               /* passes cap for iterative methods */
-    size_t power_iter;             /* > 0: exactly this many passes, tol ignored */
-    size_t window;                 /* randomized: basis blocks kept before a restart (>= 2) */
-    uint64_t seed;                 /* test matrix seed */
-    int loadings;                  /* 1: one more pass for V (variant loadings) */
+    double tol;                      /* the stop rule's tolerance */
+    size_t max_iter;                 /* passes cap for iterative methods */
+    size_t power_iter;               /* > 0: exactly this many passes, tol ignored */
+    size_t window;                   /* randomized: basis blocks kept before a restart (>= 2) */
+    enum gsvd_pca_accuracy accuracy; /* FAST, or BULK (see the enum) */
+    uint64_t seed;                   /* test matrix seed */
+    int loadings;                    /* 1: one more pass for V (variant loadings) */
     size_t n_threads;              /* threads for in-memory products (exact's eigensolver); 0 = 1 */
     struct gsvd_progress progress; /* per block of each pass ("pass 3", "Gram", "loadings") */
     gsvd_comm *comm;               /* distributed run (borrowed), or NULL: one process.  Each
@@ -79,9 +95,9 @@ struct gsvd_pca_params {
 #define GSVD_PCA_PARAMS_DEFAULT                                                                    \
     {                                                                                              \
         .n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10,                           \
-        .stop = GSVD_PCA_STOP_BOUND, .tol = 1e-4, .max_iter = 8, .power_iter = 0, .window = 8,     \
-        .seed = 42, .loadings = 0, .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL,         \
-        .n_variants_all = 0                                                                        \
+        .stop = GSVD_PCA_STOP_BOUND, .tol = 1e-4, .max_iter = GSVD_PCA_MAX_ITER, .power_iter = 0,  \
+        .window = 8, .accuracy = GSVD_PCA_ACCURACY_FAST, .seed = 42, .loadings = 0,                \
+        .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL, .n_variants_all = 0                \
     }
 
 struct gsvd_pca_result {
@@ -133,6 +149,12 @@ GSVD_NODISCARD int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsv
 void gsvd_pca_result_free(struct gsvd_pca_result *r); /* accepts NULL */
 
 const char *gsvd_pca_method_name(enum gsvd_pca_method m);
+const char *gsvd_pca_accuracy_name(enum gsvd_pca_accuracy a); /* "fast", "bulk" */
+/* The method p asks for, with auto resolved for n samples: exact up to GSVD_PCA_AUTO_EXACT_N,
+ * above that randomized (krylov with GSVD_PCA_ACCURACY_BULK). */
+enum gsvd_pca_method gsvd_pca_method_for(const struct gsvd_pca_params *p, size_t n);
+/* The stop rule the iterative methods apply: p->stop, or the estimate rule for BULK. */
+enum gsvd_pca_stop gsvd_pca_stop_for(const struct gsvd_pca_params *p);
 const char *gsvd_pca_stop_name(enum gsvd_pca_stop r); /* "bound", "subspace", "estimate" */
 
 /* The part of the variant range [start, stop) that rank `rank` of `size` analyses: contiguous,

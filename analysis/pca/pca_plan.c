@@ -28,6 +28,25 @@ const char *gsvd_pca_method_name(enum gsvd_pca_method m)
     return "unknown";
 }
 
+const char *gsvd_pca_accuracy_name(enum gsvd_pca_accuracy a)
+{
+    return a == GSVD_PCA_ACCURACY_BULK ? "bulk" : "fast";
+}
+
+enum gsvd_pca_method gsvd_pca_method_for(const struct gsvd_pca_params *p, size_t n)
+{
+    if (p->method != GSVD_PCA_AUTO)
+        return p->method;
+    if (n <= GSVD_PCA_AUTO_EXACT_N)
+        return GSVD_PCA_EXACT;
+    return p->accuracy == GSVD_PCA_ACCURACY_BULK ? GSVD_PCA_KRYLOV : GSVD_PCA_RANDOMIZED;
+}
+
+enum gsvd_pca_stop gsvd_pca_stop_for(const struct gsvd_pca_params *p)
+{
+    return p->accuracy == GSVD_PCA_ACCURACY_BULK ? GSVD_PCA_STOP_ESTIMATE : p->stop;
+}
+
 const char *gsvd_pca_stop_name(enum gsvd_pca_stop r)
 {
     switch (r) {
@@ -83,14 +102,14 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
         engine = fmax(engine, gsvd_i8p_bytes((size_t)n, (size_t)l, group, (size_t)threads));
     pass += engine;
     double scan = (double)gsvd_geno_scan_bytes(g);
-    int iterative =
-        p->method != GSVD_PCA_EXACT && !(p->method == GSVD_PCA_AUTO && n <= GSVD_PCA_AUTO_EXACT_N);
+    enum gsvd_pca_method method = gsvd_pca_method_for(p, (size_t)n);
+    int iterative = method != GSVD_PCA_EXACT;
     /* basis blocks: randomized restarts at `window`; krylov keeps one per pass (and the start);
      * subspace holds one; none holds more columns than samples (gsvd_pca_run's cap) */
-    int fixed_basis = p->method == GSVD_PCA_KRYLOV || p->method == GSVD_PCA_SUBSPACE;
-    if (p->method == GSVD_PCA_KRYLOV)
+    int fixed_basis = method == GSVD_PCA_KRYLOV || method == GSVD_PCA_SUBSPACE;
+    if (method == GSVD_PCA_KRYLOV)
         window = (double)((p->power_iter ? p->power_iter : p->max_iter) + 1);
-    else if (p->method == GSVD_PCA_SUBSPACE)
+    else if (method == GSVD_PCA_SUBSPACE)
         window = 1;
     if (window * l > n)
         window = ceil(n / l);

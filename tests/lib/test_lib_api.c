@@ -221,6 +221,19 @@ static void failing_calls(gensvd_ctx *ctx, const char *hapmap, const char *scrat
     check(gensvd_options_set_int(opt, "components", 3) == GENSVD_EINVAL, "pdist has no components");
     gensvd_options_free(opt);
     opt = NULL;
+    /* accuracy bulk chooses the stop rule: another one given is refused at the run */
+    check(gensvd_options_new(ctx, GENSVD_PCA, &opt) == 0 &&
+              gensvd_options_set_string(opt, "accuracy", "bulk") == 0 &&
+              gensvd_options_set_string(opt, "stop", "subspace") == 0,
+          "pca accuracy bulk with stop subspace set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "accuracy bulk with a stop rule", "stop");
+    check(gensvd_options_set_string(opt, "stop", "bound") == 0 &&
+              gensvd_options_set_int(opt, "power-iter", 3) == 0,
+          "pca accuracy bulk with power-iter set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "accuracy bulk with power-iter",
+           "power-iter");
+    gensvd_options_free(opt);
+    opt = NULL;
     /* an empty in-memory source, then one whose chunk callback fails */
     check(gensvd_source_new(ctx, &mem) == 0 && gensvd_options_new(ctx, GENSVD_PDIST, &opt) == 0,
           "in-memory source");

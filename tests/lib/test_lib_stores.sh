@@ -59,6 +59,8 @@ case_() {
 
 case_ pca "pca -k 4 --loadings" "pca components=4 loadings=1"
 case_ pca_rand "pca -k 3 -m randomized --scaler hwe" "pca components=3 method=randomized scaler=hwe"
+case_ pca_bulk "pca -k 3 -m randomized --accuracy bulk" \
+    "pca components=3 method=randomized accuracy=bulk" "$H" write
 case_ pca_v3 "pca -k 3 --zarr-format 3 --shard 1000" \
     "pca components=3 dest.zarr-format=3 dest.shard=1000"
 case_ pca_ld "pca -k 3 --ld-prune 0.2,50" "pca components=3 ld-prune=0.2,50"

@@ -14,7 +14,10 @@ usage: .venv/zarr3/bin/python tests/pca/test_pca_scale.py GENSVD [big]
              error of each singular value against exact is at most its bound); the run says it
              did not converge (summary and attributes) and exits 0; the error estimates are
              within 0.25-4x of the true errors and never above the bounds; --stop estimate
-             converges with every true error within --tol
+             converges with every true error within --tol; the summary names PC1-2 converged
+             and PC3-10 estimates (--accuracy fast, the default, byte-identical to no option);
+             --accuracy bulk (krylov) converges with every true error within 1e-4, refuses
+             --stop and --power-iter, and -m auto takes krylov with it above 5,000 samples
     threads  byte-identical TSV for --threads 1, 2, 3 and for two chunkings of the same data
     many     N = 100,000 samples x 300 variants end to end against a float64 numpy SVD of the
              standardised matrix (variant side: 300 x 100,000): population PCs within 1e-6,
@@ -133,8 +136,13 @@ def case_bulk(g, tmp):
     check("bulk: not converged in 8 passes, said in the attributes",
           attrs["converged"] is False and attrs["stop"] == "bound" and len(bounds) == 10,
           str(attrs.get("converged")))
-    check("bulk: not converged, said in the summary and the warning",
+    check("bulk: not converged, said in the summary",
           "NOT converged" in p.stderr and "--max-iter" in p.stderr, p.stderr[-400:])
+    # --accuracy fast (the default) names the separated PCs as converged, the bulk as estimates
+    summary_line = next((x for x in p.stderr.splitlines() if "accuracy fast" in x), "")
+    check("bulk: the default's summary: PC1-2 converged, PC3-10 estimates",
+          "PC1-2 converged" in summary_line and "PC3-10 NOT converged" in summary_line
+          and "estimates" in summary_line and "--accuracy bulk" in summary_line, summary_line)
     est = np.array(attrs["singular_value_error_estimate"])
     big = err > 100 * FLOOR  # the bulk PCs after 8 passes (~5e-3)
     ratio = est[big] / err[big]
@@ -152,6 +160,31 @@ def case_bulk(g, tmp):
           attrs3["converged"] is True and attrs3["stop"] == "estimate"
           and bool(np.all(e3 <= 1e-4)) and attrs3["iterations"] < 80,
           f"{attrs3['converged']} {attrs3['iterations']} {e3}")
+    # --accuracy bulk: every singular value within 1e-4 of exact, krylov with the estimate stop;
+    # --accuracy fast is the default (the same bytes)
+    pb, zb, attrs4 = pca_zarr(g, store, os.path.join(tmp, "bulk_bulk.zarr"), "-m", "krylov",
+                              "--accuracy", "bulk")
+    e4 = np.abs(zb["sample_pca_singular_value"][:] - se) / se
+    check("bulk: --accuracy bulk: every singular value within 1e-4 of exact, stop estimate, "
+          "converged in fewer than 60 passes",
+          attrs4["converged"] is True and attrs4["stop"] == "estimate"
+          and bool(np.all(e4 <= 1e-4)) and attrs4["iterations"] < 60,
+          f"{attrs4['converged']} {attrs4['stop']} {attrs4['iterations']} {e4}")
+    check("bulk: --accuracy bulk's summary says every value is within 1e-4",
+          "accuracy bulk: every singular value within 0.0001" in pb.stderr, pb.stderr[-400:])
+    fast = [run(g, "pca", store, "-k", 10, "-m", "randomized", *a, "-q").stdout
+            for a in ((), ("--accuracy", "fast"))]
+    check("bulk: --accuracy fast is the default (byte-identical TSV)", fast[0] == fast[1])
+    for extra in (("--stop", "bound"), ("--power-iter", 5)):
+        q = run(g, "pca", store, "--accuracy", "bulk", *extra, ok_codes=(2,))
+        check(f"bulk: --accuracy bulk with {extra[0]}: exit 2 naming it",
+              q.returncode == 2 and extra[0] in q.stderr, q.stderr)
+    wide = os.path.join(tmp, "wide.vcz")
+    run(g, "simulate", wide, "-m", 1500, "-n", 6000, "-K", 3, "--fst", 0.05, "--seed", 9,
+        "--force")
+    _, _, attrs5 = pca_zarr(g, wide, os.path.join(tmp, "wide_bulk.zarr"), "--accuracy", "bulk")
+    check("bulk: -m auto with --accuracy bulk above 5,000 samples runs krylov to the estimates",
+          attrs5["method"] == "krylov" and attrs5["stop"] == "estimate", str(attrs5.get("method")))
 # more passes reach the bulk too (the stop rule is honest, not unreachable)
     _, zr, attrs2 = pca_zarr(g, store, os.path.join(tmp, "bulk_more.zarr"), "-m", "randomized",
                              "--max-iter", 80, "--tol", 1e-3)

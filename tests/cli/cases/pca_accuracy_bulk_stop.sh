@@ -1,0 +1,1 @@
+"$GENSVD" pca --accuracy bulk --stop bound "$TESTDATA/realdata/hapmap3.vcz"

@@ -1,0 +1,1 @@
+"$GENSVD" pca --accuracy exact "$TESTDATA/realdata/hapmap3.vcz"
