@@ -13,12 +13,18 @@
  *   vnni8 M N    the same 2 int8 products over the same tiles at AVX-512 VNNI's rate (the i8
  *                Gram's engine on CPUs without AMX): vpdpbusd on 16 zmm accumulators with
  *                operands in registers, one core's CPU time, times the core count
+ *   fma M N C    the FMA compute limit of a pass (two products of M x N by C columns, 4 M N C
+ *                flops): float32 fused multiply-adds on 12 accumulators in registers, one
+ *                thread per core all at once, each thread's rate from its own CPU time, summed
+ *                (so every core's all-core clock is in it); the widest vectors the CPU has
+ *                (zmm with AVX-512F, else ymm with AVX2 and FMA)
+ *   fma256 M N C the same on ymm (the limit of an AVX2 host; on an AVX-512 host a proxy only)
  * Prints "seconds <extrapolated s> gflops <rate>" (amx, vnni8: GMAC/s counted as 2 flops
  * each).
  * Built by bench/bench_pca_scale.sh (the AMX modes where the compiler has -mamx-bf16 and
  * -mamx-int8):
  *   cc -O2 [-mamx-tile -mamx-bf16 -mamx-int8] bench/gemm_limit.c \
- *      $(pkg-config --cflags --libs openblas) */
+ *      $(pkg-config --cflags --libs openblas) -lpthread */
 #define _GNU_SOURCE /* syscall (amx) */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +33,7 @@
 #include <unistd.h>
 
 #include <cblas.h>
+#include <pthread.h>
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 #include <stdint.h>
@@ -112,12 +119,111 @@ static int vnni_limit(size_t m, size_t n, long cores)
     print_tiles(m, n, cores, 2.0, vnni_rate());
     return 0;
 }
+
+/* MACs per second of one thread's float32 FMAs on 12 accumulators in registers: zmm (wide) or
+ * ymm. */
+__attribute__((target("avx512f"))) static double fma512_rate(void)
+{
+    __m512 acc[12], a = _mm512_set1_ps(1.0001f), b = _mm512_set1_ps(0.9999f);
+    const long steps = 30000000;
+    for (int i = 0; i < 12; i++)
+        acc[i] = _mm512_set1_ps((float)i);
+    double t0 = thread_now();
+    for (long it = 0; it < steps; it++) {
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; i++)
+            acc[i] = _mm512_fmadd_ps(a, b, acc[i]);
+        __asm__ volatile("" : "+v"(b));
+    }
+    double t = thread_now() - t0;
+    __m512 s = acc[0];
+    for (int i = 1; i < 12; i++)
+        s = _mm512_add_ps(s, acc[i]);
+    volatile float sink = _mm512_reduce_add_ps(s);
+    (void)sink;
+    return (double)steps * 12.0 * 16.0 / t;
+}
+
+__attribute__((target("avx2,fma"))) static double fma256_rate(void)
+{
+    __m256 acc[12], a = _mm256_set1_ps(1.0001f), b = _mm256_set1_ps(0.9999f);
+    const long steps = 30000000;
+    for (int i = 0; i < 12; i++)
+        acc[i] = _mm256_set1_ps((float)i);
+    double t0 = thread_now();
+    for (long it = 0; it < steps; it++) {
+#pragma GCC unroll 12
+        for (int i = 0; i < 12; i++)
+            acc[i] = _mm256_fmadd_ps(a, b, acc[i]);
+        __asm__ volatile("" : "+x"(b));
+    }
+    double t = thread_now() - t0;
+    __m256 s = acc[0];
+    for (int i = 1; i < 12; i++)
+        s = _mm256_add_ps(s, acc[i]);
+    volatile float sink = _mm256_cvtss_f32(s);
+    (void)sink;
+    return (double)steps * 12.0 * 8.0 / t;
+}
+
+struct fma_job {
+    int wide;
+    double rate;
+};
+
+static void *fma_thread(void *arg)
+{
+    struct fma_job *j = arg;
+    j->rate = j->wide ? fma512_rate() : fma256_rate();
+    return NULL;
+}
+
+/* The pass's FMA compute limit: every core's FMA rate at once, summed. */
+static int fma_limit(size_t m, size_t n, size_t c, long cores, int force256)
+{
+    struct fma_job jobs[256];
+    pthread_t th[256];
+    int wide, k = cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
+    double rate = 0;
+
+    __builtin_cpu_init();
+    wide = !force256 && __builtin_cpu_supports("avx512f");
+    if (!wide && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+        fprintf(stderr, "gemm_limit: the CPU has no AVX2 and FMA\n");
+        return 1;
+    }
+    for (int i = 0; i < k; i++) {
+        jobs[i].wide = wide;
+        if (pthread_create(&th[i], NULL, fma_thread, &jobs[i]) != 0) {
+            fprintf(stderr, "gemm_limit: cannot start a thread\n");
+            return 1;
+        }
+    }
+    for (int i = 0; i < k; i++) {
+        pthread_join(th[i], NULL);
+        rate += jobs[i].rate;
+    }
+    printf("seconds %.4f gflops %.1f\n", 2.0 * (double)m * (double)n * (double)c / rate,
+           2.0 * rate / 1e9);
+    return 0;
+}
 #else
 static int vnni_limit(size_t m, size_t n, long cores)
 {
     (void)m;
     (void)n;
     (void)cores;
+    fprintf(stderr, "gemm_limit: not an x86-64 build\n");
+    return 2;
+}
+
+static int fma_limit(size_t m, size_t n, size_t c, long cores, int force256)
+{
+    (void)m;
+    (void)n;
+    (void)c;
+    (void)cores;
+    (void)force256;
     fprintf(stderr, "gemm_limit: not an x86-64 build\n");
     return 2;
 }
@@ -202,8 +308,11 @@ static int amx_limit(size_t m, size_t n, long cores, int int8)
 
 int main(int argc, char **argv)
 {
-    if (argc < 4 || (strcmp(argv[1], "pass") == 0 && argc != 5)) {
-        fprintf(stderr, "usage: gemm_limit pass M N C | gemm_limit syrk|amx|amx8|vnni8 M N\n");
+    int with_c = argc >= 2 && (strcmp(argv[1], "pass") == 0 || strcmp(argv[1], "fma") == 0 ||
+                               strcmp(argv[1], "fma256") == 0);
+    if (argc < 4 || (with_c && argc != 5)) {
+        fprintf(stderr,
+                "usage: gemm_limit pass|fma|fma256 M N C | gemm_limit syrk|amx|amx8|vnni8 M N\n");
         return 2;
     }
     size_t m = strtoull(argv[2], NULL, 10), n = strtoull(argv[3], NULL, 10);
@@ -214,6 +323,8 @@ int main(int argc, char **argv)
         return amx_limit(m, n, cores, 1);
     if (strcmp(argv[1], "vnni8") == 0)
         return vnni_limit(m, n, cores);
+    if (strcmp(argv[1], "fma") == 0 || strcmp(argv[1], "fma256") == 0)
+        return fma_limit(m, n, strtoull(argv[4], NULL, 10), cores, argv[1][3] == '2');
     openblas_set_num_threads(cores > 0 ? (int)cores : 1);
     /* a slice of about 512 MB of Z, at least 64 rows, timed after one warm-up call */
     size_t rows = ((size_t)512 << 20) / (4 * n);
