@@ -163,33 +163,42 @@ double gsvd_avx2p_bytes(size_t n, size_t c, size_t rows, size_t threads)
 
 #define PA_TARGET __attribute__((target("avx2,fma")))
 
-/* Codes [s, s + 16) of a packed row of rb bytes (s a multiple of 4; codes past the row read as
- * 0) as the row's values into d[0..16): the four bytes broadcast (a load where they lie inside
- * the row), each lane's code shifted down and looked up in `table`. */
-PA_TARGET static inline void decode16(const uint8_t *row, size_t rb, size_t s, __m256 table,
-                                      float *d)
+/* The 16 codes of the 4 bytes at w (a little-endian word) as the row's values into d[0..16):
+ * the word broadcast, each lane's code shifted down and looked up in `table`. */
+PA_TARGET static inline void decode16_word(__m256i w, __m256 table, float *d)
 {
     const __m256i lo = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);
     const __m256i hi = _mm256_setr_epi32(16, 18, 20, 22, 24, 26, 28, 30);
     const __m256i three = _mm256_set1_epi32(3);
-    size_t b = s / 4;
-    __m256i v;
-    if (b + 4 <= rb) {
-        int32_t w;
-        memcpy(&w, row + b, 4);
-        v = _mm256_set1_epi32(w);
-    } else {
-        uint8_t t[4] = {0};
-        if (b < rb)
-            memcpy(t, row + b, rb - b);
-        int32_t w;
-        memcpy(&w, t, 4);
-        v = _mm256_set1_epi32(w);
+    _mm256_store_ps(
+        d, _mm256_permutevar8x32_ps(table, _mm256_and_si256(_mm256_srlv_epi32(w, lo), three)));
+    _mm256_store_ps(
+        d + 8, _mm256_permutevar8x32_ps(table, _mm256_and_si256(_mm256_srlv_epi32(w, hi), three)));
+}
+
+/* Codes [s, s + 16 k) of a packed row of rb bytes (s a multiple of 4; codes past the row read
+ * as 0) into d: straight loads where the bytes lie inside the row, a zero-padded copy for the
+ * row's end. */
+PA_TARGET static inline void decode(const uint8_t *row, size_t rb, size_t s, size_t k, __m256 table,
+                                    float *d)
+{
+    size_t b = s / 4, q = 0;
+    if (b + 4 * k <= rb) {
+        for (; q < k; q++) {
+            int32_t w;
+            memcpy(&w, row + b + 4 * q, 4);
+            decode16_word(_mm256_set1_epi32(w), table, d + 16 * q);
+        }
+        return;
     }
-    _mm256_store_ps(
-        d, _mm256_permutevar8x32_ps(table, _mm256_and_si256(_mm256_srlv_epi32(v, lo), three)));
-    _mm256_store_ps(
-        d + 8, _mm256_permutevar8x32_ps(table, _mm256_and_si256(_mm256_srlv_epi32(v, hi), three)));
+    for (; q < k; q++, b += 4) {
+        uint8_t t[4] = {0};
+        int32_t w;
+        if (b < rb)
+            memcpy(t, row + b, rb - b < 4 ? rb - b : 4);
+        memcpy(&w, t, 4);
+        decode16_word(_mm256_set1_epi32(w), table, d + 16 * q);
+    }
 }
 
 /* Rows r, r + 1 (r + 1 may be past the group: zeros) of samples [s0, s0 + kc) into w->zb, kc
@@ -209,8 +218,7 @@ PA_TARGET static void t_decode(gsvd_avx2w *w, const struct gsvd_gblock *g, size_
             for (size_t b = s0 / 4; b < (s0 + kc) / 4 && b < rb; b += 64)
                 __builtin_prefetch(row + PREFETCH_ROWS * rb + b);
         __m256 table = _mm256_load_ps(w->lut + (r + q) * 8);
-        for (size_t k = 0; k < kc; k += 16)
-            decode16(row, rb, s0 + k, table, d + k);
+        decode(row, rb, s0, kc / 16, table, d);
     }
 }
 
@@ -358,8 +366,7 @@ PA_TARGET static void product_y_block(gsvd_avx2w *w, const struct gsvd_gblock *g
                 __builtin_prefetch(row + PREFETCH_ROWS * rb + s0 / 4);
                 __builtin_prefetch(row + PREFETCH_ROWS * rb + s0 / 4 + SB / 4 - 1);
             }
-            for (size_t q = 0; q < SB && s0 + q < n; q += 16)
-                decode16(row, rb, s0 + q, table, w->zy + SB * r + q);
+            decode(row, rb, s0, (ns + 15) / 16, table, w->zy + SB * r);
         }
         for (size_t q = 0; q < SB && s0 + q < n; q += 16)
             for (size_t p = 0; p < panels(c); p++) {
