@@ -205,6 +205,8 @@ static int fma_limit(size_t m, size_t n, size_t c, long cores, int force256)
     }
     printf("seconds %.4f gflops %.1f\n", 2.0 * (double)m * (double)n * (double)c / rate,
            2.0 * rate / 1e9);
+    fprintf(stderr, "gemm_limit: %d threads of %s FMAs, %.2f GMAC/s a core on average\n", k,
+            wide ? "zmm" : "ymm", rate / k / 1e9);
     return 0;
 }
 #else

@@ -10,8 +10,8 @@
  *   gram [ROWS N REPS]    one Gram group's upper tiles of Z'Z: "f32-openblas" (ssyrk of the
  *                         float32 rows) and the int8 Gram's engines (gram_i8.h: pack and
  *                         tiles); default 4096 2048 3
- *   limit                 one core's float32 FMA rate with operands in registers (ymm, and
- *                         zmm where the CPU has AVX-512F)
+ * The FMA peak these rates compare with: bench/gemm_limit.c fma and fma256 (the rate of each
+ * core, and of all of them at once).
  * Engines are chosen as gensvd chooses them, capped by GENSVD_CPU_LEVEL (common/cpu.h).
  * Prints one line per engine: seconds of the least repetition, the multiply-adds per second
  * (GMAC/s) and, for the products, the largest relative difference of its result from the
@@ -282,70 +282,6 @@ static int bench_gram(size_t rows, size_t n, int reps)
     return 0;
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-/* One core's float32 FMA rate, 12 independent accumulators in registers. */
-__attribute__((target("avx2,fma"))) static double fma256_rate(void)
-{
-    __m256 acc[12], a = _mm256_set1_ps(1.0001f), b = _mm256_set1_ps(0.9999f);
-    const long steps = 20000000;
-    for (int i = 0; i < 12; i++)
-        acc[i] = _mm256_set1_ps((float)i);
-    double t0 = cpu_now();
-    for (long it = 0; it < steps; it++) {
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; i++)
-            acc[i] = _mm256_fmadd_ps(a, b, acc[i]);
-        __asm__ volatile("" : "+x"(b));
-    }
-    double t = cpu_now() - t0;
-    __m256 s = acc[0];
-    for (int i = 1; i < 12; i++)
-        s = _mm256_add_ps(s, acc[i]);
-    volatile float sink = _mm256_cvtss_f32(s);
-    (void)sink;
-    return (double)steps * 12 * 8 / t;
-}
-
-__attribute__((target("avx512f"))) static double fma512_rate(void)
-{
-    __m512 acc[12], a = _mm512_set1_ps(1.0001f), b = _mm512_set1_ps(0.9999f);
-    const long steps = 20000000;
-    for (int i = 0; i < 12; i++)
-        acc[i] = _mm512_set1_ps((float)i);
-    double t0 = cpu_now();
-    for (long it = 0; it < steps; it++) {
-#pragma GCC unroll 12
-        for (int i = 0; i < 12; i++)
-            acc[i] = _mm512_fmadd_ps(a, b, acc[i]);
-        __asm__ volatile("" : "+v"(b));
-    }
-    double t = cpu_now() - t0;
-    __m512 s = acc[0];
-    for (int i = 1; i < 12; i++)
-        s = _mm512_add_ps(s, acc[i]);
-    volatile float sink = _mm512_reduce_add_ps(s);
-    (void)sink;
-    return (double)steps * 12 * 16 / t;
-}
-
-static int bench_limit(void)
-{
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-        printf("limit fma256 one core %.2f GMAC/s\n", fma256_rate() / 1e9);
-    if (__builtin_cpu_supports("avx512f"))
-        printf("limit fma512 one core %.2f GMAC/s\n", fma512_rate() / 1e9);
-    return 0;
-}
-#else
-static int bench_limit(void)
-{
-    printf("limit: not an x86-64 build\n");
-    return 0;
-}
-#endif
-
 static size_t arg(int argc, char **argv, int i, size_t dflt)
 {
     return argc > i ? (size_t)strtoull(argv[i], NULL, 10) : dflt;
@@ -360,8 +296,6 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "gram") == 0)
         return bench_gram(arg(argc, argv, 2, 4096), arg(argc, argv, 3, 2048),
                           (int)arg(argc, argv, 4, 3));
-    if (argc >= 2 && strcmp(argv[1], "limit") == 0)
-        return bench_limit();
-    fprintf(stderr, "usage: kernel_bench pass [ROWS N C REPS] | gram [ROWS N REPS] | limit\n");
+    fprintf(stderr, "usage: kernel_bench pass [ROWS N C REPS] | gram [ROWS N REPS]\n");
     return 2;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/cpu.h"
+#include "common/popcnt_avx2.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -247,21 +248,6 @@ row_avx512(const struct ld_state *st, size_t j, size_t i0, uint8_t *row, double 
 #define LD_AVX2 __attribute__((target("avx2,popcnt")))
 enum { LD_STEPS = 15 };
 
-LD_AVX2 static inline __m256i pc8(__m256i v)
-{
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
-                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-    const __m256i low = _mm256_set1_epi8(0x0f);
-    __m256i lo = _mm256_and_si256(v, low), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
-    return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
-}
-
-LD_AVX2 static inline int64_t sum4(__m256i v)
-{
-    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    return _mm_cvtsi128_si64(s) + _mm_extract_epi64(s, 1);
-}
-
 LD_AVX2 static inline __m256i ld4(const uint64_t *p)
 {
     return _mm256_loadu_si256((const __m256i *)(const void *)p);
@@ -280,10 +266,10 @@ LD_AVX2 static int64_t cross_avx2(const uint64_t *ai, const uint64_t *bi, const 
         __m256i cab = _mm256_setzero_si256(), cbb = cab;
         for (; w < end; w += 4) {
             __m256i a1 = ld4(ai + w), b1 = ld4(bi + w), a2 = ld4(aj + w), b2 = ld4(bj + w);
-            cab = _mm256_add_epi8(cab, pc8(_mm256_and_si256(a1, a2)));
-            cab = _mm256_add_epi8(
-                cab, pc8(_mm256_xor_si256(_mm256_and_si256(a1, b2), _mm256_and_si256(b1, a2))));
-            cbb = _mm256_add_epi8(cbb, pc8(_mm256_and_si256(b1, b2)));
+            cab = _mm256_add_epi8(cab, gsvd_popcnt8_avx2(_mm256_and_si256(a1, a2)));
+            cab = _mm256_add_epi8(cab, gsvd_popcnt8_avx2(_mm256_xor_si256(
+                                           _mm256_and_si256(a1, b2), _mm256_and_si256(b1, a2))));
+            cbb = _mm256_add_epi8(cbb, gsvd_popcnt8_avx2(_mm256_and_si256(b1, b2)));
         }
         sab = _mm256_add_epi64(sab, _mm256_sad_epu8(cab, _mm256_setzero_si256()));
         sbb = _mm256_add_epi64(sbb, _mm256_sad_epu8(cbb, _mm256_setzero_si256()));
@@ -291,7 +277,7 @@ LD_AVX2 static int64_t cross_avx2(const uint64_t *ai, const uint64_t *bi, const 
     for (; w < W; w++)
         tail += __builtin_popcountll(ai[w] & aj[w]) + 3 * __builtin_popcountll(bi[w] & bj[w]) +
                 __builtin_popcountll((ai[w] & bj[w]) ^ (bi[w] & aj[w]));
-    return sum4(sab) + 3 * sum4(sbb) + tail;
+    return (int64_t)(gsvd_sum4_epi64_avx2(sab) + 3 * gsvd_sum4_epi64_avx2(sbb)) + tail;
 }
 
 LD_AVX2 static int r2_avx2(const uint64_t *pi, const uint64_t *pj, size_t W,
@@ -315,17 +301,17 @@ LD_AVX2 static int r2_avx2(const uint64_t *pi, const uint64_t *pj, size_t W,
             b[q] = _mm256_setzero_si256();
         for (; w < end; w += 4) {
             __m256i m1 = ld4(mi + w), m2 = ld4(mj + w);
-            b[0] = _mm256_add_epi8(b[0], pc8(_mm256_and_si256(ld4(ai + w), m2)));
-            b[1] = _mm256_add_epi8(b[1], pc8(_mm256_and_si256(ld4(bi + w), m2)));
-            b[2] = _mm256_add_epi8(b[2], pc8(_mm256_and_si256(m1, ld4(aj + w))));
-            b[3] = _mm256_add_epi8(b[3], pc8(_mm256_and_si256(m1, ld4(bj + w))));
-            b[4] = _mm256_add_epi8(b[4], pc8(_mm256_and_si256(m1, m2)));
+            b[0] = _mm256_add_epi8(b[0], gsvd_popcnt8_avx2(_mm256_and_si256(ld4(ai + w), m2)));
+            b[1] = _mm256_add_epi8(b[1], gsvd_popcnt8_avx2(_mm256_and_si256(ld4(bi + w), m2)));
+            b[2] = _mm256_add_epi8(b[2], gsvd_popcnt8_avx2(_mm256_and_si256(m1, ld4(aj + w))));
+            b[3] = _mm256_add_epi8(b[3], gsvd_popcnt8_avx2(_mm256_and_si256(m1, ld4(bj + w))));
+            b[4] = _mm256_add_epi8(b[4], gsvd_popcnt8_avx2(_mm256_and_si256(m1, m2)));
         }
         for (int q = 0; q < 5; q++)
             s[q] = _mm256_add_epi64(s[q], _mm256_sad_epu8(b[q], _mm256_setzero_si256()));
     }
     for (int q = 0; q < 5; q++)
-        c[q] = sum4(s[q]);
+        c[q] = (int64_t)gsvd_sum4_epi64_avx2(s[q]);
     for (; w < W; w++) {
         c[0] += __builtin_popcountll(ai[w] & mj[w]);
         c[1] += __builtin_popcountll(bi[w] & mj[w]);

@@ -13,6 +13,7 @@
 #include "gsvd_config.h"
 
 #include "analysis/pdist/pdist_bitplane_internal.h"
+#include "common/popcnt_avx2.h"
 
 #if PD_X86
 
@@ -20,26 +21,10 @@
 
 enum { STEPS = 15 }; /* steps between two vpsadbw: 15 x 16 <= 255 */
 
-/* Each byte of v replaced by its popcount. */
-PD_AVX2 static inline __m256i pc8(__m256i v)
-{
-    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4, 0, 1, 1, 2,
-                                         1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
-    const __m256i low = _mm256_set1_epi8(0x0f);
-    __m256i lo = _mm256_and_si256(v, low), hi = _mm256_and_si256(_mm256_srli_epi16(v, 4), low);
-    return _mm256_add_epi8(_mm256_shuffle_epi8(lut, lo), _mm256_shuffle_epi8(lut, hi));
-}
-
 /* The byte accumulator b added into the 64-bit lanes of s. */
 PD_AVX2 static inline __m256i fold(__m256i s, __m256i b)
 {
     return _mm256_add_epi64(s, _mm256_sad_epu8(b, _mm256_setzero_si256()));
-}
-
-PD_AVX2 static inline uint64_t sum4(__m256i v)
-{
-    __m128i s = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-    return (uint64_t)_mm_cvtsi128_si64(s) + (uint64_t)_mm_extract_epi64(s, 1);
 }
 
 PD_AVX2 static inline __m256i ld(const uint64_t *p)
@@ -63,30 +48,30 @@ pair4_avx2_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t 
                 __m256i d2 = _mm256_xor_si256(ld(x + 2 * W + w), ld(yk + 2 * W + w));
                 if (masked) {
                     __m256i kk = _mm256_and_si256(ld(x + w), ld(yk + w));
-                    b0 = _mm256_add_epi8(b0, pc8(kk));
+                    b0 = _mm256_add_epi8(b0, gsvd_popcnt8_avx2(kk));
                     da = _mm256_and_si256(da, kk);
                     if (l1) {
-                        b1 = _mm256_add_epi8(b1, pc8(da));
-                        b1 = _mm256_add_epi8(b1, pc8(_mm256_and_si256(d2, kk)));
+                        b1 = _mm256_add_epi8(b1, gsvd_popcnt8_avx2(da));
+                        b1 = _mm256_add_epi8(b1, gsvd_popcnt8_avx2(_mm256_and_si256(d2, kk)));
                     } else {
-                        b1 = _mm256_add_epi8(b1, pc8(_mm256_and_si256(d2, kk)));
-                        b2 = _mm256_add_epi8(b2, pc8(_mm256_andnot_si256(d2, da)));
+                        b1 = _mm256_add_epi8(b1, gsvd_popcnt8_avx2(_mm256_and_si256(d2, kk)));
+                        b2 = _mm256_add_epi8(b2, gsvd_popcnt8_avx2(_mm256_andnot_si256(d2, da)));
                     }
                 } else if (l1) {
-                    b1 = _mm256_add_epi8(b1, pc8(da));
-                    b1 = _mm256_add_epi8(b1, pc8(d2));
+                    b1 = _mm256_add_epi8(b1, gsvd_popcnt8_avx2(da));
+                    b1 = _mm256_add_epi8(b1, gsvd_popcnt8_avx2(d2));
                 } else {
-                    b1 = _mm256_add_epi8(b1, pc8(d2));
-                    b2 = _mm256_add_epi8(b2, pc8(_mm256_andnot_si256(d2, da)));
+                    b1 = _mm256_add_epi8(b1, gsvd_popcnt8_avx2(d2));
+                    b2 = _mm256_add_epi8(b2, gsvd_popcnt8_avx2(_mm256_andnot_si256(d2, da)));
                 }
             }
             s0 = fold(s0, b0);
             s1 = fold(s1, b1);
             s2 = fold(s2, b2);
         }
-        out[k][0] = masked ? sum4(s0) : 0;
-        out[k][1] = sum4(s1);
-        out[k][2] = l1 ? 0 : sum4(s2);
+        out[k][0] = masked ? gsvd_sum4_epi64_avx2(s0) : 0;
+        out[k][1] = gsvd_sum4_epi64_avx2(s1);
+        out[k][2] = l1 ? 0 : gsvd_sum4_epi64_avx2(s2);
     }
 }
 
@@ -122,22 +107,22 @@ pairw_avx2_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t 
                 __m256i ya = ld(yk + W + w), yb = ld(yk + 2 * W + w);
                 if (masked) {
                     __m256i xc = ld(x + w), yc = ld(yk + w);
-                    b[0] = _mm256_add_epi8(b[0], pc8(_mm256_and_si256(xc, yc)));
-                    b[1] = _mm256_add_epi8(b[1], pc8(_mm256_and_si256(xa, yc)));
-                    b[2] = _mm256_add_epi8(b[2], pc8(_mm256_and_si256(xb, yc)));
-                    b[3] = _mm256_add_epi8(b[3], pc8(_mm256_and_si256(ya, xc)));
-                    b[4] = _mm256_add_epi8(b[4], pc8(_mm256_and_si256(yb, xc)));
+                    b[0] = _mm256_add_epi8(b[0], gsvd_popcnt8_avx2(_mm256_and_si256(xc, yc)));
+                    b[1] = _mm256_add_epi8(b[1], gsvd_popcnt8_avx2(_mm256_and_si256(xa, yc)));
+                    b[2] = _mm256_add_epi8(b[2], gsvd_popcnt8_avx2(_mm256_and_si256(xb, yc)));
+                    b[3] = _mm256_add_epi8(b[3], gsvd_popcnt8_avx2(_mm256_and_si256(ya, xc)));
+                    b[4] = _mm256_add_epi8(b[4], gsvd_popcnt8_avx2(_mm256_and_si256(yb, xc)));
                 }
-                b[5] = _mm256_add_epi8(b[5], pc8(_mm256_and_si256(xa, ya)));
-                b[6] = _mm256_add_epi8(b[6], pc8(_mm256_and_si256(xa, yb)));
-                b[6] = _mm256_add_epi8(b[6], pc8(_mm256_and_si256(xb, ya)));
-                b[7] = _mm256_add_epi8(b[7], pc8(_mm256_and_si256(xb, yb)));
+                b[5] = _mm256_add_epi8(b[5], gsvd_popcnt8_avx2(_mm256_and_si256(xa, ya)));
+                b[6] = _mm256_add_epi8(b[6], gsvd_popcnt8_avx2(_mm256_and_si256(xa, yb)));
+                b[6] = _mm256_add_epi8(b[6], gsvd_popcnt8_avx2(_mm256_and_si256(xb, ya)));
+                b[7] = _mm256_add_epi8(b[7], gsvd_popcnt8_avx2(_mm256_and_si256(xb, yb)));
             }
             for (int q = masked ? 0 : 5; q < NW; q++)
                 s[q] = fold(s[q], b[q]);
         }
         for (int q = 0; q < NW; q++)
-            out[k][q] = masked || q >= 5 ? sum4(s[q]) : 0;
+            out[k][q] = masked || q >= 5 ? gsvd_sum4_epi64_avx2(s[q]) : 0;
     }
 }
 
@@ -170,22 +155,23 @@ pairk_avx2_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t 
             for (size_t w = w0; w < w1; w += 4) {
                 __m256i xp = ld(x + 2 * W + w), yp = ld(yk + 2 * W + w);
                 __m256i da = _mm256_xor_si256(ld(x + W + w), ld(yk + W + w));
-                b[1] = _mm256_add_epi8(b[1], pc8(_mm256_and_si256(xp, yp)));
+                b[1] = _mm256_add_epi8(b[1], gsvd_popcnt8_avx2(_mm256_and_si256(xp, yp)));
                 if (masked) {
                     __m256i xc = ld(x + w), yc = ld(yk + w), kk = _mm256_and_si256(xc, yc);
                     da = _mm256_and_si256(da, kk);
-                    b[0] = _mm256_add_epi8(b[0], pc8(kk));
-                    b[3] = _mm256_add_epi8(b[3], pc8(_mm256_and_si256(xp, yc)));
-                    b[4] = _mm256_add_epi8(b[4], pc8(_mm256_and_si256(yp, xc)));
+                    b[0] = _mm256_add_epi8(b[0], gsvd_popcnt8_avx2(kk));
+                    b[3] = _mm256_add_epi8(b[3], gsvd_popcnt8_avx2(_mm256_and_si256(xp, yc)));
+                    b[4] = _mm256_add_epi8(b[4], gsvd_popcnt8_avx2(_mm256_and_si256(yp, xc)));
                 }
-                b[2] = _mm256_add_epi8(b[2], pc8(_mm256_andnot_si256(_mm256_or_si256(xp, yp), da)));
+                b[2] = _mm256_add_epi8(
+                    b[2], gsvd_popcnt8_avx2(_mm256_andnot_si256(_mm256_or_si256(xp, yp), da)));
             }
             for (int q = 0; q < NK; q++)
                 if (masked || q == 1 || q == 2)
                     s[q] = fold(s[q], b[q]);
         }
         for (int q = 0; q < NK; q++)
-            out[k][q] = masked || q == 1 || q == 2 ? sum4(s[q]) : 0;
+            out[k][q] = masked || q == 1 || q == 2 ? gsvd_sum4_epi64_avx2(s[q]) : 0;
     }
 }
 

@@ -25,53 +25,13 @@
 #include "common/cpu.h"
 #include "common/err.h"
 #include "gsvd_test.h"
+#include "unit/pass_group.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static double uniform(void)
 {
     return gsvd_test_uniform(&rng_state);
-}
-
-struct grp {
-    size_t rows, n;
-    uint8_t *p2;
-    float *center, *scale, *missing;
-};
-
-static void grp_free(struct grp *g)
-{
-    free(g->p2);
-    free(g->center);
-    free(g->scale);
-    free(g->missing);
-}
-
-/* Random codes (binomial(2, f) per row, `miss` missing), the mean as centre, Patterson's scale;
- * every 17th row has scale 0. */
-static void grp_make(struct grp *g, size_t rows, size_t n, double miss, int miss_value)
-{
-    size_t rb = gsvd_std_p2_row_bytes(n);
-    g->rows = rows, g->n = n;
-    g->p2 = calloc(rows * rb + 1, 1);
-    g->center = malloc(rows * sizeof(float));
-    g->scale = malloc(rows * sizeof(float));
-    g->missing = malloc(rows * sizeof(float));
-    for (size_t r = 0; r < rows; r++) {
-        double f = 0.05 + 0.9 * uniform(), sum = 0, cnt = 0;
-        for (size_t i = 0; i < n; i++) {
-            unsigned q = 3;
-            if (uniform() >= miss) {
-                q = (uniform() < f) + (uniform() < f);
-                sum += q, cnt++;
-            }
-            g->p2[r * rb + i / 4] |= (uint8_t)(q << (2 * (i % 4)));
-        }
-        double mu = cnt ? sum / cnt : 1;
-        g->center[r] = (float)mu;
-        g->scale[r] = r % 17 == 5 ? 0.0f : (float)(1 / sqrt(mu * (1 - mu / 2) + 0.01));
-        g->missing[r] = miss_value ? (float)(uniform() - 0.5) : 0.0f;
-    }
 }
 
 /* The float32 value the definition gives, in float64. */
@@ -163,7 +123,7 @@ static void check_shapes(void)
             struct grp g;
             if (rows_s[a] * n_s[b] > 100000)
                 continue; /* the oracle is cubic */
-            grp_make(&g, rows_s[a], n_s[b], miss, k % 2 == 1);
+            grp_make(&g, rows_s[a], n_s[b], miss, k % 2 == 1, &rng_state);
             float *xf = random_x(g.n, c);
             double e = check_group(&g, c, xf, x, w, NULL);
             if (!(e <= 1))
@@ -193,8 +153,8 @@ static void check_reuse(void)
     GSVD_CHECK_RC(gsvd_avx2x_new(&x2), GSVD_OK);
     GSVD_CHECK_RC(gsvd_avx2w_new(&w1), GSVD_OK);
     GSVD_CHECK_RC(gsvd_avx2w_new(&w2), GSVD_OK);
-    grp_make(&big, 130, 300, 0.1, 1);
-    grp_make(&small, 45, 77, 0.05, 0);
+    grp_make(&big, 130, 300, 0.1, 1, &rng_state);
+    grp_make(&small, 45, 77, 0.05, 0, &rng_state);
     float *xb = random_x(big.n, 7), *xs = random_x(small.n, c);
     float *ya = malloc(small.n * c * sizeof *ya), *yb = malloc(small.n * c * sizeof *yb);
     GSVD_CHECK(check_group(&big, 7, xb, x1, w1, NULL) <= 1);

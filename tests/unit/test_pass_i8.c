@@ -24,6 +24,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "gsvd_test.h"
+#include "unit/pass_group.h"
 
 static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
 static double col_worst; /* largest relative 2-norm error of a column */
@@ -31,46 +32,6 @@ static double col_worst; /* largest relative 2-norm error of a column */
 static double uniform(void)
 {
     return gsvd_test_uniform(&rng_state);
-}
-
-struct grp {
-    size_t rows, n;
-    uint8_t *p2;
-    float *center, *scale, *missing;
-};
-
-static void grp_free(struct grp *g)
-{
-    free(g->p2);
-    free(g->center);
-    free(g->scale);
-    free(g->missing);
-}
-
-/* Random codes (binomial(2, f) per row, `miss` missing), the mean as centre, Patterson's scale. */
-static void grp_make(struct grp *g, size_t rows, size_t n, double miss, int miss_value)
-{
-    size_t rb = gsvd_std_p2_row_bytes(n);
-    g->rows = rows, g->n = n;
-    g->p2 = calloc(rows * rb + 1, 1);
-    g->center = malloc(rows * sizeof(float));
-    g->scale = malloc(rows * sizeof(float));
-    g->missing = malloc(rows * sizeof(float));
-    for (size_t r = 0; r < rows; r++) {
-        double f = 0.05 + 0.9 * uniform(), sum = 0, cnt = 0;
-        for (size_t i = 0; i < n; i++) {
-            unsigned q = 3;
-            if (uniform() >= miss) {
-                q = (uniform() < f) + (uniform() < f);
-                sum += q, cnt++;
-            }
-            g->p2[r * rb + i / 4] |= (uint8_t)(q << (2 * (i % 4)));
-        }
-        double mu = cnt ? sum / cnt : 1;
-        g->center[r] = (float)mu;
-        g->scale[r] = r % 17 == 5 ? 0.0f : (float)(1 / sqrt(mu * (1 - mu / 2) + 0.01));
-        g->missing[r] = miss_value ? (float)(uniform() - 0.5) : 0.0f;
-    }
 }
 
 static double zval(const struct grp *g, size_t r, size_t i)
@@ -174,7 +135,7 @@ static void check_shapes(void)
             struct grp g;
             if (rows_s[a] * n_s[b] > 97 * 130 && c > 1 && a != 3)
                 c = 20; /* the large shapes once each at the default basis width */
-            grp_make(&g, rows_s[a], n_s[b], miss, k % 2 == 1);
+            grp_make(&g, rows_s[a], n_s[b], miss, k % 2 == 1, &rng_state);
             double e = check_group(&g, c, x, w);
             if (!(e <= 1))
                 fprintf(stderr, "rows %zu n %zu c %zu missing %.1f: error %.3g of the allowance\n",

@@ -282,6 +282,35 @@ y_panel(const float *zy, size_t nr, const float *t, float *ya, int first, const 
     }
 }
 
+/* t_panel and y_panel for each panel width J (a constant in each: its accumulators stay in
+ * registers), by J. */
+#define PA_PANELS(J)                                                                               \
+    PA_TARGET static void t_panel_##J(const float *z, const float *xt, size_t np, size_t kc,       \
+                                      float *tp, size_t c, int first)                              \
+    {                                                                                              \
+        t_panel(z, xt, np, kc, tp, c, first, J);                                                   \
+    }                                                                                              \
+    PA_TARGET static void y_panel_##J(const float *zy, size_t nr, const float *t, float *ya,       \
+                                      int first)                                                   \
+    {                                                                                              \
+        y_panel(zy, nr, t, ya, first, J);                                                          \
+    }
+PA_PANELS(1)
+PA_PANELS(2)
+PA_PANELS(3)
+PA_PANELS(4)
+PA_PANELS(5)
+PA_PANELS(6)
+#undef PA_PANELS
+
+typedef void (*t_panel_fn)(const float *z, const float *xt, size_t np, size_t kc, float *tp,
+                           size_t c, int first);
+typedef void (*y_panel_fn)(const float *zy, size_t nr, const float *t, float *ya, int first);
+static const t_panel_fn t_panels[JMAX + 1] = {NULL,      t_panel_1, t_panel_2, t_panel_3,
+                                              t_panel_4, t_panel_5, t_panel_6};
+static const y_panel_fn y_panels[JMAX + 1] = {NULL,      y_panel_1, y_panel_2, y_panel_3,
+                                              y_panel_4, y_panel_5, y_panel_6};
+
 /* The panels: ceil(c / JMAX) of them, of nearly equal widths; *j0 and *J of panel p. */
 static size_t panels(size_t c)
 {
@@ -310,26 +339,7 @@ PA_TARGET static void product_t(const gsvd_avx2x *x, gsvd_avx2w *w, const struct
                 panel_at(c, p, &j0, &J);
                 const float *xt = x->xt + j0 * np + s0;
                 float *tp = w->tp + (r * c + j0) * 8;
-                switch (J) {
-                case 1:
-                    t_panel(w->zb, xt, np, k, tp, c, s0 == 0, 1);
-                    break;
-                case 2:
-                    t_panel(w->zb, xt, np, k, tp, c, s0 == 0, 2);
-                    break;
-                case 3:
-                    t_panel(w->zb, xt, np, k, tp, c, s0 == 0, 3);
-                    break;
-                case 4:
-                    t_panel(w->zb, xt, np, k, tp, c, s0 == 0, 4);
-                    break;
-                case 5:
-                    t_panel(w->zb, xt, np, k, tp, c, s0 == 0, 5);
-                    break;
-                default:
-                    t_panel(w->zb, xt, np, k, tp, c, s0 == 0, 6);
-                    break;
-                }
+                t_panels[J](w->zb, xt, np, k, tp, c, s0 == 0);
             }
         }
     }
@@ -377,26 +387,7 @@ PA_TARGET static void product_y_block(gsvd_avx2w *w, const struct gsvd_gblock *g
                 const float *zy = w->zy + q;
                 float *ya = w->ya + (q / 16 * 2 * c + 2 * j0) * 8;
                 int first = r0 == 0;
-                switch (J) {
-                case 1:
-                    y_panel(zy, nr, t, ya, first, 1);
-                    break;
-                case 2:
-                    y_panel(zy, nr, t, ya, first, 2);
-                    break;
-                case 3:
-                    y_panel(zy, nr, t, ya, first, 3);
-                    break;
-                case 4:
-                    y_panel(zy, nr, t, ya, first, 4);
-                    break;
-                case 5:
-                    y_panel(zy, nr, t, ya, first, 5);
-                    break;
-                default:
-                    y_panel(zy, nr, t, ya, first, 6);
-                    break;
-                }
+                y_panels[J](zy, nr, t, ya, first);
             }
     }
     for (size_t q = 0; q < ns; q += 16)
