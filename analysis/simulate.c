@@ -65,7 +65,7 @@ double gsvd_simulate_pop_freq(const struct gsvd_sim_params *p, uint64_t j, size_
 
 struct sim_ctx {
     const struct gsvd_sim_params *p;
-    gsvd_warray *gt, *pf;
+    gsvd_warray *gt, *mask, *pf;
     gsvd_codec_ws **ws; /* one per worker */
     uint32_t *pop_of;   /* population of each sample */
     uint64_t n_blocks;
@@ -74,6 +74,7 @@ struct sim_ctx {
 
 struct sim_slot {
     int8_t *gt;       /* chunk_variants x n_samples x ploidy */
+    uint8_t *mask;    /* the same shape: 1 where an allele is missing (gt < 0) */
     double *freq;     /* chunk_variants x n_pops */
     uint32_t *thresh; /* n_pops thresholds of the current variant */
 };
@@ -144,7 +145,10 @@ static int sim_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
         }
         gen_row(p, c->pop_of, s->thresh, j, miss, s->gt + jj * N * P);
     }
+    for (size_t i = 0; i < (size_t)nv * N * P; i++)
+        s->mask[i] = s->gt[i] < 0;
     GSVD_TRY(gsvd_warray_write_rows(c->gt, c->ws[worker], v0, nv, s->gt));
+    GSVD_TRY(gsvd_warray_write_rows(c->mask, c->ws[worker], v0, nv, s->mask));
     GSVD_TRY(gsvd_warray_write_rows(c->pf, c->ws[worker], v0, nv, s->freq));
 out:
     return rc;
@@ -361,9 +365,10 @@ int gsvd_simulate(const struct gsvd_sim_params *p, const char *out_url)
         GSVD_TRY(gsvd_codec_ws_new(&c.ws[i]));
     for (size_t i = 0; i < depth; i++) {
         slots[i].gt = gsvd_malloc((size_t)p->chunk_variants * N * p->ploidy);
+        slots[i].mask = gsvd_malloc((size_t)p->chunk_variants * N * p->ploidy);
         slots[i].freq = gsvd_malloc((size_t)p->chunk_variants * p->n_pops * sizeof(double));
         slots[i].thresh = gsvd_malloc(p->n_pops * sizeof(uint32_t));
-        if (!slots[i].gt || !slots[i].freq || !slots[i].thresh) {
+        if (!slots[i].gt || !slots[i].mask || !slots[i].freq || !slots[i].thresh) {
             rc = GSVD_ENOMEM;
             goto out;
         }
@@ -373,20 +378,27 @@ int gsvd_simulate(const struct gsvd_sim_params *p, const char *out_url)
                                      p->writer.zarr_format ? &p->writer : NULL, &w));
     GSVD_TRY(root_attrs(p, &attrs));
     GSVD_TRY(gsvd_writer_group(w, "", attrs.data));
-    int8_t fill_gt = -1;
+    /* No fill value (null), as bio2zarr writes call_genotype and its mask: xarray (and so
+       sgkit.load_dataset) would take a fill of -1 for a missing-value marker and decode the
+       genotypes as float, NaN where missing.  Every chunk is written, so none is read as fill. */
     struct gsvd_array_spec sg = {.path = "call_genotype",
                                  .ndim = 3,
                                  .shape = {p->n_variants, p->n_samples, p->ploidy},
                                  .chunks = {p->chunk_variants, p->chunk_samples, p->ploidy},
                                  .dtype = {'i', '|', 1},
                                  .dims = {"variants", "samples", "ploidy"},
-                                 .fill = &fill_gt,
                                  /* level 1: genotypes are the bulk; higher levels cost
                                     several times the generation for ~10% smaller chunks */
                                  .compressor_json = "{\"blocksize\": 0, \"clevel\": 1, "
                                                     "\"cname\": \"zstd\", \"id\": "
                                                     "\"blosc\", \"shuffle\": 2}"};
     GSVD_TRY(gsvd_writer_array(w, &sg, &c.gt));
+    /* VCF-Zarr's call_genotype_mask, as bio2zarr writes it: bool, true where an allele is
+       missing (< 0), with the genotypes' shape, chunks, compressor and dimensions. */
+    struct gsvd_array_spec sm = sg;
+    sm.path = "call_genotype_mask";
+    sm.dtype = (struct gsvd_dtype){'b', '|', 1};
+    GSVD_TRY(gsvd_writer_array(w, &sm, &c.mask));
     double nan = NAN;
     struct gsvd_array_spec sf = {.path = "variant_population_frequency",
                                  .ndim = 2,
@@ -404,6 +416,7 @@ out:
     gsvd_writer_close(w);
     for (size_t i = 0; slots && i < depth; i++) {
         gsvd_free(slots[i].gt);
+        gsvd_free(slots[i].mask);
         gsvd_free(slots[i].freq);
         gsvd_free(slots[i].thresh);
     }

@@ -3,12 +3,14 @@
 
 Runs gensvd simulate into a temporary folder, opens the result with zarr.open_consolidated
 and checks: the VCF-Zarr layout (arrays, dtypes, shapes, _ARRAY_DIMENSIONS, sample ids,
-contiguous populations); that observed allele frequencies match the recorded population
+contiguous populations, call_genotype_mask equal to call_genotype < 0, no fill values on either
+as bio2zarr writes them); that observed allele frequencies match the recorded population
 frequencies (standardised residuals ~ N(0, 1)); the missing rate; that the population
 frequencies scatter around the ancestral ones with variance Fst * p (1 - p); and that
 ancestral frequencies lie in [0.05, 0.95] with mean 0.5.  Last line: "N passed, N failed".
 Usage: check_simulate.py GENSVD
 """
+import json
 import os
 import subprocess
 import sys
@@ -60,6 +62,17 @@ def main():
 
         miss = gt < 0
         check(np.array_equal(miss[..., 0], miss[..., 1]), "missing calls have all alleles -1")
+        # call_genotype_mask as bio2zarr writes it: bool, the genotypes' chunks and dimensions,
+        # true exactly where an allele is missing; neither array has a fill value
+        mask = g["call_genotype_mask"]
+        check(mask.dtype == np.bool_ and mask.shape == gt.shape and
+              mask.chunks == g["call_genotype"].chunks, f"mask {mask.dtype} {mask.chunks}")
+        check(np.array_equal(np.asarray(mask[:]), miss), "mask == (call_genotype < 0)")
+        check(dict(mask.attrs).get("_ARRAY_DIMENSIONS") == ["variants", "samples", "ploidy"],
+              "mask dims")
+        for name in ("call_genotype", "call_genotype_mask"):
+            fv = json.loads(open(os.path.join(out, name, ".zarray")).read())["fill_value"]
+            check(fv is None, f"{name} fill_value {fv} (bio2zarr: null)")
         rate = miss[..., 0].mean()
         sd = np.sqrt(R * (1 - R) / (M * N))
         check(abs(rate - R) < 5 * sd, f"missing rate {rate} vs {R}")
