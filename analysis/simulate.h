@@ -6,8 +6,9 @@
  * a call is missing (all alleles -1) with probability `missing`.  Every random number comes from
  * the counter-based generator (common/rng.h), so the output does not depend on thread count or
  * chunking.
- * Output arrays: call_genotype (i1, variants x samples x ploidy, -1 missing), sample_id,
- * sample_population (population names), variant_position (i4), variant_contig (i1),
+ * Output arrays: call_genotype (i1, variants x samples x ploidy, -1 missing; no fill value, as
+ * bio2zarr writes it), call_genotype_mask (b1, the same shape and chunks, true where missing),
+ * sample_id, sample_population (population names), variant_position (i4), variant_contig (i1),
  * contig_id, variant_allele (|S1 pairs "A"/"T"), and the true frequencies
  * variant_ancestral_frequency (f8) and variant_population_frequency (f8, variants x K).
  * Thread safety: calls share no state. */
