@@ -164,15 +164,16 @@ static const struct gsvd_opt method_options[] = {
      .arg = "INT",
      .lo = 1,
      .hi = 100000,
-     .help = "at most this many passes; stopping there is reported\n(converged: "
-             "false) [8; --accuracy bulk: 60]"},
+     .help = "at most this many passes of the stop rule; stopping\nthere is reported "
+             "(converged: false) [8; --accuracy bulk: 60]"},
     {.name = "power-iter",
      .type = GSVD_OPT_UINT,
      PCA(pca.power_iter),
      .arg = "INT",
      .lo = 1,
      .hi = 100000,
-     .help = "exactly this many passes (ignores --tol)"},
+     .help = "exactly this many passes, with no stop rule (--tol and\n--stop do not "
+             "apply; not with --max-iter)"},
     {.name = "window",
      .type = GSVD_OPT_UINT,
      PCA(pca.window),
@@ -677,6 +678,12 @@ int gsvd_cmd_pca(int argc, char **argv)
     rc = gsvd_opts_parse(&gsvd_cmd_pca_spec, argc, argv, &o, &first);
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
+    /* --power-iter fixes the pass count; --max-iter caps the stop rule's passes: a cap given
+       with a fixed count would be ignored (or cut it short), so the pair is refused */
+    if (o.pca.power_iter && o.pca.max_iter)
+        return gsvd_cli_usage_error("pca", "--power-iter (exactly this many passes) and "
+                                           "--max-iter (a cap for the stop rule) cannot be "
+                                           "combined");
     if (o.pca.accuracy == GSVD_PCA_ACCURACY_BULK) {
         /* bulk is the estimate stop with room to reach it; another rule would not keep its
          * promise */

@@ -496,7 +496,8 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
         GSVD_TRY(finish(r, evec, eval, n, k));
     } else {
         s.tol = p->tol;
-        s.max_iter = p->max_iter;
+        /* power_iter fixes the count alone: max_iter caps the stop rules only */
+        s.max_iter = p->power_iter ? p->power_iter : p->max_iter;
         s.be = be;
         s.p = p;
         s.n = n;

@@ -79,8 +79,9 @@ struct gsvd_pca_params {
     size_t oversampling; /* extra columns: block width l = k + oversampling */
     enum gsvd_pca_stop stop;
     double tol;                      /* the stop rule's tolerance */
-    size_t max_iter;                 /* passes cap for iterative methods */
-    size_t power_iter;               /* > 0: exactly this many passes, tol ignored */
+    size_t max_iter;                 /* passes cap of the stop rules (not with power_iter) */
+    size_t power_iter;               /* > 0: exactly this many passes (fewer only once the basis
+                                        spans every sample); stop, tol and max_iter ignored */
     size_t window;                   /* randomized: basis blocks kept before a restart (>= 2) */
     enum gsvd_pca_accuracy accuracy; /* FAST, or BULK (see the enum) */
     uint64_t seed;                   /* test matrix seed */
