@@ -77,10 +77,14 @@ void gsvd_cleanup_remove(int token)
     pthread_mutex_unlock(&mu);
 }
 
-void gsvd_cleanup_run_and_hold(void)
+size_t gsvd_cleanup_run_and_hold(void)
 {
+    size_t n;
+
     pthread_mutex_lock(&mu);
+    n = n_entries;
     for (size_t i = n_entries; i > 0; i--)
         entries[i - 1].fn(entries[i - 1].arg);
     n_entries = 0; /* the mutex stays locked: the caller exits next */
+    return n;
 }

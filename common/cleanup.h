@@ -6,6 +6,7 @@
  * Thread safety: every call may come from any thread; one mutex guards the registry. */
 #ifndef GSVD_COMMON_CLEANUP_H
 #define GSVD_COMMON_CLEANUP_H
+#include <stddef.h>
 #include "common/gsvd_defs.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -30,8 +31,9 @@ void gsvd_cleanup_remove(int token);
 
 /* Run every registered callback once and keep the registry locked so that no
  * registration or removal proceeds until the caller exits: the interrupt path, just before
- * _exit().  Cannot fail. */
-void gsvd_cleanup_run_and_hold(void);
+ * _exit().  Returns how many callbacks ran (0: nothing was staged, so the message says
+ * nothing was removed).  Cannot fail. */
+size_t gsvd_cleanup_run_and_hold(void);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_COMMON_CLEANUP_H */
