@@ -27,9 +27,45 @@ enum gsvd_exit {
 /* Map a gsvd_err to the process exit status (docs/man/gensvd.md, "Exit codes"). */
 int gsvd_cli_exit_code(int rc);
 
-/* Print "gensvd CMD: message" and "Try 'gensvd CMD --help'." on stderr; returns
- * GSVD_EXIT_USAGE. */
+/* ---- messages on stderr (cli/cli_msg.c; the style: docs/man/gensvd.md, "Messages") ---- */
+
+/* Name the command in every message ("gensvd CMD: error: ..."; NULL: "gensvd: ...") and make
+ * the process default's log sink (common/scope.h) write the library's messages in that style;
+ * the first call also starts the run's clock.  main() calls it before threads start. */
+void gsvd_cli_msg_init(const char *cmd);
+const char *gsvd_cli_msg_cmd(void); /* the name given to gsvd_cli_msg_init, or NULL */
+/* "gensvd CMD: " into out (n > 0 bytes); returns its length. */
+int gsvd_cli_msg_prefix(char *out, size_t n);
+
+/* Print "gensvd CMD: error: message" and "Try 'gensvd CMD --help'." on stderr; returns
+ * GSVD_EXIT_USAGE.  cmd NULL: "gensvd: error: ...". */
 int gsvd_cli_usage_error(const char *cmd, const char *fmt, ...) GSVD_PRINTF(2, 3);
+/* The process's exit status, from main(): exit code 2 always ends with the "Try" line, also
+ * when the library reported the usage error (GSVD_EINVAL, logged as an error). */
+int gsvd_cli_finish(int exit_code);
+
+/* "gensvd CMD: message" on stderr at the default level (not under -q): summaries. */
+void gsvd_cli_note(const char *fmt, ...) GSVD_PRINTF(1, 2);
+/* The summary's last line: "gensvd CMD: wrote WHERE in 3.2 s" (the time since
+ * gsvd_cli_msg_init), through gsvd_cli_note. */
+void gsvd_cli_done(const char *where);
+/* Seconds: CLOCK_MONOTONIC now, and since gsvd_cli_msg_init; a duration as "3.2 s",
+ * "4 min 12 s" or "2 h 5 min". */
+double gsvd_cli_now(void);
+double gsvd_cli_elapsed(void);
+void gsvd_cli_duration(double s, char *out, size_t n);
+
+/* The progress line's state, shared with the sink: a message ends an open line first.
+ * take returns 1 (and clears it) when a line was open; open marks it so. */
+int gsvd_cli_bar_take(void);
+void gsvd_cli_bar_open(int open);
+
+/* The nearest of cands[0..n) to `word` when it is a slip (the optimal string alignment
+ * distance, Damerau-Levenshtein's with adjacent swaps, is at most 1 for words of up to 4
+ * characters, 2 up to 8, else 3): "; did you mean OPENpdistCLOSE?" (up to three equally near,
+ * "or" between them) into out, else "". */
+void gsvd_cli_nearest(const char *word, const char *const *cands, size_t n, const char *open,
+                      const char *close, char *out, size_t cap);
 
 /* Checked parsers: the whole string must be consumed; GSVD_EINVAL on garbage or out of range.
  * parse_size accepts K, M, G, T suffixes (powers of 1024), parse_uint accepts k/K, m/M, g/G as
@@ -136,17 +172,17 @@ GSVD_NODISCARD int gsvd_cli_open_input(const char *input, const char *array,
                                        struct gsvd_cli_input *in);
 void gsvd_cli_close_input(struct gsvd_cli_input *in); /* accepts a zeroed struct */
 
-/* A progress bar on stderr: "\r[cmd] what: done/total (pct%), ETA" at most ten times a second,
- * and a newline when a stage completes (done == total).  The state lives in the caller's struct,
- * which must outlive the work. */
+/* A progress line on stderr: "\rgensvd CMD: STAGE: done/total UNIT (pct%), RATE UNIT/s, ETA 12 s"
+ * at most ten times a second, and a newline when a stage completes (done == total).  The
+ * state lives in the caller's struct, which must outlive the work. */
 struct gsvd_cli_bar {
-    const char *cmd;  /* borrowed */
+    const char *unit; /* borrowed: what done and total count ("variants"), or NULL */
     double t0, shown; /* stage start, last draw (seconds) */
     char what[64];    /* current stage */
-    int open;         /* a line is drawn and not yet ended */
 };
-/* The sink for a library's params: draws into `bar` when on is 1, reports nothing when 0. */
-struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *cmd, int on);
+/* The sink for a library's params: draws into `bar` when on is 1, reports nothing when 0;
+ * `unit` names what the reports count (a plural noun: "variants", "points"). */
+struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *unit, int on);
 
 /* The full command line as one string (for attributes).  Caller owns. */
 char *gsvd_cli_command_line(int argc, char **argv);

@@ -5,10 +5,8 @@
 #include <errno.h>
 #include <stdio.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "analysis/cpu/blas_room.h"
@@ -35,17 +33,6 @@ int gsvd_cli_exit_code(int rc)
     default:
         return rc > 0 ? GSVD_EXIT_OK : GSVD_EXIT_FAIL;
     }
-}
-
-int gsvd_cli_usage_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "gensvd%s%s: ", cmd ? " " : "", cmd ? cmd : "");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'gensvd%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
-    return GSVD_EXIT_USAGE;
 }
 
 int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix, uint64_t *out)
@@ -213,73 +200,73 @@ int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out)
     return gsvd_read_ids(path, out);
 }
 
-/* ---- progress bar ---------------------------------------------------------------------------- */
+/* ---- progress line ----------------------------------------------------------------------------
+ */
 
-static double bar_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* "12.3k/s": n per second with an SI suffix, into out (>= 16 bytes). */
-static void bar_rate(char *out, size_t n, double per_s)
+/* "12.3k": n with an SI suffix, into out (>= 16 bytes). */
+static void bar_si(char *out, size_t n, double v)
 {
     static const char *const suf[] = {"", "k", "M", "G", "T"};
     size_t i = 0;
-    while (per_s >= 999.5 && i < 4) {
-        per_s /= 1000.0;
+    while (v >= 999.5 && i < 4) {
+        v /= 1000.0;
         i++;
     }
-    snprintf(out, n, "%.3g%s/s", per_s, suf[i]);
+    snprintf(out, n, "%.3g%s", v, suf[i]);
 }
 
 static void bar_draw(void *ctx, const char *what, uint64_t done, uint64_t total)
 {
     struct gsvd_cli_bar *b = ctx;
-    double t = bar_now();
+    double t = gsvd_cli_now();
     int end = total && done >= total;
+    const char *unit = b->unit ? b->unit : "";
+    const char *sp = b->unit ? " " : "";
+    char pre[96];
 
     if (strncmp(b->what, what, sizeof b->what - 1) != 0) {
-        if (b->open)
+        if (gsvd_cli_bar_take())
             fputc('\n', stderr); /* the previous stage ended without its last report */
         snprintf(b->what, sizeof b->what, "%s", what);
         b->t0 = t;
         b->shown = 0;
-        b->open = 0;
     }
     if (!end && t - b->shown < 0.1)
         return;
     b->shown = t;
+    gsvd_cli_msg_prefix(pre, sizeof pre);
     if (total) {
         double frac = (double)done / (double)total, el = t - b->t0;
-        char rate[24] = "";
-        if (el > 0)
-            bar_rate(rate, sizeof rate, (double)done / el);
-        fprintf(stderr, "\r[%s] %s: %llu/%llu (%3.0f%%)", b->cmd, what, (unsigned long long)done,
-                (unsigned long long)total, 100.0 * frac);
+        char rate[48] = "";
+        if (el > 0) {
+            bar_si(rate, 16, (double)done / el);
+            snprintf(rate + strlen(rate), sizeof rate - strlen(rate), "%s%s/s", sp,
+                     b->unit ? unit : "");
+        }
+        fprintf(stderr, "\r%s%s: %llu/%llu%s%s (%3.0f%%)", pre, what, (unsigned long long)done,
+                (unsigned long long)total, sp, unit, 100.0 * frac);
         if (end)
             fprintf(stderr, " in %.1f s%s%s   ", el, rate[0] ? ", " : "", rate);
         else if (frac > 0.02 && el > 0.5)
-            fprintf(stderr, " %s, ETA %.0f s   ", rate, el * (1 - frac) / frac);
+            fprintf(stderr, ", %s, ETA %.0f s   ", rate, el * (1 - frac) / frac);
         else
-            fputs("                     ", stderr);
+            fputs("                          ", stderr);
     } else {
-        fprintf(stderr, "\r[%s] %s: %llu", b->cmd, what, (unsigned long long)done);
+        fprintf(stderr, "\r%s%s: %llu%s%s", pre, what, (unsigned long long)done, sp, unit);
     }
     if (end) {
         fputc('\n', stderr);
-        b->open = 0;
+        gsvd_cli_bar_open(0);
         b->what[0] = '\0';
     } else {
-        b->open = 1;
+        gsvd_cli_bar_open(1);
     }
 }
 
-struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *cmd, int on)
+struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *unit, int on)
 {
     memset(bar, 0, sizeof *bar);
-    bar->cmd = cmd;
+    bar->unit = unit;
     return on > 0 ? (struct gsvd_progress){bar_draw, bar} : (struct gsvd_progress){NULL, NULL};
 }
 

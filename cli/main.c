@@ -106,6 +106,33 @@ static const struct command *find(const char *name)
     return NULL;
 }
 
+/* The commands as "pca, pdist, ..." (a static buffer). */
+static const char *command_names(void)
+{
+    static char names[256];
+    size_t at = 0;
+
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(commands) && at < sizeof names; i++)
+        if (commands[i].help)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "",
+                                   commands[i].name);
+    return names;
+}
+
+/* "unknown command 'X'", with the nearest command when X looks like a slip of one. */
+static int unknown_command(const char *name)
+{
+    const char *names[GSVD_ARRAY_LEN(commands)];
+    char hint[160];
+    size_t n = 0;
+
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(commands); i++)
+        if (commands[i].help)
+            names[n++] = commands[i].name;
+    gsvd_cli_nearest(name, names, n, "'", "'", hint, sizeof hint);
+    return gsvd_cli_usage_error(NULL, "unknown command '%s'%s", name, hint);
+}
+
 /* `gensvd help --spec [CMD]`, hidden, for scripts/make_completion.sh: without CMD the commands
  * as "NAME<TAB>HELP" lines, with CMD its options as gsvd_opts_spec lines (cli/opts.h); nothing
  * for a command not built in. */
@@ -123,57 +150,25 @@ static int spec(int argc, char **argv)
         return gsvd_cli_usage_error(NULL, "help --spec takes one command");
     cmd = find(argv[0]);
     if (!cmd)
-        return gsvd_cli_usage_error(NULL, "unknown command '%s'", argv[0]);
+        return unknown_command(argv[0]);
     if (!cmd->run)
         return GSVD_EXIT_OK;
     char *spec_argv[] = {argv[0], (char *)GSVD_OPTS_SPEC_ARG, NULL};
     return cmd->run(2, spec_argv);
 }
 
-int main(int argc, char **argv)
+/* The command, set up and run; returns its exit status. */
+static int run_command(const struct command *cmd, int argc, char **argv)
 {
-    const struct command *cmd;
     int rc;
 
-    gsvd_cli_blas_start(argv);
-    if (argc < 2) {
-        usage(stderr);
-        return GSVD_EXIT_USAGE;
-    }
-    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        usage(stdout);
-        return GSVD_EXIT_OK;
-    }
-    if (strcmp(argv[1], "--version") == 0) {
-        version();
-        return GSVD_EXIT_OK;
-    }
-    if (strcmp(argv[1], "help") == 0) {
-        if (argc < 3) {
-            usage(stdout);
-            return GSVD_EXIT_OK;
-        }
-        if (strcmp(argv[2], "--spec") == 0)
-            return spec(argc - 3, argv + 3);
-        cmd = find(argv[2]);
-        if (!cmd)
-            return gsvd_cli_usage_error(NULL, "unknown command '%s'", argv[2]);
-        if (!cmd->run) {
-            printf("gensvd %s: %s\n", cmd->name, cmd->help);
-            return GSVD_EXIT_OK;
-        }
-        char *help_argv[] = {argv[2], (char *)"--help", NULL};
-        return cmd->run(2, help_argv);
-    }
-    cmd = find(argv[1]);
-    if (!cmd)
-        return gsvd_cli_usage_error(NULL, "unknown command '%s'", argv[1]);
     if (!cmd->run) {
-        fprintf(stderr, "[E::main] gensvd %s is not built into this version\n", cmd->name);
+        gsvd_log_error(
+            "this command is not built into this gensvd (gensvd --version lists what is)");
         return gsvd_cli_exit_code(GSVD_ENOTBUILT);
     }
     if (gsvd_cli_signals_init() != 0) {
-        fprintf(stderr, "[E::main] cannot set up signal handling: %s\n", strerror(errno));
+        gsvd_log_error("cannot set up signal handling: %s", strerror(errno));
         return GSVD_EXIT_INTERNAL;
     }
     gsvd_meta_global_init();
@@ -185,13 +180,16 @@ int main(int argc, char **argv)
             gsvd_log_set_rank(gsvd_comm_rank(world));
         if (gsvd_comm_size(world) > 1 && strcmp(cmd->name, "pca") != 0 &&
             strcmp(cmd->name, "pdist") != 0) {
-            if (gsvd_comm_rank(world) == 0)
-                fprintf(stderr,
-                        "[E::main] gensvd %s runs as one process; only pca and pdist run "
-                        "distributed (%d processes were started)\n",
-                        cmd->name, gsvd_comm_size(world));
+            int size = gsvd_comm_size(world), me = gsvd_comm_rank(world);
             gsvd_comm_destroy(world);
-            return GSVD_EXIT_USAGE;
+            world = NULL;
+            if (me != 0)
+                return GSVD_EXIT_USAGE;
+            gsvd_log_set_rank(-1);
+            return gsvd_cli_usage_error(cmd->name,
+                                        "runs as one process; only pca and pdist run "
+                                        "distributed (%d processes were started)",
+                                        size);
         }
         gsvd_cli_set_world(world);
     }
@@ -209,9 +207,56 @@ int main(int argc, char **argv)
     world = NULL;
     fflush(stdout);
     if (ferror(stdout)) {
-        fprintf(stderr, "[E::main] error writing to standard output\n");
+        gsvd_log_error("standard output: write failed");
         if (rc == GSVD_EXIT_OK)
             rc = GSVD_EXIT_FAIL;
     }
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const struct command *cmd;
+
+    gsvd_cli_blas_start(argv);
+    gsvd_cli_msg_init(NULL); /* "gensvd: error: ..." until the command is known */
+    if (argc < 2)
+        return gsvd_cli_usage_error(NULL, "no command given (%s)", command_names());
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(stdout);
+        return GSVD_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        version();
+        return GSVD_EXIT_OK;
+    }
+    if (strcmp(argv[1], "help") == 0) {
+        if (argc < 3) {
+            usage(stdout);
+            return GSVD_EXIT_OK;
+        }
+        if (strcmp(argv[2], "--spec") == 0)
+            return spec(argc - 3, argv + 3);
+        cmd = find(argv[2]);
+        if (!cmd)
+            return unknown_command(argv[2]);
+        if (!cmd->run) {
+            printf("gensvd %s: %s\n", cmd->name, cmd->help);
+            return GSVD_EXIT_OK;
+        }
+        char *help_argv[] = {argv[2], (char *)"--help", NULL};
+        return cmd->run(2, help_argv);
+    }
+    if (argv[1][0] == '-') {
+        const char *top[] = {"--help", "--version"};
+        char hint[80];
+        gsvd_cli_nearest(argv[1], top, GSVD_ARRAY_LEN(top), "", "", hint, sizeof hint);
+        return gsvd_cli_usage_error(NULL, "invalid option '%s'%s (options go after the command)",
+                                    argv[1], hint);
+    }
+    cmd = find(argv[1]);
+    if (!cmd)
+        return unknown_command(argv[1]);
+    gsvd_cli_msg_init(cmd->name);
+    return gsvd_cli_finish(run_command(cmd, argc, argv));
 }

@@ -160,6 +160,38 @@ static const char *bad_word(char **argv, int argc, int code)
     return optind > 0 && optind <= argc ? argv[optind - 1] : "";
 }
 
+/* "invalid option '--X'": for a long option, the options it abbreviates when it is ambiguous
+ * (getopt_long takes unique prefixes), else the nearest when it is a slip of one. */
+static int unknown_option(const struct gsvd_cmd_spec *s, const char *word)
+{
+    size_t n = n_opts(s), k = 0, len, n_prefix = 0, at = 0;
+    const char **names = gsvd_calloc(n ? n : 1, sizeof *names);
+    char hint[256] = "", name[64];
+    int rc;
+
+    if (strncmp(word, "--", 2) != 0 || !names || !word[2]) {
+        gsvd_free(names);
+        return gsvd_cli_usage_error(s->name, "invalid option '%s'", word);
+    }
+    len = strcspn(word + 2, "=");
+    snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), word + 2);
+    for (size_t g = 0; g < s->n_groups; g++)
+        for (size_t i = 0; i < s->groups[g].group->n; i++)
+            names[k++] = s->groups[g].group->opts[i].name;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(names[i], name, strlen(name)) == 0 && at < sizeof hint)
+            at += (size_t)snprintf(hint + at, sizeof hint - at, "%s--%s", n_prefix++ ? ", " : "",
+                                   names[i]);
+    if (n_prefix > 1) {
+        rc = gsvd_cli_usage_error(s->name, "ambiguous option '--%s' (%s)", name, hint);
+    } else {
+        gsvd_cli_nearest(name, names, n, "--", "", hint, sizeof hint);
+        rc = gsvd_cli_usage_error(s->name, "invalid option '%s'%s", word, hint);
+    }
+    gsvd_free(names);
+    return rc;
+}
+
 int gsvd_opts_parse(const struct gsvd_cmd_spec *s, int argc, char **argv, void *target, int *first)
 {
     size_t n = n_opts(s), k = 0, at = 1;
@@ -203,7 +235,7 @@ int gsvd_opts_parse(const struct gsvd_cmd_spec *s, int argc, char **argv, void *
         size_t base = 0;
         const struct gsvd_opt *o;
         if (c == '?') {
-            rc = gsvd_cli_usage_error(s->name, "invalid option '%s'", bad_word(argv, argc, optopt));
+            rc = unknown_option(s, bad_word(argv, argc, optopt));
             break;
         }
         if (c == ':') {

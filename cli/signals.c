@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "common/cleanup.h"
 #include "common/err.h"
+#include "common/log.h"
 
 static int pipe_fd[2] = {-1, -1};
 
@@ -53,8 +54,10 @@ static void *waiter(void *arg)
     while (n < 0 && errno == EINTR);
     if (n != 1)
         return NULL; /* the pipe broke: leave the default behaviour of the remaining run */
-    gsvd_cleanup_run_and_hold();
-    fprintf(stderr, "[E::main] interrupted by %s; unfinished output removed\n", signal_name(b));
+    if (gsvd_cleanup_run_and_hold() > 0)
+        gsvd_log_error("interrupted by %s; the unfinished output was removed", signal_name(b));
+    else
+        gsvd_log_error("interrupted by %s", signal_name(b));
     _exit(128 + b);
 }
 

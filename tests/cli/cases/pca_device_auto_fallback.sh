@@ -3,6 +3,6 @@
 err=$(CUDA_VISIBLE_DEVICES= "$GENSVD" pca -v --device auto -k 2 --variants 0:500 \
     "$TESTDATA/realdata/hapmap3.vcz" 2>&1 >/dev/null) || exit $?
 if "$GENSVD" --version | grep -q '^backends: cuda'; then
-    grep -q '^\[I::gsvd_backend_open\] backend cuda not usable: .' <<<"$err" || exit 98
+    grep -q '^gensvd pca: backend cuda not usable: .' <<<"$err" || exit 98
 fi
 grep 'using the cpu backend' <<<"$err"
