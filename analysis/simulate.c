@@ -158,7 +158,9 @@ static int sim_consume(void *vctx, uint64_t block, void *slot)
 {
     struct sim_ctx *c = vctx;
     (void)slot;
-    gsvd_progress_report(c->progress, "chunks", block + 1, c->n_blocks);
+    uint64_t done = (block + 1) * c->p->chunk_variants; /* blocks are consumed in order */
+    gsvd_progress_report(c->progress, "writing", done < c->p->n_variants ? done : c->p->n_variants,
+                         c->p->n_variants);
     /* the caller asked to stop: between chunk rows (the staged output is discarded) */
     return gsvd_scope_cancelled() ? GSVD_ECANCELED : GSVD_OK;
 }

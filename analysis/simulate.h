@@ -34,7 +34,7 @@ struct gsvd_sim_params {
     size_t n_threads;                 /* >= 1 worker threads */
     const char *command;              /* command line recorded in the root attributes, or NULL */
     int overwrite;                    /* 1: replace an existing output */
-    struct gsvd_progress progress;    /* per chunk row written: "chunks" */
+    struct gsvd_progress progress;    /* per chunk row written: "writing", variants */
     struct gsvd_writer_params writer; /* Zarr format and shards (zarr_format 0: v2) */
 };
 #define GSVD_SIM_PARAMS_DEFAULT                                                                    \

@@ -51,7 +51,7 @@ run() {
 }
 
 # singular values printed by the -v report of a run
-svals() { sed -n 's/^\[pca\] singular values: *//p' "$out/$1.log" | tr ' ' '\n' | grep .; }
+svals() { sed -n 's/^gensvd pca: singular values: *//p' "$out/$1.log" | tr ' ' '\n' | grep .; }
 
 echo
 echo "== PCA: $M variants x $N samples, k = $K, $T threads"

@@ -438,7 +438,7 @@ static int dump_consume(void *vctx, uint64_t block, void *vslot)
 {
     struct dump_ctx *c = vctx;
     struct dump_slot *s = vslot;
-    gsvd_progress_report(&c->progress, "chunk rows", block + 1, c->n_blocks);
+    gsvd_progress_report(&c->progress, "reading", block + 1, c->n_blocks);
     if (c->stats) {
         c->n_values += s->n_values;
         c->n_nan += s->n_nan;
@@ -569,7 +569,7 @@ int gsvd_cmd_dump(int argc, char **argv)
     if (rc < 0)
         goto out;
     rc = run_dump(a, o.slice, o.stats, o.common.threads,
-                  gsvd_cli_progress(&bar, "dump", o.common.progress));
+                  gsvd_cli_progress(&bar, "chunk rows", o.common.progress));
 out:
     gsvd_array_close(a);
     gsvd_cli_close_input(&in);

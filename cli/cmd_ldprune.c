@@ -207,17 +207,22 @@ static int run(struct ld_opts *o, const struct gsvd_cli_common *common)
     o->geno.n_threads = common->threads;
     o->lp.n_threads = common->threads;
     GSVD_TRY(gsvd_cli_ldprune_mask(&in, &o->geno, &o->lp, &r));
-    if (common->verbosity >= 0 && o->output)
-        fprintf(stderr,
-                "[ldprune] %llu of %llu variants kept (%llu considered: %llu pruned by LD, "
-                "%llu monomorphic)\n",
-                (unsigned long long)r.n_kept, (unsigned long long)(r.range_stop - r.range_start),
-                (unsigned long long)r.n_considered, (unsigned long long)r.n_pruned,
-                (unsigned long long)r.n_monomorphic);
+    gsvd_cli_note("%llu of %llu variants kept (%llu considered: %llu pruned by LD, %llu "
+                  "monomorphic)",
+                  (unsigned long long)r.n_kept, (unsigned long long)(r.range_stop - r.range_start),
+                  (unsigned long long)r.n_considered, (unsigned long long)r.n_pruned,
+                  (unsigned long long)r.n_monomorphic);
     if (o->output)
         GSVD_TRY(write_zarr(o, &r, gsvd_tree_format(in.tree)));
     if (o->format || !o->output)
         GSVD_TRY(write_tsv(&in, &r));
+    {
+        char where[1024];
+        snprintf(where, sizeof where, "%s%s%s", o->output ? o->output : "",
+                 o->output && o->format ? " and " : "",
+                 o->format || !o->output ? "the variant table to standard output" : "");
+        gsvd_cli_done(where);
+    }
 out:
     gsvd_ldprune_result_free(&r);
     gsvd_cli_close_input(&in);

@@ -386,8 +386,8 @@ static void pc_ranges(const int *on, size_t k, char *buf, size_t len)
  * singular value within --tol by its estimate, or which are not. */
 static void report_iterative(const struct gsvd_pca_result *r, const struct gsvd_pca_params *p)
 {
-    char conv[256], rest[256];
-    int ok[1024], bad[1024];
+    char conv[256], rest[256], line[1024];
+    int ok[1024], bad[1024], at;
     size_t k = r->k < 1024 ? r->k : 1024, n_ok = 0;
     double est = 0, bnd = 0;
     int bulk = p->accuracy == GSVD_PCA_ACCURACY_BULK;
@@ -403,74 +403,110 @@ static void report_iterative(const struct gsvd_pca_result *r, const struct gsvd_
     }
     pc_ranges(ok, k, conv, sizeof conv);
     pc_ranges(bad, k, rest, sizeof rest);
-    fprintf(stderr, "[pca] %s: %zu passes, accuracy %s: ", gsvd_pca_method_name(r->method),
-            r->iterations, gsvd_pca_accuracy_name(p->accuracy));
-    if (r->converged < 0)
-        fprintf(stderr, "fixed pass count (--power-iter); ");
+    at = snprintf(line, sizeof line, "%s",
+                  r->converged < 0 ? "fixed pass count (--power-iter); " : "");
     if (n_ok == k && bulk)
-        fprintf(stderr, "every singular value within %.3g (error estimates)", p->tol);
+        snprintf(line + at, sizeof line - (size_t)at,
+                 "every singular value within %.3g (error estimates)", p->tol);
     else if (n_ok == k)
-        fprintf(stderr, "converged: every error bound within %.3g", p->tol);
+        snprintf(line + at, sizeof line - (size_t)at, "converged: every error bound within %.3g",
+                 p->tol);
     else if (bulk)
-        fprintf(stderr,
-                "NOT every singular value within %.3g (--max-iter reached): %s within it, %s "
-                "estimated up to %.2g",
-                p->tol, n_ok ? conv : "none", rest, est);
+        snprintf(line + at, sizeof line - (size_t)at,
+                 "NOT every singular value within %.3g (--max-iter reached): %s within it, %s "
+                 "estimated up to %.2g",
+                 p->tol, n_ok ? conv : "none", rest, est);
     else
-        fprintf(stderr,
-                "%s%s%s NOT converged (--max-iter %zu reached): their singular values are "
-                "estimates (errors estimated up to %.2g, bounds up to %.2g; --accuracy bulk "
-                "resolves them)",
-                n_ok ? conv : "", n_ok ? " converged (error bounds within --tol); " : "", rest,
-                p->max_iter, est, bnd);
-    fprintf(stderr, "; final 1-MEV %.3g\n", r->convergence);
+        snprintf(line + at, sizeof line - (size_t)at,
+                 "%s%s%s NOT converged (--max-iter %zu reached): their singular values are "
+                 "estimates (errors estimated up to %.2g, bounds up to %.2g; --accuracy bulk "
+                 "resolves them)",
+                 n_ok ? conv : "", n_ok ? " converged (error bounds within --tol); " : "", rest,
+                 p->max_iter, est, bnd);
+    gsvd_cli_note("%s: %zu passes, accuracy %s: %s; final 1-MEV %.3g",
+                  gsvd_pca_method_name(r->method), r->iterations,
+                  gsvd_pca_accuracy_name(p->accuracy), line, r->convergence);
 }
 
+/* "LABEL: x y z" of k values to `digits` significant digits, one line through gsvd_cli_note. */
+static void note_values(const char *label, const double *v, size_t k, int digits)
+{
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    int ok = gsvd_buf_puts(&b, label) == 0;
+    for (size_t q = 0; q < k && ok; q++)
+        ok = gsvd_buf_puts(&b, " ") == 0 && gsvd_buf_printf(&b, "%.*g", digits, v[q]) == 0;
+    if (ok)
+        gsvd_cli_note("%s", b.data);
+    gsvd_buf_free(&b);
+}
+
+/* The summary on stderr at the default level: what was used, how it was solved, the singular
+ * values (with their error bounds or estimates when not exact) and the variance each PC
+ * explains; the output and the time follow (report_done). */
 static void report(const struct gsvd_pca_result *r, const struct gsvd_pca_params *p)
 {
     const struct gsvd_geno_counts *c = &r->counts;
     if (gsvd_log_get_level() < GSVD_LOG_WARN)
         return;
-    fprintf(stderr,
-            "[pca] %zu samples, %llu of %llu variants used (dropped: %llu without calls, %llu "
-            "zero variance, %llu --maf, %llu --max-missing, %llu variant mask); %llu missing "
-            "calls set to the mean\n",
-            r->n, (unsigned long long)c->n_kept, (unsigned long long)c->n_range,
-            (unsigned long long)c->n_no_calls, (unsigned long long)c->n_zero_var,
-            (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
-            (unsigned long long)c->n_mask, (unsigned long long)c->n_missing_calls);
+    gsvd_cli_note("%zu samples, %llu of %llu variants used (dropped: %llu without calls, %llu "
+                  "zero variance, %llu --maf, %llu --max-missing, %llu variant mask); %llu "
+                  "missing calls set to the mean",
+                  r->n, (unsigned long long)c->n_kept, (unsigned long long)c->n_range,
+                  (unsigned long long)c->n_no_calls, (unsigned long long)c->n_zero_var,
+                  (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
+                  (unsigned long long)c->n_mask, (unsigned long long)c->n_missing_calls);
     if (r->method == GSVD_PCA_EXACT && r->gram_error > 0)
-        fprintf(stderr,
-                "[pca] exact: Gram matrix Z'Z from int8 tiles (weights within %.2g) and "
-                "symmetric eigensolver, one pass\n",
-                r->gram_error);
+        gsvd_cli_note("exact: Gram matrix Z'Z from int8 tiles (weights within %.2g) and "
+                      "symmetric eigensolver, one pass",
+                      r->gram_error);
     else if (r->method == GSVD_PCA_EXACT)
-        fprintf(stderr, "[pca] exact: Gram matrix Z'Z and symmetric eigensolver, one pass\n");
+        gsvd_cli_note("exact: Gram matrix Z'Z and symmetric eigensolver, one pass");
     else if (gsvd_pca_stop_for(p) == GSVD_PCA_STOP_SUBSPACE)
-        fprintf(stderr, "[pca] %s: %zu passes, %s; final 1-MEV %.3g\n",
-                gsvd_pca_method_name(r->method), r->iterations,
-                r->converged < 0 ? "fixed pass count (--power-iter)"
-                : !r->converged  ? "NOT converged: --max-iter reached before --tol"
-                                 : "converged (1 - MEV within --tol)",
-                r->convergence);
+        gsvd_cli_note("%s: %zu passes, %s; final 1-MEV %.3g", gsvd_pca_method_name(r->method),
+                      r->iterations,
+                      r->converged < 0 ? "fixed pass count (--power-iter)"
+                      : !r->converged  ? "NOT converged: --max-iter reached before --tol"
+                                       : "converged (1 - MEV within --tol)",
+                      r->convergence);
     else
         report_iterative(r, p);
-    fprintf(stderr, "[pca] singular values:");
-    for (size_t q = 0; q < r->k; q++)
-        fprintf(stderr, " %.6g", r->s[q]);
-    fprintf(stderr, "\n");
-    if (r->method != GSVD_PCA_EXACT || r->gram_error > 0) {
-        fprintf(stderr, "[pca] singular value error bounds (relative):");
-        for (size_t q = 0; q < r->k; q++)
-            fprintf(stderr, " %.2g", r->error_bound[q]);
-        fprintf(stderr, "\n");
+    note_values("singular values:", r->s, r->k, 6);
+    if (r->method != GSVD_PCA_EXACT || r->gram_error > 0)
+        note_values("singular value error bounds (relative):", r->error_bound, r->k, 2);
+    if (r->method != GSVD_PCA_EXACT)
+        note_values("singular value error estimates (extrapolated, not bounds):", r->error_estimate,
+                    r->k, 2);
+    if (isfinite(r->trace) && r->trace > 0) {
+        struct gsvd_buf b = GSVD_BUF_INIT;
+        double all = 0;
+        int ok = gsvd_buf_puts(&b, "variance explained:") == 0;
+        for (size_t q = 0; q < r->k && ok; q++) {
+            double f = r->s[q] * r->s[q] / r->trace;
+            all += f;
+            ok = gsvd_buf_printf(&b, "%s PC%zu %.3g%%", q ? "," : "", q + 1, 100 * f) == 0;
+        }
+        if (ok && gsvd_buf_printf(&b, " (%.3g%% in all)", 100 * all) == 0)
+            gsvd_cli_note("%s", b.data);
+        gsvd_buf_free(&b);
     }
-    if (r->method != GSVD_PCA_EXACT) {
-        fprintf(stderr, "[pca] singular value error estimates (extrapolated, not bounds):");
-        for (size_t q = 0; q < r->k; q++)
-            fprintf(stderr, " %.2g", r->error_estimate[q]);
-        fprintf(stderr, "\n");
-    }
+}
+
+/* The summary's last line: where the results went, and the time the run took. */
+static void report_done(const struct pca_opts *o)
+{
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    int ok = 1;
+
+    if (o->output)
+        ok = gsvd_buf_printf(&b, "%s", o->output) == 0;
+    if (ok && o->plink)
+        ok = gsvd_buf_printf(&b, "%s%s.eigenvec and %s.eigenval", b.len ? ", " : "", o->plink,
+                             o->plink) == 0;
+    if (ok && (o->format || (!o->output && !o->plink)))
+        ok = gsvd_buf_printf(&b, "%sthe scores to standard output", b.len ? ", " : "") == 0;
+    if (ok)
+        gsvd_cli_done(b.data);
+    gsvd_buf_free(&b);
 }
 
 /* A distributed run: this rank's part of the variants (gsvd_pca_split) and, on rank 0 with
@@ -605,7 +641,7 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         goto out;
-    o->pca.progress = gsvd_cli_progress(&bar, "pca", common->progress);
+    o->pca.progress = gsvd_cli_progress(&bar, "variants", common->progress);
     o->pca.n_threads = common->threads;
     o->pca.comm = world;
     GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
@@ -646,6 +682,8 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
             rc = write_plink(o->plink, r, gsvd_geno_sample_ids(g));
         if (rc == GSVD_OK && (o->format || (!o->output && !o->plink)))
             rc = write_tsv(res, ids);
+        if (rc == GSVD_OK)
+            report_done(o);
     }
     if (world)
         rc = gsvd_comm_agree(world, rc, NULL);

@@ -278,11 +278,27 @@ struct pdist_job {
 
 /* The engine settings every output path shares: threads, the progress bar, the communicator. */
 static void run_setup(struct pdist_opts *o, const struct gsvd_cli_common *common,
-                      struct gsvd_cli_bar *bar, gsvd_comm *comm)
+                      struct gsvd_cli_bar *bar, gsvd_comm *comm, const char *unit)
 {
     o->pd.n_threads = common->threads;
-    o->pd.progress = gsvd_cli_progress(bar, "pdist", common->progress);
+    o->pd.progress = gsvd_cli_progress(bar, unit, common->progress);
     o->pd.comm = comm;
+}
+
+/* The summary's last line (rank 0): the output (Zarr, a part) and/or `what` on stdout. */
+static void report_done(const char *output, const char *what)
+{
+    char where[1024];
+
+    if (gsvd_comm_rank(gsvd_cli_world()) != 0)
+        return;
+    if (output && what)
+        snprintf(where, sizeof where, "%s and %s to standard output", output, what);
+    else if (output)
+        snprintf(where, sizeof where, "%s", output);
+    else
+        snprintf(where, sizeof where, "%s to standard output", what ? what : "the output");
+    gsvd_cli_done(where);
 }
 
 /* The bands are done and *rc is this rank's verdict.  Under mpirun a failure on rank 0 ends the
@@ -356,16 +372,15 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         goto out;
-    run_setup(o, common, &bar, world);
+    run_setup(o, common, &bar, world, "variants");
     if (!o->pd.memory)
         o->pd.memory = PDIST_PAIRS_DEFAULT_MEMORY;
     rc = gsvd_pdist_run(job->g, &o->pd, me == 0 ? gsvd_king_pairs_band : NULL, kp, &sum);
     if (!bands_done(world, &rc, discard_pairs, &kp))
         goto out;
-    if (gsvd_log_get_level() >= GSVD_LOG_WARN)
-        fprintf(stderr, "[pdist] %zu samples, %llu variants, king: %llu pairs with kinship >= %g\n",
-                sum.n, (unsigned long long)sum.m, (unsigned long long)gsvd_king_pairs_count(kp),
-                o->min_kinship);
+    gsvd_cli_note("%zu samples, %llu variants, king: %llu pairs with kinship >= %g", sum.n,
+                  (unsigned long long)sum.m, (unsigned long long)gsvd_king_pairs_count(kp),
+                  o->min_kinship);
     /* from here on the others wait for rank 0's verdict: no early exit */
     rc = make_attrs(o, &sum, &attrs);
     /* the pair list's threshold before the closing brace (the sink adds the count) */
@@ -378,6 +393,8 @@ static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
         rc = gsvd_king_pairs_finish(kp, attrs.data);
     if (many) /* the others learn how the commit went */
         rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc == GSVD_OK)
+        report_done(cfg.output, cfg.output ? NULL : "the pairs");
 out:
     gsvd_buf_free(&attrs);
     gsvd_king_pairs_close(kp);
@@ -435,7 +452,11 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
         goto out;
     o->pd.row_align = gsvd_pdist_store_row_align(out);
     o->pd.sink_bytes = gsvd_pdist_store_bytes(out);
-    run_setup(o, common, &bar, o->rank_parts ? NULL : world);
+    /* what each row of the matrix is compared over */
+    run_setup(o, common, &bar, o->rank_parts ? NULL : world,
+              o->axis_variants ? "samples"
+              : job->g         ? "variants"
+                               : "columns");
     if (job->g)
         rc = gsvd_pdist_run(job->g, &o->pd, sink, out, &sum);
     else if (job->x8)
@@ -460,21 +481,28 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                 gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
         }
         rc = gsvd_comm_agree(world, rc, NULL); /* how the finalize went */
+        if (rc == GSVD_OK)
+            report_done(o->output, NULL);
         goto out;
     }
     /* every rank finished its bands (or failed and told rank 0, which then ends the run) */
     if (!bands_done(world, &rc, discard_store, &out))
         goto out;
-    if (gsvd_log_get_level() >= GSVD_LOG_WARN)
-        fprintf(stderr, "[pdist] %zu %s, %llu features, %s, %llu missing values\n", sum.n,
-                o->axis_variants ? "variants" : "items", (unsigned long long)sum.m,
-                gsvd_pdist_metric_name(o->pd.metric), (unsigned long long)sum.n_missing);
-    gsvd_log_info("pdist: %s kernel on %s, %zu band(s), %zu pass(es) over the input, planned "
-                  "working set %.1f MB",
+    gsvd_cli_note("%zu %s, %llu %s, %s, %llu missing values", sum.n,
+                  o->axis_variants ? "variants"
+                  : job->g         ? "samples"
+                                   : "rows",
+                  (unsigned long long)sum.m,
+                  o->axis_variants ? "samples"
+                  : job->g         ? "variants"
+                                   : "columns",
+                  gsvd_pdist_metric_name(o->pd.metric), (unsigned long long)sum.n_missing);
+    gsvd_log_info("%s kernel on %s, %zu pass(es) over the rows of the matrix, %zu over the "
+                  "input, planned working set %.1f MB",
                   sum.kernel ? sum.kernel : "none", sum.device ? sum.device : "cpu", sum.n_bands,
                   sum.n_scans, (double)sum.peak_bytes / 1e6);
     if (sum.n_segments)
-        gsvd_log_info("pdist: %llu of %llu bit-plane segments without missing calls",
+        gsvd_log_info("%llu of %llu segments of the packed genotypes without missing calls",
                       (unsigned long long)sum.n_segments_complete,
                       (unsigned long long)sum.n_segments);
     rc = make_attrs(o, &sum, &attrs);
@@ -482,6 +510,8 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
         rc = gsvd_pdist_store_finish(out, attrs.data, sum.n_missing);
     if (world && gsvd_comm_size(world) > 1)
         rc = gsvd_comm_agree(world, rc, NULL); /* the others learn how the commit went */
+    if (rc == GSVD_OK)
+        report_done(cfg.output, cfg.tsv ? "the matrix" : NULL);
 out:
     gsvd_buf_free(&attrs);
     gsvd_pdist_store_close(out);
@@ -639,6 +669,8 @@ int gsvd_cmd_pdist(int argc, char **argv)
             rc = gsvd_king_parts_finalize(o.finalize, o.force);
         else if (rc == 0)
             rc = gsvd_pdist_parts_finalize(o.finalize, o.force);
+        if (rc == GSVD_OK)
+            report_done(o.finalize, NULL);
         return gsvd_cli_exit_code(rc);
     }
     if (o.pd.n_parts) {

@@ -215,7 +215,7 @@ static int run_pca(const struct plot_opts *o, struct gsvd_cli_input *in)
     struct gsvd_cli_bar bar;
     int rc = GSVD_OK;
 
-    p.progress = gsvd_cli_progress(&bar, "plot", o->common.progress);
+    p.progress = gsvd_cli_progress(&bar, "points", o->common.progress);
 
     GSVD_TRY(gsvd_plot_pcs_read(in->tree, in->node, &pcs));
     GSVD_TRY(gsvd_plot_pca_check(&pcs, &p)); /* the PCs asked for, before the labels are read */
@@ -280,7 +280,7 @@ static int run_pdist(const struct plot_opts *o, struct gsvd_cli_input *in)
     double *pc1 = NULL;
     int rc = GSVD_OK;
 
-    p.progress = gsvd_cli_progress(&bar, "plot", o->common.progress);
+    p.progress = gsvd_cli_progress(&bar, "distances", o->common.progress);
 
     GSVD_TRY(gsvd_plot_read_ids(in->tree, in->node, &ids));
     if (o->color_by) {
@@ -405,5 +405,7 @@ int gsvd_cmd_plot(int argc, char **argv)
     gsvd_cli_close_input(&in);
     if (rc == GSVD_EINVAL) /* a value only the data could refute is not a usage error */
         rc = GSVD_EINCONSIST;
+    if (rc == GSVD_OK)
+        gsvd_cli_done(o.output);
     return gsvd_cli_exit_code(rc);
 }

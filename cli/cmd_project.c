@@ -127,8 +127,10 @@ static int write_zarr(const struct project_opts *o, const struct gsvd_pca_model 
 
 static void report(const struct gsvd_project_counts *c, const struct gsvd_project_result *r)
 {
-    if (r) {
-        gsvd_log_info("%zu samples projected; %llu missing calls set to the reference mean", r->n,
+    if (r) { /* the summary, at the default level */
+        gsvd_cli_note("%zu samples projected on %zu PCs over %llu of %llu reference variants; "
+                      "%llu missing calls set to the reference mean",
+                      r->n, r->k, (unsigned long long)c->matched, (unsigned long long)c->ref_used,
                       (unsigned long long)r->n_missing_calls);
         return;
     }
@@ -170,13 +172,20 @@ static int run(struct project_opts *o, const struct gsvd_cli_common *common)
                                  &map));
     report(&map.counts, NULL);
     o->proj.n_threads = common->threads;
-    o->proj.progress = gsvd_cli_progress(&bar, "project", common->progress);
+    o->proj.progress = gsvd_cli_progress(&bar, "variants", common->progress);
     GSVD_TRY(gsvd_project_run(g, &ref, &map, &o->proj, &r));
     report(&map.counts, r);
     if (o->output)
         GSVD_TRY(write_zarr(o, &ref, &map, r, gsvd_geno_sample_ids(g), gsvd_tree_format(in.tree)));
     if (o->format || !o->output)
         GSVD_TRY(write_tsv(r, gsvd_geno_sample_ids(g)));
+    {
+        char where[1024];
+        snprintf(where, sizeof where, "%s%s%s", o->output ? o->output : "",
+                 o->output && o->format ? " and " : "",
+                 o->format || !o->output ? "the scores to standard output" : "");
+        gsvd_cli_done(where);
+    }
 out:
     gsvd_project_result_free(r);
     gsvd_project_map_free(&map);

@@ -161,15 +161,13 @@ static int run(struct related_opts *o, const struct gsvd_cli_common *common)
     rp.pd.n_threads = common->threads;
     rp.pd.memory = o->memory;
     rp.pd.device = o->backend;
-    rp.pd.progress = gsvd_cli_progress(&bar, "related", common->progress);
+    rp.pd.progress = gsvd_cli_progress(&bar, "variants", common->progress);
     GSVD_TRY(gsvd_related_run(g, &rp, &res));
     ids = gsvd_geno_sample_ids(g);
-    if (gsvd_log_get_level() >= GSVD_LOG_WARN)
-        fprintf(stderr,
-                "[related] %zu samples, %llu variants, %llu pairs with kinship > %g among %zu "
-                "samples: %zu removed, %zu kept\n",
-                res.n, (unsigned long long)res.n_variants, (unsigned long long)res.n_pairs,
-                o->cutoff, res.n_related, res.n - res.n_unrelated, res.n_unrelated);
+    gsvd_cli_note("%zu samples, %llu variants, %llu pairs with kinship > %g among %zu "
+                  "samples: %zu removed, %zu kept",
+                  res.n, (unsigned long long)res.n_variants, (unsigned long long)res.n_pairs,
+                  o->cutoff, res.n_related, res.n - res.n_unrelated, res.n_unrelated);
     if (o->output)
         GSVD_TRY(write_zarr(o, &res, ids, gsvd_tree_format(in.tree)));
     if (o->tsv) {
@@ -181,6 +179,13 @@ static int run(struct related_opts *o, const struct gsvd_cli_common *common)
             gsvd_log_error("standard output: write failed");
             rc = GSVD_EIO;
         }
+    }
+    if (rc == GSVD_OK) {
+        char where[1024];
+        snprintf(where, sizeof where, "%s%s%s", o->output ? o->output : "",
+                 o->output && o->tsv ? " and " : "",
+                 o->tsv ? "the unrelated samples to standard output" : "");
+        gsvd_cli_done(where);
     }
 out:
     gsvd_related_result_clear(&res);

@@ -173,8 +173,14 @@ int gsvd_cmd_simulate(int argc, char **argv)
     cmdline = gsvd_cli_command_line(argc, argv);
     p->command = cmdline;
     p->n_threads = o.common.threads;
-    p->progress = gsvd_cli_progress(&bar, "simulate", o.common.progress);
+    p->progress = gsvd_cli_progress(&bar, "variants", o.common.progress);
     rc = gsvd_simulate(p, argv[first]);
     gsvd_free(cmdline);
+    if (rc == GSVD_OK) {
+        gsvd_cli_note("%llu variants, %llu samples, %zu population%s",
+                      (unsigned long long)p->n_variants, (unsigned long long)p->n_samples,
+                      p->n_pops, p->n_pops == 1 ? "" : "s");
+        gsvd_cli_done(argv[first]);
+    }
     return gsvd_cli_exit_code(rc);
 }

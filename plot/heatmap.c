@@ -28,12 +28,12 @@ struct sink {
     double *sum;                          /* m x m */
     double *cnt;                          /* m x m */
     float *full;                          /* n x n (cluster order), or NULL */
-    const struct gsvd_progress *progress; /* "distances": values read of the layout's total */
+    const struct gsvd_progress *progress; /* "reading": distances read of the layout's total */
 };
 
 static void tick(const struct sink *s, uint64_t done, uint64_t total)
 {
-    gsvd_progress_report(s->progress, "distances", done, total);
+    gsvd_progress_report(s->progress, "reading", done, total);
 }
 
 static void put(struct sink *s, size_t i, size_t j, double v)

@@ -41,7 +41,7 @@ struct gsvd_plot_heat_params {
     const double *pc1;                     /* borrowed; N values for ORDER_PC1, else NULL */
     size_t max_cells;                      /* cells per axis at most; 0 = GSVD_PLOT_MAX_CELLS */
     const char *title;                     /* borrowed; NULL: none */
-    struct gsvd_progress progress; /* "distances": values read of the stored layout (N x N, or
+    struct gsvd_progress progress; /* "reading": distances read of the stored layout (N x N, or
                                       N(N-1)/2 condensed); no reports when its fn is NULL */
 };
 

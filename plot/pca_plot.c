@@ -184,7 +184,7 @@ static const char *group_colour(int g, int labelled)
     return g < 0 && !labelled ? gsvd_plot_palette[4] : gsvd_plot_label_colour(g);
 }
 
-/* Points drawn of all panels, reported every TICK_POINTS points as "points". */
+/* Points drawn of all panels, reported every TICK_POINTS points as "drawing". */
 #define TICK_POINTS 8192
 struct ticker {
     const struct gsvd_progress *progress;
@@ -213,7 +213,7 @@ static int draw_points(struct gsvd_buf *b, const struct frame *f, const struct g
             size_t i = by_group[j];
             double u = p->proj[i * p->k + qx], v = p->proj[i * p->k + qy];
             if (++t->done % TICK_POINTS == 0 && t->done < t->total)
-                gsvd_progress_report(t->progress, "points", t->done, t->total);
+                gsvd_progress_report(t->progress, "drawing", t->done, t->total);
             if (!isfinite(u) || !isfinite(v))
                 continue;
             if (each)
@@ -379,7 +379,7 @@ int gsvd_plot_pca(const struct gsvd_plot_pcs *pcs, const struct gsvd_plot_pca_pa
             GSVD_TRY(draw_axes(svg, &f, pcs, qx, qy, g ? 10 : 12));
             GSVD_TRY(draw_points(svg, &f, pcs, l, by_group, first, qx, qy, g ? r * 0.8 : r, &t));
         }
-    gsvd_progress_report(&p->progress, "points", t.total, t.total);
+    gsvd_progress_report(&p->progress, "drawing", t.total, t.total);
     GSVD_TRY(draw_legend(svg, right + 10, top + 8, pcs, l));
     GSVD_TRY(draw_scree(svg, right + 40, top + legend_h + 60, 170, 110, pcs));
     GSVD_TRY(gsvd_svg_end(svg));

@@ -47,7 +47,7 @@ struct gsvd_plot_pca_params {
     size_t grid;                           /* 0: one panel; g >= 2: every pair of PC1..PCg */
     const struct gsvd_plot_labels *labels; /* borrowed; NULL: every sample unlabelled */
     const char *title;                     /* borrowed; NULL: none */
-    struct gsvd_progress progress;         /* "points": points drawn of n x panels; fn NULL: none */
+    struct gsvd_progress progress; /* "drawing": points drawn of n x panels; fn NULL: none */
 };
 
 /* Check p against pcs before anything is drawn: the components requested exist and the labels

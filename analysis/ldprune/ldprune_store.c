@@ -70,7 +70,7 @@ int gsvd_ldprune_mask(gsvd_tree *t, const char *node, const struct gsvd_geno_par
     gp.cache_bytes = 0;
     GSVD_TRY(gsvd_geno_open(t, node, &gp, &g));
     GSVD_TRY(gsvd_ldprune_run(g, t, lp, out));
-    gsvd_log_info("ldprune: %llu variants considered, %llu kept, %llu pruned by LD, %llu "
+    gsvd_log_info("LD pruning: %llu variants considered, %llu kept, %llu pruned by LD, %llu "
                   "monomorphic; %llu r^2 values",
                   (unsigned long long)out->n_considered, (unsigned long long)out->n_kept,
                   (unsigned long long)out->n_pruned, (unsigned long long)out->n_monomorphic,

@@ -85,7 +85,7 @@ static int data_pass(struct data_op *d, struct pca_solver *s, size_t c, double *
                           .sumsq = sumsq,
                           .progress = &p->progress,
                           .what = what,
-                          .n_blocks = gsvd_geno_n_blocks(d->g)};
+                          .n_variants = pass_variants(d->g)};
 
     if (count && d->kept) {
         gsvd_geno_open_range(d->g, &vs, &ve);

@@ -87,7 +87,7 @@ struct gsvd_pca_params {
     uint64_t seed;                   /* test matrix seed */
     int loadings;                    /* 1: one more pass for V (variant loadings) */
     size_t n_threads;              /* threads for in-memory products (exact's eigensolver); 0 = 1 */
-    struct gsvd_progress progress; /* per block of each pass ("pass 3", "Gram", "loadings") */
+    struct gsvd_progress progress; /* per block of each pass ("pass 3", "Gram"), in variants */
     gsvd_comm *comm;               /* distributed run (borrowed), or NULL: one process.  Each
                                       rank's genotype handle covers its own part of the
                                       variants (gsvd_pca_split); results are on every rank */

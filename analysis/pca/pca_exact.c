@@ -26,7 +26,7 @@ int gsvd_pca_gram(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *
                           .gram = 1,
                           .progress = &p->progress,
                           .what = "Gram",
-                          .n_blocks = gsvd_geno_n_blocks(g)};
+                          .n_variants = pass_variants(g)};
 
     *out = NULL;
     if (gsvd_mul_size(n, n, &nn) < 0)

@@ -24,12 +24,13 @@
 
 /* The state of one pass: gsvd_geno_scan(g, pass_cb, &ctx) hands every block to the backend's
  * pass (gram 0) or Gram (gram 1) accumulation, with the trace summed into *sumsq when not NULL,
- * and reports progress per block.  All pointers are borrowed for the scan. */
+ * and reports progress per block in variants of the range (n_variants, from gsvd_geno_range).
+ * All pointers are borrowed for the scan. */
 struct pass_ctx {
     gsvd_backend *be;
     double *sumsq; /* accumulate the trace when not NULL */
     int gram;      /* 1: Gram blocks, 0: pass blocks */
-    uint64_t n_blocks, done;
+    uint64_t n_variants, done;
     const struct gsvd_progress *progress;
     const char *what;
     uint64_t *group_kept; /* when not NULL: kept rows per Gram group (rebalancing), counted */
@@ -37,19 +38,26 @@ struct pass_ctx {
     size_t group_rows;
 };
 
+/* Variants a scan of g covers: the progress total of a pass. */
+static inline uint64_t pass_variants(const gsvd_geno *g)
+{
+    uint64_t a, b;
+    gsvd_geno_range(g, &a, &b);
+    return b - a;
+}
+
 static inline int pass_cb(void *vctx, const struct gsvd_gblock *blk,
                           const struct gsvd_geno_info *info)
 {
     struct pass_ctx *c = vctx;
     int rc;
-    (void)info;
     if (c->group_kept && blk->index)
         for (size_t r = 0; r < blk->n_rows; r++)
             c->group_kept[blk->index[r] / c->group_rows - c->group_first]++;
     rc = c->gram ? gsvd_backend_gram_block(c->be, blk, c->sumsq)
                  : gsvd_backend_pass_block(c->be, blk, c->sumsq);
-    c->done++;
-    gsvd_progress_report(c->progress, c->what, c->done, c->n_blocks);
+    c->done += info->n_variants;
+    gsvd_progress_report(c->progress, c->what, c->done, c->n_variants);
     return rc;
 }
 

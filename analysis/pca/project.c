@@ -203,11 +203,11 @@ struct scan_ctx {
     /* the block at hand: its matched rows */
     const struct gsvd_gblock *blk;
     size_t n_rows, rows_cap;
-    size_t *row;   /* row in the block */
-    int64_t *rj;   /* reference row */
-    uint8_t *flip; /* dosage flips */
-    double *vb;    /* n_rows x k: the reference loadings of those rows */
-    uint64_t blocks_done, n_blocks;
+    size_t *row;               /* row in the block */
+    int64_t *rj;               /* reference row */
+    uint8_t *flip;             /* dosage flips */
+    double *vb;                /* n_rows x k: the reference loadings of those rows */
+    uint64_t done, n_variants; /* progress: variants of the range scanned, of all */
     const struct gsvd_progress *progress;
 };
 
@@ -329,8 +329,8 @@ static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gs
         c->blk = blk;
         rc = gsvd_blas_parallel(c->threads, scan_share, c);
     }
-    c->blocks_done++;
-    gsvd_progress_report(c->progress, "projection", c->blocks_done, c->n_blocks);
+    c->done += info->n_variants;
+    gsvd_progress_report(c->progress, "projection", c->done, c->n_variants);
     return rc;
 }
 
@@ -534,7 +534,11 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
     c.ploidy = (float)ref->ploidy;
     c.is_float = gsvd_geno_is_float(g);
     c.progress = &p->progress;
-    c.n_blocks = gsvd_geno_n_blocks(g);
+    {
+        uint64_t vs, ve;
+        gsvd_geno_range(g, &vs, &ve);
+        c.n_variants = ve - vs;
+    }
     r->scores = gsvd_calloc((n ? n : 1) * k, sizeof *r->scores);
     c.sumsq = gsvd_calloc(n ? n : 1, sizeof *c.sumsq);
     c.missing_t = gsvd_calloc(c.threads, sizeof *c.missing_t);

@@ -84,7 +84,7 @@ enum gsvd_shrinkage { GSVD_SHRINK_NONE = 0, GSVD_SHRINK_AP, GSVD_SHRINK_OADP };
 struct gsvd_project_params {
     size_t n_threads;              /* >= 1 */
     enum gsvd_shrinkage shrinkage; /* correction of the scores */
-    struct gsvd_progress progress; /* per block ("projection") */
+    struct gsvd_progress progress; /* per block ("projection"), in variants */
 };
 
 struct gsvd_project_result {

@@ -91,7 +91,9 @@ static void progress(struct pd_run *r, uint64_t features)
     if (!r->p->progress.fn || r->work_total == 0)
         return;
     r->work_done += features;
-    snprintf(what, sizeof what, "band %zu/%zu (%s)", r->band + 1, r->n_bands, r->kops->name);
+    /* a band of rows is one pass over the features (or over the bit planes kept from the
+     * first): the user sees passes; the kernel's name is -v detail (cli/cmd_pdist.c) */
+    snprintf(what, sizeof what, "pass %zu/%zu", r->band + 1, r->n_bands);
     gsvd_progress_report(&r->p->progress, what,
                          r->work_done < r->work_total ? r->work_done : r->work_total,
                          r->work_total);
@@ -238,7 +240,7 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
     if (budget) {
         if (fixed >= budget) {
             gsvd_log_error("--memory %llu bytes is below the %llu bytes needed before any pair "
-                           "(%zu items)",
+                           "(%zu rows of the distance matrix)",
                            (unsigned long long)budget, (unsigned long long)fixed, n);
             return GSVD_ENOMEM;
         }
@@ -531,8 +533,9 @@ static int receive_band(struct pd_run *r, int from, gsvd_pdist_sink_fn sink, voi
         return GSVD_EPEER;
     }
     if (h.band != r->band || h.nb != nb || h.nc != nc) {
-        gsvd_log_error("rank %d sent band %llu (%llu x %llu) for band %zu (%zu x %zu)", from,
-                       (unsigned long long)h.band, (unsigned long long)h.nb,
+        gsvd_log_error("internal error: rank %d sent rows block %llu (%llu x %llu) for block %zu "
+                       "(%zu x %zu)",
+                       from, (unsigned long long)h.band, (unsigned long long)h.nb,
                        (unsigned long long)h.nc, r->band, nb, nc);
         return GSVD_EINTERNAL;
     }
@@ -787,7 +790,8 @@ static int run_matrix(const double *x, const int8_t *x8, size_t n, size_t m,
     if (p->missing == GSVD_PDIST_ERROR)
         for (size_t k = 0; k < n * m; k++)
             if (x8 ? x8[k] < 0 : isnan(x[k])) {
-                gsvd_log_error("item %zu has a missing value (--missing error)", k / m + 1);
+                gsvd_log_error("row %zu of the matrix has a missing value (--missing error)",
+                               k / m + 1);
                 return GSVD_EFORMAT;
             }
     for (size_t k = 0; k < n * m && is_int && !x8; k++)

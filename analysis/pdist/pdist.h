@@ -69,7 +69,7 @@ struct gsvd_pdist_params {
     double p; /* minkowski order, > 0 */
     enum gsvd_pdist_missing missing;
     size_t n_threads;              /* threads (>= 1) */
-    struct gsvd_progress progress; /* per stripe: "band b/n (kernel)", features done */
+    struct gsvd_progress progress; /* per stripe: "pass b/n" (one per band), features done */
     uint64_t memory;               /* working-set cap in bytes; 0 = none (one band) */
     uint64_t sink_bytes;           /* memory the sink itself holds (counted against memory) */
     size_t row_align;              /* band heights are multiples of this (the sink's chunk
