@@ -559,6 +559,10 @@ int gsvd_cmd_dump(int argc, char **argv)
     if (rc < 0)
         goto out;
     kind = gsvd_tree_node_kind(in.tree, in.node);
+    if (kind < 0) { /* logged */
+        rc = kind;
+        goto out;
+    }
     if (kind == GSVD_NODE_GROUP) {
         gsvd_log_error("%s: '%s' is a group; name an array (INPUT/ARRAY or --array)", argv[first],
                        in.node);

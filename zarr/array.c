@@ -181,17 +181,22 @@ int gsvd_array_chunk_key(const gsvd_array *a, const uint64_t *idx, char **out)
 }
 
 /* Name of chunk idx in messages: its key, and for sharded arrays its place in the shard. */
-static char *chunk_label(const gsvd_array *a, const uint64_t *idx)
+char *gsvd_array_chunk_label(const gsvd_array *a, const uint64_t *idx)
 {
     char *key = NULL, *label;
+    const char *url = gsvd_store_url(gsvd_tree_store(a->tree));
     uint64_t sidx[GSVD_MAX_DIMS], inner;
 
     if (gsvd_array_chunk_key(a, idx, &key) < 0)
         return NULL;
-    if (!a->meta.sharded)
-        return key;
-    inner = gsvd_array_shard_of(&a->meta, idx, sidx);
-    label = gsvd_asprintf("%s (inner chunk %llu)", key, (unsigned long long)inner);
+    if (!a->meta.sharded) {
+        label = gsvd_asprintf("%s: corrupt chunk '%s' of array '%s'", url, key,
+                              *a->path ? a->path : "/");
+    } else {
+        inner = gsvd_array_shard_of(&a->meta, idx, sidx);
+        label = gsvd_asprintf("%s: corrupt chunk '%s' (inner chunk %llu) of array '%s'", url, key,
+                              (unsigned long long)inner, *a->path ? a->path : "/");
+    }
     gsvd_free(key);
     return label;
 }
@@ -372,7 +377,7 @@ int gsvd_array_decode_chunk(gsvd_array *a, gsvd_codec_ws *ws, const uint64_t *id
         fill_chunk(z, dst);
         return GSVD_OK;
     }
-    key = chunk_label(a, idx);
+    key = gsvd_array_chunk_label(a, idx);
     if (!key) {
         rc = GSVD_ENOMEM;
         goto out;

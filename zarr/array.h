@@ -37,6 +37,10 @@ GSVD_NODISCARD int gsvd_array_dim_names(const gsvd_array *a, struct gsvd_strlist
 
 /* Store key of chunk `idx` (ndim indices; 0-d arrays use "0").  Caller owns *out. */
 GSVD_NODISCARD int gsvd_array_chunk_key(const gsvd_array *a, const uint64_t *idx, char **out);
+/* The start of a message about chunk `idx`'s bytes, naming the store, the chunk's key and the
+ * array: "URL: corrupt chunk 'a/0.0' of array 'a'" (a sharded array's chunk adds its place in
+ * the shard: "'a/c/0/0' (inner chunk 3)").  Caller frees; NULL when out of memory (logged). */
+char *gsvd_array_chunk_label(const gsvd_array *a, const uint64_t *idx);
 
 /* Fetch the raw (encoded) bytes of chunk idx into raw.  Returns 1 when present, 0 when the
  * chunk is missing (raw emptied), or a negative store error (logged).  Sharded arrays read the

@@ -73,6 +73,10 @@ static int span_cmp(const void *x, const void *y)
     return a->start < b->start ? -1 : a->start > b->start;
 }
 
+/* The store, the shard's key and the array, for messages about a shard's bytes. */
+#define SHARD_WHERE(a, key)                                                                        \
+    gsvd_store_url(gsvd_tree_store((a)->tree)), (key), (*(a)->path ? (a)->path : "/")
+
 /* Check a decoded shard index: each inner chunk empty (both fields all ones) or inside the
  * shard's data (when the shard's size is known), and no two overlapping. */
 static int check_shard_index(const gsvd_array *a, const char *key, const uint64_t *e, uint64_t size,
@@ -92,9 +96,10 @@ static int check_shard_index(const gsvd_array *a, const char *key, const uint64_
         if (off == EMPTY && len == EMPTY)
             continue;
         if (off == EMPTY || len == EMPTY || off > UINT64_MAX - len || off < lo || off + len > hi) {
-            gsvd_log_error("%s: shard index: inner chunk %zu at offset %llu, length %llu lies "
-                           "outside the shard's data (bytes %llu..%llu)",
-                           key, i, (unsigned long long)off, (unsigned long long)len,
+            gsvd_log_error("%s: corrupt shard '%s' of array '%s': its index puts inner chunk %zu "
+                           "at offset %llu, length %llu, outside the shard's data (bytes "
+                           "%llu..%llu)",
+                           SHARD_WHERE(a, key), i, (unsigned long long)off, (unsigned long long)len,
                            (unsigned long long)lo, (unsigned long long)hi);
             rc = GSVD_EFORMAT;
             goto out;
@@ -104,8 +109,10 @@ static int check_shard_index(const gsvd_array *a, const char *key, const uint64_
     qsort(sp, n, sizeof *sp, span_cmp);
     for (size_t i = 1; i < n; i++) {
         if (sp[i].start < sp[i - 1].end) {
-            gsvd_log_error("%s: shard index: inner chunks %llu and %llu overlap", key,
-                           (unsigned long long)sp[i - 1].inner, (unsigned long long)sp[i].inner);
+            gsvd_log_error("%s: corrupt shard '%s' of array '%s': its index makes inner chunks "
+                           "%llu and %llu overlap",
+                           SHARD_WHERE(a, key), (unsigned long long)sp[i - 1].inner,
+                           (unsigned long long)sp[i].inner);
             rc = GSVD_EFORMAT;
             goto out;
         }
@@ -134,8 +141,9 @@ static int read_shard_index(const gsvd_array *a, const char *key, uint64_t **ent
     if (rc < 0)
         goto out;
     if (b.len != len) {
-        gsvd_log_error("%s: shard of %zu bytes is shorter than its index (%zu bytes)", key, b.len,
-                       len);
+        gsvd_log_error("%s: corrupt shard '%s' of array '%s': %zu bytes, shorter than its index "
+                       "(%zu bytes)",
+                       SHARD_WHERE(a, key), b.len, len);
         rc = GSVD_EFORMAT;
         goto out;
     }
@@ -144,7 +152,9 @@ static int read_shard_index(const gsvd_array *a, const char *key, uint64_t **ent
         uint32_t want =
             (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 | (uint32_t)c[3] << 24;
         if (gsvd_crc32c(b.data, len - 4) != want) {
-            gsvd_log_error("%s: shard index crc32c mismatch", key);
+            gsvd_log_error("%s: corrupt shard '%s' of array '%s': the index's crc32c does not "
+                           "match",
+                           SHARD_WHERE(a, key));
             rc = GSVD_ECODEC;
             goto out;
         }
@@ -252,9 +262,9 @@ static int read_part(gsvd_array *a, const char *key, uint64_t inner, uint64_t of
     if (rc < 0)
         return rc;
     if (dst->len != len) {
-        gsvd_log_error("%s: inner chunk %llu (offset %llu, length %llu) runs past the end of the "
-                       "shard",
-                       key, (unsigned long long)inner, (unsigned long long)off,
+        gsvd_log_error("%s: corrupt shard '%s' of array '%s': inner chunk %llu (offset %llu, "
+                       "length %llu) runs past its end",
+                       SHARD_WHERE(a, key), (unsigned long long)inner, (unsigned long long)off,
                        (unsigned long long)len);
         return GSVD_EFORMAT;
     }
@@ -279,8 +289,9 @@ int gsvd_array_fetch_inner(gsvd_array *a, const uint64_t *idx, const uint64_t *l
         goto out;
     }
     if (len > GSVD_MAX_CHUNK_BYTES) {
-        gsvd_log_error("%s: inner chunk %llu of %llu bytes (at most 2 GiB)", key,
-                       (unsigned long long)inner, (unsigned long long)len);
+        gsvd_log_error("%s: corrupt shard '%s' of array '%s': inner chunk %llu of %llu bytes (at "
+                       "most 2 GiB)",
+                       SHARD_WHERE(a, key), (unsigned long long)inner, (unsigned long long)len);
         rc = GSVD_EFORMAT;
         goto out;
     }

@@ -290,7 +290,11 @@ static int load_object_chunk(gsvd_reader *r, const uint64_t *idx, struct gsvd_st
             GSVD_TRY(gsvd_strlist_push(items, z->fill_str ? z->fill_str : ""));
         goto out;
     }
-    GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
+    key = gsvd_array_chunk_label(a, idx);
+    if (!key) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
     GSVD_TRY(gsvd_codec_chain_decode_vlen(z->codecs, r->ws, r->raw.data, r->raw.len, z->chunk_items,
                                           MAX_VLEN_CHUNK_BYTES, key, &raw_items));
     if (z->order != 'C' && z->ndim > 1) {

@@ -362,6 +362,7 @@ def main():
               "| case | argument | exit | stderr contains | defect |", "|---|---|---|---|---|"]
     seen = set()
     for name, files, arg, code, substr, desc in cases():
+        substr = corrupt_message(name, substr)
         assert name not in seen, name
         seen.add(name)
         root = os.path.join(out, name + ".zarr")
@@ -375,6 +376,22 @@ def main():
         f.write("\n".join(rows) + "\n")
     with open(os.path.join(out, "README.md"), "w") as f:
         f.write("\n".join(readme) + "\n")
+
+
+SHARD_INDEX_CASES = {"v3_shard_index_crc", "v3_shard_index_past_end", "v3_shard_overlap",
+                     "v3_shard_half_empty", "v3_shard_too_short"}
+
+
+def corrupt_message(name, key):
+    """A chunk's bytes that do not decode are a corrupt chunk (or shard), named with its key and
+    array: the substring stderr must contain for the cases keyed by the chunk."""
+    if key not in ("a/0", "a/c/0") or name == "chunk_is_directory":
+        return key
+    if name in SHARD_INDEX_CASES:
+        return "corrupt shard '%s' of array 'a'" % key
+    if name.startswith("v3_inner_"):
+        return "corrupt chunk '%s' (inner chunk 0) of array 'a'" % key
+    return "corrupt chunk '%s' of array 'a'" % key
 
 
 if __name__ == "__main__":
