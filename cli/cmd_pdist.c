@@ -760,10 +760,13 @@ int gsvd_cmd_pdist(int argc, char **argv)
                                              (size_t)gsvd_comm_local_rank(gsvd_cli_world())};
         struct stat sb;
         size_t ilen = strlen(o.input);
-        /* a regular file is a text matrix, save a zipped store (".zip", as zarr/store.c) */
+        char hint[1024];
+        /* a regular file is a text matrix, save a zipped store (".zip", as zarr/store.c) and a
+         * genotype file that is not Zarr (VCF, PLINK, BGEN: the store says how to convert it) */
         int text = strcmp(o.input, "-") == 0 ||
                    (stat(o.input, &sb) == 0 && S_ISREG(sb.st_mode) &&
-                    !(ilen >= 4 && strcasecmp(o.input + ilen - 4, ".zip") == 0));
+                    !(ilen >= 4 && strcasecmp(o.input + ilen - 4, ".zip") == 0) &&
+                    !*gsvd_store_convert_hint(o.input, hint, sizeof hint));
         /* first, so that an unavailable device fails before any data is read */
         rc = gsvd_backend_open(o.device, &bp, &o.pd.device);
         if (rc == GSVD_OK)

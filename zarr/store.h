@@ -135,7 +135,13 @@ GSVD_NODISCARD int gsvd_store_prefetch_ranges(gsvd_store *st, const struct gsvd_
  * after which the target is as before. */
 GSVD_NODISCARD int gsvd_store_commit(gsvd_store *st);
 
-const char *gsvd_store_url(const gsvd_store *st);    /* borrowed; valid until close */
+const char *gsvd_store_url(const gsvd_store *st); /* borrowed; valid until close */
+
+/* When `url` names a genotype file that is not Zarr (by its extension: VCF or BCF, a PLINK 1
+ * or 2 fileset, BGEN), how to convert it, as a clause for a message ("gensvd reads Zarr:
+ * convert a VCF file with bio2zarr (vcf2zarr convert in.vcf.gz in.vcz)"), written into out
+ * (cap bytes); otherwise out is "".  Returns out.  Thread-safe. */
+const char *gsvd_store_convert_hint(const char *url, char *out, size_t cap);
 const char *gsvd_store_scheme(const gsvd_store *st); /* "file", "mem", ... */
 
 /* Validate a key (see above); GSVD_EFORMAT (not logged) if bad. */

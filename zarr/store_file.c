@@ -425,13 +425,19 @@ static int file_open(const char *path, unsigned flags, gsvd_store **out)
     if (flags & GSVD_STORE_WRITE) {
         GSVD_TRY(open_write(fs, path, flags));
     } else {
+        char hint[1024];
         if (stat(path, &sb) != 0) {
-            gsvd_log_error("%s: %s", path, strerror(errno));
-            rc = errno == ENOENT ? GSVD_ENOTFOUND : GSVD_EIO;
+            int e = errno;
+            gsvd_store_convert_hint(path, hint, sizeof hint);
+            gsvd_log_error("%s: %s%s%s", path, strerror(e), *hint ? "; " : "", hint);
+            rc = e == ENOENT ? GSVD_ENOTFOUND : GSVD_EIO;
             goto out;
         }
         if (!S_ISDIR(sb.st_mode)) {
-            gsvd_log_error("%s: not a directory (a Zarr store is a directory)", path);
+            if (*gsvd_store_convert_hint(path, hint, sizeof hint))
+                gsvd_log_error("%s: not a Zarr store; %s", path, hint);
+            else
+                gsvd_log_error("%s: not a directory (a Zarr store is a directory)", path);
             rc = GSVD_EFORMAT;
             goto out;
         }

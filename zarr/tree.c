@@ -204,9 +204,11 @@ int gsvd_tree_open(gsvd_store *st, gsvd_tree **out)
     if (kind == GSVD_NODE_NONE && !t->consolidated) {
         rc = open_v3(t);
         if (rc == GSVD_ENOTFOUND) {
+            char hint[1024];
+            gsvd_store_convert_hint(gsvd_store_url(st), hint, sizeof hint);
             gsvd_log_error("%s: not a Zarr v2 store (no .zgroup or .zarray) nor a v3 one (no "
-                           "zarr.json)",
-                           gsvd_store_url(st));
+                           "zarr.json)%s%s",
+                           gsvd_store_url(st), *hint ? "; " : "", hint);
             rc = GSVD_EFORMAT;
         }
         if (rc < 0)
