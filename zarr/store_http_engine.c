@@ -360,8 +360,48 @@ static void extract_code(struct req *r)
     r->code[b - a] = '\0';
 }
 
-/* A transfer ended: retry it, or mark it done and wake the waiters.  Engine thread, mutex
- * held. */
+/* Does url name this machine (localhost, 127.0.0.0/8, ::1)? */
+static int loopback_url(const char *url)
+{
+    CURLU *u = curl_url();
+    char *host = NULL;
+    int yes = 0;
+
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK && host) {
+        size_t n = strlen(host);
+        yes = strcasecmp(host, "localhost") == 0 || strncmp(host, "127.", 4) == 0 ||
+              strcmp(host, "[::1]") == 0 ||
+              (n > 10 && strcasecmp(host + n - 10, ".localhost") == 0);
+    }
+    curl_free(host);
+    curl_url_cleanup(u);
+    return yes;
+}
+
+/* Retries r may still take.  A refused connection to this machine is not transient: nothing
+ * listens at that port, and a backoff of a minute will not change that; one retry covers a
+ * server that is just restarting. */
+static unsigned retries_for(const struct store_http *h, const struct req *r)
+{
+    if (r->cc == CURLE_COULDNT_CONNECT && h->p.retries > 1 && loopback_url(r->url))
+        return 1;
+    return h->p.retries;
+}
+
+/* "HTTP 503 (SlowDown)" or the transport error, for the retry message. */
+static void failure_text(const struct req *r, char *out, size_t n)
+{
+    if (r->cc != CURLE_OK)
+        snprintf(out, n, "%s", curl_easy_strerror(r->cc));
+    else
+        snprintf(out, n, "HTTP %ld%s%s%s", r->status, r->code[0] ? " (" : "", r->code,
+                 r->code[0] ? ")" : "");
+}
+
+/* A transfer ended: retry it, or mark it done and wake the waiters.  A retry is said at the
+ * warning level from the second on (one transient failure in thousands of requests is normal;
+ * two in a row are worth seeing), at most one line per retry.  Engine thread, mutex held. */
 static void finished(struct store_http *h, struct req *r, CURLcode cc)
 {
     long retry_after = 0;
@@ -389,14 +429,13 @@ static void finished(struct store_http *h, struct req *r, CURLcode cc)
     h->n_active--;
     if (r->cc == CURLE_OK && r->status >= 300)
         extract_code(r);
-    if (!r->abandoned && gsvd_http_retryable(r) && r->attempt <= h->p.retries) {
+    if (!r->abandoned && gsvd_http_retryable(r) && r->attempt <= retries_for(h, r)) {
         double d = backoff_s(h, r, retry_after);
-        if (r->cc != CURLE_OK)
-            gsvd_log_info("%s/%s: %s; retry %u of %u in %.2f s", h->display, r->key,
-                          curl_easy_strerror(r->cc), r->attempt, h->p.retries, d);
-        else
-            gsvd_log_info("%s/%s: HTTP %ld; retry %u of %u in %.2f s", h->display, r->key,
-                          r->status, r->attempt, h->p.retries, d);
+        char why[160];
+        failure_text(r, why, sizeof why);
+        gsvd_log_msg(r->attempt >= 2 ? GSVD_LOG_WARN : GSVD_LOG_INFO, __func__,
+                     "retrying %s/%s (%u/%u) in %.1f s: %s", h->display, r->key, r->attempt,
+                     retries_for(h, r), d, why);
         r->retry_at = gsvd_http_now_s() + d;
         r->state = R_BACKOFF;
         r->next = h->backoff;

@@ -5,8 +5,10 @@ or fail with a clear error naming the key and the status; never differ silently.
 Usage: test_http_faults.py GENSVD TESTDATA_DIR"""
 import os
 import shutil
+import socket
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netlib  # noqa: E402
@@ -14,6 +16,13 @@ from mock_http_server import MockServer  # noqa: E402
 from netlib import STORE, check, expect_ok, run, same_analyses, same_outputs  # noqa: E402
 
 FAST = {"GENSVD_RETRY_BASE_MS": "20"}
+
+
+def free_port():
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def main():
@@ -95,6 +104,23 @@ def main():
     check("500: no data on stdout", out == b"", out[:200])
     rc, out, err = run(gensvd, ["pca", url, "--retries", "1"], FAST)
     check("500: pca fails with exit 1", rc == 1 and "HTTP 500" in err, f"exit {rc}: {err}")
+    # retries are said at the default level from the second on, one line per retry of a
+    # request, in the message style; the first only under -v
+    rc, out, err = run(gensvd, ["dump", f"{url}/call_genotype", "--retries", "3",
+                                "--concurrency", "1"], FAST)
+    key = f"{url}/call_genotype/0.0.0"
+    said = [ln for ln in err.splitlines() if ln.startswith(f"gensvd dump: warning: retrying {key} (")]
+    check("500: the 2nd and 3rd retries of a chunk are warnings, one line each",
+          rc == 1 and len(said) == 2 and "(2/3)" in said[0] and "(3/3)" in said[1]
+          and said[0].endswith(": HTTP 500"), err)
+    check("500: the first retry is not said at the default level", f"{key} (1/3)" not in err, err)
+    rc, out, err = run(gensvd, ["dump", "-v", f"{url}/call_genotype", "--retries", "3",
+                                "--concurrency", "1"], FAST)
+    check("500: -v says the first retry too",
+          f"gensvd dump: retrying {key} (1/3) in " in err, err)
+    rc, out, err = run(gensvd, ["dump", "-q", f"{url}/call_genotype", "--retries", "3"], FAST)
+    check("500: -q leaves the error only",
+          rc == 1 and "retrying" not in err and err.startswith("gensvd dump: error: "), err)
     srv.shutdown()
 
     srv = MockServer(root, "403").start()
@@ -146,6 +172,16 @@ def main():
     rc, out, err = run(gensvd, ["info", "http://127.0.0.1:9/x.zarr", "--retries", "1"], FAST)
     check("connection refused: exit 1", rc == 1 and "x.zarr" in err and "attempts" in err,
           f"exit {rc}: {err}")
+    # ... on this machine, with the default schedule (8 retries from 0.5 s, capped at 32 s:
+    # ~48 s expected), gives up after one retry: well under 5 s, for every spelling of it
+    port = free_port()
+    for host in ("127.0.0.1", "localhost", "[::1]"):
+        t0 = time.monotonic()
+        rc, out, err = run(gensvd, ["info", f"http://{host}:{port}/x.zarr"])
+        took = time.monotonic() - t0
+        check(f"refused on {host}: exit 1 after 2 attempts, in < 5 s ({took:.1f} s)",
+              rc == 1 and "after 2 attempts" in err and took < 5 and
+              err.startswith("gensvd info: error: "), f"exit {rc}: {err}")
     rc, out, err = run(gensvd, ["info", local, "--concurrency", "0"])
     check("bad --concurrency: exit 2", rc == 2, f"exit {rc}")
     netlib.finish()
