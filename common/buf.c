@@ -18,7 +18,7 @@ int gsvd_buf_reserve(struct gsvd_buf *b, size_t extra)
     size_t need;
 
     if (gsvd_add_size(b->len, extra, &need) < 0 || gsvd_add_size(need, 1, &need) < 0) {
-        gsvd_log_error("buffer size overflows size_t");
+        gsvd_log_error("out of memory: a buffer larger than the address space");
         return GSVD_EFORMAT;
     }
     return gsvd_grow(&b->data, &b->cap, need, 1, 64);

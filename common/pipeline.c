@@ -77,7 +77,7 @@ int gsvd_pipeline_run(const struct gsvd_pipeline_params *p, uint64_t n_blocks,
     int rc = GSVD_OK;
 
     if (p->n_workers == 0 || depth == 0 || !p->slots) {
-        gsvd_log_error("pipeline needs at least one worker and one slot");
+        gsvd_log_error("internal error: a pipeline needs at least one worker and one slot");
         return GSVD_EINVAL;
     }
     pp.p = p;

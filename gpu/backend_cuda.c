@@ -143,7 +143,7 @@ static int host_backend_create(const struct gsvd_backend_params *p, gsvd_backend
 
     *out = NULL;
     if (!host) {
-        gsvd_log_error("the CUDA backend was created before gsvd_cuda_host_set");
+        gsvd_log_error("internal error: the CUDA module was used before it was initialised");
         return GSVD_EINTERNAL;
     }
     rc = host->cpu->create(p, out);

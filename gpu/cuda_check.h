@@ -1,7 +1,7 @@
 /* gpu/cuda_check.h - error checks for CUDA runtime, cuBLAS and cuSOLVER calls in the C files of
- * gpu/. Each macro runs the call; on failure it logs the call and the library's reason, sets the
- * caller's `rc` to GSVD_EGPU (GSVD_ENOMEM when the device or pinned memory is exhausted) and
- * jumps to the caller's `out:` label (docs/dev/style.md, section 4).
+ * gpu/. Each macro runs the call; on failure it logs the library's reason (and, at debug level,
+ * the call), sets the caller's `rc` to GSVD_EGPU (GSVD_ENOMEM when the device or pinned memory
+ * is exhausted) and jumps to the caller's `out:` label (docs/dev/style.md, section 4).
  * Thread safety: as the wrapped call. */
 #ifndef GSVD_GPU_CUDA_CHECK_H
 #define GSVD_GPU_CUDA_CHECK_H
@@ -15,7 +15,8 @@
     do {                                                                                           \
         cudaError_t gsvd_ce_ = (call);                                                             \
         if (gsvd_ce_ != cudaSuccess) {                                                             \
-            gsvd_log_error("%s: %s", #call, cudaGetErrorString(gsvd_ce_));                         \
+            gsvd_log_error("GPU error (CUDA): %s", cudaGetErrorString(gsvd_ce_));                  \
+            gsvd_log_debug("failed: %s", #call);                                                   \
             rc = gsvd_ce_ == cudaErrorMemoryAllocation ? GSVD_ENOMEM : GSVD_EGPU;                  \
             goto out;                                                                              \
         }                                                                                          \
@@ -25,7 +26,8 @@
     do {                                                                                           \
         cublasStatus_t gsvd_bs_ = (call);                                                          \
         if (gsvd_bs_ != CUBLAS_STATUS_SUCCESS) {                                                   \
-            gsvd_log_error("%s: %s", #call, cublasGetStatusString(gsvd_bs_));                      \
+            gsvd_log_error("GPU error (cuBLAS): %s", cublasGetStatusString(gsvd_bs_));             \
+            gsvd_log_debug("failed: %s", #call);                                                   \
             rc = gsvd_bs_ == CUBLAS_STATUS_ALLOC_FAILED ? GSVD_ENOMEM : GSVD_EGPU;                 \
             goto out;                                                                              \
         }                                                                                          \
@@ -35,7 +37,8 @@
     do {                                                                                           \
         cusolverStatus_t gsvd_ss_ = (call);                                                        \
         if (gsvd_ss_ != CUSOLVER_STATUS_SUCCESS) {                                                 \
-            gsvd_log_error("%s: cuSOLVER status %d", #call, (int)gsvd_ss_);                        \
+            gsvd_log_error("GPU error (cuSOLVER): status %d", (int)gsvd_ss_);                      \
+            gsvd_log_debug("failed: %s", #call);                                                   \
             rc = gsvd_ss_ == CUSOLVER_STATUS_ALLOC_FAILED ? GSVD_ENOMEM : GSVD_EGPU;               \
             goto out;                                                                              \
         }                                                                                          \

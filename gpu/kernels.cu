@@ -237,8 +237,8 @@ int gsvd_cuda_pd_counts(cudaStream_t stream, const struct gsvd_pdk_counts_args *
     if (a->nb == 0 || a->nw == 0)
         return GSVD_OK;
     if (a->nw % GSVD_PDK_CH != 0 || a->nw > a->W || a->W % GSVD_PDK_CH != 0) {
-        gsvd_log_error("pd_counts: %zu words of %zu per plane (chunks of %d)", a->nw, a->W,
-                       GSVD_PDK_CH);
+        gsvd_log_error("internal error: pdist counts of %zu words of %zu per plane (chunks of %d)",
+                       a->nw, a->W, GSVD_PDK_CH);
         return GSVD_EINTERNAL;
     }
     for (size_t y0 = 0; y0 < gy; y0 += GSVD_PDK_GRID_Y_MAX) {

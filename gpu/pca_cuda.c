@@ -213,7 +213,7 @@ static int feed(struct backend_cuda *b, const struct gsvd_gblock *g, double *sum
     size_t r = 0;
 
     if (!b->busy || g->n_cols != b->n) {
-        gsvd_log_error("block of %zu samples outside a pass of %zu", g->n_cols, b->n);
+        gsvd_log_error("internal error: a block of %zu samples in a pass of %zu", g->n_cols, b->n);
         return GSVD_EINTERNAL;
     }
     if (sumsq)

@@ -109,8 +109,8 @@ int gsvd_cuda_pd_begin(gsvd_cuda_pd **pdp, const struct gsvd_pd_dev_band *band)
 
     if (band->nb > band->nc ||
         (band->kind == GSVD_PD_DEV_COUNTS && (band->W == 0 || band->W % GSVD_PDK_CH != 0))) {
-        gsvd_log_error("pdist band %zu x %zu (W %zu) does not suit the device", band->nb, band->nc,
-                       band->W);
+        gsvd_log_error("internal error: a pdist band %zu x %zu (W %zu) does not suit the device",
+                       band->nb, band->nc, band->W);
         return GSVD_EINTERNAL;
     }
     per_pair = band->kind == GSVD_PD_DEV_COUNTS
@@ -164,7 +164,7 @@ int gsvd_cuda_pd_planes(gsvd_cuda_pd *pd, const uint64_t *planes, size_t nw)
     struct gsvd_pdk_counts_args a;
 
     if (!pd || !pd->open || pd->band.kind != GSVD_PD_DEV_COUNTS || nw > pd->band.W) {
-        gsvd_log_error("pdist planes outside a bit-plane band");
+        gsvd_log_error("internal error: pdist planes outside a bit-plane band");
         return GSVD_EINTERNAL;
     }
     if (nw == 0 || pd->band.nb == 0)
@@ -195,7 +195,7 @@ int gsvd_cuda_pd_rows(gsvd_cuda_pd *pd, const double *x, size_t nf)
     size_t bytes;
 
     if (!pd || !pd->open || pd->band.kind != GSVD_PD_DEV_SUMS) {
-        gsvd_log_error("pdist rows outside a float64 band");
+        gsvd_log_error("internal error: pdist rows outside a float64 band");
         return GSVD_EINTERNAL;
     }
     if (nf == 0 || pd->band.nb == 0)
@@ -225,7 +225,7 @@ int gsvd_cuda_pd_end(gsvd_cuda_pd *pd, void *acc)
     int rc = GSVD_OK;
 
     if (!pd || !pd->open) {
-        gsvd_log_error("pdist band end without a band");
+        gsvd_log_error("internal error: a pdist band ends that did not begin");
         return GSVD_EINTERNAL;
     }
     pd->open = 0;

@@ -175,7 +175,7 @@ int gsvd_codec_chain_decode(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const 
     if (!key)
         key = "(chunk)";
     if (c->is_vlen) {
-        gsvd_log_error("%s: vlen-utf8 chunk passed to the fixed-size decoder", key);
+        gsvd_log_error("internal error: %s: a vlen-utf8 array read as fixed-size chunks", key);
         return GSVD_EINVAL;
     }
     if (c->ordered)
@@ -252,7 +252,7 @@ int gsvd_codec_chain_encode(const gsvd_codec_chain *c, gsvd_codec_ws *ws, const 
                             struct gsvd_buf *dst)
 {
     if (c->is_vlen) {
-        gsvd_log_error("vlen-utf8 chain passed to the fixed-size encoder");
+        gsvd_log_error("internal error: a vlen-utf8 array written as fixed-size chunks");
         return GSVD_EINVAL;
     }
     return encode_stages(c, ws, 0, 0, src, n, dst); /* v3: comp is empty, filters in order */
@@ -395,7 +395,7 @@ int gsvd_codec_chain_decode_vlen(const gsvd_codec_chain *c, gsvd_codec_ws *ws, c
     if (!key)
         key = "(chunk)";
     if (!c->is_vlen) {
-        gsvd_log_error("%s: fixed-size chunk passed to the vlen-utf8 decoder", key);
+        gsvd_log_error("internal error: %s: a fixed-size array read as vlen-utf8 chunks", key);
         return GSVD_EINVAL;
     }
     if (c->ordered) {
@@ -429,7 +429,7 @@ int gsvd_codec_chain_encode_vlen(const gsvd_codec_chain *c, gsvd_codec_ws *ws,
     unsigned char le[4];
 
     if (!c->is_vlen) {
-        gsvd_log_error("fixed-size chain passed to the vlen-utf8 encoder");
+        gsvd_log_error("internal error: a fixed-size array written as vlen-utf8 chunks");
         return GSVD_EINVAL;
     }
     if (n_items > UINT32_MAX) {

@@ -244,7 +244,7 @@ int gsvd_codec_chain_to_json_v3(const gsvd_codec_chain *c, struct gsvd_buf *dst)
     cJSON *obj = NULL;
 
     if (c->ordered) {
-        gsvd_log_error("the chain is already a Zarr v3 chain");
+        gsvd_log_error("internal error: the codec chain is already a Zarr v3 chain");
         return GSVD_EINVAL;
     }
     for (size_t i = 0; i < c->n_filters; i++)

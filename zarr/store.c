@@ -327,7 +327,7 @@ int gsvd_store_prefetch_ranges(gsvd_store *st, const struct gsvd_store_range *r,
 int gsvd_store_commit(gsvd_store *st)
 {
     if (!(st->flags & GSVD_STORE_WRITE)) {
-        gsvd_log_error("%s: commit on a read-only store", st->url);
+        gsvd_log_error("internal error: %s: commit on a read-only store", st->url);
         return GSVD_EINVAL;
     }
     return st->ops->commit ? st->ops->commit(st) : GSVD_OK;

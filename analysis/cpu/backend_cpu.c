@@ -534,7 +534,7 @@ static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
     int rc = GSVD_OK;
 
     if (g->n_cols != ps->n) {
-        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, ps->n);
+        gsvd_log_error("internal error: a block of %zu samples in a pass of %zu", g->n_cols, ps->n);
         return GSVD_EINTERNAL;
     }
     if (sumsq)

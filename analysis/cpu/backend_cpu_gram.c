@@ -170,7 +170,7 @@ static int feed(struct backend_cpu *b, const struct gsvd_gblock *g, double *sums
     int rc = GSVD_OK;
 
     if (g->n_cols != gr->n) {
-        gsvd_log_error("block has %zu samples, the pass has %zu", g->n_cols, gr->n);
+        gsvd_log_error("internal error: a block of %zu samples in a Gram of %zu", g->n_cols, gr->n);
         return GSVD_EINTERNAL;
     }
     while (r < g->n_rows) {

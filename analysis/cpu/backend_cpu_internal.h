@@ -71,7 +71,7 @@ static inline size_t group_run(uint64_t next_index, const struct gsvd_gblock *g,
 /* Rows whose variant indices are not ascending and distinct (a caller's bug). */
 static inline int bad_index(void)
 {
-    gsvd_log_error("block rows' variant indices are not ascending");
+    gsvd_log_error("internal error: the variant indices of a block are not ascending");
     return GSVD_EINTERNAL;
 }
 

@@ -379,7 +379,7 @@ static int on_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd
     struct ld_stream *ls = vctx;
     (void)info;
     if (blk->n_rows && !blk->i8) {
-        gsvd_log_error("ldprune needs integer dosage blocks (internal: packed or float block)");
+        gsvd_log_error("internal error: LD pruning was given packed or float rows");
         return GSVD_EINTERNAL;
     }
     for (size_t r = 0; r < blk->n_rows; r++) {
@@ -525,12 +525,12 @@ int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_param
 
     memset(out, 0, sizeof *out);
     if (!(p->r2 >= 0 && p->r2 < 1) || p->step < 1 || (!p->window_bp && p->window < 2)) {
-        gsvd_log_error("ldprune: bad parameters (r2 %g, window %llu, step %llu)", p->r2,
+        gsvd_log_error("invalid LD pruning parameters (--r2 %g, --window %llu, --step %llu)", p->r2,
                        (unsigned long long)p->window, (unsigned long long)p->step);
         return GSVD_EINVAL;
     }
     if (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) > 2) {
-        gsvd_log_error("%s: ldprune needs integer genotypes of ploidy 1 or 2 (this array: %s, "
+        gsvd_log_error("%s: LD pruning needs integer genotypes of ploidy 1 or 2 (this array: %s, "
                        "ploidy %zu)",
                        gsvd_geno_array_name(g), gsvd_geno_is_float(g) ? "float" : "integer",
                        gsvd_geno_ploidy(g));

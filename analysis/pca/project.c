@@ -509,7 +509,7 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
         return GSVD_EINVAL;
     }
     if (map->n != gsvd_geno_n_variants(g) || !ref->v) {
-        gsvd_log_error("projection: a variant map of %llu variants for %llu variants",
+        gsvd_log_error("internal error: a variant map of %llu variants for %llu variants",
                        (unsigned long long)map->n, (unsigned long long)gsvd_geno_n_variants(g));
         return GSVD_EINVAL;
     }

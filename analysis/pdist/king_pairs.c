@@ -38,7 +38,7 @@ int gsvd_king_pairs_open(const struct gsvd_king_pairs_cfg *cfg, struct gsvd_king
         return GSVD_OK;
     }
     if (!cfg->tsv) {
-        gsvd_log_error("a pair list needs a Zarr output or a TSV stream");
+        gsvd_log_error("internal error: a pair list needs a Zarr output or a TSV stream");
         return GSVD_EINVAL;
     }
     fputs(cfg->counts ? "#ID1\tID2\tNSNP\tHETHET\tIBS0\tHET1_HOM2\tHET2_HOM1\tKINSHIP\n"
@@ -90,7 +90,7 @@ int gsvd_king_pairs_put(struct gsvd_king_pairs *kp, const struct gsvd_king_pair 
     if (!kp->spool)
         return GSVD_EINVAL;
     if (fwrite(x, sizeof *x, 1, kp->spool) != 1) {
-        gsvd_log_error("%s: writing the pair spool file failed: %s", kp->cfg.output,
+        gsvd_log_error("%s: writing the temporary pair file failed: %s", kp->cfg.output,
                        strerror(errno));
         return GSVD_EIO;
     }
@@ -250,7 +250,7 @@ static int write_zarr(struct gsvd_king_pairs *kp, const char *attrs_json)
         goto out;
     }
     if (fflush(kp->spool) != 0 || fseek(kp->spool, 0, SEEK_SET) != 0) {
-        gsvd_log_error("%s: reading the pair spool file back failed: %s", kp->cfg.output,
+        gsvd_log_error("%s: reading the temporary pair file back failed: %s", kp->cfg.output,
                        strerror(errno));
         rc = GSVD_EIO;
         goto out;
@@ -258,7 +258,7 @@ static int write_zarr(struct gsvd_king_pairs *kp, const char *attrs_json)
     for (uint64_t row = 0; row < total; row += chunk) {
         size_t k = (size_t)(total - row < chunk ? total - row : chunk);
         if (fread(buf, sizeof *buf, k, kp->spool) != k) {
-            gsvd_log_error("%s: the pair spool file is short", kp->cfg.output);
+            gsvd_log_error("%s: the temporary pair file is short", kp->cfg.output);
             rc = GSVD_EIO;
             goto out;
         }

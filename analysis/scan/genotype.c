@@ -460,7 +460,8 @@ void gsvd_geno_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop)
 int gsvd_geno_restrict(gsvd_geno *g, uint64_t start, uint64_t stop)
 {
     if (g->cache_state == 1 || g->cache || start < g->vs || stop > g->ve || start > stop) {
-        gsvd_log_error("variant range %llu:%llu is not inside %llu:%llu, or a scan already ran",
+        gsvd_log_error("internal error: variant range %llu:%llu is not inside %llu:%llu, or a scan "
+                       "already ran",
                        (unsigned long long)start, (unsigned long long)stop,
                        (unsigned long long)g->vs, (unsigned long long)g->ve);
         return GSVD_EINTERNAL;
@@ -674,10 +675,12 @@ void gsvd_geno_open_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop)
 int gsvd_geno_move(gsvd_geno *g, uint64_t start, uint64_t stop)
 {
     if (start < g->open_vs || stop > g->open_ve || start > stop || g->cache_state == 2) {
-        gsvd_log_error("variant range %llu:%llu is not inside %llu:%llu, or the last move has "
-                       "not been scanned yet",
-                       (unsigned long long)start, (unsigned long long)stop,
-                       (unsigned long long)g->open_vs, (unsigned long long)g->open_ve);
+        gsvd_log_error(
+            "internal error: variant range %llu:%llu is not inside %llu:%llu, or the last "
+            "move has "
+            "not been scanned yet",
+            (unsigned long long)start, (unsigned long long)stop, (unsigned long long)g->open_vs,
+            (unsigned long long)g->open_ve);
         return GSVD_EINTERNAL;
     }
     if (g->cache_state == 1) {
