@@ -34,6 +34,9 @@ int gsvd_cli_exit_code(int rc);
  * the first call also starts the run's clock.  main() calls it before threads start. */
 void gsvd_cli_msg_init(const char *cmd);
 const char *gsvd_cli_msg_cmd(void); /* the name given to gsvd_cli_msg_init, or NULL */
+/* From now on only the calling thread's messages are printed: the interrupt path, whose
+ * cleanup makes the work of other threads fail in ways not worth telling. */
+void gsvd_cli_msg_mute_others(void);
 /* "gensvd CMD: " into out (n > 0 bytes); returns its length. */
 int gsvd_cli_msg_prefix(char *out, size_t n);
 

@@ -13,6 +13,7 @@
 #include "gsvd_config.h"
 #include "cli/cli.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,6 +27,8 @@ static const char *msg_cmd;     /* NULL: top level; set once by main() before th
 static double msg_t0;           /* the run's start (CLOCK_MONOTONIC seconds) */
 static int msg_usage_hinted;    /* a "Try 'gensvd ... --help'." line was printed */
 static atomic_int msg_bar_open; /* a progress line is drawn and not yet ended */
+static atomic_int msg_muted;    /* set once: only msg_speaker prints from then on */
+static pthread_t msg_speaker;
 
 double gsvd_cli_now(void)
 {
@@ -50,6 +53,8 @@ static void put_line(enum gsvd_log_level level, const char *func, const char *ms
     int rank = gsvd_log_rank(), at = 0;
     size_t len;
 
+    if (atomic_load(&msg_muted) && !pthread_equal(pthread_self(), msg_speaker))
+        return;
     if (atomic_exchange(&msg_bar_open, 0))
         line[at++] = '\n';
     at += prefix(line + at, sizeof line - (size_t)at);
@@ -87,6 +92,12 @@ void gsvd_cli_msg_init(const char *cmd)
     s.log_fn = sink;
     s.log_ud = NULL;
     gsvd_scope_set_default(&s);
+}
+
+void gsvd_cli_msg_mute_others(void)
+{
+    msg_speaker = pthread_self();
+    atomic_store(&msg_muted, 1);
 }
 
 const char *gsvd_cli_msg_cmd(void)

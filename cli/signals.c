@@ -54,6 +54,7 @@ static void *waiter(void *arg)
     while (n < 0 && errno == EINTR);
     if (n != 1)
         return NULL; /* the pipe broke: leave the default behaviour of the remaining run */
+    gsvd_cli_msg_mute_others(); /* the removal makes writers fail: not worth a message */
     if (gsvd_cleanup_run_and_hold() > 0)
         gsvd_log_error("interrupted by %s; the unfinished output was removed", signal_name(b));
     else

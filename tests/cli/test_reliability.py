@@ -240,9 +240,21 @@ def signal_tests(work):
         p.send_signal(sig)
         _, err = p.communicate(timeout=60)
         check(p.returncode == code, f"{sig.name}: exit {p.returncode}, want {code}: {err}")
-        check(f"interrupted by {sig.name}" in err, f"{sig.name}: message: {err}")
+        check(err.strip() == f"gensvd simulate: error: interrupted by {sig.name}; the unfinished "
+              "output was removed", f"{sig.name}: message: {err}")
         check(not os.path.exists(os.path.join(d, "out.zarr")) and leftovers(d) == [],
               f"{sig.name}: left {os.listdir(d)}")
+    # a run that has staged nothing (pdist waiting for its matrix on standard input) does not
+    # claim to have removed anything
+    d = os.path.join(work, "sig-nothing-staged")
+    os.mkdir(d)
+    p = subprocess.Popen([GENSVD, "pdist", "-"], cwd=d, stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(1.0)  # past the start-up; the read blocks until the signal
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    check(p.returncode == 130 and err.strip() == "gensvd pdist: error: interrupted by SIGINT",
+          f"nothing staged: exit {p.returncode}: {err}")
 
 
 def efbig_test(work, inp):
