@@ -251,8 +251,8 @@ int main(int argc, char **argv)
         const char *top[] = {"--help", "--version"};
         char hint[80];
         gsvd_cli_nearest(argv[1], top, GSVD_ARRAY_LEN(top), "", "", hint, sizeof hint);
-        return gsvd_cli_usage_error(NULL, "invalid option '%s'%s (options go after the command)",
-                                    argv[1], hint);
+        return gsvd_cli_usage_error(NULL, "invalid option '%s'%s", argv[1],
+                                    *hint ? hint : " (a command's options go after it)");
     }
     cmd = find(argv[1]);
     if (!cmd)

@@ -1,0 +1,1 @@
+"$GENSVD" help ldprnue

@@ -1,0 +1,1 @@
+"$GENSVD" pca --cach 1G in.zarr

@@ -1,0 +1,1 @@
+"$GENSVD" -k 3 pca in.zarr

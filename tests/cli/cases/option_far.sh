@@ -1,0 +1,1 @@
+"$GENSVD" pca --frobnicate in.zarr

@@ -1,0 +1,1 @@
+"$GENSVD" pca --componets 3 in.zarr

@@ -1,0 +1,1 @@
+"$GENSVD" pdist --metirc=ibs in.zarr

@@ -1,0 +1,1 @@
+"$GENSVD" pca -k 957 "$TESTDATA/realdata/hapmap3.vcz"

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Every line gensvd writes on stderr in the user-contract tests follows the message style of
+# docs/man/gensvd.md ("Messages"):
+#   gensvd[ CMD]: error: MESSAGE      gensvd[ CMD]: warning: MESSAGE
+#   gensvd[ CMD]: MESSAGE             (summaries at the default level, -v detail, progress lines)
+#   Try 'gensvd[ CMD] --help'.        (after a usage error, exit 2)
+# and no line shows the program's insides: a function name ("gsvd_...", "[E::func]"), a source
+# file ("x.c:12"), the old "[pca]" prefixes, or words a user never typed ("setup").  Exit 2
+# comes with the "Try" line, and only then.
+# The stderr checked: every tests/cli/cases/NAME.sh (run as run_cli_cases.sh runs them), every
+# hostile store of testdata/bad under dump, pca, pdist and info, and a few runs made here (-v,
+# summaries, progress lines, a mistyped command and option); at -v -v the function name may
+# close a line.  Progress and summaries at the default level name no engine part (bands, the
+# bit-plane kernel, "items" or "features").
+# Usage: check_messages.sh GENSVD CASES_DIR TESTDATA_DIR
+set -u
+GENSVD=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+cases=$(cd "$2" && pwd)
+TESTDATA=$(cd "$3" && pwd)
+export GENSVD TESTDATA
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+log=$tmp/messages # "SOURCE<TAB>LINE" for every stderr line
+fail=0
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+# collect SOURCE FILE EXIT: each line of FILE (progress lines split at \r, empty pieces
+# dropped) into the log; exit 2 must end with a "Try" line, other exits must not have one
+collect() {
+    tr '\r' '\n' <"$2" | grep -v '^$' | sed "s|^|$1\t|" >>"$log"
+    if [ "$3" = 2 ]; then
+        tail -n 1 "$2" | grep -qx "Try 'gensvd\( [a-z]*\)\? --help'\." || bad "$1: exit 2 without the Try line"
+    elif grep -q "^Try 'gensvd" "$2"; then
+        bad "$1: a Try line with exit $3"
+    fi
+}
+
+for script in "$cases"/*.sh; do
+    name=$(basename "$script" .sh)
+    mkdir "$tmp/work"
+    (cd "$tmp/work" && bash "$script" >/dev/null 2>"$tmp/err")
+    collect "case $name" "$tmp/err" $?
+    rm -rf "$tmp/work"
+done
+while IFS=$'\t' read -r name arg _ _; do
+    case "$name" in '#'* | '') continue ;; esac
+    for cmd in dump pca pdist info; do
+        "$GENSVD" $cmd "$TESTDATA/bad/$arg" >/dev/null 2>"$tmp/err"
+        collect "bad $name ($cmd)" "$tmp/err" $?
+    done
+done <"$TESTDATA/bad/EXPECTED.tsv"
+
+# a few runs made here: summaries and -v detail of the commands that write
+hm="$TESTDATA/realdata/hapmap3.vcz"
+(
+    cd "$tmp" || exit 1
+    run() { "$GENSVD" "$@" >/dev/null 2>"$tmp/err"; collect "run $*" "$tmp/err" $?; }
+    run simulate -v s.zarr -m 400 -n 30 --chunks 100,30
+    run pca -v -k 3 s.zarr -o pcs.zarr --loadings
+    run pca -k 2 --format tsv s.zarr
+    run pdist -v -m ibs s.zarr -o d.zarr
+    run ldprune -v -w 50 s.zarr
+    run related -v --variants 0:2000 "$hm"
+    run project -v s.zarr --pcs pcs.zarr
+    run plot -v pca pcs.zarr -o p.svg
+    run info -v s.zarr
+    run dump -v s.zarr/sample_id
+    run pdsit s.zarr
+    run pca --threds 2 s.zarr
+    run pca --progress -k 2 -m randomized --power-iter 2 --format tsv s.zarr
+    run pdist --progress -m ibs --memory 30K s.zarr
+    run pdist --progress --axis variants --variants 0:50 s.zarr
+)
+
+# debug level: the same style, the function name in brackets at the end only
+"$GENSVD" dump -v -v "$TESTDATA/bad/zstd_wrong_size.zarr/a" >/dev/null 2>"$tmp/debug"
+grep -q "^gensvd dump: error: .*: corrupt chunk .* \[[a-z_0-9]*\]$" "$tmp/debug" ||
+    bad "-v -v: the error does not end in [function]: $(cat "$tmp/debug")"
+grep -v "^gensvd dump: \(error: \|warning: \|debug: \)\?.* \[[a-z_0-9]*\]$" "$tmp/debug" |
+    sed 's/^/    /' | grep . && bad "-v -v: lines not in the style"
+
+n=$(wc -l <"$log")
+style='gensvd( [a-z]+)?: [^ ]|Try '"'"'gensvd( [a-z]+)? --help'"'"'\.$'
+while IFS=$'\t' read -r src line; do
+    bad "$src: not in the message style: $line"
+done < <(grep -Ev $'\t'"($style)" "$log" | head -50)
+inside='gsvd_|\[[EWID]::|\.c:[0-9]|\.c\b|\bsetup\b|\[(pca|pdist|ldprune|related|project|plot|simulate|dump|info)\]'
+while IFS=$'\t' read -r src line; do
+    bad "$src: shows the program's insides: $line"
+done < <(grep -E $'\t'".*($inside)" "$log" | head -50)
+# the default level (progress and summary) speaks of variants and samples, not of the engine
+while IFS=$'\t' read -r src line; do
+    bad "$src: an engine word at the default level: $line"
+done < <(grep '^run [a-z]* --progress' "$log" | grep -Ei $'\t'".*(band|bitplane|bit-plane|items|features)" | head)
+grep -q $'\t''gensvd pca: variance explained: PC1 ' "$log" || bad "pca: no variance explained"
+grep -q $'\t''gensvd pca: wrote pcs.zarr in [0-9.]* s$' "$log" || bad "pca: no output and time"
+echo "$n lines checked, $fail failed"
+[ $fail = 0 ]
