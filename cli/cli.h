@@ -119,8 +119,8 @@ int gsvd_cli_signals_init(void);
  * kernels on a CPU it does not know (analysis/cpu/blas_room.h, gsvd_blas_core_fix); then, under
  * the limit, check that some headroom is left after the libraries loaded; if not, print an
  * out-of-memory message and _exit(1) at once (OpenBLAS's threads would keep exit() from
- * returning).  Called first thing in main(), before anything reads argv; returns only when
- * the check passed. */
+ * returning).  Called first thing in main() (after gsvd_cli_msg_init, so that the message has
+ * the style), before anything parses argv; returns only when the check passed. */
 void gsvd_cli_blas_start(char **argv);
 
 /* The distributed run's communicator (common/comm.h), or NULL for one process: set by main()

@@ -218,8 +218,12 @@ int main(int argc, char **argv)
 {
     const struct command *cmd;
 
+    /* the messages' style first: the start-up check below may already report (out of memory
+     * under `ulimit -v`); "gensvd: error: ..." until the command is known */
+    cmd = argc > 1 ? find(argv[1]) : NULL;
+    gsvd_cli_msg_init(cmd ? cmd->name : NULL);
     gsvd_cli_blas_start(argv);
-    gsvd_cli_msg_init(NULL); /* "gensvd: error: ..." until the command is known */
+    gsvd_cli_msg_init(NULL);
     if (argc < 2)
         return gsvd_cli_usage_error(NULL, "no command given (%s)", command_names());
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {

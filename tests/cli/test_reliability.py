@@ -310,7 +310,7 @@ def hostile_tests(work):
 
     r = run_bounded(["--version"], d, preexec_fn=vlimit)
     check(r is not None and r.returncode == 1 and
-          "out of memory: the virtual memory limit" in r.stderr,
+          r.stderr.startswith("gensvd: error: out of memory: the virtual memory limit"),
           f"ulimit -v: {r and (r.returncode, r.stderr[:300])} (None: it hung)")
 
 
