@@ -40,8 +40,8 @@ void gsvd_cli_msg_mute_others(void);
 /* "gensvd CMD: " into out (n > 0 bytes); returns its length. */
 int gsvd_cli_msg_prefix(char *out, size_t n);
 
-/* Print "gensvd CMD: error: message" and "Try 'gensvd CMD --help'." on stderr; returns
- * GSVD_EXIT_USAGE.  cmd NULL: "gensvd: error: ...". */
+/* Print "gensvd CMD: error: message" and "Try 'gensvd CMD --help'." on stderr (in a
+ * distributed run, rank 0 only); returns GSVD_EXIT_USAGE.  cmd NULL: "gensvd: error: ...". */
 int gsvd_cli_usage_error(const char *cmd, const char *fmt, ...) GSVD_PRINTF(2, 3);
 /* The process's exit status, from main(): exit code 2 always ends with the "Try" line, also
  * when the library reported the usage error (GSVD_EINVAL, logged as an error). */

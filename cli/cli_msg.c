@@ -158,6 +158,8 @@ int gsvd_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_list ap;
     const char *saved = msg_cmd;
 
+    if (gsvd_log_rank() > 0)
+        return GSVD_EXIT_USAGE; /* every rank has the same command line: rank 0 says it */
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);

@@ -170,7 +170,7 @@ for meth in randomized exact; do
         >/dev/null 2>"$T/bad.err"
     check "corrupt chunk ($meth): exit 1" test $? = 1
     check "corrupt chunk ($meth): the failing rank names the chunk" \
-        grep -q 'rank 2: call_genotype/15.0.0' "$T/bad.err"
+        grep -q "^gensvd pca: error: rank 2: .*: corrupt chunk 'call_genotype/15.0.0' of array 'call_genotype'" "$T/bad.err"
     check "corrupt chunk ($meth): the others name rank 2" grep -q 'rank 1: rank 2 of 3 failed' "$T/bad.err"
     check "corrupt chunk ($meth): no output" test ! -e "$T/bad_out.zarr"
     check "corrupt chunk ($meth): no staging left" \
@@ -232,11 +232,14 @@ check "pdist corrupt chunk: no output" test ! -e "$T/pbad_out.zarr"
 printf 'a\t0\t1\nb\t1\t2\n' | "${MR[@]}" 2 "$G" pdist --device cpu - >/dev/null 2>"$T/stdin.err"
 check "pdist - under mpirun: usage exit" test $? = 2
 check "pdist - under mpirun: message" grep -q 'not standard input' "$T/stdin.err"
+check "pdist - under mpirun: said once" test "$(grep -c 'not standard input' "$T/stdin.err")" = 1
 
 # commands that do not run distributed say so instead of racing on one output
 "${MR[@]}" 2 "$G" simulate "$T/s2.vcz" -m 100 -n 10 >/dev/null 2>"$T/sim2.err"
 check "simulate under mpirun -n 2: usage exit" test $? = 2
 check "simulate under mpirun -n 2: message" grep -q 'only pca and pdist run distributed' "$T/sim2.err"
+check "simulate under mpirun -n 2: rank 0 says it, once, in the usage style" \
+    test "$(grep -c "^gensvd simulate: error: runs as one process\|^Try 'gensvd simulate --help'\.$" "$T/sim2.err")" = 2
 check "simulate under mpirun -n 2: no output" test ! -e "$T/s2.vcz"
 
 report
