@@ -55,7 +55,8 @@ def follow(gensvd, d, name, kind, want_cmds):
           and kind in lines[0], "%s: exit 1, one error naming it and the %s conversion: %s" %
           (name, kind, err))
     cmds = hint_commands(err)
-    check([c[0] for c in cmds] == want_cmds, "%s: the pointer runs %s: %s" % (name, want_cmds, cmds))
+    check([c[0] for c in cmds] == want_cmds,
+          "%s: the pointer runs %s: %s" % (name, want_cmds, cmds))
     store = None
     for c in cmds:
         exe = TOOLS[c[0]]

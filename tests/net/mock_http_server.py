@@ -11,6 +11,7 @@ faults into requests for chunk keys (paths whose last component does not start w
   reset       the first request of each chunk: headers, half the body, then a TCP reset
   truncate    the first request of each chunk: full Content-Length, half the body, clean close
   slow        the first request of each chunk: headers, then silence for --stall seconds
+  slowall     the same for every object, metadata included
   always500   every request of a chunk: 500 (never succeeds)
   403         every request of a chunk: 403 with an S3-style XML error body
   norange     Range headers are ignored: 200 with the whole object (servers without ranges)
@@ -67,7 +68,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with srv.lock:
             n = srv.counts.get(rel, 0)
             srv.counts[rel] = n + 1
-        mode = srv.mode if is_chunk else "normal"
+        mode = srv.mode if is_chunk or srv.mode == "slowall" else "normal"
+        if mode == "slowall":
+            mode = "slow"
         if full is None or not os.path.isfile(full):
             return self._send(404, b"not found\n")
         if mode == "always500":
@@ -155,8 +158,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--root", required=True)
     ap.add_argument("--mode", default="normal",
-                    choices=["normal", "429", "503", "reset", "truncate", "slow", "always500",
-                             "403", "norange", "short206", "long206", "badrange206"])
+                    choices=["normal", "429", "503", "reset", "truncate", "slow", "slowall",
+                             "always500", "403", "norange", "short206", "long206", "badrange206"])
     ap.add_argument("--stall", type=float, default=30.0)
     a = ap.parse_args()
     srv = MockServer(a.root, a.mode, a.stall)

@@ -5,7 +5,9 @@ or fail with a clear error naming the key and the status; never differ silently.
 Usage: test_http_faults.py GENSVD TESTDATA_DIR"""
 import os
 import shutil
+import signal
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -94,6 +96,21 @@ def main():
         check(f"fault {mode}: chunks were retried", len(retried) > 0, str(srv.counts))
         srv.shutdown()
 
+    # Ctrl-C while info waits on a stalled server: info writes nothing, so it claims no removal
+    srv = MockServer(root, "slowall", stall=20).start()
+    url = f"http://127.0.0.1:{srv.port}/{STORE}"
+    env = dict(os.environ)
+    env.pop("GENSVD_LOG_LEVEL", None)
+    p = subprocess.Popen([gensvd, "info", url], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(2)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    check("info interrupted: exit 130, no claim of a removed output",
+          p.returncode == 130 and err.strip() == "gensvd info: error: interrupted by SIGINT",
+          f"exit {p.returncode}: {err}")
+    srv.shutdown()
+
     # permanent failures: a clear error naming the key and the status, exit 1
     srv = MockServer(root, "always500").start()
     url = f"http://127.0.0.1:{srv.port}/{STORE}"
@@ -109,7 +126,8 @@ def main():
     rc, out, err = run(gensvd, ["dump", f"{url}/call_genotype", "--retries", "3",
                                 "--concurrency", "1"], FAST)
     key = f"{url}/call_genotype/0.0.0"
-    said = [ln for ln in err.splitlines() if ln.startswith(f"gensvd dump: warning: retrying {key} (")]
+    said = [ln for ln in err.splitlines()
+            if ln.startswith(f"gensvd dump: warning: retrying {key} (")]
     check("500: the 2nd and 3rd retries of a chunk are warnings, one line each",
           rc == 1 and len(said) == 2 and "(2/3)" in said[0] and "(3/3)" in said[1]
           and said[0].endswith(": HTTP 500"), err)
