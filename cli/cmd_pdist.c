@@ -497,8 +497,8 @@ static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
                   : job->g         ? "variants"
                                    : "columns",
                   gsvd_pdist_metric_name(o->pd.metric), (unsigned long long)sum.n_missing);
-    gsvd_log_info("%s kernel on %s, %zu band(s) of rows, %zu pass(es) over the input, planned "
-                  "working set %.1f MB",
+    gsvd_log_info("%s kernel on %s, %zu band(s), %zu pass(es) over the input, planned working "
+                  "set %.1f MB",
                   sum.kernel ? sum.kernel : "none", sum.device ? sum.device : "cpu", sum.n_bands,
                   sum.n_scans, (double)sum.peak_bytes / 1e6);
     if (sum.n_segments)
