@@ -98,7 +98,8 @@ int launched(const char *what)
 {
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) {
-        gsvd_log_error("launching %s: %s", what, cudaGetErrorString(e));
+        gsvd_log_error("GPU error (CUDA) at a kernel launch: %s", cudaGetErrorString(e));
+        gsvd_log_debug("kernel: %s", what);
         return GSVD_EGPU;
     }
     return GSVD_OK;
@@ -114,7 +115,8 @@ int launched(const char *what)
 int grid_ok(const char *what, size_t x, size_t y)
 {
     if (x > 0x7fffffffu || y > GSVD_KB_GRID_Y_MAX) {
-        gsvd_log_error("%s: grid %zu x %zu is over CUDA's limits", what, x, y);
+        gsvd_log_error("internal error: a GPU kernel's grid %zu x %zu is over CUDA's limits", x, y);
+        gsvd_log_debug("kernel: %s", what);
         return 0;
     }
     return 1;
