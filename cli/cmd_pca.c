@@ -192,8 +192,8 @@ static const struct gsvd_opt method_options[] = {
      .type = GSVD_OPT_FLAG,
      PCA(gram_f64),
      .value = 1,
-     .help = "exact on the CPU: Gram from float64 products (about 2x\nslower; scores to float64 "
-             "rounding, not ~1e-7)"},
+     .help = "exact on the CPU: Gram from float64 products (slower;\nscores to float64 rounding, "
+             "not ~1e-7)"},
     {.name = "gram-kernel",
      .type = GSVD_OPT_CHOICE,
      PCA(gram_kernel),
@@ -201,7 +201,7 @@ static const struct gsvd_opt method_options[] = {
      .choices = gram_kernel_names,
      .help = "exact on the CPU: the Gram's tile product, f32 (ssyrk),\namx (bf16 hi/lo on Intel "
              "AMX tiles: singular values\nto ~2e-6) or i8 (int8 products on the dosages, AMX\n"
-             "tiles or AVX-512 VNNI: 1.8-3x faster, else AVX2: slower;\nsingular values within "
+             "tiles or AVX-512 VNNI: faster; with AVX2 only: slower;\nsingular values within "
              "3.1e-5); auto is f32, or i8 for\n-m auto on large data [auto]"},
     {.name = "pass-kernel",
      .type = GSVD_OPT_CHOICE,
@@ -209,8 +209,8 @@ static const struct gsvd_opt method_options[] = {
      .arg = "NAME",
      .choices = pass_kernel_names,
      .help = "iterative methods on the CPU: a cached pass's products,\nf32 (float32) or i8 "
-             "(int8 Intel AMX tiles on the\n2-bit codes, X and W to 2^-20: ~2.8x faster); auto "
-             "is\ni8 where it runs [auto]"},
+             "(int8 Intel AMX tiles on the\n2-bit codes, X and W to 2^-20: faster, products within"
+             "\n~1e-6 of f32's); auto is i8 where it runs [auto]"},
 };
 static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_ARRAY(struct pca_opts),

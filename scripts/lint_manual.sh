@@ -11,6 +11,7 @@
 # in this order (others may come between), with at least five command lines under EXAMPLES.
 # Prints FILE:LINE: what is wrong: the line, for every finding; exit 1 when there is one.
 # tests/cli/test_manual_lint.sh has a fixture for each rule.
+# tests/cli/test_manual.sh runs --doc on the --help of every command too.
 # Usage: lint_manual.sh --man|--doc FILE...
 set -u
 [ $# -ge 2 ] && { [ "$1" = --man ] || [ "$1" = --doc ]; } ||
@@ -20,7 +21,7 @@ shift
 # reason<TAB>Perl regex (grep -P), for both kinds of document
 rules=$(cat <<'EOF'
 a source path	\b(analysis|cli|common|zarr|gpu|mpi|plot|tests|bench)/[A-Za-z0-9_./-]*\.(c|h|cu|sh|py|awk|cmake)\b
-a benchmark figure	 s against |\b[0-9]+\.[0-9]+x\b|[0-9](\.[0-9]+)? ?x (faster|slower|less|more|the speed|the time)\b|[0-9]x of\b|\b(GFLOP|GMAC|GOP)|\b[0-9.]+ ?[KMG]i?B/s\b|\bon [0-9]+ cores\b|\btakes? (about |~)?[0-9][0-9.,]* ?(s|ms|min)\b|\b[0-9.]+ s (instead of|vs\.?|versus)\b|\bP[0-9]\b
+a benchmark figure	 s against |\b[0-9]+\.[0-9]+x\b|[0-9](\.[0-9]+)? ?x (faster|slower|less|more|the speed|the time)\b|[0-9]x of\b|\b(GFLOP|GMAC|GOP)|\b[0-9.]+ ?[KMG]i?B/s\b|\bon [0-9]+ cores\b|\btakes? (about |~)?[0-9][0-9.,]* ?(s|ms|min)\b|\b[0-9.]+ s (instead of|vs\.?|versus)\b|\bP[0-9]\b|\b(twice|thrice|half|[a-z]+ times) (as (fast|slow|long|quick)|the [A-Za-z0-9' -]{0,24}(time|cost|speed|runtime))\b|\btimes (faster|slower|quicker)\b
 a host or CPU model name	\b(Sapphire|Emerald|Granite|Cooper) Rapids\b|\bZen ?[0-9]\b|\b(Ice|Cascade) Lake\b|\bSkylake\b|\bEPYC\b|\bXeon\b
 a CPU instruction name	\b(vpdpbusd|CPUID|XCR0|VBMI2?|VPOPCNTQ|POPCNT|GFNI)\b|\bAVX-512 ?(F|BW|VL|DQ|CD)\b|AVX-512(F|BW|VL|DQ)\b|(?i:\bamx-(tile|bf16|int8)\b)|\barch_prctl\b
 a test name	\btest_[a-z0-9_]+|\b(cli|net|workflow|plot|realdata|interop|reliability)_[a-z0-9_]+\b

@@ -7,7 +7,8 @@
 # option accepts (`gensvd help --spec CMD`) and the default the help shows ("[10]").  The
 # manual's sources pass scripts/lint_manual.sh (--man for docs/man, --doc for README.md and the
 # other user documents in docs/), README.md is at most 10 kB and starts with the quick start
-# (scripts/demo.sh, scripts/test.sh).  The help and the completion come from the option tables
+# (scripts/demo.sh, scripts/test.sh), and the --help of gensvd and of every command passes it
+# too (--doc, its lines joined).  The help and the completion come from the option tables
 # (cli/opts.h), so this ties the tables to the manual.
 # Usage: test_manual.sh GENSVD DOCS_DIR MAN_DIR
 set -u
@@ -75,5 +76,14 @@ for c in $cmds; do
                 bash -c '[[ $1 == *Default* ]] && grep -qwF -- "$2" <<<"$1"' _ "$text" "$def"
         fi
     done < <("$G" help --spec "$c" | grep '^--')
+done
+# the help is a user document too: no benchmark figures, source paths, ... (lint --doc), its
+# lines joined so that a figure wrapped across two ("about 2x" / "slower") is still one phrase
+help_dir=$(mktemp -d)
+trap 'rm -rf "$help_dir"' EXIT
+for c in "" $cmds; do
+    f=$help_dir/gensvd${c:+-$c}-help.txt
+    if [ -n "$c" ]; then "$G" help "$c"; else "$G" --help; fi | tr -s ' \n' '  ' >"$f"
+    check "gensvd ${c:+$c }--help passes lint_manual.sh --doc (lines joined)" "$lint" --doc "$f"
 done
 report

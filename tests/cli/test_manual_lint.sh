@@ -43,6 +43,10 @@ content	a benchmark figure	A scan reads 1803 MB/s.
 content	a benchmark figure	A cached pass takes ~0.48 s.
 content	a benchmark figure	The run needs 360 MB on 2 cores.
 content	a benchmark figure	P1 is met with AMX.
+content	a benchmark figure	The float64 Gram takes about twice the float32 Gram's time.
+content	a benchmark figure	The i8 kernel is three times faster.
+content	a benchmark figure	(int8 products: ~2.8x faster); auto is i8
+content	a benchmark figure	Gram from float64 products (about 2x slower; scores exact)
 content	a host or CPU model name	Measured on an AMD Zen 4.
 content	a host or CPU model name	Sapphire Rapids and later run it.
 content	a CPU instruction name	The engine multiplies with vpdpbusd.
