@@ -9,9 +9,9 @@
 # comes with the "Try" line, and only then.
 # The stderr checked: every tests/cli/cases/NAME.sh (run as run_cli_cases.sh runs them), every
 # hostile store of testdata/bad under dump, pca, pdist and info, and a few runs made here (-v,
-# summaries, progress lines, a mistyped command and option); at -v -v the function name may
-# close a line.  Progress and summaries at the default level name no engine part (bands, the
-# bit-plane kernel, "items" or "features").
+# summaries, progress lines, a mistyped command and option, each kind of refused output); at
+# -v -v the function name may close a line.  Progress and summaries at the default level name
+# no engine part (bands, the bit-plane kernel, "items" or "features").
 # Usage: check_messages.sh GENSVD CASES_DIR TESTDATA_DIR
 set -u
 GENSVD=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -70,6 +70,19 @@ hm="$TESTDATA/realdata/hapmap3.vcz"
     run pca --progress -k 2 -m randomized --power-iter 2 --format tsv s.zarr
     run pdist --progress -m ibs --memory 30K s.zarr
     run pdist --progress --axis variants --variants 0:50 s.zarr
+    # the outputs' checks, before any input is read: an existing output, a missing parent, a
+    # parent that is a file, a directory nobody may write in (sysfs), plink and picture files
+    touch afile afile.eigenvec
+    run pca -k 2 s.zarr -o pcs.zarr
+    run pdist -m ibs s.zarr -o nodir/d.zarr
+    run ldprune -w 50 s.zarr -o afile/ld.zarr
+    run related --variants 0:2000 "$hm" -o /sys/rel.zarr
+    run project s.zarr --pcs pcs.zarr -o pcs.zarr
+    run simulate s.zarr -m 400 -n 30
+    run pca -k 2 s.zarr --plink afile -o pcs2.zarr
+    run pca -k 2 s.zarr --plink nodir/out
+    run plot pca pcs.zarr -o nodir/p.svg
+    run pdist --finalize d.zarr
 )
 
 # debug level: the same style, the function name in brackets at the end only
@@ -94,5 +107,20 @@ while IFS=$'\t' read -r src line; do
 done < <(grep '^run [a-z]* --progress' "$log" | grep -Ei $'\t'".*(band|bitplane|bit-plane|items|features)" | head)
 grep -q $'\t''gensvd pca: variance explained: PC1 ' "$log" || bad "pca: no variance explained"
 grep -q $'\t''gensvd pca: wrote pcs.zarr in [0-9.]* s$' "$log" || bad "pca: no output and time"
+# each output check said what is wrong with which output
+while IFS= read -r want; do
+    grep -q $'\t'"$want" "$log" || bad "no output check message '$want'"
+done <<'EOF2'
+gensvd pca: error: pcs.zarr: output exists (remove it, or overwrite it with --force)$
+gensvd pdist: error: nodir/d.zarr: .*nodir.*No such file or directory
+gensvd ldprune: error: afile/ld.zarr: .*Not a directory
+gensvd related: error: /sys/rel.zarr: .*
+gensvd project: error: pcs.zarr: output exists
+gensvd simulate: error: s.zarr: output exists
+gensvd pca: error: afile.eigenvec: output exists
+gensvd pca: error: nodir/out.eigenvec: cannot create the output in directory 'nodir'
+gensvd plot: error: nodir/p.svg: cannot create the output in directory 'nodir'
+gensvd pdist: error: d.zarr: output exists
+EOF2
 echo "$n lines checked, $fail failed"
 [ $fail = 0 ]
