@@ -152,7 +152,7 @@ typedef void (*gensvd_log_fn)(void *user, enum gensvd_log_level level, const cha
 GENSVD_API int gensvd_ctx_set_log(gensvd_ctx *ctx, gensvd_log_fn fn, void *user,
                                   enum gensvd_log_level level);
 
-/* Called as a run advances: `what` names the stage ("pass 3", "Gram", "band 2/5", "chunks",
+/* Called as a run advances: `what` names the stage ("pass 3", "Gram", "pass 2/5", "writing",
  * borrowed), `done` of `total` units (total 0: unknown; done == total closes the stage), from
  * the thread that called the run.  Cheap calls only: it may be called thousands of times a
  * second. */

@@ -1,4 +1,4 @@
-"""progress=True: a tqdm bar per stage of a run ("pass 3", "Gram", "chunks", ...), or without
+"""progress=True: a tqdm bar per stage of a run ("pass 3", "Gram", "writing", ...), or without
 tqdm a plain one-line bar on standard error; progress=CALLABLE gets (what, done, total)."""
 
 import sys
