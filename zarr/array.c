@@ -43,6 +43,7 @@ void gsvd_array_close(gsvd_array *a)
     gsvd_buf_free(&a->zattrs);
     for (size_t i = 0; i < SHARD_CACHE; i++)
         gsvd_free(a->slots[i].entries);
+    pthread_cond_destroy(&a->loaded);
     pthread_mutex_destroy(&a->lock);
     gsvd_free(a->path);
     gsvd_free(a->name);
@@ -93,6 +94,7 @@ int gsvd_array_open(gsvd_tree *t, const char *path, gsvd_array **out)
     if (!a)
         return GSVD_ENOMEM;
     pthread_mutex_init(&a->lock, NULL);
+    pthread_cond_init(&a->loaded, NULL);
     a->tree = t;
     a->path = gsvd_strdup(path);
     a->name = *path ? gsvd_asprintf("%s/%s", url, path) : gsvd_strdup(url);

@@ -19,6 +19,8 @@ struct shard_slot {
     uint64_t tick;     /* last use, for replacement */
     int missing;       /* the shard does not exist: every inner chunk is fill */
     uint64_t *entries; /* owned; 2 * n_inner: offset, length of each inner chunk */
+    int loading;       /* one reader is reading the index: the others wait on `loaded` */
+    int rc;            /* < 0: the index is corrupt (logged once, by the reader that found it) */
 };
 
 struct gsvd_array {
@@ -28,6 +30,7 @@ struct gsvd_array {
     struct gsvd_zarray meta; /* owned members */
     struct gsvd_buf zattrs;  /* .zattrs text (v3: attributes + dimension_names), or empty */
     pthread_mutex_t lock;    /* guards the shard cache */
+    pthread_cond_t loaded;   /* a slot's index has been read (or failed) */
     uint64_t tick;
     struct shard_slot slots[SHARD_CACHE];
     int ranges_planned; /* sharded: a read-ahead plan of exact inner-chunk ranges is set, so

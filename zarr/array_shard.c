@@ -1,7 +1,9 @@
 /* zarr/array_shard.c - the sharded side of zarr/array.c: shard indexes (read once with a ranged
  * read of the first or last 16 n + 4 bytes, checked for crc32c, bounds and overlaps, kept in a
- * small cache shared by the array's readers), inner chunk fetches (one ranged read, or a span of
- * the scan's neighbours in the same shard), and the read-ahead plan of remote scans. */
+ * small cache shared by the array's readers: one reader reads an index while the others wait,
+ * and a corrupt one stays in the cache as its error, reported once), inner chunk fetches (one
+ * ranged read, or a span of the scan's neighbours in the same shard), and the read-ahead plan of
+ * remote scans. */
 #include "gsvd_config.h"
 #include "zarr/array_internal.h"
 
@@ -175,58 +177,91 @@ out:
     return rc;
 }
 
-/* Offset and length of inner chunk `inner` of shard `lin` (key), through the cache.  Returns 1
- * when present, 0 when the shard or the chunk is absent, or a negative error (logged). */
-static int shard_entry(gsvd_array *a, const char *key, uint64_t lin, uint64_t inner, uint64_t *off,
-                       uint64_t *len)
+/* The cached slot of shard lin, or NULL; waits (a->lock held) while another reader loads it. */
+static struct shard_slot *cached_slot(gsvd_array *a, uint64_t lin)
 {
-    uint64_t *entries = NULL;
-    struct shard_slot *victim;
-    int rc;
+    for (;;) {
+        struct shard_slot *hit = NULL;
+        for (size_t i = 0; i < SHARD_CACHE && !hit; i++)
+            if (a->slots[i].used && a->slots[i].shard == lin)
+                hit = &a->slots[i];
+        if (!hit || !hit->loading)
+            return hit;
+        pthread_cond_wait(&a->loaded, &a->lock);
+    }
+}
 
-    pthread_mutex_lock(&a->lock);
+/* A slot to load shard lin into (the least recently used one no reader is loading), marked
+ * loading, or NULL when every slot is being loaded. */
+static struct shard_slot *claim_slot(gsvd_array *a, uint64_t lin)
+{
+    struct shard_slot *victim = NULL;
     for (size_t i = 0; i < SHARD_CACHE; i++) {
         struct shard_slot *s = &a->slots[i];
-        if (s->used && s->shard == lin) {
-            s->tick = ++a->tick;
-            rc = !s->missing && s->entries[2 * inner] != EMPTY;
-            if (rc) {
-                *off = s->entries[2 * inner];
-                *len = s->entries[2 * inner + 1];
-            }
-            pthread_mutex_unlock(&a->lock);
-            return rc;
-        }
-    }
-    pthread_mutex_unlock(&a->lock);
-    rc = read_shard_index(a, key, &entries); /* outside the lock: it is I/O */
-    if (rc < 0)
-        return rc;
-    rc = entries && entries[2 * inner] != EMPTY;
-    if (rc) {
-        *off = entries[2 * inner];
-        *len = entries[2 * inner + 1];
-    }
-    pthread_mutex_lock(&a->lock);
-    victim = &a->slots[0];
-    for (size_t i = 0; i < SHARD_CACHE; i++) {
-        struct shard_slot *s = &a->slots[i];
-        if (s->used && s->shard == lin) { /* another reader got there first */
-            victim = NULL;
-            break;
-        }
-        if (!s->used || s->tick < victim->tick)
+        if (s->loading)
+            continue;
+        if (!victim || !s->used || s->tick < victim->tick)
             victim = s;
         if (!s->used)
             break;
     }
     if (victim) {
         gsvd_free(victim->entries);
-        *victim = (struct shard_slot){1, lin, ++a->tick, entries == NULL, entries};
+        *victim = (struct shard_slot){.used = 1, .shard = lin, .tick = ++a->tick, .loading = 1};
+    }
+    return victim;
+}
+
+/* Offset and length of inner chunk `inner` of shard `lin` (key), through the cache.  Returns 1
+ * when present, 0 when the shard or the chunk is absent, or a negative error (logged once: one
+ * reader reads a shard's index while the others wait for it, and a corrupt index is remembered,
+ * so that the workers of a scan do not each report it). */
+static int shard_entry(gsvd_array *a, const char *key, uint64_t lin, uint64_t inner, uint64_t *off,
+                       uint64_t *len)
+{
+    uint64_t *entries = NULL;
+    struct shard_slot *s;
+    int rc;
+
+    pthread_mutex_lock(&a->lock);
+    s = cached_slot(a, lin);
+    if (s) {
+        s->tick = ++a->tick;
+        rc = s->rc < 0 ? s->rc : !s->missing && s->entries[2 * inner] != EMPTY;
+        if (rc > 0) {
+            *off = s->entries[2 * inner];
+            *len = s->entries[2 * inner + 1];
+        }
+        pthread_mutex_unlock(&a->lock);
+        return rc;
+    }
+    s = claim_slot(a, lin); /* NULL: read without caching */
+    pthread_mutex_unlock(&a->lock);
+    rc = read_shard_index(a, key, &entries); /* outside the lock: it is I/O */
+    if (rc >= 0) {
+        rc = entries && entries[2 * inner] != EMPTY;
+        if (rc) {
+            *off = entries[2 * inner];
+            *len = entries[2 * inner + 1];
+        }
+    }
+    if (!s) {
+        gsvd_free(entries);
+        return rc;
+    }
+    pthread_mutex_lock(&a->lock);
+    s->loading = 0;
+    if (rc == GSVD_EFORMAT || rc == GSVD_ECODEC) {
+        s->rc = rc; /* the bytes are bad: reading them again would find the same */
+    } else if (rc < 0) {
+        s->used = 0; /* I/O, network, memory: the next reader tries again */
+    } else {
+        s->missing = entries == NULL;
+        s->entries = entries;
         entries = NULL;
     }
+    pthread_cond_broadcast(&a->loaded);
     pthread_mutex_unlock(&a->lock);
-    gsvd_free(entries);
     return rc;
 }
 
