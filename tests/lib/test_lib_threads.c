@@ -24,6 +24,8 @@
 
 static int passed, failed;
 
+static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void check(int ok, const char *fmt, ...)
 {
     va_list ap;
