@@ -74,7 +74,7 @@ offers() {
 }
 # the values `gensvd pca --method` accepts, from the parser's own error message
 methods=$("$build/cli/gensvd" pca --method __bogus__ "$tmp/none.zarr" 2>&1 |
-    sed -n "s/^gensvd pca: invalid --method '__bogus__' (\(.*\))\$/\1/p" | sed 's/, / /g')
+    sed -n "s/^gensvd pca: error: invalid --method '__bogus__' (\(.*\))\$/\1/p" | sed 's/, / /g')
 
 # libgensvd0 and libgensvd-dev: names, sections, files, dependencies; an example built with
 # pkg-config against the extracted files, and run on the simulated store
