@@ -82,7 +82,7 @@ for c in $cmds; do
     for o in $("$bin" help "$c" |
         sed -n 's/^  \(-[a-zA-Z0-9], \|    \)\(--[a-z][a-z0-9-]*\) [^ ].*/\2/p' | sort -u); do
         msg=$(cd "$work" && "$bin" "$c" "$o" __bogus__ "$work/none.zarr" 2>&1 >/dev/null | head -1)
-        want=$(sed -n "s/^gensvd $c: invalid $o '__bogus__' (\([a-z0-9]*\(, [a-z0-9]*\)*\))\$/\1/p" \
+        want=$(sed -n "s/^gensvd $c: error: invalid $o '__bogus__' (\([a-z0-9]*\(, [a-z0-9]*\)*\))\$/\1/p" \
             <<<"$msg" | sed 's/, / /g')
         [ -n "$want" ] || continue
         check "completion: values of $c $o" test "$(complete_words "$c" "$o" '')" = "$want"
