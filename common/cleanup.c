@@ -58,11 +58,9 @@ int gsvd_cleanup_add_made(int (*make)(void *make_arg), void *make_arg, gsvd_clea
     return rc;
 }
 
-void gsvd_cleanup_remove(int token)
+/* Unregister under the held mutex. */
+static void remove_locked(int token)
 {
-    if (token <= 0)
-        return;
-    pthread_mutex_lock(&mu);
     for (size_t i = 0; i < n_entries; i++) {
         if (entries[i].token == token) {
             entries[i] = entries[--n_entries];
@@ -74,6 +72,23 @@ void gsvd_cleanup_remove(int token)
         entries = NULL;
         cap_entries = 0;
     }
+}
+
+void gsvd_cleanup_remove(int token)
+{
+    if (token <= 0)
+        return;
+    pthread_mutex_lock(&mu);
+    remove_locked(token);
+    pthread_mutex_unlock(&mu);
+}
+
+void gsvd_cleanup_remove_undone(int token, void (*undo)(void *undo_arg), void *undo_arg)
+{
+    pthread_mutex_lock(&mu);
+    undo(undo_arg);
+    if (token > 0)
+        remove_locked(token);
     pthread_mutex_unlock(&mu);
 }
 

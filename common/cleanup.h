@@ -29,6 +29,14 @@ GSVD_NODISCARD int gsvd_cleanup_add_made(int (*make)(void *make_arg), void *make
  * runs the callbacks this blocks until the process exits. */
 void gsvd_cleanup_remove(int token);
 
+/* undo(undo_arg), then unregister token, both under the registry's lock: the counterpart of
+ * gsvd_cleanup_add_made for an owner that removes what it made itself (an unfinished output
+ * closed without committing).  An interrupt meanwhile waits, then finds nothing left to
+ * remove; without the lock it could exit between the unregistration and the removal and
+ * leave part of the work behind.  undo must not call this header's functions.  Accepts
+ * token 0 (undo still runs); cannot fail. */
+void gsvd_cleanup_remove_undone(int token, void (*undo)(void *undo_arg), void *undo_arg);
+
 /* Run every registered callback once and keep the registry locked so that no
  * registration or removal proceeds until the caller exits: the interrupt path, just before
  * _exit().  Returns how many callbacks ran (0: nothing was staged, so the message says

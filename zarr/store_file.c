@@ -396,16 +396,25 @@ out:
     return rc;
 }
 
+/* Remove an uncommitted staging tree, then its owner file (last: until then a later run could
+ * finish what we left).  Nothing for a read store or a committed one. */
+static void remove_staging(void *arg)
+{
+    struct store_file *fs = arg;
+    if (fs->target && !fs->committed && fs->root && fs->root[0])
+        remove_tree(fs->root);
+    if (fs->owner && fs->owner[0])
+        unlink(fs->owner);
+}
+
 static void file_close(gsvd_store *st)
 {
     struct store_file *fs = (struct store_file *)st;
     if (!fs)
         return;
-    gsvd_cleanup_remove(fs->cleanup);
-    if (fs->target && !fs->committed && fs->root && fs->root[0])
-        remove_tree(fs->root);
-    if (fs->owner && fs->owner[0])
-        unlink(fs->owner); /* last: until now a later run could finish what we left */
+    /* the staging tree and its owner file go under the cleanup registry's lock, so an
+     * interrupt meanwhile cannot exit between the unregistration and the removal */
+    gsvd_cleanup_remove_undone(fs->cleanup, remove_staging, fs);
     gsvd_free(fs->owner);
     gsvd_free(fs->root);
     gsvd_free(fs->target);

@@ -87,11 +87,17 @@ def run_bounded(args, cwd, limit=30, **kw):
 
 
 def staging_appeared(d, proc, limit=20.0):
-    """Wait until proc has created its staging directory in d (or exited)."""
+    """Wait until proc has started writing its output in d (or exited): a staging directory
+    with something in it.  The empty one that checks the output before any input is read
+    comes and goes first; an interrupt then finds nothing staged."""
     end = time.monotonic() + limit
     while time.monotonic() < end and proc.poll() is None:
-        if any(not e.endswith(".owner") for e in leftovers(d)):
-            return True
+        for e in leftovers(d):
+            try:
+                if not e.endswith(".owner") and os.listdir(os.path.join(d, e)):
+                    return True
+            except OSError:
+                pass  # gone, or not a directory
         time.sleep(0.005)
     return False
 

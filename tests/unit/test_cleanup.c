@@ -1,7 +1,8 @@
 /* tests/unit/test_cleanup.c - common/cleanup.h: registration and removal tokens, and
  * gsvd_cleanup_add_made's promise that the creation and the registration happen under the
  * registry's lock (a thread that registers meanwhile waits until both are done, as the
- * interrupt path does), and that a failed creation registers nothing.  The interrupt path
+ * interrupt path does), that a failed creation registers nothing, and the same lock around
+ * gsvd_cleanup_remove_undone's removal and unregistration.  The interrupt path
  * itself (gsvd_cleanup_run_and_hold) keeps the lock until exit, so test_reliability.py covers
  * it through real signals. */
 #include "gsvd_config.h"
@@ -47,6 +48,17 @@ static int make_slow(void *arg)
     return GSVD_OK;
 }
 
+/* gsvd_cleanup_remove_undone's undo: the same probe as make_slow */
+static void undo_slow(void *arg)
+{
+    (void)make_slow(arg);
+}
+
+static void count_undo(void *arg)
+{
+    ++*(int *)arg;
+}
+
 static int make_fails(void *arg)
 {
     (void)arg;
@@ -56,7 +68,7 @@ static int make_fails(void *arg)
 int main(int argc, char **argv)
 {
     struct make_job j = {0};
-    int t1, t2, t3;
+    int t1, t2, t3, undone = 0;
 
     if (gsvd_test_args(argc, argv, "test_cleanup"))
         return 2;
@@ -78,7 +90,19 @@ int main(int argc, char **argv)
 
     GSVD_CHECK_RC(gsvd_cleanup_add_made(make_fails, NULL, nothing, NULL), GSVD_EIO);
     gsvd_cleanup_remove(t2);
-    gsvd_cleanup_remove(t3);
     gsvd_cleanup_remove(other_token);
+
+    /* the undo runs under the lock too: a registration meanwhile waits until it is done */
+    atomic_store(&other_registered, 0);
+    j = (struct make_job){0};
+    gsvd_cleanup_remove_undone(t3, undo_slow, &j);
+    GSVD_CHECK(j.started);
+    if (j.started)
+        pthread_join(j.th, NULL);
+    GSVD_CHECK(!j.seen_during);
+    GSVD_CHECK(atomic_load(&other_registered) && other_token > 0);
+    gsvd_cleanup_remove(other_token);
+    gsvd_cleanup_remove_undone(0, count_undo, &undone); /* token 0: the undo still runs */
+    GSVD_CHECK(undone == 1);
     return gsvd_test_report("test_cleanup");
 }
