@@ -188,6 +188,13 @@ static const struct gsvd_opt method_options[] = {
      .lo = 0,
      .hi = UINT64_MAX,
      .help = "test matrix seed [42]"},
+    {.name = "tw",
+     .type = GSVD_OPT_FLAG,
+     PCA(pca.tw),
+     .value = 1,
+     .help = "Tracy-Widom statistics of the eigenvalues, as EIGENSOFT's\ntwstats (output: "
+             "sample_pca_tw_statistic, ..._pvalue,\n..._effective_n; a table on stderr); needs "
+             "the exact\nmethod, which -m auto then runs, with --gram-f64"},
     {.name = "gram-f64",
      .type = GSVD_OPT_FLAG,
      PCA(gram_f64),
@@ -428,6 +435,34 @@ static void report_iterative(const struct gsvd_pca_result *r, const struct gsvd_
                   gsvd_pca_accuracy_name(p->accuracy), line, r->convergence);
 }
 
+/* twstats' table (eigenvalues scaled as smartpca's: their m sum to m) and the count of leading
+ * components significant at 0.05, one summary line each. */
+static void report_tw(const struct gsvd_pca_result *r)
+{
+    size_t sig = 0;
+    gsvd_cli_note("Tracy-Widom statistics over %zu eigenvalues, as twstats prints them:", r->tw_m);
+    gsvd_cli_note("#N      eigenvalue  difference    twstat      p-value effect. n");
+    for (size_t q = 0; q < r->k; q++) {
+        double lam = r->s[q] * r->s[q] * (double)r->tw_m / r->trace;
+        double prev = q ? r->s[q - 1] * r->s[q - 1] * (double)r->tw_m / r->trace : NAN;
+        char diff[32], rest[64];
+        if (q)
+            snprintf(diff, sizeof diff, "%11.6f", lam - prev);
+        else
+            snprintf(diff, sizeof diff, "%11s", "NA");
+        if (isnan(r->tw_stat[q]))
+            snprintf(rest, sizeof rest, "%9s %12s %9s", "NA", "NA", "NA");
+        else
+            snprintf(rest, sizeof rest, "%9.3f %12g %9.3f", r->tw_stat[q], r->tw_pvalue[q],
+                     r->tw_neff[q]);
+        gsvd_cli_note("%-4zu %13.6f %s %s", q + 1, lam, diff, rest);
+    }
+    while (sig < r->k && r->tw_pvalue[sig] < 0.05)
+        sig++;
+    gsvd_cli_note("Tracy-Widom: %zu of the %zu components significant at p < 0.05%s", sig, r->k,
+                  sig == r->k ? " (all computed: ask -k for more)" : "");
+}
+
 /* "LABEL: x y z" of k values to `digits` significant digits, one line through gsvd_cli_note. */
 static void note_values(const char *label, const double *v, size_t k, int digits)
 {
@@ -489,6 +524,8 @@ static void report(const struct gsvd_pca_result *r, const struct gsvd_pca_params
             gsvd_cli_note("%s", b.data);
         gsvd_buf_free(&b);
     }
+    if (r->tw_stat)
+        report_tw(r);
 }
 
 /* The summary's last line: where the results went, and the time the run took. */
@@ -755,6 +792,18 @@ int gsvd_cmd_pca(int argc, char **argv)
         return GSVD_EXIT_USAGE;
     if (o.gram_f64 && o.gram_kernel != GSVD_GRAM_AUTO)
         return gsvd_cli_usage_error("pca", "--gram-f64 and --gram-kernel cannot be combined");
+    if (o.pca.tw && o.pca.method != GSVD_PCA_AUTO && o.pca.method != GSVD_PCA_EXACT)
+        return gsvd_cli_usage_error("pca",
+                                    "--tw needs every eigenvalue (the sum of their squares), which "
+                                    "only --method exact gives; --method %s cannot",
+                                    method_names[o.pca.method]);
+    if (o.pca.tw && (o.gram_kernel == GSVD_GRAM_AMX || o.gram_kernel == GSVD_GRAM_I8))
+        return gsvd_cli_usage_error("pca",
+                                    "--tw needs a Gram of exact products; --gram-kernel %s rounds "
+                                    "them",
+                                    gram_kernel_names[o.gram_kernel]);
+    if (o.pca.tw && o.gram_kernel == GSVD_GRAM_AUTO)
+        o.gram_f64 = 1; /* the effective n amplifies S2's rounding ~8x: float64 products */
     o.input = argv[first];
     if (o.geno.cache_bytes == UINT64_MAX) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);

@@ -25,11 +25,16 @@ if [ $want_tests = 1 ]; then
     pkgs+=(python3 python3-venv python3-dev plink1.9 plink2 clang clang-format time
            chromium libxml2-utils zsh # plot tests: headless rendering, xmllint; zsh completion
            dpkg-dev man-db # the .deb: dpkg-shlibdeps for its Depends; man -w in its install test
-           abigail-tools) # libgensvd's ABI against its baseline (abidiff)
+           abigail-tools # libgensvd's ABI against its baseline (abidiff)
+           eigensoft=8.0.0+dfsg-1) # smartpca and twstats (pca's oracles), Debian 12's version
 fi
 missing=()
-for p in "${pkgs[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+for p in "${pkgs[@]}"; do # NAME, or NAME=VERSION for a pinned one
+    st=$(dpkg-query -W -f='${Status} ${Version}' "${p%%=*}" 2>/dev/null || true)
+    case "$st" in
+    "install ok installed "*) [ "$p" = "${p%%=*}" ] || [ "${st##* }" = "${p#*=}" ] || missing+=("$p") ;;
+    *) missing+=("$p") ;;
+    esac
 done
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""

@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/parallel.h"
 #include "analysis/pca/pca_internal.h"
+#include "analysis/pca/tracy_widom.h"
 
 void gsvd_pca_result_free(struct gsvd_pca_result *r)
 {
@@ -32,6 +33,9 @@ void gsvd_pca_result_free(struct gsvd_pca_result *r)
     gsvd_free(r->var_mean);
     gsvd_free(r->var_scale);
     gsvd_free(r->var_included);
+    gsvd_free(r->tw_stat);
+    gsvd_free(r->tw_pvalue);
+    gsvd_free(r->tw_neff);
     gsvd_free(r);
 }
 
@@ -375,6 +379,7 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
 
     GSVD_TRY(pick_fast_gram(g, be, p, n));
     GSVD_TRY(gsvd_pca_gram(g, be, p, n, res, &gram, told));
+    res->gram_sumsq = gsvd_pca_gram_sumsq(gram, n);
     GSVD_TRY(gram_top_k(p, be, n, k, gram, theta, u, res));
     res->iterations = 1;
     res->convergence = 0;
@@ -435,6 +440,12 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     enum gsvd_pca_method method = gsvd_pca_method_for(p, n);
 
     *out = NULL;
+    if (p->tw && method != GSVD_PCA_EXACT) { /* they need the Gram (tracy_widom.h) */
+        gsvd_log_error("Tracy-Widom statistics need every eigenvalue's sum of squares, which only "
+                       "the exact method's Gram gives; --method %s cannot give them",
+                       gsvd_pca_method_name(method));
+        return GSVD_EINVAL;
+    }
     if (method == GSVD_PCA_EXACT && !p->loadings)
         gsvd_geno_set_cache(g, 0); /* a single pass: keeping the blocks would only cost time */
     if (k == 0 || k >= n) {
@@ -476,6 +487,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     r->k = k;
     r->n = n;
     r->method = method;
+    r->gram_sumsq = NAN;
     r->m_range = gsvd_geno_n_variants(g);
     r->s = gsvd_malloc(k * sizeof *r->s);
     r->u = gsvd_malloc(n * k * sizeof *r->u);
@@ -525,6 +537,8 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
         GSVD_TRY(finish(r, s.U, s.theta, n, k));
     }
     r->m_used = r->counts.n_kept;
+    if (p->tw)
+        GSVD_TRY(gsvd_pca_tw(r, gsvd_geno_scaler(g) != GSVD_SCALER_NONE));
     if (p->loadings)
         GSVD_TRY(gsvd_pca_loadings(g, be, p, r, &told));
     *out = r;

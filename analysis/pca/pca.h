@@ -92,13 +92,17 @@ struct gsvd_pca_params {
                                       rank's genotype handle covers its own part of the
                                       variants (gsvd_pca_split); results are on every rank */
     uint64_t n_variants_all;       /* with comm: variants of every rank together */
+    int tw; /* 1: Tracy-Widom statistics of the k eigenvalues (analysis/pca/tracy_widom.h).  They
+               need every eigenvalue's sum of squares, which only the exact method's Gram gives:
+               AUTO then runs EXACT (up to GSVD_PCA_EXACT_MAX_N samples), the iterative methods
+               are refused, and so is an inexact Gram kernel */
 };
 #define GSVD_PCA_PARAMS_DEFAULT                                                                    \
     {                                                                                              \
         .n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10,                           \
         .stop = GSVD_PCA_STOP_BOUND, .tol = 1e-4, .max_iter = GSVD_PCA_MAX_ITER, .power_iter = 0,  \
         .window = 8, .accuracy = GSVD_PCA_ACCURACY_FAST, .seed = 42, .loadings = 0,                \
-        .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL, .n_variants_all = 0                \
+        .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL, .n_variants_all = 0, .tw = 0       \
     }
 
 struct gsvd_pca_result {
@@ -128,6 +132,12 @@ struct gsvd_pca_result {
     double *var_scale;           /* with loadings: m_range 1/sigma (0 when dropped) */
     uint8_t *var_included;       /* with loadings: m_range flags */
     struct gsvd_geno_counts counts;
+    double gram_sumsq; /* exact: ||Z^T Z||_F^2, the sum of every squared eigenvalue; NaN for
+                          the iterative methods */
+    size_t tw_m;       /* with params.tw: the eigenvalues the statistics count (the rank) */
+    double *tw_stat;   /* with params.tw: k Tracy-Widom statistics (NaN: too few left) */
+    double *tw_pvalue; /* with params.tw: k p-values P(TW1 > stat) */
+    double *tw_neff;   /* with params.tw: k effective numbers of markers */
 };
 
 /* Fit a run into `memory` bytes (0: no cap): the solver's basis (window), the pass buffers,
@@ -151,8 +161,9 @@ void gsvd_pca_result_free(struct gsvd_pca_result *r); /* accepts NULL */
 
 const char *gsvd_pca_method_name(enum gsvd_pca_method m);
 const char *gsvd_pca_accuracy_name(enum gsvd_pca_accuracy a); /* "fast", "bulk" */
-/* The method p asks for, with auto resolved for n samples: exact up to GSVD_PCA_AUTO_EXACT_N,
- * above that randomized (krylov with GSVD_PCA_ACCURACY_BULK). */
+/* The method p asks for, with auto resolved for n samples: exact up to GSVD_PCA_AUTO_EXACT_N
+ * or with p->tw (Tracy-Widom statistics need the Gram), above that randomized (krylov with
+ * GSVD_PCA_ACCURACY_BULK). */
 enum gsvd_pca_method gsvd_pca_method_for(const struct gsvd_pca_params *p, size_t n);
 /* The stop rule the iterative methods apply: p->stop, or the estimate rule for BULK. */
 enum gsvd_pca_stop gsvd_pca_stop_for(const struct gsvd_pca_params *p);

@@ -75,6 +75,18 @@ out:
     return rc;
 }
 
+double gsvd_pca_gram_sumsq(const double *g, size_t n)
+{
+    double diag = 0, off = 0;
+    for (size_t c = 0; c < n; c++) {
+        const double *col = g + c * n;
+        for (size_t r = 0; r < c; r++)
+            off += col[r] * col[r];
+        diag += col[c] * col[c];
+    }
+    return diag + 2 * off;
+}
+
 int gsvd_pca_gram_eig_dense(size_t n, size_t k, double *g, double *theta, double *u)
 {
     int rc = GSVD_OK;

@@ -213,6 +213,10 @@ GSVD_NODISCARD int gsvd_pca_loadings(gsvd_geno *g, gsvd_backend *be,
 GSVD_NODISCARD int gsvd_pca_gram(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p,
                                  size_t n, struct gsvd_pca_result *res, double **out, int *told);
 
+/* ||G||_F^2 of the Gram g (n x n column-major, upper triangle read: g[c n + r], r <= c), the sum
+ * of its squared eigenvalues, in a fixed order (the same bytes on every rank). */
+double gsvd_pca_gram_sumsq(const double *g, size_t n);
+
 /* Top-k eigenpairs of the Gram g (n x n column-major, upper triangle read; overwritten) by
  * LAPACK dsyevr for the index range n-k+1..n: values descending in theta[0..k), unit vectors in
  * the columns of u (n x k column-major); all borrowed.  Returns GSVD_OK, GSVD_ENOMEM,

@@ -37,7 +37,7 @@ enum gsvd_pca_method gsvd_pca_method_for(const struct gsvd_pca_params *p, size_t
 {
     if (p->method != GSVD_PCA_AUTO)
         return p->method;
-    if (n <= GSVD_PCA_AUTO_EXACT_N)
+    if (n <= GSVD_PCA_AUTO_EXACT_N || p->tw) /* Tracy-Widom needs the Gram (tracy_widom.h) */
         return GSVD_PCA_EXACT;
     return p->accuracy == GSVD_PCA_ACCURACY_BULK ? GSVD_PCA_KRYLOV : GSVD_PCA_RANDOMIZED;
 }

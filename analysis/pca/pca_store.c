@@ -139,6 +139,13 @@ static int pca_attrs(const struct gsvd_pca_store_info *info, const struct gsvd_p
                              (unsigned long long)info->var_start));
     if (info->fitted)
         GSVD_TRY(gsvd_buf_printf(attrs, ",\n    \"N_fitted\": %zu", info->n_fitted));
+    if (r->tw_stat) {
+        size_t sig = 0;
+        while (sig < k && r->tw_pvalue[sig] < 0.05)
+            sig++;
+        GSVD_TRY(gsvd_buf_printf(
+            attrs, ",\n    \"tw_eigenvalues\": %zu,\n    \"tw_significant\": %zu", r->tw_m, sig));
+    }
     GSVD_TRY(gsvd_buf_puts(attrs, "\n}"));
 out:
     return rc;
@@ -204,6 +211,11 @@ int gsvd_pca_store_build(const struct gsvd_pca_store_info *info, const struct gs
             gsvd_free(eig);
         if (rc < 0)
             goto out;
+    }
+    if (r->tw_stat) {
+        GSVD_TRY(put_f8(res, "sample_pca_tw_statistic", 1, k, 0, "components", NULL, r->tw_stat));
+        GSVD_TRY(put_f8(res, "sample_pca_tw_pvalue", 1, k, 0, "components", NULL, r->tw_pvalue));
+        GSVD_TRY(put_f8(res, "sample_pca_tw_effective_n", 1, k, 0, "components", NULL, r->tw_neff));
     }
     if (r->v) {
         uint64_t m = r->m_range;

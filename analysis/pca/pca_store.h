@@ -14,13 +14,19 @@
  *   variant_pca_contig                    strings variants: contig name     } when the input
  *   variant_pca_position                  i8 variants: position             } has VCF-Zarr's
  *   variant_pca_alleles                   strings variants: "REF,ALT[,..]"  } variant arrays
+ * With `pca --tw` (analysis/pca/tracy_widom.h):
+ *   sample_pca_tw_statistic               f8 k: the Tracy-Widom statistic (NaN: too few left)
+ *   sample_pca_tw_pvalue                  f8 k: P(TW1 > statistic)
+ *   sample_pca_tw_effective_n             f8 k: the effective number of markers
  * With `pca --fit-samples`:
  *   sample_pca_fitted                     bool samples: 1 for the samples the PCs were fitted
  *                                         on, 0 for those projected onto them
  * (analysis/pca/project.h) Group attributes: version, command, input, method, k, l, iterations,
  * convergence, max_relative_residual, stop, tol, converged, seed, scaler, missing, N, M, M_used,
  * trace, singular_value_error_bound, singular_value_error_estimate, gram_error, ploidy,
- * variant_start (index in the input of the first variant row), and with --fit-samples N_fitted.
+ * variant_start (index in the input of the first variant row), with --fit-samples N_fitted, with
+ * --tw tw_eigenvalues (the eigenvalues counted, the Gram's rank) and tw_significant (leading
+ * components with p < 0.05).
  * Thread safety: calls share no state. */
 #ifndef GSVD_ANALYSIS_PCA_PCA_STORE_H
 #define GSVD_ANALYSIS_PCA_PCA_STORE_H

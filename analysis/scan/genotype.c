@@ -85,6 +85,11 @@ size_t gsvd_geno_ploidy(const gsvd_geno *g)
     return g->ploidy;
 }
 
+enum gsvd_scaler gsvd_geno_scaler(const gsvd_geno *g)
+{
+    return g->p.scaler;
+}
+
 const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g)
 {
     return &g->ids;

@@ -101,6 +101,7 @@ uint64_t gsvd_geno_n_variants(const gsvd_geno *g);       /* in the range, before
 uint64_t gsvd_geno_n_array_variants(const gsvd_geno *g); /* of the whole array */
 const char *gsvd_geno_array_path(const gsvd_geno *g);    /* borrowed; path inside the tree */
 size_t gsvd_geno_ploidy(const gsvd_geno *g);
+enum gsvd_scaler gsvd_geno_scaler(const gsvd_geno *g); /* the one it was opened with */
 int gsvd_geno_is_float(const gsvd_geno *g); /* 1: float input (float64 blocks, NaN missing) */
 const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g); /* borrowed */
 const char *gsvd_geno_array_name(const gsvd_geno *g); /* borrowed; for messages and attrs */
