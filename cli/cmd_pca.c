@@ -18,6 +18,7 @@
 #include "cli/opts_input.h"
 #include "cli/cli_mask.h"
 #include "analysis/pca/pca_fit.h"
+#include "analysis/pca/pca_outlier.h"
 #include "common/alloc.h"
 #include "common/buf.h"
 #include "common/err.h"
@@ -36,6 +37,8 @@ struct pca_opts {
     int gram_kernel;             /* --gram-kernel: enum gsvd_gram_kernel */
     int pass_kernel;             /* --pass-kernel: enum gsvd_pass_kernel */
     int force;
+    int outlier_project;     /* --outlier-project */
+    const char *outlier_out; /* --outlier-out FILE */
     struct gsvd_pca_params pca;
     struct gsvd_geno_params geno;
     uint64_t memory;
@@ -219,6 +222,45 @@ static const struct gsvd_opt method_options[] = {
              "(int8 Intel AMX tiles on the\n2-bit codes, X and W to 2^-20: faster, products within"
              "\n~1e-6 of f32's); auto is i8 where it runs [auto]"},
 };
+static const struct gsvd_opt outlier_options[] = {
+    {.name = "outlier-iter",
+     .type = GSVD_OPT_UINT,
+     PCA(pca.outlier_iter),
+     .arg = "N",
+     .lo = 0,
+     .hi = 1000,
+     .help = "remove outliers as EIGENSOFT's smartpca, in at most N\nrounds (its numoutlieriter, "
+             "default 5 there) [0: off]"},
+    {.name = "outlier-pcs",
+     .type = GSVD_OPT_UINT,
+     PCA(pca.outlier_pcs),
+     .arg = "K",
+     .lo = 1,
+     .hi = 100000,
+     .help = "...looking at the top K PCs (numoutlierevec) [10]"},
+    {.name = "outlier-sigma",
+     .type = GSVD_OPT_DOUBLE,
+     PCA(pca.outlier_sigma),
+     .arg = "S",
+     .dlo = 1e-9,
+     .dhi = 1e9,
+     .range = "a number > 0",
+     .help = "...removing samples more than S standard deviations\nfrom the mean on any of them "
+             "(outliersigmathresh) [6]"},
+    {.name = "outlier-project",
+     .type = GSVD_OPT_FLAG,
+     PCA(outlier_project),
+     .value = 1,
+     .help = "project the removed samples onto the final PCs (else\ntheir rows are NaN in -o "
+             "and absent from the TSV)"},
+    {.name = "outlier-out",
+     .type = GSVD_OPT_STRING,
+     PCA(outlier_out),
+     .arg = "FILE",
+     .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
+     .help = "the removed samples as TSV: sample_id, iter, pc, sigmage\n(smartpca's outlier "
+             "lines)"},
+};
 static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_ARRAY(struct pca_opts),
     GSVD_OPT_IN_TRANSPOSE(struct pca_opts),
@@ -274,11 +316,17 @@ static const struct gsvd_opt_group out_group =
     GSVD_OPT_GROUP("Output (default: TSV of the scores on stdout):", out_options);
 static const struct gsvd_opt_group method_group = GSVD_OPT_GROUP("Method:", method_options);
 static const struct gsvd_opt_group input_group = GSVD_OPT_GROUP("Input:", input_options);
+static const struct gsvd_opt_group outlier_group =
+    GSVD_OPT_GROUP("Outlier removal (smartpca's):", outlier_options);
 static const struct gsvd_opt_group resource_group = GSVD_OPT_GROUP("Resources:", resource_options);
 static const struct gsvd_opt_bind pca_groups[] = {
-    {&out_group, 0},      {&gsvd_opts_zarr_out, offsetof(struct pca_opts, zout)},
-    {&method_group, 0},   {&input_group, 0},
-    {&resource_group, 0}, GSVD_OPTS_BIND_COMMON(struct pca_opts),
+    {&out_group, 0},
+    {&gsvd_opts_zarr_out, offsetof(struct pca_opts, zout)},
+    {&method_group, 0},
+    {&outlier_group, 0},
+    {&input_group, 0},
+    {&resource_group, 0},
+    GSVD_OPTS_BIND_COMMON(struct pca_opts),
 };
 const struct gsvd_cmd_spec gsvd_cmd_pca_spec = {
     .name = "pca",
@@ -435,6 +483,20 @@ static void report_iterative(const struct gsvd_pca_result *r, const struct gsvd_
                   gsvd_pca_accuracy_name(p->accuracy), line, r->convergence);
 }
 
+/* Outlier removal: the samples each round removed, and what is left. */
+static void report_outliers(const struct gsvd_pca_outliers *ol, const struct gsvd_pca_result *r)
+{
+    gsvd_cli_note("outlier removal: %zu of %zu samples removed in %zu rounds; the PCs are those "
+                  "of the %zu left",
+                  ol->n_removed, ol->n, ol->n_rounds, r->n);
+    for (size_t round = 1; round <= ol->n_rounds; round++) {
+        size_t c = 0;
+        for (size_t i = 0; i < ol->n; i++)
+            c += ol->round[i] == (int64_t)round;
+        gsvd_cli_note("outlier round %zu: %zu removed", round, c);
+    }
+}
+
 /* twstats' table (eigenvalues scaled as smartpca's: their m sum to m) and the count of leading
  * components significant at 0.05, one summary line each. */
 static void report_tw(const struct gsvd_pca_result *r)
@@ -478,7 +540,8 @@ static void note_values(const char *label, const double *v, size_t k, int digits
 /* The summary on stderr at the default level: what was used, how it was solved, the singular
  * values (with their error bounds or estimates when not exact) and the variance each PC
  * explains; the output and the time follow (report_done). */
-static void report(const struct gsvd_pca_result *r, const struct gsvd_pca_params *p)
+static void report(const struct gsvd_pca_result *r, const struct gsvd_pca_params *p,
+                   const struct gsvd_pca_outliers *ol)
 {
     const struct gsvd_geno_counts *c = &r->counts;
     if (gsvd_log_get_level() < GSVD_LOG_WARN)
@@ -524,6 +587,8 @@ static void report(const struct gsvd_pca_result *r, const struct gsvd_pca_params
             gsvd_cli_note("%s", b.data);
         gsvd_buf_free(&b);
     }
+    if (ol)
+        report_outliers(ol, r);
     if (r->tw_stat)
         report_tw(r);
 }
@@ -539,6 +604,8 @@ static void report_done(const struct pca_opts *o)
     if (ok && o->plink)
         ok = gsvd_buf_printf(&b, "%s%s.eigenvec and %s.eigenval", b.len ? ", " : "", o->plink,
                              o->plink) == 0;
+    if (ok && o->outlier_out)
+        ok = gsvd_buf_printf(&b, "%s%s", b.len ? ", " : "", o->outlier_out) == 0;
     if (ok && (o->format || (!o->output && !o->plink)))
         ok = gsvd_buf_printf(&b, "%sthe scores to standard output", b.len ? ", " : "") == 0;
     if (ok)
@@ -569,37 +636,89 @@ static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params
     return gsvd_geno_restrict(g, a, b);
 }
 
-/* -o and --plink's two files, before any input is read: each may exist only with --force. */
+/* -o, --plink's two files and --outlier-out, before any input is read: each may exist only
+ * with --force. */
 static int check_outputs(const struct pca_opts *o)
 {
     char *vec = o->plink ? gsvd_asprintf("%s.eigenvec", o->plink) : NULL;
     char *val = o->plink ? gsvd_asprintf("%s.eigenval", o->plink) : NULL;
-    const char *files[] = {vec, val, NULL};
+    const char *files[4] = {NULL};
+    size_t nf = 0;
     int rc;
 
+    if (o->plink) {
+        files[nf++] = vec;
+        files[nf++] = val;
+    }
+    if (o->outlier_out)
+        files[nf++] = o->outlier_out;
     if (o->plink && (!vec || !val)) /* every rank learns of it (gsvd_cli_check_outputs does) */
         rc = gsvd_comm_agree(gsvd_cli_world(), GSVD_ENOMEM, NULL);
     else
-        rc = gsvd_cli_check_outputs(o->output, o->force, o->plink ? files : NULL, o->force);
+        rc = gsvd_cli_check_outputs(o->output, o->force, nf ? files : NULL, o->force);
     gsvd_free(vec);
     gsvd_free(val);
     return rc;
 }
 
-/* Everything before the analysis: backend, input, genotype handle, this rank's part, plan. */
-static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_comm *world,
-                 struct gsvd_cli_input *in, struct gsvd_strlist *samples, gsvd_geno **g,
-                 gsvd_backend **be)
+/* What a genotype handle needs after gsvd_geno_open: this rank's part of the variants and the
+ * memory plan; for the first handle and for each outlier round's (gsvd_pca_open_fn). */
+struct ready_ctx {
+    struct pca_opts *o;
+    const struct gsvd_cli_common *common;
+    gsvd_comm *world;
+    struct gsvd_cli_input *in;
+    struct gsvd_backend_params bp;
+};
+
+static int make_ready(struct ready_ctx *c, gsvd_geno *g)
 {
-    struct gsvd_backend_params bp = {.n_threads = common->threads,
-                                     .local_rank = (size_t)gsvd_comm_local_rank(world),
-                                     .gram_f64 = o->gram_f64,
-                                     .gram_kernel = o->gram_kernel,
-                                     .pass_kernel = o->pass_kernel};
+    uint64_t cache = c->o->geno.cache_bytes;
+    int rc = GSVD_OK;
+    if (c->world)
+        GSVD_TRY(split_variants(c->world, g, &c->o->pca, c->common->threads));
+    GSVD_TRY(gsvd_pca_plan(g, c->o->memory, &c->bp, &c->o->pca, &cache));
+    gsvd_geno_set_cache(g, cache);
+out:
+    return rc;
+}
+
+static int reopen(void *vctx, const struct gsvd_strlist *keep, gsvd_geno **out)
+{
+    struct ready_ctx *c = vctx;
+    struct gsvd_geno_params gp = c->o->geno;
+    gsvd_geno *g = NULL;
     int rc = GSVD_OK;
 
+    *out = NULL;
+    gp.samples = keep; /* the kept samples of the starting set, by ID */
+    gp.sample_mask = NULL;
+    gp.sample_mask_len = 0;
+    GSVD_TRY(gsvd_geno_open(c->in->tree, c->in->node, &gp, &g));
+    GSVD_TRY(make_ready(c, g));
+    *out = g;
+    g = NULL;
+out:
+    gsvd_geno_close(g);
+    return rc;
+}
+
+/* Everything before the analysis: backend, input, genotype handle, this rank's part, plan. */
+static int setup(struct ready_ctx *c, struct gsvd_strlist *samples, gsvd_geno **g,
+                 gsvd_backend **be)
+{
+    struct pca_opts *o = c->o;
+    const struct gsvd_cli_common *common = c->common;
+    struct gsvd_cli_input *in = c->in;
+    int rc = GSVD_OK;
+
+    c->bp = (struct gsvd_backend_params){.n_threads = common->threads,
+                                         .local_rank = (size_t)gsvd_comm_local_rank(c->world),
+                                         .gram_f64 = o->gram_f64,
+                                         .gram_kernel = o->gram_kernel,
+                                         .pass_kernel = o->pass_kernel};
     /* first, so that an unavailable device fails before any data is read */
-    GSVD_TRY(gsvd_backend_open(o->device, &bp, be));
+    GSVD_TRY(gsvd_backend_open(o->device, &c->bp, be));
     if (o->gram_kernel != GSVD_GRAM_AUTO && strcmp(gsvd_backend_name(*be), "cpu") != 0)
         gsvd_log_warn("--gram-kernel applies to the CPU backend only (%s runs its own Gram)",
                       gsvd_backend_name(*be));
@@ -646,14 +765,52 @@ static int setup(struct pca_opts *o, const struct gsvd_cli_common *common, gsvd_
         struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
         GSVD_TRY(gsvd_writer_shard_shape(&wp, "sample_pca_projection", 1, &ns, &chunk, NULL));
     }
-    if (world)
-        GSVD_TRY(split_variants(world, *g, &o->pca, common->threads));
-    {
-        uint64_t cache = o->geno.cache_bytes;
-        GSVD_TRY(gsvd_pca_plan(*g, o->memory, &bp, &o->pca, &cache));
-        gsvd_geno_set_cache(*g, cache);
-    }
+    GSVD_TRY(make_ready(c, *g));
 out:
+    return rc;
+}
+
+/* --outlier-out: smartpca's outlier lines as TSV, round by round, in the starting set's order. */
+static int write_outliers(const char *path, const struct gsvd_pca_outliers *ol)
+{
+    struct gsvd_buf t = GSVD_BUF_INIT;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_buf_puts(&t, "#sample_id\titer\tpc\tsigmage\n"));
+    for (size_t round = 1; round <= ol->n_rounds; round++)
+        for (size_t i = 0; i < ol->n; i++)
+            if (ol->round[i] == (int64_t)round)
+                GSVD_TRY(gsvd_buf_printf(&t, "%s\t%zu\t%lld\t%.3f\n", ol->ids.items[i], round,
+                                         (long long)ol->pc[i], ol->sigma[i]));
+    GSVD_TRY(write_text_file(path, "", &t));
+out:
+    gsvd_buf_free(&t);
+    return rc;
+}
+
+/* Rank 0, after the run: the samples outside the fit (--fit-samples) or removed as outliers
+ * projected onto the PCs (--outlier-project), or the removed ones as NaN rows; *res and *ids
+ * then describe every sample, else they stay the fitted ones. */
+static int join_rows(struct pca_opts *o, struct gsvd_cli_input *in,
+                     const struct gsvd_strlist *samples, gsvd_geno *g,
+                     const struct gsvd_pca_result *r, const struct gsvd_pca_outliers *ol,
+                     size_t threads, struct gsvd_pca_fit_join *join)
+{
+    struct gsvd_geno_params fitp = o->geno;
+    int rc = GSVD_OK;
+
+    if (o->fit_file) {
+        rc = gsvd_pca_fit_join(in->tree, in->node, &o->geno, o->samples_file ? samples : NULL, g, r,
+                               threads, join);
+    } else if (o->outlier_project) { /* the starting set, by ID (no mask needed again) */
+        fitp.sample_mask = NULL;
+        fitp.sample_mask_len = 0;
+        rc = gsvd_pca_fit_join(in->tree, in->node, &fitp, &ol->ids, g, r, threads, join);
+    } else if (o->pca.outlier_iter) {
+        rc = gsvd_pca_outliers_join(ol, r, join);
+    }
+    if (!o->want_loadings)
+        join->all.v = NULL;
     return rc;
 }
 
@@ -661,19 +818,21 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
 {
     gsvd_comm *world = gsvd_cli_world();
     struct gsvd_cli_input in = {0};
+    struct ready_ctx ready = {.o = o, .common = common, .world = world, .in = &in};
     struct gsvd_strlist samples = GSVD_STRLIST_INIT;
     gsvd_geno *g = NULL;
     gsvd_backend *be = NULL;
     struct gsvd_pca_result *r = NULL;
     struct gsvd_cli_bar bar;
     struct gsvd_pca_fit_join join = {0};
-    const struct gsvd_pca_result *res;
-    const struct gsvd_strlist *ids;
+    struct gsvd_pca_outliers ol = {0};
+    const struct gsvd_pca_result *res, *tsv;
+    const struct gsvd_strlist *ids, *tsv_ids;
     int rc;
 
     rc = check_outputs(o); /* agreed on by every rank */
     if (rc == GSVD_OK)
-        rc = setup(o, common, world, &in, &samples, &g, &be);
+        rc = setup(&ready, &samples, &g, &be);
     if (world) /* one rank's bad start (say, a store it cannot reach) stops every rank */
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
@@ -681,21 +840,26 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
     o->pca.progress = gsvd_cli_progress(&bar, "variants", common->progress);
     o->pca.n_threads = common->threads;
     o->pca.comm = world;
-    GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
-    res = r;
-    ids = gsvd_geno_sample_ids(g);
+    if (o->pca.outlier_iter)
+        GSVD_TRY(gsvd_pca_outliers_run(&g, reopen, &ready, be, &o->pca, &r, &ol));
+    else
+        GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
+    res = tsv = r;
+    ids = tsv_ids = gsvd_geno_sample_ids(g);
     /* every rank holds the results; rank 0 (which alone holds every rank's loadings) projects
-     * the samples outside --fit-samples, writes, and tells the others how it went */
-    if (gsvd_comm_rank(world) == 0 && o->fit_file) {
-        rc = gsvd_pca_fit_join(in.tree, in.node, &o->geno, o->samples_file ? &samples : NULL, g, r,
-                               common->threads, &join);
-        if (!o->want_loadings)
-            join.all.v = NULL;
+     * the samples outside --fit-samples or removed as outliers, writes, and tells the others how
+     * it went */
+    if (gsvd_comm_rank(world) == 0 && (o->fit_file || o->pca.outlier_iter)) {
+        rc = join_rows(o, &in, &samples, g, r, &ol, common->threads, &join);
         res = &join.all;
         ids = &join.ids;
+        if (join.fitted) { /* every row has scores: the TSV lists them all */
+            tsv = res;
+            tsv_ids = ids;
+        }
     }
     if (gsvd_comm_rank(world) == 0 && rc == GSVD_OK) {
-        report(r, &o->pca);
+        report(r, &o->pca, o->pca.outlier_iter ? &ol : NULL);
         if (o->output) {
             struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
             struct gsvd_pca_store_info info = {.command = o->command,
@@ -711,20 +875,24 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
             info.vids = vids.n ? &vids : NULL;
             info.fitted = join.fitted;
             info.n_fitted = join.n_fitted;
+            info.outliers = o->pca.outlier_iter ? &ol : NULL;
             if (rc == GSVD_OK)
                 rc = gsvd_pca_store_write(o->output, o->force, &wp, &info, res, ids);
             gsvd_variant_ids_free(&vids);
         }
         if (rc == GSVD_OK && o->plink)
             rc = write_plink(o->plink, r, gsvd_geno_sample_ids(g));
+        if (rc == GSVD_OK && o->outlier_out)
+            rc = write_outliers(o->outlier_out, &ol);
         if (rc == GSVD_OK && (o->format || (!o->output && !o->plink)))
-            rc = write_tsv(res, ids);
+            rc = write_tsv(tsv, tsv_ids);
         if (rc == GSVD_OK)
             report_done(o);
     }
     if (world)
         rc = gsvd_comm_agree(world, rc, NULL);
 out:
+    gsvd_pca_outliers_free(&ol);
     gsvd_pca_fit_join_free(&join);
     gsvd_strlist_free(&o->fit_ids);
     gsvd_pca_result_free(r);
@@ -750,6 +918,8 @@ int gsvd_cmd_pca(int argc, char **argv)
     o.geno.cache_bytes = UINT64_MAX; /* not given (--cache cannot reach it) */
     o.pca.max_iter = 0;              /* not given (below its range) */
     o.pca.stop = (enum gsvd_pca_stop) - 1;
+    o.pca.outlier_pcs = 0; /* not given (the options' ranges exclude 0) */
+    o.pca.outlier_sigma = 0;
     rc = gsvd_opts_parse(&gsvd_cmd_pca_spec, argc, argv, &o, &first);
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
@@ -777,8 +947,16 @@ int gsvd_cmd_pca(int argc, char **argv)
         o.pca.max_iter = GSVD_PCA_MAX_ITER;
     if (first != argc - 1)
         return gsvd_cli_usage_error("pca", first >= argc ? "missing INPUT" : "too many arguments");
-    if (o.want_loadings || o.fit_file)
-        o.pca.loadings = 1; /* --fit-samples: projecting the others needs them */
+    if (!o.pca.outlier_iter &&
+        (o.pca.outlier_pcs || o.pca.outlier_sigma > 0 || o.outlier_project || o.outlier_out))
+        return gsvd_cli_usage_error("pca", "--outlier-pcs, --outlier-sigma, --outlier-project and "
+                                           "--outlier-out need --outlier-iter N (N > 0)");
+    if (!o.pca.outlier_pcs) /* smartpca's defaults */
+        o.pca.outlier_pcs = 10;
+    if (!(o.pca.outlier_sigma > 0))
+        o.pca.outlier_sigma = 6.0;
+    if (o.want_loadings || o.fit_file || o.outlier_project)
+        o.pca.loadings = 1; /* projecting the others needs them */
     if (o.ld_prune_arg) {
         o.ld_prune = 1;
         if (gsvd_cli_parse_ld_prune(o.ld_prune_arg, &o.lp) < 0) /* checked while parsing */

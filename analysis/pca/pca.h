@@ -96,13 +96,18 @@ struct gsvd_pca_params {
                need every eigenvalue's sum of squares, which only the exact method's Gram gives:
                AUTO then runs EXACT (up to GSVD_PCA_EXACT_MAX_N samples), the iterative methods
                are refused, and so is an inexact Gram kernel */
+    /* smartpca's outlier removal (analysis/pca/pca_outlier.h; gsvd_pca_run ignores these) */
+    size_t outlier_iter;  /* rounds at most (smartpca's numoutlieriter); 0: none */
+    size_t outlier_pcs;   /* PCs looked at (numoutlierevec) */
+    double outlier_sigma; /* standard deviations beyond which a sample goes (outliersigmathresh) */
 };
 #define GSVD_PCA_PARAMS_DEFAULT                                                                    \
     {                                                                                              \
         .n_components = 10, .method = GSVD_PCA_AUTO, .oversampling = 10,                           \
         .stop = GSVD_PCA_STOP_BOUND, .tol = 1e-4, .max_iter = GSVD_PCA_MAX_ITER, .power_iter = 0,  \
         .window = 8, .accuracy = GSVD_PCA_ACCURACY_FAST, .seed = 42, .loadings = 0,                \
-        .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL, .n_variants_all = 0, .tw = 0       \
+        .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL, .n_variants_all = 0, .tw = 0,      \
+        .outlier_iter = 0, .outlier_pcs = 10, .outlier_sigma = 6.0                                 \
     }
 
 struct gsvd_pca_result {

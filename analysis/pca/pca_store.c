@@ -95,6 +95,35 @@ static int put_i8(gsvd_result *res, const char *path, const char *dim, uint64_t 
     return gsvd_result_add(res, &s, data);
 }
 
+/* sample_pca_outlier, _pc and _sigma for the output's samples (looked up by ID; a sample
+ * outside the set removal started from, e.g. one --fit-samples left out, was never removed). */
+static int put_outliers(gsvd_result *res, const struct gsvd_pca_outliers *ol,
+                        const struct gsvd_strlist *ids)
+{
+    size_t n = ids->n;
+    int64_t *round = gsvd_malloc((n ? n : 1) * sizeof *round);
+    int64_t *pc = gsvd_malloc((n ? n : 1) * sizeof *pc);
+    double *sigma = gsvd_malloc((n ? n : 1) * sizeof *sigma);
+    int rc = round && pc && sigma ? GSVD_OK : GSVD_ENOMEM;
+
+    for (size_t i = 0; rc == GSVD_OK && i < n; i++) {
+        ptrdiff_t at = gsvd_pca_outliers_find(ol, ids->items[i]);
+        round[i] = at < 0 ? 0 : ol->round[at];
+        pc[i] = at < 0 ? 0 : ol->pc[at];
+        sigma[i] = at < 0 ? NAN : ol->sigma[at];
+    }
+    if (rc == GSVD_OK)
+        rc = put_i8(res, "sample_pca_outlier", "samples", n, round);
+    if (rc == GSVD_OK)
+        rc = put_i8(res, "sample_pca_outlier_pc", "samples", n, pc);
+    if (rc == GSVD_OK)
+        rc = put_f8(res, "sample_pca_outlier_sigma", 1, n, 0, "samples", NULL, sigma);
+    gsvd_free(round);
+    gsvd_free(pc);
+    gsvd_free(sigma);
+    return rc;
+}
+
 /* The group's attributes (pca_store.h). */
 static int pca_attrs(const struct gsvd_pca_store_info *info, const struct gsvd_pca_result *r,
                      struct gsvd_buf *attrs)
@@ -137,8 +166,16 @@ static int pca_attrs(const struct gsvd_pca_store_info *info, const struct gsvd_p
                              "    \"variant_start\": %llu",
                              r->gram_error, info->ploidy ? info->ploidy : 2,
                              (unsigned long long)info->var_start));
-    if (info->fitted)
+    if (info->fitted || info->n_fitted)
         GSVD_TRY(gsvd_buf_printf(attrs, ",\n    \"N_fitted\": %zu", info->n_fitted));
+    if (info->outliers)
+        GSVD_TRY(gsvd_buf_printf(
+            attrs,
+            ",\n    \"outlier_iter\": %zu,\n    \"outlier_pcs\": %zu,\n    \"outlier_sigma\": "
+            "%.17g,\n    \"outlier_rounds\": %zu,\n    \"N_outliers\": %zu,\n"
+            "    \"outlier_projected\": %s",
+            info->pca->outlier_iter, info->pca->outlier_pcs, info->pca->outlier_sigma,
+            info->outliers->n_rounds, info->outliers->n_removed, info->fitted ? "true" : "false"));
     if (r->tw_stat) {
         size_t sig = 0;
         while (sig < k && r->tw_pvalue[sig] < 0.05)
@@ -173,6 +210,8 @@ int gsvd_pca_store_build(const struct gsvd_pca_store_info *info, const struct gs
     GSVD_TRY(put_strings(res, "sample_id", "samples", ids));
     if (info->fitted)
         GSVD_TRY(put_bool(res, "sample_pca_fitted", "samples", n, info->fitted));
+    if (info->outliers)
+        GSVD_TRY(put_outliers(res, info->outliers, ids));
     if (!(tmp = new_f8(n * k))) {
         rc = GSVD_ENOMEM;
         goto out;
@@ -186,7 +225,7 @@ int gsvd_pca_store_build(const struct gsvd_pca_store_info *info, const struct gs
     {
         double *ev = new_f8(k), *evr = new_f8(k), *eig = new_f8(k);
         for (size_t q = 0; ev && evr && eig && q < k; q++) {
-            ev[q] = r->s[q] * r->s[q] / (double)(info->fitted ? info->n_fitted : n);
+            ev[q] = r->s[q] * r->s[q] / (double)(info->n_fitted ? info->n_fitted : n);
             evr[q] = r->s[q] * r->s[q] / r->trace;
             eig[q] = r->s[q] * r->s[q] / (double)r->m_used;
         }

@@ -18,13 +18,21 @@
  *   sample_pca_tw_statistic               f8 k: the Tracy-Widom statistic (NaN: too few left)
  *   sample_pca_tw_pvalue                  f8 k: P(TW1 > statistic)
  *   sample_pca_tw_effective_n             f8 k: the effective number of markers
+ * With `pca --outlier-iter N` (analysis/pca/pca_outlier.h; rows of removed samples that were
+ * not projected are NaN in sample_pca_projection):
+ *   sample_pca_outlier                    i8 samples: the round that removed it, 0 kept
+ *   sample_pca_outlier_pc                 i8 samples: the PC (1-based) that removed it, 0 kept
+ *   sample_pca_outlier_sigma              f8 samples: its distance from the mean on that PC in
+ *                                         standard deviations (signed), NaN kept
  * With `pca --fit-samples`:
  *   sample_pca_fitted                     bool samples: 1 for the samples the PCs were fitted
  *                                         on, 0 for those projected onto them
  * (analysis/pca/project.h) Group attributes: version, command, input, method, k, l, iterations,
  * convergence, max_relative_residual, stop, tol, converged, seed, scaler, missing, N, M, M_used,
  * trace, singular_value_error_bound, singular_value_error_estimate, gram_error, ploidy,
- * variant_start (index in the input of the first variant row), with --fit-samples N_fitted, with
+ * variant_start (index in the input of the first variant row), with --fit-samples or outlier
+ * removal N_fitted, with outlier removal outlier_iter, outlier_pcs, outlier_sigma,
+ * outlier_rounds, N_outliers and outlier_projected, with
  * --tw tw_eigenvalues (the eigenvalues counted, the Gram's rank) and tw_significant (leading
  * components with p < 0.05).
  * Thread safety: calls share no state. */
@@ -34,6 +42,7 @@
 #include <stdint.h>
 #include "analysis/scan/genotype.h"
 #include "analysis/pca/pca.h"
+#include "analysis/pca/pca_outlier.h"
 #include "analysis/scan/variant_ids.h"
 #include "common/buf.h"
 #include "zarr/result.h"
@@ -50,7 +59,10 @@ struct gsvd_pca_store_info {
     uint64_t var_start;                  /* index of the first variant of the range */
     const struct gsvd_variant_ids *vids; /* identity of the r->m_range variants, or NULL */
     const uint8_t *fitted;               /* r->n flags (fitted or projected), or NULL */
-    size_t n_fitted;                     /* with fitted: how many are set */
+    size_t n_fitted;                     /* samples the PCs were fitted on (with fitted: how many
+                                            are set), or 0: all r->n */
+    const struct gsvd_pca_outliers *outliers; /* removal (pca --outlier-iter), or NULL; the
+                                                 rows' samples are looked up in it by ID */
 };
 
 /* Name of a scaler as the attributes and --scaler spell it ("patterson", ...). */

@@ -1,0 +1,224 @@
+/* analysis/pca/pca_outlier.c - smartpca's iterative outlier removal around gsvd_pca_run
+ * (pca_outlier.h).  The rule was established against smartpca 8.0 by experiment (HapMap3, five
+ * rounds, 70 samples): its "sigmage" is (score - mean) / sd with the population sd over the
+ * samples of the round, every sample beyond the threshold on any of the PCs goes in the same
+ * round, and the PC it names is the first one beyond. */
+#include "gsvd_config.h"
+#include "analysis/pca/pca_outlier.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/pca/pca_fit.h"
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+
+void gsvd_pca_outliers_free(struct gsvd_pca_outliers *ol)
+{
+    if (!ol)
+        return;
+    gsvd_strlist_free(&ol->ids);
+    gsvd_free(ol->round);
+    gsvd_free(ol->pc);
+    gsvd_free(ol->sigma);
+    gsvd_free(ol->by_id);
+    memset(ol, 0, sizeof *ol);
+}
+
+struct id_at {
+    const char *id;
+    size_t at;
+};
+
+static int cmp_id_at(const void *a, const void *b)
+{
+    return strcmp(((const struct id_at *)a)->id, ((const struct id_at *)b)->id);
+}
+
+ptrdiff_t gsvd_pca_outliers_find(const struct gsvd_pca_outliers *ol, const char *id)
+{
+    size_t lo = 0, hi = ol->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ol->ids.items[ol->by_id[mid]], id);
+        if (c == 0)
+            return (ptrdiff_t)ol->by_id[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+static int outliers_init(struct gsvd_pca_outliers *ol, const struct gsvd_strlist *ids)
+{
+    size_t n = ids->n;
+    memset(ol, 0, sizeof *ol);
+    ol->n = n;
+    ol->round = gsvd_calloc(n ? n : 1, sizeof *ol->round);
+    ol->pc = gsvd_calloc(n ? n : 1, sizeof *ol->pc);
+    ol->sigma = gsvd_malloc((n ? n : 1) * sizeof *ol->sigma);
+    ol->by_id = gsvd_malloc((n ? n : 1) * sizeof *ol->by_id);
+    struct id_at *tmp = gsvd_malloc((n ? n : 1) * sizeof *tmp);
+    int rc = GSVD_OK;
+    if (!ol->round || !ol->pc || !ol->sigma || !ol->by_id || !tmp) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        GSVD_TRY(gsvd_strlist_push(&ol->ids, ids->items[i]));
+        ol->sigma[i] = NAN;
+        tmp[i] = (struct id_at){ol->ids.items[i], i};
+    }
+    qsort(tmp, n, sizeof *tmp, cmp_id_at);
+    for (size_t i = 0; i < n; i++)
+        ol->by_id[i] = tmp[i].at;
+out:
+    gsvd_free(tmp);
+    return rc;
+}
+
+/* Flag the samples of result r (rows: the starting-set indices at[0..r->n)) beyond sigma
+ * standard deviations on any of the first pcs components, as round `round`.  Returns how many. */
+static size_t flag(const struct gsvd_pca_result *r, size_t pcs, double sigma, const size_t *at,
+                   int64_t round, struct gsvd_pca_outliers *ol)
+{
+    size_t n = r->n, k = r->k, hits = 0;
+    for (size_t q = 0; q < pcs; q++) {
+        double mean = 0, var = 0;
+        for (size_t i = 0; i < n; i++)
+            mean += r->u[i * k + q];
+        mean /= (double)n;
+        for (size_t i = 0; i < n; i++) {
+            double d = r->u[i * k + q] - mean;
+            var += d * d;
+        }
+        double sd = sqrt(var / (double)n);
+        for (size_t i = 0; i < n; i++) {
+            double z = (r->u[i * k + q] - mean) / sd;
+            if (ol->round[at[i]] == 0 && fabs(z) > sigma) {
+                ol->round[at[i]] = round;
+                ol->pc[at[i]] = (int64_t)q + 1;
+                ol->sigma[at[i]] = z;
+                hits++;
+            }
+        }
+    }
+    return hits;
+}
+
+/* Keep the first k of r's components (r was computed with more). */
+static void truncate_components(struct gsvd_pca_result *r, size_t k)
+{
+    size_t k0 = r->k;
+    if (k == k0)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        memmove(r->u + i * k, r->u + i * k0, k * sizeof *r->u);
+    if (r->v)
+        for (uint64_t j = 0; j < r->m_range; j++)
+            memmove(r->v + j * k, r->v + j * k0, k * sizeof *r->v);
+    r->k = k; /* s, the bounds and the Tracy-Widom arrays keep their leading k entries */
+}
+
+int gsvd_pca_outliers_run(gsvd_geno **g, gsvd_pca_open_fn reopen, void *ctx, gsvd_backend *be,
+                          const struct gsvd_pca_params *p, struct gsvd_pca_result **out,
+                          struct gsvd_pca_outliers *ol)
+{
+    struct gsvd_pca_params pr = *p;
+    struct gsvd_pca_result *r = NULL;
+    struct gsvd_strlist keep = GSVD_STRLIST_INIT;
+    size_t *at = NULL, n_cur;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    memset(ol, 0, sizeof *ol);
+    GSVD_TRY(outliers_init(ol, gsvd_geno_sample_ids(*g)));
+    n_cur = ol->n;
+    at = gsvd_malloc((n_cur ? n_cur : 1) * sizeof *at);
+    if (!at) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n_cur; i++)
+        at[i] = i;
+    if (p->outlier_iter > 0 && p->outlier_pcs > pr.n_components)
+        pr.n_components = p->outlier_pcs;
+    for (size_t round = 1;; round++) {
+        if (p->outlier_iter > 0 && p->outlier_pcs >= n_cur) {
+            gsvd_log_error("outlier removal on %zu PCs needs more than %zu samples", p->outlier_pcs,
+                           n_cur);
+            rc = GSVD_EINVAL;
+            goto out;
+        }
+        GSVD_TRY(gsvd_pca_run(*g, be, &pr, &r));
+        if (round > p->outlier_iter)
+            break;
+        size_t hits = flag(r, p->outlier_pcs, p->outlier_sigma, at, (int64_t)round, ol);
+        if (hits == 0)
+            break;
+        ol->n_removed += hits;
+        ol->n_rounds++;
+        gsvd_strlist_free(&keep);
+        size_t w = 0;
+        for (size_t i = 0; i < n_cur; i++)
+            if (ol->round[at[i]] == 0) {
+                GSVD_TRY(gsvd_strlist_push(&keep, ol->ids.items[at[i]]));
+                at[w++] = at[i];
+            }
+        gsvd_log_info("outlier round %zu: %zu of %zu samples beyond %g sd on PCs 1-%zu removed",
+                      round, hits, n_cur, p->outlier_sigma, p->outlier_pcs);
+        n_cur = w;
+        gsvd_pca_result_free(r);
+        r = NULL;
+        gsvd_geno *next = NULL;
+        GSVD_TRY(reopen(ctx, &keep, &next));
+        gsvd_geno_close(*g);
+        *g = next;
+    }
+    truncate_components(r, p->n_components);
+    *out = r;
+    r = NULL;
+out:
+    if (rc < 0)
+        gsvd_pca_outliers_free(ol);
+    gsvd_pca_result_free(r);
+    gsvd_strlist_free(&keep);
+    gsvd_free(at);
+    return rc;
+}
+
+int gsvd_pca_outliers_join(const struct gsvd_pca_outliers *ol, const struct gsvd_pca_result *r,
+                           struct gsvd_pca_fit_join *out)
+{
+    size_t n = ol->n, k = r->k, row = 0;
+    int rc = GSVD_OK;
+
+    memset(out, 0, sizeof *out);
+    out->all = *r;
+    out->all.n = n;
+    out->all.u = gsvd_malloc((n ? n : 1) * k * sizeof *out->all.u);
+    if (!out->all.u) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        GSVD_TRY(gsvd_strlist_push(&out->ids, ol->ids.items[i]));
+        for (size_t q = 0; q < k; q++)
+            out->all.u[i * k + q] = ol->round[i] ? NAN : r->u[row * k + q];
+        row += ol->round[i] == 0;
+    }
+    if (row != r->n) {
+        gsvd_log_error("outlier join: %zu samples kept, %zu result rows", row, r->n);
+        rc = GSVD_EINTERNAL;
+        goto out;
+    }
+    out->n_fitted = r->n;
+out:
+    if (rc < 0)
+        gsvd_pca_fit_join_free(out);
+    return rc;
+}

@@ -1,0 +1,1 @@
+"$GENSVD" pca --outlier-project --format tsv "$TESTDATA/realdata/hapmap3.vcz"

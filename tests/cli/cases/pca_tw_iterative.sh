@@ -1,0 +1,1 @@
+"$GENSVD" pca --tw -m randomized "$TESTDATA/realdata/hapmap3.vcz"
