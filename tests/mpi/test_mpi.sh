@@ -4,8 +4,8 @@
 # (exact also with --gram-kernel amx and i8 for R = 2, 3 where the CPU has AMX),
 # on simulated data with missing calls (several Gram groups per rank) and on the bundled
 # HapMap3 store, also read over http by two ranks; pca rebalanced by kept variants (a mask
-# that drops most of the first half), --fit-samples; pdist for R = 2..4 with the bit-plane and
-# generic kernels, square and condensed, with and without --memory bands; a corrupt chunk
+# that drops most of the first half), --fit-samples, --outlier-iter (with --tw); pdist for
+# R = 2..4 with the bit-plane and generic kernels, square and condensed, with and without --memory bands; a corrupt chunk
 # stops every rank with exit 1, names the cause, and leaves no output; so does rank 0 out of
 # memory for the loadings it gathers.  The single-process results are checked against numpy elsewhere
 # (pca_oracles, pca_scale); here the oracle is the one-process run of the same binary, which
@@ -139,6 +139,26 @@ for r in 2 3; do
     check "--fit-samples -n $r: TSV bytes" cmp -s "$T/f1.tsv" "$T/fr.tsv"
     check "--fit-samples -n $r: Zarr bytes" same_store "$T/f1.zarr" "$T/fr.zarr"
     rm -rf "$T/fr.zarr"
+done
+
+# smartpca's outlier removal (every rank removes the same samples in each round, rank 0
+# projects them) and Tracy-Widom statistics (exact's Gram summed over the ranks)
+for meth in exact randomized; do
+    oopts=(-k 4 --method "$meth" --outlier-iter 3 --outlier-sigma 3 --outlier-project)
+    [ "$meth" = exact ] && oopts+=(--tw)
+    "$G" pca "$T/sim.vcz" "${oopts[@]}" -q -o "$T/o1.zarr" --outlier-out "$T/o1.txt" \
+        --format tsv >"$T/o1.tsv" || { echo "FAIL one process --outlier-iter $meth"; exit 1; }
+    check "--outlier-iter $meth: removes someone" test "$(wc -l <"$T/o1.txt")" -gt 1
+    for r in 2 3; do
+        "${MR[@]}" "$r" "$G" pca "$T/sim.vcz" "${oopts[@]}" -q -t 1 -o "$T/or.zarr" \
+            --outlier-out "$T/or.txt" --format tsv >"$T/or.tsv" 2>"$T/or.err"
+        check "--outlier-iter $meth -n $r: exit" test $? = 0
+        check "--outlier-iter $meth -n $r: TSV bytes" cmp -s "$T/o1.tsv" "$T/or.tsv"
+        check "--outlier-iter $meth -n $r: --outlier-out bytes" cmp -s "$T/o1.txt" "$T/or.txt"
+        check "--outlier-iter $meth -n $r: Zarr bytes" same_store "$T/o1.zarr" "$T/or.zarr"
+        rm -rf "$T/or.zarr"
+    done
+    rm -rf "$T/o1.zarr"
 done
 
 # rank 0 out of memory for the loadings it gathers (a malloc shim fails that one size on rank 0
