@@ -40,6 +40,7 @@ struct pdist_opts {
                           rank writes its own part and rank 0 finalizes (pdist/pdist_parts.h) */
     int force, counts, axis_variants, condensed, f4;
     int all_contigs;     /* --all-contigs: KING on X, Y and MT too (analysis/scan/autosomes.h) */
+    int haplotypes;      /* --haplotypes: each haplotype an item */
     int min_kinship_set; /* --min-kinship: a pair list (analysis/pdist/king_pairs.h) */
     double min_kinship;  /* NaN: not given */
     struct gsvd_pdist_params pd;
@@ -71,7 +72,7 @@ static int parse_metric(const char *cmd, const char *arg, void *field)
 static const char *const metric_names[] = {"euclidean", "sqeuclidean", "cityblock",   "minkowski",
                                            "chebyshev", "cosine",      "correlation", "hamming",
                                            "jaccard",   "braycurtis",  "canberra",    "ibs",
-                                           "king",      "ibs0",        NULL};
+                                           "king",      "ibs0",        "p-distance",  NULL};
 static const char *const dtype_names[] = {"f8", "f4", NULL}; /* offered; aliases accepted too */
 
 static int parse_dtype(const char *cmd, const char *arg, void *field)
@@ -113,7 +114,22 @@ static const struct gsvd_opt pdist_options[] = {
              "hamming, jaccard, braycurtis, canberra,\nibs (PLINK 1.9 1-ibs: sum |g_i - g_j| / "
              "(ploidy n_ij)),\nking (KING-robust kinship, plink2 --make-king: a similarity,\n0.5 "
              "on the diagonal; diploid calls only) or ibs0 (fraction\nof jointly called sites "
-             "with opposite homozygotes)\n[euclidean]"},
+             "with opposite homozygotes), p-distance (VCF2Dis's: the\nfraction of differing "
+             "haplotypes, h against h, over the\nsites called in both; phased calls)\n"
+             "[euclidean]"},
+    {.name = "haplotypes",
+     .type = GSVD_OPT_FLAG,
+     PD(haplotypes),
+     .value = 1,
+     .help = "each haplotype of the phased calls is an item (ID_0, ID_1,\n...; values 1 "
+             "for a non-reference allele, 0 for the\nreference), with any metric but king "
+             "and ibs0"},
+    {.name = "ignore-phase",
+     .type = GSVD_OPT_FLAG,
+     PD(geno.ignore_phase),
+     .value = 1,
+     .help = "with p-distance or --haplotypes: take each call's alleles\nin their stored order "
+             "(else an unphased heterozygous call,\nor no call_genotype_phased, is an error)"},
     {.name = "min-kinship",
      .type = GSVD_OPT_DOUBLE,
      PD(min_kinship),
@@ -526,10 +542,11 @@ static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
     const char *where = strcmp(o->input, "-") == 0 ? "standard input" : o->input;
     int rc = GSVD_OK;
 
-    if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) {
-        gsvd_log_error("%s: --metric %s needs genotype calls from a Zarr store, not a numeric "
-                       "matrix",
-                       where, gsvd_pdist_metric_name(o->pd.metric));
+    if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0 ||
+        o->pd.metric == GSVD_PDIST_P_DISTANCE || o->haplotypes) {
+        gsvd_log_error("%s: %s %s needs genotype calls from a Zarr store, not a numeric matrix",
+                       where, o->haplotypes ? "--haplotypes" : "--metric",
+                       o->haplotypes ? "" : gsvd_pdist_metric_name(o->pd.metric));
         return GSVD_EUNSUPPORTED;
     }
     if (o->samples_file || o->geno.var_start || o->geno.var_stop || o->geno.array ||
@@ -613,7 +630,10 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
         gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &vmask, &smask, &samples, &o->geno));
     if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0)
         GSVD_TRY(gsvd_autosomes_apply(in.tree, in.node, o->all_contigs, &au, &o->geno));
+    o->geno.haplotypes = o->haplotypes || o->pd.metric == GSVD_PDIST_P_DISTANCE;
     GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
+    if (o->pd.metric == GSVD_PDIST_P_DISTANCE && !o->haplotypes)
+        o->pd.hap_group = gsvd_geno_haplotypes(g); /* the samples are the items */
     if ((o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) &&
         (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) != 2)) {
         gsvd_log_error("%s: --metric %s needs diploid genotype calls (found %s, ploidy %zu)",
@@ -630,8 +650,10 @@ static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
     } else if (o->axis_variants) {
         GSVD_TRY(run_variants(o, common, g));
     } else {
-        struct pdist_job job = {
-            .g = g, .n = gsvd_geno_n_samples(g), .ids = gsvd_geno_sample_ids(g)};
+        size_t hg = o->pd.hap_group > 1 ? o->pd.hap_group : 1;
+        struct pdist_job job = {.g = g,
+                                .n = gsvd_geno_n_samples(g) / hg,
+                                .ids = hg > 1 ? gsvd_geno_call_ids(g) : gsvd_geno_sample_ids(g)};
         GSVD_TRY(run_job(o, common, &job));
     }
 out:
@@ -696,9 +718,20 @@ int gsvd_cmd_pdist(int argc, char **argv)
                                         "jointly called sites (no --axis variants, no "
                                         "--missing scale)",
                                         gsvd_pdist_metric_name(o.pd.metric));
+        if (o.haplotypes)
+            return gsvd_cli_usage_error("pdist",
+                                        "--metric %s compares diploid calls, not "
+                                        "haplotypes (no --haplotypes)",
+                                        gsvd_pdist_metric_name(o.pd.metric));
     } else if (o.all_contigs) {
         return gsvd_cli_usage_error("pdist", "--all-contigs applies to --metric king and ibs0");
     }
+    if (o.pd.metric == GSVD_PDIST_P_DISTANCE && o.axis_variants)
+        return gsvd_cli_usage_error("pdist", "--metric p-distance is between samples (or "
+                                             "haplotypes): no --axis variants");
+    if (o.geno.ignore_phase && !o.haplotypes && o.pd.metric != GSVD_PDIST_P_DISTANCE)
+        return gsvd_cli_usage_error("pdist",
+                                    "--ignore-phase applies to p-distance and --haplotypes");
     if (o.min_kinship_set) {
         if (o.pd.metric != GSVD_PDIST_KING)
             return gsvd_cli_usage_error("pdist", "--min-kinship needs --metric king");

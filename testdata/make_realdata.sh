@@ -40,5 +40,8 @@ rm -rf "$out/hapmap3.vcz" "$out/khuman_chr22.vcz"
 # Population labels (data files, see testdata/README.md for their sources).
 install -m 644 "$src/hapmap3_957x14389/hapmap3_957.populations.tsv" "$out/hapmap3_957.populations.tsv"
 install -m 644 "$src/khuman_1kg_chr22/pop.info" "$out/khuman_pop.info"
+# VCF2Dis's published p-distance row (pdist -m p-distance's oracle)
+install -m 644 "$src/khuman_1kg_chr22/reference_published/VCF2Dis_p_dis_row_NA06984.tsv" \
+    "$out/khuman_vcf2dis_p_dis_row_NA06984.tsv"
 
 "$venv/bin/python" "$repo/testdata/verify_realdata.py" "$src" "$out"

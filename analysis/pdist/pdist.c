@@ -19,8 +19,9 @@
 #include "common/scope.h"
 
 static const char *const metric_names[GSVD_PDIST_N_METRICS] = {
-    "euclidean", "sqeuclidean", "cityblock",  "minkowski", "chebyshev", "cosine", "correlation",
-    "hamming",   "jaccard",     "braycurtis", "canberra",  "ibs",       "king",   "ibs0",
+    "euclidean", "sqeuclidean", "cityblock", "minkowski", "chebyshev",
+    "cosine",    "correlation", "hamming",   "jaccard",   "braycurtis",
+    "canberra",  "ibs",         "king",      "ibs0",      "p-distance",
 };
 
 int gsvd_pdist_metric_parse(const char *name, enum gsvd_pdist_metric *out)
@@ -41,7 +42,7 @@ const char *gsvd_pdist_metric_name(enum gsvd_pdist_metric m)
 const char *gsvd_pdist_metric_list(void)
 {
     return "euclidean, sqeuclidean, cityblock, minkowski, chebyshev, cosine, correlation, "
-           "hamming, jaccard, braycurtis, canberra, ibs, king, ibs0";
+           "hamming, jaccard, braycurtis, canberra, ibs, king, ibs0, p-distance";
 }
 
 const char *gsvd_pdist_missing_name(enum gsvd_pdist_missing m)
@@ -83,6 +84,10 @@ struct pd_run {
     /* progress */
     uint64_t work_done, work_total;
     struct gsvd_pdist_summary sum;
+    /* p-distance on haplotype columns: columns per item, and each block's haplotypes as rows */
+    size_t haps;
+    int8_t *hrows;
+    size_t hrows_cap;
 };
 
 static void progress(struct pd_run *r, uint64_t features)
@@ -560,6 +565,7 @@ static void run_clear(struct pd_run *r)
     gsvd_free(r->dist);
     gsvd_free(r->n_sites);
     gsvd_free(r->king);
+    gsvd_free(r->hrows);
 }
 
 static int first_pass(struct pd_run *r, struct pd_source *src, size_t row0, size_t nb);
@@ -712,6 +718,18 @@ static int geno_block(void *ctx, const struct gsvd_gblock *blk, const struct gsv
         return GSVD_OK;
     if (!blk->i8 && !blk->f64)
         return GSVD_EINTERNAL; /* packed (cached) blocks are not used by pdist */
+    if (r->haps > 1) {         /* item i's haplotype h of variant v is feature h rows + v */
+        if (!blk->i8)
+            return GSVD_EINTERNAL; /* haplotypes come from integer calls */
+        rc = gsvd_pd_haplotype_rows(blk->i8, blk->n_rows, r->env.n, r->haps, &r->hrows,
+                                    &r->hrows_cap);
+        if (rc < 0)
+            return rc;
+        s = (struct pd_stripe){.n_feat = blk->n_rows * r->haps,
+                               .i8 = r->hrows,
+                               .item_stride = 1,
+                               .feat_stride = r->env.n};
+    }
     rc = pd_feed(r, &s);
     /* the scan stops on any non-zero return; a hand-over travels as ECANCELED */
     return rc == PD_HANDOVER ? GSVD_ECANCELED : rc;
@@ -720,12 +738,14 @@ static int geno_block(void *ctx, const struct gsvd_gblock *blk, const struct gsv
 struct geno_src {
     struct pd_source base;
     gsvd_geno *g;
+    size_t haps; /* features per variant */
 };
 
 static uint64_t geno_used(struct pd_source *src)
 {
-    const struct gsvd_geno_counts *c = gsvd_geno_counts(((struct geno_src *)src)->g);
-    return c->n_range - c->n_mask;
+    const struct geno_src *gs = (const struct geno_src *)src;
+    const struct gsvd_geno_counts *c = gsvd_geno_counts(gs->g);
+    return (c->n_range - c->n_mask) * gs->haps;
 }
 
 static int geno_pass(struct pd_source *src, struct pd_run *r)
@@ -741,15 +761,24 @@ int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p, gsvd_pdist_s
                    void *ctx, struct gsvd_pdist_summary *sum)
 {
     struct pd_run r = {.p = p};
-    struct geno_src src = {.base = {.pass = geno_pass, .used = geno_used}, .g = g};
+    struct geno_src src = {.base = {.pass = geno_pass, .used = geno_used}, .g = g, .haps = 1};
+    size_t hg = p->hap_group > 1 ? p->hap_group : 1;
     int rc;
 
-    r.env.n = gsvd_geno_n_samples(g);
-    r.env.m = gsvd_geno_n_variants(g);
+    if ((p->metric == GSVD_PDIST_P_DISTANCE && !gsvd_geno_haplotypes(g)) ||
+        (hg > 1 && (p->metric != GSVD_PDIST_P_DISTANCE || hg != gsvd_geno_haplotypes(g)))) {
+        gsvd_log_error("%s: p-distance compares the haplotypes of phased calls: open the "
+                       "genotypes with haplotypes, and group the columns by their ploidy",
+                       gsvd_geno_array_name(g));
+        return GSVD_EINVAL;
+    }
+    r.haps = src.haps = hg;
+    r.env.n = gsvd_geno_n_samples(g) / hg;
+    r.env.m = gsvd_geno_n_variants(g) * hg;
     r.m_used = r.env.m;
     r.ploidy = (double)gsvd_geno_ploidy(g);
     if (r.env.m > UINT32_MAX) {
-        gsvd_log_error("%llu variants: more than pdist's per-pair counts hold (2^32 - 1); "
+        gsvd_log_error("%llu features: more than pdist's per-pair counts hold (2^32 - 1); "
                        "use --variants to split the range",
                        (unsigned long long)r.env.m);
         return GSVD_EINVAL;

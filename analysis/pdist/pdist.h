@@ -41,8 +41,11 @@ enum gsvd_pdist_metric {
     GSVD_PDIST_BRAYCURTIS,
     GSVD_PDIST_CANBERRA,
     GSVD_PDIST_IBS,
-    GSVD_PDIST_KING, /* KING-robust kinship (plink2 --make-king): a similarity, self = 0.5 */
-    GSVD_PDIST_IBS0, /* fraction of jointly called sites with opposite homozygotes */
+    GSVD_PDIST_KING,       /* KING-robust kinship (plink2 --make-king): a similarity, self = 0.5 */
+    GSVD_PDIST_IBS0,       /* fraction of jointly called sites with opposite homozygotes */
+    GSVD_PDIST_P_DISTANCE, /* VCF2Dis's p-distance: the fraction of haplotype pairs (each
+                              item's haplotype h against the other's h) that differ, over the
+                              sites called in both; hamming on haplotype values */
     GSVD_PDIST_N_METRICS
 };
 
@@ -91,13 +94,18 @@ struct gsvd_pdist_params {
     size_t part, n_parts; /* job arrays without MPI (n_parts > 1, comm NULL): compute only the
                              bands of part `part` (1..n_parts) of the same sharing as ranks, and
                              hand them to this process's sink; part 1 has band 0 */
+    size_t hap_group;     /* p-distance on genotypes opened with haplotypes: the columns of one
+                             item (the calls' ploidy, gsvd_geno_haplotypes), so the items are
+                             the samples and their haplotypes, position by position, the
+                             features (P per variant); 0 or 1: every column an item (each
+                             haplotype its own, `pdist --haplotypes`).  Other metrics: 0 or 1 */
 };
 #define GSVD_PDIST_PARAMS_DEFAULT                                                                  \
     {                                                                                              \
         .metric = GSVD_PDIST_EUCLIDEAN, .p = 2, .missing = GSVD_PDIST_PAIRWISE, .n_threads = 1,    \
         .progress = {NULL, NULL}, .memory = 0, .sink_bytes = 0, .row_align = 1,                    \
         .kernel = GSVD_PDIST_KERNEL_AUTO, .simd = GSVD_PDIST_SIMD_AUTO, .ploidy = 0,               \
-        .device = NULL, .comm = NULL, .part = 0, .n_parts = 0                                      \
+        .device = NULL, .comm = NULL, .part = 0, .n_parts = 0, .hap_group = 0                      \
     }
 
 /* One finished band: rows [row0, row0 + n_rows) against columns [row0, n).  Entry (r, c) is
@@ -146,8 +154,10 @@ const char *gsvd_pdist_missing_name(enum gsvd_pdist_missing m);
 const char *gsvd_pdist_popcount_engine(void);
 
 /* Distances between the samples of g (borrowed; open it with the NONE scaler and no filters so
- * blocks carry raw dosages).  Finished bands go to sink(ctx, band).  Returns GSVD_OK (and the
- * summary in *sum when not NULL), GSVD_EINVAL (bad p, logged), GSVD_ENOMEM (logged when the
+ * blocks carry raw dosages; for p-distance with haplotypes).  Finished bands go to
+ * sink(ctx, band).  Returns GSVD_OK (and the summary in *sum when not NULL), GSVD_EINVAL (bad
+ * p; p-distance on a handle without haplotypes; a hap_group that is not its ploidy or 1, or
+ * with another metric; logged), GSVD_ENOMEM (logged when the
  * cap cannot hold one band of rows), the sink's errors, or read errors (missing calls with
  * GSVD_PDIST_ERROR come from the genotype reader). */
 GSVD_NODISCARD int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p,

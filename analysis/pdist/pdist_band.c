@@ -1,6 +1,7 @@
 /* analysis/pdist/pdist_band.c - helpers every pdist kernel uses (pdist_internal.h): band
- * accumulators and stripes as float64.  Apart from the engine (pdist.c), which names the kernels,
- * so that the kernels depend on this file and not on the engine. */
+ * accumulators, stripes as float64, haplotype columns as feature rows (p-distance).  Apart from the
+ * engine (pdist.c), which names the kernels, so that the kernels depend on this file and not on the
+ * engine. */
 #include "gsvd_config.h"
 
 #include <math.h>
@@ -46,5 +47,29 @@ int gsvd_pd_stripe_f64(const struct pd_stripe *s, size_t n, int item_major, doub
     for (size_t f = 0; f < nf; f++)
         for (size_t i = 0; i < n; i++)
             (*buf)[item_major ? i * nf + f : f * n + i] = pd_value(s, i, f);
+    return GSVD_OK;
+}
+
+int gsvd_pd_haplotype_rows(const int8_t *blk, size_t rows, size_t n, size_t haps, int8_t **buf,
+                           size_t *cap)
+{
+    size_t need;
+    if (gsvd_mul_size(rows, n, &need) < 0 || gsvd_mul_size(need, haps, &need) < 0)
+        return GSVD_ENOMEM;
+    if (need > *cap) {
+        gsvd_free(*buf);
+        *cap = 0;
+        *buf = gsvd_malloc(need ? need : 1);
+        if (!*buf)
+            return GSVD_ENOMEM;
+        *cap = need;
+    }
+    for (size_t h = 0; h < haps; h++)
+        for (size_t v = 0; v < rows; v++) {
+            const int8_t *src = blk + v * n * haps + h;
+            int8_t *dst = *buf + (h * rows + v) * n;
+            for (size_t i = 0; i < n; i++)
+                dst[i] = src[i * haps];
+        }
     return GSVD_OK;
 }

@@ -96,6 +96,12 @@ int gsvd_pd_band_acc(void **buf, size_t *cap, size_t n_rows, size_t n_cols, size
 int gsvd_pd_stripe_f64(const struct pd_stripe *s, size_t n, int item_major, double **buf,
                        size_t *cap);
 
+/* A block of haplotype columns (rows variants x n * haps columns, item i's haplotype h at
+ * column i haps + h) as haps * rows feature rows of n items: row h rows + v holds haplotype h
+ * of variant v, in *buf, grown when *cap bytes are too few.  GSVD_ENOMEM. */
+int gsvd_pd_haplotype_rows(const int8_t *blk, size_t rows, size_t n, size_t haps, int8_t **buf,
+                           size_t *cap);
+
 extern const struct pd_kernel_ops gsvd_pd_bitplane_ops;
 extern const struct pd_kernel_ops gsvd_pd_bitplane_wide_ops; /* the same, wide counts */
 extern const struct pd_kernel_ops gsvd_pd_bitplane_king_ops; /* the same, KING counts */

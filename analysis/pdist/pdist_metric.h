@@ -18,7 +18,7 @@ GSVD_EXTERN_C_BEGIN
 /* Sums over the jointly called features: n, and a..e by metric:
  *   euclidean, sqeuclidean: a = sum (u - v)^2      cityblock, ibs: a = sum |u - v|
  *   minkowski: a = sum |u - v|^p                    chebyshev: a = max |u - v|
- *   hamming: a = #(u != v)                          canberra: a = sum |u - v| / (|u| + |v|)
+ *   hamming, p-distance: a = #(u != v)              canberra: a = sum |u - v| / (|u| + |v|)
  *   jaccard: a = #(bool u != bool v), b = #(u or v) braycurtis: a = sum |u - v|, b = sum |u + v|
  *   cosine, correlation: a = sum u, b = sum v, c = sum uv, d = sum u^2, e = sum v^2
  *   king, ibs0: a = #(u = v = 1) (het-het), b = #{u, v} = {0, 2} (IBS0), c = #(u = 1),
@@ -38,6 +38,7 @@ static inline GSVD_HD int gsvd_pd_bitplane_metric(enum gsvd_pdist_metric m)
     case GSVD_PDIST_CHEBYSHEV:
     case GSVD_PDIST_HAMMING:
     case GSVD_PDIST_IBS:
+    case GSVD_PDIST_P_DISTANCE:
         return 1;
     default:
         return 0;
@@ -152,6 +153,7 @@ static inline GSVD_HD void gsvd_pd_counts_to_sums(enum gsvd_pdist_metric m, doub
         s->a = two > 0 ? 2 : one > 0 ? 1 : 0;
         break;
     case GSVD_PDIST_HAMMING:
+    case GSVD_PDIST_P_DISTANCE:
         s->a = one + two;
         break;
     default: /* cityblock, ibs */
@@ -191,6 +193,7 @@ static inline GSVD_HD void gsvd_pd_sums_add(enum gsvd_pdist_metric m, double pw,
         s->a = diff > s->a ? diff : s->a;
         break;
     case GSVD_PDIST_HAMMING:
+    case GSVD_PDIST_P_DISTANCE:
         s->a = GSVD_DADD(s->a, u != v ? 1.0 : 0.0);
         break;
     case GSVD_PDIST_JACCARD:
@@ -292,6 +295,7 @@ static inline GSVD_HD double gsvd_pd_finish(enum gsvd_pdist_metric metric, doubl
     case GSVD_PDIST_CANBERRA:
         return a;
     case GSVD_PDIST_HAMMING:
+    case GSVD_PDIST_P_DISTANCE:
         return a / n;
     case GSVD_PDIST_IBS:
         return a / (ploidy * n);

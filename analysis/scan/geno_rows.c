@@ -272,6 +272,59 @@ out:
     return rc;
 }
 
+/* Haplotype columns (genotype_internal.h): the region of the calls, and of the phase array
+ * when it is checked, read whole; every analysed sample's alleles to 0/1 (-1 where < 0). */
+int gsvd_geno_make_haplotypes(gsvd_geno *g, gsvd_reader *r, gsvd_reader *pr, uint64_t v0, size_t nv,
+                              struct scan_slot *s)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
+    const struct gsvd_dtype *dt = &z->dtype, *pdt = NULL;
+    size_t P = g->haps, NA = (size_t)g->n_all_samples, N = g->n_samples, ns = N / P, cells, bytes;
+    uint64_t start[3] = {v0, 0, 0}, count[3] = {nv, NA, P};
+    int rc = GSVD_OK;
+
+    if (gsvd_mul_size(nv, NA, &cells) < 0 || gsvd_mul_size(cells, P, &bytes) < 0 ||
+        gsvd_mul_size(bytes, dt->size, &bytes) < 0)
+        return GSVD_EFORMAT;
+    GSVD_TRY(gsvd_reserve_large(&s->raw, &s->raw_cap, bytes, 1));
+    GSVD_TRY(gsvd_reader_read(r, start, count, s->raw));
+    if (pr) {
+        pdt = &gsvd_array_meta(g->phased)->dtype;
+        GSVD_TRY(gsvd_reserve_large(&s->praw, &s->praw_cap, cells, pdt->size));
+        GSVD_TRY(gsvd_reader_read(pr, start, count, s->praw));
+    }
+    GSVD_TRY(gsvd_reserve_large(&s->dos, &s->dos_cap, nv, N));
+    s->have_sums = 0;
+    for (size_t j = 0; j < nv; j++)
+        for (size_t i = 0; i < ns; i++) {
+            size_t col = g->sample_idx ? (size_t)g->sample_idx[i] : i, call = j * NA + col;
+            int het = 0;
+            int64_t first = -1;
+            int8_t *d = s->dos + j * N + i * P;
+            for (size_t h = 0; h < P; h++) {
+                int64_t v = dt->kind == 'i' && dt->size == 1
+                                ? ((const int8_t *)s->raw)[call * P + h]
+                                : load_int(dt, s->raw, call * P + h);
+                d[h] = (int8_t)(v < 0 ? -1 : v > 0);
+                if (v >= 0) {
+                    het |= first >= 0 && v != first;
+                    if (first < 0)
+                        first = v;
+                }
+            }
+            if (het && pr && load_int(pdt, s->praw, call) == 0) {
+                gsvd_log_error("%s: variant %llu, sample %s: an unphased heterozygous call; "
+                               "haplotypes need phased calls (call_genotype_phased), or "
+                               "--ignore-phase to take the alleles in their stored order",
+                               gsvd_array_name(g->arr), (unsigned long long)(v0 + j),
+                               g->call_ids.items[i]);
+                return GSVD_EINCONSIST;
+            }
+        }
+out:
+    return rc;
+}
+
 /* Statistics, filters and scale of row j; returns 1 if kept. */
 int gsvd_geno_judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t variant)
 {

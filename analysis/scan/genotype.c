@@ -37,7 +37,9 @@ uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g)
     uint64_t nw = g->p.n_threads ? g->p.n_threads : 1, rows = g->cv;
     /* per slot: the decoded chunk row in the array's dtype, the dosages (int8 or float64) and
      * the packed rows; one slot per worker and one more */
-    uint64_t raw = rows * g->n_all_samples * (g->rank == 3 ? g->ploidy : 1) * z->dtype.size;
+    uint64_t per = g->rank == 3 ? (g->haps ? g->haps : g->ploidy) : 1;
+    uint64_t raw = rows * g->n_all_samples * per * z->dtype.size +
+                   (g->phased ? rows * 8 : 0) * g->n_all_samples;
     uint64_t dos = rows * g->n_samples * (g->is_float ? 8 : 1) + rows * g->n_samples / 4;
     return (nw + 1) * (raw + dos);
 }
@@ -90,6 +92,16 @@ enum gsvd_scaler gsvd_geno_scaler(const gsvd_geno *g)
     return g->p.scaler;
 }
 
+size_t gsvd_geno_haplotypes(const gsvd_geno *g)
+{
+    return g->haps;
+}
+
+const struct gsvd_strlist *gsvd_geno_call_ids(const gsvd_geno *g)
+{
+    return g->haps ? &g->call_ids : &g->ids;
+}
+
 const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g)
 {
     return &g->ids;
@@ -117,7 +129,72 @@ void gsvd_geno_close(gsvd_geno *g)
     gsvd_gcache_free(g->cache);
     gsvd_gcache_free(g->pre);
     gsvd_gcache_free(g->post);
+    gsvd_array_close(g->phased);
+    gsvd_strlist_free(&g->call_ids);
     gsvd_free(g);
+}
+
+/* Haplotypes: check the calls can give them and open the phase array beside them
+ * (call_genotype_phased, variants x samples), unless the phase is to be ignored. */
+static int open_haplotypes(gsvd_geno *g)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(g->arr), *zp;
+    char *dir = NULL, *path = NULL, *slash;
+    int rc = GSVD_OK, kind;
+
+    if (g->rank != 3 || g->is_float) {
+        gsvd_log_error("%s: haplotypes need 3-D integer calls (variants x samples x ploidy, "
+                       "VCF-Zarr's call_genotype); this array holds dosages",
+                       gsvd_array_name(g->arr));
+        return GSVD_EUNSUPPORTED;
+    }
+    g->haps = g->ploidy;
+    g->ploidy = 1;
+    if (g->p.ignore_phase)
+        return GSVD_OK;
+    GSVD_TRY(gsvd_key_join(g->arr_path, "", &dir));
+    slash = strrchr(dir, '/');
+    *(slash ? slash : dir) = '\0';
+    GSVD_TRY(gsvd_key_join(dir, "call_genotype_phased", &path));
+    kind = gsvd_tree_node_kind(g->tree, path);
+    if (kind != GSVD_NODE_ARRAY) {
+        gsvd_log_error("%s: no call_genotype_phased beside the calls, so their phase is unknown; "
+                       "--ignore-phase takes each call's alleles in their stored order",
+                       gsvd_array_name(g->arr));
+        rc = kind < 0 && kind != GSVD_ENOTFOUND ? kind : GSVD_ENOTFOUND;
+        goto out;
+    }
+    GSVD_TRY(gsvd_array_open(g->tree, path, &g->phased));
+    zp = gsvd_array_meta(g->phased);
+    if (zp->ndim != 2 || zp->shape[0] != z->shape[0] || zp->shape[1] != z->shape[1] ||
+        (zp->dtype.kind != 'b' && zp->dtype.kind != 'i' && zp->dtype.kind != 'u')) {
+        gsvd_log_error("%s: not a bool array of %llu variants x %llu samples beside the calls",
+                       gsvd_array_name(g->phased), (unsigned long long)z->shape[0],
+                       (unsigned long long)z->shape[1]);
+        rc = GSVD_EINCONSIST;
+        goto out;
+    }
+out:
+    gsvd_free(dir);
+    gsvd_free(path);
+    return rc;
+}
+
+/* Haplotypes: each analysed sample becomes g->haps columns named ID_0, ID_1, ... */
+static int split_samples(gsvd_geno *g)
+{
+    int rc = GSVD_OK;
+
+    g->call_ids = g->ids;
+    g->ids = (struct gsvd_strlist)GSVD_STRLIST_INIT;
+    for (size_t i = 0; i < g->call_ids.n && rc == GSVD_OK; i++)
+        for (size_t h = 0; h < g->haps && rc == GSVD_OK; h++) {
+            char *id = gsvd_asprintf("%s_%zu", g->call_ids.items[i], h);
+            rc = id ? gsvd_strlist_push(&g->ids, id) : GSVD_ENOMEM;
+            gsvd_free(id);
+        }
+    g->n_samples = g->ids.n;
+    return rc;
 }
 
 /* Path of the genotype array: explicit, the node itself, or auto-detected in a group. */
@@ -246,6 +323,8 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
         rc = GSVD_EUNSUPPORTED;
         goto out;
     }
+    if (p->haplotypes)
+        GSVD_TRY(open_haplotypes(g));
     g->vs = p->var_start;
     g->ve = p->var_stop ? p->var_stop : g->n_all_variants;
     /* an array without variants is allowed (every scan is then empty); an empty range the
@@ -301,6 +380,8 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
         rc = GSVD_EDEGENERATE;
         goto out;
     }
+    if (g->haps)
+        GSVD_TRY(split_samples(g));
     *out = g;
     g = NULL;
 out:
@@ -314,6 +395,7 @@ out:
 struct scan_ctx {
     gsvd_geno *g;
     gsvd_reader **readers;
+    gsvd_reader **preaders; /* haplotypes: the phase array's, or NULL */
     gsvd_geno_block_fn fn;
     void *fn_ctx;
     uint64_t first_chunk;
@@ -363,7 +445,11 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
             return GSVD_ENOMEM;
         }
     }
-    GSVD_TRY(gsvd_geno_make_dosages(g, c->readers[worker], v0, nv, s));
+    if (g->haps)
+        GSVD_TRY(gsvd_geno_make_haplotypes(g, c->readers[worker],
+                                           c->preaders ? c->preaders[worker] : NULL, v0, nv, s));
+    else
+        GSVD_TRY(gsvd_geno_make_dosages(g, c->readers[worker], v0, nv, s));
     for (size_t j = 0; j < nv; j++) {
         int k = gsvd_geno_judge_row(g, s, j, v0 + j);
         if (k < 0) {
@@ -541,6 +627,8 @@ static int scan_store(gsvd_geno *g, uint64_t a, uint64_t b, gsvd_gcache *fill,
         goto out;
     }
     GSVD_TRY(gsvd_reader_pool_new(g->arr, nw, &c.readers));
+    if (g->phased)
+        GSVD_TRY(gsvd_reader_pool_new(g->phased, nw, &c.preaders));
     GSVD_TRY(prefetch_range(g, a, b));
     for (size_t i = 0; i < depth; i++)
         ptrs[i] = &slots[i];
@@ -549,8 +637,10 @@ static int scan_store(gsvd_geno *g, uint64_t a, uint64_t b, gsvd_gcache *fill,
     *counts = c.counts;
 out:
     gsvd_reader_pool_free(c.readers, nw);
+    gsvd_reader_pool_free(c.preaders, nw);
     for (size_t i = 0; slots && i < depth; i++) {
         gsvd_free(slots[i].raw);
+        gsvd_free(slots[i].praw);
         gsvd_free(slots[i].dos);
         gsvd_free(slots[i].fdos);
         gsvd_free(slots[i].center);

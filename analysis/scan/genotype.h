@@ -52,13 +52,24 @@ struct gsvd_geno_params {
     const uint8_t *sample_mask;  /* borrowed, or NULL: per sample of the array (by position),
                                     0 = leave it out; not with `samples` */
     uint64_t sample_mask_len;    /* entries of sample_mask: the array's sample count */
+    int haplotypes;              /* 1: every allele of a 3-D call array is a column of its own
+                                    (a haplotype): sample i's allele h is column i P + h of P per
+                                    call, 1 where the allele is > 0, 0 where it is 0, missing
+                                    where it is < 0; the handle's ploidy is then 1 and its
+                                    sample IDs are ID_0 .. ID_{P-1} (gsvd_geno_call_ids: the
+                                    samples).  A heterozygous call must be phased
+                                    (call_genotype_phased beside the calls), unless
+                                    ignore_phase */
+    int ignore_phase;            /* with haplotypes: take the alleles in their stored order
+                                    whatever call_genotype_phased says (or without it) */
 };
 #define GSVD_GENO_PARAMS_DEFAULT                                                                   \
     {                                                                                              \
         .array = NULL, .transpose = 0, .var_start = 0, .var_stop = 0, .samples = NULL, .maf = 0,   \
         .max_missing = 1, .scaler = GSVD_SCALER_PATTERSON, .missing_error = 0, .ploidy = 0,        \
         .n_threads = 1, .cache_bytes = 0, .cache_dir = NULL, .variant_mask = NULL,                 \
-        .variant_mask_len = 0, .sample_mask = NULL, .sample_mask_len = 0                           \
+        .variant_mask_len = 0, .sample_mask = NULL, .sample_mask_len = 0, .haplotypes = 0,         \
+        .ignore_phase = 0                                                                          \
     }
 
 /* Per-block description handed to the scan callback with the block itself. */
@@ -87,11 +98,14 @@ struct gsvd_geno_counts {
 
 /* Open the genotype matrix under node `path` of tree t (borrowed; must outlive the handle).
  * Returns GSVD_OK and a new handle (caller owns; free with gsvd_geno_close), or (logged)
- * GSVD_ENOTFOUND (no genotype array), GSVD_EINCONSIST (unknown or duplicate sample IDs, shape
- * disagreements), GSVD_EUNSUPPORTED (a dtype that is not integer or float, a rank other than
- * 2 or 3, more than GSVD_GENO_MAX_SAMPLES samples), GSVD_EINVAL (bad range), or store/format
- * errors; GSVD_EINCONSIST also when variant_mask_len or sample_mask_len differ from the
- * array's variant or sample count, or the sample mask keeps no sample. */
+ * GSVD_ENOTFOUND (no genotype array; with haplotypes no phase array, unless ignore_phase),
+ * GSVD_EINCONSIST (unknown or duplicate sample IDs, shape disagreements), GSVD_EUNSUPPORTED (a
+ * dtype that is not integer or float, a rank other than 2 or 3, more than
+ * GSVD_GENO_MAX_SAMPLES samples; haplotypes of anything but 3-D integer calls), GSVD_EINVAL
+ * (bad range), or store/format errors; GSVD_EINCONSIST also when variant_mask_len or
+ * sample_mask_len differ from the array's variant or sample count, or the sample mask keeps no
+ * sample.  A scan with haplotypes fails with GSVD_EINCONSIST (logged) on an unphased
+ * heterozygous call. */
 GSVD_NODISCARD int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params *p,
                                   gsvd_geno **out);
 void gsvd_geno_close(gsvd_geno *g); /* accepts NULL */
@@ -102,6 +116,11 @@ uint64_t gsvd_geno_n_array_variants(const gsvd_geno *g); /* of the whole array *
 const char *gsvd_geno_array_path(const gsvd_geno *g);    /* borrowed; path inside the tree */
 size_t gsvd_geno_ploidy(const gsvd_geno *g);
 enum gsvd_scaler gsvd_geno_scaler(const gsvd_geno *g); /* the one it was opened with */
+/* Opened with haplotypes: the alleles per call P (each sample is P columns); else 0. */
+size_t gsvd_geno_haplotypes(const gsvd_geno *g);
+/* The samples whose calls the columns hold: with haplotypes the n / P samples (borrowed),
+ * otherwise gsvd_geno_sample_ids. */
+const struct gsvd_strlist *gsvd_geno_call_ids(const gsvd_geno *g);
 int gsvd_geno_is_float(const gsvd_geno *g); /* 1: float input (float64 blocks, NaN missing) */
 const struct gsvd_strlist *gsvd_geno_sample_ids(const gsvd_geno *g); /* borrowed */
 const char *gsvd_geno_array_name(const gsvd_geno *g); /* borrowed; for messages and attrs */

@@ -41,9 +41,12 @@ struct gsvd_geno {
     gsvd_gcache *cache; /* owned; blocks of the first scan, or NULL */
     int cache_state;    /* 0 filling on the next scan, 1 complete, -1 off, 2 moved: the next scan
                            reads [vs, keep_lo) into pre and [keep_hi, ve) into post */
-    uint64_t open_vs, open_ve; /* the range at open: restrict and move stay inside it */
-    uint64_t keep_lo, keep_hi; /* after a move: the variants the kept cache blocks cover */
-    gsvd_gcache *pre, *post;   /* owned; after a move, blocks before and after the cache */
+    uint64_t open_vs, open_ve;    /* the range at open: restrict and move stay inside it */
+    uint64_t keep_lo, keep_hi;    /* after a move: the variants the kept cache blocks cover */
+    gsvd_gcache *pre, *post;      /* owned; after a move, blocks before and after the cache */
+    size_t haps;                  /* haplotypes (p.haplotypes): alleles per call, else 0 */
+    gsvd_array *phased;           /* owned; with haps, unless p.ignore_phase: the phase array */
+    struct gsvd_strlist call_ids; /* with haps: the analysed samples (ids holds ID_h) */
 };
 
 /* Sample IDs of the array g->arr (g->n_all_samples of them) appended to *all (borrowed): a 1-D
@@ -69,6 +72,8 @@ GSVD_NODISCARD int gsvd_geno_select_samples(gsvd_geno *g, const struct gsvd_strl
 struct scan_slot {
     void *raw; /* decoded region, array dtype (a diploid subset: one chunk row of dosages) */
     size_t raw_cap;
+    void *praw; /* haplotypes: the region of the phase array */
+    size_t praw_cap;
     int8_t *dos;  /* int8 dosages, n_variants x n_samples (all of the block) */
     double *fdos; /* float input, as float64 */
     size_t dos_cap;
@@ -95,6 +100,14 @@ struct scan_slot {
  * the reader. */
 GSVD_NODISCARD int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
                                           struct scan_slot *s);
+
+/* The same for a handle opened with haplotypes: each analysed sample's P alleles as P columns
+ * (1: allele > 0, 0: allele 0, -1: allele < 0), read with r; the phase of every heterozygous
+ * call checked in the phase array, read with pr (NULL: ignore_phase).  Returns GSVD_OK,
+ * GSVD_ENOMEM, GSVD_EFORMAT (sizes overflow), GSVD_EINCONSIST (logged: an unphased
+ * heterozygous call) or a code from the readers. */
+GSVD_NODISCARD int gsvd_geno_make_haplotypes(gsvd_geno *g, gsvd_reader *r, gsvd_reader *pr,
+                                             uint64_t v0, size_t nv, struct scan_slot *s);
 
 /* Statistics (s->mean[j], s->inv_sd[j]), filters and scale of row j of the slot, which is the
  * array's variant `variant`; a dropped row is counted in s->counts.  Returns 1 if the row is

@@ -181,6 +181,7 @@ static void naive_sums(enum gsvd_pdist_metric m, double p, size_t i, size_t j, s
             s[1] = d > s[1] ? d : s[1];
             break;
         case GSVD_PDIST_HAMMING:
+        case GSVD_PDIST_P_DISTANCE:
             s[1] += u != v;
             break;
         case GSVD_PDIST_JACCARD:
@@ -499,7 +500,8 @@ int main(void)
                     f[i * m + k] = fval(i, k);
                 }
             const enum gsvd_pdist_metric bp[] = {GSVD_PDIST_CITYBLOCK, GSVD_PDIST_IBS,
-                                                 GSVD_PDIST_EUCLIDEAN, GSVD_PDIST_HAMMING};
+                                                 GSVD_PDIST_EUCLIDEAN, GSVD_PDIST_HAMMING,
+                                                 GSVD_PDIST_P_DISTANCE};
             for (size_t q = 0; q < GSVD_ARRAY_LEN(bp); q++) {
                 /* one band; device-limited bands (replayed planes); and under --memory too */
                 check_engine(g, n, m, bp[q], GSVD_PDIST_KERNEL_AUTO, 0, 0, "bitplane", 1);

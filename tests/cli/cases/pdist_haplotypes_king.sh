@@ -1,0 +1,1 @@
+"$GENSVD" pdist --haplotypes -m king "$TESTDATA/realdata/khuman_chr22.vcz"

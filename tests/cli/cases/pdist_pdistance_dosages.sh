@@ -1,0 +1,1 @@
+"$GENSVD" pdist -q -m p-distance --array call_DS "$TESTDATA/zarr/v2py/vcf_like.zarr"

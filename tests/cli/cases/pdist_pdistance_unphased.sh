@@ -1,0 +1,1 @@
+"$GENSVD" pdist -q -m p-distance --variants 0:100 "$TESTDATA/realdata/hapmap3.vcz"
