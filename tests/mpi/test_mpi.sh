@@ -5,7 +5,7 @@
 # on simulated data with missing calls (several Gram groups per rank) and on the bundled
 # HapMap3 store, also read over http by two ranks; pca rebalanced by kept variants (a mask
 # that drops most of the first half), --fit-samples, --outlier-iter (with --tw); pdist for
-# R = 2..4 with the bit-plane and generic kernels, square and condensed, with and without --memory bands; a corrupt chunk
+# R = 2..4 with the bit-plane and generic kernels, p-distance and --haplotypes, square and condensed, with and without --memory bands; a corrupt chunk
 # stops every rank with exit 1, names the cause, and leaves no output; so does rank 0 out of
 # memory for the loadings it gathers.  The single-process results are checked against numpy elsewhere
 # (pca_oracles, pca_scale); here the oracle is the one-process run of the same binary, which
@@ -224,6 +224,24 @@ for metric in euclidean canberra ibs king; do
             rm -rf "$T/d1.zarr"
         done
     done
+done
+# phased haplotypes: p-distance (the samples' haplotypes as features) and --haplotypes (each
+# haplotype an item), one band and --memory bands, on the phased 1000 Genomes store
+KH=$ROOT/testdata/realdata/khuman_chr22.vcz
+for opts in "-m p-distance" "-m p-distance --memory 2M" "--haplotypes -m hamming --memory 3M"; do
+    # shellcheck disable=SC2086
+    "$G" pdist "$KH" $opts -q -o "$T/h1.zarr" --format tsv >"$T/h1.tsv" ||
+        { echo "FAIL one process pdist $opts"; exit 1; }
+    for r in 2 3; do
+        # shellcheck disable=SC2086
+        "${MR[@]}" "$r" "$G" pdist "$KH" $opts -q -t 1 -o "$T/hr.zarr" --format tsv \
+            >"$T/hr.tsv" 2>"$T/hr.err"
+        check "pdist $opts -n $r: exit" test $? = 0
+        check "pdist $opts -n $r: Zarr bytes" same_store "$T/h1.zarr" "$T/hr.zarr"
+        check "pdist $opts -n $r: TSV bytes" cmp -s "$T/h1.tsv" "$T/hr.tsv"
+        rm -rf "$T/hr.zarr"
+    done
+    rm -rf "$T/h1.zarr"
 done
 # KING pairs above a threshold (--min-kinship): rank 0 writes the list of every rank's bands
 "$G" pdist --device cpu "$T/psim.vcz" -m king --min-kinship -0.01 --counts -q >"$T/k1.tsv" &&
