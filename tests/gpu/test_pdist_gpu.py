@@ -9,7 +9,8 @@ Needs numpy only (no zarr-python, no scipy), so it runs as it is on a bare GPU m
 
 Cases
   counts    HapMap3 (missing calls), every bit-plane metric (king and ibs0 included: KING's
-            five counts from planes C, A, P), --missing pairwise and scale:
+            five counts from planes C, A, P; p-distance and --haplotypes on the stored allele
+            order), --missing pairwise and scale:
             the GPU's TSV is byte-identical to the CPU's (integer counts, same finish on the
             host); -v says the bit-plane kernel ran on cuda
   bands     --memory small enough for several bands (kept planes replayed on the device):
@@ -64,7 +65,9 @@ def case_counts(tmp):
     for metric, extra in [("cityblock", []), ("ibs", []), ("euclidean", []),
                           ("sqeuclidean", []), ("hamming", []), ("chebyshev", []),
                           ("minkowski", ["-p", "3"]), ("cityblock", ["--missing", "scale"]),
-                          ("ibs", ["--layout", "condensed"]), ("king", []), ("ibs0", [])]:
+                          ("ibs", ["--layout", "condensed"]), ("king", []), ("ibs0", []),
+                          ("p-distance", ["--ignore-phase"]),
+                          ("hamming", ["--haplotypes", "--ignore-phase"])]:
         tag = " ".join([metric] + extra)
         c, g = both([HM, "-m", metric, "--format", "tsv"] + extra)
         if not check(f"counts {tag} exit", c.returncode == 0 and g.returncode == 0,
