@@ -12,6 +12,7 @@
 
 #include "analysis/pca/pca_fit.h"
 #include "common/alloc.h"
+#include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
 
@@ -175,7 +176,13 @@ int gsvd_pca_outliers_run(gsvd_geno **g, gsvd_pca_open_fn reopen, void *ctx, gsv
         gsvd_pca_result_free(r);
         r = NULL;
         gsvd_geno *next = NULL;
-        GSVD_TRY(reopen(ctx, &keep, &next));
+        rc = reopen(ctx, &keep, &next);
+        if (p->comm) /* one rank's failed reopen stops every rank before the next run */
+            rc = gsvd_comm_agree(p->comm, rc, NULL);
+        if (rc < 0) {
+            gsvd_geno_close(next);
+            goto out;
+        }
         gsvd_geno_close(*g);
         *g = next;
     }

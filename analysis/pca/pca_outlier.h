@@ -39,7 +39,9 @@ struct gsvd_pca_outliers {
 /* The handle of the samples `keep` (IDs of the starting set, in its order), opened and made
  * ready for gsvd_pca_run as the caller opened the first (input, filters, masks, a distributed
  * run's part, the memory plan).  Returns GSVD_OK and a new handle (the caller of
- * gsvd_pca_outliers_run then owns it), or an error (logged). */
+ * gsvd_pca_outliers_run then owns it), or an error (logged).  Under a communicator every rank
+ * calls it, and the ranks agree on the outcome afterwards (so it must not run collectives that
+ * a failing rank would skip). */
 typedef int (*gsvd_pca_open_fn)(void *ctx, const struct gsvd_strlist *keep, gsvd_geno **out);
 
 /* Run PCA with outlier removal (p->outlier_iter rounds at most, p->outlier_pcs,
