@@ -146,11 +146,11 @@ done
 for meth in exact randomized; do
     oopts=(-k 4 --method "$meth" --outlier-iter 3 --outlier-sigma 3 --outlier-project)
     [ "$meth" = exact ] && oopts+=(--tw)
-    "$G" pca "$T/sim.vcz" "${oopts[@]}" -q -o "$T/o1.zarr" --outlier-out "$T/o1.txt" \
+    "$G" pca --device cpu "$T/sim.vcz" "${oopts[@]}" -q -o "$T/o1.zarr" --outlier-out "$T/o1.txt" \
         --format tsv >"$T/o1.tsv" || { echo "FAIL one process --outlier-iter $meth"; exit 1; }
     check "--outlier-iter $meth: removes someone" test "$(wc -l <"$T/o1.txt")" -gt 1
     for r in 2 3; do
-        "${MR[@]}" "$r" "$G" pca "$T/sim.vcz" "${oopts[@]}" -q -t 1 -o "$T/or.zarr" \
+        "${MR[@]}" "$r" "$G" pca --device cpu "$T/sim.vcz" "${oopts[@]}" -q -t 1 -o "$T/or.zarr" \
             --outlier-out "$T/or.txt" --format tsv >"$T/or.tsv" 2>"$T/or.err"
         check "--outlier-iter $meth -n $r: exit" test $? = 0
         check "--outlier-iter $meth -n $r: TSV bytes" cmp -s "$T/o1.tsv" "$T/or.tsv"
@@ -230,11 +230,11 @@ done
 KH=$ROOT/testdata/realdata/khuman_chr22.vcz
 for opts in "-m p-distance" "-m p-distance --memory 2M" "--haplotypes -m hamming --memory 3M"; do
     # shellcheck disable=SC2086
-    "$G" pdist "$KH" $opts -q -o "$T/h1.zarr" --format tsv >"$T/h1.tsv" ||
+    "$G" pdist --device cpu "$KH" $opts -q -o "$T/h1.zarr" --format tsv >"$T/h1.tsv" ||
         { echo "FAIL one process pdist $opts"; exit 1; }
     for r in 2 3; do
         # shellcheck disable=SC2086
-        "${MR[@]}" "$r" "$G" pdist "$KH" $opts -q -t 1 -o "$T/hr.zarr" --format tsv \
+        "${MR[@]}" "$r" "$G" pdist --device cpu "$KH" $opts -q -t 1 -o "$T/hr.zarr" --format tsv \
             >"$T/hr.tsv" 2>"$T/hr.err"
         check "pdist $opts -n $r: exit" test $? = 0
         check "pdist $opts -n $r: Zarr bytes" same_store "$T/h1.zarr" "$T/hr.zarr"

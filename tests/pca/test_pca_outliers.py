@@ -36,7 +36,7 @@ import numpy as np
 import zarr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, summary  # noqa: E402
+from checklib import check, on_cpu, summary  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -87,7 +87,7 @@ def compare(label, store, variants, tmp, gensvd):
     if variants:
         args += ["--variants", variants]
     # the default (float32) Gram: the same removals, eigenvalues within 5e-6
-    r = subprocess.run(args + ["-o", out + ".f32"], capture_output=True, text=True)
+    r = subprocess.run(on_cpu(args + ["-o", out + ".f32"]), capture_output=True, text=True)
     if check(f"{label}: float32 Gram: exit 0", r.returncode == 0, r.stderr[-1500:]):
         z = zarr.open(out + ".f32", mode="r")
         ids = [str(x) for x in z["sample_id"][:]]
@@ -99,7 +99,7 @@ def compare(label, store, variants, tmp, gensvd):
         rel = np.max(np.abs(lam - evals[:10]) / evals[:10])
         check(f"{label}: float32 Gram: eigenvalues within {rel:.2g} <= 5e-6 of smartpca's",
               rel <= 5e-6)
-    r = subprocess.run(args + ["--gram-f64", "--outlier-out", tsv, "-o", out],
+    r = subprocess.run(on_cpu(args + ["--gram-f64", "--outlier-out", tsv, "-o", out]),
                        capture_output=True, text=True)
     if not check(f"{label}: pca --outlier-iter 5 exit 0", r.returncode == 0, r.stderr[-1500:]):
         return None
@@ -175,8 +175,9 @@ def compare(label, store, variants, tmp, gensvd):
 def check_projection(store, tmp, gensvd, plain):
     """--outlier-project against numpy Z V with the written loadings."""
     out = os.path.join(tmp, "proj.zarr")
-    r = subprocess.run([gensvd, "pca", store, "-k", "10", "--outlier-iter", "5", "--gram-f64",
-                        "--outlier-project", "--loadings", "-o", out, "-t", "2"],
+    r = subprocess.run(on_cpu([gensvd, "pca", store, "-k", "10", "--outlier-iter", "5",
+                               "--gram-f64", "--outlier-project", "--loadings", "-o", out, "-t",
+                               "2"]),
                        capture_output=True, text=True)
     if not check("sim: --outlier-project exit 0", r.returncode == 0, r.stderr[-1500:]):
         return
@@ -245,15 +246,15 @@ def main():
                   all(got.get(s, (0,))[0] == 1 for s in planted), str(got))
             check_projection(sim, tmp, gensvd, z)
         # opt-in: a plain run is unchanged; the options that need --outlier-iter are refused
-        plain = subprocess.run([gensvd, "pca", sim, "-k", "5", "--format", "tsv", "-q"],
+        plain = subprocess.run(on_cpu([gensvd, "pca", sim, "-k", "5", "--format", "tsv", "-q"]),
                                capture_output=True)
-        zero = subprocess.run([gensvd, "pca", sim, "-k", "5", "--format", "tsv", "-q",
-                               "--outlier-iter", "0"], capture_output=True)
+        zero = subprocess.run(on_cpu([gensvd, "pca", sim, "-k", "5", "--format", "tsv", "-q",
+                                      "--outlier-iter", "0"]), capture_output=True)
         check("--outlier-iter 0 = no option, byte for byte",
               plain.returncode == 0 and plain.stdout == zero.stdout)
         for opt in (["--outlier-pcs", "3"], ["--outlier-sigma", "4"], ["--outlier-project"],
                     ["--outlier-out", os.path.join(tmp, "x.tsv")]):
-            r = subprocess.run([gensvd, "pca", sim] + opt, capture_output=True, text=True)
+            r = subprocess.run(on_cpu([gensvd, "pca", sim] + opt), capture_output=True, text=True)
             check(f"{opt[0]} without --outlier-iter: exit 2", r.returncode == 2 and
                   "--outlier-iter" in r.stderr, r.stderr)
     finally:

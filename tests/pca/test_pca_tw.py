@@ -27,7 +27,7 @@ import zarr
 from scipy import integrate, special
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, summary  # noqa: E402
+from checklib import check, on_cpu, summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TWTABLE = "/usr/share/eigensoft/POPGEN/twtable"
@@ -78,7 +78,7 @@ def compare(label, store, variants, tmp, gensvd):
     args = [gensvd, "pca", store, "-k", str(K), "--tw", "-o", out, "-t", "2"]
     if variants:
         args += ["--variants", f"{variants[0]}:{variants[1]}"]
-    r = subprocess.run(args, capture_output=True, text=True)
+    r = subprocess.run(on_cpu(args), capture_output=True, text=True)
     if not check(f"{label}: pca --tw exit 0", r.returncode == 0, r.stderr[-2000:]):
         return
     z = zarr.open(out, mode="r")
@@ -157,7 +157,7 @@ def main():
             if res:
                 spread += int(np.sum((res[1] > 0.001) & (res[1] < 0.999)))
         check(f"the simulated stores put p-values inside (0.001, 0.999) ({spread})", spread >= 8)
-        r = subprocess.run([gensvd, "pca", hm, "-k", "3", "--tw", "-m", "randomized"],
+        r = subprocess.run(on_cpu([gensvd, "pca", hm, "-k", "3", "--tw", "-m", "randomized"]),
                            capture_output=True, text=True)
         check("--tw -m randomized: exit 2, naming --method exact", r.returncode == 2 and
               "--method exact" in r.stderr, r.stderr)

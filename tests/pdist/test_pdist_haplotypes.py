@@ -29,7 +29,7 @@ import zarr
 from scipy.spatial.distance import pdist, squareform
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, summary  # noqa: E402
+from checklib import check, on_cpu, summary  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KH = os.path.join(ROOT, "testdata/realdata/khuman_chr22.vcz")
@@ -40,7 +40,7 @@ SHARED_MAT = os.path.join(ROOT, "..", "shared/realdata/khuman_1kg_chr22/computed
 
 
 def run(args, **kw):
-    return subprocess.run(args, capture_output=True, text=True, **kw)
+    return subprocess.run(on_cpu(args), capture_output=True, text=True, **kw)
 
 
 def read_tsv(text):
