@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The EXAMPLES of every manual page (docs/man/*.md) run and exit 0: each page's command lines,
 # in order, in a fresh directory holding what they name (cohort.vcz and its zip archive,
-# ref.vcz and new.vcz with the same variants, pops.tsv, unrelated.txt; for plot and dump also
+# ref.vcz and new.vcz with the same variants, pops.tsv, unrelated.txt, phased.vcz (1000
+# Genomes' phased chr22 subset); for plot and dump also
 # pcs.zarr and dist.zarr), with this build's gensvd first on PATH.  Lines that need what a
 # test cannot reach (a URL: https://, gs://, s3://) or start a launcher (mpirun, srun) are
 # skipped and counted, and so are lines writing PNG when this build has no PNG output
@@ -11,6 +12,7 @@ set -u
 . "$(dirname "$0")/../testlib.sh"
 G=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 DOCS=$2
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/bin" "$tmp/fixtures"
@@ -27,6 +29,7 @@ F=$tmp/fixtures
         <(echo population; gensvd dump cohort.vcz/sample_population) >pops.tsv
     gensvd dump cohort.vcz/sample_id --slice 0:150 >unrelated.txt
     (cd cohort.vcz && python3 -m zipfile -c ../cohort.vcz.zip .z* *)
+    cp -r "$ROOT/testdata/realdata/khuman_chr22.vcz" phased.vcz # phased calls (pdist)
 ) || { echo "FAIL fixtures"; exit 1; }
 # the command lines of a page's EXAMPLES code blocks, continuation lines joined
 examples() {
