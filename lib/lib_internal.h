@@ -172,12 +172,15 @@ struct lib_pca_opts {
     int fit_set;
     struct gsvd_ldprune_params lp; /* "ld-prune" */
     int ld_prune;
+    int outlier_project; /* "outlier-project": the removed samples onto the final PCs */
 };
 
 struct lib_pdist_opts {
     struct gsvd_pdist_params pd;
     double min_kinship; /* NaN: not given */
     int axis_variants, condensed, f4, counts;
+    int haplotypes;   /* "haplotypes": each haplotype an item */
+    int ignore_phase; /* "ignore-phase": the calls' alleles in their stored order */
     char *finalize;
 };
 

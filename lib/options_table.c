@@ -260,6 +260,21 @@ static const struct lib_opt pca_table[] = {
      .parse = parse_size_auto,
      .format = format_size_auto,
      .range = "a size such as 4G, 0, or auto"},
+    {.name = "tw", .kind = LO_FLAG, PCA(pca.tw)},
+    {.name = "outlier-iter",
+     .kind = LO_UINT,
+     PCA(pca.outlier_iter),
+     .lo = 0,
+     .hi = 1000,
+     .range = "0 to 1000 (0: off)"},
+    {.name = "outlier-pcs", .kind = LO_UINT, PCA(pca.outlier_pcs), .lo = 1, .hi = 100000},
+    {.name = "outlier-sigma",
+     .kind = LO_DOUBLE,
+     PCA(pca.outlier_sigma),
+     .dlo = 1e-9,
+     .dhi = 1e9,
+     .range = "a number > 0"},
+    {.name = "outlier-project", .kind = LO_FLAG, PCA(outlier_project)},
 };
 
 #define PD(f) FIELD(struct lib_pdist_opts, f)
@@ -271,7 +286,7 @@ static const struct lib_opt pdist_table[] = {
      .format = format_metric,
      .range = "euclidean, sqeuclidean, cityblock, minkowski, chebyshev, "
               "cosine, correlation, hamming, jaccard, braycurtis, "
-              "canberra, ibs, king or ibs0"},
+              "canberra, ibs, king, ibs0 or p-distance"},
     {.name = "min-kinship",
      .kind = LO_CALL,
      PD(min_kinship),
@@ -282,6 +297,8 @@ static const struct lib_opt pdist_table[] = {
     {.name = "missing", .kind = LO_CHOICE, PD(pd.missing), .choices = pd_missing_names},
     {.name = "axis", .kind = LO_CHOICE, PD(axis_variants), .choices = axis_names},
     {.name = "counts", .kind = LO_FLAG, PD(counts)},
+    {.name = "haplotypes", .kind = LO_FLAG, PD(haplotypes)},
+    {.name = "ignore-phase", .kind = LO_FLAG, PD(ignore_phase)},
     {.name = "layout", .kind = LO_CHOICE, PD(condensed), .choices = layout_names},
     {.name = "dtype",
      .kind = LO_CALL,

@@ -1,7 +1,8 @@
 /* lib/run_pca.c - GENSVD_PCA: `gensvd pca`'s run with its options (include/gensvd.h):
  * the backend first (an unavailable device fails before any data is read), the selection, an
  * optional LD prune and --fit-samples projection, the plan of --memory and --cache, the run
- * (shared by the processes of a distributed run), and the output group built by
+ * (shared by the processes of a distributed run; with "outlier-iter", smartpca's rounds of
+ * outlier removal, analysis/pca/pca_outlier.h), and the output group built by
  * analysis/pca/pca_store.c.  The result also keeps the PCs as a reference for GENSVD_PROJECT
  * (gensvd_options_set_pcs) when they were computed with loadings. */
 #include "gsvd_config.h"
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis/pca/pca_fit.h"
+#include "analysis/pca/pca_outlier.h"
 #include "analysis/pca/pca_store.h"
 #include "analysis/scan/variant_ids.h"
 #include "common/alloc.h"
@@ -22,6 +24,10 @@
 
 /* Everything the run holds, released by run_free. */
 struct pca_run {
+    struct lib_run *run; /* borrowed, as are pca and bp */
+    struct gsvd_pca_params *pca;
+    struct gsvd_backend_params *bp;
+    struct gsvd_geno_params openp; /* what the first handle was opened with (outlier rounds) */
     struct lib_sel sel;
     struct gsvd_strlist fit_ids; /* "fit-samples" read from a file */
     uint8_t *prune_keep;         /* "ld-prune": the kept variants */
@@ -29,6 +35,7 @@ struct pca_run {
     gsvd_geno *g;
     struct gsvd_pca_result *r;
     struct gsvd_pca_fit_join join;
+    struct gsvd_pca_outliers ol; /* "outlier-iter": what removal did */
     struct gsvd_variant_ids vids;
     gsvd_result *gr;
 };
@@ -38,6 +45,7 @@ static void run_free(struct pca_run *p)
     gsvd_result_free(p->gr);
     gsvd_variant_ids_free(&p->vids);
     gsvd_pca_fit_join_free(&p->join);
+    gsvd_pca_outliers_free(&p->ol);
     gsvd_pca_result_free(p->r);
     gsvd_geno_close(p->g);
     gsvd_backend_destroy(p->be);
@@ -77,7 +85,8 @@ static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params
 }
 
 /* What `gensvd pca` reports on stderr, as info messages. */
-static void report(const struct gsvd_pca_result *r, enum gsvd_pca_accuracy accuracy)
+static void report(const struct gsvd_pca_result *r, enum gsvd_pca_accuracy accuracy,
+                   const struct gsvd_pca_outliers *ol)
 {
     const struct gsvd_geno_counts *c = &r->counts;
     gsvd_log_info("pca: %zu samples, %llu of %llu variants used (dropped: %llu without calls, "
@@ -93,6 +102,10 @@ static void report(const struct gsvd_pca_result *r, enum gsvd_pca_accuracy accur
                   : r->converged   ? "yes"
                                    : "NO (max-iter reached)",
                   r->convergence);
+    if (ol)
+        gsvd_log_info("pca: outlier removal: %zu of %zu samples removed in %zu rounds; the PCs "
+                      "are those of the %zu left",
+                      ol->n_removed, ol->n, ol->n_rounds, r->n);
 }
 
 /* Copies of n doubles (NULL stays NULL); 0 or -1. */
@@ -159,6 +172,64 @@ out:
     return rc;
 }
 
+/* What a genotype handle needs after gsvd_geno_open: this rank's part of the variants and the
+ * plan of "memory" and "cache"; for the first handle and for each outlier round's. */
+static int make_ready(struct pca_run *p, gsvd_geno *g)
+{
+    gsvd_comm *world = lib_world();
+    uint64_t cache = p->sel.geno.cache_bytes;
+    int rc = GSVD_OK;
+
+    if (world)
+        GSVD_TRY(split_variants(world, g, p->pca));
+    GSVD_TRY(gsvd_pca_plan(g, p->run->opt->u.pca.memory, p->bp, p->pca, &cache));
+    gsvd_geno_set_cache(g, cache);
+out:
+    return rc;
+}
+
+/* An outlier round's handle: the kept samples of the starting set, by ID (gsvd_pca_open_fn). */
+static int reopen(void *ctx, const struct gsvd_strlist *keep, gsvd_geno **out)
+{
+    struct pca_run *p = ctx;
+    struct gsvd_geno_params gp = p->openp;
+    gsvd_geno *g = NULL;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    gp.samples = keep;
+    gp.sample_mask = NULL;
+    gp.sample_mask_len = 0;
+    GSVD_TRY(gsvd_geno_open(p->run->src->tree, p->run->src->node, &gp, &g));
+    GSVD_TRY(make_ready(p, g));
+    *out = g;
+    g = NULL;
+out:
+    gsvd_geno_close(g);
+    return rc;
+}
+
+/* The options that go together (the command line's usage errors), before any input is read. */
+static int check(const struct lib_pca_opts *o)
+{
+    if (o->gram_f64 && o->gram_kernel != GSVD_GRAM_AUTO)
+        return lib_fail(GSVD_EINVAL, "pca: \"gram-f64\" and \"gram-kernel\" cannot be combined");
+    if ((o->fit_file || o->fit_set) && o->fit_file && o->fit_set)
+        return lib_fail(GSVD_EINVAL, "pca: \"fit-samples\" given both as a file and as a list");
+    if (o->outlier_project && !o->pca.outlier_iter)
+        return lib_fail(GSVD_EINVAL, "pca: \"outlier-project\" needs \"outlier-iter\" N (N > 0)");
+    if (o->pca.tw && o->pca.method != GSVD_PCA_AUTO && o->pca.method != GSVD_PCA_EXACT)
+        return lib_fail(GSVD_EINVAL,
+                        "pca: \"tw\" needs every eigenvalue (the sum of their squares), which "
+                        "only method exact gives; method %s cannot",
+                        gsvd_pca_method_name(o->pca.method));
+    if (o->pca.tw && (o->gram_kernel == GSVD_GRAM_AMX || o->gram_kernel == GSVD_GRAM_I8))
+        return lib_fail(GSVD_EINVAL,
+                        "pca: \"tw\" needs a Gram of exact products; gram-kernel %s rounds them",
+                        o->gram_kernel == GSVD_GRAM_AMX ? "amx" : "i8");
+    return GSVD_OK;
+}
+
 /* Checks, backend, selection, LD prune, genotype handle, this rank's part and the plan. */
 static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params *pca,
                  struct gsvd_backend_params *bp)
@@ -166,13 +237,9 @@ static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params 
     const struct lib_pca_opts *o = &run->opt->u.pca;
     struct gsvd_geno_params *geno = &p->sel.geno;
     gensvd_source *src = run->src;
-    gsvd_comm *world = lib_world();
     int rc = GSVD_OK;
 
-    if (o->gram_f64 && o->gram_kernel != GSVD_GRAM_AUTO)
-        return lib_fail(GSVD_EINVAL, "pca: \"gram-f64\" and \"gram-kernel\" cannot be combined");
-    if ((o->fit_file || o->fit_set) && o->fit_file && o->fit_set)
-        return lib_fail(GSVD_EINVAL, "pca: \"fit-samples\" given both as a file and as a list");
+    GSVD_TRY(check(o));
     GSVD_TRY(lib_backend(run->ctx, bp, &p->be));
     if (strcmp(gsvd_backend_name(p->be), "cpu") != 0 &&
         (o->gram_kernel != GSVD_GRAM_AUTO || o->pass_kernel != GSVD_PASS_AUTO || o->gram_f64))
@@ -196,13 +263,10 @@ static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params 
         geno->variant_mask_len = lr.n_array;
         gsvd_ldprune_result_free(&lr);
     }
-    if (o->fit_file || o->fit_set) { /* fitted on these; the universe is projected after */
-        struct gsvd_geno_params fitp = *geno;
-        fitp.samples = o->fit_set ? &o->fit_ids : &p->fit_ids;
-        GSVD_TRY(gsvd_geno_open(src->tree, src->node, &fitp, &p->g));
-    } else {
-        GSVD_TRY(gsvd_geno_open(src->tree, src->node, geno, &p->g));
-    }
+    p->openp = *geno;
+    if (o->fit_file || o->fit_set) /* fitted on these; the universe is projected after */
+        p->openp.samples = o->fit_set ? &o->fit_ids : &p->fit_ids;
+    GSVD_TRY(gsvd_geno_open(src->tree, src->node, &p->openp, &p->g));
     if (pca->n_components >= gsvd_geno_n_samples(p->g))
         return lib_fail(GSVD_EINVAL, "pca: %zu components need more than %zu samples",
                         pca->n_components, gsvd_geno_n_samples(p->g));
@@ -211,13 +275,7 @@ static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params 
         struct gsvd_writer_params wp = lib_dest_params(run->dest, src->input_format);
         GSVD_TRY(gsvd_writer_shard_shape(&wp, "sample_pca_projection", 1, &ns, &chunk, NULL));
     }
-    if (world)
-        GSVD_TRY(split_variants(world, p->g, pca));
-    {
-        uint64_t cache = geno->cache_bytes;
-        GSVD_TRY(gsvd_pca_plan(p->g, o->memory, bp, pca, &cache));
-        gsvd_geno_set_cache(p->g, cache);
-    }
+    GSVD_TRY(make_ready(p, p->g));
 out:
     return rc;
 }
@@ -226,9 +284,13 @@ int lib_run_pca(struct lib_run *run)
 {
     const struct lib_pca_opts *o = &run->opt->u.pca;
     struct gsvd_pca_params pca = o->pca;
-    struct gsvd_backend_params bp = {
-        .gram_f64 = o->gram_f64, .gram_kernel = o->gram_kernel, .pass_kernel = o->pass_kernel};
-    struct pca_run p = {0};
+    /* "tw": float64 products where the kernel is the default (the effective n amplifies the
+     * sum of squares' rounding), as the command line does */
+    struct gsvd_backend_params bp = {.gram_f64 = o->gram_f64 ||
+                                                 (o->pca.tw && o->gram_kernel == GSVD_GRAM_AUTO),
+                                     .gram_kernel = o->gram_kernel,
+                                     .pass_kernel = o->pass_kernel};
+    struct pca_run p = {.run = run, .pca = &pca, .bp = &bp};
     gsvd_comm *world = lib_world();
     int fit = o->fit_file || o->fit_set;
     const struct gsvd_pca_result *res;
@@ -253,23 +315,40 @@ int lib_run_pca(struct lib_run *run)
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         goto out;
-    pca.loadings = o->pca.loadings || fit; /* projecting the others needs them */
+    /* projecting the others needs them */
+    pca.loadings = o->pca.loadings || fit || o->outlier_project;
     pca.progress = lib_progress(run->ctx);
     pca.n_threads = lib_threads(run->ctx);
     pca.comm = world;
-    GSVD_TRY(gsvd_pca_run(p.g, p.be, &pca, &p.r));
+    if (pca.outlier_iter)
+        GSVD_TRY(gsvd_pca_outliers_run(&p.g, reopen, &p, p.be, &pca, &p.r, &p.ol));
+    else
+        GSVD_TRY(gsvd_pca_run(p.g, p.be, &pca, &p.r));
     res = p.r;
     ids = gsvd_geno_sample_ids(p.g);
-    if (gsvd_comm_rank(world) == 0 && fit) {
-        GSVD_TRY(gsvd_pca_fit_join(run->src->tree, run->src->node, &p.sel.geno, p.sel.geno.samples,
-                                   p.g, p.r, lib_threads(run->ctx), &p.join));
+    /* rank 0 (which alone holds every rank's loadings) projects the samples outside the fit or
+     * removed as outliers ("outlier-project"), or gives the removed ones NaN rows */
+    if (gsvd_comm_rank(world) == 0 && (fit || pca.outlier_iter)) {
+        if (fit) {
+            GSVD_TRY(gsvd_pca_fit_join(run->src->tree, run->src->node, &p.sel.geno,
+                                       p.sel.geno.samples, p.g, p.r, lib_threads(run->ctx),
+                                       &p.join));
+        } else if (o->outlier_project) { /* the starting set, by ID (no mask needed again) */
+            struct gsvd_geno_params fitp = p.sel.geno;
+            fitp.sample_mask = NULL;
+            fitp.sample_mask_len = 0;
+            GSVD_TRY(gsvd_pca_fit_join(run->src->tree, run->src->node, &fitp, &p.ol.ids, p.g, p.r,
+                                       lib_threads(run->ctx), &p.join));
+        } else {
+            GSVD_TRY(gsvd_pca_outliers_join(&p.ol, p.r, &p.join));
+        }
         if (!o->pca.loadings)
             p.join.all.v = NULL;
         res = &p.join.all;
         ids = &p.join.ids;
     }
     if (gsvd_comm_rank(world) == 0)
-        report(p.r, pca.accuracy);
+        report(p.r, pca.accuracy, pca.outlier_iter ? &p.ol : NULL);
     if (res->v)
         GSVD_TRY(gsvd_variant_ids_read_present(run->src->tree, run->src->node, p.sel.geno.var_start,
                                                p.sel.geno.var_start + p.r->m_range, &p.vids));
@@ -282,11 +361,13 @@ int lib_run_pca(struct lib_run *run)
                                            .var_start = p.sel.geno.var_start,
                                            .vids = p.vids.n ? &p.vids : NULL,
                                            .fitted = p.join.fitted,
-                                           .n_fitted = p.join.n_fitted};
+                                           .n_fitted = p.join.n_fitted,
+                                           .outliers = pca.outlier_iter ? &p.ol : NULL};
         GSVD_TRY(gsvd_pca_store_build(&info, res, ids, &p.gr));
     }
-    if (res->v && !fit)
-        GSVD_TRY(keep_model(p.r, ids, &p.vids, gsvd_geno_ploidy(p.g), o->scaler, &model));
+    if (res->v && !fit) /* the PCs' own samples (without the removed outliers) */
+        GSVD_TRY(keep_model(p.r, gsvd_geno_sample_ids(p.g), &p.vids, gsvd_geno_ploidy(p.g),
+                            o->scaler, &model));
     rc = lib_run_write(run, p.gr, run->src->input_format);
     if (world)
         rc = gsvd_comm_agree(world, rc, NULL);

@@ -3,6 +3,8 @@
  * of `pdist -o`), as do --min-kinship's pair list and --part's parts; without one the bands
  * are gathered into the N x N matrix of the result (built by the same schema, so that
  * gensvd_result_write writes those bytes too), or handed to the caller's rows callback.
+ * p-distance and "haplotypes" open the calls one column per haplotype (the samples' items are
+ * their haplotypes, grouped by the engine for p-distance).
  * "finalize" gathers a job array's parts (no source). */
 #include "gsvd_config.h"
 #include "lib/lib_internal.h"
@@ -277,6 +279,15 @@ static int check(const struct lib_run *run)
                         "pdist: metric %s is between samples over their jointly "
                         "called sites (no axis variants, no missing scale)",
                         gsvd_pdist_metric_name(o->pd.metric));
+    if (king && o->haplotypes)
+        return lib_fail(GSVD_EINVAL, "pdist: metric %s compares diploid calls, not haplotypes",
+                        gsvd_pdist_metric_name(o->pd.metric));
+    if (o->pd.metric == GSVD_PDIST_P_DISTANCE && o->axis_variants)
+        return lib_fail(GSVD_EINVAL, "pdist: metric p-distance is between samples (or "
+                                     "haplotypes): no axis variants");
+    if (o->ignore_phase && !o->haplotypes && o->pd.metric != GSVD_PDIST_P_DISTANCE)
+        return lib_fail(GSVD_EINVAL, "pdist: \"ignore-phase\" applies to metric p-distance and "
+                                     "\"haplotypes\"");
     if (run->src->variant_mask_spec && o->axis_variants)
         return lib_fail(GSVD_EINVAL, "pdist: a variant mask applies to axis samples");
     if (!isnan(o->min_kinship)) {
@@ -331,7 +342,12 @@ int lib_run_pdist(struct lib_run *run)
     GSVD_TRY(lib_sel_make(run->src, king, &sel));
     sel.geno.scaler = GSVD_SCALER_NONE; /* raw dosages: centre 0, scale 1 */
     sel.geno.missing_error = pd.missing == GSVD_PDIST_ERROR;
+    /* p-distance and "haplotypes": one column per haplotype, the phase checked */
+    sel.geno.haplotypes = o->haplotypes || pd.metric == GSVD_PDIST_P_DISTANCE;
+    sel.geno.ignore_phase = o->ignore_phase;
     GSVD_TRY(gsvd_geno_open(run->src->tree, run->src->node, &sel.geno, &g));
+    if (pd.metric == GSVD_PDIST_P_DISTANCE && !o->haplotypes)
+        pd.hap_group = gsvd_geno_haplotypes(g); /* the samples are the items */
     if (king && (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) != 2)) {
         rc = lib_fail(
             GSVD_EUNSUPPORTED, "%s: metric %s needs diploid genotype calls (found %s, ploidy %zu)",
@@ -357,9 +373,10 @@ int lib_run_pdist(struct lib_run *run)
         j.m = gsvd_geno_n_samples(g);
         j.ids = &ids;
     } else {
+        size_t hg = pd.hap_group > 1 ? pd.hap_group : 1;
         j.g = g;
-        j.n = gsvd_geno_n_samples(g);
-        j.ids = gsvd_geno_sample_ids(g);
+        j.n = gsvd_geno_n_samples(g) / hg;
+        j.ids = hg > 1 ? gsvd_geno_call_ids(g) : gsvd_geno_sample_ids(g);
     }
     if (!isnan(o->min_kinship)) {
         GSVD_TRY(run_pairs(run, &pd, &j, part_output ? part_output : output, part_output != NULL));

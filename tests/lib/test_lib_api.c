@@ -236,6 +236,40 @@ static void failing_calls(gensvd_ctx *ctx, const char *hapmap, const char *scrat
            "power-iter");
     gensvd_options_free(opt);
     opt = NULL;
+    /* options that go together, refused before any input is read, as the command line does */
+    check(gensvd_options_new(ctx, GENSVD_PDIST, &opt) == 0 &&
+              gensvd_options_set_int(opt, "ignore-phase", 1) == 0,
+          "pdist ignore-phase set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "ignore-phase with metric euclidean",
+           "ignore-phase");
+    check(gensvd_options_set_string(opt, "metric", "king") == 0 &&
+              gensvd_options_set_int(opt, "ignore-phase", 0) == 0 &&
+              gensvd_options_set_int(opt, "haplotypes", 1) == 0,
+          "pdist king haplotypes set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "king on haplotypes", "haplotypes");
+    check(gensvd_options_set_string(opt, "metric", "p-distance") == 0 &&
+              gensvd_options_set_int(opt, "haplotypes", 0) == 0 &&
+              gensvd_run(ctx, opt, src, NULL, &res) == GENSVD_EINCONSIST && !res &&
+              strstr(gensvd_ctx_last_error(ctx), "unphased heterozygous"),
+          "p-distance on unphased calls: EINCONSIST naming them (%s)", gensvd_ctx_last_error(ctx));
+    gensvd_options_free(opt);
+    opt = NULL;
+    check(gensvd_options_new(ctx, GENSVD_PCA, &opt) == 0 &&
+              gensvd_options_set_int(opt, "outlier-project", 1) == 0,
+          "pca outlier-project set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "outlier-project without outlier-iter",
+           "outlier-iter");
+    check(gensvd_options_set_int(opt, "outlier-project", 0) == 0 &&
+              gensvd_options_set_int(opt, "tw", 1) == 0 &&
+              gensvd_options_set_string(opt, "method", "randomized") == 0,
+          "pca tw method randomized set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "tw with method randomized", "tw");
+    check(gensvd_options_set_string(opt, "method", "auto") == 0 &&
+              gensvd_options_set_string(opt, "gram-kernel", "i8") == 0,
+          "pca tw gram-kernel i8 set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "tw with gram-kernel i8", "gram-kernel");
+    gensvd_options_free(opt);
+    opt = NULL;
     /* an empty in-memory source, then one whose chunk callback fails */
     check(gensvd_source_new(ctx, &mem) == 0 && gensvd_options_new(ctx, GENSVD_PDIST, &opt) == 0,
           "in-memory source");

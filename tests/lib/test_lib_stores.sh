@@ -67,7 +67,19 @@ case_ pca_ld "pca -k 3 --ld-prune 0.2,50" "pca components=3 ld-prune=0.2,50"
 cut -f2 "$D/realdata/hapmap3_957.populations.tsv" | sed -n '2,300p' >"$T/fit.txt"
 case_ pca_fit "pca -k 3 --fit-samples $T/fit.txt --loadings" \
     "pca components=3 fit-samples=$T/fit.txt loadings=1"
+# smartpca's outlier rounds (reopened by sample ID, in memory too) with the removed samples
+# projected, and Tracy-Widom statistics; without the projection the removed rows are NaN
+case_ pca_tw_outliers "pca -k 4 --tw --outlier-iter 2 --outlier-pcs 4 --outlier-sigma 3 \
+--outlier-project" "pca components=4 tw=1 outlier-iter=2 outlier-pcs=4 outlier-sigma=3 \
+outlier-project=1"
+case_ pca_outliers_nan "pca -k 3 --outlier-iter 1 --outlier-pcs 3 --outlier-sigma 3" \
+    "pca components=3 outlier-iter=1 outlier-pcs=3 outlier-sigma=3" "$H" dest
 case_ pdist "pdist -m ibs" "pdist metric=ibs"
+# VCF2Dis's p-distance and per-haplotype distances on phased calls (call_genotype_phased in
+# memory too)
+case_ pdist_pdistance "pdist -m p-distance" "pdist metric=p-distance" "$K"
+case_ pdist_haplotypes "pdist --haplotypes -m hamming --counts" \
+    "pdist haplotypes=1 metric=hamming counts=1" "$K"
 case_ pdist_c "pdist -m euclidean --layout condensed --dtype f4" \
     "pdist metric=euclidean layout=condensed dtype=f4"
 case_ pdist_mem "pdist -m cityblock --memory 16M --counts" \
