@@ -1,7 +1,7 @@
-# pca checks -o and --plink before it reads the input (tests/cli/output_checks.bash)
+# pca checks -o, --plink and --outlier-out before it reads the input (tests/cli/output_checks.bash)
 . "$(dirname "${BASH_SOURCE[0]}")/../output_checks.bash" || exit 99
 broken in.zarr "$TESTDATA/zarr/v2py/vcf_like.zarr"
-mkdir exists.zarr && touch file.txt p.eigenvec
+mkdir exists.zarr && touch file.txt p.eigenvec out.tsv
 pca() { "$GENSVD" pca -q -k 2 in.zarr "$@"; }
 fails_on_output 1 "exists.zarr: output exists" pca -o exists.zarr
 fails_on_output 2 "cannot create the output in directory 'nodir'" pca -o nodir/out.zarr
@@ -15,7 +15,13 @@ fails_on_output 7 "cannot create the output in directory 'nodir'" pca --plink no
 fails_on_output 8 "nodir/p.eigenvec" pca -o out.zarr --plink nodir/p
 fails_on_output 9 "zip archives" pca -o out.zip
 fails_on_output 10 "output exists" pca -o exists.zarr --plink p --format tsv
+fails_on_output 14 "out.tsv: output exists" pca --outlier-iter 1 --outlier-out out.tsv
+fails_on_output 15 "cannot create the output in directory 'nodir'" \
+    pca --outlier-iter 1 --outlier-out nodir/o.tsv --format tsv
+fails_on_output 16 "nodir/o.tsv" pca -o out.zarr --plink p2 --outlier-iter 1 --outlier-out nodir/o.tsv
 # what passes the checks reads the input, which fails: the checks above came first
 reads_input 11 pca -o out.zarr
 reads_input 12 pca -o exists.zarr --force --plink p
-[ ! -e out.zarr ] && [ -z "$(ls -A exists.zarr)" ] && [ ! -s p.eigenvec ] || exit 13
+reads_input 17 pca -o exists.zarr --force --outlier-iter 1 --outlier-out out.tsv
+[ ! -e out.zarr ] && [ -z "$(ls -A exists.zarr)" ] && [ ! -s p.eigenvec ] && [ ! -s out.tsv ] ||
+    exit 13
