@@ -313,6 +313,8 @@ int gsvd_geno_make_haplotypes(gsvd_geno *g, gsvd_reader *r, gsvd_reader *pr, uin
                 }
             }
             if (het && pr && load_int(pdt, s->praw, call) == 0) {
+                if (atomic_exchange(&g->unphased_said, 1)) /* another block said it */
+                    return GSVD_EINCONSIST;
                 gsvd_log_error("%s: variant %llu, sample %s: an unphased heterozygous call; "
                                "haplotypes need phased calls (call_genotype_phased), or "
                                "--ignore-phase to take the alleles in their stored order",

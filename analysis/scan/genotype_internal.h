@@ -7,6 +7,7 @@
  * during a scan the workers share it read-only, each with its own slot and reader. */
 #ifndef GSVD_ANALYSIS_SCAN_GENOTYPE_INTERNAL_H
 #define GSVD_ANALYSIS_SCAN_GENOTYPE_INTERNAL_H
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/scan/genotype.h"
@@ -46,6 +47,8 @@ struct gsvd_geno {
     gsvd_gcache *pre, *post;      /* owned; after a move, blocks before and after the cache */
     size_t haps;                  /* haplotypes (p.haplotypes): alleles per call, else 0 */
     gsvd_array *phased;           /* owned; with haps, unless p.ignore_phase: the phase array */
+    atomic_int unphased_said;     /* an unphased heterozygous call was reported (by one worker:
+                                     the others fail without repeating it) */
     struct gsvd_strlist call_ids; /* with haps: the analysed samples (ids holds ID_h) */
 };
 
