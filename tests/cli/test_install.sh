@@ -28,9 +28,12 @@ check "installed libgensvd.so, libgensvd.so.0, its real name, libgensvd.a" bash 
      ls "$1"/libgensvd.so.0.*.* >/dev/null' _ "$libdir"
 if command -v cc >/dev/null && command -v pkg-config >/dev/null && [ -n "$pc" ]; then
     src=$(cd "$(dirname "$0")/../.." && pwd)
+    # a sanitized build installs an instrumented library: its users take the same runtime
+    san=$(sed -n 's/^GENSVD_SANITIZE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null)
     check "an example builds against the install (pkg-config)" bash -c \
-        'cc -std=c11 -Wall -Werror -o "$3/pca_store" "$2/examples/pca_store.c" \
-            $(PKG_CONFIG_PATH=$(dirname "$1") pkg-config --cflags --libs gensvd)' _ "$pc" "$src" "$tmp"
+        'cc -std=c11 -Wall -Werror $4 -o "$3/pca_store" "$2/examples/pca_store.c" \
+            $(PKG_CONFIG_PATH=$(dirname "$1") pkg-config --cflags --libs gensvd)' _ "$pc" "$src" \
+        "$tmp" "${san:+-fsanitize=${san//;/,}}"
     check "and runs on the installed library" bash -c \
         '"$4" simulate -q -n 30 -m 300 "$3/sim.zarr" &&
          LD_LIBRARY_PATH=$1 "$3/pca_store" "$3/sim.zarr" "$3/pcs.zarr" 2 >/dev/null &&
