@@ -9,7 +9,8 @@ standard library and numpy only (a bare GPU machine has nothing else).
       (gap > 1%) with |corr| >= 1 - 1e-5 (the documented tolerance, docs/man/gensvd-pca.md);
       the R runs on GPUDEV byte-identical (determinism)
   gpu_check.py pdist-parity  GENSVD STORE LABEL GPUDEV OUT_TSV [--variants A:B] [--samples F]
-      every metric `gensvd help --spec pdist` lists (minkowski with -p 3) with --counts: the
+      every metric `gensvd help --spec pdist` lists (minkowski with -p 3, p-distance with
+      --ignore-phase: the stores are unphased) with --counts: the
       distance and n_sites arrays bit for bit (docs/man/gensvd-pdist.md: integer counts, the
       same finish on the host), and king --min-kinship's table byte for byte
   gpu_check.py related-parity GENSVD STORE LABEL GPUDEV OUT_TSV [--variants A:B] [--samples F]
@@ -152,8 +153,10 @@ def pdist_parity(a):
     tmp = tempfile.mkdtemp(prefix="gpu_check_pdist_")
     try:
         for m in names:
-            extra = ["-p", "3"] if m == "minkowski" else []
-            cmd = f"pdist -m {m}" + (" -p 3" if extra else "")
+            # minkowski needs its p; p-distance reads haplotypes, and the parity stores are
+            # unphased: their alleles in stored order
+            extra = {"minkowski": ["-p", "3"], "p-distance": ["--ignore-phase"]}.get(m, [])
+            cmd = " ".join(["pdist", "-m", m] + extra)
             outs = {}
             for side, d in (("ref", "cpu"), ("dev", dev)):
                 o = os.path.join(tmp, f"{m}_{side}.zarr")
