@@ -5,6 +5,9 @@
 #   cli           gensvd pca STORE -k 10 -o OUT (the reference time)
 #   python        gensvd.pca(STORE, 10, output=OUT): the same run from Python (target: within
 #                 3% of cli's wall time); also the call alone, inside the process
+#   python_bulk   gensvd.pca(STORE, 10, accuracy="bulk", tol=1e-6): every singular value
+#                 converged, for the comparison at equal accuracy (the default converges the
+#                 separated PCs only: the bulk's are estimates, ~1e-2)
 #   python_dask   gensvd.pca of the store opened with xarray (dask-backed: chunk callbacks)
 #   python_numpy  gensvd.pca of the genotypes loaded into numpy first (read in place)
 #   sgkit         sgkit.pca(ds, 10) with its defaults (tsqr, dask's local threaded scheduler)
@@ -12,7 +15,9 @@
 # Reported per tool: process wall time and peak RSS (/usr/bin/time), the call's own time, the
 # ratio to cli, and the largest relative error of the 10 singular values against the exact
 # float64 ones (tests/pca/pca_oracle.py gram: numpy's eigendecomposition of the N x N Gram).
-# Target: gensvd >= 20x faster than sgkit.pca at equal or better accuracy.
+# Target: gensvd >= 20x faster than sgkit.pca at equal or better accuracy (the fastest gensvd
+# run whose error is at most sgkit's). The 3% target is judged on REPEAT (default 7) more runs
+# of cli and python, alternately, by their medians: a single pair moves by 10-20% on a VM.
 #
 # Usage: bench/bench_python.sh [MxN ...]    (default: 50000x10000 100000x2000)
 #   Needs the package in BUILD/python/venv (ctest -R '^python$' makes it) with the pinned
@@ -26,7 +31,8 @@ PY=${PY:-build/python/venv/bin/python}
 REFPY=.venv/zarr3/bin/python
 [ -x "$REFPY" ] || REFPY=$PY
 K=10
-TOOLS=${TOOLS:-"cli python python_dask python_numpy sgkit sklearn"}
+TOOLS=${TOOLS:-"cli python python_bulk python_dask python_numpy sgkit sklearn"}
+REPEAT=${REPEAT:-7}
 "$PY" -c "import gensvd, sgkit, sklearn" 2>/dev/null || {
     echo "bench_python.sh: $PY cannot import gensvd, sgkit and sklearn: run ctest -R '^python\$'" \
          "in build/ first (it installs the package into build/python/venv)" >&2
@@ -78,6 +84,7 @@ print(json.dumps({"tool": "cli", "s": [float(x) for x in s]}))' "$dir/cli.zarr" 
             fi ;;
         python) measure "$dir" python "$PY" bench/bench_python.py gensvd-path "$store" $K \
                     "$dir/python.zarr" ;;
+        python_bulk) measure "$dir" python_bulk "$PY" bench/bench_python.py gensvd-bulk "$store" $K ;;
         python_dask) measure "$dir" python_dask "$PY" bench/bench_python.py gensvd-dask "$store" $K ;;
         python_numpy) measure "$dir" python_numpy "$PY" bench/bench_python.py gensvd-numpy "$store" $K ;;
         sgkit) measure "$dir" sgkit "$PY" bench/bench_python.py sgkit "$store" $K ;;
@@ -85,6 +92,20 @@ print(json.dumps({"tool": "cli", "s": [float(x) for x in s]}))' "$dir/cli.zarr" 
         *) echo "unknown tool $tool" >&2; exit 2 ;;
         esac
     done
+    if [[ " $TOOLS " == *" cli "* && " $TOOLS " == *" python "* ]]; then
+        # the 3% target: cli's process and python's call, alternately, REPEAT times each
+        : >"$dir/alternate.txt"
+        for _ in $(seq "$REPEAT"); do
+            /usr/bin/time -f "%e %U %S" -o "$dir/alt.time" "$G" pca "$store" -k $K -o "$dir/cli.zarr" \
+                --force -q
+            "$PY" bench/bench_python.py gensvd-path "$store" $K "$dir/python.zarr" |
+                tail -n 1 >"$dir/alt.json"
+            awk '{print "cli", $1, $2 + $3}' "$dir/alt.time" >>"$dir/alternate.txt"
+            "$PY" -c 'import json, sys; j = json.load(open(sys.argv[1]))
+print("python", j["seconds"], j["cpu_seconds"])' "$dir/alt.json" >>"$dir/alternate.txt"
+        done
+        rm -f "$dir/alt.time" "$dir/alt.json"
+    fi
     "$PY" - "$dir" $TOOLS <<'PY'
 import json, os, sys
 d, tools = sys.argv[1], sys.argv[2:]
@@ -111,16 +132,34 @@ fmt = lambda x: "-" if x is None else f"{x:.2f}"
 for t, (wall, rss, call, load, err) in rows.items():
     ratio = "-" if not base else f"{wall / base:.3f}"
     print(f"| {t} | {wall:.2f} | {fmt(call)} | {fmt(load)} | {ratio} | {rss:.0f} | {err:.2e} |")
-if "cli" in rows and "python" in rows:
-    # the call against the program's whole run (the interpreter's start and imports apart)
-    r = rows["python"][2] / rows["cli"][0]
-    print(f"gensvd.pca call / cli wall: {r:.3f} (target <= 1.03: "
-          f"{'met' if r <= 1.03 else 'not met'}); python process / cli: "
-          f"{rows['python'][0] / rows['cli'][0]:.3f}")
-if "sgkit" in rows and "python" in rows:
-    r = rows["sgkit"][2] / rows["python"][2]
-    better = rows["python"][4] <= rows["sgkit"][4]
-    print(f"sgkit.pca / gensvd.pca call: {r:.1f}x (target >= 20x at equal or better accuracy: "
-          f"{'met' if r >= 20 and better else 'not met'})")
+alt = {"cli": ([], []), "python": ([], [])}
+try:
+    for line in open(os.path.join(d, "alternate.txt")):
+        t, wall, cpu = line.split()
+        alt[t][0].append(float(wall))
+        alt[t][1].append(float(cpu))
+except OSError:
+    pass
+if alt["cli"][0] and alt["python"][0]:
+    # the call against the program's whole run (the interpreter's start and imports apart),
+    # in wall time (the target) and in CPU time (all threads; steal time on a VM left out)
+    med = lambda v: sorted(v)[len(v) // 2]
+    for i, what in enumerate(("wall", "CPU")):
+        c, p = med(alt["cli"][i]), med(alt["python"][i])
+        print(f"{what} s, alternately, {len(alt['cli'][i])} runs each: cli "
+              f"{' '.join(f'{x:.2f}' for x in alt['cli'][i])} (median {c:.2f}); gensvd.pca call "
+              f"{' '.join(f'{x:.2f}' for x in alt['python'][i])} (median {p:.2f})")
+        print(f"gensvd.pca call / cli, {what} medians: {p / c:.3f}"
+              + (f" (target <= 1.03: {'met' if p / c <= 1.03 else 'not met'})" if i == 0 else ""))
+if "sgkit" in rows:
+    ok = [(rows[t][2], t) for t in ("python", "python_bulk")
+          if t in rows and rows[t][4] <= rows["sgkit"][4]]
+    if ok:
+        call, t = min(ok)
+        r = rows["sgkit"][2] / call
+        print(f"sgkit.pca / the fastest gensvd.pca at equal or better accuracy ({t}): {r:.1f}x "
+              f"(target >= 20x: {'met' if r >= 20 else 'not met'})")
+    else:
+        print("no gensvd.pca run reached sgkit.pca's accuracy (target not met)")
 PY
 done

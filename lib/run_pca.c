@@ -286,10 +286,12 @@ int lib_run_pca(struct lib_run *run)
     struct gsvd_pca_params pca = o->pca;
     /* "tw": float64 products where the kernel is the default (the effective n amplifies the
      * sum of squares' rounding), as the command line does */
+    /* n_threads: the plan counts each thread's buffers (lib_backend sets it in its own copy) */
     struct gsvd_backend_params bp = {.gram_f64 = o->gram_f64 ||
                                                  (o->pca.tw && o->gram_kernel == GSVD_GRAM_AUTO),
                                      .gram_kernel = o->gram_kernel,
-                                     .pass_kernel = o->pass_kernel};
+                                     .pass_kernel = o->pass_kernel,
+                                     .n_threads = lib_threads(run->ctx)};
     struct pca_run p = {.run = run, .pca = &pca, .bp = &bp};
     gsvd_comm *world = lib_world();
     int fit = o->fit_file || o->fit_set;

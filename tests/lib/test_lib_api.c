@@ -362,6 +362,45 @@ static void logging(gensvd_ctx *ctx, const char *hapmap)
     gensvd_source_free(src);
 }
 
+static char plan_line[512];
+static void keep_plan(void *user, enum gensvd_log_level level, const char *msg)
+{
+    (void)user;
+    (void)level;
+    if (msg && strstr(msg, "plan:"))
+        snprintf(plan_line, sizeof plan_line, "%s", msg);
+}
+
+/* The context's thread count reaches pca's memory plan (the plan counts each thread's pass
+ * buffers; it once saw one thread whatever the context said). */
+static void plan_threads(gensvd_ctx *ctx, const char *hapmap)
+{
+    gensvd_source *src = NULL;
+    gensvd_options *opt = NULL;
+    gensvd_result *res = NULL;
+    int rc;
+
+    plan_line[0] = 0;
+    check(gensvd_ctx_set_log(ctx, keep_plan, NULL, GENSVD_LOG_INFO) == 0 &&
+              gensvd_ctx_set_int(ctx, "threads", 3) == 0,
+          "ctx: a log callback, 3 threads");
+    rc = gensvd_source_open(ctx, hapmap, &src);
+    if (rc == 0)
+        rc = gensvd_options_new(ctx, GENSVD_PCA, &opt);
+    if (rc == 0)
+        rc = gensvd_options_set_int(opt, "components", 3);
+    if (rc == 0)
+        rc = gensvd_options_set_string(opt, "method", "randomized");
+    if (rc == 0)
+        rc = gensvd_run(ctx, opt, src, NULL, &res);
+    check(rc == 0 && strstr(plan_line, "(3 threads)") != NULL,
+          "a randomized pca plans for the context's 3 threads (%s)", plan_line);
+    gensvd_result_free(res);
+    gensvd_options_free(opt);
+    gensvd_source_free(src);
+    check(gensvd_ctx_set_int(ctx, "threads", 0) == 0, "threads back to the default");
+}
+
 int main(int argc, char **argv)
 {
     gensvd_ctx *ctx;
@@ -383,6 +422,7 @@ int main(int argc, char **argv)
     dest_settings(ctx, argv[3]);
     failing_calls(ctx, argv[2], argv[3]);
     logging(ctx, argv[2]);
+    plan_threads(ctx, argv[2]);
     gensvd_ctx_free(ctx);
     gensvd_ctx_free(NULL);
     gensvd_source_free(NULL);
