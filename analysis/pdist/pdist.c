@@ -1,7 +1,9 @@
 /* analysis/pdist/pdist.c - the pdist engine: picks a kernel, plans bands of rows under the memory
  * cap, drives one pass over the data per band (or a replay of the kept bit planes), turns each
  * pair's sums into a distance and hands finished bands to the sink.  A kernel that cannot take
- * the data hands over to the next one during the first pass, before any band was emitted. */
+ * the data hands over to the next one during the first pass, before any band was emitted.
+ * Band buffers, the sink and bands shared between ranks: pdist_bands.c; the sources of the
+ * features: pdist_sources.c. */
 #include "gsvd_config.h"
 #include "analysis/pdist/pdist.h"
 
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "analysis/pdist/pdist_internal.h"
+#include "analysis/pdist/pdist_run.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
@@ -52,44 +55,6 @@ const char *gsvd_pdist_missing_name(enum gsvd_pdist_missing m)
 
 /* ---- the engine ---------------------------------------------------------------------------- */
 
-struct pd_run;
-
-/* Where the features come from: one call of `pass` feeds every stripe to pd_feed. */
-struct pd_source {
-    int (*pass)(struct pd_source *src, struct pd_run *run);
-    /* features the last complete pass considered (dropped for having no call included, left
-     * out by a variant mask not); NULL: all env.m */
-    uint64_t (*used)(struct pd_source *src);
-    void *ctx;
-};
-
-struct pd_run {
-    const struct gsvd_pdist_params *p;
-    struct pd_env env;
-    double ploidy;
-    const struct pd_kernel_ops *kops;
-    void *kst;
-    int first_pass; /* counting called values this pass */
-    uint64_t *called;
-    uint64_t n_missing;
-    uint64_t m_used; /* features the first pass considered */
-    /* bands */
-    size_t *band_rows; /* first row of each band, plus n at the end */
-    size_t n_bands, band;
-    int *owner; /* distributed: the rank that computes each band, or NULL */
-    double *dist;
-    uint32_t *n_sites;
-    uint32_t *king; /* king, ibs0: GSVD_PDIST_KING_COUNTS per pair of the band, else NULL */
-    size_t out_cap;
-    /* progress */
-    uint64_t work_done, work_total;
-    struct gsvd_pdist_summary sum;
-    /* p-distance on haplotype columns: columns per item, and each block's haplotypes as rows */
-    size_t haps;
-    int8_t *hrows;
-    size_t hrows_cap;
-};
-
 static void progress(struct pd_run *r, uint64_t features)
 {
     char what[64];
@@ -124,7 +89,7 @@ GSVD_CLONES static void count_called_rows(const int8_t *rows, size_t nf, size_t 
 }
 
 /* Count called values of a stripe (first pass only), then give it to the kernel. */
-static int pd_feed(struct pd_run *r, const struct pd_stripe *s)
+int pd_feed(struct pd_run *r, const struct pd_stripe *s)
 {
     size_t n = r->env.n;
     struct pd_stripe fed = *s;
@@ -338,23 +303,6 @@ static int finish_worker(void *ctx, size_t t)
     return GSVD_OK;
 }
 
-static int band_buffers(struct pd_run *r, size_t cells);
-static int send_band(struct pd_run *r, int status, size_t nb, size_t nc);
-
-/* The band of rows [row0, row0 + nb) in r->dist / r->n_sites to the sink. */
-static int to_sink(struct pd_run *r, size_t row0, size_t nb, gsvd_pdist_sink_fn sink, void *ctx)
-{
-    struct gsvd_pdist_band b = {.n = r->env.n,
-                                .row0 = row0,
-                                .n_rows = nb,
-                                .ld = r->env.n - row0,
-                                .dist = r->dist,
-                                .n_sites = r->n_sites,
-                                .king = r->king,
-                                .n_missing = r->n_missing};
-    return sink(ctx, &b);
-}
-
 /* The current band's distances to the sink, or, on a rank other than 0, to rank 0. */
 static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
 {
@@ -365,7 +313,7 @@ static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
 
     if (gsvd_mul_size(nb, nc, &cells) < 0)
         return GSVD_ENOMEM;
-    if ((rc = band_buffers(r, cells)) < 0)
+    if ((rc = pd_band_buffers(r, cells)) < 0)
         return rc;
     if ((rc = gsvd_parallel(r->env.n_threads, finish_worker, &f)) < 0)
         return rc;
@@ -383,178 +331,11 @@ static int emit_band(struct pd_run *r, gsvd_pdist_sink_fn sink, void *ctx)
             }
         }
     if (gsvd_comm_rank(r->p->comm) != 0) /* (job-array parts have no comm: their own sink) */
-        return send_band(r, GSVD_OK, nb, nc);
-    return to_sink(r, row0, nb, sink, ctx);
+        return pd_send_band(r, GSVD_OK, nb, nc);
+    return pd_to_sink(r, row0, nb, sink, ctx);
 }
 
-/* ---- distributed runs: bands shared out between ranks, rank 0 emits -------------------------
- * The plan is refined to at least four bands per rank (boundaries at multiples of the row
- * alignment that split the pairs evenly, added to the memory plan's), and bands go, in row
- * order, to the rank with the fewest pairs so far (band 0 to rank 0: its first pass).  A rank
- * other than 0 first makes a pass over band [0, 1), which reads every item: the kernel's
- * verdict on the data, the called counts and the kept planes are then those of one process. */
-
-static uint64_t band_pairs(size_t n, size_t row0, size_t nb)
-{
-    return (uint64_t)nb * (uint64_t)(n - row0) - (uint64_t)nb * (uint64_t)(nb + 1) / 2;
-}
-
-static int cmp_size(const void *a, const void *b)
-{
-    size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static int share_bands(struct pd_run *r)
-{
-    const struct gsvd_pdist_params *p = r->p;
-    int size = p->comm ? gsvd_comm_size(p->comm) : p->n_parts > 1 ? (int)p->n_parts : 1;
-    size_t n = r->env.n, align = p->row_align > 1 ? p->row_align : 1, want = 4 * (size_t)size;
-    size_t *rows = NULL, k = 0;
-    uint64_t total = band_pairs(n, 0, n), *load = NULL;
-    int rc = GSVD_OK;
-
-    gsvd_free(r->owner);
-    r->owner = NULL;
-    if (size <= 1)
-        return GSVD_OK;
-    /* every rank takes rank 0's plan (ranks on other nodes may see other thread counts); parts
-     * of a job array must be started with the same options and the same --threads */
-    uint64_t nb = r->n_bands;
-    if ((rc = gsvd_comm_bcast(p->comm, &nb, sizeof nb, 0)) < 0)
-        return rc;
-    if (nb > n + 1)
-        return GSVD_EINTERNAL;
-    r->n_bands = (size_t)nb;
-    if ((rc = gsvd_comm_bcast(p->comm, r->band_rows, (r->n_bands + 1) * sizeof *r->band_rows, 0)) <
-        0)
-        return rc;
-    if (r->n_bands == 0)
-        return GSVD_OK;
-    rows = gsvd_malloc((r->n_bands + want + 2) * sizeof *rows);
-    load = gsvd_calloc((size_t)size, sizeof *load);
-    if (!rows || !load) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    /* the memory plan's boundaries, and the aligned rows that split the pairs evenly */
-    for (size_t i = 0; i < r->n_bands; i++)
-        rows[k++] = r->band_rows[i];
-    for (size_t q = 1; q < want; q++) {
-        uint64_t target = total / want * q;
-        size_t lo = 0, hi = n;
-        while (lo < hi) { /* the smallest x with pairs of rows [0, x) >= target */
-            size_t mid = lo + (hi - lo) / 2;
-            if (band_pairs(n, 0, mid) >= target)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        lo = (lo + align - 1) / align * align;
-        if (lo > 0 && lo < n)
-            rows[k++] = lo;
-    }
-    qsort(rows, k, sizeof *rows, cmp_size);
-    size_t u = 0;
-    for (size_t i = 0; i < k; i++)
-        if (u == 0 || rows[i] != rows[u - 1])
-            rows[u++] = rows[i];
-    rows[u] = n;
-    gsvd_free(r->band_rows);
-    r->band_rows = rows;
-    r->n_bands = u;
-    rows = NULL;
-    r->owner = gsvd_malloc(r->n_bands * sizeof *r->owner);
-    if (!r->owner) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    for (size_t b = 0; b < r->n_bands; b++) {
-        int best = 0;
-        for (int t = 1; t < size && b > 0; t++)
-            if (load[t] < load[best])
-                best = t;
-        r->owner[b] = best;
-        load[best] += band_pairs(n, r->band_rows[b], r->band_rows[b + 1] - r->band_rows[b]);
-    }
-out:
-    gsvd_free(rows);
-    gsvd_free(load);
-    return rc;
-}
-
-/* What a rank sends rank 0 ahead of each of its bands. */
-struct band_head {
-    int64_t status; /* GSVD_OK, or the rank's error: no data follows */
-    uint64_t band, nb, nc;
-};
-
-static int send_band(struct pd_run *r, int status, size_t nb, size_t nc)
-{
-    gsvd_comm *c = r->p->comm;
-    struct band_head h = {.status = status, .band = r->band, .nb = nb, .nc = nc};
-    int rc = gsvd_comm_send(c, &h, sizeof h, 0);
-    if (rc == GSVD_OK && status == GSVD_OK)
-        rc = gsvd_comm_send(c, r->dist, nb * nc * sizeof *r->dist, 0);
-    if (rc == GSVD_OK && status == GSVD_OK)
-        rc = gsvd_comm_send(c, r->n_sites, nb * nc * sizeof *r->n_sites, 0);
-    if (rc == GSVD_OK && status == GSVD_OK && r->king)
-        rc = gsvd_comm_send(c, r->king, nb * nc * GSVD_PDIST_KING_COUNTS * sizeof *r->king, 0);
-    return rc;
-}
-
-static int band_buffers(struct pd_run *r, size_t cells)
-{
-    int king = gsvd_pd_king_metric(r->p->metric);
-    if (cells <= r->out_cap)
-        return GSVD_OK;
-    gsvd_free(r->dist);
-    gsvd_free(r->n_sites);
-    gsvd_free(r->king);
-    r->king = NULL;
-    if (king && cells > SIZE_MAX / (GSVD_PDIST_KING_COUNTS * sizeof *r->king))
-        return GSVD_ENOMEM;
-    r->dist = gsvd_alloc_large(cells * sizeof *r->dist);
-    r->n_sites = gsvd_alloc_large(cells * sizeof *r->n_sites);
-    if (king)
-        r->king = gsvd_alloc_large(cells * GSVD_PDIST_KING_COUNTS * sizeof *r->king);
-    r->out_cap = r->dist && r->n_sites && (!king || r->king) ? cells : 0;
-    return r->out_cap ? GSVD_OK : GSVD_ENOMEM;
-}
-
-/* Rank 0: band r->band, computed by rank `from`, to the sink. */
-static int receive_band(struct pd_run *r, int from, gsvd_pdist_sink_fn sink, void *ctx)
-{
-    gsvd_comm *c = r->p->comm;
-    size_t row0 = r->band_rows[r->band], nb = r->band_rows[r->band + 1] - row0;
-    size_t nc = r->env.n - row0;
-    struct band_head h;
-    int rc = gsvd_comm_recv(c, &h, sizeof h, from);
-    if (rc < 0)
-        return rc;
-    if (h.status < 0) {
-        gsvd_log_error("rank %d of %d failed (%s); stopping the run", from, gsvd_comm_size(c),
-                       gsvd_strerror((int)h.status));
-        return GSVD_EPEER;
-    }
-    if (h.band != r->band || h.nb != nb || h.nc != nc) {
-        gsvd_log_error("internal error: rank %d sent rows block %llu (%llu x %llu) for block %zu "
-                       "(%zu x %zu)",
-                       from, (unsigned long long)h.band, (unsigned long long)h.nb,
-                       (unsigned long long)h.nc, r->band, nb, nc);
-        return GSVD_EINTERNAL;
-    }
-    if ((rc = band_buffers(r, nb * nc)) < 0 ||
-        (rc = gsvd_comm_recv(c, r->dist, nb * nc * sizeof *r->dist, from)) < 0 ||
-        (rc = gsvd_comm_recv(c, r->n_sites, nb * nc * sizeof *r->n_sites, from)) < 0)
-        return rc;
-    if (r->king && (rc = gsvd_comm_recv(
-                        c, r->king, nb * nc * GSVD_PDIST_KING_COUNTS * sizeof *r->king, from)) < 0)
-        return rc;
-    return to_sink(r, row0, nb, sink, ctx);
-}
-
-static void run_clear(struct pd_run *r)
+void pd_run_clear(struct pd_run *r)
 {
     if (r->kops && r->kst)
         r->kops->destroy(r->kst);
@@ -571,8 +352,8 @@ static void run_clear(struct pd_run *r)
 static int first_pass(struct pd_run *r, struct pd_source *src, size_t row0, size_t nb);
 
 /* Run every band through the chain of kernels. */
-static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
-                      gsvd_pdist_sink_fn sink, void *ctx)
+int pd_run_engine(struct pd_run *r, struct pd_source *src, int is_float, gsvd_pdist_sink_fn sink,
+                  void *ctx)
 {
     const struct gsvd_pdist_params *p = r->p;
     const struct pd_kernel_ops *chain[4];
@@ -600,7 +381,7 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
     for (;;) {
         r->kops = chain[k];
         GSVD_TRY(plan_bands(r, r->env.m));
-        GSVD_TRY(share_bands(r));
+        GSVD_TRY(pd_share_bands(r));
         GSVD_TRY(r->kops->create(&r->env, &r->kst));
         r->work_total = (uint64_t)r->n_bands * r->env.m;
         r->work_done = 0;
@@ -623,7 +404,7 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
             }
             if (r->owner && r->owner[r->band] != me) {
                 if (p->comm && me == 0)
-                    GSVD_TRY(receive_band(r, r->owner[r->band], sink, ctx));
+                    GSVD_TRY(pd_receive_band(r, r->owner[r->band], sink, ctx));
                 continue;
             }
             if (r->band > 0 && r->kops->replay) {
@@ -666,7 +447,8 @@ static int run_engine(struct pd_run *r, struct pd_source *src, int is_float,
 out:
     /* a rank other than 0 tells rank 0 at the band it would have sent next (rank 0 then ends
      * the run); rank 0 returns the error to its caller, which ends it */
-    if (rc < 0 && p->comm && r->owner && me != 0 && rc != GSVD_EPEER && send_band(r, rc, 0, 0) < 0)
+    if (rc < 0 && p->comm && r->owner && me != 0 && rc != GSVD_EPEER &&
+        pd_send_band(r, rc, 0, 0) < 0)
         gsvd_log_error("could not tell rank 0 of the failure");
     return rc;
 }
@@ -700,234 +482,4 @@ static int first_pass(struct pd_run *r, struct pd_source *src, size_t row0, size
         r->n_missing = (uint64_t)n * r->m_used - calls;
     }
     return GSVD_OK;
-}
-
-/* ---- sources ------------------------------------------------------------------------------- */
-
-static int geno_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
-{
-    struct pd_run *r = ctx;
-    struct pd_stripe s = {.n_feat = blk->n_rows,
-                          .i8 = blk->i8,
-                          .f64 = blk->f64,
-                          .item_stride = 1,
-                          .feat_stride = blk->n_cols};
-    int rc;
-    (void)info;
-    if (blk->n_rows == 0)
-        return GSVD_OK;
-    if (!blk->i8 && !blk->f64)
-        return GSVD_EINTERNAL; /* packed (cached) blocks are not used by pdist */
-    if (r->haps > 1) {         /* item i's haplotype h of variant v is feature h rows + v */
-        if (!blk->i8)
-            return GSVD_EINTERNAL; /* haplotypes come from integer calls */
-        rc = gsvd_pd_haplotype_rows(blk->i8, blk->n_rows, r->env.n, r->haps, &r->hrows,
-                                    &r->hrows_cap);
-        if (rc < 0)
-            return rc;
-        s = (struct pd_stripe){.n_feat = blk->n_rows * r->haps,
-                               .i8 = r->hrows,
-                               .item_stride = 1,
-                               .feat_stride = r->env.n};
-    }
-    rc = pd_feed(r, &s);
-    /* the scan stops on any non-zero return; a hand-over travels as ECANCELED */
-    return rc == PD_HANDOVER ? GSVD_ECANCELED : rc;
-}
-
-struct geno_src {
-    struct pd_source base;
-    gsvd_geno *g;
-    size_t haps; /* features per variant */
-};
-
-static uint64_t geno_used(struct pd_source *src)
-{
-    const struct geno_src *gs = (const struct geno_src *)src;
-    const struct gsvd_geno_counts *c = gsvd_geno_counts(gs->g);
-    return (c->n_range - c->n_mask) * gs->haps;
-}
-
-static int geno_pass(struct pd_source *src, struct pd_run *r)
-{
-    struct geno_src *gs = (struct geno_src *)src;
-    int rc = gsvd_geno_scan(gs->g, geno_block, r);
-    if (rc == GSVD_ECANCELED)
-        return PD_HANDOVER;
-    return rc;
-}
-
-int gsvd_pdist_run(gsvd_geno *g, const struct gsvd_pdist_params *p, gsvd_pdist_sink_fn sink,
-                   void *ctx, struct gsvd_pdist_summary *sum)
-{
-    struct pd_run r = {.p = p};
-    struct geno_src src = {.base = {.pass = geno_pass, .used = geno_used}, .g = g, .haps = 1};
-    size_t hg = p->hap_group > 1 ? p->hap_group : 1;
-    int rc;
-
-    if ((p->metric == GSVD_PDIST_P_DISTANCE && !gsvd_geno_haplotypes(g)) ||
-        (hg > 1 && (p->metric != GSVD_PDIST_P_DISTANCE || hg != gsvd_geno_haplotypes(g)))) {
-        gsvd_log_error("%s: p-distance compares the haplotypes of phased calls: open the "
-                       "genotypes with haplotypes, and group the columns by their ploidy",
-                       gsvd_geno_array_name(g));
-        return GSVD_EINVAL;
-    }
-    r.haps = src.haps = hg;
-    r.env.n = gsvd_geno_n_samples(g) / hg;
-    r.env.m = gsvd_geno_n_variants(g) * hg;
-    r.m_used = r.env.m;
-    r.ploidy = (double)gsvd_geno_ploidy(g);
-    if (r.env.m > UINT32_MAX) {
-        gsvd_log_error("%llu features: more than pdist's per-pair counts hold (2^32 - 1); "
-                       "use --variants to split the range",
-                       (unsigned long long)r.env.m);
-        return GSVD_EINVAL;
-    }
-    rc = run_engine(&r, &src.base, gsvd_geno_is_float(g), sink, ctx);
-    if (rc == GSVD_OK && sum)
-        *sum = r.sum;
-    run_clear(&r);
-    return rc;
-}
-
-struct matrix_src {
-    struct pd_source base;
-    const double *x; /* or */
-    const int8_t *x8;
-    size_t n, m;
-};
-
-static int matrix_pass(struct pd_source *src, struct pd_run *r)
-{
-    struct matrix_src *ms = (struct matrix_src *)src;
-    struct pd_stripe s = {
-        .n_feat = ms->m, .f64 = ms->x, .i8 = ms->x8, .item_stride = ms->m, .feat_stride = 1};
-    if (ms->m == 0)
-        return GSVD_OK;
-    return pd_feed(r, &s);
-}
-
-/* An in-memory matrix, float64 (x) or int8 (x8). */
-static int run_matrix(const double *x, const int8_t *x8, size_t n, size_t m,
-                      const struct gsvd_pdist_params *p, gsvd_pdist_sink_fn sink, void *ctx,
-                      struct gsvd_pdist_summary *sum)
-{
-    struct pd_run r = {.p = p};
-    struct matrix_src src = {.base = {.pass = matrix_pass}, .x = x, .x8 = x8, .n = n, .m = m};
-    int is_int = 1, rc;
-
-    if (p->missing == GSVD_PDIST_ERROR)
-        for (size_t k = 0; k < n * m; k++)
-            if (x8 ? x8[k] < 0 : isnan(x[k])) {
-                gsvd_log_error("row %zu of the matrix has a missing value (--missing error)",
-                               k / m + 1);
-                return GSVD_EFORMAT;
-            }
-    for (size_t k = 0; k < n * m && is_int && !x8; k++)
-        is_int = isnan(x[k]) || x[k] == 0 || x[k] == 1 || x[k] == 2;
-    if (m > UINT32_MAX) {
-        gsvd_log_error("%zu features: more than pdist's per-pair counts hold (2^32 - 1)", m);
-        return GSVD_EINVAL;
-    }
-    r.env.n = n;
-    r.env.m = m;
-    r.m_used = m;
-    r.ploidy = p->ploidy ? (double)p->ploidy : 2;
-    rc = run_engine(&r, &src.base, !is_int, sink, ctx);
-    if (rc == GSVD_OK && sum)
-        *sum = r.sum;
-    run_clear(&r);
-    return rc;
-}
-
-int gsvd_pdist_run_matrix(const double *x, size_t n, size_t m, const struct gsvd_pdist_params *p,
-                          gsvd_pdist_sink_fn sink, void *ctx, struct gsvd_pdist_summary *sum)
-{
-    return run_matrix(x, NULL, n, m, p, sink, ctx, sum);
-}
-
-int gsvd_pdist_run_matrix_i8(const int8_t *x, size_t n, size_t m, const struct gsvd_pdist_params *p,
-                             gsvd_pdist_sink_fn sink, void *ctx, struct gsvd_pdist_summary *sum)
-{
-    return run_matrix(NULL, x, n, m, p, sink, ctx, sum);
-}
-
-/* ---- distances between variants ------------------------------------------------------------ */
-
-struct var_collect {
-    unsigned char *x; /* kept variants x samples: int8 or float64 (elem bytes each) */
-    size_t elem;
-    size_t rows, cap, n;
-    uint64_t *ids;
-    uint64_t limit; /* bytes; 0 = none */
-};
-
-static int var_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
-{
-    struct var_collect *v = ctx;
-    size_t n = v->n, need = v->rows + blk->n_rows, kept = 0;
-
-    if (blk->n_rows == 0)
-        return GSVD_OK;
-    if (!blk->i8 && !blk->f64)
-        return GSVD_EINTERNAL;
-    if ((blk->f64 != NULL) != (v->elem == sizeof(double)))
-        return GSVD_EINTERNAL; /* the scan's kind is fixed by the array */
-    if (need > v->cap) {
-        size_t row_bytes, cap_x = v->cap, cap_ids = v->cap; /* both arrays hold v->cap rows */
-        if (gsvd_mul_size(n ? n : 1, v->elem, &row_bytes) < 0)
-            return GSVD_ENOMEM;
-        if (v->limit && (uint64_t)need * n * v->elem > v->limit) {
-            gsvd_log_error("--axis variants: %zu variants x %zu samples do not fit in --memory "
-                           "%llu bytes (%zu byte(s) per call, up to half of it); narrow "
-                           "--variants",
-                           need, n, (unsigned long long)v->limit * 2, v->elem);
-            return GSVD_ENOMEM;
-        }
-        if (gsvd_grow(&v->x, &cap_x, need, row_bytes, 1024) < 0 ||
-            gsvd_grow(&v->ids, &cap_ids, need, sizeof *v->ids, 1024) < 0)
-            return GSVD_ENOMEM;
-        v->cap = cap_x;
-    }
-    memcpy(v->x + v->rows * n * v->elem, blk->i8 ? (const void *)blk->i8 : (const void *)blk->f64,
-           blk->n_rows * n * v->elem);
-    for (size_t j = 0; j < info->n_variants; j++)
-        if (info->kept[j])
-            v->ids[v->rows + kept++] = info->first + j;
-    if (kept != blk->n_rows)
-        return GSVD_EINTERNAL;
-    v->rows = need;
-    return GSVD_OK;
-}
-
-int gsvd_pdist_collect_variants(gsvd_geno *g, struct gsvd_pdist_params *p, double **x, int8_t **x8,
-                                size_t *rows, uint64_t **ids)
-{
-    struct var_collect v = {.n = gsvd_geno_n_samples(g),
-                            .elem = gsvd_geno_is_float(g) ? sizeof(double) : 1,
-                            .limit = p->memory / 2};
-    int rc;
-
-    *x = NULL;
-    *x8 = NULL;
-    *ids = NULL;
-    *rows = 0;
-    rc = gsvd_geno_scan(g, var_block, &v);
-    if (rc == GSVD_OK) {
-        if (v.elem == 1)
-            *x8 = (int8_t *)v.x;
-        else
-            *x = (double *)(void *)v.x;
-        *ids = v.ids;
-        *rows = v.rows;
-        p->ploidy = gsvd_geno_ploidy(g);
-        if (p->memory) { /* the matrix itself is part of the working set */
-            uint64_t held = (uint64_t)v.rows * v.n * v.elem;
-            p->memory = held < p->memory ? p->memory - held : 1;
-        }
-        return GSVD_OK;
-    }
-    gsvd_free(v.x);
-    gsvd_free(v.ids);
-    return rc;
 }
