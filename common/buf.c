@@ -136,3 +136,49 @@ int gsvd_buf_read_file(struct gsvd_buf *b, const char *path)
         fclose(fp);
     return rc;
 }
+
+struct str_at {
+    const char *s;
+    size_t at;
+};
+
+static int cmp_str_at(const void *a, const void *b)
+{
+    return strcmp(((const struct str_at *)a)->s, ((const struct str_at *)b)->s);
+}
+
+int gsvd_strlist_index(const struct gsvd_strlist *l, size_t **order)
+{
+    size_t n = l->n;
+    struct str_at *tmp = gsvd_malloc((n ? n : 1) * sizeof *tmp);
+    *order = gsvd_malloc((n ? n : 1) * sizeof **order);
+    if (!tmp || !*order) {
+        gsvd_free(tmp);
+        gsvd_free(*order);
+        *order = NULL;
+        return GSVD_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++)
+        tmp[i] = (struct str_at){l->items[i], i};
+    qsort(tmp, n, sizeof *tmp, cmp_str_at);
+    for (size_t i = 0; i < n; i++)
+        (*order)[i] = tmp[i].at;
+    gsvd_free(tmp);
+    return GSVD_OK;
+}
+
+ptrdiff_t gsvd_strlist_find(const struct gsvd_strlist *l, const size_t *order, const char *s)
+{
+    size_t lo = 0, hi = l->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(l->items[order[mid]], s);
+        if (c == 0)
+            return (ptrdiff_t)order[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}

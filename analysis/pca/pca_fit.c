@@ -21,16 +21,6 @@ void gsvd_pca_fit_join_free(struct gsvd_pca_fit_join *j)
     memset(j, 0, sizeof *j);
 }
 
-struct id_row {
-    const char *id;
-    size_t row;
-};
-
-static int cmp_id(const void *a, const void *b)
-{
-    return strcmp(((const struct id_row *)a)->id, ((const struct id_row *)b)->id);
-}
-
 int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_params *fitp,
                       const struct gsvd_strlist *universe, gsvd_geno *gfit,
                       const struct gsvd_pca_result *r, size_t threads,
@@ -43,7 +33,7 @@ int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_par
     struct gsvd_project_result *pr = NULL;
     struct gsvd_project_params pp = {.n_threads = threads};
     gsvd_geno *gall = NULL, *grest = NULL;
-    struct id_row *sorted = NULL;
+    size_t *by_id = NULL; /* fit's positions in ID order */
     size_t n, k = r->k, nf = r->n, ir = 0;
     int rc = GSVD_OK;
 
@@ -55,18 +45,14 @@ int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_par
         universe = gsvd_geno_sample_ids(gall);
     }
     n = universe->n;
-    if (!(sorted = gsvd_malloc((nf ? nf : 1) * sizeof *sorted)) ||
-        !(out->fitted = gsvd_calloc(n ? n : 1, 1))) {
+    GSVD_TRY(gsvd_strlist_index(fit, &by_id));
+    if (!(out->fitted = gsvd_calloc(n ? n : 1, 1))) {
         rc = GSVD_ENOMEM;
         goto out;
     }
-    for (size_t i = 0; i < nf; i++)
-        sorted[i] = (struct id_row){fit->items[i], i};
-    qsort(sorted, nf, sizeof *sorted, cmp_id);
     for (size_t i = 0; i < n; i++) {
         const char *id = universe->items[i];
-        struct id_row key = {id, 0};
-        out->fitted[i] = bsearch(&key, sorted, nf, sizeof *sorted, cmp_id) != NULL;
+        out->fitted[i] = gsvd_strlist_find(fit, by_id, id) >= 0;
         out->n_fitted += out->fitted[i];
         GSVD_TRY(gsvd_strlist_push(&out->ids, id));
         if (!out->fitted[i])
@@ -115,9 +101,8 @@ int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_par
     for (size_t i = 0; i < n; i++) {
         double *dst = out->all.u + i * k;
         if (out->fitted[i]) {
-            struct id_row key = {universe->items[i], 0};
-            const struct id_row *hit = bsearch(&key, sorted, nf, sizeof *sorted, cmp_id);
-            memcpy(dst, r->u + hit->row * k, k * sizeof *dst);
+            size_t row = (size_t)gsvd_strlist_find(fit, by_id, universe->items[i]);
+            memcpy(dst, r->u + row * k, k * sizeof *dst);
         } else {
             for (size_t q = 0; q < k; q++)
                 dst[q] = pr->scores[ir * k + q] / r->s[q];
@@ -132,6 +117,6 @@ out:
     gsvd_geno_close(grest);
     gsvd_geno_close(gall);
     gsvd_strlist_free(&rest);
-    gsvd_free(sorted);
+    gsvd_free(by_id);
     return rc;
 }

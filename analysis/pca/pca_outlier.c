@@ -28,30 +28,9 @@ void gsvd_pca_outliers_free(struct gsvd_pca_outliers *ol)
     memset(ol, 0, sizeof *ol);
 }
 
-struct id_at {
-    const char *id;
-    size_t at;
-};
-
-static int cmp_id_at(const void *a, const void *b)
-{
-    return strcmp(((const struct id_at *)a)->id, ((const struct id_at *)b)->id);
-}
-
 ptrdiff_t gsvd_pca_outliers_find(const struct gsvd_pca_outliers *ol, const char *id)
 {
-    size_t lo = 0, hi = ol->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(ol->ids.items[ol->by_id[mid]], id);
-        if (c == 0)
-            return (ptrdiff_t)ol->by_id[mid];
-        if (c < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return -1;
+    return gsvd_strlist_find(&ol->ids, ol->by_id, id);
 }
 
 static int outliers_init(struct gsvd_pca_outliers *ol, const struct gsvd_strlist *ids)
@@ -62,23 +41,17 @@ static int outliers_init(struct gsvd_pca_outliers *ol, const struct gsvd_strlist
     ol->round = gsvd_calloc(n ? n : 1, sizeof *ol->round);
     ol->pc = gsvd_calloc(n ? n : 1, sizeof *ol->pc);
     ol->sigma = gsvd_malloc((n ? n : 1) * sizeof *ol->sigma);
-    ol->by_id = gsvd_malloc((n ? n : 1) * sizeof *ol->by_id);
-    struct id_at *tmp = gsvd_malloc((n ? n : 1) * sizeof *tmp);
     int rc = GSVD_OK;
-    if (!ol->round || !ol->pc || !ol->sigma || !ol->by_id || !tmp) {
+    if (!ol->round || !ol->pc || !ol->sigma) {
         rc = GSVD_ENOMEM;
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
         GSVD_TRY(gsvd_strlist_push(&ol->ids, ids->items[i]));
         ol->sigma[i] = NAN;
-        tmp[i] = (struct id_at){ol->ids.items[i], i};
     }
-    qsort(tmp, n, sizeof *tmp, cmp_id_at);
-    for (size_t i = 0; i < n; i++)
-        ol->by_id[i] = tmp[i].at;
+    rc = gsvd_strlist_index(&ol->ids, &ol->by_id);
 out:
-    gsvd_free(tmp);
     return rc;
 }
 
