@@ -245,13 +245,13 @@ static int read_pc1(const char *path, const struct gsvd_strlist *ids, double **o
 
     GSVD_TRY(gsvd_cli_open_input(path, NULL, &in));
     GSVD_TRY(gsvd_plot_pcs_read(in.tree, in.node, &pcs));
-    if (!(order = gsvd_plot_sort_order(pcs.ids.items, pcs.n)) ||
+    if (!(order = gsvd_str_order(pcs.ids.items, pcs.n)) ||
         !(pc1 = gsvd_calloc(ids->n ? ids->n : 1, sizeof *pc1))) {
         rc = GSVD_ENOMEM;
         goto out;
     }
     for (size_t i = 0; i < ids->n; i++) {
-        long j = gsvd_plot_find(pcs.ids.items, order, pcs.n, ids->items[i]);
+        long j = gsvd_str_find(pcs.ids.items, order, pcs.n, ids->items[i]);
         pc1[i] = j >= 0 ? pcs.proj[(size_t)j * pcs.k] : (double)NAN;
         found += j >= 0;
     }

@@ -144,35 +144,35 @@ struct str_at {
 
 static int cmp_str_at(const void *a, const void *b)
 {
-    return strcmp(((const struct str_at *)a)->s, ((const struct str_at *)b)->s);
+    const struct str_at *x = a, *y = b;
+    int c = strcmp(x->s, y->s);
+    return c ? c : (x->at > y->at) - (x->at < y->at);
 }
 
-int gsvd_strlist_index(const struct gsvd_strlist *l, size_t **order)
+size_t *gsvd_str_order(char *const *items, size_t n)
 {
-    size_t n = l->n;
     struct str_at *tmp = gsvd_malloc((n ? n : 1) * sizeof *tmp);
-    *order = gsvd_malloc((n ? n : 1) * sizeof **order);
-    if (!tmp || !*order) {
+    size_t *order = gsvd_malloc((n ? n : 1) * sizeof *order);
+    if (!tmp || !order) {
         gsvd_free(tmp);
-        gsvd_free(*order);
-        *order = NULL;
-        return GSVD_ENOMEM;
+        gsvd_free(order);
+        return NULL;
     }
     for (size_t i = 0; i < n; i++)
-        tmp[i] = (struct str_at){l->items[i], i};
+        tmp[i] = (struct str_at){items[i], i};
     qsort(tmp, n, sizeof *tmp, cmp_str_at);
     for (size_t i = 0; i < n; i++)
-        (*order)[i] = tmp[i].at;
+        order[i] = tmp[i].at;
     gsvd_free(tmp);
-    return GSVD_OK;
+    return order;
 }
 
-ptrdiff_t gsvd_strlist_find(const struct gsvd_strlist *l, const size_t *order, const char *s)
+ptrdiff_t gsvd_str_find(char *const *items, const size_t *order, size_t n, const char *s)
 {
-    size_t lo = 0, hi = l->n;
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        int c = strcmp(l->items[order[mid]], s);
+        int c = strcmp(items[order[mid]], s);
         if (c == 0)
             return (ptrdiff_t)order[mid];
         if (c < 0)

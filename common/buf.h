@@ -44,12 +44,12 @@ struct gsvd_strlist {
 GSVD_NODISCARD int gsvd_strlist_push(struct gsvd_strlist *l, const char *s);
 GSVD_NODISCARD int gsvd_strlist_pushn(struct gsvd_strlist *l, const char *s, size_t n);
 void gsvd_strlist_sort(struct gsvd_strlist *l); /* strcmp order */
-/* An index of l by value: *order (owned by the caller, gsvd_free) gets l's positions in strcmp
- * order of their items, so gsvd_strlist_find looks an item up in O(log n).  l must not change
- * while the index is used. */
-GSVD_NODISCARD int gsvd_strlist_index(const struct gsvd_strlist *l, size_t **order);
-/* The position in l of an item equal to s (any one of equal items), or -1. */
-ptrdiff_t gsvd_strlist_find(const struct gsvd_strlist *l, const size_t *order, const char *s);
+/* IDs looked up by value: gsvd_str_order gives the permutation of 0..n-1 that sorts items[]
+ * (strcmp order, equal items in their positions' order; caller owns it, gsvd_free; NULL: out of
+ * memory), and gsvd_str_find the position of an item equal to s (any one of equal items) or -1,
+ * in O(log n) through it.  items must not change while the order is used. */
+size_t *gsvd_str_order(char *const *items, size_t n);
+ptrdiff_t gsvd_str_find(char *const *items, const size_t *order, size_t n, const char *s);
 void gsvd_strlist_free(struct gsvd_strlist *l); /* accepts an empty list; leaves it empty */
 
 GSVD_EXTERN_C_END

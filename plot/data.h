@@ -59,11 +59,5 @@ GSVD_NODISCARD int gsvd_plot_labels_load(const char *spec, const char *column, g
                                          struct gsvd_plot_labels *out);
 void gsvd_plot_labels_free(struct gsvd_plot_labels *l); /* accepts a zeroed struct */
 
-/* Index of s in the n strings sorted[] by strcmp (binary search), or -1.  For id lookups:
- * `order` is a permutation of 0..n-1 that sorts `items`.  Cannot fail. */
-long gsvd_plot_find(char *const *items, const size_t *order, size_t n, const char *s);
-/* The permutation that sorts items (strcmp, stable); caller owns (gsvd_free); NULL: ENOMEM. */
-size_t *gsvd_plot_sort_order(char *const *items, size_t n);
-
 GSVD_EXTERN_C_END
 #endif /* GSVD_PLOT_DATA_H */

@@ -102,13 +102,13 @@ static int labels_from_strings(char *const *lab, size_t n, struct gsvd_plot_labe
             GSVD_TRY(gsvd_strlist_push(&out->names, all.items[i]));
     GSVD_TRY(order_names(&out->names));
     if (!(out->count = gsvd_calloc(out->names.n ? out->names.n : 1, sizeof *out->count)) ||
-        !(order = gsvd_plot_sort_order(out->names.items, out->names.n))) {
+        !(order = gsvd_str_order(out->names.items, out->names.n))) {
         rc = GSVD_ENOMEM;
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
         long c =
-            lab[i] && *lab[i] ? gsvd_plot_find(out->names.items, order, out->names.n, lab[i]) : -1;
+            lab[i] && *lab[i] ? gsvd_str_find(out->names.items, order, out->names.n, lab[i]) : -1;
         out->code[i] = (int)c;
         if (c >= 0)
             out->count[c]++;
@@ -296,14 +296,14 @@ static int tsv_pick_ids(const struct tsv *f, const struct gsvd_strlist *ids, con
 
     for (size_t r = 0; r < f->n_rows; r++) {
         for (size_t c = 0; c < f->n_cols; c++)
-            hits[c] += gsvd_plot_find(ids->items, order, ids->n, f->cell[r * f->n_cols + c]) >= 0;
+            hits[c] += gsvd_str_find(ids->items, order, ids->n, f->cell[r * f->n_cols + c]) >= 0;
         if (f->fid >= 0 && r > 0) {
             const char *id = row_id(f, r, &join, &scratch);
             if (!id) {
                 rc = GSVD_ENOMEM;
                 goto out;
             }
-            hits[J] += gsvd_plot_find(ids->items, order, ids->n, id) >= 0;
+            hits[J] += gsvd_str_find(ids->items, order, ids->n, id) >= 0;
         }
     }
     *k = (struct id_key){0, 0, 0};
@@ -322,7 +322,7 @@ static int tsv_pick_ids(const struct tsv *f, const struct gsvd_strlist *ids, con
         rc = GSVD_EFORMAT;
         goto out;
     }
-    k->headerless = !k->join && gsvd_plot_find(ids->items, order, ids->n, f->cell[k->col]) >= 0;
+    k->headerless = !k->join && gsvd_str_find(ids->items, order, ids->n, f->cell[k->col]) >= 0;
 out:
     gsvd_buf_free(&scratch);
     return rc;
@@ -387,7 +387,7 @@ static int labels_from_tsv(const char *path, const char *column, const struct gs
     int rc = GSVD_OK;
 
     GSVD_TRY(tsv_read(path, &f));
-    if (!(order = gsvd_plot_sort_order(ids->items, ids->n)) ||
+    if (!(order = gsvd_str_order(ids->items, ids->n)) ||
         !(lab = gsvd_calloc(ids->n ? ids->n : 1, sizeof *lab)) ||
         !(found = gsvd_calloc(ids->n ? ids->n : 1, 1))) {
         rc = GSVD_ENOMEM;
@@ -417,7 +417,7 @@ static int labels_from_tsv(const char *path, const char *column, const struct gs
             rc = GSVD_ENOMEM;
             goto out;
         }
-        if ((i = gsvd_plot_find(ids->items, order, ids->n, id)) < 0) {
+        if ((i = gsvd_str_find(ids->items, order, ids->n, id)) < 0) {
             stray++;
             continue;
         }
@@ -527,12 +527,12 @@ static int labels_from_array(const char *spec, gsvd_tree *t, const char *path,
             rc = GSVD_EINCONSIST;
             goto out;
         }
-        if (!(order = gsvd_plot_sort_order(src_ids.items, src_ids.n))) {
+        if (!(order = gsvd_str_order(src_ids.items, src_ids.n))) {
             rc = GSVD_ENOMEM;
             goto out;
         }
         for (size_t i = 0; i < ids->n; i++) {
-            long j = gsvd_plot_find(src_ids.items, order, src_ids.n, ids->items[i]);
+            long j = gsvd_str_find(src_ids.items, order, src_ids.n, ids->items[i]);
             lab[i] = j >= 0 ? vals.items[j] : NULL;
             found[i] = j >= 0;
         }

@@ -45,14 +45,14 @@ int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_par
         universe = gsvd_geno_sample_ids(gall);
     }
     n = universe->n;
-    GSVD_TRY(gsvd_strlist_index(fit, &by_id));
-    if (!(out->fitted = gsvd_calloc(n ? n : 1, 1))) {
+    if (!(by_id = gsvd_str_order(fit->items, fit->n)) ||
+        !(out->fitted = gsvd_calloc(n ? n : 1, 1))) {
         rc = GSVD_ENOMEM;
         goto out;
     }
     for (size_t i = 0; i < n; i++) {
         const char *id = universe->items[i];
-        out->fitted[i] = gsvd_strlist_find(fit, by_id, id) >= 0;
+        out->fitted[i] = gsvd_str_find(fit->items, by_id, fit->n, id) >= 0;
         out->n_fitted += out->fitted[i];
         GSVD_TRY(gsvd_strlist_push(&out->ids, id));
         if (!out->fitted[i])
@@ -101,7 +101,7 @@ int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_par
     for (size_t i = 0; i < n; i++) {
         double *dst = out->all.u + i * k;
         if (out->fitted[i]) {
-            size_t row = (size_t)gsvd_strlist_find(fit, by_id, universe->items[i]);
+            size_t row = (size_t)gsvd_str_find(fit->items, by_id, fit->n, universe->items[i]);
             memcpy(dst, r->u + row * k, k * sizeof *dst);
         } else {
             for (size_t q = 0; q < k; q++)

@@ -30,7 +30,7 @@ void gsvd_pca_outliers_free(struct gsvd_pca_outliers *ol)
 
 ptrdiff_t gsvd_pca_outliers_find(const struct gsvd_pca_outliers *ol, const char *id)
 {
-    return gsvd_strlist_find(&ol->ids, ol->by_id, id);
+    return gsvd_str_find(ol->ids.items, ol->by_id, ol->n, id);
 }
 
 static int outliers_init(struct gsvd_pca_outliers *ol, const struct gsvd_strlist *ids)
@@ -50,7 +50,8 @@ static int outliers_init(struct gsvd_pca_outliers *ol, const struct gsvd_strlist
         GSVD_TRY(gsvd_strlist_push(&ol->ids, ids->items[i]));
         ol->sigma[i] = NAN;
     }
-    rc = gsvd_strlist_index(&ol->ids, &ol->by_id);
+    if (!(ol->by_id = gsvd_str_order(ol->ids.items, n)))
+        rc = GSVD_ENOMEM;
 out:
     return rc;
 }
