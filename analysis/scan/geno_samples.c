@@ -75,18 +75,6 @@ out:
     return rc;
 }
 
-struct id_index {
-    const char *id;
-    uint64_t idx;
-};
-
-static int cmp_id(const void *a, const void *b)
-{
-    const struct id_index *x = a, *y = b;
-    int c = strcmp(x->id, y->id);
-    return c ? c : (x->idx < y->idx ? -1 : x->idx > y->idx);
-}
-
 /* g->sample_pick: the analysed samples in column order (for readers that visit the columns
  * chunk by chunk).  Left NULL above 2^32 samples (the readers then gather from whole rows). */
 static int order_by_column(gsvd_geno *g, size_t n_all)
@@ -117,51 +105,41 @@ int gsvd_geno_select_samples(gsvd_geno *g, const struct gsvd_strlist *all,
                              const struct gsvd_strlist *want)
 {
     int rc = GSVD_OK;
-    struct id_index *sorted = gsvd_malloc((all->n ? all->n : 1) * sizeof *sorted);
+    size_t *order = gsvd_str_order(all->items, all->n); /* all's positions in ID order */
     uint8_t *used = gsvd_calloc(all->n ? all->n : 1, 1);
 
     g->sample_idx = gsvd_malloc((want->n ? want->n : 1) * sizeof *g->sample_idx);
-    if (!sorted || !used || !g->sample_idx) {
+    if (!order || !used || !g->sample_idx) {
         rc = GSVD_ENOMEM;
         goto out;
     }
-    for (size_t i = 0; i < all->n; i++)
-        sorted[i] = (struct id_index){all->items[i], i};
-    qsort(sorted, all->n, sizeof *sorted, cmp_id);
     for (size_t i = 1; i < all->n; i++)
-        if (strcmp(sorted[i - 1].id, sorted[i].id) == 0) {
+        if (strcmp(all->items[order[i - 1]], all->items[order[i]]) == 0) {
             gsvd_log_error("%s: sample ID '%s' appears more than once; cannot select by ID",
-                           gsvd_array_name(g->arr), sorted[i].id);
+                           gsvd_array_name(g->arr), all->items[order[i]]);
             rc = GSVD_EINCONSIST;
             goto out;
         }
     for (size_t i = 0; i < want->n; i++) {
-        struct id_index key = {want->items[i], 0};
-        size_t lo = 0, hi = all->n;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (strcmp(sorted[mid].id, key.id) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == all->n || strcmp(sorted[lo].id, key.id) != 0) {
-            gsvd_log_error("sample '%s' is not in %s", key.id, gsvd_array_name(g->arr));
+        const char *id = want->items[i];
+        ptrdiff_t at = gsvd_str_find(all->items, order, all->n, id);
+        if (at < 0) {
+            gsvd_log_error("sample '%s' is not in %s", id, gsvd_array_name(g->arr));
             rc = GSVD_EINCONSIST;
             goto out;
         }
-        if (used[sorted[lo].idx]++) {
-            gsvd_log_error("sample '%s' is listed twice", key.id);
+        if (used[at]++) {
+            gsvd_log_error("sample '%s' is listed twice", id);
             rc = GSVD_EINCONSIST;
             goto out;
         }
-        g->sample_idx[i] = sorted[lo].idx;
-        GSVD_TRY(gsvd_strlist_push(&g->ids, key.id));
+        g->sample_idx[i] = (uint64_t)at;
+        GSVD_TRY(gsvd_strlist_push(&g->ids, id));
     }
     g->n_samples = want->n;
     GSVD_TRY(order_by_column(g, all->n));
 out:
-    gsvd_free(sorted);
+    gsvd_free(order);
     gsvd_free(used);
     return rc;
 }
