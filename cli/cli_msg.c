@@ -82,6 +82,12 @@ static void sink(void *ud, enum gsvd_log_level level, const char *func, const ch
         put_line(level, func, msg);
 }
 
+void gsvd_cli_msg_log(enum gensvd_log_level level, const char *msg)
+{
+    if (level >= GENSVD_LOG_ERROR && level <= GENSVD_LOG_DEBUG)
+        put_line((enum gsvd_log_level)level, NULL, msg);
+}
+
 void gsvd_cli_msg_init(const char *cmd)
 {
     struct gsvd_scope s = *gsvd_scope_current();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis/cpu/blas_room.h"
+#include "analysis/ldprune/ldprune.h"
 #include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/buf.h"
@@ -200,6 +201,50 @@ int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out)
     return gsvd_read_ids(path, out);
 }
 
+int gsvd_cli_read_id_list(const char *path, char ***ids, size_t *n)
+{
+    struct gsvd_strlist l = GSVD_STRLIST_INIT;
+    int rc = gsvd_read_ids(path, &l);
+
+    *ids = rc == GSVD_OK ? l.items : NULL;
+    *n = rc == GSVD_OK ? l.n : 0;
+    if (rc != GSVD_OK)
+        gsvd_strlist_free(&l);
+    return rc;
+}
+
+void gsvd_cli_free_id_list(char **ids, size_t n)
+{
+    struct gsvd_strlist l = {ids, n, n};
+    gsvd_strlist_free(&l);
+}
+
+void gsvd_cli_free(void *p)
+{
+    gsvd_free(p);
+}
+
+enum gensvd_log_level gsvd_cli_log_level(void)
+{
+    return (enum gensvd_log_level)gsvd_log_get_level();
+}
+
+int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp)
+{
+    return gsvd_ldprune_parse_window(s, variants, bp) < 0 ? -1 : 0;
+}
+
+int gsvd_cli_parse_ld_prune(const char *s, struct gsvd_ldprune_params *p)
+{
+    return gsvd_ldprune_parse_spec(s, p) < 0 ? -1 : 0;
+}
+
+int gsvd_cli_ldprune_mask(struct gsvd_cli_input *in, const struct gsvd_geno_params *geno,
+                          const struct gsvd_ldprune_params *lp, struct gsvd_ldprune_result *out)
+{
+    return gsvd_ldprune_mask(in->tree, in->node, geno, lp, out);
+}
+
 /* ---- progress line ----------------------------------------------------------------------------
  */
 
@@ -215,9 +260,9 @@ static void bar_si(char *out, size_t n, double v)
     snprintf(out, n, "%.3g%s", v, suf[i]);
 }
 
-static void bar_draw(void *ctx, const char *what, uint64_t done, uint64_t total)
+void gsvd_cli_bar_draw(void *bar, const char *what, uint64_t done, uint64_t total)
 {
-    struct gsvd_cli_bar *b = ctx;
+    struct gsvd_cli_bar *b = bar;
     double t = gsvd_cli_now();
     int end = total && done >= total;
     const char *unit = b->unit ? b->unit : "";
@@ -263,11 +308,17 @@ static void bar_draw(void *ctx, const char *what, uint64_t done, uint64_t total)
     }
 }
 
-struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *unit, int on)
+void gsvd_cli_bar_init(struct gsvd_cli_bar *bar, const char *unit)
 {
     memset(bar, 0, sizeof *bar);
     bar->unit = unit;
-    return on > 0 ? (struct gsvd_progress){bar_draw, bar} : (struct gsvd_progress){NULL, NULL};
+}
+
+struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *unit, int on)
+{
+    gsvd_cli_bar_init(bar, unit);
+    return on > 0 ? (struct gsvd_progress){gsvd_cli_bar_draw, bar}
+                  : (struct gsvd_progress){NULL, NULL};
 }
 
 int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z)

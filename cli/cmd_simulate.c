@@ -1,47 +1,54 @@
-/* cli/cmd_simulate.c - `gensvd simulate`: Balding-Nichols genotypes as a VCF-Zarr group. */
+/* cli/cmd_simulate.c - `gensvd simulate`: Balding-Nichols genotypes as a VCF-Zarr group,
+ * through the library (include/gensvd.h, GENSVD_SIMULATE). */
 #include "gsvd_config.h"
 
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "analysis/simulate.h"
-#include "cli/cli.h"
-#include "cli/opts_input.h"
-#include "common/alloc.h"
-#include "common/err.h"
+#include "cli/cli_base.h"
+#include "cli/opts_source.h"
+#include "include/gensvd.h"
 
 struct sim_opts {
-    struct gsvd_sim_params p;
+    uint64_t n_variants, n_samples;
+    size_t n_pops, ploidy;
+    double fst, missing;
+    uint64_t seed;
+    uint64_t chunks[2]; /* --chunks V,S */
+    int force;
     struct gsvd_cli_zarr_out zout;
     struct gsvd_cli_common common;
 };
 
-/* --chunks V,S into p.chunk_variants, p.chunk_samples (adjacent uint64_t fields). */
-_Static_assert(offsetof(struct gsvd_sim_params, chunk_samples) ==
-                   offsetof(struct gsvd_sim_params, chunk_variants) + sizeof(uint64_t),
-               "--chunks writes chunk_variants and chunk_samples as one uint64_t[2]");
+/* --chunks V,S into chunks[2]. */
 static int parse_chunks(const char *cmd, const char *arg, void *field)
 {
     const char *comma = strchr(arg, ',');
-    char *v = comma ? gsvd_strndup(arg, (size_t)(comma - arg)) : NULL;
+    char v[32];
     uint64_t c[2];
-    int bad = !v || gsvd_cli_parse_uint(v, 1, (uint64_t)1 << 31, 1, &c[0]) < 0 ||
-              gsvd_cli_parse_uint(comma + 1, 1, (uint64_t)1 << 31, 1, &c[1]) < 0;
+    int bad = !comma || (size_t)(comma - arg) >= sizeof v;
 
-    gsvd_free(v);
+    if (!bad) {
+        memcpy(v, arg, (size_t)(comma - arg));
+        v[comma - arg] = '\0';
+        bad = gsvd_cli_parse_uint(v, 1, (uint64_t)1 << 31, 1, &c[0]) < 0 ||
+              gsvd_cli_parse_uint(comma + 1, 1, (uint64_t)1 << 31, 1, &c[1]) < 0;
+    }
     if (bad)
         return gsvd_cli_usage_error(cmd, "invalid --chunks '%s' (V,S)", arg);
     memcpy(field, c, sizeof c);
     return 0;
 }
 
-#define SIM(field) GSVD_OPT_FIELD(struct sim_opts, p.field)
+#define SIM(field) GSVD_OPT_FIELD(struct sim_opts, field)
 static const struct gsvd_opt sim_options[] = {
     {.name = "variants",
      .key = 'm',
      .type = GSVD_OPT_UINT,
      SIM(n_variants),
+     .lib = "variants",
      .arg = "INT",
      .lo = 1,
      .hi = (uint64_t)1 << 40,
@@ -52,6 +59,7 @@ static const struct gsvd_opt sim_options[] = {
      .key = 'n',
      .type = GSVD_OPT_UINT,
      SIM(n_samples),
+     .lib = "samples",
      .arg = "INT",
      .lo = 1,
      .hi = UINT32_MAX,
@@ -61,6 +69,7 @@ static const struct gsvd_opt sim_options[] = {
      .key = 'K',
      .type = GSVD_OPT_UINT,
      SIM(n_pops),
+     .lib = "populations",
      .arg = "INT",
      .lo = 1,
      .hi = UINT32_MAX,
@@ -69,6 +78,7 @@ static const struct gsvd_opt sim_options[] = {
      .key = 'F',
      .type = GSVD_OPT_DOUBLE,
      SIM(fst),
+     .lib = "fst",
      .arg = "FLOAT",
      .dlo = 1e-9,
      .dhi = 1 - 1e-9,
@@ -78,6 +88,7 @@ static const struct gsvd_opt sim_options[] = {
      .key = 'r',
      .type = GSVD_OPT_DOUBLE,
      SIM(missing),
+     .lib = "missing",
      .arg = "FLOAT",
      .dlo = 0,
      .dhi = 0.999999,
@@ -87,6 +98,7 @@ static const struct gsvd_opt sim_options[] = {
      .key = 's',
      .type = GSVD_OPT_UINT,
      SIM(seed),
+     .lib = "seed",
      .arg = "INT",
      .lo = 0,
      .hi = UINT64_MAX,
@@ -95,6 +107,7 @@ static const struct gsvd_opt sim_options[] = {
      .key = 'p',
      .type = GSVD_OPT_UINT,
      SIM(ploidy),
+     .lib = "ploidy",
      .arg = "INT",
      .lo = 1,
      .hi = 8,
@@ -103,14 +116,14 @@ static const struct gsvd_opt sim_options[] = {
     {.name = "chunks",
      .key = 'c',
      .type = GSVD_OPT_CALL,
-     SIM(chunk_variants),
+     SIM(chunks),
      .arg = "V,S",
      .parse = parse_chunks,
      .help = "chunk size in variants and samples [1000,10000]"},
     {.name = "force",
      .key = 'f',
      .type = GSVD_OPT_FLAG,
-     SIM(overwrite),
+     SIM(force),
      .value = 1,
      .help = "replace OUT if it exists"},
 };
@@ -128,17 +141,83 @@ const struct gsvd_cmd_spec gsvd_cmd_simulate_spec = {
              "sample_population, variant_position, variant_contig, contig_id, variant_allele and\n"
              "the true frequencies.  Output is staged and appears only when complete.\n",
     .groups = sim_groups,
-    .n_groups = GSVD_ARRAY_LEN(sim_groups),
+    .n_groups = GSVD_CLI_LEN(sim_groups),
     .opts_size = sizeof(struct sim_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
-int gsvd_cmd_simulate(int argc, char **argv)
+/* The writer's rule for --shard against the chunks (each axis of more than one chunk takes a
+ * multiple of its chunk extent), checked before anything is written: a usage error. */
+static int check_shard(const struct sim_opts *o)
+{
+    uint64_t shape[2] = {o->n_variants, o->n_samples};
+    uint64_t want[2] = {o->zout.shard[0], o->zout.shard[1] ? o->zout.shard[1] : o->zout.shard[0]};
+
+    for (size_t d = 0; d < 2 && want[0]; d++) {
+        uint64_t grid = shape[d] / o->chunks[d] + (shape[d] % o->chunks[d] != 0);
+        if (grid > 1 && want[d] % o->chunks[d] != 0) {
+            char msg[160];
+            snprintf(msg, sizeof msg,
+                     "call_genotype: shard extent %llu on axis %zu is not a multiple of the "
+                     "chunk extent %llu",
+                     (unsigned long long)want[d], d, (unsigned long long)o->chunks[d]);
+            gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+            return gsvd_cli_usage_error(
+                "simulate", "--shard must be a multiple of the chunks %llu,%llu",
+                (unsigned long long)o->chunks[0], (unsigned long long)o->chunks[1]);
+        }
+    }
+    return 0;
+}
+
+static int run(const struct sim_opts *o, const char *out, const char *command)
 {
     struct gsvd_cli_bar bar;
-    struct sim_opts o = {.p = GSVD_SIM_PARAMS_DEFAULT, .common = GSVD_CLI_COMMON_DEFAULT};
-    struct gsvd_sim_params *p = &o.p;
-    char *cmdline = NULL;
+    gensvd_ctx *ctx = NULL;
+    gensvd_dest *dest = NULL;
+    gensvd_options *opt = NULL;
+    gensvd_result *res = NULL;
+    char chunks[64];
+    int rc = gsvd_cli_ctx(&o->common, NULL, &bar, "variants", &ctx);
+
+    /* as every command that writes, although nothing is read before the writer opens: the
+     * same check, message and exit status */
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_dest(ctx, out, o->force, &o->zout, &dest);
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_dest_shard(dest, &o->zout, 0);
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_options(ctx, GENSVD_SIMULATE, &gsvd_cmd_simulate_spec, o, command, &opt);
+    snprintf(chunks, sizeof chunks, "%llu,%llu", (unsigned long long)o->chunks[0],
+             (unsigned long long)o->chunks[1]);
+    if (rc == GENSVD_OK)
+        rc = gensvd_options_set_string(opt, "chunks", chunks);
+    if (rc == GENSVD_OK)
+        rc = gensvd_run(ctx, opt, NULL, dest, &res);
+    if (rc == GENSVD_OK) {
+        gsvd_cli_note("%llu variants, %llu samples, %zu population%s",
+                      (unsigned long long)o->n_variants, (unsigned long long)o->n_samples,
+                      o->n_pops, o->n_pops == 1 ? "" : "s");
+        gsvd_cli_done(out);
+    }
+    gensvd_result_free(res);
+    gensvd_options_free(opt);
+    gensvd_dest_free(dest);
+    gensvd_ctx_free(ctx);
+    return rc;
+}
+
+int gsvd_cmd_simulate(int argc, char **argv)
+{
+    struct sim_opts o = {.n_variants = 10000,
+                         .n_samples = 100,
+                         .n_pops = 3,
+                         .ploidy = 2,
+                         .fst = 0.05,
+                         .seed = 42,
+                         .chunks = {1000, 10000},
+                         .common = GSVD_CLI_COMMON_DEFAULT};
+    char *command;
     int first, rc = gsvd_opts_parse(&gsvd_cmd_simulate_spec, argc, argv, &o, &first);
 
     if (rc != 0)
@@ -146,41 +225,21 @@ int gsvd_cmd_simulate(int argc, char **argv)
     if (first != argc - 1)
         return gsvd_cli_usage_error("simulate",
                                     first >= argc ? "missing OUT" : "too many arguments");
-    if (p->n_pops > p->n_samples)
+    if (o.n_pops > o.n_samples)
         return gsvd_cli_usage_error("simulate", "more populations (%zu) than samples (%llu)",
-                                    p->n_pops, (unsigned long long)p->n_samples);
+                                    o.n_pops, (unsigned long long)o.n_samples);
     if (gsvd_cli_zarr_out_check("simulate", &o.zout) != 0 ||
-        gsvd_cli_zarr_out_check_input("simulate", &o.zout, 0) != GSVD_OK)
+        gsvd_cli_zarr_out_check_input("simulate", &o.zout, 0) != GENSVD_OK)
         return GSVD_EXIT_USAGE;
     gsvd_cli_common_apply(&o.common);
-    if (p->chunk_samples > p->n_samples)
-        p->chunk_samples = p->n_samples;
-    if (p->chunk_variants > p->n_variants)
-        p->chunk_variants = p->n_variants;
-    p->writer = gsvd_cli_zarr_out_params(&o.zout, 2);
-    {
-        uint64_t shape[2] = {p->n_variants, p->n_samples};
-        uint64_t chunks[2] = {p->chunk_variants, p->chunk_samples};
-        if (gsvd_writer_shard_shape(&p->writer, "call_genotype", 2, shape, chunks, NULL) < 0)
-            return gsvd_cli_usage_error(
-                "simulate", "--shard must be a multiple of the chunks %llu,%llu",
-                (unsigned long long)p->chunk_variants, (unsigned long long)p->chunk_samples);
-    }
-    /* as every command that writes, although nothing is read before the writer opens: the
-     * same check, message and exit status */
-    if ((rc = gsvd_cli_check_outputs(argv[first], p->overwrite, NULL, 0)) < 0)
-        return gsvd_cli_exit_code(rc);
-    cmdline = gsvd_cli_command_line(argc, argv);
-    p->command = cmdline;
-    p->n_threads = o.common.threads;
-    p->progress = gsvd_cli_progress(&bar, "variants", o.common.progress);
-    rc = gsvd_simulate(p, argv[first]);
-    gsvd_free(cmdline);
-    if (rc == GSVD_OK) {
-        gsvd_cli_note("%llu variants, %llu samples, %zu population%s",
-                      (unsigned long long)p->n_variants, (unsigned long long)p->n_samples,
-                      p->n_pops, p->n_pops == 1 ? "" : "s");
-        gsvd_cli_done(argv[first]);
-    }
+    if (o.chunks[1] > o.n_samples) /* as the library clips them */
+        o.chunks[1] = o.n_samples;
+    if (o.chunks[0] > o.n_variants)
+        o.chunks[0] = o.n_variants;
+    if (check_shard(&o) != 0)
+        return GSVD_EXIT_USAGE;
+    command = gsvd_cli_command_line(argc, argv);
+    rc = run(&o, argv[first], command);
+    gsvd_cli_free(command);
     return gsvd_cli_exit_code(rc);
 }

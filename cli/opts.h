@@ -52,6 +52,11 @@ struct gsvd_opt {
     /* CALL: parse `arg` into the field; 0, or GSVD_EXIT_USAGE after reporting through
      * gsvd_cli_usage_error (cli.h) */
     int (*parse)(const char *cmd, const char *arg, void *field);
+    /* the option of the library's analysis (include/gensvd.h, gensvd_options_set_*) this value
+     * is handed to by gsvd_cli_forward (cli/cli_base.h), or NULL: the command uses it itself.
+     * FLAG, UINT, BYTES, DOUBLE, CHOICE and STRING options forward their field as the
+     * library's int, double or text; a CALL option's field is text (a const char *) */
+    const char *lib;
 };
 
 /* offset and size of `field` in `type`, for a gsvd_opt's .offset/.size */

@@ -269,7 +269,7 @@ GENSVD_API int gensvd_source_set_double(gensvd_source *src, const char *name, do
 GENSVD_API int gensvd_source_set_string(gensvd_source *src, const char *name, const char *value);
 
 /* Keep only these samples, by ID, in this order (copied; n 0 clears the selection).
- * GENSVD_EINVAL for a duplicate ID; unknown IDs fail the run (GENSVD_EINCONSIST). */
+ * GENSVD_EINVAL for a duplicate or empty ID; unknown IDs fail the run (GENSVD_EINCONSIST). */
 GENSVD_API int gensvd_source_set_samples(gensvd_source *src, const char *const *ids, size_t n);
 
 /* A mask in memory (copied): "variant-mask" (one entry per variant of the array) or
@@ -277,6 +277,10 @@ GENSVD_API int gensvd_source_set_samples(gensvd_source *src, const char *const *
  * name; a length that differs from the array's fails the run (GENSVD_EINCONSIST). */
 GENSVD_API int gensvd_source_set_mask(gensvd_source *src, const char *name, const uint8_t *mask,
                                       size_t n);
+
+/* The Zarr format of a store source (2 or 3; the default format of its outputs), 0 for an
+ * in-memory source (whose outputs default to format 2) or NULL. */
+GENSVD_API int gensvd_source_zarr_format(const gensvd_source *src);
 
 GENSVD_API void gensvd_source_free(gensvd_source *src);
 

@@ -5,17 +5,16 @@
 #include "gsvd_config.h"
 #include "lib/lib_internal.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "analysis/pca/pca_store.h"
 #include "common/alloc.h"
+#include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "zarr/dest.h"
 #include "zarr/meta.h"
 
 int lib_result_new(gensvd_ctx *ctx, enum gensvd_analysis an, gsvd_result *r, int input_format,
@@ -274,64 +273,20 @@ struct gsvd_writer_params lib_dest_params(const gensvd_dest *d, int input_format
     return wp;
 }
 
-/* A local output path: it must not exist (unless forced), and its parent directory must be
- * a writable directory. */
-static int check_local(const gensvd_dest *d, const char *path)
-{
-    struct stat sb;
-    char *parent = gsvd_strdup(path), *slash;
-    int rc = GSVD_OK;
-
-    if (!parent)
-        return GSVD_ENOMEM;
-    while ((slash = strrchr(parent, '/')) && slash[1] == '\0' && slash != parent)
-        *slash = '\0'; /* "out/" names "out" */
-    if (stat(parent, &sb) == 0 && !d->force) {
-        rc = lib_fail(GSVD_EIO, "%s: the output exists (set \"force\" to replace it)", path);
-        goto out;
-    }
-    slash = strrchr(parent, '/');
-    if (slash == parent)
-        slash[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        memcpy(parent, ".", 2);
-    if (stat(parent, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-        rc = lib_fail(GSVD_EIO, "%s: the directory %s does not exist", path, parent);
-        goto out;
-    }
-    if (access(parent, W_OK | X_OK) != 0)
-        rc = lib_fail(GSVD_EIO, "%s: cannot write in %s: %s", path, parent, strerror(errno));
-out:
-    gsvd_free(parent);
-    return rc;
-}
-
+/* The output checked as the command line checks it (zarr/dest.h: a local output by creating
+ * and removing its staging directory, a remote one by opening it for writing, one request):
+ * the same messages ("OUT: output exists (...)", "cannot create the output in directory
+ * ..."); in a distributed run rank 0 checks and every rank gets its verdict (the staging
+ * directories of ranks on other hosts would look stale to each other). */
 int lib_dest_check(gensvd_dest *d)
 {
-    const char *u = d->url;
     int rc = GSVD_OK;
 
     if (d->shard[0] && d->zarr_format != 3)
-        return lib_fail(GSVD_EINVAL, "%s: shards need Zarr format 3 (\"zarr-format\" 3)", u);
-    if (!strncmp(u, "file://", 7))
-        rc = check_local(d, u + 7);
-    else if (!strncmp(u, "mem:", 4))
-        rc = GSVD_OK;
-    else if (strstr(u, "://")) {
-        /* a remote output: opening it for writing checks the credentials and that it does not
-         * exist (one request); with "force" the open would delete the old output's metadata,
-         * so the write checks then */
-        gsvd_store *st = NULL;
-        if (!d->force)
-            rc = gsvd_store_open(u, GSVD_STORE_WRITE, &st);
-        if (rc == GSVD_EIO)
-            rc = lib_fail(GSVD_EIO, "%s: the output exists (set \"force\" to replace it)", u);
-        gsvd_store_close(st);
-    } else {
-        rc = check_local(d, u);
-    }
+        return lib_fail(GSVD_EINVAL, "%s: shards need Zarr format 3 (\"zarr-format\" 3)", d->url);
+    if (strncmp(d->url, "mem:", 4) != 0 && gsvd_comm_rank(lib_world()) == 0)
+        rc = gsvd_dest_check(d->url, d->force);
+    rc = gsvd_comm_agree(lib_world(), rc, NULL);
     if (rc == GSVD_OK)
         d->checked = 1;
     return rc;

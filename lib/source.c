@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/alloc.h"
@@ -102,6 +103,11 @@ void gensvd_source_free(gensvd_source *src)
     gsvd_free(src->sample_mask);
     gsvd_strlist_free(&src->samples);
     gsvd_free(src);
+}
+
+int gensvd_source_zarr_format(const gensvd_source *src)
+{
+    return src && src->url ? src->input_format : 0;
 }
 
 const char *lib_source_name(const gensvd_source *src)
@@ -367,8 +373,8 @@ static int source_set_int(gensvd_source *src, const char *name, int64_t value)
         return GSVD_OK;
     }
     if (!strcmp(name, "ploidy")) {
-        if (value < 1 || value > 64)
-            return lib_fail(GSVD_EINVAL, "source option 'ploidy': %lld is out of range (1 to 64)",
+        if (value < 1 || value > 100)
+            return lib_fail(GSVD_EINVAL, "source option 'ploidy': %lld is out of range (1 to 100)",
                             (long long)value);
         src->ploidy = (size_t)value;
         return GSVD_OK;
@@ -482,29 +488,44 @@ int gensvd_source_set_string(gensvd_source *src, const char *name, const char *v
     return lib_end(src->ctx, prev, source_set_string(src, name, value), "gensvd_source_set_string");
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 static int source_set_samples(gensvd_source *src, const char *const *ids, size_t n)
 {
     struct gsvd_strlist l = GSVD_STRLIST_INIT;
+    const char **sorted = NULL;
     int rc = GSVD_OK;
 
     for (size_t i = 0; i < n; i++) {
         if (!ids || !ids[i] || !*ids[i]) {
-            rc = lib_fail(GSVD_EINVAL, "gensvd_source_set_samples: ID %zu is empty", i);
+            rc = lib_fail(GSVD_EINVAL, "sample list: ID %zu is empty", i);
             goto out;
         }
-        for (size_t j = 0; j < i; j++)
-            if (!strcmp(ids[i], ids[j])) {
-                rc =
-                    lib_fail(GSVD_EINVAL, "gensvd_source_set_samples: ID '%s' given twice", ids[i]);
+        GSVD_TRY(gsvd_strlist_push(&l, ids[i]));
+    }
+    /* duplicates by sorting (a biobank's list has 10^5..10^6 IDs) */
+    if (n > 1) {
+        if (!(sorted = gsvd_malloc(n * sizeof *sorted))) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+        memcpy(sorted, l.items, n * sizeof *sorted);
+        qsort(sorted, n, sizeof *sorted, cmp_str);
+        for (size_t i = 1; i < n; i++)
+            if (!strcmp(sorted[i], sorted[i - 1])) {
+                rc = lib_fail(GSVD_EINVAL, "sample '%s' is listed twice", sorted[i]);
                 goto out;
             }
-        GSVD_TRY(gsvd_strlist_push(&l, ids[i]));
     }
     gsvd_strlist_free(&src->samples);
     src->samples = l;
     src->samples_set = n > 0;
     l = (struct gsvd_strlist)GSVD_STRLIST_INIT;
 out:
+    gsvd_free(sorted);
     gsvd_strlist_free(&l);
     return rc;
 }

@@ -1,0 +1,241 @@
+/* cli/cli_base.h - the pieces of the command-line layer that name no type of gensvd's
+ * internals: exit codes, messages in the style of docs/man/gensvd.md, checked number parsing,
+ * the options every command accepts, the progress line, and the glue between a parsed command
+ * line and the public API of include/gensvd.h (a context, a source, a destination).  The
+ * commands ported onto include/gensvd.h include only this header, cli/opts.h,
+ * cli/opts_source.h and include/gensvd.h (tests/check_sources.sh checks it); cli/cli.h adds
+ * the internal pieces the other commands still use.
+ * Only cli/ prints for users and decides exit codes.  Thread safety: main thread only, except
+ * where a function says otherwise. */
+#ifndef GSVD_CLI_CLI_BASE_H
+#define GSVD_CLI_CLI_BASE_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "cli/opts.h"
+#include "include/gensvd.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GSVD_CLI_NODISCARD __attribute__((warn_unused_result))
+#define GSVD_CLI_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define GSVD_CLI_NODISCARD
+#define GSVD_CLI_PRINTF(fmt, args)
+#endif
+/* The number of elements of an array. */
+#define GSVD_CLI_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+enum gsvd_exit {
+    GSVD_EXIT_OK = 0,
+    GSVD_EXIT_FAIL = 1,        /* runtime failure */
+    GSVD_EXIT_USAGE = 2,       /* bad usage */
+    GSVD_EXIT_UNAVAILABLE = 3, /* not built in, or no usable device */
+    GSVD_EXIT_INTERNAL = 70,   /* a bug */
+};
+
+/* Map a gsvd_err or enum gensvd_error (the same values) to the process exit status
+ * (docs/man/gensvd.md, "Exit codes"). */
+int gsvd_cli_exit_code(int rc);
+
+/* ---- messages on stderr (cli/cli_msg.c; the style: docs/man/gensvd.md, "Messages") ---- */
+
+/* Name the command in every message ("gensvd CMD: error: ..."; NULL: "gensvd: ...") and make
+ * the process default's log sink (common/scope.h) write the library's messages in that style;
+ * the first call also starts the run's clock.  main() calls it before threads start. */
+void gsvd_cli_msg_init(const char *cmd);
+const char *gsvd_cli_msg_cmd(void); /* the name given to gsvd_cli_msg_init, or NULL */
+/* From now on only the calling thread's messages are printed: the interrupt path, whose
+ * cleanup makes the work of other threads fail in ways not worth telling. */
+void gsvd_cli_msg_mute_others(void);
+/* "gensvd CMD: " into out (n > 0 bytes); returns its length. */
+int gsvd_cli_msg_prefix(char *out, size_t n);
+
+/* Print "gensvd CMD: error: message" and "Try 'gensvd CMD --help'." on stderr (in a
+ * distributed run, rank 0 only); returns GSVD_EXIT_USAGE.  cmd NULL: "gensvd: error: ...". */
+int gsvd_cli_usage_error(const char *cmd, const char *fmt, ...) GSVD_CLI_PRINTF(2, 3);
+/* The process's exit status, from main(): exit code 2 always ends with the "Try" line, also
+ * when the library reported the usage error (GSVD_EINVAL, logged as an error). */
+int gsvd_cli_finish(int exit_code);
+
+/* "gensvd CMD: message" on stderr at the default level (not under -q): summaries. */
+void gsvd_cli_note(const char *fmt, ...) GSVD_CLI_PRINTF(1, 2);
+/* The summary's last line: "gensvd CMD: wrote WHERE in 3.2 s" (the time since
+ * gsvd_cli_msg_init), through gsvd_cli_note. */
+void gsvd_cli_done(const char *where);
+/* Seconds: CLOCK_MONOTONIC now, and since gsvd_cli_msg_init; a duration as "3.2 s",
+ * "4 min 12 s" or "2 h 5 min". */
+double gsvd_cli_now(void);
+double gsvd_cli_elapsed(void);
+void gsvd_cli_duration(double s, char *out, size_t n);
+
+/* The progress line's state, shared with the sink: a message ends an open line first.
+ * take returns 1 (and clears it) when a line was open; open marks it so. */
+int gsvd_cli_bar_take(void);
+void gsvd_cli_bar_open(int open);
+
+/* The nearest of cands[0..n) to `word` when it is a slip (the optimal string alignment
+ * distance, Damerau-Levenshtein's with adjacent swaps, is at most 1 for words of up to 4
+ * characters, 2 up to 8, else 3): "; did you mean OPENpdistCLOSE?" (up to three equally near,
+ * "or" between them) into out, else "". */
+void gsvd_cli_nearest(const char *word, const char *const *cands, size_t n, const char *open,
+                      const char *close, char *out, size_t cap);
+
+/* Checked parsers: the whole string must be consumed; GSVD_EINVAL on garbage or out of range.
+ * parse_size accepts K, M, G, T suffixes (powers of 1024), parse_uint accepts k/K, m/M, g/G as
+ * powers of 1000 when `suffix` is 1. */
+GSVD_CLI_NODISCARD int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix,
+                                           uint64_t *out);
+GSVD_CLI_NODISCARD int gsvd_cli_parse_size(const char *s, uint64_t *out);
+GSVD_CLI_NODISCARD int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out);
+/* Index of s in the NULL-terminated names, or -1. */
+GSVD_CLI_NODISCARD int gsvd_cli_parse_choice(const char *s, const char *const *names);
+
+/* "A:B", "A:" or ":B" into [*a, *b) (*b = 0: to the end); -1 if malformed or empty. */
+int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b);
+
+/* Options every command takes. */
+struct gsvd_cli_common {
+    int verbosity;  /* -v adds one, -q subtracts one */
+    size_t threads; /* --threads; 0 = all cores */
+    int progress;   /* 1 on, 0 off, -1 auto (stderr is a TTY) */
+    /* remote stores (gsvd_opts_remote); 0 / NULL = not given on the command line */
+    unsigned concurrency, retries_plus1, timeout_s;
+    const char *endpoint, *s3_addressing, *gcs_token_file; /* borrowed from argv */
+    int no_sign_request;
+};
+#define GSVD_CLI_COMMON_DEFAULT                                                                    \
+    {                                                                                              \
+        .verbosity = 0, .threads = 0, .progress = -1                                               \
+    }
+
+/* Shared option groups (cli/opts_groups.c): -v/-q/-h, --progress/--no-progress and --threads
+ * (bound to a struct gsvd_cli_common), the remote stores' settings (the same struct), and
+ * --zarr-format/--shard (a struct gsvd_cli_zarr_out). */
+extern const struct gsvd_opt_group gsvd_opts_basic, gsvd_opts_progress, gsvd_opts_threads,
+    gsvd_opts_remote, gsvd_opts_zarr_out;
+
+/* Process-wide signal setup, once from main() before a command runs (cli/signals.c): SIGINT,
+ * SIGTERM and SIGHUP run the cleanup registry (common/cleanup.h) and exit with 128 + the
+ * signal number; SIGXFSZ is ignored, so writes past `ulimit -f` fail with EFBIG.  Returns 0,
+ * or -1 (errno set) when the pipe, the thread or a handler cannot be set up. */
+int gsvd_cli_signals_init(void);
+
+/* Run once more (execv of /proc/self/exe with argv) with OPENBLAS_NUM_THREADS=1 under a finite
+ * `ulimit -v` unless it is set, and with OPENBLAS_CORETYPE when OpenBLAS runs its generic
+ * kernels on a CPU it does not know (analysis/cpu/blas_room.h, gsvd_blas_core_fix); then, under
+ * the limit, check that some headroom is left after the libraries loaded; if not, print an
+ * out-of-memory message and _exit(1) at once (OpenBLAS's threads would keep exit() from
+ * returning).  Called first thing in main() (after gsvd_cli_msg_init, so that the message has
+ * the style), before anything parses argv; returns only when the check passed. */
+void gsvd_cli_blas_start(char **argv);
+
+/* Apply verbosity to the log level; resolve threads (0 -> cores) and progress (-1 -> isatty;
+ * off under -q). */
+void gsvd_cli_common_apply(struct gsvd_cli_common *c);
+
+/* --device DEV for commands with a compute backend: "auto", "cpu" or "gpu".  Returns GSVD_OK
+ * with *out set to the same name (a static string), or GSVD_EINVAL (nothing printed; the
+ * caller reports the usage error). */
+GSVD_CLI_NODISCARD int gsvd_cli_parse_device(const char *s, const char **out);
+
+/* Zarr output options of the commands that write (--zarr-format, --shard: the group
+ * gsvd_opts_zarr_out). */
+struct gsvd_cli_zarr_out {
+    int format;        /* 0: not given */
+    uint64_t shard[2]; /* --shard; 0: not given */
+};
+/* After parsing: --shard with --zarr-format 2 (GSVD_EXIT_USAGE, reported); 0 otherwise. */
+int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z);
+/* Once the input's Zarr format is known (2 or 3; 0: the command has no Zarr input and writes
+ * format 2 by default): --shard needs a format 3 output, from --zarr-format or else the
+ * input's.  GSVD_OK, or GSVD_EINVAL (exit 2) after reporting the usage error. */
+GSVD_CLI_NODISCARD int
+gsvd_cli_zarr_out_check_input(const char *cmd, const struct gsvd_cli_zarr_out *z, int input_format);
+/* A progress line on stderr: "\rgensvd CMD: STAGE: done/total UNIT (pct%), RATE UNIT/s, ETA 12 s"
+ * at most ten times a second, and a newline when a stage completes (done == total).  The
+ * state lives in the caller's struct, which must outlive the work. */
+struct gsvd_cli_bar {
+    const char *unit; /* borrowed: what done and total count ("variants"), or NULL */
+    double t0, shown; /* stage start, last draw (seconds) */
+    char what[64];    /* current stage */
+};
+/* The full command line as one string (for attributes).  Caller owns. */
+char *gsvd_cli_command_line(int argc, char **argv);
+
+/* Commands. */
+int gsvd_cmd_pca(int argc, char **argv);
+int gsvd_cmd_pdist(int argc, char **argv);
+int gsvd_cmd_related(int argc, char **argv);
+int gsvd_cmd_project(int argc, char **argv);
+int gsvd_cmd_plot(int argc, char **argv);
+int gsvd_cmd_info(int argc, char **argv);
+int gsvd_cmd_dump(int argc, char **argv);
+int gsvd_cmd_simulate(int argc, char **argv);
+int gsvd_cmd_ldprune(int argc, char **argv);
+
+/* The commands' option tables (cli/opts.h), each in its cmd_*.c; read by gsvd_opts_parse and by
+ * tests/fuzz/fuzz_opts.c, which drives every table with hostile command lines. */
+struct gsvd_cmd_spec;
+extern const struct gsvd_cmd_spec gsvd_cmd_pca_spec, gsvd_cmd_pdist_spec, gsvd_cmd_related_spec,
+    gsvd_cmd_project_spec, gsvd_cmd_plot_spec, gsvd_cmd_info_spec, gsvd_cmd_dump_spec,
+    gsvd_cmd_simulate_spec, gsvd_cmd_ldprune_spec;
+
+/* "INT" (variants, >= 2), "INTkb" or "INTbp" into *variants or *bp (the other 0); -1 if bad. */
+int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp);
+
+/* ---- the library's messages, progress and memory (cli/cli_msg.c, cli/cli_util.c) ---- */
+
+/* The level messages are shown at (set by gsvd_cli_common_apply), as the library names it. */
+enum gensvd_log_level gsvd_cli_log_level(void);
+/* One message of the library as a line in the style above (error, warning, plain, debug); any
+ * thread. */
+void gsvd_cli_msg_log(enum gensvd_log_level level, const char *msg);
+/* A progress line: set up `bar` counting `unit` (a plural noun, or NULL), then draw with
+ * gsvd_cli_bar_draw, a gensvd_progress_fn whose `user` is the bar. */
+void gsvd_cli_bar_init(struct gsvd_cli_bar *bar, const char *unit);
+void gsvd_cli_bar_draw(void *bar, const char *what, uint64_t done, uint64_t total);
+/* Free what gsvd_cli_command_line returned (NULL accepted). */
+void gsvd_cli_free(void *p);
+/* Read one ID per line from `path` (blank lines and '#' lines skipped, '\r' stripped) into a
+ * new array of *n strings (caller frees with gsvd_cli_free_id_list).  GENSVD_EIO (reported)
+ * if unreadable, GENSVD_EFORMAT (reported) if it holds no ID or a NUL byte. */
+GSVD_CLI_NODISCARD int gsvd_cli_read_id_list(const char *path, char ***ids, size_t *n);
+void gsvd_cli_free_id_list(char **ids, size_t n);
+
+/* ---- the public API's objects from a parsed command line (cli/cli_lib.c) ---- */
+/* Each returns GENSVD_OK or the library's error, reported on stderr (the log callback). */
+
+/* A context for a command: threads and the remote settings of the common options (after
+ * gsvd_cli_common_apply), `device` (NULL: the default, auto), the library's messages on stderr
+ * in the command line's style at its level, and, with bar non-NULL, the progress line in
+ * `bar` (counting `unit`) when the common options turn it on.  bar must outlive the context.
+ * The caller frees *out with gensvd_ctx_free. */
+GSVD_CLI_NODISCARD int gsvd_cli_ctx(const struct gsvd_cli_common *c, const char *device,
+                                    struct gsvd_cli_bar *bar, const char *unit, gensvd_ctx **out);
+/* The Zarr output -o `url` with --force and --zarr-format (z), checked at once (before any
+ * input is read): messages "OUT: output exists (...)", "cannot create the output in
+ * directory ...".  --shard is set later, by gsvd_cli_dest_shard. */
+GSVD_CLI_NODISCARD int gsvd_cli_dest(gensvd_ctx *ctx, const char *url, int force,
+                                     const struct gsvd_cli_zarr_out *z, gensvd_dest **out);
+/* --shard on d, once gsvd_cli_zarr_out_check_input has accepted it for an input of Zarr
+ * format `input_format` (0: no input). */
+GSVD_CLI_NODISCARD int gsvd_cli_dest_shard(gensvd_dest *d, const struct gsvd_cli_zarr_out *z,
+                                           int input_format);
+/* INPUT as a source with the input options: the --samples file (`samples_file`, read first),
+ * then the store, then `geno` and the masks (STORE[/ARRAY] specs; NULL: none). */
+struct gsvd_cli_geno;
+GSVD_CLI_NODISCARD int gsvd_cli_source(gensvd_ctx *ctx, const char *input,
+                                       const struct gsvd_cli_geno *geno, const char *samples_file,
+                                       const char *variant_mask, const char *sample_mask,
+                                       gensvd_source **out);
+/* Hand every option of `spec` with a library name (`.lib`, cli/opts.h) from `target` (the
+ * command's parsed options struct) to opt. */
+GSVD_CLI_NODISCARD int gsvd_cli_forward(const struct gsvd_cmd_spec *spec, const void *target,
+                                        gensvd_options *opt);
+/* New options of analysis `an` with gsvd_cli_forward's values and the command line recorded
+ * as the output's "command" attribute (`command` may be NULL). */
+GSVD_CLI_NODISCARD int gsvd_cli_options(gensvd_ctx *ctx, enum gensvd_analysis an,
+                                        const struct gsvd_cmd_spec *spec, const void *target,
+                                        const char *command, gensvd_options **out);
+
+#endif /* GSVD_CLI_CLI_BASE_H */

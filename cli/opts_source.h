@@ -1,0 +1,130 @@
+/* cli/opts_source.h - option descriptors several commands share, written once (cli/opts.h):
+ * the genotype input options and the resource options, for a command options struct T with
+ * the members they name (`geno` with the members of struct gsvd_cli_geno, `samples_file`,
+ * `variant_mask`, `sample_mask`, `device`, `output`, `force`, `format`), and the input options
+ * as a ported command holds them (struct gsvd_cli_geno, handed to the library's source by
+ * gsvd_cli_source, cli/cli_base.h).  Use them inside a command's `struct gsvd_opt` table.
+ * Names nothing of gensvd's internals (cli/opts_input.h adds what the unported commands
+ * need). */
+#ifndef GSVD_CLI_OPTS_SOURCE_H
+#define GSVD_CLI_OPTS_SOURCE_H
+#include <stddef.h>
+#include <stdint.h>
+#include "cli/opts.h"
+
+/* The input options of a ported command, as parsed (0 / NULL: not given). */
+struct gsvd_cli_geno {
+    const char *array;            /* --array (borrowed from argv) */
+    int transpose;                /* --transpose */
+    size_t ploidy;                /* --ploidy; 0: the library's default (2) */
+    uint64_t var_start, var_stop; /* --variants A:B (adjacent: written as one uint64_t[2]) */
+    double maf, max_missing;      /* --maf [0], --max-missing [1] */
+    int all_contigs;              /* --all-contigs (KING) */
+};
+#define GSVD_CLI_GENO_DEFAULT                                                                      \
+    {                                                                                              \
+        .max_missing = 1                                                                           \
+    }
+_Static_assert(offsetof(struct gsvd_cli_geno, var_stop) ==
+                   offsetof(struct gsvd_cli_geno, var_start) + sizeof(uint64_t),
+               "--variants writes var_start and var_stop as one uint64_t[2]");
+
+/* CALL parsers (cli/opts_groups.c): --variants A:B into geno.var_start and var_stop (adjacent
+ * uint64_t), --device into a const char * (auto, cpu, gpu), --format tsv into a const char *. */
+int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field);
+int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field);
+int gsvd_opt_parse_tsv(const char *cmd, const char *arg, void *field);
+/* What the two accept, as the options' `choices` for completion (NULL-terminated). */
+extern const char *const gsvd_opt_device_names[]; /* auto cpu gpu */
+extern const char *const gsvd_opt_tsv_names[];    /* tsv */
+
+#define GSVD_OPT_IN_ARRAY(T)                                                                       \
+    {                                                                                              \
+        .name = "array", .key = 'a', .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, geno.array),       \
+        .arg = "PATH", .help = "genotype array inside INPUT"                                       \
+    }
+#define GSVD_OPT_IN_TRANSPOSE(T)                                                                   \
+    {                                                                                              \
+        .name = "transpose", .type = GSVD_OPT_FLAG, GSVD_OPT_FIELD(T, geno.transpose), .value = 1, \
+        .help = "the 2-D array is samples x variants"                                              \
+    }
+#define GSVD_OPT_IN_PLOIDY(T)                                                                      \
+    {                                                                                              \
+        .name = "ploidy", .type = GSVD_OPT_UINT, GSVD_OPT_FIELD(T, geno.ploidy), .arg = "INT",     \
+        .lo = 1, .hi = 100, .help = "dosage scale of a 2-D array [2]"                              \
+    }
+#define GSVD_OPT_IN_VARIANTS(T)                                                                    \
+    {                                                                                              \
+        .name = "variants", .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, geno.var_start),              \
+        .arg = "A:B", .parse = gsvd_opt_parse_variants,                                            \
+        .help = "only variants A (inclusive) to B (exclusive)"                                     \
+    }
+#define GSVD_OPT_IN_SAMPLES(T)                                                                     \
+    {                                                                                              \
+        .name = "samples", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, samples_file),               \
+        .arg = "FILE", .flags = GSVD_OPTF_FILE,                                                    \
+        .help = "only these sample IDs (one per line), in this order"                              \
+    }
+#define GSVD_OPT_IN_MAF(T)                                                                         \
+    {                                                                                              \
+        .name = "maf", .type = GSVD_OPT_DOUBLE, GSVD_OPT_FIELD(T, geno.maf), .arg = "X", .dlo = 0, \
+        .dhi = 0.5, .range = "0..0.5", .help = "drop variants with minor allele frequency below X" \
+    }
+#define GSVD_OPT_IN_MAX_MISSING(T)                                                                 \
+    {                                                                                              \
+        .name = "max-missing", .type = GSVD_OPT_DOUBLE, GSVD_OPT_FIELD(T, geno.max_missing),       \
+        .arg = "X", .dlo = 0, .dhi = 1, .range = "0..1",                                           \
+        .help = "drop variants with a missing fraction above X"                                    \
+    }
+#define GSVD_OPT_IN_VARIANT_MASK(T)                                                                \
+    {                                                                                              \
+        .name = "variant-mask", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, variant_mask),          \
+        .arg = "STORE[/ARRAY]", .flags = GSVD_OPTF_FILE,                                           \
+        .help = "only variants whose entry is nonzero in this 1-D\nbool/int8/uint8 array "         \
+                "[ARRAY: variant_ld_keep]"                                                         \
+    }
+#define GSVD_OPT_IN_SAMPLE_MASK(T)                                                                 \
+    {                                                                                              \
+        .name = "sample-mask", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, sample_mask),            \
+        .arg = "STORE[/ARRAY]", .flags = GSVD_OPTF_FILE,                                           \
+        .help =                                                                                    \
+            "only samples whose entry is nonzero, matched by\nthe sample_id beside it, else by "   \
+            "position\n[ARRAY: sample_unrelated]"                                                  \
+    }
+#define GSVD_OPT_DEVICE(T)                                                                         \
+    {                                                                                              \
+        .name = "device", .key = 'd', .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, device),            \
+        .arg = "DEV", .parse = gsvd_opt_parse_device, .choices = gsvd_opt_device_names,            \
+        .help = "auto, cpu or gpu [auto]"                                                          \
+    }
+#define GSVD_OPT_OUTPUT(T, what)                                                                   \
+    {                                                                                              \
+        .name = "output", .key = 'o', .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, output),          \
+        .arg = "PATH", .flags = GSVD_OPTF_FILE, .help = what                                       \
+    }
+#define GSVD_OPT_FORCE(T)                                                                          \
+    {                                                                                              \
+        .name = "force", .key = 'f', .type = GSVD_OPT_FLAG, GSVD_OPT_FIELD(T, force), .value = 1,  \
+        .help = "replace the output if it exists"                                                  \
+    }
+#define GSVD_OPT_FORMAT_TSV(T, what)                                                               \
+    {                                                                                              \
+        .name = "format", .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, format), .arg = "tsv",          \
+        .parse = gsvd_opt_parse_tsv, .choices = gsvd_opt_tsv_names, .help = what                   \
+    }
+
+/* A group of a command's own table, and the bindings of the shared groups every analysis
+ * command ends with (--threads, --progress, -v/-q/-h, remote stores) for its struct T with a
+ * `common` member. */
+#define GSVD_OPT_GROUP(title, opts)                                                                \
+    {                                                                                              \
+        title, opts, sizeof(opts) / sizeof((opts)[0]), NULL                                        \
+    }
+#define GSVD_OPTS_BIND_COMMON(T)                                                                   \
+    {&gsvd_opts_threads, offsetof(T, common)}, {&gsvd_opts_progress, offsetof(T, common)},         \
+        {&gsvd_opts_basic, offsetof(T, common)},                                                   \
+    {                                                                                              \
+        &gsvd_opts_remote, offsetof(T, common)                                                     \
+    }
+
+#endif /* GSVD_CLI_OPTS_SOURCE_H */
