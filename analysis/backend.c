@@ -28,7 +28,8 @@ static int answers(const struct gsvd_backend_ops *ops, const char *name)
     return strcmp(name, ops->name) == 0;
 }
 
-int gsvd_backend_open(const char *name, const struct gsvd_backend_params *p, gsvd_backend **out)
+/* The backend `name` picks (*best), or the error and its message. */
+static int pick(const char *name, const struct gsvd_backend_ops **out)
 {
     const struct gsvd_backend_ops *best = NULL;
     int best_score = 0, is_auto = strcmp(name, "auto") == 0;
@@ -70,6 +71,24 @@ int gsvd_backend_open(const char *name, const struct gsvd_backend_params *p, gsv
         gsvd_log_error("the %s backend is not built into this gensvd", missing ? missing : name);
         return GSVD_ENOTBUILT;
     }
+    *out = best;
+    return GSVD_OK;
+}
+
+int gsvd_backend_check(const char *name)
+{
+    const struct gsvd_backend_ops *best;
+    return pick(name, &best);
+}
+
+int gsvd_backend_open(const char *name, const struct gsvd_backend_params *p, gsvd_backend **out)
+{
+    const struct gsvd_backend_ops *best;
+    int rc = pick(name, &best);
+
+    *out = NULL;
+    if (rc < 0)
+        return rc;
     gsvd_log_info("using the %s backend", best->name);
     return gsvd_backend_create(best, p, out);
 }

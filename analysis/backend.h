@@ -84,6 +84,10 @@ extern const struct gsvd_backend_ops gsvd_backend_cpu_ops;
 /* Registry built by lib/backend_registry.c: NULL-terminated, best first. */
 extern const struct gsvd_backend_ops *const gsvd_backend_registry[];
 
+/* Whether gsvd_backend_open(name) would find a usable backend, without creating one: GSVD_OK,
+ * or its errors, logged as it logs them (a device's probe only: cheap). */
+GSVD_NODISCARD int gsvd_backend_check(const char *name);
+
 /* Choose and create a backend: name "auto" (highest probe score), "gpu" (the backends of kind
  * GSVD_BACKEND_DEVICE) or a registry name ("cpu", "cuda").
  * Returns GSVD_OK, GSVD_EINVAL (unknown name), GSVD_ENOTBUILT (known, not compiled in),

@@ -1,39 +1,27 @@
 /* cli/cmd_related.c - `gensvd related`: a maximal unrelated sample set from KING kinship (plink2
- * --king-cutoff semantics, analysis/related/related.h), as a Zarr sample mask or a list of kept
- * IDs. */
+ * --king-cutoff semantics), run by the library (include/gensvd.h, GENSVD_RELATED), as a Zarr
+ * sample mask or a list of kept IDs. */
 #include "gsvd_config.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/backend.h"
-#include "analysis/scan/genotype.h"
-#include "analysis/related/related.h"
-#include "cli/cli.h"
-#include "cli/cli_mask.h"
-#include "cli/opts_input.h"
-#include "common/alloc.h"
-#include "common/buf.h"
-#include "common/err.h"
-#include "common/log.h"
-#include "zarr/meta.h"
-#include "zarr/writer.h"
+#include "cli/cli_base.h"
+#include "cli/opts_source.h"
+#include "include/gensvd.h"
 
 /* Without --memory the kinship bands are held to this working set. */
 #define RELATED_DEFAULT_MEMORY ((uint64_t)1 << 30)
 
 struct related_opts {
-    const char *input, *output, *samples_file, *device;
-    const char *format;    /* --format tsv */
-    gsvd_backend *backend; /* --device: where the kinship pairs are counted (owned) */
-    int force, tsv;
-    int all_contigs; /* --all-contigs: X, Y and MT too (analysis/scan/autosomes.h) */
+    const char *output, *samples_file, *device;
+    const char *format; /* --format tsv */
+    int force;
     double cutoff;
     uint64_t memory;
-    struct gsvd_geno_params geno;
+    struct gsvd_cli_geno geno;
     struct gsvd_cli_zarr_out zout;
-    char *command;
     struct gsvd_cli_common common;
 };
 
@@ -69,6 +57,7 @@ static const struct gsvd_opt input_options[] = {
     {.name = "memory",
      .type = GSVD_OPT_BYTES,
      REL(memory),
+     .lib = "memory",
      .arg = "SIZE",
      .lo = 1,
      .range = "e.g. 2G",
@@ -91,7 +80,7 @@ static const struct gsvd_opt input_options[] = {
      .help = "only variants A (inclusive) to B (exclusive)"},
     {.name = "all-contigs",
      .type = GSVD_OPT_FLAG,
-     REL(all_contigs),
+     REL(geno.all_contigs),
      .value = 1,
      .help = "count every contig; by default, as plink2's --king-cutoff,\nvariants on X, Y and "
              "MT (by contig_id: X, 23, Y, 24, MT, M,\n26, with or without chr) are left out"},
@@ -116,83 +105,84 @@ const struct gsvd_cmd_spec gsvd_cmd_related_spec = {
         "related pair is left.  INPUT holds diploid genotype calls (VCF-Zarr, scikit-allel, or\n"
         "an integer 2-D array named with --array).\n",
     .groups = related_groups,
-    .n_groups = GSVD_ARRAY_LEN(related_groups),
+    .n_groups = GSVD_CLI_LEN(related_groups),
     .opts_size = sizeof(struct related_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
-/* The Zarr group: sample_id, sample_unrelated, attributes; staged and committed. */
-static int write_zarr(const struct related_opts *o, const struct gsvd_related_result *r,
-                      const struct gsvd_strlist *ids, int input_format)
+/* A number of the result's attributes (0 when absent: the library reported it). */
+static double attr(const gensvd_result *res, const char *name)
 {
-    struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, input_format);
-    gsvd_result *res = NULL;
-    int rc = gsvd_related_store_build(o->command, o->cutoff, r, ids, &res);
-    if (rc == GSVD_OK)
-        rc = gsvd_result_write(res, o->output, o->force, &wp, 1);
-    gsvd_result_free(res);
-    return rc;
+    double v = 0;
+    return gensvd_result_attr_double(res, name, &v) == GENSVD_OK ? v : 0;
 }
 
-static int run(struct related_opts *o, const struct gsvd_cli_common *common)
+/* The kept sample IDs on stdout after a #IID header (plink2's .king.cutoff.in.id). */
+static int write_tsv(const gensvd_result *res)
 {
-    struct gsvd_cli_input in = {0};
-    struct gsvd_strlist samples = GSVD_STRLIST_INIT;
-    struct gsvd_related_result res = {0};
-    struct gsvd_related_params rp = {.cutoff = o->cutoff, .pd = GSVD_PDIST_PARAMS_DEFAULT};
-    struct gsvd_cli_bar bar;
-    struct gsvd_autosomes au = {0};
-    const struct gsvd_strlist *ids;
-    gsvd_geno *g = NULL;
-    int rc = GSVD_OK;
+    struct gensvd_array_view ids, keep;
+    int rc = gensvd_result_array(res, "sample_id", &ids);
 
-    GSVD_TRY(gsvd_cli_check_outputs(o->output, o->force, NULL, 0)); /* before any input */
-    if (o->samples_file) {
-        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
-        o->geno.samples = &samples;
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "sample_unrelated", &keep);
+    if (rc != GENSVD_OK)
+        return rc;
+    puts("#IID");
+    for (uint64_t i = 0; i < ids.shape[0]; i++)
+        if (((const uint8_t *)keep.data)[i])
+            puts(((const char *const *)ids.data)[i]);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "standard output: write failed");
+        return GENSVD_EIO;
     }
-    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
-    if (o->output)
-        GSVD_TRY(gsvd_cli_zarr_out_check_input("related", &o->zout, gsvd_tree_format(in.tree)));
-    o->geno.n_threads = common->threads;
-    o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages */
-    GSVD_TRY(gsvd_autosomes_apply(in.tree, in.node, o->all_contigs, &au, &o->geno));
-    GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
-    rp.pd.n_threads = common->threads;
-    rp.pd.memory = o->memory;
-    rp.pd.device = o->backend;
-    rp.pd.progress = gsvd_cli_progress(&bar, "variants", common->progress);
-    GSVD_TRY(gsvd_related_run(g, &rp, &res));
-    ids = gsvd_geno_sample_ids(g);
-    gsvd_cli_note("%zu samples, %llu variants, %llu pairs with kinship > %g among %zu "
-                  "samples: %zu removed, %zu kept",
-                  res.n, (unsigned long long)res.n_variants, (unsigned long long)res.n_pairs,
-                  o->cutoff, res.n_related, res.n - res.n_unrelated, res.n_unrelated);
-    if (o->output)
-        GSVD_TRY(write_zarr(o, &res, ids, gsvd_tree_format(in.tree)));
-    if (o->tsv) {
-        puts("#IID");
-        for (size_t i = 0; i < res.n; i++)
-            if (res.unrelated[i])
-                puts(ids->items[i]);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            gsvd_log_error("standard output: write failed");
-            rc = GSVD_EIO;
-        }
-    }
-    if (rc == GSVD_OK) {
+    return GENSVD_OK;
+}
+
+static int run(const struct related_opts *o, const char *input, int tsv, const char *command)
+{
+    gensvd_ctx *ctx = NULL;
+    gensvd_source *src = NULL;
+    gensvd_dest *dest = NULL;
+    gensvd_options *opt = NULL;
+    gensvd_result *res = NULL;
+    struct gsvd_cli_bar bar;
+    /* first: an unavailable device fails before any data is read */
+    int rc = gsvd_cli_ctx(&o->common, o->device, &bar, "variants", &ctx);
+
+    if (rc == GENSVD_OK && o->output) /* before any input */
+        rc = gsvd_cli_dest(ctx, o->output, o->force, &o->zout, &dest);
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_source(ctx, input, &o->geno, o->samples_file, NULL, NULL, &src);
+    if (rc == GENSVD_OK && dest &&
+        (rc = gsvd_cli_zarr_out_check_input("related", &o->zout, gensvd_source_zarr_format(src))) ==
+            GENSVD_OK)
+        rc = gsvd_cli_dest_shard(dest, &o->zout, gensvd_source_zarr_format(src));
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_options(ctx, GENSVD_RELATED, &gsvd_cmd_related_spec, o, command, &opt);
+    if (rc == GENSVD_OK)
+        rc = gensvd_options_set_double(opt, "king-cutoff", o->cutoff);
+    if (rc == GENSVD_OK)
+        rc = gensvd_run(ctx, opt, src, dest, &res);
+    if (rc == GENSVD_OK)
+        gsvd_cli_note("%.0f samples, %.0f variants, %.0f pairs with kinship > %g among %.0f "
+                      "samples: %.0f removed, %.0f kept",
+                      attr(res, "N"), attr(res, "M"), attr(res, "n_related_pairs"), o->cutoff,
+                      attr(res, "n_related_samples"), attr(res, "n_removed"),
+                      attr(res, "n_unrelated"));
+    if (rc == GENSVD_OK && tsv)
+        rc = write_tsv(res);
+    if (rc == GENSVD_OK) {
         char where[1024];
         snprintf(where, sizeof where, "%s%s%s", o->output ? o->output : "",
-                 o->output && o->tsv ? " and " : "",
-                 o->tsv ? "the unrelated samples to standard output" : "");
+                 o->output && tsv ? " and " : "",
+                 tsv ? "the unrelated samples to standard output" : "");
         gsvd_cli_done(where);
     }
-out:
-    gsvd_related_result_clear(&res);
-    gsvd_geno_close(g);
-    gsvd_cli_close_input(&in);
-    gsvd_strlist_free(&samples);
-    gsvd_autosomes_free(&au);
+    gensvd_result_free(res);
+    gensvd_options_free(opt);
+    gensvd_source_free(src);
+    gensvd_dest_free(dest);
+    gensvd_ctx_free(ctx);
     return rc;
 }
 
@@ -201,9 +191,10 @@ int gsvd_cmd_related(int argc, char **argv)
     struct related_opts o = {.device = "auto",
                              .cutoff = 0.0884,
                              .memory = RELATED_DEFAULT_MEMORY,
-                             .geno = GSVD_GENO_PARAMS_DEFAULT,
+                             .geno = GSVD_CLI_GENO_DEFAULT,
                              .common = GSVD_CLI_COMMON_DEFAULT};
-    int first, rc = gsvd_opts_parse(&gsvd_cmd_related_spec, argc, argv, &o, &first);
+    char *command;
+    int tsv, first, rc = gsvd_opts_parse(&gsvd_cmd_related_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
@@ -211,22 +202,12 @@ int gsvd_cmd_related(int argc, char **argv)
         return gsvd_cli_usage_error("related", "missing INPUT");
     if (first < argc - 1)
         return gsvd_cli_usage_error("related", "too many arguments");
-    o.tsv = o.format != NULL;
+    tsv = o.format != NULL || !o.output;
     if (gsvd_cli_zarr_out_check("related", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
-    o.input = argv[first];
-    if (!o.output)
-        o.tsv = 1;
     gsvd_cli_common_apply(&o.common);
-    o.command = gsvd_cli_command_line(argc, argv);
-    {
-        struct gsvd_backend_params bp = {.n_threads = o.common.threads};
-        /* first, so that an unavailable device fails before any data is read */
-        rc = gsvd_backend_open(o.device, &bp, &o.backend);
-    }
-    if (rc == GSVD_OK)
-        rc = run(&o, &o.common);
-    gsvd_backend_destroy(o.backend);
-    gsvd_free(o.command);
+    command = gsvd_cli_command_line(argc, argv);
+    rc = run(&o, argv[first], tsv, command);
+    gsvd_cli_free(command);
     return gsvd_cli_exit_code(rc);
 }

@@ -172,7 +172,9 @@ GENSVD_API void gensvd_ctx_cancel(gensvd_ctx *ctx);
  *           "s3-addressing" ("auto", "path", "virtual"), "gcs-token-file", "gcs-token" (an
  *           OAuth2 access token), "aws-access-key-id", "aws-secret-access-key",
  *           "aws-session-token", "aws-region", "cache-dir" (where PCA's genotype cache spills)
- * Returns GENSVD_OK, or GENSVD_EINVAL for an unknown name, a wrong type or a bad value. */
+ * Returns GENSVD_OK, or GENSVD_EINVAL for an unknown name, a wrong type or a bad value;
+ * "device" "gpu" is checked when set: GENSVD_ENOTBUILT (no GPU backend in this build) or
+ * GENSVD_ENODEVICE (no usable device), before any input is read. */
 GENSVD_API int gensvd_ctx_set_int(gensvd_ctx *ctx, const char *name, int64_t value);
 GENSVD_API int gensvd_ctx_set_string(gensvd_ctx *ctx, const char *name, const char *value);
 

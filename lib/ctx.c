@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/backend.h"
 #include "analysis/cpu/blas_room.h"
 #include "common/alloc.h"
 #include "common/err.h"
@@ -413,6 +414,12 @@ static int set_string(gensvd_ctx *ctx, const char *name, const char *value)
     if (slot == CS_DEVICE && (!value || gsvd_parse_choice(value, devices) < 0))
         return lib_fail(GSVD_EINVAL, "context setting 'device': '%s' is not auto, cpu or gpu",
                         value ? value : "(null)");
+    if (slot == CS_DEVICE && !strcmp(value, "gpu")) {
+        /* asked for by name: an unusable device fails now, before any input is read */
+        int rc = gsvd_backend_check(value);
+        if (rc < 0)
+            return rc;
+    }
     if (slot == CS_S3_ADDRESSING && (!value || gsvd_parse_choice(value, addressing) < 0))
         return lib_fail(GSVD_EINVAL,
                         "context setting 's3-addressing': '%s' is not auto, path or virtual",

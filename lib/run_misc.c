@@ -182,10 +182,11 @@ int lib_run_related(struct lib_run *run)
     rp.pd.device = be;
     rp.pd.progress = lib_progress(run->ctx);
     GSVD_TRY(gsvd_related_run(g, &rp, &res));
-    gsvd_log_info("related: %zu samples, %llu variants, %llu pairs with kinship > %g among %zu "
-                  "samples: %zu removed, %zu kept",
-                  res.n, (unsigned long long)res.n_variants, (unsigned long long)res.n_pairs,
-                  o->cutoff, res.n_related, res.n - res.n_unrelated, res.n_unrelated);
+    /* the summary is the result's attributes (the command line prints it from them) */
+    gsvd_log_debug("related: %zu samples, %llu variants, %llu pairs with kinship > %g among %zu "
+                   "samples: %zu removed, %zu kept",
+                   res.n, (unsigned long long)res.n_variants, (unsigned long long)res.n_pairs,
+                   o->cutoff, res.n_related, res.n - res.n_unrelated, res.n_unrelated);
     GSVD_TRY(
         gsvd_related_store_build(run->opt->command, o->cutoff, &res, gsvd_geno_sample_ids(g), &gr));
     GSVD_TRY(lib_run_write(run, gr, run->src->input_format));
