@@ -1,33 +1,21 @@
 /* cli/cmd_project.c - `gensvd project`: samples of a store placed on principal components
- * saved by `gensvd pca --loadings` (analysis/pca/project.h). */
+ * saved by `gensvd pca --loadings`, run by the library (include/gensvd.h, GENSVD_PROJECT). */
 #include "gsvd_config.h"
 
 #include <stddef.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "analysis/scan/genotype.h"
-#include "analysis/pca/pca_store.h"
-#include "analysis/pca/project.h"
-#include "analysis/scan/variant_ids.h"
-#include "cli/cli.h"
-#include "cli/opts_input.h"
-#include "common/alloc.h"
-#include "common/buf.h"
-#include "common/err.h"
-#include "common/log.h"
-#include "zarr/meta.h"
-#include "zarr/store.h"
+#include "cli/cli_base.h"
+#include "cli/opts_source.h"
+#include "include/gensvd.h"
 
 struct project_opts {
-    const char *input, *pcs, *output, *format, *samples_file;
+    const char *pcs, *output, *format, *samples_file;
     int force;
     size_t k; /* 0: all saved components */
-    struct gsvd_geno_params geno;
-    struct gsvd_project_params proj;
-    char *command;
+    int shrinkage;
+    struct gsvd_cli_geno geno;
     struct gsvd_cli_zarr_out zout;
     struct gsvd_cli_common common;
 };
@@ -39,6 +27,7 @@ static const struct gsvd_opt out_options[] = {
     {.name = "pcs",
      .type = GSVD_OPT_STRING,
      PRJ(pcs),
+     .lib = "pcs",
      .arg = "PATH",
      .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
      .help = "the reference PCs (a pca output with loadings; required)"},
@@ -52,13 +41,15 @@ static const struct gsvd_opt method_options[] = {
      .key = 'k',
      .type = GSVD_OPT_UINT,
      PRJ(k),
+     .lib = "components",
      .arg = "INT",
      .lo = 1,
      .hi = 100000,
      .help = "the first INT of the saved components [all]"},
     {.name = "shrinkage-correction",
      .type = GSVD_OPT_CHOICE,
-     PRJ(proj.shrinkage),
+     PRJ(shrinkage),
+     .lib = "shrinkage-correction",
      .arg = "M",
      .choices = shrink_names,
      .help = "none, ap (adjusted projection: each PC divided by\nits asymptotic shrinkage "
@@ -90,116 +81,106 @@ const struct gsvd_cmd_spec gsvd_cmd_project_spec = {
         "alleles are dropped), the reference's means and scales applied, missing calls set to\n"
         "the reference mean; scores on the reference's scale (U S, as pca writes them).\n",
     .groups = project_groups,
-    .n_groups = GSVD_ARRAY_LEN(project_groups),
+    .n_groups = GSVD_CLI_LEN(project_groups),
     .opts_size = sizeof(struct project_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
-static int write_tsv(const struct gsvd_project_result *r, const struct gsvd_strlist *ids)
+/* A number of the result's attributes (0 when absent: the library reported it). */
+static unsigned long long attr(const gensvd_result *res, const char *name)
 {
+    double v = 0;
+    return gensvd_result_attr_double(res, name, &v) == GENSVD_OK ? (unsigned long long)v : 0;
+}
+
+/* The scores on stdout: sample_id, PC1..PCk. */
+static int write_tsv(const gensvd_result *res)
+{
+    struct gensvd_array_view ids, u;
+    int rc = gensvd_result_array(res, "sample_id", &ids);
+
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "sample_pca_projection", &u);
+    if (rc != GENSVD_OK)
+        return rc;
     printf("sample_id");
-    for (size_t q = 0; q < r->k; q++)
-        printf("\tPC%zu", q + 1);
+    for (uint64_t q = 0; q < u.shape[1]; q++)
+        printf("\tPC%llu", (unsigned long long)q + 1);
     putchar('\n');
-    for (size_t i = 0; i < r->n; i++) {
-        fputs(ids->items[i], stdout);
-        for (size_t q = 0; q < r->k; q++)
-            printf("\t%.17g", r->scores[i * r->k + q]);
+    for (uint64_t i = 0; i < u.shape[0]; i++) {
+        fputs(((const char *const *)ids.data)[i], stdout);
+        for (uint64_t q = 0; q < u.shape[1]; q++)
+            printf("\t%.17g", ((const double *)u.data)[i * u.shape[1] + q]);
         putchar('\n');
     }
-    return ferror(stdout) ? GSVD_EIO : GSVD_OK;
+    return ferror(stdout) ? GENSVD_EIO : GENSVD_OK;
 }
 
-static int write_zarr(const struct project_opts *o, const struct gsvd_pca_model *ref,
-                      const struct gsvd_project_map *map, const struct gsvd_project_result *r,
-                      const struct gsvd_strlist *ids, int input_format)
+/* The variant matching (-v) and the summary, from the result's attributes. */
+static void report(const gensvd_result *res)
 {
-    struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, input_format);
-    struct gsvd_project_store_info info = {
-        .command = o->command, .pcs = o->pcs, .shrinkage = o->proj.shrinkage};
-    gsvd_result *res = NULL;
-    int rc = gsvd_project_store_result(&info, ref, map, r, ids, &res);
-    if (rc == GSVD_OK)
-        rc = gsvd_result_write(res, o->output, o->force, &wp, 1);
-    gsvd_result_free(res);
-    return rc;
-}
-
-static void report(const struct gsvd_project_counts *c, const struct gsvd_project_result *r)
-{
-    if (r) { /* the summary, at the default level */
-        gsvd_cli_note("%zu samples projected on %zu PCs over %llu of %llu reference variants; "
-                      "%llu missing calls set to the reference mean",
-                      r->n, r->k, (unsigned long long)c->matched, (unsigned long long)c->ref_used,
-                      (unsigned long long)r->n_missing_calls);
-        return;
+    if (gsvd_cli_log_level() >= GENSVD_LOG_INFO) {
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "matched %llu of %llu reference variants (%llu with swapped alleles, dosage "
+                 "flipped); input variants %llu: dropped %llu at positions the reference lacks, "
+                 "%llu with other alleles, %llu strand-ambiguous swaps, %llu duplicates",
+                 attr(res, "variants_matched"), attr(res, "variants_reference"),
+                 attr(res, "variants_swapped"), attr(res, "variants_input"),
+                 attr(res, "variants_not_found"), attr(res, "variants_allele_mismatch"),
+                 attr(res, "variants_ambiguous"), attr(res, "variants_duplicate"));
+        gsvd_cli_msg_log(GENSVD_LOG_INFO, msg);
     }
-    gsvd_log_info("matched %llu of %llu reference variants (%llu with swapped alleles, "
-                  "dosage flipped); input variants %llu: dropped %llu at positions the "
-                  "reference lacks, %llu with other alleles, %llu strand-ambiguous swaps, %llu "
-                  "duplicates",
-                  (unsigned long long)c->matched, (unsigned long long)c->ref_used,
-                  (unsigned long long)c->swapped, (unsigned long long)c->target,
-                  (unsigned long long)c->not_found, (unsigned long long)c->allele_mismatch,
-                  (unsigned long long)c->ambiguous, (unsigned long long)c->duplicate);
+    gsvd_cli_note("%llu samples projected on %llu PCs over %llu of %llu reference variants; "
+                  "%llu missing calls set to the reference mean",
+                  attr(res, "N"), attr(res, "k"), attr(res, "variants_matched"),
+                  attr(res, "variants_reference"), attr(res, "missing_calls"));
 }
 
-static int run(struct project_opts *o, const struct gsvd_cli_common *common)
+static int run(const struct project_opts *o, const char *input, int tsv, const char *command)
 {
-    struct gsvd_cli_input pin = {0}, in = {0};
-    struct gsvd_pca_model ref = {0};
-    struct gsvd_strlist samples = GSVD_STRLIST_INIT;
-    struct gsvd_project_map map = {0};
-    struct gsvd_project_result *r = NULL;
+    gensvd_ctx *ctx = NULL;
+    gensvd_source *src = NULL;
+    gensvd_dest *dest = NULL;
+    gensvd_options *opt = NULL;
+    gensvd_result *res = NULL;
     struct gsvd_cli_bar bar;
-    gsvd_geno *g = NULL;
-    int rc = GSVD_OK;
+    int rc = gsvd_cli_ctx(&o->common, NULL, &bar, "variants", &ctx);
 
-    GSVD_TRY(gsvd_cli_check_outputs(o->output, o->force, NULL, 0)); /* before any input */
-    GSVD_TRY(gsvd_cli_open_input(o->pcs, NULL, &pin));
-    GSVD_TRY(gsvd_pca_model_read(pin.tree, pin.node, 1, &ref));
-    GSVD_TRY(gsvd_project_model_check(&ref, o->k, o->pcs));
-    if (o->samples_file) {
-        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
-        o->geno.samples = &samples;
-    }
-    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
-    if (o->output)
-        GSVD_TRY(gsvd_cli_zarr_out_check_input("project", &o->zout, gsvd_tree_format(in.tree)));
-    o->geno.n_threads = common->threads;
-    GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
-    GSVD_TRY(gsvd_project_target(in.tree, in.node, g, &ref, o->input, o->pcs, o->geno.array != NULL,
-                                 &map));
-    report(&map.counts, NULL);
-    o->proj.n_threads = common->threads;
-    o->proj.progress = gsvd_cli_progress(&bar, "variants", common->progress);
-    GSVD_TRY(gsvd_project_run(g, &ref, &map, &o->proj, &r));
-    report(&map.counts, r);
-    if (o->output)
-        GSVD_TRY(write_zarr(o, &ref, &map, r, gsvd_geno_sample_ids(g), gsvd_tree_format(in.tree)));
-    if (o->format || !o->output)
-        GSVD_TRY(write_tsv(r, gsvd_geno_sample_ids(g)));
-    {
+    if (rc == GENSVD_OK && o->output) /* before any input */
+        rc = gsvd_cli_dest(ctx, o->output, o->force, &o->zout, &dest);
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_source(ctx, input, &o->geno, o->samples_file, NULL, NULL, &src);
+    if (rc == GENSVD_OK && dest &&
+        (rc = gsvd_cli_zarr_out_check_input("project", &o->zout, gensvd_source_zarr_format(src))) ==
+            GENSVD_OK)
+        rc = gsvd_cli_dest_shard(dest, &o->zout, gensvd_source_zarr_format(src));
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_options(ctx, GENSVD_PROJECT, &gsvd_cmd_project_spec, o, command, &opt);
+    if (rc == GENSVD_OK)
+        rc = gensvd_run(ctx, opt, src, dest, &res);
+    if (rc == GENSVD_OK)
+        report(res);
+    if (rc == GENSVD_OK && tsv)
+        rc = write_tsv(res);
+    if (rc == GENSVD_OK) {
         char where[1024];
         snprintf(where, sizeof where, "%s%s%s", o->output ? o->output : "",
-                 o->output && o->format ? " and " : "",
-                 o->format || !o->output ? "the scores to standard output" : "");
+                 o->output && tsv ? " and " : "", tsv ? "the scores to standard output" : "");
         gsvd_cli_done(where);
     }
-out:
-    gsvd_project_result_free(r);
-    gsvd_project_map_free(&map);
-    gsvd_geno_close(g);
-    gsvd_pca_model_free(&ref);
-    gsvd_cli_close_input(&in);
-    gsvd_cli_close_input(&pin);
-    gsvd_strlist_free(&samples);
+    gensvd_result_free(res);
+    gensvd_options_free(opt);
+    gensvd_source_free(src);
+    gensvd_dest_free(dest);
+    gensvd_ctx_free(ctx);
     return rc;
 }
 
 int gsvd_cmd_project(int argc, char **argv)
 {
-    struct project_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT, .common = GSVD_CLI_COMMON_DEFAULT};
+    struct project_opts o = {.geno = GSVD_CLI_GENO_DEFAULT, .common = GSVD_CLI_COMMON_DEFAULT};
+    char *command;
     int first, rc = gsvd_opts_parse(&gsvd_cmd_project_spec, argc, argv, &o, &first);
 
     if (rc != 0)
@@ -211,13 +192,9 @@ int gsvd_cmd_project(int argc, char **argv)
         return gsvd_cli_usage_error("project", "missing --pcs (the output of pca --loadings)");
     if (gsvd_cli_zarr_out_check("project", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
-    o.input = argv[first];
-    /* raw dosages: no centring, no filter, no cache (the reference's statistics apply) */
-    o.geno.scaler = GSVD_SCALER_NONE;
-    o.geno.cache_bytes = 0;
     gsvd_cli_common_apply(&o.common);
-    o.command = gsvd_cli_command_line(argc, argv);
-    rc = run(&o, &o.common);
-    gsvd_free(o.command);
+    command = gsvd_cli_command_line(argc, argv);
+    rc = run(&o, argv[first], o.format != NULL || !o.output, command);
+    gsvd_cli_free(command);
     return gsvd_cli_exit_code(rc);
 }

@@ -105,10 +105,11 @@ int lib_run_project(struct lib_run *run)
     pp.n_threads = lib_threads(run->ctx);
     pp.progress = lib_progress(run->ctx);
     GSVD_TRY(gsvd_project_run(g, &ref, &map, &pp, &r));
-    gsvd_log_info("project: %zu samples projected on %zu components; %llu of %llu reference "
-                  "variants matched",
-                  r->n, r->k, (unsigned long long)map.counts.matched,
-                  (unsigned long long)map.counts.ref_used);
+    /* the summary is the result's attributes (the command line prints it from them) */
+    gsvd_log_debug("project: %zu samples projected on %zu components; %llu of %llu reference "
+                   "variants matched",
+                   r->n, r->k, (unsigned long long)map.counts.matched,
+                   (unsigned long long)map.counts.ref_used);
     {
         struct gsvd_project_store_info info = {
             .command = run->opt->command, .pcs = pcs, .shrinkage = o->proj.shrinkage};
