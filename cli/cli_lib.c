@@ -74,16 +74,8 @@ int gsvd_cli_dest(gensvd_ctx *ctx, const char *url, int force, const struct gsvd
                   gensvd_dest **out)
 {
     gensvd_dest *d = NULL;
-    int rc;
+    int rc = gensvd_dest_new(ctx, url, &d); /* "empty output path" for "" */
 
-    *out = NULL;
-    if (!*url) { /* gensvd_dest_new refuses it without a message: the store's words */
-        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "empty output path");
-        return GENSVD_EINVAL;
-    }
-    rc = gensvd_dest_new(ctx, url, &d);
-    if (rc == GENSVD_ENOMEM)
-        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "out of memory");
     if (rc == GENSVD_OK)
         rc = gensvd_dest_set_int(d, "force", force);
     if (rc == GENSVD_OK && z->format)
@@ -126,7 +118,7 @@ int gsvd_cli_source(gensvd_ctx *ctx, const char *input, const struct gsvd_cli_ge
     int rc;
 
     *out = NULL;
-    if (!*input) { /* gensvd_source_open's message would name itself */
+    if (!*input) { /* the synopsis' word: the library says "empty source path" */
         gsvd_cli_msg_log(GENSVD_LOG_ERROR, "empty INPUT path");
         return GENSVD_ENOTFOUND;
     }
@@ -231,9 +223,6 @@ int gsvd_cli_options(gensvd_ctx *ctx, enum gensvd_analysis an, const struct gsvd
 {
     gensvd_options *opt = NULL;
     int rc = gensvd_options_new(ctx, an, &opt);
-
-    if (rc == GENSVD_ENOMEM) /* refused without a message */
-        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "out of memory");
 
     if (rc == GENSVD_OK)
         rc = gsvd_cli_forward(spec, target, opt);

@@ -275,10 +275,13 @@ int gensvd_ctx_set_log(gensvd_ctx *ctx, gensvd_log_fn fn, void *user, enum gensv
     if (!ctx)
         return GENSVD_EINVAL;
     if ((int)level < GENSVD_LOG_OFF || (int)level > GENSVD_LOG_DEBUG) {
-        snprintf(ctx->last_error, sizeof ctx->last_error,
-                 "gensvd_ctx_set_log: log level %d is not one of GENSVD_LOG_OFF..DEBUG",
-                 (int)level);
-        return GENSVD_EINVAL;
+        /* reported through the callback in place, which stays */
+        const struct gsvd_scope *prev = lib_begin(ctx);
+        return lib_end(ctx, prev,
+                       lib_fail(GSVD_EINVAL,
+                                "log level %d is not one of GENSVD_LOG_OFF to GENSVD_LOG_DEBUG",
+                                (int)level),
+                       "gensvd_ctx_set_log");
     }
     ctx->log_fn = fn;
     ctx->log_user = user;

@@ -493,29 +493,32 @@ static int options_init(gensvd_options *opt, enum gensvd_analysis an)
 
 int gensvd_options_new(gensvd_ctx *ctx, enum gensvd_analysis analysis, gensvd_options **out)
 {
+    const struct gsvd_scope *prev;
     gensvd_options *opt;
+    int rc = GSVD_OK;
 
     if (!out)
         return GENSVD_EINVAL;
     *out = NULL;
     if (!ctx)
         return GENSVD_EINVAL;
+    prev = lib_begin(ctx);
     opt = gsvd_calloc(1, sizeof *opt);
     if (!opt) {
-        snprintf(ctx->last_error, sizeof ctx->last_error, "gensvd_options_new: out of memory");
-        return GENSVD_ENOMEM;
+        rc = GSVD_ENOMEM; /* the allocator logged it */
+        goto out;
     }
     opt->ctx = ctx;
     opt->analysis = analysis;
     if (options_init(opt, analysis) < 0) {
-        snprintf(ctx->last_error, sizeof ctx->last_error,
-                 "gensvd_options_new: %d is not an analysis (GENSVD_PCA ... GENSVD_PLOT_PDIST)",
-                 (int)analysis);
+        rc = lib_fail(GSVD_EINVAL, "unknown analysis %d (GENSVD_PCA to GENSVD_PLOT_PDIST)",
+                      (int)analysis);
         gsvd_free(opt);
-        return GENSVD_EINVAL;
+        goto out;
     }
     *out = opt;
-    return GENSVD_OK;
+out:
+    return lib_end(ctx, prev, rc, "gensvd_options_new");
 }
 
 void gensvd_options_free(gensvd_options *opt)

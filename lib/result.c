@@ -162,24 +162,30 @@ const char *gensvd_result_attr_string(const gensvd_result *res, const char *name
 
 int gensvd_dest_new(gensvd_ctx *ctx, const char *url, gensvd_dest **out)
 {
-    gensvd_dest *d;
+    const struct gsvd_scope *prev;
+    gensvd_dest *d = NULL;
+    int rc = GSVD_OK;
+
     if (!out)
         return GENSVD_EINVAL;
     *out = NULL;
     if (!ctx)
         return GENSVD_EINVAL;
+    prev = lib_begin(ctx);
     if (!url || !*url) {
-        snprintf(ctx->last_error, sizeof ctx->last_error, "gensvd_dest_new: no URL");
-        return GENSVD_EINVAL;
+        rc = lib_fail(GSVD_EINVAL, "empty output path");
+        goto out;
     }
     if (!(d = gsvd_calloc(1, sizeof *d)) || !(d->url = gsvd_strdup(url))) {
-        gsvd_free(d);
-        snprintf(ctx->last_error, sizeof ctx->last_error, "gensvd_dest_new: out of memory");
-        return GENSVD_ENOMEM;
+        rc = GSVD_ENOMEM; /* the allocator logged it */
+        goto out;
     }
     d->ctx = ctx;
     *out = d;
-    return GENSVD_OK;
+    d = NULL;
+out:
+    gensvd_dest_free(d);
+    return lib_end(ctx, prev, rc, "gensvd_dest_new");
 }
 
 void gensvd_dest_free(gensvd_dest *dest)

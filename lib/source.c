@@ -59,7 +59,7 @@ int gensvd_source_open(gensvd_ctx *ctx, const char *url, gensvd_source **out)
         return GENSVD_EINVAL;
     prev = lib_begin(ctx);
     if (!url || !*url) {
-        rc = lib_fail(GSVD_EINVAL, "gensvd_source_open: no URL");
+        rc = lib_fail(GSVD_EINVAL, "empty source path");
         goto out;
     }
     if (!(src = source_alloc(ctx)) || !(src->url = gsvd_strdup(url))) {
@@ -76,12 +76,16 @@ out:
 
 int gensvd_source_new(gensvd_ctx *ctx, gensvd_source **out)
 {
+    const struct gsvd_scope *prev;
+
     if (!out)
         return GENSVD_EINVAL;
-    *out = ctx ? source_alloc(ctx) : NULL;
-    if (ctx && !*out)
-        snprintf(ctx->last_error, sizeof ctx->last_error, "gensvd_source_new: out of memory");
-    return !ctx ? GENSVD_EINVAL : *out ? GENSVD_OK : GENSVD_ENOMEM;
+    *out = NULL;
+    if (!ctx)
+        return GENSVD_EINVAL;
+    prev = lib_begin(ctx);
+    *out = source_alloc(ctx); /* NULL: the allocator logged it */
+    return lib_end(ctx, prev, *out ? GSVD_OK : GSVD_ENOMEM, "gensvd_source_new");
 }
 
 void gensvd_source_free(gensvd_source *src)

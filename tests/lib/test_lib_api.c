@@ -2,10 +2,11 @@
  * header itself: versions and codes; every setter refuses an unknown name and a bad value with
  * GENSVD_EINVAL and a last error naming the option (every option of every analysis, found
  * through gensvd_options_name, and every default value set back as text); failing calls
- * return their documented codes with a message; a failing chunk callback fails the run; the
- * log callback gets the messages at its level.  It writes its report to the file named by its
- * argument: its driver (test_lib_silent.sh) checks that nothing at all reached stdout or
- * stderr, the library's included.
+ * return their documented codes with a message (the refusals of empty paths and unknown
+ * analyses in words, through the log callback and the last error alike); a failing chunk
+ * callback fails the run; the log callback gets the messages at its level.  It writes its
+ * report to the file named by its argument: its driver (test_lib_silent.sh) checks that
+ * nothing at all reached stdout or stderr, the library's included.
  * Usage: test_lib_api REPORT HAPMAP3.vcz SCRATCH_DIR */
 #include <gensvd.h>
 
@@ -49,6 +50,54 @@ static void count_log(void *user, enum gensvd_log_level level, const char *msg)
     (void)user;
     if ((int)level >= 0 && (int)level < 5 && msg && !strchr(msg, '\n'))
         n_logged[level]++;
+}
+
+/* The last ERROR message the callback heard ("" none), for `messages`. */
+static char heard[2048];
+static void keep_error(void *user, enum gensvd_log_level level, const char *msg)
+{
+    (void)user;
+    if (level == GENSVD_LOG_ERROR)
+        snprintf(heard, sizeof heard, "%s", msg);
+}
+
+/* A refusal reaches the log callback and the last error alike, in words for a person (`want`),
+ * naming no function of the library. */
+static void refused(gensvd_ctx *ctx, int rc, int want_rc, const void *out, const char *what,
+                    const char *want)
+{
+    const char *e = gensvd_ctx_last_error(ctx);
+    check(rc == want_rc && !out && !strcmp(heard, e) && strstr(e, want) && !strstr(e, "gensvd_"),
+          "%s: rc %d, '%s' logged and kept (logged '%s', kept '%s')", what, want_rc, want, heard,
+          e);
+    heard[0] = '\0';
+}
+
+static void messages(gensvd_ctx *ctx)
+{
+    gensvd_dest *d = NULL;
+    gensvd_source *src = NULL;
+    gensvd_options *opt = NULL;
+
+    check(gensvd_ctx_set_log(ctx, keep_error, NULL, GENSVD_LOG_ERROR) == 0, "ctx_set_log error");
+    heard[0] = '\0';
+    refused(ctx, gensvd_dest_new(ctx, "", &d), GENSVD_EINVAL, d, "dest_new \"\"",
+            "empty output path");
+    refused(ctx, gensvd_dest_new(ctx, NULL, &d), GENSVD_EINVAL, d, "dest_new NULL",
+            "empty output path");
+    refused(ctx, gensvd_source_open(ctx, "", &src), GENSVD_EINVAL, src, "source_open \"\"",
+            "empty source path");
+    refused(ctx, gensvd_options_new(ctx, (enum gensvd_analysis)42, &opt), GENSVD_EINVAL, opt,
+            "options_new 42", "unknown analysis 42");
+    refused(ctx, gensvd_ctx_set_log(ctx, keep_error, NULL, (enum gensvd_log_level)9), GENSVD_EINVAL,
+            NULL, "ctx_set_log level 9", "log level 9");
+    check(gensvd_dest_new(ctx, "out.zarr", &d) == 0 && d && gensvd_source_new(ctx, &src) == 0 &&
+              src && gensvd_options_new(ctx, GENSVD_PCA, &opt) == 0 && opt && !heard[0],
+          "dest_new, source_new, options_new succeed silently");
+    gensvd_dest_free(d);
+    gensvd_source_free(src);
+    gensvd_options_free(opt);
+    check(gensvd_ctx_set_log(ctx, NULL, NULL, GENSVD_LOG_OFF) == 0, "ctx_set_log off");
 }
 
 static int fail_chunk(void *user, const uint64_t *chunk, void *dst, size_t dst_bytes)
@@ -420,6 +469,7 @@ int main(int argc, char **argv)
     }
     source_settings(ctx);
     dest_settings(ctx, argv[3]);
+    messages(ctx);
     failing_calls(ctx, argv[2], argv[3]);
     logging(ctx, argv[2]);
     plan_threads(ctx, argv[2]);
