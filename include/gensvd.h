@@ -193,9 +193,15 @@ enum gensvd_dtype {
     GENSVD_DTYPE_FLOAT32,
     GENSVD_DTYPE_FLOAT64,
     GENSVD_DTYPE_STRING, /* elements are `const char *` (UTF-8, NUL-terminated) */
+    /* What gensvd_array_read_blocks hands over from arrays of these stored types: */
+    GENSVD_DTYPE_FLOAT16, /* IEEE 754 half precision (the 2 bytes as stored, native order) */
+    GENSVD_DTYPE_BYTES,   /* fixed-width byte strings padded with NUL bytes (NumPy "S") */
+    GENSVD_DTYPE_UTF32,   /* fixed-width text: UTF-32 code units padded with 0 (NumPy "U") */
 };
 
-/* Size in bytes of one element (sizeof(const char *) for strings), 0 for an unknown dtype. */
+/* Size in bytes of one element (sizeof(const char *) for strings), 0 for an unknown dtype and
+ * for GENSVD_DTYPE_BYTES and _UTF32, whose width is the array's (gensvd_array_get_int,
+ * "item-size"). */
 GENSVD_API size_t gensvd_dtype_size(enum gensvd_dtype dtype);
 
 #define GENSVD_MAX_DIMS 8
@@ -437,7 +443,10 @@ GENSVD_API void gensvd_mpi_finalize(void);
 /* The tree of groups and arrays under url (what `gensvd info` shows) as a JSON text (caller
  * frees with gensvd_free): {"zarr_format": 2, "consolidated": true, "groups": [PATH...],
  * "arrays": [{"path", "shape", "chunks", "dtype", "codecs", "zarr_format", "stored_bytes",
- * "raw_bytes" (not for strings), "dims"}...]}. */
+ * "raw_bytes" (not for strings), "dims", "order", "chunk_count", "shard_count",
+ * "stored_objects"}...]}: the facts of gensvd_array_get_int / _get_string and
+ * gensvd_array_stored_bytes.  Without the stored sizes (which list the store): the walk of
+ * gensvd_source_node and gensvd_array_open. */
 GENSVD_API int gensvd_store_info(gensvd_ctx *ctx, const char *url, char **json_out);
 
 /* Read an array (or the hyperslab [start, stop) per axis; NULL: all) of a store into a new
@@ -447,6 +456,105 @@ GENSVD_API int gensvd_store_read(gensvd_ctx *ctx, const char *url, const char *a
 
 /* Free memory the library returned (JSON texts). */
 GENSVD_API void gensvd_free(void *p);
+
+/* ---- reading stores: their tree and their arrays, block by block ------------------------- */
+
+/* What `gensvd info` and `gensvd dump` read, for programs that browse a store or stream an array
+ * of any size: the groups and arrays under a source's node (a store's; an in-memory source's
+ * arrays read the same way), an array's layout, and its values block by block, never whole.
+ * Paths are relative to the source's node ("" or NULL: the node itself). */
+
+enum gensvd_node_kind {
+    GENSVD_NODE_GROUP = 1,
+    GENSVD_NODE_ARRAY = 2,
+};
+
+/* Facts of a source by name: "zarr-format" (2 or 3; 0 in memory), "consolidated" (1 when its
+ * metadata is read from consolidated metadata, else 0).  GENSVD_OK, or GENSVD_EINVAL for
+ * another name. */
+GENSVD_API int gensvd_source_get_int(const gensvd_source *src, const char *name, int64_t *out);
+/* Text facts of a source by name: "store" (the store holding the hierarchy, as opened:
+ * "cohort.vcz" for "cohort.vcz/call_genotype"), "node" (the path inside it of the node the
+ * source names, "" for the store's root).  Borrowed from src; NULL for another name and for an
+ * in-memory source. */
+GENSVD_API const char *gensvd_source_get_string(const gensvd_source *src, const char *name);
+
+/* The kind of the node at `path`: GENSVD_NODE_GROUP, GENSVD_NODE_ARRAY, 0 when there is
+ * neither, or a negative error (GENSVD_EFORMAT for a path with empty, "." or ".." components
+ * or for malformed metadata; the store's errors). */
+GENSVD_API int gensvd_source_node_kind(gensvd_source *src, const char *path);
+
+/* The groups and arrays under the source's node in the order `gensvd info` lists them (the node
+ * itself, then depth first, each group's members sorted by name): the i-th one's path
+ * (borrowed from src until it is freed), depth (0 for the node itself) and kind; depth and kind
+ * may be NULL.  The tree is read as far as i asks (a group's members are listed when the walk
+ * enters it), so the first nodes of a large tree come before the rest is read.  Returns
+ * GENSVD_OK; GENSVD_OK with *path NULL past the last node; or GENSVD_ENOTFOUND (nothing at the
+ * source's node), GENSVD_EUNSUPPORTED (a store that cannot be listed and has no consolidated
+ * metadata), the store's errors. */
+GENSVD_API int gensvd_source_node(gensvd_source *src, size_t i, const char **path, unsigned *depth,
+                                  enum gensvd_node_kind *kind);
+
+/* An array of a source opened for reading. */
+typedef struct gensvd_array gensvd_array;
+
+/* The most axes an array has. */
+#define GENSVD_ARRAY_MAX_DIMS 32
+
+/* Open the array at `path`, reading its metadata.  src is borrowed and must outlive the array;
+ * the caller closes *out with gensvd_array_close.  GENSVD_ENOTFOUND (no array there: nothing,
+ * or a group), GENSVD_EFORMAT (a malformed path or metadata), GENSVD_EUNSUPPORTED (a data type,
+ * codec or layout gensvd does not read), the store's errors. */
+GENSVD_API int gensvd_array_open(gensvd_source *src, const char *path, gensvd_array **out);
+GENSVD_API void gensvd_array_close(gensvd_array *arr);
+
+/* The number of axes (0 for a scalar), and per axis the shape and the chunk shape (a sharded
+ * array's inner chunks), borrowed from arr; shape and chunks may be NULL. */
+GENSVD_API size_t gensvd_array_shape(const gensvd_array *arr, const uint64_t **shape,
+                                     const uint64_t **chunks);
+/* The type of the elements gensvd_array_read_blocks hands over: the stored type, strings of
+ * variable length as GENSVD_DTYPE_STRING. */
+GENSVD_API enum gensvd_dtype gensvd_array_dtype(const gensvd_array *arr);
+/* The i-th dimension name (_ARRAY_DIMENSIONS, or a Zarr v3 array's dimension_names; borrowed
+ * from arr), NULL past the last. */
+GENSVD_API const char *gensvd_array_dim_name(const gensvd_array *arr, size_t i);
+
+/* Numbers of an array by name:
+ *   "zarr-format"  2 or 3
+ *   "item-size"    bytes per element handed over (for _BYTES and _UTF32 the fixed width)
+ *   "chunk-count"  the chunks of its grid (inner chunks, when sharded)
+ *   "shard-count"  the shards of its grid (0: not sharded)
+ * GENSVD_OK, or GENSVD_EINVAL for another name. */
+GENSVD_API int gensvd_array_get_int(const gensvd_array *arr, const char *name, int64_t *out);
+/* Text of an array by name (borrowed from arr; NULL for another name):
+ *   "dtype"   the stored type as a NumPy type string ("<i4", ">f8", "|b1", "|S5", "<U3", "|O")
+ *   "codecs"  its codec chain as `gensvd info` prints it ("blosc(lz4,5,shuffle)", "none")
+ *   "order"   the layout inside a chunk: "C", "F", or "P" (a Zarr v3 transpose that is
+ *             neither) */
+GENSVD_API const char *gensvd_array_get_string(const gensvd_array *arr, const char *name);
+
+/* What the store holds of the array: the bytes of its chunks (of its shards, when sharded) and
+ * their number, missing ones aside.  Lists the store, or asks for each object's size where it
+ * cannot list (a request per chunk).  GENSVD_ECANCELED, the store's errors. */
+GENSVD_API int gensvd_array_stored_bytes(gensvd_array *arr, uint64_t *bytes, uint64_t *objects);
+
+/* One block of a region, from gensvd_array_read_blocks: the index of its first element and its
+ * extent per axis (ndim values each), and its values in C order and native byte order, of the
+ * array's dtype (missing chunks read as the fill value); all borrowed for the call.  Return 0,
+ * or nonzero to stop the read. */
+typedef int (*gensvd_block_fn)(void *user, const uint64_t *start, const uint64_t *count,
+                               const void *data);
+
+/* Read the region [start, stop) of the array (start NULL: from 0; stop NULL: to the end of each
+ * axis) block by block: one block per chunk row of axis 0 that the region crosses, the first
+ * and last cut to it (a scalar is one block, an empty region none), handed to fn in order from
+ * the calling thread.  The context's threads fetch and decode blocks ahead of fn, at most two
+ * per thread, whatever the region's size; the context's progress callback hears "reading",
+ * blocks done of blocks.  Returns GENSVD_OK, GENSVD_EINVAL (a region outside the array),
+ * GENSVD_ECANCELED (gensvd_ctx_cancel: checked between blocks), GENSVD_EIO when fn stopped the
+ * read (fn says why), the store's and the codecs' errors (GENSVD_ECODEC, GENSVD_EFORMAT, ...). */
+GENSVD_API int gensvd_array_read_blocks(gensvd_array *arr, const uint64_t *start,
+                                        const uint64_t *stop, gensvd_block_fn fn, void *user);
 
 #ifdef __cplusplus
 }

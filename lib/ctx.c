@@ -61,7 +61,8 @@ const char *gensvd_strerror(int code)
 
 size_t gensvd_dtype_size(enum gensvd_dtype dtype)
 {
-    static const size_t sizes[] = {0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, sizeof(const char *)};
+    /* BYTES and UTF32: the array's width (0 here) */
+    static const size_t sizes[] = {0, 1, 1, 2, 4, 8, 1, 2, 4, 8, 4, 8, sizeof(const char *), 2};
     return (size_t)dtype < sizeof sizes / sizeof sizes[0] ? sizes[dtype] : 0;
 }
 

@@ -122,10 +122,45 @@ struct gensvd_source {
     uint64_t variant_mask_n, sample_mask_n;
     struct gsvd_strlist samples; /* gensvd_source_set_samples */
     int samples_set;
+    struct lib_walk *walk; /* gensvd_source_node's walk so far (lib/tree.c; owned) */
 };
 
 /* How messages and attributes name the source: its URL, else its name, else "memory". */
 const char *lib_source_name(const gensvd_source *src);
+
+/* The store path of `path` below the source's node (leading '/' dropped; NULL or "": the node)
+ * into *out (caller frees); GSVD_EFORMAT (logged) for empty, "." or ".." components. */
+GSVD_NODISCARD int lib_node_path(const gensvd_source *src, const char *path, char **out);
+
+/* gensvd_source_node's walk (lib/tree.c), as far as it went.  One node the walk has reached: its path below the source's node and where it sits. */
+struct lib_walk_node {
+    char *path; /* owned; "" for the source's node */
+    unsigned depth;
+    enum gensvd_node_kind kind;
+};
+
+/* A group the walk is inside: its node, its children (listed when the walk first needs them)
+ * and the next child to visit. */
+struct lib_walk_frame {
+    size_t node; /* index into nodes */
+    int listed;
+    struct gsvd_strlist children;
+    size_t next;
+};
+
+struct lib_walk {
+    struct lib_walk_node *nodes; /* the nodes reached, in the walk's order */
+    size_t n, cap;
+    struct lib_walk_frame *stack; /* the groups entered, innermost last */
+    size_t depth, cap_stack;
+    int started;
+};
+/* Free a walk (lib/source.c, which frees the source); accepts NULL. */
+void lib_walk_free(struct lib_walk *w);
+/* The chunks (shards 0) or shards (1) of an array's grid (lib/store.c). */
+uint64_t lib_grid_count(const struct gsvd_zarray *z, int shards);
+/* The public dtype of a stored one (0 when it has none). */
+enum gensvd_dtype lib_public_dtype(const struct gsvd_dtype *d);
 
 /* Make the store and tree of an in-memory source (once its arrays are all added; again after
  * an array is added).  GSVD_OK, GSVD_EINVAL (no arrays), the view store's errors. */

@@ -65,8 +65,7 @@ const char *gensvd_result_array_name(const gensvd_result *res, size_t i)
     return a ? a->spec.path : NULL;
 }
 
-/* The public dtype of a stored one (0 when it has none). */
-static enum gensvd_dtype public_dtype(const struct gsvd_dtype *d)
+enum gensvd_dtype lib_public_dtype(const struct gsvd_dtype *d)
 {
     static const enum gensvd_dtype ints[] = {
         GENSVD_DTYPE_INT8, GENSVD_DTYPE_INT16, 0, GENSVD_DTYPE_INT32, 0, 0, 0, GENSVD_DTYPE_INT64};
@@ -81,7 +80,14 @@ static enum gensvd_dtype public_dtype(const struct gsvd_dtype *d)
     case 'u':
         return d->size >= 1 && d->size <= 8 ? uints[d->size - 1] : 0;
     case 'f':
-        return d->size == 4 ? GENSVD_DTYPE_FLOAT32 : d->size == 8 ? GENSVD_DTYPE_FLOAT64 : 0;
+        return d->size == 2   ? GENSVD_DTYPE_FLOAT16
+               : d->size == 4 ? GENSVD_DTYPE_FLOAT32
+               : d->size == 8 ? GENSVD_DTYPE_FLOAT64
+                              : 0;
+    case 'S':
+        return GENSVD_DTYPE_BYTES;
+    case 'U':
+        return GENSVD_DTYPE_UTF32;
     case 'O':
         return GENSVD_DTYPE_STRING;
     default:
@@ -101,7 +107,7 @@ int gensvd_result_array(const gensvd_result *res, const char *name, struct gensv
     if (!a || !a->data || a->spec.ndim > GENSVD_MAX_DIMS)
         return GENSVD_ENOTFOUND; /* absent, or written to a destination as it was computed */
     out->data = a->data;
-    out->dtype = public_dtype(&a->spec.dtype);
+    out->dtype = lib_public_dtype(&a->spec.dtype);
     out->ndim = a->spec.ndim;
     for (size_t d = 0; d < a->spec.ndim; d++) {
         out->shape[d] = a->spec.shape[d];

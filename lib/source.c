@@ -45,6 +45,19 @@ static int open_url(gensvd_source *src, const char *url)
     return GSVD_OK;
 }
 
+void lib_walk_free(struct lib_walk *w)
+{
+    if (!w)
+        return;
+    for (size_t i = 0; i < w->n; i++)
+        gsvd_free(w->nodes[i].path);
+    for (size_t i = 0; i < w->depth; i++)
+        gsvd_strlist_free(&w->stack[i].children);
+    gsvd_free(w->nodes);
+    gsvd_free(w->stack);
+    gsvd_free(w);
+}
+
 int gensvd_source_open(gensvd_ctx *ctx, const char *url, gensvd_source **out)
 {
     const struct gsvd_scope *prev;
@@ -105,6 +118,7 @@ void gensvd_source_free(gensvd_source *src)
     gsvd_free(src->variant_mask);
     gsvd_free(src->sample_mask);
     gsvd_strlist_free(&src->samples);
+    lib_walk_free(src->walk);
     gsvd_free(src);
 }
 
@@ -146,6 +160,10 @@ static struct gsvd_dtype map_dtype(enum gensvd_dtype t)
         break;
     case GENSVD_DTYPE_STRING:
         d.kind = 'O';
+        break;
+    case GENSVD_DTYPE_FLOAT16: /* read from stores only */
+    case GENSVD_DTYPE_BYTES:
+    case GENSVD_DTYPE_UTF32:
         break;
     }
     if (d.size == 1 || d.kind == 'O')

@@ -47,6 +47,14 @@ void lib_store_close(struct lib_store *o)
 
 /* ---- info --------------------------------------------------------------------------------- */
 
+uint64_t lib_grid_count(const struct gsvd_zarray *z, int shards)
+{
+    uint64_t n = 1;
+    for (size_t d = 0; d < z->ndim; d++)
+        n *= shards ? z->shard_grid[d] : z->grid[d]; /* below the shape's product, checked */
+    return n;
+}
+
 struct info {
     gsvd_tree *t;
     struct gsvd_buf groups, arrays;
@@ -103,7 +111,13 @@ static int info_array(struct info *in, const char *path)
         GSVD_TRY(gsvd_buf_puts(b, i ? ", " : ""));
         GSVD_TRY(gsvd_json_quote(b, dims.items[i]));
     }
-    GSVD_TRY(gsvd_buf_puts(b, "]}"));
+    GSVD_TRY(gsvd_buf_puts(b, "]"));
+    GSVD_TRY(gsvd_buf_printf(b,
+                             ", \"order\": \"%c\", \"chunk_count\": %" PRIu64
+                             ", \"shard_count\": %" PRIu64 ", \"stored_objects\": %" PRIu64 "}",
+                             z->order == 'F' || z->order == 'P' ? z->order : 'C',
+                             lib_grid_count(z, 0), z->sharded ? lib_grid_count(z, 1) : 0,
+                             n_chunks));
 out:
     gsvd_strlist_free(&dims);
     gsvd_array_close(a);

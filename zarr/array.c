@@ -17,6 +17,7 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/ndcopy.h"
+#include "common/scope.h"
 #include "zarr/array_internal.h"
 #include "zarr/meta_v3.h"
 
@@ -423,6 +424,10 @@ int gsvd_array_stored_bytes(gsvd_array *a, uint64_t *bytes, uint64_t *n_chunks)
             goto done;
     for (;;) {
         uint64_t sz = 0;
+        if (gsvd_scope_cancelled()) { /* a request per chunk on some stores: long */
+            rc = GSVD_ECANCELED;
+            goto out;
+        }
         gsvd_free(key);
         key = NULL;
         GSVD_TRY(gsvd_array_object_key(a, idx, &key));

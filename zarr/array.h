@@ -95,7 +95,8 @@ GSVD_NODISCARD int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_
                                        const uint64_t *count);
 
 /* Sum of the stored sizes of all present chunks and their count (lists the store, or fetches
- * each chunk when it cannot list); for sharded arrays, of the shards.  For `gensvd info`. */
+ * each chunk when it cannot list); for sharded arrays, of the shards.  For `gensvd info`.
+ * GSVD_ECANCELED (not logged) when the scope is cancelled between chunks, store errors. */
 GSVD_NODISCARD int gsvd_array_stored_bytes(gsvd_array *a, uint64_t *bytes, uint64_t *n_chunks);
 
 GSVD_EXTERN_C_END

@@ -4,9 +4,11 @@
  * through gensvd_options_name, and every default value set back as text); failing calls
  * return their documented codes with a message (the refusals of empty paths and unknown
  * analyses in words, through the log callback and the last error alike); a failing chunk
- * callback fails the run; the log callback gets the messages at its level.  It writes its
- * report to the file named by its argument: its driver (test_lib_silent.sh) checks that
- * nothing at all reached stdout or stderr, the library's included.
+ * callback fails the run; the log callback gets the messages at its level; the store reader's
+ * walk, arrays and blocks (a store's and an in-memory source's; a callback that stops the
+ * read, cancel, bad regions).  It writes its report to the file named by its argument: its
+ * driver (test_lib_silent.sh) checks that nothing at all reached stdout or stderr, the
+ * library's included.
  * Usage: test_lib_api REPORT HAPMAP3.vcz SCRATCH_DIR */
 #include <gensvd.h>
 
@@ -450,6 +452,160 @@ static void plan_threads(gensvd_ctx *ctx, const char *hapmap)
     check(gensvd_ctx_set_int(ctx, "threads", 0) == 0, "threads back to the default");
 }
 
+/* ---- reading stores: the walk, arrays, blocks ----------------------------------------------- */
+
+struct blocks_seen {
+    gensvd_ctx *ctx;
+    int n, stop_at, cancel_at; /* stop_at / cancel_at: 1-based block that stops; 0 never */
+    uint64_t rows, sum;
+};
+
+static int count_block(void *user, const uint64_t *start, const uint64_t *count, const void *data)
+{
+    struct blocks_seen *b = user;
+    (void)start;
+    b->n++;
+    b->rows += count[0];
+    for (uint64_t i = 0; i < count[0] * count[1]; i++)
+        b->sum += (uint64_t)((const int32_t *)data)[i];
+    if (b->cancel_at == b->n)
+        gensvd_ctx_cancel(b->ctx);
+    return b->n == b->stop_at || b->n == b->cancel_at;
+}
+
+static void reading_store(gensvd_ctx *ctx, const char *hapmap)
+{
+    gensvd_source *src = NULL, *sub = NULL;
+    gensvd_array *arr = NULL;
+    const char *path = NULL, *dim;
+    const uint64_t *shape = NULL, *chunks = NULL;
+    uint64_t stop[3], bytes = 0, objects = 0;
+    unsigned depth = 9;
+    enum gensvd_node_kind kind = 0;
+    int64_t v = 0;
+    size_t n_nodes = 0, n_arrays = 0;
+    char url[4096];
+    int rc;
+
+    if (gensvd_source_open(ctx, hapmap, &src) != 0) {
+        check(0, "reading: open %s: %s", hapmap, gensvd_ctx_last_error(ctx));
+        return;
+    }
+    check(gensvd_source_node_kind(src, NULL) == GENSVD_NODE_GROUP &&
+              gensvd_source_node_kind(src, "call_genotype") == GENSVD_NODE_ARRAY &&
+              gensvd_source_node_kind(src, "/call_genotype") == GENSVD_NODE_ARRAY &&
+              gensvd_source_node_kind(src, "nothing_here") == 0,
+          "source_node_kind: group, array, none");
+    rc = gensvd_source_node_kind(src, "a/../b");
+    check(rc == GENSVD_EFORMAT && strstr(gensvd_ctx_last_error(ctx), "a/../b"),
+          "source_node_kind of a path with '..': EFORMAT naming it (%s)",
+          gensvd_ctx_last_error(ctx));
+    check(gensvd_source_get_int(src, "zarr-format", &v) == 0 && v == 2 &&
+              gensvd_source_get_int(src, "consolidated", &v) == 0 && (v == 0 || v == 1),
+          "source_get_int zarr-format, consolidated");
+    einval(ctx, gensvd_source_get_int(src, "nonsense", &v), "source_get_int", "nonsense");
+    check(gensvd_source_get_string(src, "store") &&
+              !strcmp(gensvd_source_get_string(src, "node"), "") &&
+              !gensvd_source_get_string(src, "nonsense"),
+          "source_get_string store, node; NULL for another name");
+    /* the walk: the group first, then its members; past the last: OK and NULL, again */
+    while ((rc = gensvd_source_node(src, n_nodes, &path, &depth, &kind)) == 0 && path) {
+        if (n_nodes == 0)
+            check(!*path && depth == 0 && kind == GENSVD_NODE_GROUP, "walk: the node first");
+        else if (depth != 1 || !*path)
+            check(0, "walk: %s at depth %u", path, depth);
+        n_arrays += kind == GENSVD_NODE_ARRAY;
+        n_nodes++;
+    }
+    check(rc == 0 && n_arrays >= 5 && n_arrays + 1 == n_nodes, "walk: %zu nodes, %zu arrays",
+          n_nodes, n_arrays);
+    check(gensvd_source_node(src, n_nodes + 3, &path, NULL, NULL) == 0 && !path &&
+              gensvd_source_node(src, 1, &path, NULL, NULL) == 0 && path && *path,
+          "walk: past the last node, and back");
+    snprintf(url, sizeof url, "%s/no_such_node", hapmap);
+    rc = gensvd_source_open(ctx, url, &sub);
+    if (rc == 0)
+        rc = gensvd_source_node(sub, 0, &path, &depth, &kind);
+    check(rc == GENSVD_ENOTFOUND && !path && strstr(gensvd_ctx_last_error(ctx), "no_such_node"),
+          "walk of a missing node: ENOTFOUND naming it (%s)", gensvd_ctx_last_error(ctx));
+    gensvd_source_free(sub);
+    /* arrays */
+    rc = gensvd_array_open(src, "", &arr);
+    check(rc == GENSVD_ENOTFOUND && !arr, "array_open of a group: ENOTFOUND (%s)",
+          gensvd_ctx_last_error(ctx));
+    rc = gensvd_array_open(src, "nothing_here", &arr);
+    check(rc == GENSVD_ENOTFOUND && !arr && strstr(gensvd_ctx_last_error(ctx), "nothing_here"),
+          "array_open of nothing: ENOTFOUND naming it");
+    if (gensvd_array_open(src, "call_genotype", &arr) != 0) {
+        check(0, "array_open call_genotype: %s", gensvd_ctx_last_error(ctx));
+        gensvd_source_free(src);
+        return;
+    }
+    check(gensvd_array_shape(arr, &shape, &chunks) == 3 && shape[2] == 2 && chunks[0] > 0 &&
+              gensvd_array_dtype(arr) == GENSVD_DTYPE_INT8,
+          "array shape and dtype");
+    dim = gensvd_array_dim_name(arr, 0);
+    check(dim && !strcmp(dim, "variants") && !gensvd_array_dim_name(arr, 3), "dim names");
+    check(gensvd_array_get_int(arr, "item-size", &v) == 0 && v == 1 &&
+              !strcmp(gensvd_array_get_string(arr, "dtype"), "|i1") &&
+              !gensvd_array_get_string(arr, "nonsense"),
+          "array_get_int, array_get_string");
+    einval(ctx, gensvd_array_get_int(arr, "nonsense", &v), "array_get_int", "nonsense");
+    check(gensvd_array_stored_bytes(arr, &bytes, &objects) == 0 && bytes > 0 && objects > 0,
+          "array_stored_bytes");
+    stop[0] = shape[0] + 1, stop[1] = shape[1], stop[2] = 2;
+    rc = gensvd_array_read_blocks(arr, NULL, stop, count_block, &(struct blocks_seen){0});
+    check(rc == GENSVD_EINVAL && strstr(gensvd_ctx_last_error(ctx), "axis 0"),
+          "read_blocks past the end: EINVAL naming the axis (%s)", gensvd_ctx_last_error(ctx));
+    gensvd_array_close(arr);
+    gensvd_array_close(NULL);
+    gensvd_source_free(src);
+}
+
+/* An in-memory array read back through the reader: blocks of "chunk-variants" rows. */
+static void reading_memory(gensvd_ctx *ctx)
+{
+    static int32_t x[1000 * 3];
+    const uint64_t shape[2] = {1000, 3};
+    gensvd_source *src = NULL;
+    gensvd_array *arr = NULL;
+    struct blocks_seen b = {.ctx = ctx};
+    uint64_t want = 0;
+    int rc;
+
+    for (size_t i = 0; i < 3000; i++)
+        want += (uint64_t)(x[i] = (int32_t)(i * 7 % 1001));
+    rc = gensvd_source_new(ctx, &src);
+    if (rc == 0)
+        rc = gensvd_source_add_array(src, "x", x, GENSVD_DTYPE_INT32, 2, shape, NULL);
+    if (rc == 0)
+        rc = gensvd_source_set_int(src, "chunk-variants", 64);
+    if (rc == 0)
+        rc = gensvd_array_open(src, "x", &arr);
+    if (rc == 0)
+        rc = gensvd_array_read_blocks(arr, NULL, NULL, count_block, &b);
+    check(rc == 0 && b.n == 16 && b.rows == 1000 && b.sum == want,
+          "in memory: %d blocks of 64 rows, the values back (rc %d: %s)", b.n, rc,
+          gensvd_ctx_last_error(ctx));
+    b = (struct blocks_seen){.ctx = ctx, .stop_at = 2};
+    rc = gensvd_array_read_blocks(arr, NULL, NULL, count_block, &b);
+    check(rc == GENSVD_EIO && b.n == 2, "a callback that stops the read: EIO after its block");
+    b = (struct blocks_seen){.ctx = ctx, .cancel_at = 3};
+    rc = gensvd_array_read_blocks(arr, NULL, NULL, count_block, &b);
+    check(rc == GENSVD_ECANCELED && b.n == 3 && strstr(gensvd_ctx_last_error(ctx), "cancel"),
+          "cancelled while reading: ECANCELED (%s)", gensvd_ctx_last_error(ctx));
+    gensvd_ctx_cancel(ctx);
+    b = (struct blocks_seen){.ctx = ctx};
+    rc = gensvd_array_read_blocks(arr, NULL, NULL, count_block, &b);
+    check(rc == GENSVD_ECANCELED && b.n == 0, "cancelled before the read: ECANCELED, no block");
+    b = (struct blocks_seen){.ctx = ctx};
+    rc = gensvd_array_read_blocks(arr, (const uint64_t[]){100, 1}, (const uint64_t[]){130, 3},
+                                  count_block, &b);
+    check(rc == 0 && b.n == 2 && b.rows == 30, "a region: the request cleared, two blocks");
+    gensvd_array_close(arr);
+    gensvd_source_free(src);
+}
+
 int main(int argc, char **argv)
 {
     gensvd_ctx *ctx;
@@ -473,6 +629,8 @@ int main(int argc, char **argv)
     failing_calls(ctx, argv[2], argv[3]);
     logging(ctx, argv[2]);
     plan_threads(ctx, argv[2]);
+    reading_store(ctx, argv[2]);
+    reading_memory(ctx);
     gensvd_ctx_free(ctx);
     gensvd_ctx_free(NULL);
     gensvd_source_free(NULL);
