@@ -1,7 +1,8 @@
 /* cli/cmd_dump.c - `gensvd dump`: array values as TSV on stdout, or summary statistics.
- * Rows of the selection are cut into blocks along axis 0 that follow the chunk grid; worker
- * threads read and format blocks in parallel (each with its own reader) and the main thread
- * writes them in order, so output is identical for any thread count. */
+ * The library reads the selection block by block (a chunk row of axis 0 each), its threads
+ * decoding ahead, and hands the blocks over in order (include/gensvd.h,
+ * gensvd_array_read_blocks); each is formatted or summed here as it arrives, so the output is
+ * the same for any thread count and memory stays bounded whatever the array's size. */
 #include "gsvd_config.h"
 
 #include <inttypes.h>
@@ -9,41 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common/pipeline.h"
-#include "cli/cli.h"
-#include "common/alloc.h"
-#include "common/checked.h"
-#include "common/err.h"
-#include "common/log.h"
-#include "common/textnum.h"
-#include "zarr/array.h"
-#include "zarr/reader.h"
-
-struct dump_ctx {
-    gsvd_array *arr;
-    const struct gsvd_zarray *z;
-    gsvd_reader **readers; /* one per worker */
-    uint64_t start[GSVD_MAX_DIMS];
-    uint64_t count[GSVD_MAX_DIMS];
-    uint64_t block_rows; /* rows of axis 0 per block */
-    uint64_t n_blocks;
-    int stats;                     /* --stats instead of values */
-    struct gsvd_progress progress; /* per block of chunk rows consumed */
-    /* --stats accumulators, merged in block order by the consumer */
-    uint64_t n_values, n_nan;
-    double sum, min, max;
-    int have_minmax;
-};
-
-struct dump_slot {
-    struct gsvd_buf text; /* formatted TSV of the block */
-    unsigned char *data;  /* decoded block */
-    struct gsvd_strlist strs;
-    /* --stats partials */
-    uint64_t n_values, n_nan;
-    double sum, min, max;
-    int have_minmax;
-};
+#include "cli/cli_base.h"
+#include "include/gensvd.h"
 
 struct dump_opts {
     const char *array, *slice;
@@ -74,7 +42,7 @@ static const struct gsvd_opt dump_options[] = {
      .help = "print count, NaN count, min, max and sum instead of values\n(reads and decodes "
              "every selected chunk)"},
 };
-static const struct gsvd_opt_group dump_group = {NULL, dump_options, GSVD_ARRAY_LEN(dump_options),
+static const struct gsvd_opt_group dump_group = {NULL, dump_options, GSVD_CLI_LEN(dump_options),
                                                  NULL};
 static const struct gsvd_opt_group dump_notes = {
     NULL, NULL, 0,
@@ -95,55 +63,116 @@ const struct gsvd_cmd_spec gsvd_cmd_dump_spec = {
              "element (1-D) or row (2-D); for N-D arrays one line per index of the leading N-2\n"
              "axes, cells along axis N-2, values along the last axis joined by '/'.\n",
     .groups = dump_groups,
-    .n_groups = GSVD_ARRAY_LEN(dump_groups),
+    .n_groups = GSVD_CLI_LEN(dump_groups),
     .opts_size = sizeof(struct dump_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
-/* Parse --slice against the array shape into start/count. */
-static int parse_slice(const char *spec, const struct gsvd_zarray *z, uint64_t *start,
-                       uint64_t *count)
+/* Text on its way to stdout, written in pieces of up to its size. */
+struct out {
+    size_t len;
+    int failed; /* a write to stdout failed (reported once) */
+    char buf[1 << 16];
+};
+
+static int out_flush(struct out *o)
+{
+    if (o->len && !o->failed && fwrite(o->buf, 1, o->len, stdout) != o->len) {
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "error writing to standard output");
+        o->failed = 1;
+    }
+    o->len = 0;
+    return o->failed ? -1 : 0;
+}
+
+static void out_put(struct out *o, const void *p, size_t n)
+{
+    if (n > sizeof o->buf - o->len) {
+        out_flush(o);
+        if (n > sizeof o->buf) { /* a long string: straight through */
+            if (!o->failed && fwrite(p, 1, n, stdout) != n) {
+                gsvd_cli_msg_log(GENSVD_LOG_ERROR, "error writing to standard output");
+                o->failed = 1;
+            }
+            return;
+        }
+    }
+    memcpy(o->buf + o->len, p, n);
+    o->len += n;
+}
+
+static void out_puts(struct out *o, const char *s)
+{
+    out_put(o, s, strlen(s));
+}
+
+/* A finite float of `size` bytes with the digits that give it back: %.5g, %.9g, %.17g. */
+static void out_float(struct out *o, size_t size, double v)
+{
+    char t[40];
+    int k = size == 2   ? snprintf(t, sizeof t, "%.5g", v)
+            : size == 4 ? snprintf(t, sizeof t, "%.9g", v)
+                        : snprintf(t, sizeof t, "%.17g", v);
+    out_put(o, t, k > 0 ? (size_t)k : 0);
+}
+
+static void out_u64(struct out *o, uint64_t v, int negative)
+{
+    char t[24];
+    size_t k = sizeof t;
+    do {
+        t[--k] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (negative)
+        t[--k] = '-';
+    out_put(o, t + k, sizeof t - k);
+}
+
+/* Parse --slice against the array's shape into [start, stop). */
+static int parse_slice(const char *spec, size_t ndim, const uint64_t *shape, uint64_t *start,
+                       uint64_t *stop)
 {
     size_t d = 0;
     const char *p = spec;
 
-    for (size_t i = 0; i < z->ndim; i++) {
+    for (size_t i = 0; i < ndim; i++) {
         start[i] = 0;
-        count[i] = z->shape[i];
+        stop[i] = shape[i];
     }
     while (spec && *p) {
         const char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         char part[64], *colon;
         uint64_t a = 0, b;
-        if (d >= z->ndim || len >= sizeof part)
-            return GSVD_EINVAL;
+        if (d >= ndim || len >= sizeof part)
+            return -1;
         memcpy(part, p, len);
         part[len] = '\0';
-        b = z->shape[d];
+        b = shape[d];
         colon = strchr(part, ':');
         if (colon) {
             *colon = '\0';
-            if (*part && gsvd_cli_parse_uint(part, 0, z->shape[d], 0, &a) < 0)
-                return GSVD_EINVAL;
-            if (colon[1] && gsvd_cli_parse_uint(colon + 1, 0, z->shape[d], 0, &b) < 0)
-                return GSVD_EINVAL;
+            if (*part && gsvd_cli_parse_uint(part, 0, shape[d], 0, &a) < 0)
+                return -1;
+            if (colon[1] && gsvd_cli_parse_uint(colon + 1, 0, shape[d], 0, &b) < 0)
+                return -1;
         } else if (*part) {
-            if (gsvd_cli_parse_uint(part, 0, z->shape[d] ? z->shape[d] - 1 : 0, 0, &a) < 0 ||
-                z->shape[d] == 0)
-                return GSVD_EINVAL;
+            if (gsvd_cli_parse_uint(part, 0, shape[d] ? shape[d] - 1 : 0, 0, &a) < 0 ||
+                shape[d] == 0)
+                return -1;
             b = a + 1;
         }
         if (b < a)
-            return GSVD_EINVAL;
+            return -1;
         start[d] = a;
-        count[d] = b - a;
+        stop[d] = b;
         d++;
         if (!end)
             break;
         p = end + 1;
     }
-    return GSVD_OK;
+    return 0;
 }
 
 static uint16_t load_u16(const unsigned char *p)
@@ -153,147 +182,188 @@ static uint16_t load_u16(const unsigned char *p)
     return v;
 }
 
-/* Element value as double (numeric kinds) for --stats. */
-static double as_double(const struct gsvd_dtype *dt, const unsigned char *p)
+/* IEEE 754 half precision to double (exact). */
+static double half_to_double(uint16_t h)
 {
-    switch (dt->kind) {
-    case 'b':
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m | 0x400, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+/* Element value as double (numeric types) for --stats. */
+static double as_double(enum gensvd_dtype t, const unsigned char *p)
+{
+    union {
+        int8_t i1;
+        int16_t i2;
+        int32_t i4;
+        int64_t i8;
+        uint16_t u2;
+        uint32_t u4;
+        uint64_t u8;
+        float f4;
+        double f8;
+    } v;
+    switch (t) {
+    case GENSVD_DTYPE_BOOL:
         return p[0] != 0;
-    case 'i':
-        switch (dt->size) {
-        case 1:
-            return (int8_t)p[0];
-        case 2: {
-            int16_t v;
-            memcpy(&v, p, 2);
-            return v;
-        }
-        case 4: {
-            int32_t v;
-            memcpy(&v, p, 4);
-            return v;
-        }
-        default: {
-            int64_t v;
-            memcpy(&v, p, 8);
-            return (double)v;
-        }
-        }
-    case 'u':
-        switch (dt->size) {
-        case 1:
-            return p[0];
-        case 2:
-            return load_u16(p);
-        case 4: {
-            uint32_t v;
-            memcpy(&v, p, 4);
-            return v;
-        }
-        default: {
-            uint64_t v;
-            memcpy(&v, p, 8);
-            return (double)v;
-        }
-        }
-    case 'f':
-        if (dt->size == 2)
-            return gsvd_half_to_double(load_u16(p));
-        if (dt->size == 4) {
-            float f;
-            memcpy(&f, p, 4);
-            return f;
-        }
-        {
-            double v;
-            memcpy(&v, p, 8);
-            return v;
-        }
+    case GENSVD_DTYPE_INT8:
+        return (int8_t)p[0];
+    case GENSVD_DTYPE_UINT8:
+        return p[0];
+    case GENSVD_DTYPE_INT16:
+        memcpy(&v.i2, p, 2);
+        return v.i2;
+    case GENSVD_DTYPE_UINT16:
+        return load_u16(p);
+    case GENSVD_DTYPE_INT32:
+        memcpy(&v.i4, p, 4);
+        return v.i4;
+    case GENSVD_DTYPE_UINT32:
+        memcpy(&v.u4, p, 4);
+        return v.u4;
+    case GENSVD_DTYPE_INT64:
+        memcpy(&v.i8, p, 8);
+        return (double)v.i8;
+    case GENSVD_DTYPE_UINT64:
+        memcpy(&v.u8, p, 8);
+        return (double)v.u8;
+    case GENSVD_DTYPE_FLOAT16:
+        return half_to_double(load_u16(p));
+    case GENSVD_DTYPE_FLOAT32:
+        memcpy(&v.f4, p, 4);
+        return v.f4;
+    case GENSVD_DTYPE_FLOAT64:
+        memcpy(&v.f8, p, 8);
+        return v.f8;
     default:
         return NAN;
     }
 }
 
-static int put_escaped(struct gsvd_buf *b, const unsigned char *s, size_t n, int bytes)
+/* UTF-8 of code point c into u: its length, or 0 for a surrogate or a value past U+10FFFF. */
+static size_t utf8_encode(uint32_t c, unsigned char u[4])
 {
-    int rc = GSVD_OK;
-    for (size_t i = 0; i < n && rc >= 0; i++) {
-        unsigned char ch = s[i];
-        if (ch == '\t')
-            rc = gsvd_buf_append(b, "\\t", 2);
-        else if (ch == '\n')
-            rc = gsvd_buf_append(b, "\\n", 2);
-        else if (ch == '\\')
-            rc = gsvd_buf_append(b, "\\\\", 2);
-        else if (ch < 0x20 || ch == 0x7f || (bytes && ch >= 0x80))
-            rc = gsvd_buf_printf(b, "\\x%02x", ch);
-        else
-            rc = gsvd_buf_append(b, &ch, 1);
+    if (c < 0x80) {
+        u[0] = (unsigned char)c;
+        return 1;
     }
-    return rc;
+    if (c < 0x800) {
+        u[0] = (unsigned char)(0xc0 | (c >> 6));
+        u[1] = (unsigned char)(0x80 | (c & 0x3f));
+        return 2;
+    }
+    if (c >= 0xd800 && c <= 0xdfff)
+        return 0;
+    if (c < 0x10000) {
+        u[0] = (unsigned char)(0xe0 | (c >> 12));
+        u[1] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+        u[2] = (unsigned char)(0x80 | (c & 0x3f));
+        return 3;
+    }
+    if (c < 0x110000) {
+        u[0] = (unsigned char)(0xf0 | (c >> 18));
+        u[1] = (unsigned char)(0x80 | ((c >> 12) & 0x3f));
+        u[2] = (unsigned char)(0x80 | ((c >> 6) & 0x3f));
+        u[3] = (unsigned char)(0x80 | (c & 0x3f));
+        return 4;
+    }
+    return 0;
+}
+
+static void put_escaped(struct out *o, const unsigned char *s, size_t n, int bytes)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char ch = s[i];
+        if (ch == '\t') {
+            out_put(o, "\\t", 2);
+        } else if (ch == '\n') {
+            out_put(o, "\\n", 2);
+        } else if (ch == '\\') {
+            out_put(o, "\\\\", 2);
+        } else if (ch < 0x20 || ch == 0x7f || (bytes && ch >= 0x80)) {
+            char t[8];
+            snprintf(t, sizeof t, "\\x%02x", ch);
+            out_put(o, t, 4);
+        } else {
+            out_put(o, &ch, 1);
+        }
+    }
 }
 
 /* Append one element's text. */
-static int put_value(struct gsvd_buf *b, const struct gsvd_zarray *z, const unsigned char *p)
+static void put_value(struct out *o, enum gensvd_dtype t, size_t size, const unsigned char *p)
 {
-    const struct gsvd_dtype *dt = &z->dtype;
     double v;
-    switch (dt->kind) {
-    case 'b':
-        return gsvd_buf_append(b, p[0] ? "1" : "0", 1);
-    case 'i': {
+    switch (t) {
+    case GENSVD_DTYPE_BOOL:
+        out_put(o, p[0] ? "1" : "0", 1);
+        return;
+    case GENSVD_DTYPE_INT8:
+    case GENSVD_DTYPE_INT16:
+    case GENSVD_DTYPE_INT32:
+    case GENSVD_DTYPE_INT64: {
         int64_t x;
-        if (dt->size == 8) {
+        if (t == GENSVD_DTYPE_INT64)
             memcpy(&x, p, 8);
-        } else {
-            x = (int64_t)as_double(dt, p);
-        }
-        return gsvd_buf_printf(b, "%" PRId64, x);
+        else
+            x = (int64_t)as_double(t, p);
+        out_u64(o, x < 0 ? 0 - (uint64_t)x : (uint64_t)x, x < 0);
+        return;
     }
-    case 'u': {
+    case GENSVD_DTYPE_UINT8:
+    case GENSVD_DTYPE_UINT16:
+    case GENSVD_DTYPE_UINT32:
+    case GENSVD_DTYPE_UINT64: {
         uint64_t x = 0;
-        memcpy(&x, p, dt->size); /* little-endian host */
-        return gsvd_buf_printf(b, "%" PRIu64, x);
+        memcpy(&x, p, size); /* little-endian host */
+        out_u64(o, x, 0);
+        return;
     }
-    case 'f':
-        v = as_double(dt, p);
+    case GENSVD_DTYPE_FLOAT16:
+    case GENSVD_DTYPE_FLOAT32:
+    case GENSVD_DTYPE_FLOAT64:
+        v = as_double(t, p);
         if (isnan(v))
-            return gsvd_buf_puts(b, "nan");
-        if (isinf(v))
-            return gsvd_buf_puts(b, v > 0 ? "inf" : "-inf");
-        return gsvd_buf_printf(b, dt->size == 2 ? "%.5g" : dt->size == 4 ? "%.9g" : "%.17g", v);
-    case 'S': {
-        size_t n = dt->size;
-        while (n > 0 && p[n - 1] == 0)
-            n--; /* numpy strips trailing NULs only */
-        return put_escaped(b, p, n, 1);
-    }
-    case 'U': {
-        size_t n = dt->size / 4;
-        int rc = GSVD_OK;
-        while (n > 0 && load_u16(p + 4 * (n - 1)) == 0 && load_u16(p + 4 * (n - 1) + 2) == 0)
+            out_puts(o, "nan");
+        else if (isinf(v))
+            out_puts(o, v > 0 ? "inf" : "-inf");
+        else
+            out_float(o, size, v);
+        return;
+    case GENSVD_DTYPE_BYTES:
+        while (size > 0 && p[size - 1] == 0)
+            size--; /* numpy strips trailing NULs only */
+        put_escaped(o, p, size, 1);
+        return;
+    case GENSVD_DTYPE_UTF32: {
+        size_t n = size / 4;
+        uint32_t c;
+        while (n > 0 && (memcpy(&c, p + 4 * (n - 1), 4), c == 0))
             n--;
-        for (size_t i = 0; i < n && rc >= 0; i++) {
-            uint32_t c;
+        for (size_t i = 0; i < n; i++) {
             unsigned char u[4];
             size_t k;
             memcpy(&c, p + 4 * i, 4);
-            k = gsvd_utf8_encode(c, u);
-            if (k == 0) /* not a code point: show the raw value */
-                rc = gsvd_buf_printf(b, "\\U%08x", c);
-            else if (k == 1)
-                rc = put_escaped(b, u, 1, 0);
-            else
-                rc = gsvd_buf_append(b, u, k);
+            k = utf8_encode(c, u);
+            if (k == 0) { /* not a code point: show the raw value */
+                char x[16];
+                snprintf(x, sizeof x, "\\U%08x", (unsigned)c);
+                out_put(o, x, 10);
+            } else if (k == 1) {
+                put_escaped(o, u, 1, 0);
+            } else {
+                out_put(o, u, k);
+            }
         }
-        return rc;
+        return;
     }
-    default:
-        return GSVD_EINTERNAL;
+    default: /* strings come as such (GENSVD_DTYPE_STRING: put_escaped) */
+        return;
     }
 }
 
-/* Separator after element i of a row-major selection with shape cnt[0..nd-1]. */
+/* Separator after element i of a row-major block with extents cnt[0..nd-1]. */
 static const char *separator(const uint64_t *cnt, size_t nd, uint64_t i)
 {
     if (nd <= 1)
@@ -306,6 +376,13 @@ static const char *separator(const uint64_t *cnt, size_t nd, uint64_t i)
         return "\n";
     return (i + 1) % last == 0 ? "\t" : "/";
 }
+
+/* --stats of a block, merged into the totals in block order. */
+struct stats {
+    uint64_t n_values, n_nan;
+    double sum, min, max;
+    int have_minmax;
+};
 
 /* Typed loops: --stats is the full-scan benchmark, so no per-element dispatch.  Sums of types
  * up to 32 bits are exact: 8- and 16-bit values are summed in int32 over runs short enough not
@@ -338,34 +415,34 @@ static const char *separator(const uint64_t *cnt, size_t nd, uint64_t i)
 __attribute__((target_clones("avx2", "default")))
 #endif
 static void
-block_stats(const struct gsvd_dtype *dt, const unsigned char *data, size_t n, struct dump_slot *s)
+block_stats(enum gensvd_dtype t, size_t size, const unsigned char *data, size_t n, struct stats *s)
 {
+    memset(s, 0, sizeof *s);
     s->n_values = n;
-    s->have_minmax = 0;
-    if (n == 0 || dt->kind == 'S' || dt->kind == 'U')
+    if (n == 0 || t == GENSVD_DTYPE_BYTES || t == GENSVD_DTYPE_UTF32 || t == GENSVD_DTYPE_STRING)
         return;
     s->have_minmax = 1;
-    if (dt->kind == 'b' || (dt->kind == 'u' && dt->size == 1))
+    if (t == GENSVD_DTYPE_BOOL || t == GENSVD_DTYPE_UINT8)
         INT_STATS(uint8_t, int32_t, (size_t)1 << 20);
-    else if (dt->kind == 'i' && dt->size == 1)
+    else if (t == GENSVD_DTYPE_INT8)
         INT_STATS(int8_t, int32_t, (size_t)1 << 20);
-    else if (dt->kind == 'i' && dt->size == 2)
+    else if (t == GENSVD_DTYPE_INT16)
         INT_STATS(int16_t, int32_t, (size_t)1 << 12);
-    else if (dt->kind == 'u' && dt->size == 2)
+    else if (t == GENSVD_DTYPE_UINT16)
         INT_STATS(uint16_t, int32_t, (size_t)1 << 12);
-    else if (dt->kind == 'i' && dt->size == 4)
+    else if (t == GENSVD_DTYPE_INT32)
         INT_STATS(int32_t, int64_t, (size_t)1 << 30);
-    else if (dt->kind == 'u' && dt->size == 4)
+    else if (t == GENSVD_DTYPE_UINT32)
         INT_STATS(uint32_t, int64_t, (size_t)1 << 30);
-    else if (dt->kind == 'i')
+    else if (t == GENSVD_DTYPE_INT64)
         INT_STATS(int64_t, double, (size_t)1 << 30);
-    else if (dt->kind == 'u')
+    else if (t == GENSVD_DTYPE_UINT64)
         INT_STATS(uint64_t, double, (size_t)1 << 30);
     else {
         /* floats (f2 converted): NaNs are counted and skipped */
         s->have_minmax = 0;
         for (size_t i = 0; i < n; i++) {
-            double v = as_double(dt, data + i * dt->size);
+            double v = as_double(t, data + i * size);
             if (isnan(v)) {
                 s->n_nan++;
                 continue;
@@ -380,202 +457,143 @@ block_stats(const struct gsvd_dtype *dt, const unsigned char *data, size_t n, st
     }
 }
 
-static int dump_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
-{
-    struct dump_ctx *c = vctx;
-    struct dump_slot *s = vslot;
-    const struct gsvd_zarray *z = c->z;
-    uint64_t start[GSVD_MAX_DIMS], count[GSVD_MAX_DIMS], items = 1;
-    int rc = GSVD_OK;
-    size_t nd = z->ndim;
+struct dump {
+    enum gensvd_dtype dtype;
+    size_t size, ndim;
+    int stats;
+    struct stats total; /* --stats */
+    struct out *out;    /* the values */
+};
 
-    memcpy(start, c->start, sizeof start);
-    memcpy(count, c->count, sizeof count);
-    if (nd > 0) {
-        /* blocks follow the chunk grid of axis 0 */
-        uint64_t c0 = z->chunks[0], first = c->start[0];
-        uint64_t lo = block == 0 ? first : (first / c0 + block) * c0;
-        uint64_t hi = (first / c0 + block + 1) * c0;
-        if (hi > c->start[0] + c->count[0])
-            hi = c->start[0] + c->count[0];
-        start[0] = lo;
-        count[0] = hi - lo;
-    }
-    for (size_t d = 0; d < nd; d++)
+/* One block from the library, in order: summed into the totals, or written out. */
+static int on_block(void *user, const uint64_t *start, const uint64_t *count, const void *data)
+{
+    struct dump *c = user;
+    uint64_t items = 1;
+
+    (void)start;
+    for (size_t d = 0; d < c->ndim; d++)
         items *= count[d];
-    gsvd_buf_clear(&s->text);
-    s->n_values = s->n_nan = 0;
-    s->sum = 0;
-    s->have_minmax = 0;
-    if (z->dtype.kind == 'O') {
-        gsvd_strlist_free(&s->strs);
-        GSVD_TRY(gsvd_reader_read_objects(c->readers[worker], start, count, &s->strs));
-        if (c->stats) {
-            s->n_values = s->strs.n;
-            goto out;
-        }
-        for (size_t i = 0; i < s->strs.n; i++) {
-            GSVD_TRY(put_escaped(&s->text, (const unsigned char *)s->strs.items[i],
-                                 strlen(s->strs.items[i]), 0));
-            GSVD_TRY(gsvd_buf_puts(&s->text, separator(count, nd, i)));
-        }
-        goto out;
-    }
-    GSVD_TRY(gsvd_reader_read(c->readers[worker], start, count, s->data));
     if (c->stats) {
-        block_stats(&z->dtype, s->data, (size_t)items, s);
-        goto out;
+        struct stats s;
+        block_stats(c->dtype, c->size, data, (size_t)items, &s);
+        c->total.n_values += s.n_values;
+        c->total.n_nan += s.n_nan;
+        c->total.sum += s.sum;
+        if (s.have_minmax) {
+            if (!c->total.have_minmax || s.min < c->total.min)
+                c->total.min = s.min;
+            if (!c->total.have_minmax || s.max > c->total.max)
+                c->total.max = s.max;
+            c->total.have_minmax = 1;
+        }
+        return 0;
     }
     for (uint64_t i = 0; i < items; i++) {
-        GSVD_TRY(put_value(&s->text, z, s->data + i * z->dtype.size));
-        GSVD_TRY(gsvd_buf_puts(&s->text, separator(count, nd, i)));
-    }
-out:
-    return rc;
-}
-
-static int dump_consume(void *vctx, uint64_t block, void *vslot)
-{
-    struct dump_ctx *c = vctx;
-    struct dump_slot *s = vslot;
-    gsvd_progress_report(&c->progress, "reading", block + 1, c->n_blocks);
-    if (c->stats) {
-        c->n_values += s->n_values;
-        c->n_nan += s->n_nan;
-        c->sum += s->sum;
-        if (s->have_minmax) {
-            if (!c->have_minmax || s->min < c->min)
-                c->min = s->min;
-            if (!c->have_minmax || s->max > c->max)
-                c->max = s->max;
-            c->have_minmax = 1;
+        if (c->dtype == GENSVD_DTYPE_STRING) {
+            const char *s = ((const char *const *)data)[i];
+            put_escaped(c->out, (const unsigned char *)s, strlen(s), 0);
+        } else {
+            put_value(c->out, c->dtype, c->size, (const unsigned char *)data + i * c->size);
         }
-        return GSVD_OK;
+        out_puts(c->out, separator(count, c->ndim, i));
     }
-    if (s->text.len && fwrite(s->text.data, 1, s->text.len, stdout) != s->text.len) {
-        gsvd_log_error("error writing to standard output");
-        return GSVD_EIO;
-    }
-    return GSVD_OK;
+    return out_flush(c->out);
 }
 
-static int run_dump(gsvd_array *a, const char *slice, int stats, size_t threads,
-                    struct gsvd_progress progress)
+/* The array INPUT (and --array) names, checked to be one. */
+static int open_array(gensvd_source *src, const char *input, const char *array, gensvd_array **out)
 {
-    struct dump_ctx c = {0};
-    struct dump_slot *slots = NULL;
-    void **ptrs = NULL;
-    size_t depth, block_bytes = 1, nw;
-    int rc = GSVD_OK;
+    int kind = gensvd_source_node_kind(src, array);
 
-    c.arr = a;
-    c.z = gsvd_array_meta(a);
-    c.stats = stats;
-    c.progress = progress;
-    if (parse_slice(slice, c.z, c.start, c.count) < 0) {
-        gsvd_log_error("invalid --slice '%s' for an array of shape with %zu axes", slice,
-                       c.z->ndim);
-        return GSVD_EINVAL;
+    *out = NULL;
+    if (kind < 0)
+        return kind; /* reported */
+    if (kind == GENSVD_NODE_GROUP) {
+        const char *node = gensvd_source_get_string(src, "node");
+        size_t n = strlen(node);
+        char msg[4096];
+        while (array && *array == '/')
+            array++;
+        while (n > 0 && node[n - 1] == '/')
+            n--;
+        snprintf(msg, sizeof msg,
+                 "%s: '%.*s%s%s' is a group; name an array (INPUT/ARRAY or --array)", input, (int)n,
+                 node, n && array && *array ? "/" : "", array ? array : "");
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+        return GENSVD_EINVAL;
     }
-    if (c.z->ndim == 0) {
-        c.n_blocks = 1;
-    } else {
-        uint64_t c0 = c.z->chunks[0];
-        uint64_t lo = c.start[0] / c0, hi = (c.start[0] + c.count[0] + c0 - 1) / c0;
-        c.n_blocks = c.count[0] ? hi - lo : 0;
-        for (size_t d = 0; d < c.z->ndim; d++)
-            if (c.count[d] == 0)
-                c.n_blocks = 0;
-        if (gsvd_mul_size(block_bytes, (size_t)c0, &block_bytes) < 0)
-            return GSVD_EFORMAT;
-        for (size_t d = 1; d < c.z->ndim; d++)
-            if (gsvd_mul_size(block_bytes, (size_t)c.count[d], &block_bytes) < 0)
-                return GSVD_EFORMAT;
+    return gensvd_array_open(src, array, out);
+}
+
+static int run_dump(gensvd_ctx *ctx, const struct dump_opts *o, const char *input)
+{
+    gensvd_source *src = NULL;
+    gensvd_array *arr = NULL;
+    const uint64_t *shape;
+    uint64_t start[GENSVD_ARRAY_MAX_DIMS], stop[GENSVD_ARRAY_MAX_DIMS];
+    struct out out = {0};
+    struct dump c = {.stats = o->stats, .out = &out};
+    int64_t size = 0;
+    int rc = GENSVD_OK;
+
+    if (!*input) { /* gensvd_source_open's message would name itself */
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "empty INPUT path");
+        return GENSVD_ENOTFOUND;
     }
-    if (gsvd_mul_size(block_bytes, c.z->dtype.size, &block_bytes) < 0)
-        return GSVD_EFORMAT;
-    nw = threads;
-    if (c.n_blocks < nw)
-        nw = c.n_blocks ? (size_t)c.n_blocks : 1;
-    depth = 2 * nw;
-    slots = gsvd_calloc(depth, sizeof *slots);
-    ptrs = gsvd_calloc(depth, sizeof *ptrs);
-    if (!slots || !ptrs) {
-        rc = GSVD_ENOMEM;
+    rc = gensvd_source_open(ctx, input, &src);
+    if (rc == GENSVD_OK)
+        rc = open_array(src, input, o->array, &arr);
+    if (rc != GENSVD_OK)
         goto out;
+    c.ndim = gensvd_array_shape(arr, &shape, NULL);
+    c.dtype = gensvd_array_dtype(arr);
+    rc = gensvd_array_get_int(arr, "item-size", &size);
+    c.size = (size_t)size;
+    if (rc == GENSVD_OK &&
+        (c.ndim > GENSVD_ARRAY_MAX_DIMS || parse_slice(o->slice, c.ndim, shape, start, stop) < 0)) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "invalid --slice '%s' for an array of shape with %zu axes",
+                 o->slice ? o->slice : "(null)", c.ndim);
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+        rc = GENSVD_EINVAL;
     }
-    GSVD_TRY(gsvd_reader_pool_new(a, nw, &c.readers));
-    if (c.n_blocks > 0)
-        GSVD_TRY(gsvd_array_prefetch(a, 0, c.start, c.count)); /* read-ahead for remote stores */
-    for (size_t i = 0; i < depth; i++) {
-        if (c.z->dtype.kind != 'O') {
-            slots[i].data = gsvd_malloc(block_bytes);
-            if (!slots[i].data) {
-                rc = GSVD_ENOMEM;
-                goto out;
-            }
-        }
-        ptrs[i] = &slots[i];
-    }
-    struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};
-    GSVD_TRY(gsvd_pipeline_run(&pp, c.n_blocks, dump_produce, dump_consume, &c));
-    if (stats) {
-        printf("count\t%" PRIu64 "\n", c.n_values);
-        if (c.z->dtype.kind != 'O' && c.z->dtype.kind != 'S' && c.z->dtype.kind != 'U') {
-            printf("nan\t%" PRIu64 "\n", c.n_nan);
-            if (c.have_minmax)
-                printf("min\t%.17g\nmax\t%.17g\n", c.min, c.max);
+    if (rc == GENSVD_OK)
+        rc = gensvd_array_read_blocks(arr, start, stop, on_block, &c);
+    out_flush(&out);
+    if (rc == GENSVD_OK && o->stats) {
+        printf("count\t%" PRIu64 "\n", c.total.n_values);
+        if (c.dtype != GENSVD_DTYPE_STRING && c.dtype != GENSVD_DTYPE_BYTES &&
+            c.dtype != GENSVD_DTYPE_UTF32) {
+            printf("nan\t%" PRIu64 "\n", c.total.n_nan);
+            if (c.total.have_minmax)
+                printf("min\t%.17g\nmax\t%.17g\n", c.total.min, c.total.max);
             else
                 printf("min\tnan\nmax\tnan\n");
-            printf("sum\t%.17g\n", c.sum);
+            printf("sum\t%.17g\n", c.total.sum);
         }
     }
 out:
-    gsvd_reader_pool_free(c.readers, nw);
-    for (size_t i = 0; slots && i < depth; i++) {
-        gsvd_buf_free(&slots[i].text);
-        gsvd_free(slots[i].data);
-        gsvd_strlist_free(&slots[i].strs);
-    }
-    gsvd_free(slots);
-    gsvd_free(ptrs);
+    gensvd_array_close(arr);
+    gensvd_source_free(src);
     return rc;
 }
 
 int gsvd_cmd_dump(int argc, char **argv)
 {
     struct dump_opts o = {.common = GSVD_CLI_COMMON_DEFAULT};
-    struct gsvd_cli_input in = {0};
     struct gsvd_cli_bar bar;
-    gsvd_array *a = NULL;
-    int first, kind, rc = gsvd_opts_parse(&gsvd_cmd_dump_spec, argc, argv, &o, &first);
+    gensvd_ctx *ctx = NULL;
+    int first, rc = gsvd_opts_parse(&gsvd_cmd_dump_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
     if (first != argc - 1)
         return gsvd_cli_usage_error("dump", first >= argc ? "missing INPUT" : "too many arguments");
     gsvd_cli_common_apply(&o.common);
-    rc = gsvd_cli_open_input(argv[first], o.array, &in);
-    if (rc < 0)
-        goto out;
-    kind = gsvd_tree_node_kind(in.tree, in.node);
-    if (kind < 0) { /* logged */
-        rc = kind;
-        goto out;
-    }
-    if (kind == GSVD_NODE_GROUP) {
-        gsvd_log_error("%s: '%s' is a group; name an array (INPUT/ARRAY or --array)", argv[first],
-                       in.node);
-        rc = GSVD_EINVAL;
-        goto out;
-    }
-    rc = gsvd_array_open(in.tree, in.node, &a);
-    if (rc < 0)
-        goto out;
-    rc = run_dump(a, o.slice, o.stats, o.common.threads,
-                  gsvd_cli_progress(&bar, "chunk rows", o.common.progress));
-out:
-    gsvd_array_close(a);
-    gsvd_cli_close_input(&in);
+    rc = gsvd_cli_ctx(&o.common, NULL, &bar, "chunk rows", &ctx);
+    if (rc == GENSVD_OK)
+        rc = run_dump(ctx, &o, argv[first]);
+    gensvd_ctx_free(ctx);
     return gsvd_cli_exit_code(rc);
 }

@@ -1,16 +1,14 @@
-/* cli/cmd_info.c - `gensvd info`: the tree of groups and arrays with their layout and sizes. */
+/* cli/cmd_info.c - `gensvd info`: the tree of groups and arrays with their layout and sizes, as
+ * the library walks it (include/gensvd.h: gensvd_source_node, gensvd_array_*), one line per
+ * node printed as the walk reaches it. */
 #include "gsvd_config.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
-#include "common/alloc.h"
-#include "common/err.h"
-#include "common/log.h"
-#include "zarr/array.h"
-#include "zarr/store.h"
+#include "cli/cli_base.h"
+#include "include/gensvd.h"
 
 struct info_opts {
     int exact_bytes; /* --bytes: print byte counts exactly */
@@ -31,7 +29,7 @@ static const struct gsvd_opt info_options[] = {
      .value = 1,
      .help = "do not look up stored chunk sizes (faster on remote stores)"},
 };
-static const struct gsvd_opt_group info_group = {NULL, info_options, GSVD_ARRAY_LEN(info_options),
+static const struct gsvd_opt_group info_group = {NULL, info_options, GSVD_CLI_LEN(info_options),
                                                  NULL};
 static const struct gsvd_opt_bind info_groups[] = {
     {&info_group, 0},
@@ -45,7 +43,7 @@ const struct gsvd_cmd_spec gsvd_cmd_info_spec = {
              "array):\n"
              "shape, dtype, chunks, codec chain, stored and raw bytes and their ratio.\n",
     .groups = info_groups,
-    .n_groups = GSVD_ARRAY_LEN(info_groups),
+    .n_groups = GSVD_CLI_LEN(info_groups),
     .opts_size = sizeof(struct info_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
@@ -59,7 +57,7 @@ static void human(uint64_t n, int exact, char *buf, size_t len)
         snprintf(buf, len, "%llu%s", (unsigned long long)n, exact ? "" : " B");
         return;
     }
-    while (v >= 1024 && u + 1 < GSVD_ARRAY_LEN(units)) {
+    while (v >= 1024 && u + 1 < GSVD_CLI_LEN(units)) {
         v /= 1024;
         u++;
     }
@@ -77,95 +75,101 @@ static void dims_text(const uint64_t *d, size_t n, char *buf, size_t len)
         o += (size_t)snprintf(buf + o, len - o, "%s%llu", i ? " x " : "", (unsigned long long)d[i]);
 }
 
-static int print_array(struct gsvd_cli_input *in, const char *path, int depth,
+/* A number of the array (0 when the name is unknown: cannot happen). */
+static uint64_t array_int(const gensvd_array *a, const char *name)
+{
+    int64_t v = 0;
+    return gensvd_array_get_int(a, name, &v) == GENSVD_OK ? (uint64_t)v : 0;
+}
+
+/* The line of the array at `path` (below the source's node), named `name`. */
+static int print_array(gensvd_source *src, const char *path, const char *name, unsigned depth,
                        const struct info_opts *o)
 {
-    int rc = GSVD_OK;
-    gsvd_array *a = NULL;
-    struct gsvd_strlist dims = GSVD_STRLIST_INIT;
-    char shape[256], chunks[256], dt[32], codecs[256], stored[32], raw[32];
-    uint64_t stored_bytes = 0, n_chunks = 0, items = 1, total_chunks = 1;
-    const struct gsvd_zarray *z;
-    const char *name = strrchr(path, '/');
+    gensvd_array *a = NULL;
+    const uint64_t *shape, *chunk;
+    const char *dim;
+    char shape_s[256], chunks_s[256], stored_s[32], raw_s[32];
+    uint64_t stored = 0, n_stored = 0, items = 1, total, shards, item_size;
+    size_t ndim;
+    int rc = gensvd_array_open(src, path, &a);
 
-    GSVD_TRY(gsvd_array_open(in->tree, path, &a));
-    z = gsvd_array_meta(a);
-    GSVD_TRY(gsvd_array_dim_names(a, &dims));
-    dims_text(z->shape, z->ndim, shape, sizeof shape);
-    dims_text(z->chunks, z->ndim, chunks, sizeof chunks);
-    gsvd_dtype_format(&z->dtype, dt, sizeof dt);
-    gsvd_codec_chain_describe(z->codecs, codecs, sizeof codecs);
-    for (size_t d = 0; d < z->ndim; d++) {
-        items *= z->shape[d];
-        total_chunks *= z->sharded ? z->shard_grid[d] : z->grid[d];
-    }
-    printf("%*s%s  array  shape %s  dtype %s  chunks %s  codecs %s", 2 * depth, "",
-           name ? name + 1 : (*path ? path : "/"), shape, dt, chunks, codecs);
-    if (z->order == 'F')
+    if (rc != GENSVD_OK)
+        return rc;
+    ndim = gensvd_array_shape(a, &shape, &chunk);
+    dims_text(shape, ndim, shape_s, sizeof shape_s);
+    dims_text(chunk, ndim, chunks_s, sizeof chunks_s);
+    for (size_t d = 0; d < ndim; d++)
+        items *= shape[d];
+    shards = array_int(a, "shard-count");
+    total = shards ? shards : array_int(a, "chunk-count");
+    item_size = array_int(a, "item-size");
+    printf("%*s%s  array  shape %s  dtype %s  chunks %s  codecs %s", 2 * (int)depth, "", name,
+           shape_s, gensvd_array_get_string(a, "dtype"), chunks_s,
+           gensvd_array_get_string(a, "codecs"));
+    if (!strcmp(gensvd_array_get_string(a, "order"), "F"))
         printf("  order F");
-    if (z->zarr_format == 3)
+    if (array_int(a, "zarr-format") == 3)
         printf("  format v3");
-    if (dims.n) {
-        printf("  dims ");
-        for (size_t i = 0; i < dims.n; i++)
-            printf("%s%s", i ? "," : "", dims.items[i]);
-    }
+    for (size_t i = 0; (dim = gensvd_array_dim_name(a, i)) != NULL; i++)
+        printf("%s%s", i ? "," : "  dims ", dim);
     if (!o->no_sizes) {
-        GSVD_TRY(gsvd_array_stored_bytes(a, &stored_bytes, &n_chunks));
-        human(stored_bytes, o->exact_bytes, stored, sizeof stored);
-        printf("  stored %s in %llu/%llu %s", stored, (unsigned long long)n_chunks,
-               (unsigned long long)total_chunks, z->sharded ? "shards" : "chunks");
-        if (z->dtype.kind != 'O') {
-            human(items * z->dtype.size, o->exact_bytes, raw, sizeof raw);
-            printf("  raw %s", raw);
-            if (stored_bytes > 0)
-                printf("  ratio %.2f", (double)(items * z->dtype.size) / (double)stored_bytes);
+        rc = gensvd_array_stored_bytes(a, &stored, &n_stored);
+        if (rc != GENSVD_OK)
+            goto out;
+        human(stored, o->exact_bytes, stored_s, sizeof stored_s);
+        printf("  stored %s in %llu/%llu %s", stored_s, (unsigned long long)n_stored,
+               (unsigned long long)total, shards ? "shards" : "chunks");
+        if (gensvd_array_dtype(a) != GENSVD_DTYPE_STRING) {
+            human(items * item_size, o->exact_bytes, raw_s, sizeof raw_s);
+            printf("  raw %s", raw_s);
+            if (stored > 0)
+                printf("  ratio %.2f", (double)(items * item_size) / (double)stored);
         }
     }
     putchar('\n');
 out:
-    gsvd_strlist_free(&dims);
-    gsvd_array_close(a);
+    gensvd_array_close(a);
     return rc;
 }
 
-static int print_node(struct gsvd_cli_input *in, const char *path, int depth,
-                      const struct info_opts *o)
+/* Every node under the source's node, one line each, in the library's walk order. */
+static int print_tree(gensvd_source *src, const struct info_opts *o)
 {
-    int rc = GSVD_OK, kind = gsvd_tree_node_kind(in->tree, path);
-    struct gsvd_strlist children = GSVD_STRLIST_INIT;
-    char *sub = NULL;
-    const char *name = strrchr(path, '/');
+    const char *node = gensvd_source_get_string(src, "node");
+    int64_t format = 0, consolidated = 0;
+    int rc = GENSVD_OK;
 
-    if (kind < 0)
-        return kind;
-    if (kind == GSVD_NODE_ARRAY)
-        return print_array(in, path, depth, o);
-    if (kind == GSVD_NODE_NONE) {
-        gsvd_log_error("%s/%s: no Zarr group or array here", gsvd_store_url(in->store), path);
-        return GSVD_ENOTFOUND;
+    if (gensvd_source_get_int(src, "zarr-format", &format) != GENSVD_OK ||
+        gensvd_source_get_int(src, "consolidated", &consolidated) != GENSVD_OK || !node)
+        return GENSVD_EINTERNAL;
+    for (size_t i = 0; rc == GENSVD_OK; i++) {
+        const char *path = NULL, *base, *name;
+        unsigned depth = 0;
+        enum gensvd_node_kind kind = 0;
+        rc = gensvd_source_node(src, i, &path, &depth, &kind);
+        if (rc != GENSVD_OK || !path)
+            break;
+        /* the last component of the node's path in the store, "" at the store's root */
+        base = *path ? path : node;
+        name = strrchr(base, '/') ? strrchr(base, '/') + 1 : base;
+        if (kind == GENSVD_NODE_ARRAY) {
+            rc = print_array(src, path, *name ? name : "/", depth, o);
+            continue;
+        }
+        printf("%*s%s/  group%s%s\n", 2 * (int)depth, "",
+               *name ? name : gensvd_source_get_string(src, "store"),
+               depth == 0 && format == 3 ? "  format v3" : "",
+               depth == 0 && consolidated ? "  consolidated" : "");
     }
-    printf("%*s%s/  group%s%s\n", 2 * depth, "",
-           name ? name + 1 : (*path ? path : gsvd_store_url(in->store)),
-           depth == 0 && gsvd_tree_format(in->tree) == 3 ? "  format v3" : "",
-           depth == 0 && gsvd_tree_is_consolidated(in->tree) ? "  consolidated" : "");
-    GSVD_TRY(gsvd_tree_children(in->tree, path, &children));
-    for (size_t i = 0; i < children.n; i++) {
-        gsvd_free(sub);
-        sub = NULL;
-        GSVD_TRY(gsvd_key_join(path, children.items[i], &sub));
-        GSVD_TRY(print_node(in, sub, depth + 1, o));
-    }
-out:
-    gsvd_free(sub);
-    gsvd_strlist_free(&children);
     return rc;
 }
 
 int gsvd_cmd_info(int argc, char **argv)
 {
     struct info_opts o = {.common = GSVD_CLI_COMMON_DEFAULT};
-    struct gsvd_cli_input in = {0};
+    gensvd_ctx *ctx = NULL;
+    gensvd_source *src = NULL;
     int first, rc = gsvd_opts_parse(&gsvd_cmd_info_spec, argc, argv, &o, &first);
 
     if (rc != 0)
@@ -173,9 +177,16 @@ int gsvd_cmd_info(int argc, char **argv)
     if (first != argc - 1)
         return gsvd_cli_usage_error("info", first >= argc ? "missing INPUT" : "too many arguments");
     gsvd_cli_common_apply(&o.common);
-    rc = gsvd_cli_open_input(argv[first], NULL, &in);
-    if (rc == GSVD_OK)
-        rc = print_node(&in, in.node, 0, &o);
-    gsvd_cli_close_input(&in);
+    rc = gsvd_cli_ctx(&o.common, NULL, NULL, NULL, &ctx);
+    if (rc == GENSVD_OK && !*argv[first]) { /* gensvd_source_open's message would name itself */
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "empty INPUT path");
+        rc = GENSVD_ENOTFOUND;
+    }
+    if (rc == GENSVD_OK)
+        rc = gensvd_source_open(ctx, argv[first], &src);
+    if (rc == GENSVD_OK)
+        rc = print_tree(src, &o);
+    gensvd_source_free(src);
+    gensvd_ctx_free(ctx);
     return gsvd_cli_exit_code(rc);
 }
