@@ -17,6 +17,8 @@ Dump contract (TSV on stdout, no header):
   printable ASCII plus tab, newline, backslash as \\xHH / \\t / \\n / \\\\; <U and |O: UTF-8 with
   \\t \\n \\\\ escaped (other control characters written as \\xHH are accepted too). Missing chunks read as fill_value; fill_value null reads as 0 / "".
   --slice a:b,c:d,... per-axis start:stop, omitted trailing axes are whole.
+  --stats: "count", and for numbers "nan" (NaNs, skipped by the rest), "min", "max" (nan when
+  no value is left) and "sum" (%.17g): against numpy (integer sums exact up to 32-bit types).
 
 Last line: "N passed, N failed"; exit status 1 if anything failed.
 """
@@ -305,6 +307,63 @@ def compare(raw, vals, kind, dtype):
 # driver
 
 
+def expected_stats(vals, kind):
+    """What `dump --stats` must print for these values, as (key, value) pairs: numbers as
+    Python ints (exact) or floats."""
+    out = [("count", vals.size)]
+    if kind not in "biuf":
+        return out
+    v = vals.ravel()
+    if kind == "f":
+        v = v.astype(np.float64)
+        nan = int(np.isnan(v).sum())
+        v = v[~np.isnan(v)]
+    else:
+        nan = 0
+        v = [int(x) for x in v.tolist()]
+    out.append(("nan", nan))
+    if len(v) == 0:
+        return out + [("min", float("nan")), ("max", float("nan")), ("sum", 0)]
+    if kind == "f":
+        with np.errstate(invalid="ignore", over="ignore"):
+            return out + [("min", float(v.min())), ("max", float(v.max())),
+                          ("sum", float(np.sum(v)))]
+    return out + [("min", min(v)), ("max", max(v)), ("sum", sum(v))]
+
+
+def same_stat(key, tok, exp, kind, itemsize):
+    try:
+        got = float(tok)
+    except ValueError:
+        return False
+    if isinstance(exp, float) and np.isnan(exp):
+        return bool(np.isnan(got))
+    if key == "sum" and kind == "f":  # summed in another order than numpy's
+        if np.isinf(exp) or np.isnan(got) or np.isinf(got):
+            return got == exp
+        return abs(got - exp) <= 1e-9 * max(1.0, abs(exp))
+    if key == "sum" and itemsize == 8:  # 64-bit integers are summed in double
+        return abs(got - exp) <= 1e-12 * max(1.0, abs(exp))
+    return got == float(exp)  # integers: exact below 2**53, else both rounded to double
+
+
+def check_stats(gensvd, target, vals, kind, dtype):
+    """Compare `dump --stats` with numpy on the same values."""
+    p = subprocess.run([gensvd, "dump", "--stats", target], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=TIMEOUT)
+    if p.returncode != 0:
+        raise Mismatch("--stats: exit %d: %s" % (p.returncode, p.stderr.decode()[-300:]))
+    got = [line.split("\t") for line in p.stdout.decode().splitlines()]
+    want = expected_stats(vals, kind)
+    if [g[0] for g in got] != [w[0] for w in want]:
+        raise Mismatch("--stats: keys %s, expected %s" % ([g[0] for g in got],
+                                                          [w[0] for w in want]))
+    itemsize = dtype.itemsize if dtype is not None else 0
+    for (key, tok), (_, exp) in zip(got, want):
+        if not same_stat(key, tok, exp, kind, itemsize):
+            raise Mismatch("--stats: %s %s, expected %r" % (key, tok, exp))
+
+
 def run_dump(gensvd, target, slice_spec=None):
     cmd = [gensvd, "dump"]
     if slice_spec is not None:
@@ -404,6 +463,11 @@ def main(argv):
             report(True, label)
         except Mismatch as e:
             report(False, label, str(e))
+        try:
+            check_stats(gensvd, label, vals, kind, dtype)
+            report(True, label + " --stats")
+        except Mismatch as e:
+            report(False, label + " --stats", str(e))
     if slices:
         by_path = dict(infos)
         for path in pick_slice_arrays(infos):

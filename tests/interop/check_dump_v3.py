@@ -6,7 +6,8 @@ usage: check_dump_v3.py [-v] GENSVD STORE [ARRAY ...]
 For every array in the local Zarr v3 store STORE (found by walking the folder for zarr.json
 files whose node_type is "array"), or only the named ARRAYs, run `GENSVD dump STORE/ARRAY`
 and compare its stdout exactly with the values zarr-python 3 reads (missing chunks and inner
-chunks read as fill_value in both), then the same for a few slices that cross chunk and shard
+chunks read as fill_value in both), and `dump --stats` with numpy's on them, then the same for
+a few slices that cross chunk and shard
 boundaries.  The dump contract and the comparison are those of check_dump.py, imported from
 the same folder.  Also checks that `gensvd info STORE` succeeds and says "format v3".
 
@@ -89,6 +90,11 @@ def main(argv):
         except check_dump.Mismatch as e:
             report(False, label, str(e))
             continue
+        try:
+            check_dump.check_stats(gensvd, target, vals, kind, dtype)
+            report(True, label + " --stats")
+        except check_dump.Mismatch as e:
+            report(False, label + " --stats", str(e))
         if vals.ndim == 0 or 0 in vals.shape:
             continue
         for spec in check_dump.slice_specs(vals.shape):
