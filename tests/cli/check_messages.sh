@@ -85,12 +85,20 @@ hm="$TESTDATA/realdata/hapmap3.vcz"
     run pdist --finalize d.zarr
 )
 
-# debug level: the same style, the function name in brackets at the end only
-"$GENSVD" dump -v -v "$TESTDATA/bad/zstd_wrong_size.zarr/a" >/dev/null 2>"$tmp/debug"
-grep -q "^gensvd dump: error: .*: corrupt chunk .* \[[a-z_0-9]*\]$" "$tmp/debug" ||
+# debug level: the same style, the function name in brackets at the end only (a command not yet
+# ported onto the library: the library's log callback carries no function name, so the
+# library's messages in a ported command end without one, docs/dev/library.md)
+"$GENSVD" pdist -v -v "$TESTDATA/bad/zstd_wrong_size.zarr/a" >/dev/null 2>"$tmp/debug"
+grep -q "^gensvd pdist: error: .*zstd_wrong_size.zarr/a: .* \[[a-z_0-9]*\]$" "$tmp/debug" ||
     bad "-v -v: the error does not end in [function]: $(cat "$tmp/debug")"
-grep -v "^gensvd dump: \(error: \|warning: \|debug: \)\?.* \[[a-z_0-9]*\]$" "$tmp/debug" |
+grep -v "^gensvd pdist: \(error: \|warning: \|debug: \)\?.* \[[a-z_0-9]*\]$" "$tmp/debug" |
     sed 's/^/    /' | grep . && bad "-v -v: lines not in the style"
+# ... and a ported one (dump): the library's error in the same style, naming the chunk
+"$GENSVD" dump -v -v "$TESTDATA/bad/zstd_wrong_size.zarr/a" >/dev/null 2>"$tmp/debug"
+grep -q "^gensvd dump: error: .*: corrupt chunk 'a/0' of array 'a': " "$tmp/debug" ||
+    bad "-v -v (dump): no error naming the chunk: $(cat "$tmp/debug")"
+grep -v "^gensvd dump: \(error: \|warning: \|debug: \)\?[^ ]" "$tmp/debug" |
+    sed 's/^/    /' | grep . && bad "-v -v (dump): lines not in the style"
 
 n=$(wc -l <"$log")
 style='gensvd( [a-z]+)?: [^ ]|Try '"'"'gensvd( [a-z]+)? --help'"'"'\.$'
