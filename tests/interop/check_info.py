@@ -20,20 +20,11 @@ import os
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
 import store_facts  # noqa: E402
-
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
-    return ok
+from checklib import check, summary  # noqa: E402
 
 
 def human(n, exact):
@@ -132,8 +123,7 @@ def main(argv):
         return 2
     for store in argv[2:]:
         check_store(argv[1], store.rstrip("/"))
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return summary()
 
 
 if __name__ == "__main__":
