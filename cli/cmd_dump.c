@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli_base.h"
+#include "cli/opts_source.h"
 #include "include/gensvd.h"
 
 struct dump_opts {
@@ -535,13 +536,9 @@ static int run_dump(gensvd_ctx *ctx, const struct dump_opts *o, const char *inpu
     struct out out = {0};
     struct dump c = {.stats = o->stats, .out = &out};
     int64_t size = 0;
-    int rc = GENSVD_OK;
+    const struct gsvd_cli_geno geno = GSVD_CLI_GENO_DEFAULT; /* no input options */
+    int rc = gsvd_cli_source(ctx, input, &geno, NULL, NULL, NULL, &src);
 
-    if (!*input) { /* gensvd_source_open's message would name itself */
-        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "empty INPUT path");
-        return GENSVD_ENOTFOUND;
-    }
-    rc = gensvd_source_open(ctx, input, &src);
     if (rc == GENSVD_OK)
         rc = open_array(src, input, o->array, &arr);
     if (rc != GENSVD_OK)

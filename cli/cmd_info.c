@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli_base.h"
+#include "cli/opts_source.h"
 #include "include/gensvd.h"
 
 struct info_opts {
@@ -168,6 +169,7 @@ static int print_tree(gensvd_source *src, const struct info_opts *o)
 int gsvd_cmd_info(int argc, char **argv)
 {
     struct info_opts o = {.common = GSVD_CLI_COMMON_DEFAULT};
+    const struct gsvd_cli_geno geno = GSVD_CLI_GENO_DEFAULT; /* no input options */
     gensvd_ctx *ctx = NULL;
     gensvd_source *src = NULL;
     int first, rc = gsvd_opts_parse(&gsvd_cmd_info_spec, argc, argv, &o, &first);
@@ -178,12 +180,8 @@ int gsvd_cmd_info(int argc, char **argv)
         return gsvd_cli_usage_error("info", first >= argc ? "missing INPUT" : "too many arguments");
     gsvd_cli_common_apply(&o.common);
     rc = gsvd_cli_ctx(&o.common, NULL, NULL, NULL, &ctx);
-    if (rc == GENSVD_OK && !*argv[first]) { /* gensvd_source_open's message would name itself */
-        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "empty INPUT path");
-        rc = GENSVD_ENOTFOUND;
-    }
     if (rc == GENSVD_OK)
-        rc = gensvd_source_open(ctx, argv[first], &src);
+        rc = gsvd_cli_source(ctx, argv[first], &geno, NULL, NULL, NULL, &src);
     if (rc == GENSVD_OK)
         rc = print_tree(src, &o);
     gensvd_source_free(src);
