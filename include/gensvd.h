@@ -528,7 +528,7 @@ GENSVD_API const char *gensvd_array_dim_name(const gensvd_array *arr, size_t i);
 GENSVD_API int gensvd_array_get_int(const gensvd_array *arr, const char *name, int64_t *out);
 /* Text of an array by name (borrowed from arr; NULL for another name):
  *   "dtype"   the stored type as a NumPy type string ("<i4", ">f8", "|b1", "|S5", "<U3", "|O")
- *   "codecs"  its codec chain as `gensvd info` prints it ("blosc(lz4,5,shuffle)", "none")
+ *   "codecs"  its codec chain as `gensvd info` prints it ("blosc(zstd:7, shuffle)", "none")
  *   "order"   the layout inside a chunk: "C", "F", or "P" (a Zarr v3 transpose that is
  *             neither) */
 GENSVD_API const char *gensvd_array_get_string(const gensvd_array *arr, const char *name);
