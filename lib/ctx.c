@@ -171,17 +171,33 @@ const struct gsvd_scope *lib_begin(gensvd_ctx *ctx)
     return gsvd_scope_enter(&ctx->scope);
 }
 
+/* The call in words for a last error that nothing logged: "gensvd_source_set_string" ->
+ * "source set string" (a person reads the call, not a C identifier). */
+static void call_words(const char *what, char *out, size_t cap)
+{
+    size_t n = 0;
+
+    if (strncmp(what, "gensvd_", 7) == 0)
+        what += 7;
+    for (; *what && n + 1 < cap; what++)
+        out[n++] = *what == '_' ? ' ' : *what;
+    out[n] = '\0';
+}
+
 int lib_end(gensvd_ctx *ctx, const struct gsvd_scope *prev, int rc, const char *what)
 {
+    char call[64];
+
+    call_words(what, call, sizeof call);
     if (rc == GSVD_ECANCELED && atomic_load(&ctx->cancel)) {
         atomic_store(&ctx->cancel, 0);
-        snprintf(ctx->last_error, sizeof ctx->last_error, "%s: cancelled", what);
+        snprintf(ctx->last_error, sizeof ctx->last_error, "%s: cancelled", call);
     } else if (rc < 0) {
         pthread_mutex_lock(&ctx->mu);
         if (ctx->call_msg[0])
             snprintf(ctx->last_error, sizeof ctx->last_error, "%s", ctx->call_msg);
         else
-            snprintf(ctx->last_error, sizeof ctx->last_error, "%s: %s", what, gsvd_strerror(rc));
+            snprintf(ctx->last_error, sizeof ctx->last_error, "%s: %s", call, gsvd_strerror(rc));
         pthread_mutex_unlock(&ctx->mu);
     }
     gsvd_scope_leave(prev);

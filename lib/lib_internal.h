@@ -66,8 +66,9 @@ struct gensvd_ctx {
 /* Enter ctx's scope for a call; returns the previous scope for lib_end. */
 const struct gsvd_scope *lib_begin(gensvd_ctx *ctx);
 /* Leave it: a failing rc records the call's first error message (or, when the call logged
- * none, one made of `what` and the code) as the last error; GSVD_ECANCELED records
- * "cancelled" and clears the cancel request.  Returns rc. */
+ * none, the call in words and the code's: what "gensvd_result_write" and GSVD_ENOMEM give
+ * "result write: out of memory") as the last error; GSVD_ECANCELED records "run: cancelled"
+ * (the call's words) and clears the cancel request.  Returns rc. */
 int lib_end(gensvd_ctx *ctx, const struct gsvd_scope *prev, int rc, const char *what);
 /* Log an error (inside a call) and return rc. */
 int lib_fail(int rc, const char *fmt, ...) GSVD_PRINTF(2, 3);
@@ -132,7 +133,8 @@ const char *lib_source_name(const gensvd_source *src);
  * into *out (caller frees); GSVD_EFORMAT (logged) for empty, "." or ".." components. */
 GSVD_NODISCARD int lib_node_path(const gensvd_source *src, const char *path, char **out);
 
-/* gensvd_source_node's walk (lib/tree.c), as far as it went.  One node the walk has reached: its path below the source's node and where it sits. */
+/* gensvd_source_node's walk (lib/tree.c), as far as it went.  One node the walk has reached:
+ * its path below the source's node and where it sits. */
 struct lib_walk_node {
     char *path; /* owned; "" for the source's node */
     unsigned depth;
