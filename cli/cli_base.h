@@ -47,6 +47,8 @@ const char *gsvd_cli_msg_cmd(void); /* the name given to gsvd_cli_msg_init, or N
 /* From now on only the calling thread's messages are printed: the interrupt path, whose
  * cleanup makes the work of other threads fail in ways not worth telling. */
 void gsvd_cli_msg_mute_others(void);
+/* The number of error lines printed so far (any thread). */
+int gsvd_cli_msg_errors(void);
 /* "gensvd CMD: " into out (n > 0 bytes); returns its length. */
 int gsvd_cli_msg_prefix(char *out, size_t n);
 
@@ -237,5 +239,48 @@ GSVD_CLI_NODISCARD int gsvd_cli_forward(const struct gsvd_cmd_spec *spec, const 
 GSVD_CLI_NODISCARD int gsvd_cli_options(gensvd_ctx *ctx, enum gensvd_analysis an,
                                         const struct gsvd_cmd_spec *spec, const void *target,
                                         const char *command, gensvd_options **out);
+
+/* One ported command's run: the public API's objects made in the order every command needs
+ * them (context, destination before any input, source, --shard once the input's format is
+ * known, options) and freed together.  The command fills the first part, calls
+ * gsvd_cli_run_open, sets what its table does not forward, calls gensvd_run(r.ctx, r.opt,
+ * r.src, r.dest, &r.res), formats its outputs from r.res, and calls gsvd_cli_run_close. */
+struct gsvd_cli_geno;
+struct gsvd_cli_run {
+    /* given by the command (borrowed) */
+    const char *cmd;                      /* its name, for --shard's usage error */
+    enum gensvd_analysis analysis;        /* what gensvd_run computes */
+    const struct gsvd_cmd_spec *spec;     /* the option table: forwarded by `.lib` name... */
+    const void *target;                   /* ...from this parsed options struct */
+    const char *command;                  /* the command line, as the output records it */
+    const struct gsvd_cli_common *common; /* threads, remote settings, progress */
+    const char *device;                   /* NULL: the library's default (auto) */
+    const char *unit;                     /* what the progress line counts */
+    const char *output;                   /* -o, NULL: none */
+    int force;
+    const struct gsvd_cli_zarr_out *zout;
+    const char *input; /* INPUT (NULL: an analysis that reads none) and its options */
+    const struct gsvd_cli_geno *geno;
+    const char *samples_file, *variant_mask, *sample_mask;
+    /* made by gsvd_cli_run_open, freed by gsvd_cli_run_close */
+    gensvd_ctx *ctx;
+    gensvd_dest *dest;
+    gensvd_source *src;
+    gensvd_options *opt;
+    gensvd_result *res;
+    struct gsvd_cli_bar bar;
+};
+/* Make r's objects (each failure reported on stderr).  r must stay where it is until
+ * gsvd_cli_run_close (the context draws the progress line into r->bar). */
+GSVD_CLI_NODISCARD int gsvd_cli_run_open(struct gsvd_cli_run *r);
+/* Free everything gsvd_cli_run_open and gensvd_run made (safe after a failed open). */
+void gsvd_cli_run_close(struct gsvd_cli_run *r);
+/* The summary's last line: "OUTPUT", "WHAT to standard output" or "OUTPUT and WHAT to
+ * standard output" (output or what NULL: not written). */
+void gsvd_cli_done_to(const char *output, const char *what);
+/* Standard output flushed and checked once the text is written: GENSVD_EIO (reported,
+ * "standard output: write failed") when a write failed, as on a full disk or a closed pipe.
+ * main() checks again at the end (help texts; a command that failed without a message). */
+GSVD_CLI_NODISCARD int gsvd_cli_stdout_done(void);
 
 #endif /* GSVD_CLI_CLI_BASE_H */

@@ -235,3 +235,56 @@ int gsvd_cli_options(gensvd_ctx *ctx, enum gensvd_analysis an, const struct gsvd
     *out = opt;
     return rc;
 }
+
+int gsvd_cli_run_open(struct gsvd_cli_run *r)
+{
+    int format = 0;
+    /* first: an unavailable device fails before any data is read */
+    int rc = gsvd_cli_ctx(r->common, r->device, &r->bar, r->unit, &r->ctx);
+
+    if (rc == GENSVD_OK && r->output) /* before any input */
+        rc = gsvd_cli_dest(r->ctx, r->output, r->force, r->zout, &r->dest);
+    if (rc == GENSVD_OK && r->input)
+        rc = gsvd_cli_source(r->ctx, r->input, r->geno, r->samples_file, r->variant_mask,
+                             r->sample_mask, &r->src);
+    if (rc == GENSVD_OK && r->src)
+        format = gensvd_source_zarr_format(r->src);
+    if (rc == GENSVD_OK && r->dest &&
+        (rc = gsvd_cli_zarr_out_check_input(r->cmd, r->zout, format)) == GENSVD_OK)
+        rc = gsvd_cli_dest_shard(r->dest, r->zout, format);
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_options(r->ctx, r->analysis, r->spec, r->target, r->command, &r->opt);
+    return rc;
+}
+
+void gsvd_cli_run_close(struct gsvd_cli_run *r)
+{
+    gensvd_result_free(r->res);
+    gensvd_options_free(r->opt);
+    gensvd_source_free(r->src);
+    gensvd_dest_free(r->dest);
+    gensvd_ctx_free(r->ctx);
+    r->res = NULL;
+    r->opt = NULL;
+    r->src = NULL;
+    r->dest = NULL;
+    r->ctx = NULL;
+}
+
+void gsvd_cli_done_to(const char *output, const char *what)
+{
+    char where[1024];
+
+    snprintf(where, sizeof where, "%s%s%s%s", output ? output : "", output && what ? " and " : "",
+             what ? what : "", what ? " to standard output" : "");
+    gsvd_cli_done(where);
+}
+
+int gsvd_cli_stdout_done(void)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "standard output: write failed");
+        return GENSVD_EIO;
+    }
+    return GENSVD_OK;
+}

@@ -28,6 +28,7 @@ static double msg_t0;           /* the run's start (CLOCK_MONOTONIC seconds) */
 static int msg_usage_hinted;    /* a "Try 'gensvd ... --help'." line was printed */
 static atomic_int msg_bar_open; /* a progress line is drawn and not yet ended */
 static atomic_int msg_muted;    /* set once: only msg_speaker prints from then on */
+static atomic_int msg_errors;   /* error lines printed */
 static pthread_t msg_speaker;
 
 double gsvd_cli_now(void)
@@ -55,6 +56,8 @@ static void put_line(enum gsvd_log_level level, const char *func, const char *ms
 
     if (atomic_load(&msg_muted) && !pthread_equal(pthread_self(), msg_speaker))
         return;
+    if (level == GSVD_LOG_ERROR)
+        atomic_fetch_add(&msg_errors, 1);
     if (atomic_exchange(&msg_bar_open, 0))
         line[at++] = '\n';
     at += prefix(line + at, sizeof line - (size_t)at);
@@ -195,6 +198,11 @@ int gsvd_cli_bar_take(void)
 void gsvd_cli_bar_open(int open)
 {
     atomic_store(&msg_bar_open, open);
+}
+
+int gsvd_cli_msg_errors(void)
+{
+    return atomic_load(&msg_errors);
 }
 
 int gsvd_cli_msg_prefix(char *out, size_t n)

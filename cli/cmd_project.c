@@ -113,7 +113,7 @@ static int write_tsv(const gensvd_result *res)
             printf("\t%.17g", ((const double *)u.data)[i * u.shape[1] + q]);
         putchar('\n');
     }
-    return ferror(stdout) ? GENSVD_EIO : GENSVD_OK;
+    return gsvd_cli_stdout_done();
 }
 
 /* The variant matching (-v) and the summary, from the result's attributes. */
@@ -139,41 +139,30 @@ static void report(const gensvd_result *res)
 
 static int run(const struct project_opts *o, const char *input, int tsv, const char *command)
 {
-    gensvd_ctx *ctx = NULL;
-    gensvd_source *src = NULL;
-    gensvd_dest *dest = NULL;
-    gensvd_options *opt = NULL;
-    gensvd_result *res = NULL;
-    struct gsvd_cli_bar bar;
-    int rc = gsvd_cli_ctx(&o->common, NULL, &bar, "variants", &ctx);
+    struct gsvd_cli_run r = {.cmd = "project",
+                             .analysis = GENSVD_PROJECT,
+                             .spec = &gsvd_cmd_project_spec,
+                             .target = o,
+                             .command = command,
+                             .common = &o->common,
+                             .unit = "variants",
+                             .output = o->output,
+                             .force = o->force,
+                             .zout = &o->zout,
+                             .input = input,
+                             .geno = &o->geno,
+                             .samples_file = o->samples_file};
+    int rc = gsvd_cli_run_open(&r);
 
-    if (rc == GENSVD_OK && o->output) /* before any input */
-        rc = gsvd_cli_dest(ctx, o->output, o->force, &o->zout, &dest);
     if (rc == GENSVD_OK)
-        rc = gsvd_cli_source(ctx, input, &o->geno, o->samples_file, NULL, NULL, &src);
-    if (rc == GENSVD_OK && dest &&
-        (rc = gsvd_cli_zarr_out_check_input("project", &o->zout, gensvd_source_zarr_format(src))) ==
-            GENSVD_OK)
-        rc = gsvd_cli_dest_shard(dest, &o->zout, gensvd_source_zarr_format(src));
+        rc = gensvd_run(r.ctx, r.opt, r.src, r.dest, &r.res);
     if (rc == GENSVD_OK)
-        rc = gsvd_cli_options(ctx, GENSVD_PROJECT, &gsvd_cmd_project_spec, o, command, &opt);
-    if (rc == GENSVD_OK)
-        rc = gensvd_run(ctx, opt, src, dest, &res);
-    if (rc == GENSVD_OK)
-        report(res);
+        report(r.res);
     if (rc == GENSVD_OK && tsv)
-        rc = write_tsv(res);
-    if (rc == GENSVD_OK) {
-        char where[1024];
-        snprintf(where, sizeof where, "%s%s%s", o->output ? o->output : "",
-                 o->output && tsv ? " and " : "", tsv ? "the scores to standard output" : "");
-        gsvd_cli_done(where);
-    }
-    gensvd_result_free(res);
-    gensvd_options_free(opt);
-    gensvd_source_free(src);
-    gensvd_dest_free(dest);
-    gensvd_ctx_free(ctx);
+        rc = write_tsv(r.res);
+    if (rc == GENSVD_OK)
+        gsvd_cli_done_to(o->output, tsv ? "the scores" : NULL);
+    gsvd_cli_run_close(&r);
     return rc;
 }
 

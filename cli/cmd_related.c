@@ -131,58 +131,42 @@ static int write_tsv(const gensvd_result *res)
     for (uint64_t i = 0; i < ids.shape[0]; i++)
         if (((const uint8_t *)keep.data)[i])
             puts(((const char *const *)ids.data)[i]);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "standard output: write failed");
-        return GENSVD_EIO;
-    }
-    return GENSVD_OK;
+    return gsvd_cli_stdout_done();
 }
 
 static int run(const struct related_opts *o, const char *input, int tsv, const char *command)
 {
-    gensvd_ctx *ctx = NULL;
-    gensvd_source *src = NULL;
-    gensvd_dest *dest = NULL;
-    gensvd_options *opt = NULL;
-    gensvd_result *res = NULL;
-    struct gsvd_cli_bar bar;
-    /* first: an unavailable device fails before any data is read */
-    int rc = gsvd_cli_ctx(&o->common, o->device, &bar, "variants", &ctx);
+    struct gsvd_cli_run r = {.cmd = "related",
+                             .analysis = GENSVD_RELATED,
+                             .spec = &gsvd_cmd_related_spec,
+                             .target = o,
+                             .command = command,
+                             .common = &o->common,
+                             .device = o->device,
+                             .unit = "variants",
+                             .output = o->output,
+                             .force = o->force,
+                             .zout = &o->zout,
+                             .input = input,
+                             .geno = &o->geno,
+                             .samples_file = o->samples_file};
+    int rc = gsvd_cli_run_open(&r);
 
-    if (rc == GENSVD_OK && o->output) /* before any input */
-        rc = gsvd_cli_dest(ctx, o->output, o->force, &o->zout, &dest);
     if (rc == GENSVD_OK)
-        rc = gsvd_cli_source(ctx, input, &o->geno, o->samples_file, NULL, NULL, &src);
-    if (rc == GENSVD_OK && dest &&
-        (rc = gsvd_cli_zarr_out_check_input("related", &o->zout, gensvd_source_zarr_format(src))) ==
-            GENSVD_OK)
-        rc = gsvd_cli_dest_shard(dest, &o->zout, gensvd_source_zarr_format(src));
+        rc = gensvd_options_set_double(r.opt, "king-cutoff", o->cutoff);
     if (rc == GENSVD_OK)
-        rc = gsvd_cli_options(ctx, GENSVD_RELATED, &gsvd_cmd_related_spec, o, command, &opt);
-    if (rc == GENSVD_OK)
-        rc = gensvd_options_set_double(opt, "king-cutoff", o->cutoff);
-    if (rc == GENSVD_OK)
-        rc = gensvd_run(ctx, opt, src, dest, &res);
+        rc = gensvd_run(r.ctx, r.opt, r.src, r.dest, &r.res);
     if (rc == GENSVD_OK)
         gsvd_cli_note("%.0f samples, %.0f variants, %.0f pairs with kinship > %g among %.0f "
                       "samples: %.0f removed, %.0f kept",
-                      attr(res, "N"), attr(res, "M"), attr(res, "n_related_pairs"), o->cutoff,
-                      attr(res, "n_related_samples"), attr(res, "n_removed"),
-                      attr(res, "n_unrelated"));
+                      attr(r.res, "N"), attr(r.res, "M"), attr(r.res, "n_related_pairs"), o->cutoff,
+                      attr(r.res, "n_related_samples"), attr(r.res, "n_removed"),
+                      attr(r.res, "n_unrelated"));
     if (rc == GENSVD_OK && tsv)
-        rc = write_tsv(res);
-    if (rc == GENSVD_OK) {
-        char where[1024];
-        snprintf(where, sizeof where, "%s%s%s", o->output ? o->output : "",
-                 o->output && tsv ? " and " : "",
-                 tsv ? "the unrelated samples to standard output" : "");
-        gsvd_cli_done(where);
-    }
-    gensvd_result_free(res);
-    gensvd_options_free(opt);
-    gensvd_source_free(src);
-    gensvd_dest_free(dest);
-    gensvd_ctx_free(ctx);
+        rc = write_tsv(r.res);
+    if (rc == GENSVD_OK)
+        gsvd_cli_done_to(o->output, tsv ? "the unrelated samples" : NULL);
+    gsvd_cli_run_close(&r);
     return rc;
 }
 

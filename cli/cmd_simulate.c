@@ -172,38 +172,34 @@ static int check_shard(const struct sim_opts *o)
 
 static int run(const struct sim_opts *o, const char *out, const char *command)
 {
-    struct gsvd_cli_bar bar;
-    gensvd_ctx *ctx = NULL;
-    gensvd_dest *dest = NULL;
-    gensvd_options *opt = NULL;
-    gensvd_result *res = NULL;
+    /* a destination as every command that writes has (checked before the options, although
+     * nothing is read): the same check, message and exit status */
+    struct gsvd_cli_run r = {.cmd = "simulate",
+                             .analysis = GENSVD_SIMULATE,
+                             .spec = &gsvd_cmd_simulate_spec,
+                             .target = o,
+                             .command = command,
+                             .common = &o->common,
+                             .unit = "variants",
+                             .output = out,
+                             .force = o->force,
+                             .zout = &o->zout};
     char chunks[64];
-    int rc = gsvd_cli_ctx(&o->common, NULL, &bar, "variants", &ctx);
+    int rc = gsvd_cli_run_open(&r);
 
-    /* as every command that writes, although nothing is read before the writer opens: the
-     * same check, message and exit status */
-    if (rc == GENSVD_OK)
-        rc = gsvd_cli_dest(ctx, out, o->force, &o->zout, &dest);
-    if (rc == GENSVD_OK)
-        rc = gsvd_cli_dest_shard(dest, &o->zout, 0);
-    if (rc == GENSVD_OK)
-        rc = gsvd_cli_options(ctx, GENSVD_SIMULATE, &gsvd_cmd_simulate_spec, o, command, &opt);
     snprintf(chunks, sizeof chunks, "%llu,%llu", (unsigned long long)o->chunks[0],
              (unsigned long long)o->chunks[1]);
     if (rc == GENSVD_OK)
-        rc = gensvd_options_set_string(opt, "chunks", chunks);
+        rc = gensvd_options_set_string(r.opt, "chunks", chunks);
     if (rc == GENSVD_OK)
-        rc = gensvd_run(ctx, opt, NULL, dest, &res);
+        rc = gensvd_run(r.ctx, r.opt, NULL, r.dest, &r.res);
     if (rc == GENSVD_OK) {
         gsvd_cli_note("%llu variants, %llu samples, %zu population%s",
                       (unsigned long long)o->n_variants, (unsigned long long)o->n_samples,
                       o->n_pops, o->n_pops == 1 ? "" : "s");
         gsvd_cli_done(out);
     }
-    gensvd_result_free(res);
-    gensvd_options_free(opt);
-    gensvd_dest_free(dest);
-    gensvd_ctx_free(ctx);
+    gsvd_cli_run_close(&r);
     return rc;
 }
 

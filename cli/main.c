@@ -205,16 +205,11 @@ static int run_command(const struct command *cmd, int argc, char **argv)
     gsvd_cli_set_world(NULL);
     gsvd_comm_destroy(world);
     world = NULL;
-    fflush(stdout);
-    if (ferror(stdout)) {
-        gsvd_log_error("standard output: write failed");
-        if (rc == GSVD_EXIT_OK)
-            rc = GSVD_EXIT_FAIL;
-    }
     return rc;
 }
 
-int main(int argc, char **argv)
+/* The top level: --help, --version, help, or a command; returns the exit status. */
+static int dispatch(int argc, char **argv)
 {
     const struct command *cmd;
 
@@ -263,4 +258,19 @@ int main(int argc, char **argv)
         return unknown_command(argv[1]);
     gsvd_cli_msg_init(cmd->name);
     return gsvd_cli_finish(run_command(cmd, argc, argv));
+}
+
+int main(int argc, char **argv)
+{
+    int rc = dispatch(argc, argv);
+
+    /* what went to standard output (a help text, a TSV) reached it: a full disk or a closed
+     * pipe fails the run, said once (not again after a command's own error line) */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (gsvd_cli_msg_errors() == 0)
+            gsvd_cli_msg_log(GENSVD_LOG_ERROR, "standard output: write failed");
+        if (rc == GSVD_EXIT_OK)
+            rc = GSVD_EXIT_FAIL;
+    }
+    return rc;
 }

@@ -85,6 +85,33 @@ hm="$TESTDATA/realdata/hapmap3.vcz"
     run pdist --finalize d.zarr
 )
 
+# standard output that cannot be written (a full disk: /dev/full): exit 1 and one error line
+# saying so, whichever part of the program wrote the text (a command's table, a streamed
+# matrix, a help text); no second line for the same failure
+if [ -w /dev/full ]; then
+    while IFS= read -r args; do
+        # shellcheck disable=SC2086
+        "$GENSVD" $args >/dev/full 2>"$tmp/err"
+        st=$?
+        collect "full $args" "$tmp/err" $st
+        n_err=$(grep -c ': error: ' "$tmp/err")
+        [ $st = 1 ] && [ "$n_err" = 1 ] && grep -q '^gensvd\( [a-z]*\)\?: error: standard output: write failed$' "$tmp/err" ||
+            bad "$args >/dev/full: exit $st, $n_err error line(s), not one 'standard output: write failed': $(cat "$tmp/err")"
+    done <<EOF3
+related --variants 0:2000 $hm
+project $tmp/s.zarr --pcs $tmp/pcs.zarr
+pca -k 2 $tmp/s.zarr
+pdist -m ibs $tmp/s.zarr
+pdist -m king --min-kinship 0.1 $tmp/s.zarr
+ldprune -w 50 $tmp/s.zarr
+info $tmp/s.zarr
+dump $tmp/s.zarr/sample_id
+--help
+help pca
+--version
+EOF3
+fi
+
 # debug level: the same style, the function name in brackets at the end only (a command not yet
 # ported onto the library: the library's log callback carries no function name, so the
 # library's messages in a ported command end without one, docs/dev/library.md)
