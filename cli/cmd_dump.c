@@ -412,7 +412,9 @@ struct stats {
         s->max = (double)mx;                                                                       \
     } while (0)
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* (not under a sanitizer: the ifunc resolver runs before its runtime, common/gsvd_defs.h) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) &&                             \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 __attribute__((target_clones("avx2", "default")))
 #endif
 static void

@@ -38,9 +38,19 @@
 #define GSVD_DADD(a, b) ((a) + (b))
 #endif
 
-/* Hot loops compiled for several x86-64 levels, chosen at load time (ifunc). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) &&                            \
-    !defined(__SANITIZE_ADDRESS__)
+/* Hot loops compiled for several x86-64 levels, chosen at load time (ifunc).  Not under a
+ * sanitizer: the resolvers run while the dynamic loader relocates, before the sanitizer's
+ * runtime is set up, and its instrumentation of them crashes the program there (ThreadSanitizer
+ * at start-up).  GCC names the sanitizers with __SANITIZE_*__, clang with __has_feature. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define GSVD_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+    __has_feature(memory_sanitizer)
+#define GSVD_SANITIZED 1
+#endif
+#endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) && !defined(GSVD_SANITIZED)
 #define GSVD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define GSVD_CLONES
