@@ -371,8 +371,9 @@ GENSVD_API void gensvd_dest_free(gensvd_dest *dest);
  * dest (else NULL) the output is written there as the run produces it (pdist's bands and
  * simulate's chunks are never held whole in memory; such arrays are then absent from the
  * result) and committed before the call returns; dest is checked first, before any input is
- * read.  GENSVD_SIMULATE and pdist's "min-kinship" and "part" write as they go and need a
- * dest (GENSVD_EINVAL without one).  *out gets the result (caller
+ * read.  GENSVD_SIMULATE and pdist's "part" write as they go and need a dest (GENSVD_EINVAL
+ * without one); pdist's "min-kinship" without one holds the kept pairs (the arrays along
+ * "pairs" its pair list has: 36 bytes a pair) in the result.  *out gets the result (caller
  * owns; gensvd_result_free).  Errors: any of enum gensvd_error, with the last error set;
  * GENSVD_ECANCELED after gensvd_ctx_cancel (nothing is left at dest). */
 GENSVD_API int gensvd_run(gensvd_ctx *ctx, const gensvd_options *opt, gensvd_source *src,

@@ -2,7 +2,8 @@
  * the bands stream into it through pdist's own sink (analysis/pdist/pdist_store.h: the bytes
  * of `pdist -o`), as do --min-kinship's pair list and --part's parts; without one the bands
  * are gathered into the N x N matrix of the result (built by the same schema, so that
- * gensvd_result_write writes those bytes too), or handed to the caller's rows callback.
+ * gensvd_result_write writes those bytes too), or handed to the caller's rows callback;
+ * "min-kinship"'s pairs are then held and built into the group its pair list would be.
  * p-distance and "haplotypes" open the calls one column per haplotype (the samples' items are
  * their haplotypes, grouped by the engine for p-distance).
  * "finalize" gathers a job array's parts (no source). */
@@ -116,19 +117,21 @@ static int attrs_of(const struct lib_run *run, const struct gsvd_pdist_params *p
     return gsvd_pdist_store_attrs(&a, attrs);
 }
 
-/* --min-kinship: the pairs to the destination's pair list. */
+/* --min-kinship: the pairs to the destination's pair list, or (output NULL) into *gr, the
+ * group that pair list would be. */
 static int run_pairs(struct lib_run *run, struct gsvd_pdist_params *pd, const struct job *j,
-                     const char *output, int part)
+                     const char *output, int part, gsvd_result **gr)
 {
     const struct lib_pdist_opts *o = &run->opt->u.pdist;
     struct gsvd_king_pairs_cfg cfg = {.output = output,
-                                      .force = run->dest->force || part,
+                                      .force = (run->dest && run->dest->force) || part,
                                       .part = part,
                                       .counts = o->counts,
                                       .min_kinship = o->min_kinship,
                                       .ids = j->ids,
                                       .n = j->n,
-                                      .wp = lib_dest_params(run->dest, j->input_format)};
+                                      .wp = output ? lib_dest_params(run->dest, j->input_format)
+                                                   : (struct gsvd_writer_params){0}};
     struct gsvd_pdist_summary sum = {0};
     struct gsvd_buf attrs = GSVD_BUF_INIT;
     gsvd_king_pairs *kp = NULL;
@@ -155,7 +158,8 @@ static int run_pairs(struct lib_run *run, struct gsvd_pdist_params *pd, const st
         rc = gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g\n}", o->min_kinship);
     }
     if (rc == GSVD_OK)
-        rc = gsvd_king_pairs_finish(kp, attrs.data);
+        rc = output ? gsvd_king_pairs_finish(kp, attrs.data)
+                    : gsvd_king_pairs_build(kp, attrs.data, gr);
     if (gsvd_comm_size(world) > 1)
         rc = gsvd_comm_agree(world, rc, NULL);
 out:
@@ -296,9 +300,6 @@ static int check(const struct lib_run *run)
         if (o->condensed || o->f4)
             return lib_fail(GSVD_EINVAL, "pdist: \"min-kinship\" writes its own pair list (no "
                                          "layout or dtype)");
-        if (!run->dest)
-            return lib_fail(GSVD_EINVAL, "pdist: \"min-kinship\" writes its pair list to a "
-                                         "destination: pass one");
     }
     if (o->pd.n_parts) {
         if (!run->dest || strstr(run->dest->url, "://") || o->condensed)
@@ -379,8 +380,10 @@ int lib_run_pdist(struct lib_run *run)
         j.ids = hg > 1 ? gsvd_geno_call_ids(g) : gsvd_geno_sample_ids(g);
     }
     if (!isnan(o->min_kinship)) {
-        GSVD_TRY(run_pairs(run, &pd, &j, part_output ? part_output : output, part_output != NULL));
-        GSVD_TRY(gsvd_result_new(&gr));
+        GSVD_TRY(
+            run_pairs(run, &pd, &j, part_output ? part_output : output, part_output != NULL, &gr));
+        if (output) /* written: the result holds the attributes only */
+            GSVD_TRY(gsvd_result_new(&gr));
     } else {
         GSVD_TRY(
             run_job(run, &pd, &j, part_output ? part_output : output, part_output != NULL, &gr));

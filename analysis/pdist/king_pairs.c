@@ -17,7 +17,8 @@ enum { PAIR_CHUNK = 1 << 20 };
 
 struct gsvd_king_pairs {
     struct gsvd_king_pairs_cfg cfg;
-    FILE *spool; /* Zarr output: the kept pairs until the count is known */
+    FILE *spool;         /* Zarr output: the kept pairs until the count is known */
+    struct gsvd_buf mem; /* in memory (no output, no TSV): the kept pairs, for the result */
     uint64_t n_kept;
     struct gsvd_buf bands; /* a part's bands: int64 first row, rows, first pair, pairs */
 };
@@ -37,10 +38,8 @@ int gsvd_king_pairs_open(const struct gsvd_king_pairs_cfg *cfg, struct gsvd_king
         }
         return GSVD_OK;
     }
-    if (!cfg->tsv) {
-        gsvd_log_error("internal error: a pair list needs a Zarr output or a TSV stream");
-        return GSVD_EINVAL;
-    }
+    if (!cfg->tsv) /* in memory: gsvd_king_pairs_build */
+        return GSVD_OK;
     fputs(cfg->counts ? "#ID1\tID2\tNSNP\tHETHET\tIBS0\tHET1_HOM2\tHET2_HOM1\tKINSHIP\n"
                       : "#ID1\tID2\tNSNP\tHETHET\tIBS0\tKINSHIP\n",
           cfg->tsv);
@@ -87,8 +86,13 @@ static const char *tsv_name(const struct gsvd_king_pairs *kp)
 
 int gsvd_king_pairs_put(struct gsvd_king_pairs *kp, const struct gsvd_king_pair *x)
 {
-    if (!kp->spool)
+    if (!kp->spool && kp->cfg.tsv)
         return GSVD_EINVAL;
+    if (!kp->spool) {
+        int rc = gsvd_buf_append(&kp->mem, x, sizeof *x);
+        kp->n_kept += rc == GSVD_OK;
+        return rc;
+    }
     if (fwrite(x, sizeof *x, 1, kp->spool) != 1) {
         gsvd_log_error("%s: writing the temporary pair file failed: %s", kp->cfg.output,
                        strerror(errno));
@@ -120,7 +124,7 @@ int gsvd_king_pairs_band(void *ctx, const struct gsvd_pdist_band *b)
                                         .het1_hom2 = k[2] - k[0],
                                         .het2_hom1 = k[3] - k[0],
                                         .kinship = b->dist[at]};
-            if (kp->spool) {
+            if (kp->spool || !kp->cfg.tsv) {
                 GSVD_TRY(gsvd_king_pairs_put(kp, &x));
             } else {
                 kp->n_kept++;
@@ -131,7 +135,7 @@ int gsvd_king_pairs_band(void *ctx, const struct gsvd_pdist_band *b)
         int64_t e[4] = {entry[0], entry[1], entry[2], (int64_t)kp->n_kept - entry[2]};
         GSVD_TRY(gsvd_buf_append(&kp->bands, e, sizeof e));
     }
-    if (!kp->spool && ferror(kp->cfg.tsv)) {
+    if (!kp->spool && kp->cfg.tsv && ferror(kp->cfg.tsv)) {
         gsvd_log_error("%s: write failed", tsv_name(kp));
         return GSVD_EIO;
     }
@@ -162,6 +166,51 @@ static void column(const struct gsvd_king_pair *r, size_t n, int q, void *dst)
     }
 }
 
+enum { NCOL = 8 };
+static const char *const col_names[NCOL] = {"pair_i", "pair_j", "kinship",   "n_sites",
+                                            "hethet", "ibs0",   "het1_hom2", "het2_hom1"};
+static const double col_nan = NAN;
+static const uint32_t col_zero = 0;
+static const int64_t col_minus1 = -1;
+
+/* The pair arrays' chunk length for `total` pairs. */
+static uint64_t pair_chunk(uint64_t total)
+{
+    return total < PAIR_CHUNK ? (total ? total : 1) : PAIR_CHUNK;
+}
+
+/* Column q's array along "pairs": int64 indices, float64 kinship, uint32 counts. */
+static struct gsvd_array_spec pair_spec(int q, uint64_t total)
+{
+    struct gsvd_array_spec s = {.path = col_names[q],
+                                .ndim = 1,
+                                .shape = {total},
+                                .chunks = {pair_chunk(total)},
+                                .dims = {"pairs"}};
+    if (q < 2) {
+        s.dtype = (struct gsvd_dtype){'i', '<', 8};
+        s.fill = &col_minus1;
+    } else if (q == 2) {
+        s.dtype = (struct gsvd_dtype){'f', '<', 8};
+        s.fill = &col_nan;
+    } else {
+        s.dtype = (struct gsvd_dtype){'u', '<', 4};
+        s.fill = &col_zero;
+    }
+    return s;
+}
+
+/* The sample IDs along "samples", one chunk. */
+static struct gsvd_array_spec ids_spec(uint64_t n)
+{
+    return (struct gsvd_array_spec){.path = "sample_id",
+                                    .ndim = 1,
+                                    .shape = {n},
+                                    .chunks = {n ? n : 1},
+                                    .dtype = {'O', '|', sizeof(char *)},
+                                    .dims = {"samples"}};
+}
+
 /* A part's band table (see gsvd_king_pairs_cfg.part). */
 static int write_bands(struct gsvd_king_pairs *kp, gsvd_writer *w, gsvd_codec_ws *ws)
 {
@@ -181,18 +230,26 @@ static int write_bands(struct gsvd_king_pairs *kp, gsvd_writer *w, gsvd_codec_ws
     return rc;
 }
 
-/* The root attributes: attrs_json (ending in "\n}") with "n_pairs" as the last member. */
-static int write_attrs(gsvd_writer *w, const char *attrs_json, uint64_t n_pairs)
+/* The root attributes into b: attrs_json (ending in "\n}") with "n_pairs" as the last
+ * member. */
+static int attrs_text(const char *attrs_json, uint64_t n_pairs, struct gsvd_buf *b)
 {
-    struct gsvd_buf b = GSVD_BUF_INIT;
     size_t len = attrs_json ? strlen(attrs_json) : 0;
     int rc = GSVD_OK;
     if (len < 3 || strcmp(attrs_json + len - 2, "\n}") != 0)
         return GSVD_EINTERNAL;
-    GSVD_TRY(gsvd_buf_append(&b, attrs_json, len - 2));
-    GSVD_TRY(gsvd_buf_printf(&b, ",\n    \"n_pairs\": %llu\n}", (unsigned long long)n_pairs));
-    rc = gsvd_writer_group(w, "", b.data);
+    GSVD_TRY(gsvd_buf_append(b, attrs_json, len - 2));
+    GSVD_TRY(gsvd_buf_printf(b, ",\n    \"n_pairs\": %llu\n}", (unsigned long long)n_pairs));
 out:
+    return rc;
+}
+
+static int write_attrs(gsvd_writer *w, const char *attrs_json, uint64_t n_pairs)
+{
+    struct gsvd_buf b = GSVD_BUF_INIT;
+    int rc = attrs_text(attrs_json, n_pairs, &b);
+    if (rc == GSVD_OK)
+        rc = gsvd_writer_group(w, "", b.data);
     gsvd_buf_free(&b);
     return rc;
 }
@@ -200,48 +257,25 @@ out:
 /* The arrays along "pairs", read back from the spool chunk by chunk. */
 static int write_zarr(struct gsvd_king_pairs *kp, const char *attrs_json)
 {
-    static const char *const names[] = {"pair_i", "pair_j", "kinship",   "n_sites",
-                                        "hethet", "ibs0",   "het1_hom2", "het2_hom1"};
-    enum { NCOL = 8 };
-    const uint64_t total = kp->n_kept,
-                   chunk = total < PAIR_CHUNK ? (total ? total : 1) : PAIR_CHUNK;
+    const uint64_t total = kp->n_kept, chunk = pair_chunk(total);
     gsvd_warray *arr[NCOL], *a;
     gsvd_writer *w = NULL;
     gsvd_codec_ws *ws = NULL;
     struct gsvd_king_pair *buf = NULL;
     void *col = NULL;
-    const double nan = NAN;
-    const uint32_t zero32 = 0;
-    const int64_t minus1 = -1;
     uint64_t n = kp->cfg.n;
     int rc = GSVD_OK;
 
     GSVD_TRY(gsvd_codec_ws_new(&ws));
     GSVD_TRY(gsvd_writer_open_params(kp->cfg.output, kp->cfg.force, &kp->cfg.wp, &w));
     {
-        struct gsvd_array_spec sid = {.path = "sample_id",
-                                      .ndim = 1,
-                                      .shape = {n},
-                                      .chunks = {n ? n : 1},
-                                      .dtype = {'O', '|', sizeof(char *)},
-                                      .dims = {"samples"}};
+        struct gsvd_array_spec sid = ids_spec(n);
         GSVD_TRY(gsvd_writer_array(w, &sid, &a));
         GSVD_TRY(
             gsvd_warray_write_strings(a, ws, (const char *const *)kp->cfg.ids->items, (size_t)n));
     }
     for (int q = 0; q < NCOL; q++) {
-        struct gsvd_array_spec s = {
-            .path = names[q], .ndim = 1, .shape = {total}, .chunks = {chunk}, .dims = {"pairs"}};
-        if (q < 2) {
-            s.dtype = (struct gsvd_dtype){'i', '<', 8};
-            s.fill = &minus1;
-        } else if (q == 2) {
-            s.dtype = (struct gsvd_dtype){'f', '<', 8};
-            s.fill = &nan;
-        } else {
-            s.dtype = (struct gsvd_dtype){'u', '<', 4};
-            s.fill = &zero32;
-        }
+        struct gsvd_array_spec s = pair_spec(q, total);
         GSVD_TRY(gsvd_writer_array(w, &s, &arr[q]));
     }
     if (!(buf = gsvd_malloc((size_t)chunk * sizeof *buf)) ||
@@ -279,10 +313,51 @@ out:
     return rc;
 }
 
+int gsvd_king_pairs_build(struct gsvd_king_pairs *kp, const char *attrs_json, gsvd_result **out)
+{
+    const struct gsvd_king_pair *x = (const struct gsvd_king_pair *)kp->mem.data;
+    const uint64_t total = kp->n_kept;
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
+    struct gsvd_array_spec sid = ids_spec(kp->cfg.n);
+    gsvd_result *res = NULL;
+    void *col = NULL;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    if (kp->spool || kp->cfg.tsv)
+        return GSVD_EINVAL;
+    if (total > SIZE_MAX / sizeof(double))
+        return GSVD_ENOMEM;
+    GSVD_TRY(gsvd_result_new(&res));
+    GSVD_TRY(gsvd_result_add(res, &sid, kp->cfg.ids->items));
+    for (int q = 0; q < NCOL; q++) {
+        struct gsvd_array_spec s = pair_spec(q, total);
+        if (!(col = gsvd_malloc((size_t)(total ? total : 1) * s.dtype.size))) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+        column(x, (size_t)total, q, col);
+        rc = gsvd_result_adopt(res, &s, col); /* frees col on failure */
+        col = NULL;
+        GSVD_TRY(rc);
+    }
+    /* the writer's order: the arrays' documents first, then the group's */
+    GSVD_TRY(attrs_text(attrs_json, total, &attrs));
+    GSVD_TRY(gsvd_result_set_attrs(res, attrs.data, GSVD_RESULT_ATTRS_LAST));
+    *out = res;
+    res = NULL;
+out:
+    gsvd_buf_free(&attrs);
+    gsvd_result_free(res);
+    return rc;
+}
+
 int gsvd_king_pairs_finish(struct gsvd_king_pairs *kp, const char *attrs_json)
 {
     if (kp->spool)
         return write_zarr(kp, attrs_json);
+    if (!kp->cfg.tsv)
+        return GSVD_EINVAL; /* in memory: gsvd_king_pairs_build */
     if (fflush(kp->cfg.tsv) != 0) {
         gsvd_log_error("%s: write failed", tsv_name(kp));
         return GSVD_EIO;
@@ -296,6 +371,7 @@ void gsvd_king_pairs_close(struct gsvd_king_pairs *kp)
         return;
     if (kp->spool)
         fclose(kp->spool);
+    gsvd_buf_free(&kp->mem);
     gsvd_buf_free(&kp->bands);
     gsvd_free(kp);
 }

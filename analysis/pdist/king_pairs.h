@@ -13,12 +13,15 @@
 #include <stdio.h>
 #include "analysis/pdist/pdist.h"
 #include "common/buf.h"
+#include "zarr/result.h"
 #include "zarr/writer.h"
 GSVD_EXTERN_C_BEGIN
 
 struct gsvd_king_pairs_cfg {
     const char *output; /* Zarr group path, or NULL for TSV on `tsv` */
-    FILE *tsv;          /* without output: where the TSV goes (borrowed; the CLI: stdout) */
+    FILE *tsv;          /* without output: where the TSV goes (borrowed; the CLI: stdout); NULL too:
+                           the pairs are held in memory for gsvd_king_pairs_build (the library's run
+                           without a destination) */
     int force;          /* replace an existing output */
     int counts;         /* TSV: counts (and HET1_HOM2, HET2_HOM1) instead of proportions */
     double min_kinship; /* keep pairs with kinship >= this */
@@ -38,22 +41,26 @@ struct gsvd_king_pair {
 typedef struct gsvd_king_pairs gsvd_king_pairs;
 
 /* Start the output (TSV header, or the spool file).  Caller owns *out (gsvd_king_pairs_close),
- * set even on failure.
- * GSVD_ENOMEM, GSVD_EIO (logged),
- * GSVD_EINVAL (neither output nor tsv). */
+ * set even on failure.  GSVD_ENOMEM, GSVD_EIO (logged). */
 GSVD_NODISCARD int gsvd_king_pairs_open(const struct gsvd_king_pairs_cfg *cfg,
                                         gsvd_king_pairs **out);
 /* The engine's sink (ctx = the gsvd_king_pairs); bands must carry the KING counts.  GSVD_OK,
  * GSVD_EIO (logged). */
 int gsvd_king_pairs_band(void *ctx, const struct gsvd_pdist_band *b);
-/* Append one pair to a Zarr output (the finalizer's path; pairs in row order).  GSVD_OK,
- * GSVD_EIO (logged), GSVD_EINVAL (a TSV output). */
+/* Append one pair to a Zarr output or the pairs in memory (the finalizer's path; pairs in row
+ * order).  GSVD_OK, GSVD_EIO (logged), GSVD_ENOMEM, GSVD_EINVAL (a TSV output). */
 GSVD_NODISCARD int gsvd_king_pairs_put(gsvd_king_pairs *kp, const struct gsvd_king_pair *p);
 /* Pairs kept so far. */
 uint64_t gsvd_king_pairs_count(const gsvd_king_pairs *kp);
 /* Write the Zarr arrays and the root attributes, and commit, or flush the TSV.  attrs_json: a
- * JSON object text ending in "\n}"; "n_pairs" (the count) is added as its last member. */
+ * JSON object text ending in "\n}"; "n_pairs" (the count) is added as its last member.
+ * GSVD_EINVAL for pairs held in memory. */
 GSVD_NODISCARD int gsvd_king_pairs_finish(gsvd_king_pairs *kp, const char *attrs_json);
+/* The pairs held in memory as the output group a Zarr output holds (the same arrays, chunks
+ * and attributes: gsvd_result_write writes its bytes) into *out (caller frees).  GSVD_OK,
+ * GSVD_ENOMEM, GSVD_EINVAL (not held in memory: a Zarr or TSV output). */
+GSVD_NODISCARD int gsvd_king_pairs_build(gsvd_king_pairs *kp, const char *attrs_json,
+                                         gsvd_result **out);
 void gsvd_king_pairs_close(gsvd_king_pairs *kp); /* discards an uncommitted output; accepts NULL */
 
 GSVD_EXTERN_C_END

@@ -93,6 +93,26 @@ def test_king_against_plink2(tmp_path_factory, store, variants, chrom):
     assert np.all(np.diag(got.values) == 0.5)
 
 
+def test_king_pairs_in_memory_against_plink2(tmp_path):
+    """min_kinship without an output: the kept pairs as a Dataset along "pairs", the same set
+    and kinships as plink2 --make-king-table --king-table-filter."""
+    bed = write_bed(HAPMAP, tmp_path / "g")
+    plink2("--bfile", bed, "--chr", "1-22", "--make-king-table", "--king-table-filter", "0.05",
+           "--out", tmp_path / "k")
+    lines = (tmp_path / "k.kin0").read_text().splitlines()
+    head = lines[0].lstrip("#").split("\t")
+    rows = [dict(zip(head, line.split("\t"))) for line in lines[1:]]
+    want = {frozenset((r["IID1"], r["IID2"])): float(r["KINSHIP"]) for r in rows}
+    got = gensvd.pdist(str(HAPMAP), "king", min_kinship=0.05, variants=(0, 14266))
+    ids = got.sample_id.values
+    assert got.pair_i.dims == ("pairs",) and got.attrs["n_pairs"] == got.sizes["pairs"]
+    pairs = {frozenset((ids[i], ids[j])): k
+             for i, j, k in zip(got.pair_i.values, got.pair_j.values, got.kinship.values)}
+    assert len(want) > 50 and pairs.keys() == want.keys()
+    # plink2 prints the kinship to 6 significant digits
+    assert max(abs(pairs[p] - want[p]) / abs(want[p]) for p in want) < 1e-5
+
+
 def test_sgkit_pairwise_distance_agrees(complete):
     import sgkit
 

@@ -269,8 +269,37 @@ static void failing_calls(gensvd_ctx *ctx, const char *hapmap, const char *scrat
               gensvd_options_set_string(opt, "metric", "king") == 0 &&
               gensvd_options_set_double(opt, "min-kinship", 0.1) == 0,
           "pdist king min-kinship set");
-    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "min-kinship without a destination",
-           "min-kinship");
+    /* without a destination the kept pairs are the result's arrays (their bytes against the
+     * command line's pair list: lib_stores; the CLI's list against plink2: pdist_king) */
+    {
+        struct gensvd_array_view pi, pj, kin;
+        double n_pairs = -1;
+        int rc = gensvd_run(ctx, opt, src, NULL, &res);
+        if (rc == 0)
+            rc = gensvd_result_array(res, "pair_i", &pi);
+        if (rc == 0)
+            rc = gensvd_result_array(res, "pair_j", &pj);
+        if (rc == 0)
+            rc = gensvd_result_array(res, "kinship", &kin);
+        if (rc == 0)
+            rc = gensvd_result_attr_double(res, "n_pairs", &n_pairs);
+        int ok = rc == 0 && pi.ndim == 1 && pi.dtype == GENSVD_DTYPE_INT64 &&
+                 kin.dtype == GENSVD_DTYPE_FLOAT64 && (double)pi.shape[0] == n_pairs &&
+                 n_pairs > 0 && pj.shape[0] == pi.shape[0];
+        for (uint64_t q = 0; ok && q < pi.shape[0]; q++) {
+            int64_t i = ((const int64_t *)pi.data)[q], j = ((const int64_t *)pj.data)[q];
+            double k = ((const double *)kin.data)[q];
+            ok = i >= 0 && i < j && j < 957 && k >= 0.1 && k <= 0.5;
+        }
+        check(ok,
+              "min-kinship without a destination: %.0f pairs i < j, kinship in [0.1, 0.5] "
+              "(rc %d: %s)",
+              n_pairs, rc, gensvd_ctx_last_error(ctx));
+        gensvd_result_free(res);
+        res = NULL;
+    }
+    check(gensvd_options_set_string(opt, "part", "1/2") == 0, "pdist part 1/2 set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "part without a destination", "part");
     check(gensvd_options_set_int(opt, "components", 3) == GENSVD_EINVAL, "pdist has no components");
     gensvd_options_free(opt);
     opt = NULL;

@@ -189,6 +189,8 @@ def _pdist_convert(res, arguments):
     out = _results.convert(res)
     if isinstance(out, _results.Result):
         return out
+    if "pair_i" in out.variables:  # min_kinship's pairs, held in memory (no output)
+        return out
     if "distance" not in out.variables:  # written to the output as computed
         output = arguments.get("output")
         try:
@@ -227,7 +229,9 @@ loadings (a path or URL, or what gensvd.pca(..., loadings=True) returned).""")
 pdist = _make("pdist", _g.PDIST, [("source", _options.inspect.Parameter.empty),
                                  ("metric", "euclidean")], """\
 Pairwise distances between samples (``gensvd pdist``): an xarray.DataArray (samples_0,
-samples_1) indexed by sample ID, with n_sites as a coordinate when it was written.""",
+samples_1) indexed by sample ID, with n_sites as a coordinate when it was written.  With
+min_kinship (metric "king") a Dataset of the kept pairs instead: pair_i, pair_j (indices into
+sample_id), kinship, n_sites and the KING counts along "pairs".""",
               convert=_pdist_convert)
 
 ldprune = _make("ldprune", _g.LDPRUNE, [("source", _options.inspect.Parameter.empty)], """\
