@@ -1,35 +1,25 @@
-/* cli/cmd_ldprune.c - `gensvd ldprune`: LD pruning (plink2 --indep-pairwise semantics) into a
- * boolean variant_ld_keep array, or a TSV on stdout; also the pruning step of
- * `pca --ld-prune` (gsvd_cli_ldprune_mask) and the --window / --ld-prune parsers. */
+/* cli/cmd_ldprune.c - `gensvd ldprune`: LD pruning (plink2 --indep-pairwise semantics), run by
+ * the library (include/gensvd.h, GENSVD_LDPRUNE), into a boolean variant_ld_keep array, or a
+ * TSV on stdout from the variant table the result holds.  (`pca --ld-prune` shares the
+ * --window parser, gsvd_cli_parse_window.) */
 #include "gsvd_config.h"
 
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "analysis/scan/genotype.h"
-#include "analysis/ldprune/ldprune.h"
-#include "cli/cli.h"
-#include "cli/cli_mask.h"
-#include "cli/opts_input.h"
-#include "common/alloc.h"
-#include "common/buf.h"
-#include "common/err.h"
-#include "common/log.h"
-#include "zarr/codec.h"
-#include "zarr/meta.h"
-#include "zarr/reader.h"
-#include "zarr/writer.h"
+#include "cli/cli_base.h"
+#include "cli/opts_source.h"
+#include "include/gensvd.h"
 
 struct ld_opts {
-    const char *input, *output, *format, *samples_file;
+    const char *output, *format, *samples_file;
     const char *window; /* --window as given (checked while parsing) */
     int force;
-    struct gsvd_geno_params geno;
-    struct gsvd_ldprune_params lp;
+    uint64_t step;
+    double r2;
+    struct gsvd_cli_geno geno;
     struct gsvd_cli_zarr_out zout;
-    char *command;
     struct gsvd_cli_common common;
 };
 
@@ -55,13 +45,15 @@ static const struct gsvd_opt prune_options[] = {
      .key = 'w',
      .type = GSVD_OPT_CALL,
      LD(window),
+     .lib = "window",
      .arg = "SIZE",
      .parse = parse_window,
      .help = "window: INT variants, or INTkb / INTbp along\nvariant_position within each "
              "variant_contig [required]"},
     {.name = "step",
      .type = GSVD_OPT_UINT,
-     LD(lp.step),
+     LD(step),
+     .lib = "step",
      .arg = "INT",
      .lo = 1,
      .hi = (uint64_t)1 << 40,
@@ -69,7 +61,8 @@ static const struct gsvd_opt prune_options[] = {
      .help = "variants the window moves by [1]"},
     {.name = "r2",
      .type = GSVD_OPT_DOUBLE,
-     LD(lp.r2),
+     LD(r2),
+     .lib = "r2",
      .arg = "X",
      .dlo = 0,
      .dhi = 1,
@@ -112,114 +105,109 @@ const struct gsvd_cmd_spec gsvd_cmd_ldprune_spec = {
              "(man gensvd-ldprune); r^2 of dosages over the samples called in both; monomorphic\n"
              "variants are removed.\n",
     .groups = ld_groups,
-    .n_groups = GSVD_ARRAY_LEN(ld_groups),
+    .n_groups = GSVD_CLI_LEN(ld_groups),
     .opts_size = sizeof(struct ld_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
-static int write_zarr(const struct ld_opts *o, const struct gsvd_ldprune_result *r,
-                      int input_format)
+/* A number of the result's attributes (0 when absent: the library reported it). */
+static double attr(const gensvd_result *res, const char *name)
 {
-    struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, input_format);
-    struct gsvd_ldprune_store_info info = {.command = o->command,
-                                           .source = o->input,
-                                           .lp = &o->lp,
-                                           .geno = &o->geno,
-                                           .samples_subset = o->samples_file != NULL};
-    gsvd_result *res = NULL;
-    int rc = gsvd_ldprune_store_build(&info, r, &res);
-    if (rc == GSVD_OK)
-        rc = gsvd_result_write(res, o->output, o->force, &wp, 1);
-    gsvd_result_free(res);
-    return rc;
+    double v = 0;
+    return gensvd_result_attr_double(res, name, &v) == GENSVD_OK ? v : 0;
 }
 
-/* contig_id names beside the genotype array's group root, when present. */
-static void contig_names(struct gsvd_cli_input *in, struct gsvd_strlist *names)
+/* The variant table on stdout: variant, contig (its contig_id name, else the index), position
+ * ("." without variant_position), keep, from the arrays the result holds. */
+static int write_tsv(const gensvd_result *res)
 {
-    char *path = NULL;
-    gsvd_array *a = NULL;
-    gsvd_reader *r = NULL;
-    if (gsvd_key_join(in->node, "contig_id", &path) == GSVD_OK &&
-        gsvd_tree_node_kind(in->tree, path) == GSVD_NODE_ARRAY &&
-        gsvd_array_open(in->tree, path, &a) == GSVD_OK && gsvd_array_meta(a)->ndim == 1 &&
-        gsvd_reader_new(a, &r) == GSVD_OK &&
-        gsvd_reader_read_strings(r, 0, gsvd_array_meta(a)->shape[0], names) < 0)
-        gsvd_strlist_free(names);
-    gsvd_reader_free(r);
-    gsvd_array_close(a);
-    gsvd_free(path);
-}
+    struct gensvd_array_view index, contig, pos, names, keep;
+    int has_pos, rc = gensvd_result_array(res, "variant_index", &index);
 
-static int write_tsv(struct gsvd_cli_input *in, const struct gsvd_ldprune_result *r)
-{
-    struct gsvd_strlist names = GSVD_STRLIST_INIT;
-    contig_names(in, &names);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "variant_contig", &contig);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "variant_ld_keep", &keep);
+    if (rc != GENSVD_OK)
+        return rc;
+    has_pos = gensvd_result_array(res, "variant_position", &pos) == GENSVD_OK;
+    if (gensvd_result_array(res, "contig_id", &names) != GENSVD_OK)
+        names.shape[0] = 0;
     printf("variant\tcontig\tposition\tkeep\n");
-    for (uint64_t v = r->range_start; v < r->range_stop; v++) {
-        uint64_t k = v - r->range_start;
-        int64_t c = r->contig[k];
+    for (uint64_t k = 0; k < index.shape[0]; k++) {
+        uint64_t v = ((const uint64_t *)index.data)[k];
+        int64_t c = ((const int64_t *)contig.data)[k];
+        int kept = ((const uint8_t *)keep.data)[v];
         printf("%llu\t", (unsigned long long)v);
-        if (c >= 0 && (uint64_t)c < names.n)
-            fputs(names.items[c], stdout);
+        if (c >= 0 && (uint64_t)c < names.shape[0])
+            fputs(((const char *const *)names.data)[c], stdout);
         else
             printf("%lld", (long long)c);
-        if (r->position)
-            printf("\t%lld\t%d\n", (long long)r->position[k], r->keep[v]);
+        if (has_pos)
+            printf("\t%lld\t%d\n", (long long)((const int64_t *)pos.data)[k], kept);
         else
-            printf("\t.\t%d\n", r->keep[v]);
+            printf("\t.\t%d\n", kept);
     }
-    gsvd_strlist_free(&names);
-    return ferror(stdout) ? GSVD_EIO : GSVD_OK;
+    return ferror(stdout) ? GENSVD_EIO : GENSVD_OK;
 }
 
-static int run(struct ld_opts *o, const struct gsvd_cli_common *common)
+/* The run without its destination, then the summary, the output and the table, in the order
+ * the command always printed them. */
+static int run(const struct ld_opts *o, const char *input, int tsv, const char *command)
 {
-    struct gsvd_cli_input in = {0};
-    struct gsvd_strlist samples = GSVD_STRLIST_INIT;
-    struct gsvd_ldprune_result r = {0};
-    int rc = GSVD_OK;
+    gensvd_ctx *ctx = NULL;
+    gensvd_source *src = NULL;
+    gensvd_dest *dest = NULL;
+    gensvd_options *opt = NULL;
+    gensvd_result *res = NULL;
+    struct gensvd_array_view index = {0};
+    int rc = gsvd_cli_ctx(&o->common, NULL, NULL, NULL, &ctx);
 
-    GSVD_TRY(gsvd_cli_check_outputs(o->output, o->force, NULL, 0)); /* before any input */
-    if (o->samples_file) {
-        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
-        o->geno.samples = &samples;
-    }
-    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
-    if (o->output)
-        GSVD_TRY(gsvd_cli_zarr_out_check_input("ldprune", &o->zout, gsvd_tree_format(in.tree)));
-    o->geno.n_threads = common->threads;
-    o->lp.n_threads = common->threads;
-    GSVD_TRY(gsvd_cli_ldprune_mask(&in, &o->geno, &o->lp, &r));
-    gsvd_cli_note("%llu of %llu variants kept (%llu considered: %llu pruned by LD, %llu "
-                  "monomorphic)",
-                  (unsigned long long)r.n_kept, (unsigned long long)(r.range_stop - r.range_start),
-                  (unsigned long long)r.n_considered, (unsigned long long)r.n_pruned,
-                  (unsigned long long)r.n_monomorphic);
-    if (o->output)
-        GSVD_TRY(write_zarr(o, &r, gsvd_tree_format(in.tree)));
-    if (o->format || !o->output)
-        GSVD_TRY(write_tsv(&in, &r));
-    {
+    if (rc == GENSVD_OK && o->output) /* before any input */
+        rc = gsvd_cli_dest(ctx, o->output, o->force, &o->zout, &dest);
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_source(ctx, input, &o->geno, o->samples_file, NULL, NULL, &src);
+    if (rc == GENSVD_OK && dest &&
+        (rc = gsvd_cli_zarr_out_check_input("ldprune", &o->zout, gensvd_source_zarr_format(src))) ==
+            GENSVD_OK)
+        rc = gsvd_cli_dest_shard(dest, &o->zout, gensvd_source_zarr_format(src));
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_options(ctx, GENSVD_LDPRUNE, &gsvd_cmd_ldprune_spec, o, command, &opt);
+    if (rc == GENSVD_OK)
+        rc = gensvd_run(ctx, opt, src, NULL, &res);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "variant_index", &index);
+    if (rc == GENSVD_OK)
+        gsvd_cli_note("%.0f of %llu variants kept (%.0f considered: %.0f pruned by LD, %.0f "
+                      "monomorphic)",
+                      attr(res, "n_kept"), (unsigned long long)index.shape[0],
+                      attr(res, "n_considered"), attr(res, "n_pruned"), attr(res, "n_monomorphic"));
+    if (rc == GENSVD_OK && dest)
+        rc = gensvd_result_write(ctx, res, dest);
+    if (rc == GENSVD_OK && tsv)
+        rc = write_tsv(res);
+    if (rc == GENSVD_OK) {
         char where[1024];
         snprintf(where, sizeof where, "%s%s%s", o->output ? o->output : "",
-                 o->output && o->format ? " and " : "",
-                 o->format || !o->output ? "the variant table to standard output" : "");
+                 o->output && tsv ? " and " : "",
+                 tsv ? "the variant table to standard output" : "");
         gsvd_cli_done(where);
     }
-out:
-    gsvd_ldprune_result_free(&r);
-    gsvd_cli_close_input(&in);
-    gsvd_strlist_free(&samples);
+    gensvd_result_free(res);
+    gensvd_options_free(opt);
+    gensvd_source_free(src);
+    gensvd_dest_free(dest);
+    gensvd_ctx_free(ctx);
     return rc;
 }
 
 int gsvd_cmd_ldprune(int argc, char **argv)
 {
-    struct ld_opts o = {.geno = GSVD_GENO_PARAMS_DEFAULT,
-                        .lp = GSVD_LDPRUNE_PARAMS_DEFAULT,
-                        .common = GSVD_CLI_COMMON_DEFAULT};
-    int first, rc = gsvd_opts_parse(&gsvd_cmd_ldprune_spec, argc, argv, &o, &first);
+    struct ld_opts o = {
+        .step = 1, .r2 = 0.2, .geno = GSVD_CLI_GENO_DEFAULT, .common = GSVD_CLI_COMMON_DEFAULT};
+    char *command;
+    uint64_t w, bp;
+    int tsv, first, rc = gsvd_opts_parse(&gsvd_cmd_ldprune_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
@@ -228,16 +216,16 @@ int gsvd_cmd_ldprune(int argc, char **argv)
                                     first >= argc ? "missing INPUT" : "too many arguments");
     if (!o.window)
         return gsvd_cli_usage_error("ldprune", "--window is required (e.g. 1000 or 500kb)");
-    if (gsvd_cli_parse_window(o.window, &o.lp.window, &o.lp.window_bp) < 0)
+    if (gsvd_cli_parse_window(o.window, &w, &bp) < 0)
         return GSVD_EXIT_INTERNAL; /* checked while parsing */
-    if (!(o.lp.r2 < 1))
-        return gsvd_cli_usage_error("ldprune", "invalid --r2 '%g' (0 <= X < 1)", o.lp.r2);
+    if (!(o.r2 < 1))
+        return gsvd_cli_usage_error("ldprune", "invalid --r2 '%g' (0 <= X < 1)", o.r2);
     if (gsvd_cli_zarr_out_check("ldprune", &o.zout) != 0)
         return GSVD_EXIT_USAGE;
-    o.input = argv[first];
+    tsv = o.format != NULL || !o.output;
     gsvd_cli_common_apply(&o.common);
-    o.command = gsvd_cli_command_line(argc, argv);
-    rc = run(&o, &o.common);
-    gsvd_free(o.command);
+    command = gsvd_cli_command_line(argc, argv);
+    rc = run(&o, argv[first], tsv, command);
+    gsvd_cli_free(command);
     return gsvd_cli_exit_code(rc);
 }

@@ -386,7 +386,15 @@ GENSVD_API enum gensvd_analysis gensvd_result_analysis(const gensvd_result *res)
 
 /* The result's arrays: the i-th name (NULL past the last) and an array by name (GENSVD_OK, or
  * GENSVD_ENOTFOUND).  The names and dimensions are those of the output schema on the
- * command's manual page (sgkit's names: sample_pca_projection, ...). */
+ * command's manual page (sgkit's names: sample_pca_projection, ...).
+ * A GENSVD_LDPRUNE result also holds the table of the variants it scanned (the range of
+ * "variant-start" and "variant-stop"), found by name only: gensvd_result_array_name does not
+ * list these arrays and no destination receives them.  "variant_index" (UINT64, each
+ * variant's index in the genotype array), "variant_contig" (INT64, the input's
+ * variant_contig, 0 without one) and "variant_position" (INT64; absent when the input has no
+ * variant_position), each with one element per variant of the range, and "contig_id"
+ * (STRING, the input's contig_id beside its genotypes, which variant_contig indexes; absent
+ * when the input has none).  The views are borrowed from the result, as every view. */
 GENSVD_API const char *gensvd_result_array_name(const gensvd_result *res, size_t i);
 GENSVD_API int gensvd_result_array(const gensvd_result *res, const char *name,
                                    struct gensvd_array_view *out);

@@ -279,6 +279,8 @@ struct gensvd_result {
     gensvd_ctx *ctx;
     enum gensvd_analysis analysis;
     gsvd_result *r;               /* the arrays and attributes */
+    gsvd_result *held;            /* arrays beside them, found by name only, never listed nor
+                                     written (GENSVD_LDPRUNE: the variant table; owned) */
     int input_format;             /* the default output format (the input's) */
     struct gsvd_pca_result *pca;  /* GENSVD_PCA: kept for a later GENSVD_PROJECT (owned) */
     struct gsvd_pca_model *model; /* ... as a model (owned) */

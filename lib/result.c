@@ -44,6 +44,7 @@ void gensvd_result_free(gensvd_result *res)
     if (!res)
         return;
     gsvd_result_free(res->r);
+    gsvd_result_free(res->held);
     gsvd_pca_result_free(res->pca);
     if (res->model) {
         gsvd_pca_model_free(res->model);
@@ -103,7 +104,8 @@ int gensvd_result_array(const gensvd_result *res, const char *name, struct gensv
     memset(out, 0, sizeof *out);
     if (!res || !name)
         return GENSVD_EINVAL;
-    a = gsvd_result_find(res->r, name);
+    if (!(a = gsvd_result_find(res->r, name)))
+        a = gsvd_result_find(res->held, name);
     if (!a || !a->data || a->spec.ndim > GENSVD_MAX_DIMS)
         return GENSVD_ENOTFOUND; /* absent, or written to a destination as it was computed */
     out->data = a->data;
@@ -125,6 +127,8 @@ const char *gensvd_result_attrs_json(const gensvd_result *res)
 const char *gensvd_result_array_attrs_json(const gensvd_result *res, const char *name)
 {
     const struct gsvd_result_array *a = res && name ? gsvd_result_find(res->r, name) : NULL;
+    if (!a && res && name)
+        a = gsvd_result_find(res->held, name);
     if (!a)
         return NULL;
     return a->spec.attrs_json && *a->spec.attrs_json ? a->spec.attrs_json : "{}";

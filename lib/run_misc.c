@@ -135,7 +135,7 @@ int lib_run_ldprune(struct lib_run *run)
     struct gsvd_ldprune_params lp = run->opt->u.ldprune.lp;
     struct gsvd_ldprune_result r = {0};
     struct lib_sel sel = {0};
-    gsvd_result *gr = NULL;
+    gsvd_result *gr = NULL, *table = NULL;
     int rc = GSVD_OK;
 
     if (!lp.window && !lp.window_bp)
@@ -151,11 +151,16 @@ int lib_run_ldprune(struct lib_run *run)
                                                .samples_subset = run->src->samples_set};
         GSVD_TRY(gsvd_ldprune_store_build(&info, &r, &gr));
     }
+    /* the variant table (contigs, positions) is held beside the output group, not written */
+    GSVD_TRY(gsvd_ldprune_table_build(run->src->tree, run->src->node, &r, &table));
     GSVD_TRY(lib_run_write(run, gr, run->src->input_format));
     GSVD_TRY(lib_result_new(run->ctx, GENSVD_LDPRUNE, gr, run->src->input_format, &run->out));
     gr = NULL;
+    run->out->held = table;
+    table = NULL;
 out:
     gsvd_result_free(gr);
+    gsvd_result_free(table);
     gsvd_ldprune_result_free(&r);
     lib_sel_free(&sel);
     return rc;

@@ -105,5 +105,16 @@ struct gsvd_ldprune_store_info {
 GSVD_NODISCARD int gsvd_ldprune_store_build(const struct gsvd_ldprune_store_info *info,
                                             const struct gsvd_ldprune_result *r, gsvd_result **out);
 
+/* The variants of the scanned range as arrays held beside the output group, never written
+ * (`gensvd ldprune`'s table: variant, contig, position): variant_index (uint64, each variant's
+ * index in the genotype array), variant_contig (int64, r->contig), variant_position (int64,
+ * r->position; absent when r has none), each of r->range_stop - r->range_start elements, and
+ * contig_id (strings: the 1-D string array of that name under node `node` of t, which
+ * variant_contig indexes; absent when there is none or it cannot be read).  Caller frees *out
+ * (gsvd_result_free).  GSVD_OK or GSVD_ENOMEM; contig_id's read errors are logged and
+ * otherwise ignored. */
+GSVD_NODISCARD int gsvd_ldprune_table_build(gsvd_tree *t, const char *node,
+                                            const struct gsvd_ldprune_result *r, gsvd_result **out);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_LDPRUNE_LDPRUNE_H */

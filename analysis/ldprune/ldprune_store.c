@@ -1,6 +1,7 @@
 /* analysis/ldprune/ldprune_store.c - what `ldprune` and `pca --ld-prune` share around the pruning
  * pass (ldprune.h): the window and R2,WINDOW[,STEP] parsers, the pass as a mask over a store's
- * genotypes, and the output group (variant_ld_keep and the run's attributes). */
+ * genotypes, the output group (variant_ld_keep and the run's attributes), and the variant
+ * table held beside it (ldprune's TSV). */
 #include "gsvd_config.h"
 #include "analysis/ldprune/ldprune.h"
 
@@ -10,7 +11,10 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parse.h"
+#include "zarr/array.h"
 #include "zarr/meta.h"
+#include "zarr/reader.h"
+#include "zarr/store.h"
 
 int gsvd_ldprune_parse_window(const char *s, uint64_t *variants, uint64_t *bp)
 {
@@ -126,5 +130,70 @@ int gsvd_ldprune_store_build(const struct gsvd_ldprune_store_info *info,
 out:
     gsvd_result_free(res);
     gsvd_buf_free(&attrs);
+    return rc;
+}
+
+/* contig_id beside the group `node`, when it is a 1-D array of strings (else names stays
+ * empty, and variant_contig's integers are the table's contigs; another kind of array there is
+ * no error, it only names no contig). */
+static void contig_names(gsvd_tree *t, const char *node, struct gsvd_strlist *names)
+{
+    char *path = NULL;
+    gsvd_array *a = NULL;
+    gsvd_reader *r = NULL;
+    char kind;
+    if (gsvd_key_join(node, "contig_id", &path) == GSVD_OK &&
+        gsvd_tree_node_kind(t, path) == GSVD_NODE_ARRAY &&
+        gsvd_array_open(t, path, &a) == GSVD_OK && gsvd_array_meta(a)->ndim == 1 &&
+        ((kind = gsvd_array_meta(a)->dtype.kind) == 'O' || kind == 'S' || kind == 'U') &&
+        gsvd_reader_new(a, &r) == GSVD_OK &&
+        gsvd_reader_read_strings(r, 0, gsvd_array_meta(a)->shape[0], names) < 0)
+        gsvd_strlist_free(names);
+    gsvd_reader_free(r);
+    gsvd_array_close(a);
+    gsvd_free(path);
+}
+
+/* A 1-D array of n elements along `dim`, held (never written: chunks and fill are nominal). */
+static int add_held(gsvd_result *res, const char *name, const char *dim, char kind, uint64_t n,
+                    const void *data)
+{
+    struct gsvd_array_spec s = {
+        .path = name,
+        .ndim = 1,
+        .shape = {n},
+        .chunks = {n ? n : 1},
+        .dtype = {kind, kind == 'O' ? '|' : '<', kind == 'O' ? sizeof(char *) : 8},
+        .dims = {dim}};
+    return gsvd_result_add(res, &s, data);
+}
+
+int gsvd_ldprune_table_build(gsvd_tree *t, const char *node, const struct gsvd_ldprune_result *r,
+                             gsvd_result **out)
+{
+    struct gsvd_strlist names = GSVD_STRLIST_INIT;
+    uint64_t n = r->range_stop - r->range_start, *index = NULL;
+    gsvd_result *res = NULL;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    if (!(index = gsvd_malloc((n ? n : 1) * sizeof *index)))
+        return GSVD_ENOMEM;
+    for (uint64_t k = 0; k < n; k++)
+        index[k] = r->range_start + k;
+    contig_names(t, node, &names);
+    GSVD_TRY(gsvd_result_new(&res));
+    GSVD_TRY(add_held(res, "variant_index", "variants", 'u', n, index));
+    GSVD_TRY(add_held(res, "variant_contig", "variants", 'i', n, r->contig));
+    if (r->position)
+        GSVD_TRY(add_held(res, "variant_position", "variants", 'i', n, r->position));
+    if (names.n)
+        GSVD_TRY(add_held(res, "contig_id", "contigs", 'O', names.n, names.items));
+    *out = res;
+    res = NULL;
+out:
+    gsvd_result_free(res);
+    gsvd_strlist_free(&names);
+    gsvd_free(index);
     return rc;
 }
