@@ -21,7 +21,11 @@
  *     --threads N
  *     --ctx NAME=VALUE  a context setting (gensvd_ctx_set_string: credentials, endpoint, ...)
  *     --verbose         the library's messages (info and up) on stderr
- * Exit status 0, or 1 with the library's last error on stderr.  Nothing on stdout. */
+ *     --names           after the run, the names gensvd_result_array_name lists, one a line
+ *     --print NAME      after the run, the 1-D array NAME of the result (gensvd_result_array),
+ *                       one element a line (integers, or strings); "absent" when not found
+ * Exit status 0, or 1 with the library's last error on stderr.  Nothing on stdout but what
+ * --names and --print ask for. */
 #include <gensvd.h>
 
 #include <stdatomic.h>
@@ -99,6 +103,36 @@ static int add_raw(gensvd_source *src, const char *spec, void **buf)
     return gensvd_source_add_array(src, name, *buf, t, ndim, shape, NULL);
 }
 
+/* --print NAME: a 1-D integer, bool or string array, one element a line. */
+static int print_array(const gensvd_result *res, const char *name)
+{
+    struct gensvd_array_view v;
+    if (gensvd_result_array(res, name, &v) != 0)
+        return puts("absent") < 0;
+    if (v.ndim != 1)
+        return fprintf(stderr, "lib_run: %s is not 1-D\n", name), 1;
+    for (uint64_t i = 0; i < v.shape[0]; i++) {
+        switch (v.dtype) {
+        case GENSVD_DTYPE_STRING:
+            puts(((const char *const *)v.data)[i]);
+            break;
+        case GENSVD_DTYPE_INT64:
+            printf("%lld\n", (long long)((const int64_t *)v.data)[i]);
+            break;
+        case GENSVD_DTYPE_UINT64:
+            printf("%llu\n", (unsigned long long)((const uint64_t *)v.data)[i]);
+            break;
+        case GENSVD_DTYPE_BOOL:
+        case GENSVD_DTYPE_UINT8:
+            printf("%d\n", ((const uint8_t *)v.data)[i]);
+            break;
+        default:
+            return fprintf(stderr, "lib_run: %s: --print takes integers or strings\n", name), 1;
+        }
+    }
+    return 0;
+}
+
 static enum gensvd_analysis analysis_of(const char *s)
 {
     static const char *const names[] = {"",        "pca",      "project",  "pdist",     "ldprune",
@@ -124,7 +158,8 @@ int main(int argc, char **argv)
     void *raw[MAX_ARRAYS] = {0};
     int memory = 0, chunked = 0, n_raw = 0, fail_at = 0, rc = 0, a;
     atomic_int calls = 0;
-    const char *write_dir = NULL, *pcs_store = NULL;
+    const char *write_dir = NULL, *pcs_store = NULL, *print[MAX_ARRAYS];
+    int n_print = 0, names = 0;
     uint64_t chunk_rows = 97;
     enum gensvd_analysis an;
 
@@ -143,6 +178,10 @@ int main(int argc, char **argv)
             write_dir = argv[++a];
         else if (!strcmp(argv[a], "--pcs") && a + 1 < argc)
             pcs_store = argv[++a];
+        else if (!strcmp(argv[a], "--print") && a + 1 < argc && n_print < MAX_ARRAYS)
+            print[n_print++] = argv[++a];
+        else if (!strcmp(argv[a], "--names"))
+            names = 1;
         else if (!strcmp(argv[a], "--verbose"))
             rc = gensvd_ctx_set_log(ctx, log_stderr, NULL, GENSVD_LOG_INFO);
         else if (!strcmp(argv[a], "--ctx") && a + 1 < argc) {
@@ -244,6 +283,11 @@ int main(int argc, char **argv)
         rc = gensvd_run(ctx, opt, src, dest, &res);
     if (rc == 0 && wdest)
         rc = gensvd_result_write(ctx, res, wdest);
+    for (size_t i = 0; rc == 0 && names && gensvd_result_array_name(res, i); i++)
+        puts(gensvd_result_array_name(res, i));
+    for (int i = 0; rc == 0 && i < n_print; i++)
+        if (print_array(res, print[i]) != 0)
+            rc = 1;
     if (rc != 0)
         fprintf(stderr, "lib_run: %s (%s)\n", gensvd_ctx_last_error(ctx), gensvd_strerror(rc));
     gensvd_result_free(res);

@@ -8,7 +8,11 @@
   pdist  of matrices made with numpy and handed over in memory (raw arrays, numpy's byte order):
          a float64 matrix (samples x features, option transpose) against scipy's pdist for each
          metric, and int8 genotypes with missing calls (pairwise deletion) against
-         tests/pdist/pdist_oracle.py's reference.
+         tests/pdist/pdist_oracle.py's reference;
+  ldprune's variant table (the arrays a GENSVD_LDPRUNE result holds by name only) against the
+         store's variant_contig, variant_position and contig_id read by zarr-python over the
+         variant range, from the store and from memory; the result lists and writes
+         variant_ld_keep alone.
 
 Usage: test_lib_oracles.py LIB_RUN TESTDATA   (the zarr 3 test venv's python)
 Last line "N passed, N failed"; exit 1 on a failure.
@@ -109,6 +113,62 @@ def pdist_genotypes(lib, tmp):
               np.array_equal(z["n_sites"][:], (C.astype(np.int64) @ C.T.astype(np.int64))))
 
 
+def lines(lib, *args):
+    r = subprocess.run([lib, *args], capture_output=True, text=True, timeout=600)
+    if r.returncode != 0:
+        print(r.stderr.strip())
+        return None
+    return r.stdout.splitlines()
+
+
+def ldprune_table(lib, store, tmp, start, stop, array=None, memory=False):
+    label = (f"ldprune table {os.path.basename(store)} {start}:{stop}"
+             f"{' in memory' if memory else ''}")
+    names = ["variant_index", "variant_contig", "variant_position", "contig_id",
+             "variant_ld_keep"]
+    out = os.path.join(tmp, label.replace(" ", "_").replace(":", "-"))
+    args = (["--memory"] if memory else []) + ["--names"]
+    for n in names:
+        args += ["--print", n]
+    opts = ["window=20", "r2=0.1", f"src.variant-start={start}", f"src.variant-stop={stop}"]
+    if array:
+        opts.append(f"src.array={array}")
+    got = lines(lib, *args, "--write", out, "ldprune", store, "-", *opts)
+    if not check(f"{label}: ran", got is not None):
+        return
+    check(f"{label}: lists variant_ld_keep alone", got[0] == "variant_ld_keep", got[:2])
+    z = zarr.open_group(store, mode="r")
+    n = stop - start
+    i = 1
+    index = [int(x) for x in got[i:i + n]]
+    i += n
+    check(f"{label}: variant_index is the range", index == list(range(start, stop)))
+    contig = [int(x) for x in got[i:i + n]]
+    i += n
+    want = z["variant_contig"][start:stop].astype(np.int64) if "variant_contig" in z else \
+        np.zeros(n, np.int64)
+    check(f"{label}: variant_contig is the store's", np.array_equal(contig, want))
+    if "variant_position" in z:
+        pos = [int(x) for x in got[i:i + n]]
+        i += n
+        check(f"{label}: variant_position is the store's",
+              np.array_equal(pos, z["variant_position"][start:stop].astype(np.int64)))
+    else:
+        check(f"{label}: no variant_position", got[i] == "absent")
+        i += 1
+    if "contig_id" in z:
+        ids = [str(x) for x in z["contig_id"][:]]
+        check(f"{label}: contig_id is the store's", got[i:i + len(ids)] == ids)
+        i += len(ids)
+    else:
+        check(f"{label}: no contig_id", got[i] == "absent")
+        i += 1
+    keep = np.array([int(x) for x in got[i:]])
+    w = zarr.open_group(out, mode="r")
+    check(f"{label}: written, variant_ld_keep alone", sorted(w.array_keys()) == ["variant_ld_keep"])
+    check(f"{label}: variant_ld_keep as written", np.array_equal(keep, w["variant_ld_keep"][:]))
+
+
 def main():
     lib, testdata = sys.argv[1], sys.argv[2]
     stores = [os.path.join(testdata, "realdata", s) for s in ("khuman_chr22.vcz", "hapmap3.vcz")]
@@ -119,6 +179,10 @@ def main():
         pca_case(lib, stores[1], tmp, "randomized", True)
         pdist_float(lib, tmp)
         pdist_genotypes(lib, tmp)
+        ldprune_table(lib, stores[1], tmp, 1000, 3500)
+        ldprune_table(lib, stores[0], tmp, 0, 200, memory=True)
+        ldprune_table(lib, os.path.join(testdata, "zarr", "v2py", "allel_like.zarr"), tmp, 3, 20,
+                      array="calldata/GT")
     return summary()
 
 
