@@ -427,10 +427,14 @@ GENSVD_API int gensvd_options_set_rows_callback(gensvd_options *opt, gensvd_rows
 /* ---- plots -------------------------------------------------------------------------------- */
 
 /* Draw a pca output (GENSVD_PLOT_PCA: a PC scatter plot) or a pdist output (GENSVD_PLOT_PDIST:
- * a heatmap) read from input_url, into output_path (".svg" or ".png"), with the options of
- * `gensvd plot pca|pdist` ("color-by", "pcs", "title", ...).  The file is written through a
- * temporary name and renamed.  GENSVD_EINVAL (another extension, bad options),
- * GENSVD_ENOTBUILT (PNG without librsvg), or the input's errors. */
+ * a heatmap) read from input_url, into output_path, with the options of `gensvd plot
+ * pca|pdist` ("color-by", "pcs", "title", ...; "format" "auto" draws PNG for a name ending in
+ * .png, any case, else SVG).  This is the command: its checks, its warnings about the labels
+ * (the log, GENSVD_LOG_WARN) and its bytes.  The output's directory is checked before the
+ * input is read; the file is written through a temporary name and renamed (an existing file
+ * is replaced).  GENSVD_EINVAL (bad options), GENSVD_EINCONSIST (components or labels the
+ * input lacks), GENSVD_ENOTBUILT (PNG without librsvg), GENSVD_EIO (the output cannot be
+ * written there), or the input's errors. */
 GENSVD_API int gensvd_plot(gensvd_ctx *ctx, const gensvd_options *opt, const char *input_url,
                            const char *output_path);
 

@@ -1,5 +1,7 @@
 /* lib/plot.c - gensvd_plot: `gensvd plot pca|pdist` over plot/ (the PC scatter plot, the
- * distance heatmap), with the command's options, written through a temporary name. */
+ * distance heatmap), with the command's options, written through a temporary name: the one
+ * copy of the command's logic (the picture's directory checked before any input is read, the
+ * PCs asked for before the labels, the warnings about the labels). */
 #include "gsvd_config.h"
 #include "lib/lib_internal.h"
 
@@ -16,6 +18,7 @@
 #include "plot/pca_plot.h"
 #include "plot/png.h"
 #include "plot/svg.h"
+#include "zarr/dest.h"
 
 /* The finished SVG to path, rasterised first for PNG. */
 static int write_output(const char *path, int png, double dpi, const struct gsvd_buf *svg)
@@ -50,6 +53,29 @@ static int parse_pcs(const char *s, size_t *a, size_t *b)
     return GSVD_OK;
 }
 
+/* What the labels will look like, when that is not what the user may expect: none at all, or
+ * more than the palette's colours (plot/svg.h); `heatmap` for plot pdist's label bands. */
+static void warn_labels(const char *color_by, int heatmap, const struct gsvd_plot_labels *l)
+{
+    size_t n = l->names.n, shapes = (size_t)GSVD_PLOT_N_COLOURS * GSVD_PLOT_N_SHAPES;
+    if (l->n_unlabelled == l->n)
+        gsvd_log_warn("%s: no sample has a label", color_by);
+    if (n <= GSVD_PLOT_N_COLOURS)
+        return;
+    if (heatmap)
+        gsvd_log_warn("%s: %zu labels, but the label bands have %d colours: labels %d to %zu "
+                      "repeat them (the legend lists each label's colour)",
+                      color_by, n, GSVD_PLOT_N_COLOURS, GSVD_PLOT_N_COLOURS + 1, n);
+    else if (n <= shapes)
+        gsvd_log_warn("%s: %zu labels: the palette has %d colours, so labels %d to %zu repeat "
+                      "them with other marker shapes (see the legend)",
+                      color_by, n, GSVD_PLOT_N_COLOURS, GSVD_PLOT_N_COLOURS + 1, n);
+    else
+        gsvd_log_warn("%s: %zu labels: %d colours and %d marker shapes tell only %zu apart; "
+                      "labels %zu to %zu look like earlier ones",
+                      color_by, n, GSVD_PLOT_N_COLOURS, GSVD_PLOT_N_SHAPES, shapes, shapes + 1, n);
+}
+
 static int plot_pca(const gensvd_ctx *ctx, const struct lib_plot_opts *o, struct lib_store *in,
                     const char *output, int png)
 {
@@ -69,11 +95,11 @@ static int plot_pca(const gensvd_ctx *ctx, const struct lib_plot_opts *o, struct
                         o->pcs);
     p.progress = lib_progress(ctx);
     GSVD_TRY(gsvd_plot_pcs_read(in->t, in->node, &pcs));
+    GSVD_TRY(gsvd_plot_pca_check(&pcs, &p)); /* the PCs asked for, before the labels are read */
     if (o->color_by) {
         GSVD_TRY(gsvd_plot_labels_load(o->color_by, o->label_column, in->t, &pcs.ids, &labels));
         p.labels = &labels;
-        if (labels.n_unlabelled == labels.n)
-            gsvd_log_warn("%s: no sample has a label", o->color_by);
+        warn_labels(o->color_by, 0, &labels);
     }
     GSVD_TRY(gsvd_plot_pca(&pcs, &p, &svg));
     GSVD_TRY(write_output(output, png, o->dpi, &svg));
@@ -146,6 +172,7 @@ static int plot_pdist(const gensvd_ctx *ctx, const struct lib_plot_opts *o, stru
     if (o->color_by) {
         GSVD_TRY(gsvd_plot_labels_load(o->color_by, o->label_column, in->t, &ids, &labels));
         p.labels = &labels;
+        warn_labels(o->color_by, 1, &labels);
     }
     if (p.order == GSVD_PLOT_ORDER_PC1) {
         GSVD_TRY(read_pc1(o->pcs, &ids, &pc1));
@@ -189,11 +216,13 @@ int gensvd_plot(gensvd_ctx *ctx, const gensvd_options *opt, const char *input_ur
           (o->format == 0 && n >= 4 && strcasecmp(output_path + n - 4, ".png") == 0);
     if (png && !gsvd_plot_png_available()) {
         rc = lib_fail(GSVD_ENOTBUILT,
-                      "%s: PNG output is not built into this gensvd (librsvg); "
-                      "write SVG",
+                      "%s: PNG output is not built into this gensvd (rebuild with librsvg: "
+                      "apt-get install librsvg2-dev; cmake -DGENSVD_PNG=ON), or write SVG",
                       output_path);
         goto out;
     }
+    /* the picture's directory before any input is read; an existing picture is replaced */
+    GSVD_TRY(gsvd_dest_check_file(output_path, 1));
     GSVD_TRY(lib_store_open(input_url, &in));
     rc = opt->analysis == GENSVD_PLOT_PCA ? plot_pca(ctx, o, &in, output_path, png)
                                           : plot_pdist(ctx, o, &in, output_path, png);

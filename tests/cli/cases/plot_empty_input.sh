@@ -1,0 +1,2 @@
+# an empty INPUT is refused in words, before anything is read
+"$GENSVD" plot pca "" -o p.svg
