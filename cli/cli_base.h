@@ -234,6 +234,9 @@ GSVD_CLI_NODISCARD int gsvd_cli_source(gensvd_ctx *ctx, const char *input,
  * command's parsed options struct) to opt. */
 GSVD_CLI_NODISCARD int gsvd_cli_forward(const struct gsvd_cmd_spec *spec, const void *target,
                                         gensvd_options *opt);
+/* A number among the result's attributes, 0 when absent (the library reported it): the
+ * summaries' counts. */
+double gsvd_cli_attr(const gensvd_result *res, const char *name);
 /* New options of analysis `an` with gsvd_cli_forward's values and the command line recorded
  * as the output's "command" attribute (`command` may be NULL). */
 GSVD_CLI_NODISCARD int gsvd_cli_options(gensvd_ctx *ctx, enum gensvd_analysis an,

@@ -288,3 +288,9 @@ int gsvd_cli_stdout_done(void)
     }
     return GENSVD_OK;
 }
+
+double gsvd_cli_attr(const gensvd_result *res, const char *name)
+{
+    double v = 0;
+    return gensvd_result_attr_double(res, name, &v) == GENSVD_OK ? v : 0;
+}

@@ -110,13 +110,6 @@ const struct gsvd_cmd_spec gsvd_cmd_ldprune_spec = {
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
-/* A number of the result's attributes (0 when absent: the library reported it). */
-static double attr(const gensvd_result *res, const char *name)
-{
-    double v = 0;
-    return gensvd_result_attr_double(res, name, &v) == GENSVD_OK ? v : 0;
-}
-
 /* The variant table on stdout: variant, contig (its contig_id name, else the index), position
  * ("." without variant_position), keep, from the arrays the result holds. */
 static int write_tsv(const gensvd_result *res)
@@ -180,8 +173,9 @@ static int run(const struct ld_opts *o, const char *input, int tsv, const char *
     if (rc == GENSVD_OK)
         gsvd_cli_note("%.0f of %llu variants kept (%.0f considered: %.0f pruned by LD, %.0f "
                       "monomorphic)",
-                      attr(res, "n_kept"), (unsigned long long)index.shape[0],
-                      attr(res, "n_considered"), attr(res, "n_pruned"), attr(res, "n_monomorphic"));
+                      gsvd_cli_attr(res, "n_kept"), (unsigned long long)index.shape[0],
+                      gsvd_cli_attr(res, "n_considered"), gsvd_cli_attr(res, "n_pruned"),
+                      gsvd_cli_attr(res, "n_monomorphic"));
     if (rc == GENSVD_OK && dest)
         rc = gensvd_result_write(ctx, res, dest);
     if (rc == GENSVD_OK && tsv)

@@ -110,13 +110,6 @@ const struct gsvd_cmd_spec gsvd_cmd_related_spec = {
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
-/* A number of the result's attributes (0 when absent: the library reported it). */
-static double attr(const gensvd_result *res, const char *name)
-{
-    double v = 0;
-    return gensvd_result_attr_double(res, name, &v) == GENSVD_OK ? v : 0;
-}
-
 /* The kept sample IDs on stdout after a #IID header (plink2's .king.cutoff.in.id). */
 static int write_tsv(const gensvd_result *res)
 {
@@ -159,9 +152,10 @@ static int run(const struct related_opts *o, const char *input, int tsv, const c
     if (rc == GENSVD_OK)
         gsvd_cli_note("%.0f samples, %.0f variants, %.0f pairs with kinship > %g among %.0f "
                       "samples: %.0f removed, %.0f kept",
-                      attr(r.res, "N"), attr(r.res, "M"), attr(r.res, "n_related_pairs"), o->cutoff,
-                      attr(r.res, "n_related_samples"), attr(r.res, "n_removed"),
-                      attr(r.res, "n_unrelated"));
+                      gsvd_cli_attr(r.res, "N"), gsvd_cli_attr(r.res, "M"),
+                      gsvd_cli_attr(r.res, "n_related_pairs"), o->cutoff,
+                      gsvd_cli_attr(r.res, "n_related_samples"), gsvd_cli_attr(r.res, "n_removed"),
+                      gsvd_cli_attr(r.res, "n_unrelated"));
     if (rc == GENSVD_OK && tsv)
         rc = write_tsv(r.res);
     if (rc == GENSVD_OK)
