@@ -141,57 +141,45 @@ static int write_tsv(const gensvd_result *res)
         else
             printf("\t.\t%d\n", kept);
     }
-    return ferror(stdout) ? GENSVD_EIO : GENSVD_OK;
+    return gsvd_cli_stdout_done();
 }
 
 /* The run without its destination, then the summary, the output and the table, in the order
- * the command always printed them. */
+ * the command always printed them (a write error comes after the summary). */
 static int run(const struct ld_opts *o, const char *input, int tsv, const char *command)
 {
-    gensvd_ctx *ctx = NULL;
-    gensvd_source *src = NULL;
-    gensvd_dest *dest = NULL;
-    gensvd_options *opt = NULL;
-    gensvd_result *res = NULL;
+    struct gsvd_cli_run r = {.cmd = "ldprune",
+                             .analysis = GENSVD_LDPRUNE,
+                             .spec = &gsvd_cmd_ldprune_spec,
+                             .target = o,
+                             .command = command,
+                             .common = &o->common,
+                             .output = o->output,
+                             .force = o->force,
+                             .zout = &o->zout,
+                             .input = input,
+                             .geno = &o->geno,
+                             .samples_file = o->samples_file};
     struct gensvd_array_view index = {0};
-    int rc = gsvd_cli_ctx(&o->common, NULL, NULL, NULL, &ctx);
+    int rc = gsvd_cli_run_open(&r);
 
-    if (rc == GENSVD_OK && o->output) /* before any input */
-        rc = gsvd_cli_dest(ctx, o->output, o->force, &o->zout, &dest);
     if (rc == GENSVD_OK)
-        rc = gsvd_cli_source(ctx, input, &o->geno, o->samples_file, NULL, NULL, &src);
-    if (rc == GENSVD_OK && dest &&
-        (rc = gsvd_cli_zarr_out_check_input("ldprune", &o->zout, gensvd_source_zarr_format(src))) ==
-            GENSVD_OK)
-        rc = gsvd_cli_dest_shard(dest, &o->zout, gensvd_source_zarr_format(src));
+        rc = gensvd_run(r.ctx, r.opt, r.src, NULL, &r.res);
     if (rc == GENSVD_OK)
-        rc = gsvd_cli_options(ctx, GENSVD_LDPRUNE, &gsvd_cmd_ldprune_spec, o, command, &opt);
-    if (rc == GENSVD_OK)
-        rc = gensvd_run(ctx, opt, src, NULL, &res);
-    if (rc == GENSVD_OK)
-        rc = gensvd_result_array(res, "variant_index", &index);
+        rc = gensvd_result_array(r.res, "variant_index", &index);
     if (rc == GENSVD_OK)
         gsvd_cli_note("%.0f of %llu variants kept (%.0f considered: %.0f pruned by LD, %.0f "
                       "monomorphic)",
-                      gsvd_cli_attr(res, "n_kept"), (unsigned long long)index.shape[0],
-                      gsvd_cli_attr(res, "n_considered"), gsvd_cli_attr(res, "n_pruned"),
-                      gsvd_cli_attr(res, "n_monomorphic"));
-    if (rc == GENSVD_OK && dest)
-        rc = gensvd_result_write(ctx, res, dest);
+                      gsvd_cli_attr(r.res, "n_kept"), (unsigned long long)index.shape[0],
+                      gsvd_cli_attr(r.res, "n_considered"), gsvd_cli_attr(r.res, "n_pruned"),
+                      gsvd_cli_attr(r.res, "n_monomorphic"));
+    if (rc == GENSVD_OK && r.dest)
+        rc = gensvd_result_write(r.ctx, r.res, r.dest);
     if (rc == GENSVD_OK && tsv)
-        rc = write_tsv(res);
-    if (rc == GENSVD_OK) {
-        char where[1024];
-        snprintf(where, sizeof where, "%s%s%s", o->output ? o->output : "",
-                 o->output && tsv ? " and " : "",
-                 tsv ? "the variant table to standard output" : "");
-        gsvd_cli_done(where);
-    }
-    gensvd_result_free(res);
-    gensvd_options_free(opt);
-    gensvd_source_free(src);
-    gensvd_dest_free(dest);
-    gensvd_ctx_free(ctx);
+        rc = write_tsv(r.res);
+    if (rc == GENSVD_OK)
+        gsvd_cli_done_to(o->output, tsv ? "the variant table" : NULL);
+    gsvd_cli_run_close(&r);
     return rc;
 }
 
