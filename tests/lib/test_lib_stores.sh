@@ -110,6 +110,23 @@ check "plot pca: the same SVG" cmp -s "$T/pca-cli.svg" "$T/pca-lib.svg"
 "$G" plot pdist "$T/dist" --max-cells 100 -o "$T/pd-cli.svg" 2>/dev/null
 check "plot pdist: library" "$L" plot-pdist "$T/dist" "$T/pd-lib.svg" max-cells=100
 check "plot pdist: the same SVG" cmp -s "$T/pd-cli.svg" "$T/pd-lib.svg"
+# gensvd_plot is the command: the picture's directory is checked before the input is read (the
+# input here does not exist, and the error names the directory), and 30 labels on a heatmap are
+# a warning (the manual's palette has 20 colours), with the command's SVG
+plot_no_dir() {
+    ! "$L" plot-pca "$T/none.zarr" "$T/no/such/dir/p.svg" 2>"$T/nodir.err" &&
+        grep -q "directory '$T/no/such/dir'" "$T/nodir.err" && ! grep -q none.zarr "$T/nodir.err"
+}
+check "plot: the output's directory before the input" plot_no_dir
+awk -F'\t' 'NR == 1 {print "IID\tgroup"} NR > 1 {print $2 "\tg" NR % 30}' \
+    "$D/realdata/hapmap3_957.populations.tsv" >"$T/labels30.tsv"
+"$G" plot pdist "$T/dist" --max-cells 100 --color-by "$T/labels30.tsv" -o "$T/pd30-cli.svg" 2>/dev/null
+plot_warns() {
+    "$L" --verbose plot-pdist "$T/dist" "$T/pd30-lib.svg" max-cells=100 "color-by=$T/labels30.tsv" \
+        2>"$T/pd30.err" && grep -q "30 labels, but the label bands have 20 colours" "$T/pd30.err"
+}
+check "plot pdist: more labels than colours is a warning" plot_warns
+check "plot pdist: labelled, the same SVG" cmp -s "$T/pd30-cli.svg" "$T/pd30-lib.svg"
 # simulate: no input; the library writes to its destination
 "$G" simulate -n 40 -m 300 -s 7 "$T/sim-cli" 2>/dev/null >/dev/null
 check "simulate: library run" "$L" simulate - "$T/sim-lib" samples=40 variants=300 seed=7 \
