@@ -146,8 +146,9 @@ struct gsvd_cli_zarr_out {
     int format;        /* 0: not given */
     uint64_t shard[2]; /* --shard; 0: not given */
 };
-/* After parsing: --shard with --zarr-format 2 (GSVD_EXIT_USAGE, reported); 0 otherwise. */
-int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z);
+/* After parsing: either option without a Zarr output (`output`, -o: NULL), or --shard with
+ * --zarr-format 2 (GSVD_EXIT_USAGE, reported); 0 otherwise. */
+int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z, const char *output);
 /* Once the input's Zarr format is known (2 or 3; 0: the command has no Zarr input and writes
  * format 2 by default): --shard needs a format 3 output, from --zarr-format or else the
  * input's.  GSVD_OK, or GSVD_EINVAL (exit 2) after reporting the usage error. */

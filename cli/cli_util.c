@@ -321,8 +321,11 @@ struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *uni
                   : (struct gsvd_progress){NULL, NULL};
 }
 
-int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z)
+int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z, const char *output)
 {
+    if (!output && (z->format || z->shard[0]))
+        return gsvd_cli_usage_error(cmd, "%s applies to the Zarr output: add -o OUT",
+                                    z->format ? "--zarr-format" : "--shard");
     if (z->shard[0] && z->format == 2)
         return gsvd_cli_usage_error(cmd, "--shard needs --zarr-format 3, not 2");
     return 0;

@@ -202,7 +202,7 @@ int gsvd_cmd_ldprune(int argc, char **argv)
         return GSVD_EXIT_INTERNAL; /* checked while parsing */
     if (!(o.r2 < 1))
         return gsvd_cli_usage_error("ldprune", "invalid --r2 '%g' (0 <= X < 1)", o.r2);
-    if (gsvd_cli_zarr_out_check("ldprune", &o.zout) != 0)
+    if (gsvd_cli_zarr_out_check("ldprune", &o.zout, o.output) != 0)
         return GSVD_EXIT_USAGE;
     tsv = o.format != NULL || !o.output;
     gsvd_cli_common_apply(&o.common);

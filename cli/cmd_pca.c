@@ -966,7 +966,7 @@ int gsvd_cmd_pca(int argc, char **argv)
         return gsvd_cli_usage_error("pca", "--samples and --sample-mask cannot be combined");
     if (o.want_loadings && !o.output)
         return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
-    if (gsvd_cli_zarr_out_check("pca", &o.zout) != 0)
+    if (gsvd_cli_zarr_out_check("pca", &o.zout, o.output) != 0)
         return GSVD_EXIT_USAGE;
     if (o.gram_f64 && o.gram_kernel != GSVD_GRAM_AUTO)
         return gsvd_cli_usage_error("pca", "--gram-f64 and --gram-kernel cannot be combined");

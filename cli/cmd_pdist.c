@@ -740,7 +740,7 @@ int gsvd_cmd_pdist(int argc, char **argv)
                                                  "or Zarr with -o): no --layout, --dtype or "
                                                  "--format");
     }
-    if (gsvd_cli_zarr_out_check("pdist", &o.zout) != 0)
+    if (gsvd_cli_zarr_out_check("pdist", &o.zout, o.output) != 0)
         return GSVD_EXIT_USAGE;
     if (first == argc && isatty(STDIN_FILENO))
         return gsvd_cli_usage_error("pdist", "missing INPUT (a Zarr store, a TSV/CSV file, or -)");

@@ -179,7 +179,7 @@ int gsvd_cmd_project(int argc, char **argv)
                                     first >= argc ? "missing INPUT" : "too many arguments");
     if (!o.pcs)
         return gsvd_cli_usage_error("project", "missing --pcs (the output of pca --loadings)");
-    if (gsvd_cli_zarr_out_check("project", &o.zout) != 0)
+    if (gsvd_cli_zarr_out_check("project", &o.zout, o.output) != 0)
         return GSVD_EXIT_USAGE;
     gsvd_cli_common_apply(&o.common);
     command = gsvd_cli_command_line(argc, argv);

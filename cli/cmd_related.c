@@ -181,7 +181,7 @@ int gsvd_cmd_related(int argc, char **argv)
     if (first < argc - 1)
         return gsvd_cli_usage_error("related", "too many arguments");
     tsv = o.format != NULL || !o.output;
-    if (gsvd_cli_zarr_out_check("related", &o.zout) != 0)
+    if (gsvd_cli_zarr_out_check("related", &o.zout, o.output) != 0)
         return GSVD_EXIT_USAGE;
     gsvd_cli_common_apply(&o.common);
     command = gsvd_cli_command_line(argc, argv);

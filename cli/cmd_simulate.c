@@ -224,7 +224,7 @@ int gsvd_cmd_simulate(int argc, char **argv)
     if (o.n_pops > o.n_samples)
         return gsvd_cli_usage_error("simulate", "more populations (%zu) than samples (%llu)",
                                     o.n_pops, (unsigned long long)o.n_samples);
-    if (gsvd_cli_zarr_out_check("simulate", &o.zout) != 0 ||
+    if (gsvd_cli_zarr_out_check("simulate", &o.zout, argv[first]) != 0 ||
         gsvd_cli_zarr_out_check_input("simulate", &o.zout, 0) != GENSVD_OK)
         return GSVD_EXIT_USAGE;
     gsvd_cli_common_apply(&o.common);
