@@ -1,9 +1,8 @@
-/* cli/cmd_pca.c - `gensvd pca`: options, input, backend, and the three output forms (Zarr group,
- * TSV on stdout, plink2 .eigenvec/.eigenval). */
+/* cli/cmd_pca.c - `gensvd pca`: options, input, backend, the run and its Zarr group; the text
+ * outputs (TSV on stdout, plink2 .eigenvec/.eigenval, --outlier-out) and the summary on stderr
+ * are formatted from plain arrays by cli/pca_text.c and cli/pca_summary.c (cli/pca_out.h). */
 #include "gsvd_config.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/opts_input.h"
 #include "cli/cli_mask.h"
+#include "cli/pca_out.h"
 #include "analysis/pca/pca_fit.h"
 #include "analysis/pca/pca_outlier.h"
 #include "common/alloc.h"
@@ -341,276 +341,68 @@ const struct gsvd_cmd_spec gsvd_cmd_pca_spec = {
               "unavailable.\n",
 };
 
+/* The scores (U S) of r's rows, as a new array (caller frees with gsvd_free), or NULL. */
+static double *scores_of(const struct gsvd_pca_result *r)
+{
+    size_t nk = r->n * r->k; /* r->u holds as many */
+    double *sc = gsvd_malloc((nk ? nk : 1) * sizeof *sc);
+    for (size_t i = 0; sc && i < nk; i++)
+        sc[i] = r->u[i] * r->s[i % r->k];
+    return sc;
+}
+
+/* The scores on stdout (cli/pca_text.c). */
 static int write_tsv(const struct gsvd_pca_result *r, const struct gsvd_strlist *ids)
 {
-    printf("sample_id");
-    for (size_t q = 0; q < r->k; q++)
-        printf("\tPC%zu", q + 1);
-    putchar('\n');
-    for (size_t i = 0; i < r->n; i++) {
-        fputs(ids->items[i], stdout);
-        for (size_t q = 0; q < r->k; q++)
-            printf("\t%.17g", r->u[i * r->k + q] * r->s[q]);
-        putchar('\n');
-    }
-    return ferror(stdout) ? GSVD_EIO : GSVD_OK;
-}
-
-/* Write PREFIX.ext through a temporary name and a rename. */
-static int write_text_file(const char *prefix, const char *ext, const struct gsvd_buf *text)
-{
-    char *path = gsvd_asprintf("%s%s", prefix, ext);
-    char *tmp = gsvd_asprintf("%s%s.tmp", prefix, ext);
-    FILE *fp = NULL;
-    int rc = GSVD_OK;
-
-    if (!path || !tmp) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    fp = fopen(tmp, "w");
-    if (!fp || fwrite(text->data, 1, text->len, fp) != text->len || fclose(fp) != 0) {
-        gsvd_log_error("%s: cannot write: %s", tmp, strerror(errno));
-        if (!fp)
-            goto out_err;
-        fp = NULL;
-        remove(tmp);
-        goto out_err;
-    }
-    fp = NULL;
-    if (rename(tmp, path) != 0) {
-        gsvd_log_error("%s: cannot rename into place: %s", path, strerror(errno));
-        remove(tmp);
-        goto out_err;
-    }
-    goto out;
-out_err:
-    rc = GSVD_EIO;
-out:
-    gsvd_free(path);
-    gsvd_free(tmp);
+    double *sc = scores_of(r);
+    int rc = sc ? gsvd_cli_pca_tsv(r->n, r->k, (const char *const *)ids->items, sc) : GSVD_ENOMEM;
+    gsvd_free(sc);
     return rc;
 }
 
-static int write_plink(const char *prefix, const struct gsvd_pca_result *r,
-                       const struct gsvd_strlist *ids)
-{
-    struct gsvd_buf vec = GSVD_BUF_INIT, val = GSVD_BUF_INIT;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_buf_puts(&vec, "#IID"));
-    for (size_t q = 0; q < r->k; q++)
-        GSVD_TRY(gsvd_buf_printf(&vec, "\tPC%zu", q + 1));
-    GSVD_TRY(gsvd_buf_puts(&vec, "\n"));
-    for (size_t i = 0; i < r->n; i++) {
-        GSVD_TRY(gsvd_buf_puts(&vec, ids->items[i]));
-        for (size_t q = 0; q < r->k; q++)
-            GSVD_TRY(gsvd_buf_printf(&vec, "\t%g", r->u[i * r->k + q]));
-        GSVD_TRY(gsvd_buf_puts(&vec, "\n"));
-    }
-    for (size_t q = 0; q < r->k; q++)
-        GSVD_TRY(gsvd_buf_printf(&val, "%g\n", r->s[q] * r->s[q] / (double)r->m_used));
-    GSVD_TRY(write_text_file(prefix, ".eigenvec", &vec));
-    GSVD_TRY(write_text_file(prefix, ".eigenval", &val));
-out:
-    gsvd_buf_free(&vec);
-    gsvd_buf_free(&val);
-    return rc;
-}
-
-/* "PC1-2, PC5" into buf: the components q (1-based in the text) whose flag is set. */
-static void pc_ranges(const int *on, size_t k, char *buf, size_t len)
-{
-    size_t at = 0;
-    buf[0] = '\0';
-    for (size_t q = 0; q < k && at < len; q++) {
-        if (!on[q] || (q > 0 && on[q - 1]))
-            continue;
-        size_t e = q;
-        while (e + 1 < k && on[e + 1])
-            e++;
-        int w = e > q ? snprintf(buf + at, len - at, "%sPC%zu-%zu", at ? ", " : "", q + 1, e + 1)
-                      : snprintf(buf + at, len - at, "%sPC%zu", at ? ", " : "", q + 1);
-        at += w > 0 ? (size_t)w : 0;
-    }
-}
-
-/* The iterative methods' summary line: which guarantee holds (--accuracy).  fast: the
- * components whose error bound reached --tol are converged (the separated ones: population
- * PCs); the others are estimates, with their largest estimated error and bound.  bulk: every
- * singular value within --tol by its estimate, or which are not. */
-static void report_iterative(const struct gsvd_pca_result *r, const struct gsvd_pca_params *p)
-{
-    char conv[256], rest[256], line[1024];
-    int ok[1024], bad[1024], at;
-    size_t k = r->k < 1024 ? r->k : 1024, n_ok = 0;
-    double est = 0, bnd = 0;
-    int bulk = p->accuracy == GSVD_PCA_ACCURACY_BULK;
-
-    for (size_t q = 0; q < k; q++) {
-        ok[q] = (bulk ? r->error_estimate[q] : r->error_bound[q]) <= p->tol;
-        bad[q] = !ok[q];
-        n_ok += (size_t)ok[q];
-        if (!ok[q]) {
-            est = fmax(est, r->error_estimate[q]);
-            bnd = fmax(bnd, r->error_bound[q]);
-        }
-    }
-    pc_ranges(ok, k, conv, sizeof conv);
-    pc_ranges(bad, k, rest, sizeof rest);
-    at = snprintf(line, sizeof line, "%s",
-                  r->converged < 0 ? "fixed pass count (--power-iter); " : "");
-    if (n_ok == k && bulk)
-        snprintf(line + at, sizeof line - (size_t)at,
-                 "every singular value within %.3g (error estimates)", p->tol);
-    else if (n_ok == k)
-        snprintf(line + at, sizeof line - (size_t)at, "converged: every error bound within %.3g",
-                 p->tol);
-    else if (bulk)
-        snprintf(line + at, sizeof line - (size_t)at,
-                 "NOT every singular value within %.3g (--max-iter reached): %s within it, %s "
-                 "estimated up to %.2g",
-                 p->tol, n_ok ? conv : "none", rest, est);
-    else
-        snprintf(line + at, sizeof line - (size_t)at,
-                 "%s%s%s NOT converged (--max-iter %zu reached): their singular values are "
-                 "estimates (errors estimated up to %.2g, bounds up to %.2g; --accuracy bulk "
-                 "resolves them)",
-                 n_ok ? conv : "", n_ok ? " converged (error bounds within --tol); " : "", rest,
-                 p->max_iter, est, bnd);
-    gsvd_cli_note("%s: %zu passes, accuracy %s: %s; final 1-MEV %.3g",
-                  gsvd_pca_method_name(r->method), r->iterations,
-                  gsvd_pca_accuracy_name(p->accuracy), line, r->convergence);
-}
-
-/* Outlier removal: the samples each round removed, and what is left. */
-static void report_outliers(const struct gsvd_pca_outliers *ol, const struct gsvd_pca_result *r)
-{
-    gsvd_cli_note("outlier removal: %zu of %zu samples removed in %zu rounds; the PCs are those "
-                  "of the %zu left",
-                  ol->n_removed, ol->n, ol->n_rounds, r->n);
-    for (size_t round = 1; round <= ol->n_rounds; round++) {
-        size_t c = 0;
-        for (size_t i = 0; i < ol->n; i++)
-            c += ol->round[i] == (int64_t)round;
-        gsvd_cli_note("outlier round %zu: %zu removed", round, c);
-    }
-}
-
-/* twstats' table (eigenvalues scaled as smartpca's: their m sum to m) and the count of leading
- * components significant at 0.05, one summary line each. */
-static void report_tw(const struct gsvd_pca_result *r)
-{
-    size_t sig = 0;
-    gsvd_cli_note("Tracy-Widom statistics over %zu eigenvalues, as twstats prints them:", r->tw_m);
-    gsvd_cli_note("#N      eigenvalue  difference    twstat      p-value effect. n");
-    for (size_t q = 0; q < r->k; q++) {
-        double lam = r->s[q] * r->s[q] * (double)r->tw_m / r->trace;
-        double prev = q ? r->s[q - 1] * r->s[q - 1] * (double)r->tw_m / r->trace : NAN;
-        char diff[32], rest[64];
-        if (q)
-            snprintf(diff, sizeof diff, "%11.6f", lam - prev);
-        else
-            snprintf(diff, sizeof diff, "%11s", "NA");
-        if (isnan(r->tw_stat[q]))
-            snprintf(rest, sizeof rest, "%9s %12s %9s", "NA", "NA", "NA");
-        else
-            snprintf(rest, sizeof rest, "%9.3f %12g %9.3f", r->tw_stat[q], r->tw_pvalue[q],
-                     r->tw_neff[q]);
-        gsvd_cli_note("%-4zu %13.6f %s %s", q + 1, lam, diff, rest);
-    }
-    while (sig < r->k && r->tw_pvalue[sig] < 0.05)
-        sig++;
-    gsvd_cli_note("Tracy-Widom: %zu of the %zu components significant at p < 0.05%s", sig, r->k,
-                  sig == r->k ? " (all computed: ask -k for more)" : "");
-}
-
-/* "LABEL: x y z" of k values to `digits` significant digits, one line through gsvd_cli_note. */
-static void note_values(const char *label, const double *v, size_t k, int digits)
-{
-    struct gsvd_buf b = GSVD_BUF_INIT;
-    int ok = gsvd_buf_puts(&b, label) == 0;
-    for (size_t q = 0; q < k && ok; q++)
-        ok = gsvd_buf_puts(&b, " ") == 0 && gsvd_buf_printf(&b, "%.*g", digits, v[q]) == 0;
-    if (ok)
-        gsvd_cli_note("%s", b.data);
-    gsvd_buf_free(&b);
-}
-
-/* The summary on stderr at the default level: what was used, how it was solved, the singular
- * values (with their error bounds or estimates when not exact) and the variance each PC
- * explains; the output and the time follow (report_done). */
+/* The summary (cli/pca_summary.c) of r with the command's settings p and, after outlier
+ * removal, what it did. */
 static void report(const struct gsvd_pca_result *r, const struct gsvd_pca_params *p,
                    const struct gsvd_pca_outliers *ol)
 {
     const struct gsvd_geno_counts *c = &r->counts;
-    if (gsvd_log_get_level() < GSVD_LOG_WARN)
-        return;
-    gsvd_cli_note("%zu samples, %llu of %llu variants used (dropped: %llu without calls, %llu "
-                  "zero variance, %llu --maf, %llu --max-missing, %llu variant mask); %llu "
-                  "missing calls set to the mean",
-                  r->n, (unsigned long long)c->n_kept, (unsigned long long)c->n_range,
-                  (unsigned long long)c->n_no_calls, (unsigned long long)c->n_zero_var,
-                  (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
-                  (unsigned long long)c->n_mask, (unsigned long long)c->n_missing_calls);
-    if (r->method == GSVD_PCA_EXACT && r->gram_error > 0)
-        gsvd_cli_note("exact: Gram matrix Z'Z from int8 tiles (weights within %.2g) and "
-                      "symmetric eigensolver, one pass",
-                      r->gram_error);
-    else if (r->method == GSVD_PCA_EXACT)
-        gsvd_cli_note("exact: Gram matrix Z'Z and symmetric eigensolver, one pass");
-    else if (gsvd_pca_stop_for(p) == GSVD_PCA_STOP_SUBSPACE)
-        gsvd_cli_note("%s: %zu passes, %s; final 1-MEV %.3g", gsvd_pca_method_name(r->method),
-                      r->iterations,
-                      r->converged < 0 ? "fixed pass count (--power-iter)"
-                      : !r->converged  ? "NOT converged: --max-iter reached before --tol"
-                                       : "converged (1 - MEV within --tol)",
-                      r->convergence);
-    else
-        report_iterative(r, p);
-    note_values("singular values:", r->s, r->k, 6);
-    if (r->method != GSVD_PCA_EXACT || r->gram_error > 0)
-        note_values("singular value error bounds (relative):", r->error_bound, r->k, 2);
-    if (r->method != GSVD_PCA_EXACT)
-        note_values("singular value error estimates (extrapolated, not bounds):", r->error_estimate,
-                    r->k, 2);
-    if (isfinite(r->trace) && r->trace > 0) {
-        struct gsvd_buf b = GSVD_BUF_INIT;
-        double all = 0;
-        int ok = gsvd_buf_puts(&b, "variance explained:") == 0;
-        for (size_t q = 0; q < r->k && ok; q++) {
-            double f = r->s[q] * r->s[q] / r->trace;
-            all += f;
-            ok = gsvd_buf_printf(&b, "%s PC%zu %.3g%%", q ? "," : "", q + 1, 100 * f) == 0;
-        }
-        if (ok && gsvd_buf_printf(&b, " (%.3g%% in all)", 100 * all) == 0)
-            gsvd_cli_note("%s", b.data);
-        gsvd_buf_free(&b);
+    struct gsvd_cli_pca_summary s = {.n = r->n,
+                                     .k = r->k,
+                                     .m_kept = c->n_kept,
+                                     .m_range = c->n_range,
+                                     .m_no_calls = c->n_no_calls,
+                                     .m_zero_var = c->n_zero_var,
+                                     .m_maf = c->n_maf,
+                                     .m_missing = c->n_missing,
+                                     .m_mask = c->n_mask,
+                                     .missing_calls = c->n_missing_calls,
+                                     .method = gsvd_pca_method_name(r->method),
+                                     .exact = r->method == GSVD_PCA_EXACT,
+                                     .gram_error = r->gram_error,
+                                     .subspace_stop =
+                                         gsvd_pca_stop_for(p) == GSVD_PCA_STOP_SUBSPACE,
+                                     .iterations = r->iterations,
+                                     .converged = r->converged,
+                                     .convergence = r->convergence,
+                                     .s = r->s,
+                                     .error_bound = r->error_bound,
+                                     .error_estimate = r->error_estimate,
+                                     .trace = r->trace,
+                                     .bulk = p->accuracy == GSVD_PCA_ACCURACY_BULK,
+                                     .accuracy = gsvd_pca_accuracy_name(p->accuracy),
+                                     .tol = p->tol,
+                                     .max_iter = p->max_iter,
+                                     .tw_stat = r->tw_stat,
+                                     .tw_pvalue = r->tw_pvalue,
+                                     .tw_neff = r->tw_neff,
+                                     .tw_m = r->tw_m};
+    if (ol) {
+        s.round = ol->round;
+        s.n_start = ol->n;
+        s.n_removed = ol->n_removed;
+        s.n_rounds = ol->n_rounds;
     }
-    if (ol)
-        report_outliers(ol, r);
-    if (r->tw_stat)
-        report_tw(r);
-}
-
-/* The summary's last line: where the results went, and the time the run took. */
-static void report_done(const struct pca_opts *o)
-{
-    struct gsvd_buf b = GSVD_BUF_INIT;
-    int ok = 1;
-
-    if (o->output)
-        ok = gsvd_buf_printf(&b, "%s", o->output) == 0;
-    if (ok && o->plink)
-        ok = gsvd_buf_printf(&b, "%s%s.eigenvec and %s.eigenval", b.len ? ", " : "", o->plink,
-                             o->plink) == 0;
-    if (ok && o->outlier_out)
-        ok = gsvd_buf_printf(&b, "%s%s", b.len ? ", " : "", o->outlier_out) == 0;
-    if (ok && (o->format || (!o->output && !o->plink)))
-        ok = gsvd_buf_printf(&b, "%sthe scores to standard output", b.len ? ", " : "") == 0;
-    if (ok)
-        gsvd_cli_done(b.data);
-    gsvd_buf_free(&b);
+    gsvd_cli_pca_report(&s);
 }
 
 /* A distributed run: this rank's part of the variants (gsvd_pca_split) and, on rank 0 with
@@ -770,24 +562,6 @@ out:
     return rc;
 }
 
-/* --outlier-out: smartpca's outlier lines as TSV, round by round, in the starting set's order. */
-static int write_outliers(const char *path, const struct gsvd_pca_outliers *ol)
-{
-    struct gsvd_buf t = GSVD_BUF_INIT;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_buf_puts(&t, "#sample_id\titer\tpc\tsigmage\n"));
-    for (size_t round = 1; round <= ol->n_rounds; round++)
-        for (size_t i = 0; i < ol->n; i++)
-            if (ol->round[i] == (int64_t)round)
-                GSVD_TRY(gsvd_buf_printf(&t, "%s\t%zu\t%lld\t%.3f\n", ol->ids.items[i], round,
-                                         (long long)ol->pc[i], ol->sigma[i]));
-    GSVD_TRY(write_text_file(path, "", &t));
-out:
-    gsvd_buf_free(&t);
-    return rc;
-}
-
 /* Rank 0, after the run: the samples outside the fit (--fit-samples) or removed as outliers
  * projected onto the PCs (--outlier-project), or the removed ones as NaN rows; *res and *ids
  * then describe every sample, else they stay the fitted ones. */
@@ -881,13 +655,17 @@ static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
             gsvd_variant_ids_free(&vids);
         }
         if (rc == GSVD_OK && o->plink)
-            rc = write_plink(o->plink, r, gsvd_geno_sample_ids(g));
+            rc = gsvd_cli_pca_plink(o->plink, r->n, r->k,
+                                    (const char *const *)gsvd_geno_sample_ids(g)->items, r->u, NULL,
+                                    r->s, r->m_used);
         if (rc == GSVD_OK && o->outlier_out)
-            rc = write_outliers(o->outlier_out, &ol);
+            rc = gsvd_cli_pca_outlier_file(o->outlier_out, ol.n, (const char *const *)ol.ids.items,
+                                           ol.round, ol.pc, ol.sigma, ol.n_rounds);
         if (rc == GSVD_OK && (o->format || (!o->output && !o->plink)))
             rc = write_tsv(tsv, tsv_ids);
         if (rc == GSVD_OK)
-            report_done(o);
+            gsvd_cli_pca_done(o->output, o->plink, o->outlier_out,
+                              o->format || (!o->output && !o->plink));
     }
     if (world)
         rc = gsvd_comm_agree(world, rc, NULL);

@@ -1,0 +1,70 @@
+/* cli/pca_out.h - what `gensvd pca` prints and writes besides its Zarr group, from plain
+ * arrays and numbers: the text outputs (cli/pca_text.c: the TSV of the scores on stdout, plink2's
+ * .eigenvec/.eigenval, --outlier-out) and the summary on stderr (cli/pca_summary.c: the lines
+ * of the run, the Tracy-Widom table, the outlier rounds, the closing "wrote" line).  Names
+ * nothing of gensvd's internals: the command fills these from its run (cli/cmd_pca.c).
+ * Thread safety: main thread only. */
+#ifndef GSVD_CLI_PCA_OUT_H
+#define GSVD_CLI_PCA_OUT_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* The scores on stdout: a "sample_id PC1 .. PCk" header, then per sample its ID and its k
+ * scores (scores[i * k + q], U S) as %.17g, tab-separated.  GENSVD_OK, or GENSVD_EIO (not
+ * reported) when stdout failed. */
+int gsvd_cli_pca_tsv(size_t n, size_t k, const char *const *ids, const double *scores);
+
+/* PREFIX.eigenvec (#IID, PC1..PCk: the unit eigenvectors U, %g) and PREFIX.eigenval
+ * (s^2 / m_used per component, %g), as plink2 --pca writes them, each written under a
+ * temporary name and renamed into place.  u: n x k unit vectors, or NULL: scores / s, from
+ * scores (n x k, U S).  GENSVD_OK, or GENSVD_EIO after reporting the file. */
+int gsvd_cli_pca_plink(const char *prefix, size_t n, size_t k, const char *const *ids,
+                       const double *u, const double *scores, const double *s, uint64_t m_used);
+
+/* --outlier-out: "#sample_id iter pc sigmage", then the removed samples round by round
+ * (1..n_rounds), each round in the order of ids (round[i] 0: kept), sigma as %.3f; written
+ * as gsvd_cli_pca_plink writes its files.  GENSVD_OK, or GENSVD_EIO after reporting it. */
+int gsvd_cli_pca_outlier_file(const char *path, size_t n, const char *const *ids,
+                              const int64_t *round, const int64_t *pc, const double *sigma,
+                              size_t n_rounds);
+
+/* A run as the summary reports it (all borrowed). */
+struct gsvd_cli_pca_summary {
+    size_t n, k; /* the samples the PCs are of, the components */
+    /* the variants: kept of the range, and why the others were dropped */
+    uint64_t m_kept, m_range, m_no_calls, m_zero_var, m_maf, m_missing, m_mask;
+    uint64_t missing_calls; /* calls set to the mean */
+    const char *method;     /* the method run: "exact", "randomized", "krylov", "subspace" */
+    int exact;              /* method is exact */
+    double gram_error;      /* > 0: exact from int8 tiles, weights within this */
+    int subspace_stop;      /* an iterative method stopped by the subspace rule */
+    size_t iterations;
+    int converged;      /* 1, 0, or -1 for a fixed pass count (--power-iter) */
+    double convergence; /* the final 1 - MEV */
+    const double *s, *error_bound, *error_estimate; /* k each */
+    double trace; /* the sum of all squared singular values (not finite: unknown) */
+    /* the command's settings */
+    int bulk;             /* --accuracy bulk */
+    const char *accuracy; /* "fast" or "bulk" */
+    double tol;
+    size_t max_iter;
+    /* --tw: k each, or tw_stat NULL */
+    const double *tw_stat, *tw_pvalue, *tw_neff;
+    size_t tw_m; /* the eigenvalues the statistics are over */
+    /* --outlier-iter: the starting set's n_start samples, round[i] the round that removed
+     * sample i (0: kept); round NULL: no outlier removal */
+    const int64_t *round;
+    size_t n_start, n_removed, n_rounds;
+};
+
+/* The summary on stderr at the default level (nothing under -q): what was used, how it was
+ * solved, the singular values (with their error bounds or estimates when not exact), the
+ * variance each PC explains, the outlier rounds and the Tracy-Widom table. */
+void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r);
+
+/* The summary's last line: where the results went (-o `output`, --plink `plink`,
+ * --outlier-out `outlier_out`, each NULL when not given; `tsv`: the scores on stdout), and
+ * the time the run took. */
+void gsvd_cli_pca_done(const char *output, const char *plink, const char *outlier_out, int tsv);
+
+#endif /* GSVD_CLI_PCA_OUT_H */
