@@ -26,7 +26,7 @@ int gsvd_cli_pca_tsv(size_t n, size_t k, const char *const *ids, const double *s
             printf("\t%.17g", scores[i * k + q]);
         putchar('\n');
     }
-    return ferror(stdout) ? GENSVD_EIO : GENSVD_OK;
+    return gsvd_cli_stdout_done(); /* before the summary says where the scores went */
 }
 
 /* "PREFIXEXT[SUFFIX]" into out (PCA_TEXT_PATH bytes); 0, or -1 when it does not fit. */
