@@ -23,10 +23,9 @@
  * GSVD_EIO (logged) if unreadable, GSVD_EFORMAT (logged) if it holds no ID or a NUL byte. */
 GSVD_NODISCARD int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out);
 
-/* The distributed run's communicator (common/comm.h), or NULL for one process: set by main()
- * when an MPI launcher started the process (GENSVD_MPI builds); borrowed, main() owns it. */
+/* The distributed run's communicator (common/comm.h), or NULL for one process: the library's
+ * (lib/mpi.c), which main() opens with gensvd_mpi_init under an MPI launcher; borrowed. */
 gsvd_comm *gsvd_cli_world(void);
-void gsvd_cli_set_world(gsvd_comm *w);
 
 /* An opened input: the store, its hierarchy and the node the user named. */
 struct gsvd_cli_input {

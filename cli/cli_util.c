@@ -56,16 +56,11 @@ int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out)
     return gsvd_parse_double(s, lo, hi, out);
 }
 
-static gsvd_comm *cli_world; /* set once by main() before any thread starts */
+struct gsvd_comm *lib_world(void); /* lib/mpi.c: set by gensvd_mpi_init in main() */
 
 gsvd_comm *gsvd_cli_world(void)
 {
-    return cli_world;
-}
-
-void gsvd_cli_set_world(gsvd_comm *w)
-{
-    cli_world = w;
+    return lib_world();
 }
 
 /* Remote-store settings: defaults, then GENSVD_* environment, then the command line. */

@@ -65,10 +65,6 @@ static void usage(FILE *fp)
           fp);
 }
 
-/* The distributed run's communicator (NULL: one process), set up in main() and published
- * through gsvd_cli_set_world. */
-static gsvd_comm *world;
-
 static void version(void)
 {
     char plot[128];
@@ -172,17 +168,17 @@ static int run_command(const struct command *cmd, int argc, char **argv)
         return GSVD_EXIT_INTERNAL;
     }
     gsvd_meta_global_init();
-#if GSVD_HAVE_MPI
-    if (gsvd_comm_mpi_launched()) {
-        if (gsvd_comm_mpi_open(&argc, &argv, &world) < 0)
-            return GSVD_EXIT_FAIL;
-        if (gsvd_comm_size(world) > 1)
-            gsvd_log_set_rank(gsvd_comm_rank(world));
-        if (gsvd_comm_size(world) > 1 && strcmp(cmd->name, "pca") != 0 &&
-            strcmp(cmd->name, "pdist") != 0) {
-            int size = gsvd_comm_size(world), me = gsvd_comm_rank(world);
-            gsvd_comm_destroy(world);
-            world = NULL;
+    /* under mpirun or srun the job's processes join through the library (lib/mpi.c), whose
+     * communicator the distributed commands run on; a build without MPI runs each process
+     * alone, as it always has */
+    rc = gensvd_mpi_init(&argc, &argv);
+    if (rc != GENSVD_OK && rc != GENSVD_ENOTBUILT)
+        return GSVD_EXIT_FAIL;
+    if (gensvd_mpi_size() > 1) {
+        gsvd_log_set_rank(gensvd_mpi_rank());
+        if (strcmp(cmd->name, "pca") != 0 && strcmp(cmd->name, "pdist") != 0) {
+            int size = gensvd_mpi_size(), me = gensvd_mpi_rank();
+            gensvd_mpi_finalize();
             if (me != 0)
                 return GSVD_EXIT_USAGE;
             gsvd_log_set_rank(-1);
@@ -191,20 +187,16 @@ static int run_command(const struct command *cmd, int argc, char **argv)
                                         "distributed (%d processes were started)",
                                         size);
         }
-        gsvd_cli_set_world(world);
     }
-#endif
     if (gsvd_store_global_init() < 0) {
-        gsvd_comm_destroy(world);
+        gensvd_mpi_finalize();
         return GSVD_EXIT_INTERNAL;
     }
     gsvd_codec_global_init();
     rc = cmd->run(argc - 1, argv + 1);
     gsvd_codec_global_cleanup();
     gsvd_store_global_cleanup();
-    gsvd_cli_set_world(NULL);
-    gsvd_comm_destroy(world);
-    world = NULL;
+    gensvd_mpi_finalize();
     return rc;
 }
 

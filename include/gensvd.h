@@ -366,6 +366,13 @@ GENSVD_API int gensvd_dest_set_string(gensvd_dest *dest, const char *name, const
  * GENSVD_EAUTH, GENSVD_ENET, GENSVD_EINVAL (bad settings), GENSVD_ENOTBUILT. */
 GENSVD_API int gensvd_dest_check(gensvd_dest *dest);
 GENSVD_API void gensvd_dest_free(gensvd_dest *dest);
+/* A file a program writes beside a run's outputs (a text table, a .eigenvec), checked the way
+ * gensvd_dest_check checks a Zarr output, so that a bad path fails before any input is read:
+ * path is not a directory, does not exist unless overwrite is nonzero, and a file can be made
+ * in its directory (one is created and removed).  In a distributed run rank 0 checks and every
+ * rank gets its verdict.  GENSVD_OK, or GENSVD_EIO (the message names the path and what is
+ * wrong), GENSVD_EINVAL (an empty path), GENSVD_ENOMEM. */
+GENSVD_API int gensvd_file_check(gensvd_ctx *ctx, const char *path, int overwrite);
 
 /* Run an analysis on src (NULL for GENSVD_SIMULATE and for GENSVD_PDIST's "finalize").  With
  * dest (else NULL) the output is written there as the run produces it (pdist's bands and

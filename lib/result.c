@@ -317,6 +317,20 @@ int gensvd_dest_check(gensvd_dest *dest)
     return lib_end(dest->ctx, prev, lib_dest_check(dest), "gensvd_dest_check");
 }
 
+int gensvd_file_check(gensvd_ctx *ctx, const char *path, int overwrite)
+{
+    const struct gsvd_scope *prev;
+    int rc = GSVD_OK;
+
+    if (!ctx || !path)
+        return GENSVD_EINVAL;
+    prev = lib_begin(ctx);
+    if (gsvd_comm_rank(lib_world()) == 0)
+        rc = gsvd_dest_check_file(path, overwrite);
+    rc = gsvd_comm_agree(lib_world(), rc, NULL);
+    return lib_end(ctx, prev, rc, "gensvd_file_check");
+}
+
 int gensvd_result_write(gensvd_ctx *ctx, const gensvd_result *res, gensvd_dest *dest)
 {
     const struct gsvd_scope *prev;

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 static FILE *rep;
@@ -247,6 +248,26 @@ static void dest_settings(gensvd_ctx *ctx, const char *scratch)
     check(gensvd_dest_new(ctx, path, &d) == 0 && gensvd_dest_check(d) == GENSVD_EIO,
           "dest_check: a missing parent directory (%s)", gensvd_ctx_last_error(ctx));
     gensvd_dest_free(d);
+    /* a text file beside the outputs: the rules written out again (zarr/dest.c's) */
+    check(gensvd_file_check(ctx, scratch, 1) == GENSVD_EIO &&
+              strstr(gensvd_ctx_last_error(ctx), "is a directory"),
+          "file_check: a directory (%s)", gensvd_ctx_last_error(ctx));
+    check(gensvd_file_check(ctx, path, 0) == GENSVD_EIO &&
+              strstr(gensvd_ctx_last_error(ctx), "no/such/dir"),
+          "file_check: a missing directory (%s)", gensvd_ctx_last_error(ctx));
+    check(gensvd_file_check(ctx, "", 0) == GENSVD_EINVAL, "file_check: an empty path");
+    snprintf(path, sizeof path, "%s/table.tsv", scratch);
+    check(gensvd_file_check(ctx, path, 0) == GENSVD_OK && access(path, F_OK) != 0,
+          "file_check: a new file in a writable directory, nothing left behind");
+    FILE *fp = fopen(path, "w");
+    check(fp != NULL, "fopen %s", path);
+    if (fp)
+        fclose(fp);
+    check(gensvd_file_check(ctx, path, 0) == GENSVD_EIO &&
+              strstr(gensvd_ctx_last_error(ctx), "output exists"),
+          "file_check: an existing file without overwrite (%s)", gensvd_ctx_last_error(ctx));
+    check(gensvd_file_check(ctx, path, 1) == GENSVD_OK, "file_check: overwrite");
+    remove(path);
 }
 
 static void failing_calls(gensvd_ctx *ctx, const char *hapmap, const char *scratch)
