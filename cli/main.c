@@ -6,25 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/backend.h"
-#include "analysis/cpu/blas_room.h"
-#include "analysis/ldprune/ldprune.h"
-#include "analysis/pdist/pdist.h"
 #include "cli/cli.h"
 #include "cli/opts.h"
-#include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
-#if GSVD_HAVE_MPI
-#include "mpi/comm_mpi.h"
-#endif
-#include "plot/png.h"
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/store.h"
-
-const char *gsvd_backend_list(void);      /* lib/backend_registry.c */
-const char *gsvd_backend_cuda_info(void); /* lib/backend_registry.c */
 
 struct command {
     const char *name;
@@ -65,33 +53,21 @@ static void usage(FILE *fp)
           fp);
 }
 
+/* The library's build lines (gensvd_build_info), and the binary's own choice of BLAS kernels
+ * (gsvd_cli_blas_start restarts it with them). */
 static void version(void)
 {
-    char plot[128];
-
-    printf("gensvd %s\n", GSVD_VERSION);
-    printf("backends: %s\n", gsvd_backend_list());
-    printf("cuda: %s\n", gsvd_backend_cuda_info());
-#if GSVD_HAVE_MPI
-    printf("mpi: %s (pca and pdist under mpirun/srun)\n", gsvd_comm_mpi_version());
-#else
-    printf("mpi: not built in\n");
-#endif
-    printf("stores: %s\n", gsvd_store_supported());
-    printf("codecs: %s\n", gsvd_codec_supported());
-    gsvd_plot_formats(plot, sizeof plot);
-    printf("plot: %s\n", plot);
-    char libs[256];
-    gsvd_codec_library_versions(libs, sizeof libs);
-    printf("libraries: %s\n", libs);
+    static const char *const keys[] = {"backends", "cuda", "mpi",      "stores",
+                                       "codecs",   "plot", "libraries"};
     const char *was = getenv("GENSVD_BLAS_CORE_WAS");
-    printf("blas: OpenBLAS, %s kernels%s%s%s\n", gsvd_blas_core(),
+
+    printf("gensvd %s\n", gensvd_version());
+    for (size_t i = 0; i < GSVD_ARRAY_LEN(keys); i++)
+        printf("%s: %s\n", keys[i], gensvd_build_info(keys[i]));
+    printf("blas: %s%s%s%s\n", gensvd_build_info("blas"),
            was ? " (gensvd's choice: OpenBLAS did not know this CPU and chose " : "",
            was ? was : "", was ? ")" : "");
-    char kernels[160];
-    gsvd_backend_cpu_kernels(kernels, sizeof kernels);
-    printf("cpu kernels: %s, pdist popcounts on %s, ldprune popcounts on %s\n", kernels,
-           gsvd_pdist_popcount_engine(), gsvd_ldprune_popcount_engine());
+    printf("cpu kernels: %s\n", gensvd_build_info("cpu kernels"));
 }
 
 static const struct command *find(const char *name)

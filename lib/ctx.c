@@ -74,7 +74,7 @@ void gensvd_free(void *p)
 /* ---- build information -------------------------------------------------------------------- */
 
 static pthread_once_t info_once = PTHREAD_ONCE_INIT;
-static char info_plot[128], info_libs[256], info_blas[160], info_kernels[160], info_mpi[256];
+static char info_plot[128], info_libs[256], info_blas[160], info_kernels[256], info_mpi[256];
 
 static void info_make(void)
 {
@@ -88,7 +88,13 @@ static void info_make(void)
                  fix ? " (OpenBLAS does not know this CPU; OPENBLAS_CORETYPE=" : "", fix ? fix : "",
                  fix ? " before the program starts selects faster ones)" : "");
     }
-    gsvd_backend_cpu_kernels(info_kernels, sizeof info_kernels);
+    {
+        char k[96];
+        gsvd_backend_cpu_kernels(k, sizeof k);
+        snprintf(info_kernels, sizeof info_kernels,
+                 "%s, pdist popcounts on %s, ldprune popcounts on %s", k,
+                 gsvd_pdist_popcount_engine(), gsvd_ldprune_popcount_engine());
+    }
 #if GSVD_HAVE_MPI
     snprintf(info_mpi, sizeof info_mpi, "%s (pca and pdist under mpirun/srun)",
              gsvd_comm_mpi_version());
