@@ -237,6 +237,16 @@ GENSVD_API int gensvd_source_open(gensvd_ctx *ctx, const char *url, gensvd_sourc
  * Returns GENSVD_OK or GENSVD_ENOMEM. */
 GENSVD_API int gensvd_source_new(gensvd_ctx *ctx, gensvd_source **out);
 
+/* A numeric matrix from TSV or CSV text, `pdist`'s matrix input (what `gensvd pca --format tsv`
+ * and spreadsheets write): one row per item, tab- or comma-separated, an optional header line
+ * and ID column (detected), empty fields, "nan" and "NA" missing.  The text (text[0, len),
+ * borrowed for the call) is parsed now; `name` names it in messages ("standard input", a
+ * path).  Only GENSVD_PDIST runs on it, with the rows as its items (the source's "ploidy"
+ * scales ibs [2]; no other selection applies).  GENSVD_EFORMAT (the message names the line
+ * and column), GENSVD_ENOMEM. */
+GENSVD_API int gensvd_source_new_text(gensvd_ctx *ctx, const char *name, const char *text,
+                                      size_t len, gensvd_source **out);
+
 /* Add an array read in place: `data` (borrowed: it must stay valid and unchanged until the
  * source is freed) with `ndim` axes of `shape`, and `strides` in bytes per axis (NULL: C
  * order; negative and zero strides are allowed).  Nothing is copied now; a run reads it block
@@ -401,7 +411,12 @@ GENSVD_API enum gensvd_analysis gensvd_result_analysis(const gensvd_result *res)
  * variant_contig, 0 without one) and "variant_position" (INT64; absent when the input has no
  * variant_position), each with one element per variant of the range, and "contig_id"
  * (STRING, the input's contig_id beside its genotypes, which variant_contig indexes; absent
- * when the input has none).  The views are borrowed from the result, as every view. */
+ * when the input has none).  A GENSVD_PDIST result also holds its run's plan, found by name
+ * only, each UINT64 with one element: "n_bands" (the bands of rows computed), "n_scans" (the
+ * passes that read the input), "peak_bytes" (the planned working set), "n_segments" and
+ * "n_segments_complete" (the bit-plane kernel's segments of features counted on the host, and
+ * those of them without a missing call; 0 for other kernels); on the process of rank 0 under
+ * MPI.  The views are borrowed from the result, as every view. */
 GENSVD_API const char *gensvd_result_array_name(const gensvd_result *res, size_t i);
 GENSVD_API int gensvd_result_array(const gensvd_result *res, const char *name,
                                    struct gensvd_array_view *out);
@@ -430,6 +445,47 @@ typedef int (*gensvd_rows_fn)(void *user, uint64_t row0, uint64_t n_rows,
                               const struct gensvd_array_view *distance,
                               const struct gensvd_array_view *n_sites);
 GENSVD_API int gensvd_options_set_rows_callback(gensvd_options *opt, gensvd_rows_fn fn, void *user);
+
+/* The callbacks below (and the rows callback above, with a dest too: each band is handed to fn
+ * once it is written there) let a caller format pdist's outputs as the run goes, as the
+ * command line's text outputs are made.  Each is called from the thread that called the run,
+ * on the process of rank 0 only under MPI (gensvd_mpi_init) but for the items callback, which
+ * every process hears.  A nonzero return stops the run (GENSVD_ECANCELED when the context was
+ * cancelled, else GENSVD_EIO); fn NULL removes the callback.  GENSVD_EINVAL for options of
+ * another analysis.
+ *
+ * The items: called once they are known, before any band is computed (and before the pairs
+ * callback's first call), with their number and IDs (the samples' sample_id, their haplotypes'
+ * IDs, the variants' indices as text with "axis" "variants", or a text source's row IDs;
+ * borrowed for the call). */
+typedef int (*gensvd_items_fn)(void *user, uint64_t n, const char *const *ids);
+GENSVD_API int gensvd_options_set_items_callback(gensvd_options *opt, gensvd_items_fn fn,
+                                                 void *user);
+
+/* The square matrix's complete rows, once every band is done (and after a dest is written):
+ * one call per row, in order, row0 = i, n_rows 1, `distance` 1 x n (float64: row i against
+ * every column), n_sites NULL.  The run holds the n x n distances for it meanwhile (8 bytes a
+ * pair, counted against "memory" as the bands are planned).  Not with "layout" "condensed" or
+ * "min-kinship" (GENSVD_EINVAL at the run). */
+GENSVD_API int gensvd_options_set_matrix_callback(gensvd_options *opt, gensvd_rows_fn fn,
+                                                  void *user);
+
+/* One pair of "min-kinship"'s list (i < j, the items' indices) with its KING counts over the
+ * sites called in both: the row of the pair list's arrays (pair_i, pair_j, kinship, n_sites,
+ * hethet, ibs0, het1_hom2, het2_hom1).  This struct is frozen. */
+struct gensvd_king_pair {
+    uint64_t i, j;
+    double kinship;
+    uint32_t n_sites, hethet, ibs0, het1_hom2, het2_hom1;
+};
+/* "min-kinship" without a dest: instead of holding the kept pairs in the result, hand them to
+ * fn as they are found: once with n 0 when the list starts (before the first band is
+ * computed), then after each band with the band's kept pairs in row order of the upper
+ * triangle (n may be 0; `pairs` borrowed for the call).  The result then holds the pair list's
+ * attributes ("n_pairs" among them) and no arrays. */
+typedef int (*gensvd_pairs_fn)(void *user, const struct gensvd_king_pair *pairs, size_t n);
+GENSVD_API int gensvd_options_set_pairs_callback(gensvd_options *opt, gensvd_pairs_fn fn,
+                                                 void *user);
 
 /* ---- plots -------------------------------------------------------------------------------- */
 

@@ -24,6 +24,7 @@
 #include "common/buf.h"
 #include "common/remote.h"
 #include "common/scope.h"
+#include "common/textmatrix.h"
 #include "zarr/result.h"
 #include "zarr/store.h"
 #include "zarr/store_view.h"
@@ -123,7 +124,8 @@ struct gensvd_source {
     uint64_t variant_mask_n, sample_mask_n;
     struct gsvd_strlist samples; /* gensvd_source_set_samples */
     int samples_set;
-    struct lib_walk *walk; /* gensvd_source_node's walk so far (lib/tree.c; owned) */
+    struct lib_walk *walk;        /* gensvd_source_node's walk so far (lib/tree.c; owned) */
+    struct gsvd_textmatrix *text; /* gensvd_source_new_text's matrix (owned), else NULL */
 };
 
 /* How messages and attributes name the source: its URL, else its name, else "memory". */
@@ -251,8 +253,14 @@ struct gensvd_options {
     size_t n_table;
     char *command;                   /* "command": recorded in the attributes */
     const gensvd_result *pcs_result; /* GENSVD_PROJECT: borrowed */
-    gensvd_rows_fn rows_fn;          /* GENSVD_PDIST */
+    gensvd_rows_fn rows_fn;          /* GENSVD_PDIST: the callbacks (include/gensvd.h) */
     void *rows_user;
+    gensvd_items_fn items_fn;
+    void *items_user;
+    gensvd_rows_fn matrix_fn;
+    void *matrix_user;
+    gensvd_pairs_fn pairs_fn;
+    void *pairs_user;
     char value[128]; /* gensvd_options_value's text */
     union {
         struct lib_pca_opts pca;

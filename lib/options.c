@@ -381,3 +381,50 @@ int gensvd_options_set_rows_callback(gensvd_options *opt, gensvd_rows_fn fn, voi
         opt->rows_fn = fn, opt->rows_user = user;
     return lib_end(opt->ctx, prev, rc, "gensvd_options_set_rows_callback");
 }
+
+/* The callbacks' setters: GSVD_OK for GENSVD_PDIST's options (inside the call). */
+static int pdist_only(const gensvd_options *opt, const char *what)
+{
+    return opt->analysis == GENSVD_PDIST
+               ? GSVD_OK
+               : lib_fail(GSVD_EINVAL, "%s: the options are not GENSVD_PDIST's", what);
+}
+
+int gensvd_options_set_items_callback(gensvd_options *opt, gensvd_items_fn fn, void *user)
+{
+    const char *what = "gensvd_options_set_items_callback";
+    const struct gsvd_scope *prev;
+    int rc;
+    if (!opt)
+        return GENSVD_EINVAL;
+    prev = lib_begin(opt->ctx);
+    if ((rc = pdist_only(opt, what)) == GSVD_OK)
+        opt->items_fn = fn, opt->items_user = user;
+    return lib_end(opt->ctx, prev, rc, what);
+}
+
+int gensvd_options_set_matrix_callback(gensvd_options *opt, gensvd_rows_fn fn, void *user)
+{
+    const char *what = "gensvd_options_set_matrix_callback";
+    const struct gsvd_scope *prev;
+    int rc;
+    if (!opt)
+        return GENSVD_EINVAL;
+    prev = lib_begin(opt->ctx);
+    if ((rc = pdist_only(opt, what)) == GSVD_OK)
+        opt->matrix_fn = fn, opt->matrix_user = user;
+    return lib_end(opt->ctx, prev, rc, what);
+}
+
+int gensvd_options_set_pairs_callback(gensvd_options *opt, gensvd_pairs_fn fn, void *user)
+{
+    const char *what = "gensvd_options_set_pairs_callback";
+    const struct gsvd_scope *prev;
+    int rc;
+    if (!opt)
+        return GENSVD_EINVAL;
+    prev = lib_begin(opt->ctx);
+    if ((rc = pdist_only(opt, what)) == GSVD_OK)
+        opt->pairs_fn = fn, opt->pairs_user = user;
+    return lib_end(opt->ctx, prev, rc, what);
+}

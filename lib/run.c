@@ -24,6 +24,11 @@ static int check_inputs(const gensvd_options *opt, const gensvd_source *src)
     default:
         break;
     }
+    if (src && src->text && opt->analysis != GENSVD_PDIST)
+        return lib_fail(GSVD_EUNSUPPORTED,
+                        "%s: a numeric matrix is pdist's input only; this "
+                        "analysis needs genotype calls",
+                        lib_source_name(src));
     return src ? GSVD_OK : lib_fail(GSVD_EINVAL, "this analysis needs a source");
 }
 

@@ -100,10 +100,43 @@ int gensvd_source_new(gensvd_ctx *ctx, gensvd_source **out)
     return lib_end(ctx, prev, *out ? GSVD_OK : GSVD_ENOMEM, "gensvd_source_new");
 }
 
+int gensvd_source_new_text(gensvd_ctx *ctx, const char *name, const char *text, size_t len,
+                           gensvd_source **out)
+{
+    const struct gsvd_scope *prev;
+    gensvd_source *src = NULL;
+    int rc = GSVD_OK;
+
+    if (!out)
+        return GENSVD_EINVAL;
+    *out = NULL;
+    if (!ctx)
+        return GENSVD_EINVAL;
+    prev = lib_begin(ctx);
+    if (!text && len) {
+        rc = lib_fail(GSVD_EINVAL, "gensvd_source_new_text: no text");
+        goto out;
+    }
+    if (!(src = source_alloc(ctx)) || !(src->name = gsvd_strdup(name ? name : "memory")) ||
+        !(src->text = gsvd_calloc(1, sizeof *src->text))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(gsvd_textmatrix_parse(text ? text : "", len, src->name, src->text));
+    *out = src;
+    src = NULL;
+out:
+    gensvd_source_free(src);
+    return lib_end(ctx, prev, rc, "gensvd_source_new_text");
+}
+
 void gensvd_source_free(gensvd_source *src)
 {
     if (!src)
         return;
+    if (src->text)
+        gsvd_textmatrix_clear(src->text);
+    gsvd_free(src->text);
     gsvd_tree_close(src->tree);
     gsvd_store_close(src->st);
     gsvd_free(src->url);

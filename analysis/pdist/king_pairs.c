@@ -131,6 +131,11 @@ int gsvd_king_pairs_band(void *ctx, const struct gsvd_pdist_band *b)
                 print_pair(kp, &x);
             }
         }
+    if (kp->cfg.emit && !kp->cfg.output && !kp->cfg.tsv) {
+        size_t n = kp->mem.len / sizeof(struct gsvd_king_pair);
+        GSVD_TRY(kp->cfg.emit(kp->cfg.emit_ctx, (const struct gsvd_king_pair *)kp->mem.data, n));
+        kp->mem.len = 0;
+    }
     if (kp->cfg.part) {
         int64_t e[4] = {entry[0], entry[1], entry[2], (int64_t)kp->n_kept - entry[2]};
         GSVD_TRY(gsvd_buf_append(&kp->bands, e, sizeof e));
@@ -230,9 +235,7 @@ static int write_bands(struct gsvd_king_pairs *kp, gsvd_writer *w, gsvd_codec_ws
     return rc;
 }
 
-/* The root attributes into b: attrs_json (ending in "\n}") with "n_pairs" as the last
- * member. */
-static int attrs_text(const char *attrs_json, uint64_t n_pairs, struct gsvd_buf *b)
+int gsvd_king_pairs_attrs(const char *attrs_json, uint64_t n_pairs, struct gsvd_buf *b)
 {
     size_t len = attrs_json ? strlen(attrs_json) : 0;
     int rc = GSVD_OK;
@@ -247,7 +250,7 @@ out:
 static int write_attrs(gsvd_writer *w, const char *attrs_json, uint64_t n_pairs)
 {
     struct gsvd_buf b = GSVD_BUF_INIT;
-    int rc = attrs_text(attrs_json, n_pairs, &b);
+    int rc = gsvd_king_pairs_attrs(attrs_json, n_pairs, &b);
     if (rc == GSVD_OK)
         rc = gsvd_writer_group(w, "", b.data);
     gsvd_buf_free(&b);
@@ -313,36 +316,43 @@ out:
     return rc;
 }
 
-int gsvd_king_pairs_build(struct gsvd_king_pairs *kp, const char *attrs_json, gsvd_result **out)
+/* The arrays of the pair list (the IDs, then the columns) into res. */
+static int build_arrays(const struct gsvd_king_pairs *kp, gsvd_result *res)
 {
     const struct gsvd_king_pair *x = (const struct gsvd_king_pair *)kp->mem.data;
     const uint64_t total = kp->n_kept;
-    struct gsvd_buf attrs = GSVD_BUF_INIT;
     struct gsvd_array_spec sid = ids_spec(kp->cfg.n);
+    int rc = GSVD_OK;
+
+    if (total > SIZE_MAX / sizeof(double))
+        return GSVD_ENOMEM;
+    GSVD_TRY(gsvd_result_add(res, &sid, kp->cfg.ids->items));
+    for (int q = 0; q < NCOL; q++) {
+        struct gsvd_array_spec s = pair_spec(q, total);
+        void *col = gsvd_malloc((size_t)(total ? total : 1) * s.dtype.size);
+        if (!col)
+            return GSVD_ENOMEM;
+        column(x, (size_t)total, q, col);
+        GSVD_TRY(gsvd_result_adopt(res, &s, col)); /* frees col on failure */
+    }
+out:
+    return rc;
+}
+
+int gsvd_king_pairs_build(struct gsvd_king_pairs *kp, const char *attrs_json, gsvd_result **out)
+{
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
     gsvd_result *res = NULL;
-    void *col = NULL;
     int rc = GSVD_OK;
 
     *out = NULL;
     if (kp->spool || kp->cfg.tsv)
         return GSVD_EINVAL;
-    if (total > SIZE_MAX / sizeof(double))
-        return GSVD_ENOMEM;
     GSVD_TRY(gsvd_result_new(&res));
-    GSVD_TRY(gsvd_result_add(res, &sid, kp->cfg.ids->items));
-    for (int q = 0; q < NCOL; q++) {
-        struct gsvd_array_spec s = pair_spec(q, total);
-        if (!(col = gsvd_malloc((size_t)(total ? total : 1) * s.dtype.size))) {
-            rc = GSVD_ENOMEM;
-            goto out;
-        }
-        column(x, (size_t)total, q, col);
-        rc = gsvd_result_adopt(res, &s, col); /* frees col on failure */
-        col = NULL;
-        GSVD_TRY(rc);
-    }
+    if (!kp->cfg.emit) /* else the pairs went to emit: the attributes alone */
+        GSVD_TRY(build_arrays(kp, res));
     /* the writer's order: the arrays' documents first, then the group's */
-    GSVD_TRY(attrs_text(attrs_json, total, &attrs));
+    GSVD_TRY(gsvd_king_pairs_attrs(attrs_json, kp->n_kept, &attrs));
     GSVD_TRY(gsvd_result_set_attrs(res, attrs.data, GSVD_RESULT_ATTRS_LAST));
     *out = res;
     res = NULL;

@@ -17,6 +17,12 @@
 #include "zarr/writer.h"
 GSVD_EXTERN_C_BEGIN
 
+/* One kept pair (i < j) and its counts over the sites called in both. */
+struct gsvd_king_pair {
+    uint32_t i, j, n, hethet, ibs0, het1_hom2, het2_hom1;
+    double kinship;
+};
+
 struct gsvd_king_pairs_cfg {
     const char *output; /* Zarr group path, or NULL for TSV on `tsv` */
     FILE *tsv;          /* without output: where the TSV goes (borrowed; the CLI: stdout); NULL too:
@@ -30,12 +36,11 @@ struct gsvd_king_pairs_cfg {
     struct gsvd_writer_params wp;
     int part; /* a job-array part: also write part_bands (int64, bands x 4: first row, rows,
                  first pair, pairs) and commit with gsvd_writer_commit */
-};
-
-/* One kept pair (i < j) and its counts over the sites called in both. */
-struct gsvd_king_pair {
-    uint32_t i, j, n, hethet, ibs0, het1_hom2, het2_hom1;
-    double kinship;
+    /* without output and tsv: each band's kept pairs (in row order; n may be 0) handed to emit
+       once the band is scanned, then dropped, instead of held for gsvd_king_pairs_build;
+       emit returns GSVD_OK or an error code (logged by emit), which stops the run */
+    int (*emit)(void *emit_ctx, const struct gsvd_king_pair *pairs, size_t n);
+    void *emit_ctx;
 };
 
 typedef struct gsvd_king_pairs gsvd_king_pairs;
@@ -57,10 +62,15 @@ uint64_t gsvd_king_pairs_count(const gsvd_king_pairs *kp);
  * GSVD_EINVAL for pairs held in memory. */
 GSVD_NODISCARD int gsvd_king_pairs_finish(gsvd_king_pairs *kp, const char *attrs_json);
 /* The pairs held in memory as the output group a Zarr output holds (the same arrays, chunks
- * and attributes: gsvd_result_write writes its bytes) into *out (caller frees).  GSVD_OK,
- * GSVD_ENOMEM, GSVD_EINVAL (not held in memory: a Zarr or TSV output). */
+ * and attributes: gsvd_result_write writes its bytes) into *out (caller frees); with cfg.emit,
+ * the group's attributes alone.  GSVD_OK, GSVD_ENOMEM, GSVD_EINVAL (not held in memory: a
+ * Zarr or TSV output). */
 GSVD_NODISCARD int gsvd_king_pairs_build(gsvd_king_pairs *kp, const char *attrs_json,
                                          gsvd_result **out);
+/* The pair list's root attributes, appended to b: attrs_json (ending in "\n}") with "n_pairs"
+ * as the last member.  GSVD_OK, GSVD_ENOMEM, GSVD_EINTERNAL (attrs_json malformed). */
+GSVD_NODISCARD int gsvd_king_pairs_attrs(const char *attrs_json, uint64_t n_pairs,
+                                         struct gsvd_buf *b);
 void gsvd_king_pairs_close(gsvd_king_pairs *kp); /* discards an uncommitted output; accepts NULL */
 
 GSVD_EXTERN_C_END
