@@ -1,10 +1,13 @@
-/* cli/cmd_pdist.c - `gensvd pdist`: pairwise distances between samples, as a Zarr group or a
- * square TSV matrix. */
+/* cli/cmd_pdist.c - `gensvd pdist`: pairwise distances between samples, run by the library
+ * (include/gensvd.h, GENSVD_PDIST), as a Zarr group or a square TSV matrix (from the library's
+ * matrix callback: the complete rows once the bands are done), a TSV pair list (the rows
+ * callback's bands, condensed) or, with --min-kinship, a table like plink2's .kin0 (the pairs
+ * callback, as the pairs are found); a TSV/CSV numeric matrix as input is a text source. */
 #include "gsvd_config.h"
 
-#include <errno.h>
-#include <stddef.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,42 +15,28 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/scan/genotype.h"
-#include "analysis/pdist/king_pairs.h"
-#include "analysis/pdist/king_parts.h"
-#include "analysis/pdist/pdist.h"
-#include "analysis/pdist/pdist_parts.h"
-#include "analysis/pdist/pdist_store.h"
-#include "cli/cli.h"
-#include "cli/cli_mask.h"
-#include "cli/opts_input.h"
-#include "common/alloc.h"
-#include "common/buf.h"
-#include "common/err.h"
-#include "common/log.h"
-#include "common/textmatrix.h"
-#include "zarr/codec.h"
-#include "zarr/meta.h"
-#include "zarr/writer.h"
+#include "cli/cli_base.h"
+#include "cli/opts_source.h"
+#include "include/gensvd.h"
 
-/* --min-kinship without --memory: the bands' working set */
-#define PDIST_PAIRS_DEFAULT_MEMORY ((uint64_t)1 << 30)
+/* --part I/N as given (the first member: what the library's "part" takes) and as numbers. */
+struct pdist_part {
+    const char *text;
+    size_t i, n;
+};
 
 struct pdist_opts {
     const char *input, *output, *format, *samples_file, *device, *finalize;
-    char *part_output; /* --part: OUT.gensvd-parts/part-I-of-N.zarr (owned) */
-    int rank_parts;    /* under MPI with a square Zarr output on a local or shared path: each
-                          rank writes its own part and rank 0 finalizes (pdist/pdist_parts.h) */
-    int force, counts, axis_variants, condensed, f4;
-    int all_contigs;     /* --all-contigs: KING on X, Y and MT too (analysis/scan/autosomes.h) */
-    int haplotypes;      /* --haplotypes: each haplotype an item */
-    int min_kinship_set; /* --min-kinship: a pair list (analysis/pdist/king_pairs.h) */
-    double min_kinship;  /* NaN: not given */
-    struct gsvd_pdist_params pd;
-    struct gsvd_geno_params geno;
-    char *command;
+    const char *metric, *dtype; /* the library's names ("euclidean", "f8") */
+    int force, counts, axis_variants, condensed, missing, kernel;
+    int haplotypes;     /* --haplotypes: each haplotype an item */
+    int ignore_phase;   /* --ignore-phase */
+    double min_kinship; /* --min-kinship; NaN: not given */
+    double p;           /* --p */
+    uint64_t memory;    /* --memory; 0: no cap */
+    struct pdist_part part;
+    struct gsvd_cli_geno geno;
     struct gsvd_cli_zarr_out zout;          /* --zarr-format, --shard */
-    int input_format;                       /* 3 for a v3 input store: the default output format */
     const char *variant_mask, *sample_mask; /* STORE[/ARRAY] */
     struct gsvd_cli_common common;
 };
@@ -57,22 +46,26 @@ static const char *const axis_names[] = {"samples", "variants", NULL};
 static const char *const layout_names[] = {"square", "condensed", NULL};
 static const char *const kernel_names[] = {"auto", "bitplane", "gram", "generic", NULL};
 
-static int parse_metric(const char *cmd, const char *arg, void *field)
-{
-    enum gsvd_pdist_metric m;
-    if (gsvd_pdist_metric_parse(arg, &m) < 0)
-        return gsvd_cli_usage_error(cmd, "invalid --metric '%s' (%s)", arg,
-                                    gsvd_pdist_metric_list());
-    memcpy(field, &m, sizeof m);
-    return 0;
-}
-
-/* The --metric names gsvd_pdist_metric_parse accepts (gsvd_pdist_metric_list), for completion;
- * tests/cli/test_install.sh checks them against that list. */
+/* The --metric names the library takes (its "metric"), for the parser and completion;
+ * tests/cli/test_install.sh checks them against the parser's error. */
 static const char *const metric_names[] = {"euclidean", "sqeuclidean", "cityblock",   "minkowski",
                                            "chebyshev", "cosine",      "correlation", "hamming",
                                            "jaccard",   "braycurtis",  "canberra",    "ibs",
                                            "king",      "ibs0",        "p-distance",  NULL};
+
+static int parse_metric(const char *cmd, const char *arg, void *field)
+{
+    char list[256] = "";
+    int k = gsvd_cli_parse_choice(arg, metric_names);
+    if (k < 0) {
+        for (size_t i = 0; metric_names[i]; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     metric_names[i]);
+        return gsvd_cli_usage_error(cmd, "invalid --metric '%s' (%s)", arg, list);
+    }
+    memcpy(field, &metric_names[k], sizeof metric_names[k]);
+    return 0;
+}
 static const char *const dtype_names[] = {"f8", "f4", NULL}; /* offered; aliases accepted too */
 
 static int parse_dtype(const char *cmd, const char *arg, void *field)
@@ -81,23 +74,19 @@ static int parse_dtype(const char *cmd, const char *arg, void *field)
     int k = gsvd_cli_parse_choice(arg, names);
     if (k < 0)
         return gsvd_cli_usage_error(cmd, "invalid --dtype '%s' (f8, f4)", arg);
-    k %= 2;
-    memcpy(field, &k, sizeof k);
+    memcpy(field, &dtype_names[k % 2], sizeof dtype_names[k % 2]);
     return 0;
 }
 
-/* --part I/N into pd.part and pd.n_parts (adjacent size_t fields). */
-_Static_assert(offsetof(struct gsvd_pdist_params, n_parts) ==
-                   offsetof(struct gsvd_pdist_params, part) + sizeof(size_t),
-               "--part writes part and n_parts as one size_t[2]");
+/* --part I/N: the text (what the library takes: the field's first member) and its numbers. */
 static int parse_part(const char *cmd, const char *arg, void *field)
 {
-    size_t v[2] = {0, 0};
+    struct pdist_part p = {.text = arg};
     int end = 0;
-    if (sscanf(arg, "%zu/%zu%n", &v[0], &v[1], &end) != 2 || arg[end] != '\0' || v[0] < 1 ||
-        v[1] < 1 || v[0] > v[1] || v[1] > 100000)
+    if (sscanf(arg, "%zu/%zu%n", &p.i, &p.n, &end) != 2 || arg[end] != '\0' || p.i < 1 || p.n < 1 ||
+        p.i > p.n || p.n > 100000)
         return gsvd_cli_usage_error(cmd, "invalid --part '%s' (I/N, 1 <= I <= N)", arg);
-    memcpy(field, v, sizeof v);
+    memcpy(field, &p, sizeof p);
     return 0;
 }
 
@@ -106,7 +95,8 @@ static const struct gsvd_opt pdist_options[] = {
     {.name = "metric",
      .key = 'm',
      .type = GSVD_OPT_CALL,
-     PD(pd.metric),
+     PD(metric),
+     .lib = "metric",
      .arg = "NAME",
      .parse = parse_metric,
      .choices = metric_names,
@@ -120,13 +110,15 @@ static const struct gsvd_opt pdist_options[] = {
     {.name = "haplotypes",
      .type = GSVD_OPT_FLAG,
      PD(haplotypes),
+     .lib = "haplotypes",
      .value = 1,
      .help = "each haplotype of the phased calls is an item (ID_0, ID_1,\n...; values 1 "
              "for a non-reference allele, 0 for the\nreference), with any metric but king "
              "and ibs0"},
     {.name = "ignore-phase",
      .type = GSVD_OPT_FLAG,
-     PD(geno.ignore_phase),
+     PD(ignore_phase),
+     .lib = "ignore-phase",
      .value = 1,
      .help = "with p-distance or --haplotypes: take each call's alleles\nin their stored order "
              "(else an unphased heterozygous call,\nor no call_genotype_phased, is an error)"},
@@ -144,7 +136,7 @@ static const struct gsvd_opt pdist_options[] = {
              "N x N matrix"},
     {.name = "all-contigs",
      .type = GSVD_OPT_FLAG,
-     PD(all_contigs),
+     PD(geno.all_contigs),
      .value = 1,
      .help = "with -m king or ibs0: count every contig; by default, as\nplink2's --make-king, "
              "variants on X, Y and MT (by contig_id:\nX, 23, Y, 24, MT, M, 26, with or without "
@@ -152,7 +144,8 @@ static const struct gsvd_opt pdist_options[] = {
     {.name = "p",
      .key = 'p',
      .type = GSVD_OPT_DOUBLE,
-     PD(pd.p),
+     PD(p),
+     .lib = "p",
      .arg = "X",
      .dlo = 1e-300,
      .dhi = 1e300,
@@ -160,7 +153,8 @@ static const struct gsvd_opt pdist_options[] = {
      .help = "minkowski order (> 0) [2]"},
     {.name = "missing",
      .type = GSVD_OPT_CHOICE,
-     PD(pd.missing),
+     PD(missing),
+     .lib = "missing",
      .arg = "MODE",
      .choices = missing_names,
      .help = "pairwise: only sites called in both samples (NaN when none);\nscale: also "
@@ -169,6 +163,7 @@ static const struct gsvd_opt pdist_options[] = {
     {.name = "axis",
      .type = GSVD_OPT_CHOICE,
      PD(axis_variants),
+     .lib = "axis",
      .arg = "AXIS",
      .choices = axis_names,
      .help = "samples: distances between samples; variants: between\nvariants (features are "
@@ -182,18 +177,21 @@ static const struct gsvd_opt layout_options[] = {
     {.name = "counts",
      .type = GSVD_OPT_FLAG,
      PD(counts),
+     .lib = "counts",
      .value = 1,
      .help = "always write n_sites"},
     {.name = "layout",
      .type = GSVD_OPT_CHOICE,
      PD(condensed),
+     .lib = "layout",
      .arg = "L",
      .choices = layout_names,
      .help = "square (N x N) or condensed (scipy's 1-D upper triangle;\nwith --format tsv: one "
              "line per pair) [square]"},
     {.name = "dtype",
      .type = GSVD_OPT_CALL,
-     PD(f4),
+     PD(dtype),
+     .lib = "dtype",
      .arg = "T",
      .parse = parse_dtype,
      .choices = dtype_names,
@@ -201,7 +199,8 @@ static const struct gsvd_opt layout_options[] = {
     GSVD_OPT_FORMAT_TSV(struct pdist_opts, "the matrix on stdout (default without -o)"),
     {.name = "memory",
      .type = GSVD_OPT_BYTES,
-     PD(pd.memory),
+     PD(memory),
+     .lib = "memory",
      .arg = "SIZE",
      .lo = 1,
      .range = "e.g. 2G",
@@ -209,7 +208,8 @@ static const struct gsvd_opt layout_options[] = {
              "over the input per band, and written as\nthey finish [no cap]"},
     {.name = "kernel",
      .type = GSVD_OPT_CHOICE,
-     PD(pd.kernel),
+     PD(kernel),
+     .lib = "kernel",
      .arg = "K",
      .choices = kernel_names,
      .help = "auto, bitplane, gram or generic (for tests) [auto]"},
@@ -224,7 +224,8 @@ static const struct gsvd_opt layout_options[] = {
              "identical results; the gram kernel stays on the CPU)"},
     {.name = "part",
      .type = GSVD_OPT_CALL,
-     PD(pd.part),
+     PD(part),
+     .lib = "part",
      .arg = "I/N",
      .parse = parse_part,
      .help = "compute only part I of N of the pairs (a job array without\nMPI) into "
@@ -265,551 +266,456 @@ const struct gsvd_cmd_spec gsvd_cmd_pdist_spec = {
              "\ninput): one row per item, optional header line and ID column, empty / nan / NA\n"
              "missing; e.g. gensvd pca X --format tsv | gensvd pdist\n",
     .groups = pdist_groups,
-    .n_groups = GSVD_ARRAY_LEN(pdist_groups),
+    .n_groups = GSVD_CLI_LEN(pdist_groups),
     .opts_size = sizeof(struct pdist_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature "
               "unavailable.\n",
 };
 
-/* Root attributes of the Zarr output. */
-static int make_attrs(const struct pdist_opts *o, const struct gsvd_pdist_summary *sum,
-                      struct gsvd_buf *attrs)
+/* Which metric o names. */
+static int metric_is(const struct pdist_opts *o, const char *name)
 {
-    struct gsvd_pdist_attrs a = {.command = o->command,
-                                 .pd = &o->pd,
-                                 .axis_variants = o->axis_variants,
-                                 .condensed = o->condensed,
-                                 .sum = sum};
-    return gsvd_pdist_store_attrs(&a, attrs);
+    return strcmp(o->metric, name) == 0;
 }
 
-/* Output set-up, the run (through `fn`), and the finish, common to every input kind. */
-struct pdist_job {
-    gsvd_geno *g;     /* genotype input, or */
-    const double *x;  /* a matrix (n x m), or */
-    const int8_t *x8; /* an int8 matrix (n x m) */
-    size_t n, m;
-    const struct gsvd_strlist *ids;
+static int king_metric(const struct pdist_opts *o)
+{
+    return metric_is(o, "king") || metric_is(o, "ibs0");
+}
+
+/* What the text outputs need while the library runs: its callbacks' state. */
+struct pdist_text {
+    gensvd_ctx *ctx;
+    const struct pdist_opts *o;
+    int square; /* the square TSV (matrix callback), else the condensed one (rows callback) */
+    const char *const *ids; /* the items (borrowed from the run, items callback) */
+    uint64_t n;
+    int header;       /* its header is out */
+    int write_failed; /* a write to standard output failed: the run was cancelled */
+    int too_big;      /* the square TSV would hold more than half of --memory */
 };
 
-/* The engine settings every output path shares: threads, the progress bar, the communicator. */
-static void run_setup(struct pdist_opts *o, const struct gsvd_cli_common *common,
-                      struct gsvd_cli_bar *bar, gsvd_comm *comm, const char *unit)
+static void print_number(double v)
 {
-    o->pd.n_threads = common->threads;
-    o->pd.progress = gsvd_cli_progress(bar, unit, common->progress);
-    o->pd.comm = comm;
+    if (isnan(v))
+        fputs("nan", stdout);
+    else if (isinf(v))
+        fputs(v < 0 ? "-inf" : "inf", stdout);
+    else
+        printf("%.17g", v);
 }
 
-/* The summary's last line (rank 0): the output (Zarr, a part) and/or `what` on stdout. */
-static void report_done(const char *output, const char *what)
+/* A failed write ends the run (cancelled: the library says nothing); the command says it. */
+static int stop_on_write_error(struct pdist_text *t)
 {
-    char where[1024];
+    if (!ferror(stdout))
+        return 0;
+    t->write_failed = 1;
+    gensvd_ctx_cancel(t->ctx);
+    return 1;
+}
 
-    if (gsvd_comm_rank(gsvd_cli_world()) != 0)
+static int on_items(void *user, uint64_t n, const char *const *ids)
+{
+    struct pdist_text *t = user;
+    const struct pdist_opts *o = t->o;
+    uint64_t bytes = n * n * sizeof(double);
+
+    t->ids = ids;
+    t->n = n;
+    /* the square TSV holds the matrix until the end: at most half of --memory */
+    if (t->square && o->memory && bytes > o->memory / 2) {
+        char msg[512];
+        snprintf(msg, sizeof msg,
+                 "--format tsv holds the %llu x %llu matrix (%llu bytes), more than half of "
+                 "--memory; write Zarr (-o) or use --layout condensed",
+                 (unsigned long long)n, (unsigned long long)n, (unsigned long long)bytes);
+        if (gensvd_mpi_rank() == 0)
+            gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+        t->too_big = 1;
+        gensvd_ctx_cancel(t->ctx);
+        return 1;
+    }
+    return 0;
+}
+
+/* The square matrix's header line. */
+static void square_header(struct pdist_text *t)
+{
+    fputs(t->o->axis_variants ? "variant_index" : "sample_id", stdout);
+    for (uint64_t i = 0; i < t->n; i++)
+        printf("\t%s", t->ids[i]);
+    putchar('\n');
+    t->header = 1;
+}
+
+/* The square TSV, a complete row at a time (the library's matrix callback). */
+static int on_matrix_row(void *user, uint64_t row0, uint64_t n_rows,
+                         const struct gensvd_array_view *d, const struct gensvd_array_view *c)
+{
+    struct pdist_text *t = user;
+    const double *v = d->data;
+    (void)n_rows;
+    (void)c;
+    if (!t->header)
+        square_header(t);
+    fputs(t->ids[row0], stdout);
+    for (uint64_t j = 0; j < d->shape[1]; j++) {
+        putchar('\t');
+        print_number(v[j]);
+    }
+    putchar('\n');
+    return 0; /* a failed write is found once, at the end (gsvd_cli_stdout_done) */
+}
+
+/* The condensed TSV, one line per pair, band by band (the library's rows callback). */
+static int on_band(void *user, uint64_t row0, uint64_t n_rows, const struct gensvd_array_view *d,
+                   const struct gensvd_array_view *c)
+{
+    struct pdist_text *t = user;
+    const double *dist = d->data;
+    const uint32_t *ns = c->data;
+    uint64_t ld = d->shape[1];
+
+    if (row0 == 0)
+        fputs(t->o->axis_variants ? "variant_i\tvariant_j\tdistance\tn_sites\n"
+                                  : "sample_i\tsample_j\tdistance\tn_sites\n",
+              stdout);
+    for (uint64_t r = 0; r < n_rows; r++)
+        for (uint64_t k = r + 1; k < ld; k++) {
+            printf("%s\t%s\t", t->ids[row0 + r], t->ids[row0 + k]);
+            print_number(dist[r * ld + k]);
+            printf("\t%u\n", ns[r * ld + k]);
+        }
+    return stop_on_write_error(t);
+}
+
+/* --min-kinship's table like plink2's .kin0, as the pairs are found (the pairs callback). */
+static int on_pairs(void *user, const struct gensvd_king_pair *p, size_t n)
+{
+    struct pdist_text *t = user;
+
+    if (!t->header) {
+        fputs(t->o->counts ? "#ID1\tID2\tNSNP\tHETHET\tIBS0\tHET1_HOM2\tHET2_HOM1\tKINSHIP\n"
+                           : "#ID1\tID2\tNSNP\tHETHET\tIBS0\tKINSHIP\n",
+              stdout);
+        t->header = 1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        printf("%s\t%s\t%u\t", t->ids[p[k].i], t->ids[p[k].j], p[k].n_sites);
+        if (t->o->counts) {
+            printf("%u\t%u\t%u\t%u\t", p[k].hethet, p[k].ibs0, p[k].het1_hom2, p[k].het2_hom1);
+        } else {
+            print_number(p[k].n_sites ? (double)p[k].hethet / p[k].n_sites : NAN);
+            putchar('\t');
+            print_number(p[k].n_sites ? (double)p[k].ibs0 / p[k].n_sites : NAN);
+            putchar('\t');
+        }
+        print_number(p[k].kinship);
+        putchar('\n');
+    }
+    return stop_on_write_error(t);
+}
+
+/* A number the result holds beside its arrays (the run's plan: include/gensvd.h). */
+static uint64_t plan(const gensvd_result *res, const char *name)
+{
+    struct gensvd_array_view v;
+    return gensvd_result_array(res, name, &v) == GENSVD_OK ? ((const uint64_t *)v.data)[0] : 0;
+}
+
+/* A line at -v (the library's level for its plan). */
+static void info(const char *fmt, ...) GSVD_CLI_PRINTF(1, 2);
+static void info(const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    if (gsvd_cli_log_level() < GENSVD_LOG_INFO)
         return;
-    if (output && what)
-        snprintf(where, sizeof where, "%s and %s to standard output", output, what);
-    else if (output)
-        snprintf(where, sizeof where, "%s", output);
-    else
-        snprintf(where, sizeof where, "%s to standard output", what ? what : "the output");
-    gsvd_cli_done(where);
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gsvd_cli_msg_log(GENSVD_LOG_INFO, msg);
 }
 
-/* The bands are done and *rc is this rank's verdict.  Under mpirun a failure on rank 0 ends the
- * run, since the others may wait in a send, after discard(ctx) has dropped its output;
- * otherwise every rank learns the joint verdict, and the ranks other than 0 wait for rank 0's
- * commit.  Returns 1 when the caller goes on to write the output (*rc GSVD_OK: one process, or
- * rank 0), 0 when it is done with *rc. */
-static int bands_done(gsvd_comm *world, int *rc, void (*discard)(void *ctx), void *ctx)
+/* The summary of a distance run (rank 0). */
+static void summary(const struct pdist_opts *o, const gensvd_result *res, int text_input)
 {
-    int me = gsvd_comm_rank(world);
+    const char *kernel = gensvd_result_attr_string(res, "kernel");
+    const char *device = gensvd_result_attr_string(res, "device");
 
-    if (gsvd_comm_size(world) > 1) {
-        if (*rc < 0 && me == 0) {
-            discard(ctx);
-            gsvd_comm_abort(world, GSVD_EXIT_FAIL);
-        }
-        *rc = gsvd_comm_agree(world, *rc, NULL);
-        if (*rc < 0 || me != 0) {
-            if (*rc == GSVD_OK) /* rank 0's commit */
-                *rc = gsvd_comm_agree(world, GSVD_OK, NULL);
-            return 0;
-        }
-    }
-    return *rc == GSVD_OK;
-}
-
-static void discard_pairs(void *ctx)
-{
-    gsvd_king_pairs **kp = ctx;
-    gsvd_king_pairs_close(*kp);
-    *kp = NULL;
-}
-
-static void discard_store(void *ctx)
-{
-    gsvd_pdist_store **out = ctx;
-    gsvd_pdist_store_close(*out);
-    *out = NULL;
-}
-
-/* --min-kinship: the engine's bands to the pair list.  Under mpirun every rank computes its
- * bands and rank 0 alone opens, fills and commits the list (as run_job does for rank 0's
- * output): a failure on rank 0 ends the run, any other is agreed on. */
-static int run_pairs(struct pdist_opts *o, const struct gsvd_cli_common *common,
-                     struct pdist_job *job)
-{
-    struct gsvd_king_pairs_cfg cfg = {.output = o->part_output ? o->part_output : o->output,
-                                      .tsv = stdout,
-                                      .force = o->force || o->part_output,
-                                      .part = o->part_output != NULL,
-                                      .counts = o->counts,
-                                      .min_kinship = o->min_kinship,
-                                      .ids = job->ids,
-                                      .n = job->n,
-                                      .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
-    gsvd_king_pairs *kp = NULL;
-    struct gsvd_pdist_summary sum = {0};
-    struct gsvd_buf attrs = GSVD_BUF_INIT;
-    struct gsvd_cli_bar bar;
-    gsvd_comm *world = gsvd_cli_world();
-    int rc = GSVD_OK, me = gsvd_comm_rank(world), many = gsvd_comm_size(world) > 1;
-
-    /* parts are Zarr v2 groups (analysis/pdist/king_parts.c reads them back) */
-    if (o->part_output && cfg.wp.zarr_format == 3) {
-        gsvd_log_error("--part writes Zarr v2 parts; add --zarr-format 2");
-        return GSVD_EINVAL;
-    }
-    if (me == 0)
-        rc = gsvd_king_pairs_open(&cfg, &kp);
-    if (many)
-        rc = gsvd_comm_agree(world, rc, NULL);
-    if (rc < 0)
-        goto out;
-    run_setup(o, common, &bar, world, "variants");
-    if (!o->pd.memory)
-        o->pd.memory = PDIST_PAIRS_DEFAULT_MEMORY;
-    rc = gsvd_pdist_run(job->g, &o->pd, me == 0 ? gsvd_king_pairs_band : NULL, kp, &sum);
-    if (!bands_done(world, &rc, discard_pairs, &kp))
-        goto out;
-    gsvd_cli_note("%zu samples, %llu variants, king: %llu pairs with kinship >= %g", sum.n,
-                  (unsigned long long)sum.m, (unsigned long long)gsvd_king_pairs_count(kp),
-                  o->min_kinship);
-    /* from here on the others wait for rank 0's verdict: no early exit */
-    rc = make_attrs(o, &sum, &attrs);
-    /* the pair list's threshold before the closing brace (the sink adds the count) */
-    if (rc == GSVD_OK && attrs.len > 2) {
-        attrs.len -= 2;
-        attrs.data[attrs.len] = '\0';
-        rc = gsvd_buf_printf(&attrs, ",\n    \"min_kinship\": %.17g\n}", o->min_kinship);
-    }
-    if (rc == GSVD_OK)
-        rc = gsvd_king_pairs_finish(kp, attrs.data);
-    if (many) /* the others learn how the commit went */
-        rc = gsvd_comm_agree(world, rc, NULL);
-    if (rc == GSVD_OK)
-        report_done(cfg.output, cfg.output ? NULL : "the pairs");
-out:
-    gsvd_buf_free(&attrs);
-    gsvd_king_pairs_close(kp);
-    return rc;
-}
-
-static int run_job(struct pdist_opts *o, const struct gsvd_cli_common *common,
-                   struct pdist_job *job)
-{
-    struct gsvd_pdist_store_cfg cfg = {.output = o->part_output ? o->part_output : o->output,
-                                       .force = o->force || o->part_output,
-                                       .part = o->part_output != NULL,
-                                       .tsv = o->format || !o->output ? stdout : NULL,
-                                       .condensed = o->condensed,
-                                       .f4 = o->f4,
-                                       .counts = o->counts,
-                                       .axis = o->axis_variants ? "variants" : "samples",
-                                       .ids = job->ids,
-                                       .n = job->n,
-                                       .threads = common->threads,
-                                       .memory = o->pd.memory,
-                                       .wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format)};
-    gsvd_pdist_store *out = NULL;
-    struct gsvd_pdist_summary sum = {0};
-    struct gsvd_buf attrs = GSVD_BUF_INIT;
-    struct gsvd_cli_bar bar;
-    gsvd_comm *world = gsvd_cli_world();
-    int rc = GSVD_OK, me = gsvd_comm_rank(world);
-    gsvd_pdist_sink_fn sink;
-
-    /* parts are Zarr v2 groups (analysis/pdist/pdist_parts.c reads their .zarray documents) */
-    if (o->part_output && cfg.wp.zarr_format == 3) {
-        if (!o->rank_parts) {
-            gsvd_log_error("--part writes Zarr v2 parts; add --zarr-format 2");
-            return GSVD_EINVAL;
-        }
-        /* a distributed v3 output: rank 0 writes it all (same decision on every rank) */
-        o->rank_parts = 0;
-        o->pd.part = o->pd.n_parts = 0;
-        cfg.output = o->output;
-        cfg.force = o->force;
-        cfg.part = 0;
-        if (me == 0 && gsvd_pdist_parts_discard(o->output) < 0)
-            gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
-    }
-    sink = me == 0 || o->rank_parts ? gsvd_pdist_store_band : NULL;
-
-    /* a distributed run: each rank writes its part (rank_parts), or rank 0 writes everything
-     * and the others need only the sizes that shape the bands */
-    cfg.plan_only = me != 0 && !o->rank_parts;
-    rc = gsvd_pdist_store_open(&cfg, &out);
-    if (world)
-        rc = gsvd_comm_agree(world, rc, NULL);
-    if (rc < 0)
-        goto out;
-    o->pd.row_align = gsvd_pdist_store_row_align(out);
-    o->pd.sink_bytes = gsvd_pdist_store_bytes(out);
-    /* what each row of the matrix is compared over */
-    run_setup(o, common, &bar, o->rank_parts ? NULL : world,
-              o->axis_variants ? "samples"
-              : job->g         ? "variants"
-                               : "columns");
-    if (job->g)
-        rc = gsvd_pdist_run(job->g, &o->pd, sink, out, &sum);
-    else if (job->x8)
-        rc = gsvd_pdist_run_matrix_i8(job->x8, job->n, job->m, &o->pd, sink, out, &sum);
-    else
-        rc = gsvd_pdist_run_matrix(job->x, job->n, job->m, &o->pd, sink, out, &sum);
-    if (o->rank_parts) {
-        /* every rank commits its part; once all succeeded, rank 0 gathers them into OUT */
-        if (rc == GSVD_OK)
-            rc = make_attrs(o, &sum, &attrs);
-        if (rc == GSVD_OK)
-            rc = gsvd_pdist_store_finish(out, attrs.data, sum.n_missing);
-        rc = gsvd_comm_agree(world, rc, NULL); /* the same verdict on every rank */
-        if (rc < 0) {
-            if (me == 0 && gsvd_pdist_parts_discard(o->output) < 0)
-                gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
-            goto out;
-        }
-        if (me == 0) {
-            rc = gsvd_pdist_parts_finalize(o->output, o->force);
-            if (rc < 0 && gsvd_pdist_parts_discard(o->output) < 0)
-                gsvd_log_warn("%s.gensvd-parts is left behind", o->output);
-        }
-        rc = gsvd_comm_agree(world, rc, NULL); /* how the finalize went */
-        if (rc == GSVD_OK)
-            report_done(o->output, NULL);
-        goto out;
-    }
-    /* every rank finished its bands (or failed and told rank 0, which then ends the run) */
-    if (!bands_done(world, &rc, discard_store, &out))
-        goto out;
-    gsvd_cli_note("%zu %s, %llu %s, %s, %llu missing values", sum.n,
+    gsvd_cli_note("%.0f %s, %.0f %s, %s, %.0f missing values", gsvd_cli_attr(res, "N"),
                   o->axis_variants ? "variants"
-                  : job->g         ? "samples"
-                                   : "rows",
-                  (unsigned long long)sum.m,
+                  : text_input     ? "rows"
+                                   : "samples",
+                  gsvd_cli_attr(res, "M"),
                   o->axis_variants ? "samples"
-                  : job->g         ? "variants"
-                                   : "columns",
-                  gsvd_pdist_metric_name(o->pd.metric), (unsigned long long)sum.n_missing);
-    gsvd_log_info("%s kernel on %s, %zu band(s), %zu pass(es) over the input, planned working "
-                  "set %.1f MB",
-                  sum.kernel ? sum.kernel : "none", sum.device ? sum.device : "cpu", sum.n_bands,
-                  sum.n_scans, (double)sum.peak_bytes / 1e6);
-    if (sum.n_segments)
-        gsvd_log_info("%llu of %llu bit-plane segments without missing calls",
-                      (unsigned long long)sum.n_segments_complete,
-                      (unsigned long long)sum.n_segments);
-    rc = make_attrs(o, &sum, &attrs);
-    if (rc == GSVD_OK)
-        rc = gsvd_pdist_store_finish(out, attrs.data, sum.n_missing);
-    if (world && gsvd_comm_size(world) > 1)
-        rc = gsvd_comm_agree(world, rc, NULL); /* the others learn how the commit went */
-    if (rc == GSVD_OK)
-        report_done(cfg.output, cfg.tsv ? "the matrix" : NULL);
-out:
-    gsvd_buf_free(&attrs);
-    gsvd_pdist_store_close(out);
-    return rc;
+                  : text_input     ? "columns"
+                                   : "variants",
+                  o->metric, gsvd_cli_attr(res, "n_missing"));
+    info("%s kernel on %s, %llu band(s), %llu pass(es) over the input, planned working set %.1f MB",
+         kernel ? kernel : "none", device ? device : "cpu",
+         (unsigned long long)plan(res, "n_bands"), (unsigned long long)plan(res, "n_scans"),
+         (double)plan(res, "peak_bytes") / 1e6);
+    if (plan(res, "n_segments"))
+        info("%llu of %llu bit-plane segments without missing calls",
+             (unsigned long long)plan(res, "n_segments_complete"),
+             (unsigned long long)plan(res, "n_segments"));
 }
 
-/* A numeric matrix from TSV/CSV text: rows are the items. */
-static int run_text(struct pdist_opts *o, const struct gsvd_cli_common *common)
+/* A regular file that is neither a zipped store (".zip", as the stores take it) nor a genotype
+ * file in another format (VCF, PLINK, BGEN: the source's error says how to convert it) is a
+ * TSV/CSV matrix, as is standard input. */
+static int is_text(const char *input)
 {
-    struct gsvd_buf text = GSVD_BUF_INIT;
-    struct gsvd_textmatrix m = {0};
-    const char *where = strcmp(o->input, "-") == 0 ? "standard input" : o->input;
-    int rc = GSVD_OK;
+    struct stat sb;
+    size_t len = strlen(input);
+    char hint[1024];
 
-    if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0 ||
-        o->pd.metric == GSVD_PDIST_P_DISTANCE || o->haplotypes) {
-        gsvd_log_error("%s: %s %s needs genotype calls from a Zarr store, not a numeric matrix",
-                       where, o->haplotypes ? "--haplotypes" : "--metric",
-                       o->haplotypes ? "" : gsvd_pdist_metric_name(o->pd.metric));
-        return GSVD_EUNSUPPORTED;
+    return strcmp(input, "-") == 0 || (stat(input, &sb) == 0 && S_ISREG(sb.st_mode) &&
+                                       !(len >= 4 && strcasecmp(input + len - 4, ".zip") == 0) &&
+                                       !*gensvd_convert_hint(input, hint, sizeof hint));
+}
+
+/* A text matrix holds rows of numbers: what needs genotype calls or a store is refused before
+ * it is read. */
+static int check_text(const struct pdist_opts *o)
+{
+    const char *where = strcmp(o->input, "-") == 0 ? "standard input" : o->input;
+    char msg[1024];
+
+    if (king_metric(o) || metric_is(o, "p-distance") || o->haplotypes) {
+        snprintf(msg, sizeof msg,
+                 "%s: %s %s needs genotype calls from a Zarr store, not a numeric "
+                 "matrix",
+                 where, o->haplotypes ? "--haplotypes" : "--metric",
+                 o->haplotypes ? "" : o->metric);
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+        return GENSVD_EUNSUPPORTED;
     }
     if (o->samples_file || o->geno.var_start || o->geno.var_stop || o->geno.array ||
         o->geno.transpose || o->axis_variants || o->variant_mask || o->sample_mask) {
-        gsvd_log_error("%s: --samples, --variants, --array, --transpose, --axis and the masks "
-                       "apply to Zarr input",
-                       where);
-        return GSVD_EINVAL;
+        snprintf(msg, sizeof msg,
+                 "%s: --samples, --variants, --array, --transpose, --axis and "
+                 "the masks apply to Zarr input",
+                 where);
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+        return GENSVD_EINVAL;
     }
-    GSVD_TRY(gsvd_buf_read_file(&text, o->input));
-    GSVD_TRY(gsvd_textmatrix_parse(text.data ? text.data : "", text.len, where, &m));
-    if (o->pd.missing == GSVD_PDIST_ERROR)
-        for (size_t i = 0; i < m.n_rows * m.n_cols; i++)
-            if (isnan(m.values[i])) {
-                gsvd_log_error("%s: row %zu has a missing value (--missing error)", where,
-                               i / m.n_cols + 1);
-                rc = GSVD_EFORMAT;
-                goto out;
-            }
-    o->pd.ploidy = o->geno.ploidy ? o->geno.ploidy : 2;
-    {
-        struct pdist_job job = {.x = m.values, .n = m.n_rows, .m = m.n_cols, .ids = &m.ids};
-        GSVD_TRY(run_job(o, common, &job));
+    return GENSVD_OK;
+}
+
+/* The part a job array's process writes: OUT.gensvd-parts/part-I-of-N.zarr. */
+static void part_path(const struct pdist_opts *o, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s.gensvd-parts/part-%zu-of-%zu.zarr", o->output, o->part.i, o->part.n);
+}
+
+/* Where the distances or pairs went, on the summary's last line (rank 0). */
+static void report(const struct pdist_opts *o, int tsv)
+{
+    char part[4096];
+    const char *output = o->output;
+
+    if (o->part.n) {
+        part_path(o, part, sizeof part);
+        output = part;
     }
-out:
-    gsvd_textmatrix_clear(&m);
-    gsvd_buf_free(&text);
+    if (o->min_kinship == o->min_kinship) /* not NaN: the pair list */
+        gsvd_cli_done_to(output, output ? NULL : "the pairs");
+    else
+        gsvd_cli_done_to(output, tsv ? "the matrix" : NULL);
+}
+
+/* A run of pdist on INPUT: the library's run with the text outputs' callbacks, then the
+ * summary.  `tsv`: the matrix (or pairs) on standard output. */
+static int run(struct pdist_opts *o, int tsv, const char *command)
+{
+    int text = is_text(o->input), pairs = o->min_kinship == o->min_kinship;
+    struct gsvd_cli_run r = {.cmd = "pdist",
+                             .analysis = GENSVD_PDIST,
+                             .spec = &gsvd_cmd_pdist_spec,
+                             .target = o,
+                             .command = command,
+                             .common = &o->common,
+                             .device = o->device,
+                             .unit = pairs              ? "variants"
+                                     : o->axis_variants ? "samples"
+                                     : text             ? "columns"
+                                                        : "variants",
+                             .output = o->output,
+                             .force = o->force,
+                             .zout = &o->zout,
+                             .input = text ? NULL : o->input,
+                             .geno = &o->geno,
+                             .samples_file = o->samples_file,
+                             .variant_mask = o->variant_mask,
+                             .sample_mask = o->sample_mask};
+    struct pdist_text t = {.o = o, .square = tsv && !o->condensed && !pairs};
+    int rc = gsvd_cli_run_open(&r), me = gensvd_mpi_rank();
+
+    t.ctx = r.ctx;
+    if (rc == GENSVD_OK && text && (rc = check_text(o)) == GENSVD_OK) {
+        rc = gensvd_source_open_text(r.ctx, o->input, &r.src);
+        if (rc == GENSVD_OK && o->geno.ploidy)
+            rc = gensvd_source_set_int(r.src, "ploidy", (int64_t)o->geno.ploidy);
+    }
+    /* parts are Zarr v2 groups (the finalizer reads their .zarray documents) */
+    if (rc == GENSVD_OK && o->part.n &&
+        (o->zout.format == 3 || (!o->zout.format && gensvd_source_zarr_format(r.src) == 3))) {
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "--part writes Zarr v2 parts; add --zarr-format 2");
+        rc = GENSVD_EINVAL;
+    }
+    if (rc == GENSVD_OK && pairs)
+        rc = gensvd_options_set_double(r.opt, "min-kinship", o->min_kinship);
+    if (rc == GENSVD_OK)
+        rc = gensvd_options_set_items_callback(r.opt, on_items, &t);
+    if (rc == GENSVD_OK && tsv && pairs)
+        rc = gensvd_options_set_pairs_callback(r.opt, on_pairs, &t);
+    else if (rc == GENSVD_OK && t.square)
+        rc = gensvd_options_set_matrix_callback(r.opt, on_matrix_row, &t);
+    else if (rc == GENSVD_OK && tsv)
+        rc = gensvd_options_set_rows_callback(r.opt, on_band, &t);
+    if (rc == GENSVD_OK)
+        rc = gensvd_run(r.ctx, r.opt, r.src, r.dest, &r.res);
+    if (rc == GENSVD_ECANCELED && t.too_big)
+        rc = GENSVD_ENOMEM; /* said by on_items */
+    else if (rc == GENSVD_ECANCELED && t.write_failed)
+        rc = gsvd_cli_stdout_done(); /* "standard output: write failed" */
+    if (rc == GENSVD_OK && t.square && !t.header && me == 0)
+        square_header(&t); /* no item: the header alone */
+    /* a distributed run that wrote its output in parts has no summary (each process's
+     * numbers are its part's): the result holds no attributes */
+    if (rc == GENSVD_OK && me == 0 && strcmp(gensvd_result_attrs_json(r.res), "{}") != 0) {
+        if (pairs)
+            gsvd_cli_note("%.0f samples, %.0f variants, king: %.0f pairs with kinship >= %g",
+                          gsvd_cli_attr(r.res, "N"), gsvd_cli_attr(r.res, "M"),
+                          gsvd_cli_attr(r.res, "n_pairs"), o->min_kinship);
+        else
+            summary(o, r.res, text);
+    }
+    if (rc == GENSVD_OK && me == 0 && tsv)
+        rc = gsvd_cli_stdout_done();
+    if (rc == GENSVD_OK && me == 0)
+        report(o, tsv);
+    gsvd_cli_run_close(&r);
+    if (rc == GENSVD_OK && o->part.n)
+        info("part %zu of %zu done; `gensvd pdist --finalize %s` once every part is", o->part.i,
+             o->part.n, o->output);
     return rc;
 }
 
-/* Distances between variants: collect them, then the matrix path with their indices as IDs. */
-static int run_variants(struct pdist_opts *o, const struct gsvd_cli_common *common, gsvd_geno *g)
+/* --finalize OUT: a job array's parts gathered into OUT (checked first: it may exist only with
+ * --force). */
+static int finalize(struct pdist_opts *o)
 {
-    struct gsvd_strlist ids = GSVD_STRLIST_INIT;
-    uint64_t *idx = NULL;
-    double *x = NULL;
-    int8_t *x8 = NULL;
-    size_t rows = 0;
-    int rc = GSVD_OK;
+    struct gsvd_cli_run r = {.cmd = "pdist",
+                             .analysis = GENSVD_PDIST,
+                             .spec = &gsvd_cmd_pdist_spec,
+                             .target = o,
+                             .common = &o->common,
+                             .device = o->device,
+                             .output = o->finalize,
+                             .force = o->force,
+                             .zout = &o->zout};
+    int rc = gsvd_cli_run_open(&r);
 
-    GSVD_TRY(gsvd_pdist_collect_variants(g, &o->pd, &x, &x8, &rows, &idx));
-    for (size_t i = 0; i < rows; i++) {
-        char num[32];
-        snprintf(num, sizeof num, "%llu", (unsigned long long)(o->geno.var_start + idx[i]));
-        GSVD_TRY(gsvd_strlist_push(&ids, num));
-    }
-    {
-        struct pdist_job job = {
-            .x = x, .x8 = x8, .n = rows, .m = gsvd_geno_n_samples(g), .ids = &ids};
-        GSVD_TRY(run_job(o, common, &job));
-    }
-out:
-    gsvd_free(idx);
-    gsvd_free(x);
-    gsvd_free(x8);
-    gsvd_strlist_free(&ids);
+    if (rc == GENSVD_OK)
+        rc = gensvd_options_set_string(r.opt, "finalize", o->finalize);
+    if (rc == GENSVD_OK)
+        rc = gensvd_run(r.ctx, r.opt, NULL, r.dest, &r.res);
+    if (rc == GENSVD_OK && gensvd_mpi_rank() == 0)
+        gsvd_cli_done_to(o->finalize, NULL);
+    gsvd_cli_run_close(&r);
     return rc;
 }
 
-static int run(struct pdist_opts *o, const struct gsvd_cli_common *common)
+/* The combinations of options the command refuses (exit 2), before anything is read. */
+static int check_usage(const struct pdist_opts *o, int first, int argc)
 {
-    struct gsvd_cli_input in = {0};
-    struct gsvd_strlist samples = GSVD_STRLIST_INIT;
-    struct gsvd_mask vmask = {0}, smask = {0};
-    struct gsvd_autosomes au = {0};
-    gsvd_geno *g = NULL;
-    int rc = GSVD_OK;
+    int pairs = o->min_kinship == o->min_kinship;
 
-    if (o->samples_file) {
-        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, &samples));
-        o->geno.samples = &samples;
+    if (o->part.n) {
+        if (!o->output || strstr(o->output, "://"))
+            return gsvd_cli_usage_error("pdist", "--part needs -o OUT, a local or shared path");
+        if (o->format || o->condensed)
+            return gsvd_cli_usage_error("pdist", "--part writes the square Zarr layout (no "
+                                                 "--format tsv, no --layout condensed)");
+        if (gensvd_mpi_size() > 1)
+            return gsvd_cli_usage_error("pdist", "--part is for job arrays; under mpirun the "
+                                                 "ranks share the work themselves");
     }
-    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, &in));
-    o->input_format = gsvd_tree_format(in.tree);
-    if (o->output)
-        GSVD_TRY(gsvd_cli_zarr_out_check_input("pdist", &o->zout, o->input_format));
-    o->geno.n_threads = common->threads;
-    o->geno.scaler = GSVD_SCALER_NONE; /* raw dosages: centre 0, scale 1 */
-    o->geno.missing_error = o->pd.missing == GSVD_PDIST_ERROR;
-    GSVD_TRY(
-        gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &vmask, &smask, &samples, &o->geno));
-    if (o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0)
-        GSVD_TRY(gsvd_autosomes_apply(in.tree, in.node, o->all_contigs, &au, &o->geno));
-    o->geno.haplotypes = o->haplotypes || o->pd.metric == GSVD_PDIST_P_DISTANCE;
-    GSVD_TRY(gsvd_geno_open(in.tree, in.node, &o->geno, &g));
-    if (o->pd.metric == GSVD_PDIST_P_DISTANCE && !o->haplotypes)
-        o->pd.hap_group = gsvd_geno_haplotypes(g); /* the samples are the items */
-    if ((o->pd.metric == GSVD_PDIST_KING || o->pd.metric == GSVD_PDIST_IBS0) &&
-        (gsvd_geno_is_float(g) || gsvd_geno_ploidy(g) != 2)) {
-        gsvd_log_error("%s: --metric %s needs diploid genotype calls (found %s, ploidy %zu)",
-                       gsvd_geno_array_name(g), gsvd_pdist_metric_name(o->pd.metric),
-                       gsvd_geno_is_float(g) ? "float dosages" : "integer calls",
-                       gsvd_geno_ploidy(g));
-        rc = GSVD_EUNSUPPORTED;
-        goto out;
+    if (o->samples_file && o->sample_mask)
+        return gsvd_cli_usage_error("pdist", "--samples and --sample-mask cannot be combined");
+    if (o->variant_mask && o->axis_variants)
+        return gsvd_cli_usage_error("pdist", "--variant-mask applies to --axis samples");
+    if (first < argc - 1)
+        return gsvd_cli_usage_error("pdist", "too many arguments");
+    if (king_metric(o)) {
+        if (o->axis_variants || o->missing == 1 /* scale */)
+            return gsvd_cli_usage_error("pdist",
+                                        "--metric %s is between samples over their "
+                                        "jointly called sites (no --axis variants, no "
+                                        "--missing scale)",
+                                        o->metric);
+        if (o->haplotypes)
+            return gsvd_cli_usage_error("pdist",
+                                        "--metric %s compares diploid calls, not "
+                                        "haplotypes (no --haplotypes)",
+                                        o->metric);
+    } else if (o->geno.all_contigs) {
+        return gsvd_cli_usage_error("pdist", "--all-contigs applies to --metric king and ibs0");
     }
-    if (o->min_kinship_set) {
-        struct pdist_job job = {
-            .g = g, .n = gsvd_geno_n_samples(g), .ids = gsvd_geno_sample_ids(g)};
-        GSVD_TRY(run_pairs(o, common, &job));
-    } else if (o->axis_variants) {
-        GSVD_TRY(run_variants(o, common, g));
-    } else {
-        size_t hg = o->pd.hap_group > 1 ? o->pd.hap_group : 1;
-        struct pdist_job job = {.g = g,
-                                .n = gsvd_geno_n_samples(g) / hg,
-                                .ids = hg > 1 ? gsvd_geno_call_ids(g) : gsvd_geno_sample_ids(g)};
-        GSVD_TRY(run_job(o, common, &job));
+    if (metric_is(o, "p-distance") && o->axis_variants)
+        return gsvd_cli_usage_error("pdist", "--metric p-distance is between samples (or "
+                                             "haplotypes): no --axis variants");
+    if (o->ignore_phase && !o->haplotypes && !metric_is(o, "p-distance"))
+        return gsvd_cli_usage_error("pdist",
+                                    "--ignore-phase applies to p-distance and --haplotypes");
+    if (pairs) {
+        if (!metric_is(o, "king"))
+            return gsvd_cli_usage_error("pdist", "--min-kinship needs --metric king");
+        if (o->condensed || strcmp(o->dtype, "f8") != 0 || o->format)
+            return gsvd_cli_usage_error("pdist", "--min-kinship writes its own pair list (TSV, "
+                                                 "or Zarr with -o): no --layout, --dtype or "
+                                                 "--format");
     }
-out:
-    gsvd_geno_close(g);
-    gsvd_cli_close_input(&in);
-    gsvd_strlist_free(&samples);
-    gsvd_mask_free(&vmask);
-    gsvd_mask_free(&smask);
-    gsvd_autosomes_free(&au);
-    return rc;
+    if (gsvd_cli_zarr_out_check("pdist", &o->zout, o->output) != 0)
+        return GSVD_EXIT_USAGE;
+    if (first == argc && isatty(STDIN_FILENO))
+        return gsvd_cli_usage_error("pdist", "missing INPUT (a Zarr store, a TSV/CSV file, or -)");
+    if (strcmp(o->input, "-") == 0 && gensvd_mpi_size() > 1)
+        return gsvd_cli_usage_error("pdist", "under mpirun every rank reads INPUT: give a file or "
+                                             "a store, not standard input");
+    return 0;
 }
 
 int gsvd_cmd_pdist(int argc, char **argv)
 {
     struct pdist_opts o = {.device = "auto",
+                           .metric = "euclidean",
+                           .dtype = "f8",
                            .min_kinship = NAN,
-                           .pd = GSVD_PDIST_PARAMS_DEFAULT,
-                           .geno = GSVD_GENO_PARAMS_DEFAULT,
+                           .p = 2,
+                           .geno = GSVD_CLI_GENO_DEFAULT,
                            .common = GSVD_CLI_COMMON_DEFAULT};
+    char *command;
     int first, rc = gsvd_opts_parse(&gsvd_cmd_pdist_spec, argc, argv, &o, &first);
 
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
-    o.min_kinship_set = !isnan(o.min_kinship);
     if (o.finalize) {
         if (first < argc)
             return gsvd_cli_usage_error("pdist", "--finalize OUT takes no INPUT");
         gsvd_cli_common_apply(&o.common);
-        /* OUT before the parts are read: it may exist only with --force */
-        if ((rc = gsvd_cli_check_outputs(o.finalize, o.force, NULL, 0)) < 0)
-            return gsvd_cli_exit_code(rc);
-        /* pair-list parts (--min-kinship) have pair_i; square parts have distance */
-        rc = gsvd_pdist_parts_have_array(o.finalize, "pair_i");
-        if (rc > 0)
-            rc = gsvd_king_parts_finalize(o.finalize, o.force);
-        else if (rc == 0)
-            rc = gsvd_pdist_parts_finalize(o.finalize, o.force);
-        if (rc == GSVD_OK)
-            report_done(o.finalize, NULL);
-        return gsvd_cli_exit_code(rc);
+        return gsvd_cli_exit_code(finalize(&o));
     }
-    if (o.pd.n_parts) {
-        if (!o.output || strstr(o.output, "://"))
-            return gsvd_cli_usage_error("pdist", "--part needs -o OUT, a local or shared path");
-        if (o.format || o.condensed)
-            return gsvd_cli_usage_error("pdist", "--part writes the square Zarr layout (no "
-                                                 "--format tsv, no --layout condensed)");
-        if (gsvd_comm_size(gsvd_cli_world()) > 1)
-            return gsvd_cli_usage_error("pdist", "--part is for job arrays; under mpirun the "
-                                                 "ranks share the work themselves");
-    }
-    if (o.samples_file && o.sample_mask)
-        return gsvd_cli_usage_error("pdist", "--samples and --sample-mask cannot be combined");
-    if (o.variant_mask && o.axis_variants)
-        return gsvd_cli_usage_error("pdist", "--variant-mask applies to --axis samples");
-    if (first < argc - 1)
-        return gsvd_cli_usage_error("pdist", "too many arguments");
-    if (o.pd.metric == GSVD_PDIST_KING || o.pd.metric == GSVD_PDIST_IBS0) {
-        if (o.axis_variants || o.pd.missing == GSVD_PDIST_SCALE)
-            return gsvd_cli_usage_error("pdist",
-                                        "--metric %s is between samples over their "
-                                        "jointly called sites (no --axis variants, no "
-                                        "--missing scale)",
-                                        gsvd_pdist_metric_name(o.pd.metric));
-        if (o.haplotypes)
-            return gsvd_cli_usage_error("pdist",
-                                        "--metric %s compares diploid calls, not "
-                                        "haplotypes (no --haplotypes)",
-                                        gsvd_pdist_metric_name(o.pd.metric));
-    } else if (o.all_contigs) {
-        return gsvd_cli_usage_error("pdist", "--all-contigs applies to --metric king and ibs0");
-    }
-    if (o.pd.metric == GSVD_PDIST_P_DISTANCE && o.axis_variants)
-        return gsvd_cli_usage_error("pdist", "--metric p-distance is between samples (or "
-                                             "haplotypes): no --axis variants");
-    if (o.geno.ignore_phase && !o.haplotypes && o.pd.metric != GSVD_PDIST_P_DISTANCE)
-        return gsvd_cli_usage_error("pdist",
-                                    "--ignore-phase applies to p-distance and --haplotypes");
-    if (o.min_kinship_set) {
-        if (o.pd.metric != GSVD_PDIST_KING)
-            return gsvd_cli_usage_error("pdist", "--min-kinship needs --metric king");
-        if (o.condensed || o.f4 || o.format)
-            return gsvd_cli_usage_error("pdist", "--min-kinship writes its own pair list (TSV, "
-                                                 "or Zarr with -o): no --layout, --dtype or "
-                                                 "--format");
-    }
-    if (gsvd_cli_zarr_out_check("pdist", &o.zout, o.output) != 0)
-        return GSVD_EXIT_USAGE;
-    if (first == argc && isatty(STDIN_FILENO))
-        return gsvd_cli_usage_error("pdist", "missing INPUT (a Zarr store, a TSV/CSV file, or -)");
     o.input = first < argc ? argv[first] : "-";
-    if (strcmp(o.input, "-") == 0 && gsvd_comm_size(gsvd_cli_world()) > 1)
-        return gsvd_cli_usage_error("pdist", "under mpirun every rank reads INPUT: give a file or "
-                                             "a store, not standard input");
+    if ((rc = check_usage(&o, first, argc)) != 0)
+        return rc;
     gsvd_cli_common_apply(&o.common);
-    {
-        const char *simd = getenv("GENSVD_PDIST_SIMD");
-        if (simd && strcmp(simd, "scalar") == 0)
-            o.pd.simd = GSVD_PDIST_SIMD_SCALAR;
-    }
-    /* -o before any input is read; with --part (and ranks writing parts) OUT is where the
-     * parts end up, so an existing OUT needs --force already here, not only at --finalize */
-    if ((rc = gsvd_cli_check_outputs(o.output, o.force, NULL, 0)) < 0)
-        return gsvd_cli_exit_code(rc);
-    o.command = gsvd_cli_command_line(argc, argv);
-    {
-        gsvd_comm *w = gsvd_cli_world();
-        if (gsvd_comm_size(w) > 1 && o.output && !strstr(o.output, "://") && !o.format &&
-            !o.condensed && !o.min_kinship_set) {
-            /* ranks write their own chunks: a fresh parts directory first (rank 0), then all */
-            o.rank_parts = 1;
-            o.pd.part = (size_t)gsvd_comm_rank(w) + 1;
-            o.pd.n_parts = (size_t)gsvd_comm_size(w);
-            rc = gsvd_comm_rank(w) == 0 ? gsvd_pdist_parts_discard(o.output) : GSVD_OK;
-            rc = gsvd_comm_agree(w, rc, NULL);
-            if (rc < 0) {
-                gsvd_free(o.command);
-                return gsvd_cli_exit_code(rc);
-            }
-        }
-    }
-    if (o.pd.n_parts) {
-        o.part_output = gsvd_pdist_parts_path(o.output, o.pd.part, o.pd.n_parts);
-        rc = o.part_output ? gsvd_pdist_parts_prepare(o.output) : GSVD_ENOMEM;
-        if (rc == GSVD_OK && !o.rank_parts) /* a job array's part (one process): the parts
-                                                directory may be another's; a part is replaced */
-            rc = gsvd_cli_check_outputs(o.part_output, 1, NULL, 0);
-        if (rc < 0) {
-            gsvd_free(o.part_output);
-            gsvd_free(o.command);
-            return gsvd_cli_exit_code(rc);
-        }
-    }
-    {
-        struct gsvd_backend_params bp = {.n_threads = o.common.threads,
-                                         .local_rank =
-                                             (size_t)gsvd_comm_local_rank(gsvd_cli_world())};
-        struct stat sb;
-        size_t ilen = strlen(o.input);
-        char hint[1024];
-        /* a regular file is a text matrix, save a zipped store (".zip", as zarr/store.c) and a
-         * genotype file that is not Zarr (VCF, PLINK, BGEN: the store says how to convert it) */
-        int text = strcmp(o.input, "-") == 0 ||
-                   (stat(o.input, &sb) == 0 && S_ISREG(sb.st_mode) &&
-                    !(ilen >= 4 && strcasecmp(o.input + ilen - 4, ".zip") == 0) &&
-                    !*gsvd_store_convert_hint(o.input, hint, sizeof hint));
-        /* first, so that an unavailable device fails before any data is read */
-        rc = gsvd_backend_open(o.device, &bp, &o.pd.device);
-        if (rc == GSVD_OK)
-            rc = text ? run_text(&o, &o.common) : run(&o, &o.common);
-    }
-    gsvd_backend_destroy(o.pd.device);
-    gsvd_free(o.command);
-    if (rc == GSVD_OK && o.part_output && !o.rank_parts)
-        gsvd_log_info("part %zu of %zu done; `gensvd pdist --finalize %s` once every part is",
-                      o.pd.part, o.pd.n_parts, o.output);
-    gsvd_free(o.part_output);
+    command = gsvd_cli_command_line(argc, argv);
+    rc = run(&o, o.format || !o.output, command);
+    gsvd_cli_free(command);
     return gsvd_cli_exit_code(rc);
 }

@@ -237,15 +237,20 @@ GENSVD_API int gensvd_source_open(gensvd_ctx *ctx, const char *url, gensvd_sourc
  * Returns GENSVD_OK or GENSVD_ENOMEM. */
 GENSVD_API int gensvd_source_new(gensvd_ctx *ctx, gensvd_source **out);
 
-/* A numeric matrix from TSV or CSV text, `pdist`'s matrix input (what `gensvd pca --format tsv`
- * and spreadsheets write): one row per item, tab- or comma-separated, an optional header line
- * and ID column (detected), empty fields, "nan" and "NA" missing.  The text (text[0, len),
- * borrowed for the call) is parsed now; `name` names it in messages ("standard input", a
- * path).  Only GENSVD_PDIST runs on it, with the rows as its items (the source's "ploidy"
- * scales ibs [2]; no other selection applies).  GENSVD_EFORMAT (the message names the line
- * and column), GENSVD_ENOMEM. */
-GENSVD_API int gensvd_source_new_text(gensvd_ctx *ctx, const char *name, const char *text,
-                                      size_t len, gensvd_source **out);
+/* How to convert a genotype file that is not Zarr into a store, from its name (VCF, BCF, PLINK 1
+ * and 2, BGEN), in the words of gensvd_source_open's error ("gensvd reads Zarr: convert a VCF
+ * file with bio2zarr (vcf2zarr convert x.vcf.gz x.vcz)"), into out (cap bytes); "" for any
+ * other name, or one too long to quote.  Returns out. */
+GENSVD_API const char *gensvd_convert_hint(const char *path, char *out, size_t cap);
+
+/* A numeric matrix from a TSV or CSV file (path "-": standard input), `pdist`'s matrix input
+ * (what `gensvd pca --format tsv` and spreadsheets write): one row per item, tab- or
+ * comma-separated, an optional header line and ID column (detected), empty fields, "nan" and
+ * "NA" missing.  It is read and parsed now; messages name it by its path ("standard input"
+ * for "-").  Only GENSVD_PDIST runs on it, with the rows as its items (the source's "ploidy"
+ * scales ibs [2]; no other selection applies).  GENSVD_EIO (unreadable), GENSVD_EFORMAT (the
+ * message names the line and column), GENSVD_ENOMEM. */
+GENSVD_API int gensvd_source_open_text(gensvd_ctx *ctx, const char *path, gensvd_source **out);
 
 /* Add an array read in place: `data` (borrowed: it must stay valid and unchanged until the
  * source is freed) with `ndim` axes of `shape`, and `strides` in bytes per axis (NULL: C
@@ -457,7 +462,7 @@ GENSVD_API int gensvd_options_set_rows_callback(gensvd_options *opt, gensvd_rows
  * The items: called once they are known, before any band is computed (and before the pairs
  * callback's first call), with their number and IDs (the samples' sample_id, their haplotypes'
  * IDs, the variants' indices as text with "axis" "variants", or a text source's row IDs;
- * borrowed for the call). */
+ * borrowed until the run returns, so that the other callbacks may name the items). */
 typedef int (*gensvd_items_fn)(void *user, uint64_t n, const char *const *ids);
 GENSVD_API int gensvd_options_set_items_callback(gensvd_options *opt, gensvd_items_fn fn,
                                                  void *user);

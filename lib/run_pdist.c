@@ -15,6 +15,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/pdist/king_pairs.h"
@@ -171,15 +172,21 @@ static int engine(const struct job *j, struct gsvd_pdist_params *pd, gsvd_pdist_
     return gsvd_pdist_run_matrix(j->x, j->n, j->m, pd, sink, ctx, sum);
 }
 
-/* Under mpirun a failure on rank 0 ends the run (the others may wait in a send); otherwise
+/* Under mpirun a failure on rank 0 ends the run (the others may wait in a send), its staged
+ * output (*staged, when given) removed first; otherwise
  * every rank learns the joint verdict, and the others wait for rank 0's verdict on what it
  * does next (its closing gsvd_comm_agree).  1: go on (this process writes), 0: done with
  * *rc. */
-static int bands_done(gsvd_comm *world, int *rc)
+static int bands_done(gsvd_comm *world, int *rc, gsvd_pdist_store **staged)
 {
     if (gsvd_comm_size(world) > 1) {
-        if (*rc < 0 && gsvd_comm_rank(world) == 0)
+        if (*rc < 0 && gsvd_comm_rank(world) == 0) {
+            if (staged) { /* nothing is left behind: the abort ends the process */
+                gsvd_pdist_store_close(*staged);
+                *staged = NULL;
+            }
             gsvd_comm_abort(world, 1);
+        }
         *rc = gsvd_comm_agree(world, *rc, NULL);
         if (*rc < 0 || gsvd_comm_rank(world) != 0) {
             if (*rc == GSVD_OK)
@@ -239,7 +246,7 @@ static int run_pairs(struct lib_run *run, struct gsvd_pdist_params *pd, const st
     if (!pd->memory)
         pd->memory = PAIRS_DEFAULT_MEMORY;
     rc = engine(j, pd, gsvd_comm_rank(world) == 0 ? gsvd_king_pairs_band : NULL, kp, sum);
-    if (!bands_done(world, &rc))
+    if (!bands_done(world, &rc, NULL))
         goto out;
     rc = attrs_of(run, pd, sum, &attrs);
     if (rc == GSVD_OK && attrs.len > 2) { /* the threshold before the closing brace */
@@ -328,7 +335,7 @@ static int run_job(struct lib_run *run, struct gsvd_pdist_params *pd, const stru
         }
         rc = engine(j, pd, me == 0 ? mem_band : NULL, &ms, sum);
     }
-    if (!bands_done(world, &rc))
+    if (!bands_done(world, &rc, &st))
         goto out;
     gsvd_log_debug("pdist: %zu items, %llu features, %s kernel on %s, %llu missing values", sum->n,
                    (unsigned long long)sum->m, sum->kernel ? sum->kernel : "none",
@@ -360,6 +367,80 @@ out:
     gsvd_free(ms.full);
     gsvd_buf_free(&attrs);
     gsvd_pdist_store_close(st);
+    return rc;
+}
+
+/* Under MPI, a local square destination of Zarr format 2 without callbacks is written in
+ * parts: every process writes its own pairs (the bands are never sent) into
+ * OUT.gensvd-parts/part-R-of-N.zarr and rank 0 gathers the parts into OUT. */
+static int rank_parts_wanted(const struct lib_run *run, const struct job *j)
+{
+    const struct lib_pdist_opts *o = &run->opt->u.pdist;
+    return gsvd_comm_size(lib_world()) > 1 && run->dest && !strstr(run->dest->url, "://") &&
+           !o->condensed && isnan(o->min_kinship) && !o->pd.n_parts && !run->opt->rows_fn &&
+           !run->opt->matrix_fn && lib_dest_params(run->dest, j->input_format).zarr_format != 3;
+}
+
+/* The distributed run in parts (rank_parts_wanted).  The processes agree on every step; a
+ * failure removes the parts (rank 0). */
+static int run_rank_parts(struct lib_run *run, struct gsvd_pdist_params *pd, const struct job *j,
+                          struct gsvd_pdist_summary *sum)
+{
+    const struct lib_pdist_opts *o = &run->opt->u.pdist;
+    const char *output = run->dest->url;
+    gsvd_comm *world = lib_world();
+    int me = gsvd_comm_rank(world), size = gsvd_comm_size(world), force = run->dest->force;
+    struct gsvd_pdist_store_cfg cfg = {.force = 1,
+                                       .part = 1,
+                                       .f4 = o->f4,
+                                       .counts = o->counts,
+                                       .axis = o->axis_variants ? "variants" : "samples",
+                                       .ids = j->ids,
+                                       .n = j->n,
+                                       .threads = pd->n_threads,
+                                       .memory = pd->memory,
+                                       .wp = lib_dest_params(run->dest, j->input_format)};
+    struct gsvd_buf attrs = GSVD_BUF_INIT;
+    gsvd_pdist_store *st = NULL;
+    char *part = NULL;
+    int rc = me == 0 ? gsvd_pdist_parts_discard(output) : GSVD_OK; /* a fresh directory */
+
+    rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        return rc;
+    pd->part = (size_t)me + 1;
+    pd->n_parts = (size_t)size;
+    pd->comm = NULL; /* each process computes its part alone */
+    if (!(part = gsvd_pdist_parts_path(output, pd->part, pd->n_parts)))
+        rc = GSVD_ENOMEM;
+    cfg.output = part;
+    if (rc == GSVD_OK)
+        rc = gsvd_pdist_parts_prepare(output);
+    if (rc == GSVD_OK)
+        rc = gsvd_pdist_store_open(&cfg, &st);
+    rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc == GSVD_OK) {
+        pd->row_align = gsvd_pdist_store_row_align(st);
+        pd->sink_bytes += gsvd_pdist_store_bytes(st);
+        rc = engine(j, pd, gsvd_pdist_store_band, st, sum);
+    }
+    if (rc == GSVD_OK)
+        rc = attrs_of(run, pd, sum, &attrs);
+    if (rc == GSVD_OK)
+        rc = gsvd_pdist_store_finish(st, attrs.data, sum->n_missing);
+    rc = gsvd_comm_agree(world, rc, NULL); /* every part committed, or none kept */
+    if (rc == GSVD_OK) {
+        if (me == 0)
+            rc = gsvd_pdist_parts_finalize(output, force);
+        if (rc < 0 && me == 0 && gsvd_pdist_parts_discard(output) < 0)
+            gsvd_log_warn("%s.gensvd-parts is left behind", output);
+        rc = gsvd_comm_agree(world, rc, NULL); /* how the gathering went */
+    } else if (me == 0 && gsvd_pdist_parts_discard(output) < 0) {
+        gsvd_log_warn("%s.gensvd-parts is left behind", output);
+    }
+    gsvd_buf_free(&attrs);
+    gsvd_pdist_store_close(st);
+    gsvd_free(part);
     return rc;
 }
 
@@ -506,10 +587,11 @@ static int geno_job(const struct lib_run *run, struct gsvd_pdist_params *pd, str
     if (pd->metric == GSVD_PDIST_P_DISTANCE && !o->haplotypes)
         pd->hap_group = gsvd_geno_haplotypes(j->g); /* the samples are the items */
     if (king && (gsvd_geno_is_float(j->g) || gsvd_geno_ploidy(j->g) != 2))
-        return lib_fail(
-            GSVD_EUNSUPPORTED, "%s: metric %s needs diploid genotype calls (found %s, ploidy %zu)",
-            gsvd_geno_array_name(j->g), gsvd_pdist_metric_name(pd->metric),
-            gsvd_geno_is_float(j->g) ? "float dosages" : "integer calls", gsvd_geno_ploidy(j->g));
+        return lib_fail(GSVD_EUNSUPPORTED,
+                        "%s: --metric %s needs diploid genotype calls (found %s, ploidy %zu)",
+                        gsvd_geno_array_name(j->g), gsvd_pdist_metric_name(pd->metric),
+                        gsvd_geno_is_float(j->g) ? "float dosages" : "integer calls",
+                        gsvd_geno_ploidy(j->g));
     j->input_format = run->src->input_format;
     if (o->axis_variants) { /* distances between variants: the matrix path */
         size_t rows = 0;
@@ -556,6 +638,12 @@ int lib_run_pdist(struct lib_run *run)
         }
         GSVD_TRY(gsvd_pdist_parts_prepare(output));
     }
+    {
+        /* the tests' switch to the portable popcount (docs/dev/testing.md) */
+        const char *simd = getenv("GENSVD_PDIST_SIMD");
+        if (simd && strcmp(simd, "scalar") == 0)
+            pd.simd = GSVD_PDIST_SIMD_SCALAR;
+    }
     GSVD_TRY(lib_backend(run->ctx, NULL, &pd.device)); /* first: no device, no reading */
     pd.n_threads = lib_threads(run->ctx);
     pd.progress = lib_progress(run->ctx);
@@ -566,7 +654,9 @@ int lib_run_pdist(struct lib_run *run)
         rc = callback_stopped("items");
         goto out;
     }
-    if (!isnan(o->min_kinship))
+    if (rank_parts_wanted(run, &j)) /* the result holds the plan alone: see run_rank_parts */
+        GSVD_TRY(run_rank_parts(run, &pd, &j, &sum));
+    else if (!isnan(o->min_kinship))
         GSVD_TRY(run_pairs(run, &pd, &j, part_output ? part_output : output, part_output != NULL,
                            &sum, &gr));
     else

@@ -100,10 +100,21 @@ int gensvd_source_new(gensvd_ctx *ctx, gensvd_source **out)
     return lib_end(ctx, prev, *out ? GSVD_OK : GSVD_ENOMEM, "gensvd_source_new");
 }
 
-int gensvd_source_new_text(gensvd_ctx *ctx, const char *name, const char *text, size_t len,
-                           gensvd_source **out)
+const char *gensvd_convert_hint(const char *path, char *out, size_t cap)
+{
+    if (!out || !cap)
+        return "";
+    if (!path) {
+        out[0] = '\0';
+        return out;
+    }
+    return gsvd_store_convert_hint(path, out, cap);
+}
+
+int gensvd_source_open_text(gensvd_ctx *ctx, const char *path, gensvd_source **out)
 {
     const struct gsvd_scope *prev;
+    struct gsvd_buf text = GSVD_BUF_INIT;
     gensvd_source *src = NULL;
     int rc = GSVD_OK;
 
@@ -113,21 +124,24 @@ int gensvd_source_new_text(gensvd_ctx *ctx, const char *name, const char *text, 
     if (!ctx)
         return GENSVD_EINVAL;
     prev = lib_begin(ctx);
-    if (!text && len) {
-        rc = lib_fail(GSVD_EINVAL, "gensvd_source_new_text: no text");
+    if (!path || !*path) {
+        rc = lib_fail(GSVD_EINVAL, "empty source path");
         goto out;
     }
-    if (!(src = source_alloc(ctx)) || !(src->name = gsvd_strdup(name ? name : "memory")) ||
+    if (!(src = source_alloc(ctx)) ||
+        !(src->name = gsvd_strdup(strcmp(path, "-") == 0 ? "standard input" : path)) ||
         !(src->text = gsvd_calloc(1, sizeof *src->text))) {
         rc = GSVD_ENOMEM;
         goto out;
     }
-    GSVD_TRY(gsvd_textmatrix_parse(text ? text : "", len, src->name, src->text));
+    GSVD_TRY(gsvd_buf_read_file(&text, path));
+    GSVD_TRY(gsvd_textmatrix_parse(text.data ? text.data : "", text.len, src->name, src->text));
     *out = src;
     src = NULL;
 out:
+    gsvd_buf_free(&text);
     gensvd_source_free(src);
-    return lib_end(ctx, prev, rc, "gensvd_source_new_text");
+    return lib_end(ctx, prev, rc, "gensvd_source_open_text");
 }
 
 void gensvd_source_free(gensvd_source *src)

@@ -113,14 +113,20 @@ EOF3
 fi
 
 # debug level: the same style, the function name in brackets at the end only (a command not yet
-# ported onto the library: the library's log callback carries no function name, so the
-# library's messages in a ported command end without one, docs/dev/library.md)
-"$GENSVD" pdist -v -v "$TESTDATA/bad/zstd_wrong_size.zarr/a" >/dev/null 2>"$tmp/debug"
-grep -q "^gensvd pdist: error: .*zstd_wrong_size.zarr/a: .* \[[a-z_0-9]*\]$" "$tmp/debug" ||
+# ported onto the library, pca: the library's log callback carries no function name, so the
+# library's messages in a ported command end without one, docs/dev/library.md; this check goes
+# when pca is ported)
+"$GENSVD" pca -v -v "$TESTDATA/bad/zstd_wrong_size.zarr/a" >/dev/null 2>"$tmp/debug"
+grep -q "^gensvd pca: error: .*zstd_wrong_size.zarr/a: .* \[[a-z_0-9]*\]$" "$tmp/debug" ||
     bad "-v -v: the error does not end in [function]: $(cat "$tmp/debug")"
-grep -v "^gensvd pdist: \(error: \|warning: \|debug: \)\?.* \[[a-z_0-9]*\]$" "$tmp/debug" |
+grep -v "^gensvd pca: \(error: \|warning: \|debug: \)\?.* \[[a-z_0-9]*\]$" "$tmp/debug" |
     sed 's/^/    /' | grep . && bad "-v -v: lines not in the style"
-# ... and a ported one (dump): the library's error in the same style, naming the chunk
+# ... and ported ones (pdist, dump): the library's error in the same style, without a function
+"$GENSVD" pdist -v -v "$TESTDATA/bad/zstd_wrong_size.zarr/a" >/dev/null 2>"$tmp/debug"
+grep -q "^gensvd pdist: error: .*zstd_wrong_size.zarr/a: .*dimensions$" "$tmp/debug" ||
+    bad "-v -v (pdist): no error naming the array: $(cat "$tmp/debug")"
+grep -v "^gensvd pdist: \(error: \|warning: \|debug: \)\?[^ ]" "$tmp/debug" |
+    sed 's/^/    /' | grep . && bad "-v -v (pdist): lines not in the style"
 "$GENSVD" dump -v -v "$TESTDATA/bad/zstd_wrong_size.zarr/a" >/dev/null 2>"$tmp/debug"
 grep -q "^gensvd dump: error: .*: corrupt chunk 'a/0' of array 'a': " "$tmp/debug" ||
     bad "-v -v (dump): no error naming the chunk: $(cat "$tmp/debug")"

@@ -1,6 +1,6 @@
 /* tests/lib/test_lib_pdist.c - pdist's callbacks and text sources through include/gensvd.h (what
- * `gensvd pdist` formats its text outputs from): a numeric matrix from TSV text
- * (gensvd_source_new_text) against the distances written out again here (euclidean and
+ * `gensvd pdist` formats its text outputs from): a numeric matrix from a TSV file
+ * (gensvd_source_open_text) against the distances written out again here (euclidean and
  * cityblock over the values called in both); the items callback (IDs before any band), the
  * matrix callback (complete rows) and the rows callback (the upper triangle's bands, also with
  * a destination) against the same formulas; the pairs callback of "min-kinship" against the
@@ -99,6 +99,15 @@ static int on_matrix(void *user, uint64_t row0, uint64_t n_rows, const struct ge
     return s->fail_matrix;
 }
 
+static int write_file(const char *path, const char *content)
+{
+    FILE *f = fopen(path, "w");
+    int rc = f && fputs(content, f) >= 0 ? 0 : -1;
+    if (f && fclose(f) != 0)
+        rc = -1;
+    return rc;
+}
+
 static int near(double a, double b)
 {
     return fabs(a - b) <= 1e-12 * (1 + fabs(b));
@@ -115,8 +124,11 @@ static void text_matrix(gensvd_ctx *ctx, const char *scratch)
     char out[4096];
     int rc, ok = 1, bands_ok = 1;
 
-    rc = gensvd_source_new_text(ctx, "matrix.tsv", text, strlen(text), &src);
-    check(rc == 0, "source_new_text (%s)", gensvd_ctx_last_error(ctx));
+    snprintf(out, sizeof out, "%s/matrix.tsv", scratch);
+    rc = write_file(out, text);
+    if (rc == 0)
+        rc = gensvd_source_open_text(ctx, out, &src);
+    check(rc == 0, "source_open_text (%s)", gensvd_ctx_last_error(ctx));
     if (rc != 0)
         return;
     rc = gensvd_options_new(ctx, GENSVD_PDIST, &opt);
@@ -219,7 +231,10 @@ static void text_matrix(gensvd_ctx *ctx, const char *scratch)
           "pca of a text source: EUNSUPPORTED (%s)", gensvd_ctx_last_error(ctx));
     gensvd_options_free(opt);
     gensvd_source_free(src);
-    rc = gensvd_source_new_text(ctx, "bad.tsv", "a\t1\t2\nb\t3\n", 10, &src);
+    snprintf(out, sizeof out, "%s/bad.tsv", scratch);
+    rc = write_file(out, "a\t1\t2\nb\t3\n");
+    if (rc == 0)
+        rc = gensvd_source_open_text(ctx, out, &src);
     check(rc == GENSVD_EFORMAT && !src && strstr(gensvd_ctx_last_error(ctx), "bad.tsv"),
           "a ragged text: EFORMAT naming it (%s)", gensvd_ctx_last_error(ctx));
 }
