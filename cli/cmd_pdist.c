@@ -521,7 +521,7 @@ static void report(const struct pdist_opts *o, int tsv)
         part_path(o, part, sizeof part);
         output = part;
     }
-    if (o->min_kinship == o->min_kinship) /* not NaN: the pair list */
+    if (!isnan(o->min_kinship)) /* the pair list */
         gsvd_cli_done_to(output, output ? NULL : "the pairs");
     else
         gsvd_cli_done_to(output, tsv ? "the matrix" : NULL);
@@ -531,7 +531,7 @@ static void report(const struct pdist_opts *o, int tsv)
  * summary.  `tsv`: the matrix (or pairs) on standard output. */
 static int run(struct pdist_opts *o, int tsv, const char *command)
 {
-    int text = is_text(o->input), pairs = o->min_kinship == o->min_kinship;
+    int text = is_text(o->input), pairs = !isnan(o->min_kinship);
     struct gsvd_cli_run r = {.cmd = "pdist",
                              .analysis = GENSVD_PDIST,
                              .spec = &gsvd_cmd_pdist_spec,
@@ -633,7 +633,7 @@ static int finalize(struct pdist_opts *o)
 /* The combinations of options the command refuses (exit 2), before anything is read. */
 static int check_usage(const struct pdist_opts *o, int first, int argc)
 {
-    int pairs = o->min_kinship == o->min_kinship;
+    int pairs = !isnan(o->min_kinship);
 
     if (o->part.n) {
         if (!o->output || strstr(o->output, "://"))
@@ -652,7 +652,7 @@ static int check_usage(const struct pdist_opts *o, int first, int argc)
     if (first < argc - 1)
         return gsvd_cli_usage_error("pdist", "too many arguments");
     if (king_metric(o)) {
-        if (o->axis_variants || o->missing == 1 /* scale */)
+        if (o->axis_variants || strcmp(missing_names[o->missing], "scale") == 0)
             return gsvd_cli_usage_error("pdist",
                                         "--metric %s is between samples over their "
                                         "jointly called sites (no --axis variants, no "
