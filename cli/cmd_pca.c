@@ -1,57 +1,49 @@
-/* cli/cmd_pca.c - `gensvd pca`: options, input, backend, the run and its Zarr group; the text
- * outputs (TSV on stdout, plink2 .eigenvec/.eigenval, --outlier-out) and the summary on stderr
- * are formatted from plain arrays by cli/pca_text.c and cli/pca_summary.c (cli/pca_out.h). */
+/* cli/cmd_pca.c - `gensvd pca`: principal components, run by the library (include/gensvd.h,
+ * GENSVD_PCA) into its Zarr group (-o); the text outputs (TSV on stdout, plink2's
+ * .eigenvec/.eigenval, --outlier-out) and the summary on stderr are formatted by
+ * cli/pca_text.c and cli/pca_summary.c (cli/pca_out.h) from the result: its arrays and
+ * attributes, and the arrays it holds beside them (the fitted samples in their order, the
+ * unrounded error bounds, the variant counts, the outlier rounds). */
 #include "gsvd_config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/backend.h"
-#include "analysis/scan/genotype.h"
-#include "analysis/ldprune/ldprune.h"
-#include "analysis/pca/pca.h"
-#include "analysis/pca/pca_store.h"
-#include "cli/cli.h"
-#include "cli/opts_input.h"
-#include "cli/cli_mask.h"
+#include "cli/cli_base.h"
+#include "cli/opts_source.h"
 #include "cli/pca_out.h"
-#include "analysis/pca/pca_fit.h"
-#include "analysis/pca/pca_outlier.h"
-#include "common/alloc.h"
-#include "common/buf.h"
-#include "common/err.h"
-#include "common/log.h"
-#include "zarr/codec.h"
-#include "zarr/meta.h"
-#include "zarr/writer.h"
+#include "include/gensvd.h"
 
 struct pca_opts {
-    const char *input, *output, *format, *plink, *device, *samples_file;
-    const char *ld_prune_arg;    /* --ld-prune as given (checked while parsing) */
-    const char *fit_file;        /* --fit-samples (analysis/pca/pca_fit.h) */
-    struct gsvd_strlist fit_ids; /* its IDs */
-    int want_loadings;           /* --loadings given (--fit-samples computes them anyway) */
-    int gram_f64;                /* --gram-f64 */
-    int gram_kernel;             /* --gram-kernel: enum gsvd_gram_kernel */
-    int pass_kernel;             /* --pass-kernel: enum gsvd_pass_kernel */
-    int force;
-    int outlier_project;     /* --outlier-project */
-    const char *outlier_out; /* --outlier-out FILE */
-    struct gsvd_pca_params pca;
-    struct gsvd_geno_params geno;
-    uint64_t memory;
-    char *command;
-    struct gsvd_cli_zarr_out zout;          /* --zarr-format, --shard */
-    int input_format;                       /* 2 or 3: the default output format */
+    const char *output, *format, *plink, *device, *samples_file;
     const char *variant_mask, *sample_mask; /* --variant-mask, --sample-mask STORE[/ARRAY] */
-    int ld_prune;                           /* --ld-prune given: lp holds its parameters */
-    struct gsvd_ldprune_params lp;
-    struct gsvd_mask vmask, smask;
-    uint8_t *prune_keep; /* owned: --ld-prune's mask (and --variant-mask's) */
+    const char *ld_prune;                   /* --ld-prune as given (checked while parsing) */
+    const char *fit_file;                   /* --fit-samples */
+    const char *outlier_out;                /* --outlier-out FILE */
+    const char *cache_dir;                  /* --cache-dir */
+    int want_loadings;                      /* --loadings */
+    int force, gram_f64, gram_kernel, pass_kernel, outlier_project, tw;
+    int method, scaler, missing_error, accuracy;
+    int stop; /* -1: not given */
+    size_t n_components, oversampling, max_iter, power_iter, window;
+    size_t outlier_iter, outlier_pcs; /* outlier_pcs 0: not given */
+    uint64_t seed, memory;
+    uint64_t cache;            /* UINT64_MAX: not given (a quarter of physical memory) */
+    double tol, outlier_sigma; /* outlier_sigma 0: not given */
+    struct gsvd_cli_geno geno;
+    struct gsvd_cli_zarr_out zout;
     struct gsvd_cli_common common;
 };
+
+/* enum orders of the library's names (its "method", "scaler", ... options) */
+enum { PCA_AUTO = 4, PCA_EXACT = 3 };
+enum { STOP_BOUND = 0, STOP_ESTIMATE = 2 };
+enum { ACCURACY_BULK = 1 };
+enum { GRAM_AUTO = 0, GRAM_AMX = 2, GRAM_I8 = 3 };
 
 static const char *const method_names[] = {"randomized", "krylov", "subspace", "exact",
                                            "auto",       NULL}; /* enum gsvd_pca_method order */
@@ -66,10 +58,34 @@ static const char *const gram_kernel_names[] = {"auto", "f32", "amx", "i8",
 static const char *const pass_kernel_names[] = {"auto", "f32", "i8",
                                                 NULL}; /* enum gsvd_pass_kernel order */
 
+/* "R2,WINDOW[,STEP]": 0 <= R2 < 1, a window as ldprune's --window, STEP >= 1; 0 or -1. */
+static int check_ld_prune(const char *arg)
+{
+    char buf[128], *c1, *c2;
+    uint64_t w, bp, step;
+    double r2;
+    size_t len = strlen(arg);
+
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, arg, len + 1);
+    if (!(c1 = strchr(buf, ',')))
+        return -1;
+    *c1++ = '\0';
+    if ((c2 = strchr(c1, ',')))
+        *c2++ = '\0';
+    if (gsvd_cli_parse_double(buf, 0, 1, &r2) < 0 || !(r2 < 1))
+        return -1;
+    if (gsvd_cli_parse_window(c1, &w, &bp) < 0)
+        return -1;
+    if (c2 && gsvd_cli_parse_uint(c2, 1, (uint64_t)1 << 40, 0, &step) < 0)
+        return -1;
+    return 0;
+}
+
 static int parse_ld_prune(const char *cmd, const char *arg, void *field)
 {
-    struct gsvd_ldprune_params lp = GSVD_LDPRUNE_PARAMS_DEFAULT;
-    if (gsvd_cli_parse_ld_prune(arg, &lp) < 0)
+    if (check_ld_prune(arg) < 0)
         return gsvd_cli_usage_error(
             cmd, "invalid --ld-prune '%s' (R2,WINDOW[,STEP], e.g. 0.2,500kb or 0.1,1000,100)", arg);
     memcpy(field, &arg, sizeof arg);
@@ -90,6 +106,7 @@ static const struct gsvd_opt out_options[] = {
      .help = "PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n(s^2 / variants used), "
              "as plink2 --pca writes them (existing\nfiles: --force)"},
     {.name = "loadings",
+     .lib = "loadings",
      .type = GSVD_OPT_FLAG,
      PCA(want_loadings),
      .value = 1,
@@ -98,45 +115,51 @@ static const struct gsvd_opt out_options[] = {
 };
 static const struct gsvd_opt method_options[] = {
     {.name = "components",
+     .lib = "components",
      .key = 'k',
      .type = GSVD_OPT_UINT,
-     PCA(pca.n_components),
+     PCA(n_components),
      .arg = "INT",
      .lo = 1,
      .hi = 100000,
      .help = "principal components [10]"},
     {.name = "method",
+     .lib = "method",
      .key = 'm',
      .type = GSVD_OPT_CHOICE,
-     PCA(pca.method),
+     PCA(method),
      .arg = "NAME",
      .choices = method_names,
      .help = "auto (exact up to 5,000 samples, else randomized),\nrandomized (block Krylov, "
              "bounded memory), krylov (keeps\nevery iterate), subspace (power iteration) or "
              "exact (Gram +\neigensolver, N <= 50,000) [auto]"},
     {.name = "scaler",
+     .lib = "scaler",
      .type = GSVD_OPT_CHOICE,
-     PCA(geno.scaler),
+     PCA(scaler),
      .arg = "NAME",
      .choices = scaler_names,
      .help = "patterson sqrt(p(1-p)), hwe sqrt(ploidy p(1-p)), standard\n(sd), center, none "
              "[patterson]"},
     {.name = "missing",
+     .lib = "missing",
      .type = GSVD_OPT_CHOICE,
-     PCA(geno.missing_error),
+     PCA(missing_error),
      .arg = "MODE",
      .choices = missing_names,
      .help = "mean (missing call = variant mean) or error [mean]"},
     {.name = "oversampling",
+     .lib = "oversampling",
      .type = GSVD_OPT_UINT,
-     PCA(pca.oversampling),
+     PCA(oversampling),
      .arg = "INT",
      .lo = 0,
      .hi = 10000,
      .help = "extra block columns beyond k [10]"},
     {.name = "accuracy",
+     .lib = "accuracy",
      .type = GSVD_OPT_CHOICE,
-     PCA(pca.accuracy),
+     PCA(accuracy),
      .arg = "NAME",
      .choices = accuracy_names,
      .help = "fast: at most --max-iter passes (8); the components whose\nerror bound reaches --tol "
@@ -145,7 +168,7 @@ static const struct gsvd_opt method_options[] = {
              "up to 60 passes) [fast]"},
     {.name = "stop",
      .type = GSVD_OPT_CHOICE,
-     PCA(pca.stop),
+     PCA(stop),
      .arg = "RULE",
      .choices = stop_names,
      .help = "bound: stop when every component's singular value error\nbound (relative, from its "
@@ -154,57 +177,65 @@ static const struct gsvd_opt method_options[] = {
              "every error estimate (the rise of the\nsingular value over the last passes, "
              "extrapolated;\nnot a bound) is <= --tol [bound]"},
     {.name = "tol",
+     .lib = "tol",
      .type = GSVD_OPT_DOUBLE,
-     PCA(pca.tol),
+     PCA(tol),
      .arg = "X",
      .dlo = 0,
      .dhi = 1,
      .range = "0..1",
      .help = "tolerance of the stop rule [1e-4]"},
     {.name = "max-iter",
+     .lib = "max-iter",
      .type = GSVD_OPT_UINT,
-     PCA(pca.max_iter),
+     PCA(max_iter),
      .arg = "INT",
      .lo = 1,
      .hi = 100000,
      .help = "at most this many passes of the stop rule; stopping\nthere is reported "
              "(converged: false) [8; --accuracy bulk: 60]"},
     {.name = "power-iter",
+     .lib = "power-iter",
      .type = GSVD_OPT_UINT,
-     PCA(pca.power_iter),
+     PCA(power_iter),
      .arg = "INT",
      .lo = 1,
      .hi = 100000,
      .help = "exactly this many passes, with no stop rule (--tol and\n--stop do not "
              "apply; not with --max-iter)"},
     {.name = "window",
+     .lib = "window",
      .type = GSVD_OPT_UINT,
-     PCA(pca.window),
+     PCA(window),
      .arg = "INT",
      .lo = 2,
      .hi = 10000,
      .help = "randomized: basis blocks kept before a restart [8]"},
     {.name = "seed",
+     .lib = "seed",
      .type = GSVD_OPT_UINT,
-     PCA(pca.seed),
+     PCA(seed),
      .arg = "INT",
      .lo = 0,
      .hi = UINT64_MAX,
      .help = "test matrix seed [42]"},
     {.name = "tw",
+     .lib = "tw",
      .type = GSVD_OPT_FLAG,
-     PCA(pca.tw),
+     PCA(tw),
      .value = 1,
      .help = "Tracy-Widom statistics of the eigenvalues, as EIGENSOFT's\ntwstats (output: "
              "sample_pca_tw_statistic, ..._pvalue,\n..._effective_n; a table on stderr); needs "
              "the exact\nmethod, which -m auto then runs, with --gram-f64"},
     {.name = "gram-f64",
+     .lib = "gram-f64",
      .type = GSVD_OPT_FLAG,
      PCA(gram_f64),
      .value = 1,
      .help = "exact on the CPU: Gram from float64 products (slower;\nscores to float64 rounding, "
              "not ~1e-7)"},
     {.name = "gram-kernel",
+     .lib = "gram-kernel",
      .type = GSVD_OPT_CHOICE,
      PCA(gram_kernel),
      .arg = "NAME",
@@ -214,6 +245,7 @@ static const struct gsvd_opt method_options[] = {
              "tiles or AVX-512 VNNI: faster; with AVX2 only: slower;\nsingular values within "
              "3.1e-5); auto is f32, or i8 for\n-m auto on large data [auto]"},
     {.name = "pass-kernel",
+     .lib = "pass-kernel",
      .type = GSVD_OPT_CHOICE,
      PCA(pass_kernel),
      .arg = "NAME",
@@ -224,23 +256,26 @@ static const struct gsvd_opt method_options[] = {
 };
 static const struct gsvd_opt outlier_options[] = {
     {.name = "outlier-iter",
+     .lib = "outlier-iter",
      .type = GSVD_OPT_UINT,
-     PCA(pca.outlier_iter),
+     PCA(outlier_iter),
      .arg = "N",
      .lo = 0,
      .hi = 1000,
      .help = "remove outliers as EIGENSOFT's smartpca, in at most N\nrounds (its numoutlieriter, "
              "default 5 there) [0: off]"},
     {.name = "outlier-pcs",
+     .lib = "outlier-pcs",
      .type = GSVD_OPT_UINT,
-     PCA(pca.outlier_pcs),
+     PCA(outlier_pcs),
      .arg = "K",
      .lo = 1,
      .hi = 100000,
      .help = "...looking at the top K PCs (numoutlierevec) [10]"},
     {.name = "outlier-sigma",
+     .lib = "outlier-sigma",
      .type = GSVD_OPT_DOUBLE,
-     PCA(pca.outlier_sigma),
+     PCA(outlier_sigma),
      .arg = "S",
      .dlo = 1e-9,
      .dhi = 1e9,
@@ -248,6 +283,7 @@ static const struct gsvd_opt outlier_options[] = {
      .help = "...removing samples more than S standard deviations\nfrom the mean on any of them "
              "(outliersigmathresh) [6]"},
     {.name = "outlier-project",
+     .lib = "outlier-project",
      .type = GSVD_OPT_FLAG,
      PCA(outlier_project),
      .value = 1,
@@ -268,6 +304,7 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_VARIANTS(struct pca_opts),
     GSVD_OPT_IN_SAMPLES(struct pca_opts),
     {.name = "fit-samples",
+     .lib = "fit-samples",
      .type = GSVD_OPT_STRING,
      PCA(fit_file),
      .arg = "FILE",
@@ -279,8 +316,9 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_VARIANT_MASK(struct pca_opts),
     GSVD_OPT_IN_SAMPLE_MASK(struct pca_opts),
     {.name = "ld-prune",
+     .lib = "ld-prune",
      .type = GSVD_OPT_CALL,
-     PCA(ld_prune_arg),
+     PCA(ld_prune),
      .arg = "R2,WINDOW[,STEP]",
      .parse = parse_ld_prune,
      .help = "first prune variants in LD as gensvd ldprune\n--r2 R2 --window WINDOW --step STEP "
@@ -289,6 +327,7 @@ static const struct gsvd_opt input_options[] = {
 static const struct gsvd_opt resource_options[] = {
     GSVD_OPT_DEVICE(struct pca_opts),
     {.name = "memory",
+     .lib = "memory",
      .type = GSVD_OPT_BYTES,
      PCA(memory),
      .arg = "SIZE",
@@ -298,7 +337,7 @@ static const struct gsvd_opt resource_options[] = {
              "cache beyond it is spilled), e.g. 2G;\n-v prints the plan"},
     {.name = "cache",
      .type = GSVD_OPT_BYTES,
-     PCA(geno.cache_bytes),
+     PCA(cache),
      .arg = "SIZE",
      .range = "a size such as 4G, or 0",
      .help = "keep the genotypes in memory (2 bits per call) after the\nfirst pass, up to SIZE; "
@@ -306,7 +345,7 @@ static const struct gsvd_opt resource_options[] = {
              "pass [a quarter of physical memory]"},
     {.name = "cache-dir",
      .type = GSVD_OPT_STRING,
-     PCA(geno.cache_dir),
+     PCA(cache_dir),
      .arg = "DIR",
      .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_DIR,
      .help = "where the cache beyond --cache goes (a file deleted\nwhen gensvd ends, however it "
@@ -335,443 +374,335 @@ const struct gsvd_cmd_spec gsvd_cmd_pca_spec = {
              "call_genotype,\nor scikit-allel calldata/GT, or a 2-D dosage array named with "
              "--array); samples are\nthe observations.\n",
     .groups = pca_groups,
-    .n_groups = GSVD_ARRAY_LEN(pca_groups),
+    .n_groups = GSVD_CLI_LEN(pca_groups),
     .opts_size = sizeof(struct pca_opts),
     .footer = "Exit status: 0 success, 1 failure, 2 usage error, 3 device or feature "
               "unavailable.\n",
 };
 
-/* The scores (U S) of r's rows, as a new array (caller frees with gsvd_free), or NULL. */
-static double *scores_of(const struct gsvd_pca_result *r)
+/* An array of the result (or held beside it) by name: its data and first dimension, or NULL. */
+static const void *array_of(const gensvd_result *res, const char *name, uint64_t *n)
 {
-    size_t nk = r->n * r->k; /* r->u holds as many */
-    double *sc = gsvd_malloc((nk ? nk : 1) * sizeof *sc);
-    for (size_t i = 0; sc && i < nk; i++)
-        sc[i] = r->u[i] * r->s[i % r->k];
-    return sc;
+    struct gensvd_array_view v;
+    if (gensvd_result_array(res, name, &v) != GENSVD_OK)
+        return NULL;
+    if (n)
+        *n = v.shape[0];
+    return v.data;
 }
 
-/* The scores on stdout (cli/pca_text.c). */
-static int write_tsv(const struct gsvd_pca_result *r, const struct gsvd_strlist *ids)
+/* The summary (cli/pca_summary.c) of the run in res, with the command's settings o. */
+static void report(const gensvd_result *res, const struct pca_opts *o)
 {
-    double *sc = scores_of(r);
-    int rc = sc ? gsvd_cli_pca_tsv(r->n, r->k, (const char *const *)ids->items, sc) : GSVD_ENOMEM;
-    gsvd_free(sc);
-    return rc;
-}
+    const char *method = gensvd_result_attr_string(res, "method");
+    const char *stop = gensvd_result_attr_string(res, "stop");
+    const uint64_t *c = array_of(res, "variant_counts", NULL);
+    const int64_t *converged = array_of(res, "converged", NULL);
+    const double *gram_error = array_of(res, "gram_error", NULL);
+    uint64_t k = 0, n = 0, n_start = 0;
+    struct gsvd_cli_pca_summary s = {
+        .s = array_of(res, "sample_pca_singular_value", &k),
+        .error_bound = array_of(res, "singular_value_error_bound", NULL),
+        .error_estimate = array_of(res, "singular_value_error_estimate", NULL),
+        .method = method ? method : "",
+        .exact = method && strcmp(method, "exact") == 0,
+        .subspace_stop = stop && strcmp(stop, "subspace") == 0,
+        .iterations = (size_t)gsvd_cli_attr(res, "iterations"),
+        .convergence = gsvd_cli_attr(res, "convergence"),
+        .trace = gsvd_cli_attr(res, "trace"),
+        .bulk = o->accuracy == ACCURACY_BULK,
+        .accuracy = o->accuracy == ACCURACY_BULK ? "bulk" : "fast",
+        .tol = o->tol,
+        .max_iter = o->max_iter,
+        .tw_stat = array_of(res, "sample_pca_tw_statistic", NULL),
+        .tw_pvalue = array_of(res, "sample_pca_tw_pvalue", NULL),
+        .tw_neff = array_of(res, "sample_pca_tw_effective_n", NULL),
+        .tw_m = (size_t)gsvd_cli_attr(res, "tw_eigenvalues"),
+        .round = array_of(res, "outlier_round", &n_start)};
 
-/* The summary (cli/pca_summary.c) of r with the command's settings p and, after outlier
- * removal, what it did. */
-static void report(const struct gsvd_pca_result *r, const struct gsvd_pca_params *p,
-                   const struct gsvd_pca_outliers *ol)
-{
-    const struct gsvd_geno_counts *c = &r->counts;
-    struct gsvd_cli_pca_summary s = {.n = r->n,
-                                     .k = r->k,
-                                     .m_kept = c->n_kept,
-                                     .m_range = c->n_range,
-                                     .m_no_calls = c->n_no_calls,
-                                     .m_zero_var = c->n_zero_var,
-                                     .m_maf = c->n_maf,
-                                     .m_missing = c->n_missing,
-                                     .m_mask = c->n_mask,
-                                     .missing_calls = c->n_missing_calls,
-                                     .method = gsvd_pca_method_name(r->method),
-                                     .exact = r->method == GSVD_PCA_EXACT,
-                                     .gram_error = r->gram_error,
-                                     .subspace_stop =
-                                         gsvd_pca_stop_for(p) == GSVD_PCA_STOP_SUBSPACE,
-                                     .iterations = r->iterations,
-                                     .converged = r->converged,
-                                     .convergence = r->convergence,
-                                     .s = r->s,
-                                     .error_bound = r->error_bound,
-                                     .error_estimate = r->error_estimate,
-                                     .trace = r->trace,
-                                     .bulk = p->accuracy == GSVD_PCA_ACCURACY_BULK,
-                                     .accuracy = gsvd_pca_accuracy_name(p->accuracy),
-                                     .tol = p->tol,
-                                     .max_iter = p->max_iter,
-                                     .tw_stat = r->tw_stat,
-                                     .tw_pvalue = r->tw_pvalue,
-                                     .tw_neff = r->tw_neff,
-                                     .tw_m = r->tw_m};
-    if (ol) {
-        s.round = ol->round;
-        s.n_start = ol->n;
-        s.n_removed = ol->n_removed;
-        s.n_rounds = ol->n_rounds;
+    if (!array_of(res, "fit_sample_id", &n) || !s.s || !s.error_bound || !s.error_estimate || !c ||
+        !converged || !gram_error)
+        return; /* not a pca result */
+    s.n = (size_t)n;
+    s.k = (size_t)k;
+    s.m_kept = c[0];
+    s.m_range = c[1];
+    s.m_no_calls = c[2];
+    s.m_zero_var = c[3];
+    s.m_maf = c[4];
+    s.m_missing = c[5];
+    s.m_mask = c[6];
+    s.missing_calls = c[7];
+    s.converged = (int)*converged;
+    s.gram_error = *gram_error;
+    if (s.round) {
+        s.n_start = (size_t)n_start;
+        s.n_removed = (size_t)gsvd_cli_attr(res, "N_outliers");
+        s.n_rounds = (size_t)gsvd_cli_attr(res, "outlier_rounds");
     }
     gsvd_cli_pca_report(&s);
 }
 
-/* A distributed run: this rank's part of the variants (gsvd_pca_split) and, on rank 0 with
- * -v, the plan of every rank. */
-static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params *p, size_t threads)
+/* The scores on stdout: every sample's with --fit-samples or --outlier-project (each row has
+ * scores), else those of the samples the PCs are of (U S, without removed outliers). */
+static int write_tsv(const gensvd_result *res)
 {
-    uint64_t vs, ve, a, b;
-    int size = gsvd_comm_size(world);
-    size_t n = gsvd_geno_n_samples(g);
+    struct gensvd_array_view ids, v, s;
+    int rc;
 
-    gsvd_geno_range(g, &vs, &ve);
-    p->n_variants_all = ve - vs;
-    gsvd_log_info("distributed: %d ranks (%d on rank 0's node, which is its local rank %d), "
-                  "%zu threads each, variants %llu:%llu cut at multiples of %zu",
-                  size, gsvd_comm_local_size(world), gsvd_comm_local_rank(world), threads,
-                  (unsigned long long)vs, (unsigned long long)ve, gsvd_backend_gram_group_rows(n));
-    for (int r = 0; r < size; r++) {
-        gsvd_pca_split(n, vs, ve, r, size, &a, &b);
-        gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
-                      (unsigned long long)b, (unsigned long long)(b - a));
+    if (gensvd_result_array(res, "sample_pca_fitted", &v) == GENSVD_OK) {
+        rc = gensvd_result_array(res, "sample_id", &ids);
+        if (rc == GENSVD_OK)
+            rc = gensvd_result_array(res, "sample_pca_projection", &v);
+        if (rc != GENSVD_OK)
+            return rc;
+        return gsvd_cli_pca_tsv(ids.shape[0], v.shape[1], (const char *const *)ids.data, v.data,
+                                NULL, NULL);
     }
-    gsvd_pca_split(n, vs, ve, gsvd_comm_rank(world), size, &a, &b);
-    return gsvd_geno_restrict(g, a, b);
+    rc = gensvd_result_array(res, "fit_sample_id", &ids);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "fit_sample_vector", &v);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "sample_pca_singular_value", &s);
+    if (rc != GENSVD_OK)
+        return rc;
+    return gsvd_cli_pca_tsv(ids.shape[0], v.shape[1], (const char *const *)ids.data, NULL, v.data,
+                            s.data);
 }
 
-/* -o, --plink's two files and --outlier-out, before any input is read: each may exist only
- * with --force. */
-static int check_outputs(const struct pca_opts *o)
+/* --plink: the samples the PCs are of, in their order (the --fit-samples file's). */
+static int write_plink(const gensvd_result *res, const char *prefix)
 {
-    char *vec = o->plink ? gsvd_asprintf("%s.eigenvec", o->plink) : NULL;
-    char *val = o->plink ? gsvd_asprintf("%s.eigenval", o->plink) : NULL;
-    const char *files[4] = {NULL};
-    size_t nf = 0;
-    int rc;
+    struct gensvd_array_view ids, u, s;
+    int rc = gensvd_result_array(res, "fit_sample_id", &ids);
+
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "fit_sample_vector", &u);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "sample_pca_singular_value", &s);
+    if (rc != GENSVD_OK)
+        return rc;
+    return gsvd_cli_pca_plink(prefix, ids.shape[0], u.shape[1], (const char *const *)ids.data,
+                              u.data, NULL, s.data, (uint64_t)gsvd_cli_attr(res, "M_used"));
+}
+
+/* --outlier-out: the starting set's removed samples, in its order, round by round. */
+static int write_outliers(const gensvd_result *res, const char *path)
+{
+    struct gensvd_array_view ids, round, pc, sigma;
+    int rc = gensvd_result_array(res, "outlier_sample_id", &ids);
+
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "outlier_round", &round);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "outlier_pc", &pc);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "outlier_sigma", &sigma);
+    if (rc != GENSVD_OK)
+        return rc;
+    return gsvd_cli_pca_outlier_file(path, ids.shape[0], (const char *const *)ids.data, round.data,
+                                     pc.data, sigma.data,
+                                     (size_t)gsvd_cli_attr(res, "outlier_rounds"));
+}
+
+/* The directory of path ("." for a bare name) into out. */
+static void parent_dir(const char *path, char *out, size_t n)
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    while (len > 0 && path[len - 1] != '/')
+        len--;
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    snprintf(out, n, "%.*s", len ? (int)len : 1, len ? path : ".");
+}
+
+/* An output file: not a directory, existing only with --force, its directory writable. */
+static int check_file(const char *path, int force)
+{
+    char tmp[4096], dir[4096], msg[8448];
+    struct stat sb;
+    int fd;
+
+    if (stat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode)) {
+            snprintf(msg, sizeof msg, "%s: is a directory (the output is a file)", path);
+            gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+            return GENSVD_EIO;
+        }
+        if (!force) {
+            snprintf(msg, sizeof msg, "%s: output exists (remove it, or overwrite it with --force)",
+                     path);
+            gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+            return GENSVD_EIO;
+        }
+    }
+    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+    if ((fd = mkstemp(tmp)) < 0) {
+        int err = errno;
+        parent_dir(path, dir, sizeof dir);
+        snprintf(msg, sizeof msg, "%s: cannot create the output in directory '%s': %s", path, dir,
+                 strerror(err));
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+        return GENSVD_EIO;
+    }
+    close(fd);
+    unlink(tmp);
+    return GENSVD_OK;
+}
+
+/* --plink's two files and --outlier-out, before any input is read. */
+static int check_files(const struct pca_opts *o)
+{
+    char path[4096];
+    int rc = GENSVD_OK;
 
     if (o->plink) {
-        files[nf++] = vec;
-        files[nf++] = val;
+        snprintf(path, sizeof path, "%s.eigenvec", o->plink);
+        rc = check_file(path, o->force);
+        snprintf(path, sizeof path, "%s.eigenval", o->plink);
+        if (rc == GENSVD_OK)
+            rc = check_file(path, o->force);
     }
-    if (o->outlier_out)
-        files[nf++] = o->outlier_out;
-    if (o->plink && (!vec || !val)) /* every rank learns of it (gsvd_cli_check_outputs does) */
-        rc = gsvd_comm_agree(gsvd_cli_world(), GSVD_ENOMEM, NULL);
-    else
-        rc = gsvd_cli_check_outputs(o->output, o->force, nf ? files : NULL, o->force);
-    gsvd_free(vec);
-    gsvd_free(val);
+    if (rc == GENSVD_OK && o->outlier_out)
+        rc = check_file(o->outlier_out, o->force);
     return rc;
 }
 
-/* What a genotype handle needs after gsvd_geno_open: this rank's part of the variants and the
- * memory plan; for the first handle and for each outlier round's (gsvd_pca_open_fn). */
-struct ready_ctx {
-    struct pca_opts *o;
-    const struct gsvd_cli_common *common;
-    gsvd_comm *world;
-    struct gsvd_cli_input *in;
-    struct gsvd_backend_params bp;
-};
-
-static int make_ready(struct ready_ctx *c, gsvd_geno *g)
+/* What the option table does not forward: the stop rule (bulk sets its own), --cache when
+ * given, --cache-dir. */
+static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts *o)
 {
-    uint64_t cache = c->o->geno.cache_bytes;
-    int rc = GSVD_OK;
-    if (c->world)
-        GSVD_TRY(split_variants(c->world, g, &c->o->pca, c->common->threads));
-    GSVD_TRY(gsvd_pca_plan(g, c->o->memory, &c->bp, &c->o->pca, &cache));
-    gsvd_geno_set_cache(g, cache);
-out:
+    static const char *const stops[] = {"bound", "subspace", "estimate"};
+    char text[32];
+    int rc = GENSVD_OK;
+
+    if (o->accuracy != ACCURACY_BULK)
+        rc = gensvd_options_set_string(opt, "stop", stops[o->stop]);
+    if (rc == GENSVD_OK && o->cache != UINT64_MAX) {
+        snprintf(text, sizeof text, "%llu", (unsigned long long)o->cache);
+        rc = gensvd_options_set_string(opt, "cache", text);
+    }
+    if (rc == GENSVD_OK && o->cache_dir)
+        rc = gensvd_ctx_set_string(ctx, "cache-dir", o->cache_dir);
     return rc;
 }
 
-static int reopen(void *vctx, const struct gsvd_strlist *keep, gsvd_geno **out)
+/* The run (with -o its destination), the summary, then --plink, --outlier-out and the TSV in
+ * the order the command always wrote them. */
+static int run(const struct pca_opts *o, const char *input, int tsv, const char *command)
 {
-    struct ready_ctx *c = vctx;
-    struct gsvd_geno_params gp = c->o->geno;
-    gsvd_geno *g = NULL;
-    int rc = GSVD_OK;
+    struct gsvd_cli_run r = {.cmd = "pca",
+                             .analysis = GENSVD_PCA,
+                             .spec = &gsvd_cmd_pca_spec,
+                             .target = o,
+                             .command = command,
+                             .common = &o->common,
+                             .device = o->device,
+                             .unit = "variants",
+                             .output = o->output,
+                             .force = o->force,
+                             .zout = &o->zout,
+                             .input = input,
+                             .geno = &o->geno,
+                             .samples_file = o->samples_file,
+                             .variant_mask = o->variant_mask,
+                             .sample_mask = o->sample_mask};
+    int rc = check_files(o);
 
-    *out = NULL;
-    gp.samples = keep; /* the kept samples of the starting set, by ID */
-    gp.sample_mask = NULL;
-    gp.sample_mask_len = 0;
-    GSVD_TRY(gsvd_geno_open(c->in->tree, c->in->node, &gp, &g));
-    GSVD_TRY(make_ready(c, g));
-    *out = g;
-    g = NULL;
-out:
-    gsvd_geno_close(g);
-    return rc;
-}
-
-/* Everything before the analysis: backend, input, genotype handle, this rank's part, plan. */
-static int setup(struct ready_ctx *c, struct gsvd_strlist *samples, gsvd_geno **g,
-                 gsvd_backend **be)
-{
-    struct pca_opts *o = c->o;
-    const struct gsvd_cli_common *common = c->common;
-    struct gsvd_cli_input *in = c->in;
-    int rc = GSVD_OK;
-
-    c->bp = (struct gsvd_backend_params){.n_threads = common->threads,
-                                         .local_rank = (size_t)gsvd_comm_local_rank(c->world),
-                                         .gram_f64 = o->gram_f64,
-                                         .gram_kernel = o->gram_kernel,
-                                         .pass_kernel = o->pass_kernel};
-    /* first, so that an unavailable device fails before any data is read */
-    GSVD_TRY(gsvd_backend_open(o->device, &c->bp, be));
-    if (o->gram_kernel != GSVD_GRAM_AUTO && strcmp(gsvd_backend_name(*be), "cpu") != 0)
-        gsvd_log_warn("--gram-kernel applies to the CPU backend only (%s runs its own Gram)",
-                      gsvd_backend_name(*be));
-    if (o->pass_kernel != GSVD_PASS_AUTO && strcmp(gsvd_backend_name(*be), "cpu") != 0)
-        gsvd_log_warn("--pass-kernel applies to the CPU backend only (%s runs its own passes)",
-                      gsvd_backend_name(*be));
-    if (o->gram_f64 && strcmp(gsvd_backend_name(*be), "cpu") != 0)
-        gsvd_log_warn("--gram-f64 applies to the CPU backend only (%s runs its own Gram)",
-                      gsvd_backend_name(*be));
-    if (o->samples_file) {
-        GSVD_TRY(gsvd_cli_read_ids(o->samples_file, samples));
-        o->geno.samples = samples;
-    }
-    if (o->fit_file) {
-        GSVD_TRY(gsvd_cli_read_ids(o->fit_file, &o->fit_ids));
-        o->geno.samples = &o->fit_ids;
-    }
-    GSVD_TRY(gsvd_cli_open_input(o->input, NULL, in));
-    o->input_format = gsvd_tree_format(in->tree);
-    if (o->output)
-        GSVD_TRY(gsvd_cli_zarr_out_check_input("pca", &o->zout, o->input_format));
-    o->geno.n_threads = common->threads;
-    GSVD_TRY(gsvd_cli_masks_apply(o->variant_mask, o->sample_mask, &o->vmask, &o->smask, samples,
-                                  &o->geno));
-    if (o->ld_prune) { /* prune under the same filters and masks, then use the kept set */
-        struct gsvd_ldprune_result lr;
-        o->lp.n_threads = common->threads;
-        GSVD_TRY(gsvd_cli_ldprune_mask(in, &o->geno, &o->lp, &lr));
-        o->prune_keep = lr.keep;
-        lr.keep = NULL;
-        o->geno.variant_mask = o->prune_keep;
-        o->geno.variant_mask_len = lr.n_array;
-        gsvd_ldprune_result_free(&lr);
-    }
-    GSVD_TRY(gsvd_geno_open(in->tree, in->node, &o->geno, g));
-    if (o->pca.n_components >= gsvd_geno_n_samples(*g)) {
-        gsvd_log_error("-k %zu needs more than %zu samples", o->pca.n_components,
-                       gsvd_geno_n_samples(*g));
-        rc = GSVD_EINVAL;
-        goto out;
-    }
-    if (o->output) { /* a --shard that does not fit the sample chunks fails before the run */
-        uint64_t ns = gsvd_geno_n_samples(*g), chunk = ns < 100000 ? ns : 100000;
-        struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
-        GSVD_TRY(gsvd_writer_shard_shape(&wp, "sample_pca_projection", 1, &ns, &chunk, NULL));
-    }
-    GSVD_TRY(make_ready(c, *g));
-out:
-    return rc;
-}
-
-/* Rank 0, after the run: the samples outside the fit (--fit-samples) or removed as outliers
- * projected onto the PCs (--outlier-project), or the removed ones as NaN rows; *res and *ids
- * then describe every sample, else they stay the fitted ones. */
-static int join_rows(struct pca_opts *o, struct gsvd_cli_input *in,
-                     const struct gsvd_strlist *samples, gsvd_geno *g,
-                     const struct gsvd_pca_result *r, const struct gsvd_pca_outliers *ol,
-                     size_t threads, struct gsvd_pca_fit_join *join)
-{
-    struct gsvd_geno_params fitp = o->geno;
-    int rc = GSVD_OK;
-
-    if (o->fit_file) {
-        rc = gsvd_pca_fit_join(in->tree, in->node, &o->geno, o->samples_file ? samples : NULL, g, r,
-                               threads, join);
-    } else if (o->outlier_project) { /* the starting set, by ID (no mask needed again) */
-        fitp.sample_mask = NULL;
-        fitp.sample_mask_len = 0;
-        rc = gsvd_pca_fit_join(in->tree, in->node, &fitp, &ol->ids, g, r, threads, join);
-    } else if (o->pca.outlier_iter) {
-        rc = gsvd_pca_outliers_join(ol, r, join);
-    }
-    if (!o->want_loadings)
-        join->all.v = NULL;
-    return rc;
-}
-
-static int run(struct pca_opts *o, const struct gsvd_cli_common *common)
-{
-    gsvd_comm *world = gsvd_cli_world();
-    struct gsvd_cli_input in = {0};
-    struct ready_ctx ready = {.o = o, .common = common, .world = world, .in = &in};
-    struct gsvd_strlist samples = GSVD_STRLIST_INIT;
-    gsvd_geno *g = NULL;
-    gsvd_backend *be = NULL;
-    struct gsvd_pca_result *r = NULL;
-    struct gsvd_cli_bar bar;
-    struct gsvd_pca_fit_join join = {0};
-    struct gsvd_pca_outliers ol = {0};
-    const struct gsvd_pca_result *res, *tsv;
-    const struct gsvd_strlist *ids, *tsv_ids;
-    int rc;
-
-    rc = check_outputs(o); /* agreed on by every rank */
-    if (rc == GSVD_OK)
-        rc = setup(&ready, &samples, &g, &be);
-    if (world) /* one rank's bad start (say, a store it cannot reach) stops every rank */
-        rc = gsvd_comm_agree(world, rc, NULL);
-    if (rc < 0)
-        goto out;
-    o->pca.progress = gsvd_cli_progress(&bar, "variants", common->progress);
-    o->pca.n_threads = common->threads;
-    o->pca.comm = world;
-    if (o->pca.outlier_iter)
-        GSVD_TRY(gsvd_pca_outliers_run(&g, reopen, &ready, be, &o->pca, &r, &ol));
-    else
-        GSVD_TRY(gsvd_pca_run(g, be, &o->pca, &r));
-    res = tsv = r;
-    ids = tsv_ids = gsvd_geno_sample_ids(g);
-    /* every rank holds the results; rank 0 (which alone holds every rank's loadings) projects
-     * the samples outside --fit-samples or removed as outliers, writes, and tells the others how
-     * it went */
-    if (gsvd_comm_rank(world) == 0 && (o->fit_file || o->pca.outlier_iter)) {
-        rc = join_rows(o, &in, &samples, g, r, &ol, common->threads, &join);
-        res = &join.all;
-        ids = &join.ids;
-        if (join.fitted) { /* every row has scores: the TSV lists them all */
-            tsv = res;
-            tsv_ids = ids;
-        }
-    }
-    if (gsvd_comm_rank(world) == 0 && rc == GSVD_OK) {
-        report(r, &o->pca, o->pca.outlier_iter ? &ol : NULL);
-        if (o->output) {
-            struct gsvd_writer_params wp = gsvd_cli_zarr_out_params(&o->zout, o->input_format);
-            struct gsvd_pca_store_info info = {.command = o->command,
-                                               .input = gsvd_geno_array_name(g),
-                                               .pca = &o->pca,
-                                               .geno = &o->geno,
-                                               .ploidy = gsvd_geno_ploidy(g),
-                                               .var_start = o->geno.var_start};
-            struct gsvd_variant_ids vids = GSVD_VARIANT_IDS_INIT;
-            if (res->v)
-                rc = gsvd_variant_ids_read_present(in.tree, in.node, o->geno.var_start,
-                                                   o->geno.var_start + r->m_range, &vids);
-            info.vids = vids.n ? &vids : NULL;
-            info.fitted = join.fitted;
-            info.n_fitted = join.n_fitted;
-            info.outliers = o->pca.outlier_iter ? &ol : NULL;
-            if (rc == GSVD_OK)
-                rc = gsvd_pca_store_write(o->output, o->force, &wp, &info, res, ids);
-            gsvd_variant_ids_free(&vids);
-        }
-        if (rc == GSVD_OK && o->plink)
-            rc = gsvd_cli_pca_plink(o->plink, r->n, r->k,
-                                    (const char *const *)gsvd_geno_sample_ids(g)->items, r->u, NULL,
-                                    r->s, r->m_used);
-        if (rc == GSVD_OK && o->outlier_out)
-            rc = gsvd_cli_pca_outlier_file(o->outlier_out, ol.n, (const char *const *)ol.ids.items,
-                                           ol.round, ol.pc, ol.sigma, ol.n_rounds);
-        if (rc == GSVD_OK && (o->format || (!o->output && !o->plink)))
-            rc = write_tsv(tsv, tsv_ids);
-        if (rc == GSVD_OK)
-            gsvd_cli_pca_done(o->output, o->plink, o->outlier_out,
-                              o->format || (!o->output && !o->plink));
-    }
-    if (world)
-        rc = gsvd_comm_agree(world, rc, NULL);
-out:
-    gsvd_pca_outliers_free(&ol);
-    gsvd_pca_fit_join_free(&join);
-    gsvd_strlist_free(&o->fit_ids);
-    gsvd_pca_result_free(r);
-    gsvd_backend_destroy(be);
-    gsvd_geno_close(g);
-    gsvd_cli_close_input(&in);
-    gsvd_strlist_free(&samples);
-    gsvd_mask_free(&o->vmask);
-    gsvd_mask_free(&o->smask);
-    gsvd_free(o->prune_keep);
+    if (rc == GENSVD_OK)
+        rc = gsvd_cli_run_open(&r);
+    if (rc == GENSVD_OK)
+        rc = set_rest(r.ctx, r.opt, o);
+    if (rc == GENSVD_OK)
+        rc = gensvd_run(r.ctx, r.opt, r.src, r.dest, &r.res);
+    if (rc == GENSVD_OK)
+        report(r.res, o);
+    if (rc == GENSVD_OK && o->plink)
+        rc = write_plink(r.res, o->plink);
+    if (rc == GENSVD_OK && o->outlier_out)
+        rc = write_outliers(r.res, o->outlier_out);
+    if (rc == GENSVD_OK && tsv)
+        rc = write_tsv(r.res);
+    if (rc == GENSVD_OK)
+        gsvd_cli_pca_done(o->output, o->plink, o->outlier_out, tsv);
+    gsvd_cli_run_close(&r);
     return rc;
 }
 
 int gsvd_cmd_pca(int argc, char **argv)
 {
     struct pca_opts o = {.device = "auto",
-                         .pca = GSVD_PCA_PARAMS_DEFAULT,
-                         .geno = GSVD_GENO_PARAMS_DEFAULT,
-                         .lp = GSVD_LDPRUNE_PARAMS_DEFAULT,
+                         .n_components = 10,
+                         .method = PCA_AUTO,
+                         .oversampling = 10,
+                         .stop = -1,
+                         .tol = 1e-4,
+                         .window = 8,
+                         .seed = 42,
+                         .cache = UINT64_MAX, /* not given (--cache cannot reach it) */
+                         .geno = GSVD_CLI_GENO_DEFAULT,
                          .common = GSVD_CLI_COMMON_DEFAULT};
+    char *command;
     int first, rc;
 
-    o.geno.cache_bytes = UINT64_MAX; /* not given (--cache cannot reach it) */
-    o.pca.max_iter = 0;              /* not given (below its range) */
-    o.pca.stop = (enum gsvd_pca_stop) - 1;
-    o.pca.outlier_pcs = 0; /* not given (the options' ranges exclude 0) */
-    o.pca.outlier_sigma = 0;
     rc = gsvd_opts_parse(&gsvd_cmd_pca_spec, argc, argv, &o, &first);
     if (rc != 0)
         return rc == GSVD_OPTS_HELP ? GSVD_EXIT_OK : rc;
     /* --power-iter fixes the pass count; --max-iter caps the stop rule's passes: a cap given
        with a fixed count would be ignored (or cut it short), so the pair is refused */
-    if (o.pca.power_iter && o.pca.max_iter)
+    if (o.power_iter && o.max_iter)
         return gsvd_cli_usage_error("pca", "--power-iter (exactly this many passes) and "
                                            "--max-iter (a cap for the stop rule) cannot be "
                                            "combined");
-    if (o.pca.accuracy == GSVD_PCA_ACCURACY_BULK) {
+    if (o.accuracy == ACCURACY_BULK) {
         /* bulk is the estimate stop with room to reach it; another rule would not keep its
          * promise */
-        if ((int)o.pca.stop >= 0 || o.pca.power_iter)
+        if (o.stop >= 0 || o.power_iter)
             return gsvd_cli_usage_error("pca",
                                         "--accuracy bulk sets the stop rule itself: it "
                                         "cannot be combined with %s",
-                                        o.pca.power_iter ? "--power-iter" : "--stop");
-        o.pca.stop = GSVD_PCA_STOP_ESTIMATE;
-        if (!o.pca.max_iter)
-            o.pca.max_iter = GSVD_PCA_BULK_MAX_ITER;
+                                        o.power_iter ? "--power-iter" : "--stop");
+        o.stop = STOP_ESTIMATE;
+        if (!o.max_iter)
+            o.max_iter = 60;
     }
-    if ((int)o.pca.stop < 0)
-        o.pca.stop = GSVD_PCA_STOP_BOUND;
-    if (!o.pca.max_iter)
-        o.pca.max_iter = GSVD_PCA_MAX_ITER;
+    if (o.stop < 0)
+        o.stop = STOP_BOUND;
+    if (!o.max_iter)
+        o.max_iter = 8;
     if (first != argc - 1)
         return gsvd_cli_usage_error("pca", first >= argc ? "missing INPUT" : "too many arguments");
-    if (!o.pca.outlier_iter &&
-        (o.pca.outlier_pcs || o.pca.outlier_sigma > 0 || o.outlier_project || o.outlier_out))
+    if (!o.outlier_iter &&
+        (o.outlier_pcs || o.outlier_sigma > 0 || o.outlier_project || o.outlier_out))
         return gsvd_cli_usage_error("pca", "--outlier-pcs, --outlier-sigma, --outlier-project and "
                                            "--outlier-out need --outlier-iter N (N > 0)");
-    if (!o.pca.outlier_pcs) /* smartpca's defaults */
-        o.pca.outlier_pcs = 10;
-    if (!(o.pca.outlier_sigma > 0))
-        o.pca.outlier_sigma = 6.0;
-    if (o.want_loadings || o.fit_file || o.outlier_project)
-        o.pca.loadings = 1; /* projecting the others needs them */
-    if (o.ld_prune_arg) {
-        o.ld_prune = 1;
-        if (gsvd_cli_parse_ld_prune(o.ld_prune_arg, &o.lp) < 0) /* checked while parsing */
-            return GSVD_EXIT_INTERNAL;
-    }
+    if (!o.outlier_pcs) /* smartpca's defaults */
+        o.outlier_pcs = 10;
+    if (!(o.outlier_sigma > 0))
+        o.outlier_sigma = 6.0;
     if (o.samples_file && o.sample_mask)
         return gsvd_cli_usage_error("pca", "--samples and --sample-mask cannot be combined");
     if (o.want_loadings && !o.output)
         return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
     if (gsvd_cli_zarr_out_check("pca", &o.zout, o.output) != 0)
         return GSVD_EXIT_USAGE;
-    if (o.gram_f64 && o.gram_kernel != GSVD_GRAM_AUTO)
+    if (o.gram_f64 && o.gram_kernel != GRAM_AUTO)
         return gsvd_cli_usage_error("pca", "--gram-f64 and --gram-kernel cannot be combined");
-    if (o.pca.tw && o.pca.method != GSVD_PCA_AUTO && o.pca.method != GSVD_PCA_EXACT)
+    if (o.tw && o.method != PCA_AUTO && o.method != PCA_EXACT)
         return gsvd_cli_usage_error("pca",
                                     "--tw needs every eigenvalue (the sum of their squares), which "
                                     "only --method exact gives; --method %s cannot",
-                                    method_names[o.pca.method]);
-    if (o.pca.tw && (o.gram_kernel == GSVD_GRAM_AMX || o.gram_kernel == GSVD_GRAM_I8))
+                                    method_names[o.method]);
+    if (o.tw && (o.gram_kernel == GRAM_AMX || o.gram_kernel == GRAM_I8))
         return gsvd_cli_usage_error("pca",
                                     "--tw needs a Gram of exact products; --gram-kernel %s rounds "
                                     "them",
                                     gram_kernel_names[o.gram_kernel]);
-    if (o.pca.tw && o.gram_kernel == GSVD_GRAM_AUTO)
-        o.gram_f64 = 1; /* the effective n amplifies S2's rounding ~8x: float64 products */
-    o.input = argv[first];
-    if (o.geno.cache_bytes == UINT64_MAX) {
-        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        o.geno.cache_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : 0;
-    }
-    if (!o.geno.cache_dir) {
-        const char *tmp = getenv("TMPDIR");
-        o.geno.cache_dir = tmp && *tmp ? tmp : "/tmp";
-    }
     gsvd_cli_common_apply(&o.common);
-    o.command = gsvd_cli_command_line(argc, argv);
-    rc = run(&o, &o.common);
-    gsvd_free(o.command);
+    command = gsvd_cli_command_line(argc, argv);
+    rc = run(&o, argv[first], o.format != NULL || (!o.output && !o.plink), command);
+    gsvd_cli_free(command);
     return gsvd_cli_exit_code(rc);
 }

@@ -10,9 +10,11 @@
 #include <stdint.h>
 
 /* The scores on stdout: a "sample_id PC1 .. PCk" header, then per sample its ID and its k
- * scores (scores[i * k + q], U S) as %.17g, tab-separated.  GENSVD_OK, or GENSVD_EIO (not
- * reported) when stdout failed. */
-int gsvd_cli_pca_tsv(size_t n, size_t k, const char *const *ids, const double *scores);
+ * scores (scores[i * k + q], U S; or scores NULL: u[i * k + q] * s[q] from the n x k unit
+ * vectors u and the k singular values s) as %.17g, tab-separated.  GENSVD_OK, or GENSVD_EIO
+ * (reported) when stdout failed. */
+int gsvd_cli_pca_tsv(size_t n, size_t k, const char *const *ids, const double *scores,
+                     const double *u, const double *s);
 
 /* PREFIX.eigenvec (#IID, PC1..PCk: the unit eigenvectors U, %g) and PREFIX.eigenval
  * (s^2 / m_used per component, %g), as plink2 --pca writes them, each written under a

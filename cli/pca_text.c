@@ -14,7 +14,8 @@
 /* Longer names than this fail to open anyway (PATH_MAX): they are reported as too long. */
 #define PCA_TEXT_PATH 8192
 
-int gsvd_cli_pca_tsv(size_t n, size_t k, const char *const *ids, const double *scores)
+int gsvd_cli_pca_tsv(size_t n, size_t k, const char *const *ids, const double *scores,
+                     const double *u, const double *s)
 {
     printf("sample_id");
     for (size_t q = 0; q < k; q++)
@@ -23,7 +24,7 @@ int gsvd_cli_pca_tsv(size_t n, size_t k, const char *const *ids, const double *s
     for (size_t i = 0; i < n; i++) {
         fputs(ids[i], stdout);
         for (size_t q = 0; q < k; q++)
-            printf("\t%.17g", scores[i * k + q]);
+            printf("\t%.17g", scores ? scores[i * k + q] : u[i * k + q] * s[q]);
         putchar('\n');
     }
     return gsvd_cli_stdout_done(); /* before the summary says where the scores went */

@@ -70,42 +70,46 @@ static void cache_plan(const gensvd_ctx *ctx, const gensvd_source *src,
     geno->cache_dir = ctx->str[CS_CACHE_DIR] ? ctx->str[CS_CACHE_DIR] : tmp && *tmp ? tmp : "/tmp";
 }
 
-/* A distributed run: this rank's part of the variants (gsvd_pca_split). */
-static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params *p)
+/* A distributed run: this rank's part of the variants (gsvd_pca_split) and, on rank 0 at
+ * info level, the plan of every rank (the command line's -v lines). */
+static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params *p, size_t threads)
 {
     uint64_t vs, ve, a, b;
+    int size = gsvd_comm_size(world);
     size_t n = gsvd_geno_n_samples(g);
 
     gsvd_geno_range(g, &vs, &ve);
     p->n_variants_all = ve - vs;
-    gsvd_pca_split(n, vs, ve, gsvd_comm_rank(world), gsvd_comm_size(world), &a, &b);
-    gsvd_log_info("distributed: rank %d of %d: variants %llu:%llu", gsvd_comm_rank(world),
-                  gsvd_comm_size(world), (unsigned long long)a, (unsigned long long)b);
+    gsvd_log_info("distributed: %d ranks (%d on rank 0's node, which is its local rank %d), "
+                  "%zu threads each, variants %llu:%llu cut at multiples of %zu",
+                  size, gsvd_comm_local_size(world), gsvd_comm_local_rank(world), threads,
+                  (unsigned long long)vs, (unsigned long long)ve, gsvd_backend_gram_group_rows(n));
+    for (int r = 0; r < size; r++) {
+        gsvd_pca_split(n, vs, ve, r, size, &a, &b);
+        gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
+                      (unsigned long long)b, (unsigned long long)(b - a));
+    }
+    gsvd_pca_split(n, vs, ve, gsvd_comm_rank(world), size, &a, &b);
     return gsvd_geno_restrict(g, a, b);
 }
 
-/* What `gensvd pca` reports on stderr, as info messages. */
+/* The run in brief, at debug level (a caller's summary comes from the result: `gensvd pca`'s
+ * lines, cli/pca_summary.c, from its attributes and the arrays held beside them). */
 static void report(const struct gsvd_pca_result *r, enum gsvd_pca_accuracy accuracy,
                    const struct gsvd_pca_outliers *ol)
 {
-    const struct gsvd_geno_counts *c = &r->counts;
-    gsvd_log_info("pca: %zu samples, %llu of %llu variants used (dropped: %llu without calls, "
-                  "%llu zero variance, %llu maf, %llu max-missing, %llu variant mask); %llu "
-                  "missing calls set to the mean",
-                  r->n, (unsigned long long)c->n_kept, (unsigned long long)c->n_range,
-                  (unsigned long long)c->n_no_calls, (unsigned long long)c->n_zero_var,
-                  (unsigned long long)c->n_maf, (unsigned long long)c->n_missing,
-                  (unsigned long long)c->n_mask, (unsigned long long)c->n_missing_calls);
-    gsvd_log_info("pca: %s, %zu passes, accuracy %s, converged %s, final 1-MEV %.3g",
-                  gsvd_pca_method_name(r->method), r->iterations, gsvd_pca_accuracy_name(accuracy),
-                  r->converged < 0 ? "n/a (fixed pass count)"
-                  : r->converged   ? "yes"
-                                   : "NO (max-iter reached)",
-                  r->convergence);
+    gsvd_log_debug("pca: %zu samples, %llu of %llu variants used; %s, %zu passes, accuracy %s, "
+                   "converged %s, final 1-MEV %.3g",
+                   r->n, (unsigned long long)r->counts.n_kept,
+                   (unsigned long long)r->counts.n_range, gsvd_pca_method_name(r->method),
+                   r->iterations, gsvd_pca_accuracy_name(accuracy),
+                   r->converged < 0 ? "n/a (fixed pass count)"
+                   : r->converged   ? "yes"
+                                    : "NO (max-iter reached)",
+                   r->convergence);
     if (ol)
-        gsvd_log_info("pca: outlier removal: %zu of %zu samples removed in %zu rounds; the PCs "
-                      "are those of the %zu left",
-                      ol->n_removed, ol->n, ol->n_rounds, r->n);
+        gsvd_log_debug("pca: outlier removal: %zu of %zu samples removed in %zu rounds",
+                       ol->n_removed, ol->n, ol->n_rounds);
 }
 
 /* Copies of n doubles (NULL stays NULL); 0 or -1. */
@@ -181,7 +185,7 @@ static int make_ready(struct pca_run *p, gsvd_geno *g)
     int rc = GSVD_OK;
 
     if (world)
-        GSVD_TRY(split_variants(world, g, p->pca));
+        GSVD_TRY(split_variants(world, g, p->pca, lib_threads(p->run->ctx)));
     GSVD_TRY(gsvd_pca_plan(g, p->run->opt->u.pca.memory, p->bp, p->pca, &cache));
     gsvd_geno_set_cache(g, cache);
 out:
@@ -241,11 +245,17 @@ static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params 
 
     GSVD_TRY(check(o));
     GSVD_TRY(lib_backend(run->ctx, bp, &p->be));
-    if (strcmp(gsvd_backend_name(p->be), "cpu") != 0 &&
-        (o->gram_kernel != GSVD_GRAM_AUTO || o->pass_kernel != GSVD_PASS_AUTO || o->gram_f64))
-        gsvd_log_warn("gram-kernel, pass-kernel and gram-f64 apply to the CPU backend only (%s "
-                      "runs its own)",
-                      gsvd_backend_name(p->be));
+    if (strcmp(gsvd_backend_name(p->be), "cpu") != 0) { /* the command line's words */
+        if (o->gram_kernel != GSVD_GRAM_AUTO)
+            gsvd_log_warn("--gram-kernel applies to the CPU backend only (%s runs its own Gram)",
+                          gsvd_backend_name(p->be));
+        if (o->pass_kernel != GSVD_PASS_AUTO)
+            gsvd_log_warn("--pass-kernel applies to the CPU backend only (%s runs its own passes)",
+                          gsvd_backend_name(p->be));
+        if (o->gram_f64)
+            gsvd_log_warn("--gram-f64 applies to the CPU backend only (%s runs its own Gram)",
+                          gsvd_backend_name(p->be));
+    }
     GSVD_TRY(lib_sel_make(src, 0, &p->sel));
     geno->scaler = (enum gsvd_scaler)o->scaler;
     geno->missing_error = o->missing_error;
@@ -268,7 +278,7 @@ static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params 
         p->openp.samples = o->fit_set ? &o->fit_ids : &p->fit_ids;
     GSVD_TRY(gsvd_geno_open(src->tree, src->node, &p->openp, &p->g));
     if (pca->n_components >= gsvd_geno_n_samples(p->g))
-        return lib_fail(GSVD_EINVAL, "pca: %zu components need more than %zu samples",
+        return lib_fail(GSVD_EINVAL, "-k %zu needs more than %zu samples", /* "components" */
                         pca->n_components, gsvd_geno_n_samples(p->g));
     if (run->dest) { /* a shard that does not fit the sample chunks fails before the run */
         uint64_t ns = gsvd_geno_n_samples(p->g), chunk = ns < 100000 ? ns : 100000;
@@ -298,6 +308,7 @@ int lib_run_pca(struct lib_run *run)
     const struct gsvd_pca_result *res;
     const struct gsvd_strlist *ids;
     struct gsvd_pca_model *model = NULL;
+    gsvd_result *table = NULL;
     int rc;
 
     /* accuracy: bulk is the estimate stop rule with room to reach it (as `--accuracy bulk`) */
@@ -370,6 +381,9 @@ int lib_run_pca(struct lib_run *run)
     if (res->v && !fit) /* the PCs' own samples (without the removed outliers) */
         GSVD_TRY(keep_model(p.r, gsvd_geno_sample_ids(p.g), &p.vids, gsvd_geno_ploidy(p.g),
                             o->scaler, &model));
+    /* what the command line prints besides the group, held beside it (never written) */
+    GSVD_TRY(gsvd_pca_table_build(p.r, gsvd_geno_sample_ids(p.g), pca.outlier_iter ? &p.ol : NULL,
+                                  &table));
     rc = lib_run_write(run, p.gr, run->src->input_format);
     if (world)
         rc = gsvd_comm_agree(world, rc, NULL);
@@ -379,11 +393,14 @@ int lib_run_pca(struct lib_run *run)
     p.gr = NULL;
     run->out->model = model;
     model = NULL;
+    run->out->held = table;
+    table = NULL;
 out:
     if (model) {
         gsvd_pca_model_free(model);
         gsvd_free(model);
     }
+    gsvd_result_free(table);
     run_free(&p);
     return rc;
 }

@@ -50,7 +50,7 @@ internal_ok() { # FILE HEADER
 #     information of --version, MPI and store set-up), signals.c (the cleanup registry, the
 #     OpenBLAS start-up check).
 cli_unported=" cli/cli.h cli/opts_input.h cli/cli_mask.c cli/cli_mask.h cli/cli_util.c cli/cli_msg.c
-  cli/opts.c cli/opts_groups.c cli/main.c cli/signals.c cli/cmd_pca.c "
+  cli/opts.c cli/opts_groups.c cli/main.c cli/signals.c "
 cli_unported=$(tr '\n' ' ' <<<"$cli_unported")
 pass=0
 fail=0

@@ -284,6 +284,56 @@ out:
     return rc;
 }
 
+/* An array held beside the output group (never written: chunks and fill are nominal): 1-D of
+ * n elements along dim0, or 2-D n x k along dim0, "components" (k > 0). */
+static int add_held(gsvd_result *res, const char *name, const char *dim0, char kind, uint64_t n,
+                    uint64_t k, const void *data)
+{
+    struct gsvd_array_spec s = {
+        .path = name,
+        .ndim = k ? 2 : 1,
+        .shape = {n, k},
+        .chunks = {n ? n : 1, k ? k : 1},
+        .dtype = {kind, kind == 'O' ? '|' : '<', kind == 'O' ? sizeof(char *) : 8},
+        .dims = {dim0, k ? "components" : NULL}};
+    return gsvd_result_add(res, &s, data);
+}
+
+int gsvd_pca_table_build(const struct gsvd_pca_result *r, const struct gsvd_strlist *ids,
+                         const struct gsvd_pca_outliers *ol, gsvd_result **out)
+{
+    const struct gsvd_geno_counts *c = &r->counts;
+    uint64_t counts[8] = {c->n_kept, c->n_range,   c->n_no_calls, c->n_zero_var,
+                          c->n_maf,  c->n_missing, c->n_mask,     c->n_missing_calls};
+    int64_t converged = r->converged;
+    gsvd_result *res = NULL;
+    int rc = GSVD_OK;
+
+    *out = NULL;
+    GSVD_TRY(gsvd_result_new(&res));
+    GSVD_TRY(add_held(res, "fit_sample_id", "fit_samples", 'O', ids->n, 0, ids->items));
+    GSVD_TRY(add_held(res, "fit_sample_vector", "fit_samples", 'f', r->n, r->k, r->u));
+    GSVD_TRY(
+        add_held(res, "singular_value_error_bound", "components", 'f', r->k, 0, r->error_bound));
+    GSVD_TRY(add_held(res, "singular_value_error_estimate", "components", 'f', r->k, 0,
+                      r->error_estimate));
+    GSVD_TRY(add_held(res, "gram_error", "scalar", 'f', 1, 0, &r->gram_error));
+    GSVD_TRY(add_held(res, "converged", "scalar", 'i', 1, 0, &converged));
+    GSVD_TRY(add_held(res, "variant_counts", "counts", 'u', 8, 0, counts));
+    if (ol) {
+        GSVD_TRY(
+            add_held(res, "outlier_sample_id", "start_samples", 'O', ol->ids.n, 0, ol->ids.items));
+        GSVD_TRY(add_held(res, "outlier_round", "start_samples", 'i', ol->n, 0, ol->round));
+        GSVD_TRY(add_held(res, "outlier_pc", "start_samples", 'i', ol->n, 0, ol->pc));
+        GSVD_TRY(add_held(res, "outlier_sigma", "start_samples", 'f', ol->n, 0, ol->sigma));
+    }
+    *out = res;
+    res = NULL;
+out:
+    gsvd_result_free(res);
+    return rc;
+}
+
 int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_writer_params *wp,
                          const struct gsvd_pca_store_info *info, const struct gsvd_pca_result *r,
                          const struct gsvd_strlist *ids)

@@ -74,6 +74,21 @@ GSVD_NODISCARD int gsvd_pca_store_build(const struct gsvd_pca_store_info *info,
                                         const struct gsvd_pca_result *r,
                                         const struct gsvd_strlist *ids, gsvd_result **out);
 
+/* What `gensvd pca` prints besides its output group, as arrays held beside it (found by name,
+ * never listed nor written; include/gensvd.h, GENSVD_PCA): fit_sample_id (strings, the r->n
+ * samples the PCs are of, in their order: a --fit-samples file's, the kept ones after outlier
+ * removal) and fit_sample_vector (float64, r->n x r->k: their unit eigenvectors U),
+ * singular_value_error_bound and singular_value_error_estimate (float64, r->k each,
+ * unrounded), gram_error (float64, 1), converged (int64, 1: 1, 0, or -1 for a fixed pass
+ * count), variant_counts (uint64, 8: used, of the range, dropped without calls, zero variance,
+ * maf, max-missing, variant mask, then the missing calls set to the mean) and, with `ol`
+ * (outlier removal, else NULL), outlier_sample_id, outlier_round, outlier_pc (int64) and
+ * outlier_sigma (float64): the starting set in its order (struct gsvd_pca_outliers).  ids: the
+ * r->n IDs.  Caller frees *out.  GSVD_OK or GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_pca_table_build(const struct gsvd_pca_result *r,
+                                        const struct gsvd_strlist *ids,
+                                        const struct gsvd_pca_outliers *ol, gsvd_result **out);
+
 /* Write r (with ids: r->n sample IDs) as a Zarr group at url (through the staged writer: a
  * new directory renamed into place; `overwrite` replaces an existing one).  GSVD_OK, or
  * writer / store errors (logged), GSVD_ENOMEM. */
