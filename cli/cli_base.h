@@ -266,6 +266,8 @@ struct gsvd_cli_run {
     const char *input; /* INPUT (NULL: an analysis that reads none) and its options */
     const struct gsvd_cli_geno *geno;
     const char *samples_file, *variant_mask, *sample_mask;
+    const char *const *files; /* text outputs (NULL-terminated, or NULL), checked after -o
+                                 with --force (gensvd_file_check) before any input is read */
     /* made by gsvd_cli_run_open, freed by gsvd_cli_run_close */
     gensvd_ctx *ctx;
     gensvd_dest *dest;

@@ -244,6 +244,8 @@ int gsvd_cli_run_open(struct gsvd_cli_run *r)
 
     if (rc == GENSVD_OK && r->output) /* before any input */
         rc = gsvd_cli_dest(r->ctx, r->output, r->force, r->zout, &r->dest);
+    for (size_t i = 0; rc == GENSVD_OK && r->files && r->files[i]; i++)
+        rc = gensvd_file_check(r->ctx, r->files[i], r->force);
     if (rc == GENSVD_OK && r->input)
         rc = gsvd_cli_source(r->ctx, r->input, r->geno, r->samples_file, r->variant_mask,
                              r->sample_mask, &r->src);

@@ -6,12 +6,8 @@
  * unrounded error bounds, the variant counts, the outlier rounds). */
 #include "gsvd_config.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli_base.h"
 #include "cli/opts_source.h"
@@ -505,71 +501,6 @@ static int write_outliers(const gensvd_result *res, const char *path)
                                      (size_t)gsvd_cli_attr(res, "outlier_rounds"));
 }
 
-/* The directory of path ("." for a bare name) into out. */
-static void parent_dir(const char *path, char *out, size_t n)
-{
-    size_t len = strlen(path);
-    while (len > 1 && path[len - 1] == '/')
-        len--;
-    while (len > 0 && path[len - 1] != '/')
-        len--;
-    while (len > 1 && path[len - 1] == '/')
-        len--;
-    snprintf(out, n, "%.*s", len ? (int)len : 1, len ? path : ".");
-}
-
-/* An output file: not a directory, existing only with --force, its directory writable. */
-static int check_file(const char *path, int force)
-{
-    char tmp[4096], dir[4096], msg[8448];
-    struct stat sb;
-    int fd;
-
-    if (stat(path, &sb) == 0) {
-        if (S_ISDIR(sb.st_mode)) {
-            snprintf(msg, sizeof msg, "%s: is a directory (the output is a file)", path);
-            gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
-            return GENSVD_EIO;
-        }
-        if (!force) {
-            snprintf(msg, sizeof msg, "%s: output exists (remove it, or overwrite it with --force)",
-                     path);
-            gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
-            return GENSVD_EIO;
-        }
-    }
-    snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-    if ((fd = mkstemp(tmp)) < 0) {
-        int err = errno;
-        parent_dir(path, dir, sizeof dir);
-        snprintf(msg, sizeof msg, "%s: cannot create the output in directory '%s': %s", path, dir,
-                 strerror(err));
-        gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
-        return GENSVD_EIO;
-    }
-    close(fd);
-    unlink(tmp);
-    return GENSVD_OK;
-}
-
-/* --plink's two files and --outlier-out, before any input is read. */
-static int check_files(const struct pca_opts *o)
-{
-    char path[4096];
-    int rc = GENSVD_OK;
-
-    if (o->plink) {
-        snprintf(path, sizeof path, "%s.eigenvec", o->plink);
-        rc = check_file(path, o->force);
-        snprintf(path, sizeof path, "%s.eigenval", o->plink);
-        if (rc == GENSVD_OK)
-            rc = check_file(path, o->force);
-    }
-    if (rc == GENSVD_OK && o->outlier_out)
-        rc = check_file(o->outlier_out, o->force);
-    return rc;
-}
-
 /* What the option table does not forward: the stop rule (bulk sets its own), --cache when
  * given, --cache-dir. */
 static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts *o)
@@ -593,6 +524,9 @@ static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts 
  * the order the command always wrote them. */
 static int run(const struct pca_opts *o, const char *input, int tsv, const char *command)
 {
+    char vec[8192], val[8192]; /* longer names fail to open anyway (PATH_MAX) */
+    const char *files[4] = {NULL};
+    size_t nf = 0;
     struct gsvd_cli_run r = {.cmd = "pca",
                              .analysis = GENSVD_PCA,
                              .spec = &gsvd_cmd_pca_spec,
@@ -608,11 +542,19 @@ static int run(const struct pca_opts *o, const char *input, int tsv, const char 
                              .geno = &o->geno,
                              .samples_file = o->samples_file,
                              .variant_mask = o->variant_mask,
-                             .sample_mask = o->sample_mask};
-    int rc = check_files(o);
+                             .sample_mask = o->sample_mask,
+                             .files = files};
+    int rc;
 
-    if (rc == GENSVD_OK)
-        rc = gsvd_cli_run_open(&r);
+    if (o->plink) { /* --plink's two files, then --outlier-out, after -o */
+        snprintf(vec, sizeof vec, "%s.eigenvec", o->plink);
+        snprintf(val, sizeof val, "%s.eigenval", o->plink);
+        files[nf++] = vec;
+        files[nf++] = val;
+    }
+    if (o->outlier_out)
+        files[nf++] = o->outlier_out;
+    rc = gsvd_cli_run_open(&r);
     if (rc == GENSVD_OK)
         rc = set_rest(r.ctx, r.opt, o);
     if (rc == GENSVD_OK)
