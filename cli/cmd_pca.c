@@ -559,6 +559,11 @@ static int run(const struct pca_opts *o, const char *input, int tsv, const char 
         rc = set_rest(r.ctx, r.opt, o);
     if (rc == GENSVD_OK)
         rc = gensvd_run(r.ctx, r.opt, r.src, r.dest, &r.res);
+    /* every process of a distributed run holds the result; the first speaks and writes */
+    if (rc == GENSVD_OK && gensvd_mpi_rank() != 0) {
+        gsvd_cli_run_close(&r);
+        return rc;
+    }
     if (rc == GENSVD_OK)
         report(r.res, o);
     if (rc == GENSVD_OK && o->plink)
