@@ -56,17 +56,4 @@ void gsvd_cli_close_input(struct gsvd_cli_input *in); /* accepts a zeroed struct
  * `unit` names what the reports count (a plural noun: "variants", "points"). */
 struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *unit, int on);
 
-/* LD pruning shared by `ldprune` and `pca --ld-prune` (cli/cmd_ldprune.c). */
-struct gsvd_ldprune_params;
-struct gsvd_ldprune_result;
-struct gsvd_geno_params;
-/* "R2,WINDOW[,STEP]" (pca --ld-prune) into p's r2, window and step; -1 if bad. */
-int gsvd_cli_parse_ld_prune(const char *s, struct gsvd_ldprune_params *p);
-/* Prune the genotypes of `in` under `geno` (its filters; the scaler is replaced) into *out
- * (caller frees with gsvd_ldprune_result_free); errors are logged. */
-GSVD_NODISCARD int gsvd_cli_ldprune_mask(struct gsvd_cli_input *in,
-                                         const struct gsvd_geno_params *geno,
-                                         const struct gsvd_ldprune_params *lp,
-                                         struct gsvd_ldprune_result *out);
-
 #endif /* GSVD_CLI_CLI_H */

@@ -229,17 +229,6 @@ int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp)
     return gsvd_ldprune_parse_window(s, variants, bp) < 0 ? -1 : 0;
 }
 
-int gsvd_cli_parse_ld_prune(const char *s, struct gsvd_ldprune_params *p)
-{
-    return gsvd_ldprune_parse_spec(s, p) < 0 ? -1 : 0;
-}
-
-int gsvd_cli_ldprune_mask(struct gsvd_cli_input *in, const struct gsvd_geno_params *geno,
-                          const struct gsvd_ldprune_params *lp, struct gsvd_ldprune_result *out)
-{
-    return gsvd_ldprune_mask(in->tree, in->node, geno, lp, out);
-}
-
 /* ---- progress line ----------------------------------------------------------------------------
  */
 

@@ -421,7 +421,21 @@ GENSVD_API enum gensvd_analysis gensvd_result_analysis(const gensvd_result *res)
  * passes that read the input), "peak_bytes" (the planned working set), "n_segments" and
  * "n_segments_complete" (the bit-plane kernel's segments of features counted on the host, and
  * those of them without a missing call; 0 for other kernels); on the process of rank 0 under
- * MPI.  The views are borrowed from the result, as every view. */
+ * MPI.
+ * A GENSVD_PCA result also holds, found by name only in the same way, what `gensvd pca`
+ * prints besides its group: "fit_sample_id" (STRING, the samples the PCs are of, in their
+ * order: that of "fit-samples", or the kept ones after outlier removal) and
+ * "fit_sample_vector" (FLOAT64, those samples x components: their unit eigenvectors U),
+ * "singular_value_error_bound" and "singular_value_error_estimate" (FLOAT64 per component,
+ * unrounded; the attributes of the same names hold them to 6 digits, -1 for a non-finite
+ * one), "gram_error" (FLOAT64, one element), "converged" (INT64, one element: 1, 0, or -1
+ * for a fixed pass count), "variant_counts" (UINT64, 8 elements: the variants used, those
+ * of the range, those dropped without calls, for zero variance, by "maf", by "max-missing"
+ * and by a variant mask, then the missing calls set to the mean) and, with
+ * "outlier-iter", "outlier_sample_id" (STRING), "outlier_round", "outlier_pc" (INT64) and
+ * "outlier_sigma" (FLOAT64): the starting set in its order, with the round that removed each
+ * sample (0: kept), the PC and its distance in standard deviations (NaN: kept).  The views
+ * are borrowed from the result, as every view. */
 GENSVD_API const char *gensvd_result_array_name(const gensvd_result *res, size_t i);
 GENSVD_API int gensvd_result_array(const gensvd_result *res, const char *name,
                                    struct gensvd_array_view *out);

@@ -40,12 +40,12 @@ internal_ok() { # FILE HEADER
 }
 # cli/ files that still use gensvd's internals (the ratchet above: remove a file when it is
 # ported onto include/gensvd.h; never add one).
-#   commands not yet ported: pca;
+#   commands not yet ported: none;
 #   cli/cli.h, cli/opts_input.h, cli/cli_mask.[ch]: the internal pieces those commands use;
 #   helpers the unported commands need, which keep internal includes until they are ported:
-#     cli_util.c (number parsers, ID files, the LD pruning of pca --ld-prune, input opening,
-#     output checks), cli_msg.c (the log sink of the process default scope), opts.c and
-#     opts_groups.c (allocation and error codes of common/);
+#     cli_util.c (number parsers, ID files, input opening, output checks), cli_msg.c (the
+#     log sink of the process default scope), opts.c and opts_groups.c (allocation and error
+#     codes of common/);
 #   process-wide set-up that main() does for every command (CONTRIBUTING.md): main.c (build
 #     information of --version, MPI and store set-up), signals.c (the cleanup registry, the
 #     OpenBLAS start-up check).
