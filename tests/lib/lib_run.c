@@ -22,8 +22,9 @@
  *     --ctx NAME=VALUE  a context setting (gensvd_ctx_set_string: credentials, endpoint, ...)
  *     --verbose         the library's messages (info and up) on stderr
  *     --names           after the run, the names gensvd_result_array_name lists, one a line
- *     --print NAME      after the run, the 1-D array NAME of the result (gensvd_result_array),
- *                       one element a line (integers, or strings); "absent" when not found
+ *     --print NAME      after the run, the array NAME of the result (gensvd_result_array),
+ *                       one element a line (1-D integers or strings; float64 of any shape,
+ *                       row-major, as %.17g); "absent" when not found
  * Exit status 0, or 1 with the library's last error on stderr.  Nothing on stdout but what
  * --names and --print ask for. */
 #include <gensvd.h>
@@ -103,12 +104,21 @@ static int add_raw(gensvd_source *src, const char *spec, void **buf)
     return gensvd_source_add_array(src, name, *buf, t, ndim, shape, NULL);
 }
 
-/* --print NAME: a 1-D integer, bool or string array, one element a line. */
+/* --print NAME: a 1-D integer, bool or string array, or float64 of any shape, one element a
+ * line. */
 static int print_array(const gensvd_result *res, const char *name)
 {
     struct gensvd_array_view v;
+    uint64_t count = 1;
     if (gensvd_result_array(res, name, &v) != 0)
         return puts("absent") < 0;
+    if (v.dtype == GENSVD_DTYPE_FLOAT64) {
+        for (size_t d = 0; d < v.ndim; d++)
+            count *= v.shape[d];
+        for (uint64_t i = 0; i < count; i++)
+            printf("%.17g\n", ((const double *)v.data)[i]);
+        return 0;
+    }
     if (v.ndim != 1)
         return fprintf(stderr, "lib_run: %s is not 1-D\n", name), 1;
     for (uint64_t i = 0; i < v.shape[0]; i++) {

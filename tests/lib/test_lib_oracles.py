@@ -9,6 +9,11 @@
          a float64 matrix (samples x features, option transpose) against scipy's pdist for each
          metric, and int8 genotypes with missing calls (pairwise deletion) against
          tests/pdist/pdist_oracle.py's reference;
+  pca's held arrays (what a GENSVD_PCA result holds beside its group, by name only, for
+         `gensvd pca`'s summary and text outputs) with a fit list in reverse order: the fitted
+         samples in the list's order, their unit eigenvectors against the numpy SVD of those
+         samples, the variant counts and missing calls against pca_oracle's; with outlier
+         removal, the starting set's rounds against the written group's per-sample arrays;
   ldprune's variant table (the arrays a GENSVD_LDPRUNE result holds by name only) against the
          store's variant_contig, variant_position and contig_id read by zarr-python over the
          variant range, from the store and from memory; the result lists and writes
@@ -121,6 +126,98 @@ def lines(lib, *args):
     return r.stdout.splitlines()
 
 
+def take(got, i, n, conv=float):
+    return [conv(x) for x in got[i:i + n]], i + n
+
+
+PCA_HELD = ["fit_sample_id", "fit_sample_vector", "singular_value_error_bound",
+            "singular_value_error_estimate", "gram_error", "converged", "variant_counts",
+            "outlier_sample_id", "outlier_round", "outlier_pc", "outlier_sigma"]
+
+
+def pca_held(lib, store, tmp, k=4):
+    label = f"pca held {os.path.basename(store)}"
+    z = zarr.open_group(store, mode="r")
+    all_ids = [str(x) for x in z["sample_id"][:]]
+    fit = os.path.join(tmp, "fit.txt")
+    with open(fit, "w") as f:  # every other sample, in reverse: not the store's order
+        f.write("\n".join(reversed(all_ids[::2])) + "\n")
+    out = os.path.join(tmp, "held.zarr")
+    args = ["--names"]
+    for n in ["fit_sample_id", "fit_sample_vector", "sample_pca_singular_value",
+              "variant_counts", "converged", "singular_value_error_bound", "outlier_round"]:
+        args += ["--print", n]
+    got = lines(lib, *args, "pca", store, out, f"components={k}", "method=exact",
+                f"fit-samples={fit}")
+    if not check(f"{label}: ran", got is not None):
+        return
+    check(f"{label}: none listed", not set(PCA_HELD) & set(got))
+    i = 0
+    while got[i].startswith(("sample_", "variant_")):  # the listed names (IDs are NA...)
+        i += 1
+    data = Data(store, samples_file=fit)
+    ref = Reference(data, "patterson")
+    n = data.N
+    ids, i = take(got, i, n, str)
+    check(f"{label}: fit_sample_id in the fit list's order", ids == data.ids)
+    u, i = take(got, i, n * k)
+    u = np.array(u).reshape(n, k)
+    s, i = take(got, i, k)
+    check(f"{label}: fit_sample_vector unit columns",
+          np.allclose(u.T @ u, np.eye(k), atol=1e-9), np.abs(u.T @ u - np.eye(k)).max())
+    corr = [abs(np.corrcoef(u[:, q], ref.U[:, q])[0, 1]) for q in range(k)]
+    check(f"{label}: fit_sample_vector = numpy's U of the fit samples", min(corr) >= 0.99999,
+          f"min |corr| {min(corr):.7f}")
+    rel = np.max(np.abs(np.array(s) - ref.s[:k]) / ref.s[:k])
+    check(f"{label}: singular values of the fit samples", rel <= 1e-6, f"{rel:.3g}")
+    counts, i = take(got, i, 8, int)
+    missing = int(data.miss[ref.keep].sum())
+    want = [ref.M_used, data.M, ref.n_no_calls, ref.n_zero_var, 0, 0, 0, missing]
+    check(f"{label}: variant_counts = pca_oracle's", counts == want, f"{counts} != {want}")
+    conv, i = take(got, i, 1, int)
+    check(f"{label}: converged (exact)", conv == [1], conv)
+    bound, i = take(got, i, k)
+    w = zarr.open_group(out, mode="r")
+    attr = w.attrs["singular_value_error_bound"]
+    check(f"{label}: error bounds unrounded, as the attribute to 6 digits",
+          [float(f"{b:.6g}") if np.isfinite(b) else -1.0 for b in bound] == attr, (bound, attr))
+    check(f"{label}: no outlier arrays without outlier removal", got[i:] == ["absent"], got[i:])
+    proj = w["sample_pca_projection"][:]
+    pos = {str(x): j for j, x in enumerate(w["sample_id"][:])}
+    rows = proj[[pos[x] for x in ids]]
+    check(f"{label}: U s = the written projection of the fit samples",
+          np.allclose(u * np.array(s), rows, rtol=0, atol=1e-12 * np.abs(rows).max()))
+
+    # outlier removal: the starting set (every sample, the store's order) and its rounds
+    out = os.path.join(tmp, "held_ol.zarr")
+    args = ["--print", "outlier_sample_id", "--print", "outlier_round", "--print", "outlier_pc",
+            "--print", "outlier_sigma", "--print", "fit_sample_id"]
+    got = lines(lib, *args, "pca", store, out, f"components={k}", "method=exact",
+                "outlier-iter=3", "outlier-sigma=1.5", "outlier-pcs=2")
+    if not check(f"{label} outliers: ran", got is not None):
+        return
+    n = len(all_ids)
+    oids, i = take(got, 0, n, str)
+    check(f"{label} outliers: outlier_sample_id is the starting set", oids == all_ids)
+    rnd, i = take(got, i, n, int)
+    pc, i = take(got, i, n, int)
+    sig, i = take(got, i, n)
+    kept = got[i:]
+    w = zarr.open_group(out, mode="r")
+    wpos = {str(x): j for j, x in enumerate(w["sample_id"][:])}
+    wr = w["sample_pca_outlier"][:]
+    wpc = w["sample_pca_outlier_pc"][:]
+    ws = w["sample_pca_outlier_sigma"][:]
+    check(f"{label} outliers: some removed", sum(r > 0 for r in rnd) > 0, sum(r > 0 for r in rnd))
+    check(f"{label} outliers: N_outliers", sum(r > 0 for r in rnd) == w.attrs["N_outliers"])
+    check(f"{label} outliers: rounds, PCs and sigmas as written",
+          all(rnd[j] == wr[wpos[x]] and pc[j] == wpc[wpos[x]] and
+              (np.isnan(sig[j]) and np.isnan(ws[wpos[x]]) or sig[j] == ws[wpos[x]])
+              for j, x in enumerate(oids)))
+    check(f"{label} outliers: fit_sample_id the kept ones, in order",
+          kept == [x for j, x in enumerate(oids) if rnd[j] == 0])
+
+
 def ldprune_table(lib, store, tmp, start, stop, array=None, memory=False):
     label = (f"ldprune table {os.path.basename(store)} {start}:{stop}"
              f"{' in memory' if memory else ''}")
@@ -177,6 +274,7 @@ def main():
             pca_case(lib, store, tmp, "exact", False)
             pca_case(lib, store, tmp, "exact", True)
         pca_case(lib, stores[1], tmp, "randomized", True)
+        pca_held(lib, stores[1], tmp)
         pdist_float(lib, tmp)
         pdist_genotypes(lib, tmp)
         ldprune_table(lib, stores[1], tmp, 1000, 3500)
