@@ -35,24 +35,20 @@ struct pca_opts {
     struct gsvd_cli_common common;
 };
 
-/* enum orders of the library's names (its "method", "scaler", ... options) */
-enum { PCA_AUTO = 4, PCA_EXACT = 3 };
+/* the choices, forwarded to the library by name */
+static const char *const method_names[] = {"randomized", "krylov", "subspace",
+                                           "exact",      "auto",   NULL};
+static const char *const scaler_names[] = {"patterson", "hwe", "standard", "center", "none", NULL};
+static const char *const missing_names[] = {"mean", "error", NULL};
+static const char *const stop_names[] = {"bound", "subspace", "estimate", NULL};
+static const char *const accuracy_names[] = {"fast", "bulk", NULL};
+static const char *const gram_kernel_names[] = {"auto", "f32", "amx", "i8", NULL};
+static const char *const pass_kernel_names[] = {"auto", "f32", "i8", NULL};
+/* indices into the lists above (the values the options hold) */
+enum { PCA_EXACT = 3, PCA_AUTO = 4 };
 enum { STOP_BOUND = 0, STOP_ESTIMATE = 2 };
 enum { ACCURACY_BULK = 1 };
 enum { GRAM_AUTO = 0, GRAM_AMX = 2, GRAM_I8 = 3 };
-
-static const char *const method_names[] = {"randomized", "krylov", "subspace", "exact",
-                                           "auto",       NULL}; /* enum gsvd_pca_method order */
-static const char *const scaler_names[] = {"patterson", "hwe",  "standard",
-                                           "center",    "none", NULL}; /* enum gsvd_scaler order */
-static const char *const missing_names[] = {"mean", "error", NULL};    /* geno.missing_error */
-static const char *const stop_names[] = {"bound", "subspace", "estimate",
-                                         NULL};                     /* enum gsvd_pca_stop */
-static const char *const accuracy_names[] = {"fast", "bulk", NULL}; /* enum gsvd_pca_accuracy */
-static const char *const gram_kernel_names[] = {"auto", "f32", "amx", "i8",
-                                                NULL}; /* enum gsvd_gram_kernel order */
-static const char *const pass_kernel_names[] = {"auto", "f32", "i8",
-                                                NULL}; /* enum gsvd_pass_kernel order */
 
 /* "R2,WINDOW[,STEP]": 0 <= R2 < 1, a window as ldprune's --window, STEP >= 1; 0 or -1. */
 static int check_ld_prune(const char *arg)
@@ -505,12 +501,11 @@ static int write_outliers(const gensvd_result *res, const char *path)
  * given, --cache-dir. */
 static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts *o)
 {
-    static const char *const stops[] = {"bound", "subspace", "estimate"};
     char text[32];
     int rc = GENSVD_OK;
 
     if (o->accuracy != ACCURACY_BULK)
-        rc = gensvd_options_set_string(opt, "stop", stops[o->stop]);
+        rc = gensvd_options_set_string(opt, "stop", stop_names[o->stop]);
     if (rc == GENSVD_OK && o->cache != UINT64_MAX) {
         snprintf(text, sizeof text, "%llu", (unsigned long long)o->cache);
         rc = gensvd_options_set_string(opt, "cache", text);
@@ -520,8 +515,26 @@ static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts 
     return rc;
 }
 
-/* The run (with -o its destination), the summary, then --plink, --outlier-out and the TSV in
- * the order the command always wrote them. */
+/* After the run (-o written by it): the summary, then --plink, --outlier-out and the TSV in the
+ * order the command always wrote them, and the closing line. */
+static int outputs(const gensvd_result *res, const struct pca_opts *o, int tsv)
+{
+    int rc = GENSVD_OK;
+
+    report(res, o);
+    if (o->plink)
+        rc = write_plink(res, o->plink);
+    if (rc == GENSVD_OK && o->outlier_out)
+        rc = write_outliers(res, o->outlier_out);
+    if (rc == GENSVD_OK && tsv)
+        rc = write_tsv(res);
+    if (rc == GENSVD_OK)
+        gsvd_cli_pca_done(o->output, o->plink, o->outlier_out, tsv);
+    return rc;
+}
+
+/* The run with -o as its destination (a --shard that does not fit fails before it), then the
+ * outputs. */
 static int run(const struct pca_opts *o, const char *input, int tsv, const char *command)
 {
     char vec[8192], val[8192]; /* longer names fail to open anyway (PATH_MAX) */
@@ -560,20 +573,8 @@ static int run(const struct pca_opts *o, const char *input, int tsv, const char 
     if (rc == GENSVD_OK)
         rc = gensvd_run(r.ctx, r.opt, r.src, r.dest, &r.res);
     /* every process of a distributed run holds the result; the first speaks and writes */
-    if (rc == GENSVD_OK && gensvd_mpi_rank() != 0) {
-        gsvd_cli_run_close(&r);
-        return rc;
-    }
-    if (rc == GENSVD_OK)
-        report(r.res, o);
-    if (rc == GENSVD_OK && o->plink)
-        rc = write_plink(r.res, o->plink);
-    if (rc == GENSVD_OK && o->outlier_out)
-        rc = write_outliers(r.res, o->outlier_out);
-    if (rc == GENSVD_OK && tsv)
-        rc = write_tsv(r.res);
-    if (rc == GENSVD_OK)
-        gsvd_cli_pca_done(o->output, o->plink, o->outlier_out, tsv);
+    if (rc == GENSVD_OK && gensvd_mpi_rank() == 0)
+        rc = outputs(r.res, o, tsv);
     gsvd_cli_run_close(&r);
     return rc;
 }
