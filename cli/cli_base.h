@@ -3,8 +3,7 @@
  * the options every command accepts, the progress line, and the glue between a parsed command
  * line and the public API of include/gensvd.h (a context, a source, a destination).  The
  * commands ported onto include/gensvd.h include only this header, cli/opts.h,
- * cli/opts_source.h and include/gensvd.h (tests/check_sources.sh checks it); cli/cli.h adds
- * the internal pieces the other commands still use.
+ * cli/opts_source.h and include/gensvd.h (tests/check_sources.sh checks it).
  * Only cli/ prints for users and decides exit codes.  Thread safety: main thread only, except
  * where a function says otherwise. */
 #ifndef GSVD_CLI_CLI_BASE_H

@@ -11,7 +11,7 @@
  * Thread safety: the sink writes each line with one fputs (stdio's lock keeps lines whole);
  * the rest runs on the main thread, before workers start or after they end. */
 #include "gsvd_config.h"
-#include "cli/cli.h"
+#include "cli/cli_base.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* cli/cli_util.c - exit codes, usage errors, number parsing, common options, input opening. */
 #include "gsvd_config.h"
-#include "cli/cli.h"
+#include "cli/cli_base.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,10 +14,10 @@
 #include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/buf.h"
+#include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parse.h"
-#include "zarr/dest.h"
 
 int gsvd_cli_exit_code(int rc)
 {
@@ -56,12 +56,7 @@ int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out)
     return gsvd_parse_double(s, lo, hi, out);
 }
 
-struct gsvd_comm *lib_world(void); /* lib/mpi.c: set by gensvd_mpi_init in main() */
-
-gsvd_comm *gsvd_cli_world(void)
-{
-    return lib_world();
-}
+struct gsvd_comm *lib_world(void); /* lib/mpi.c: opened by gensvd_mpi_init in main() */
 
 /* Remote-store settings: defaults, then GENSVD_* environment, then the command line. */
 static void apply_remote(const struct gsvd_cli_common *c)
@@ -100,7 +95,7 @@ void gsvd_cli_common_apply(struct gsvd_cli_common *c)
         level = GSVD_LOG_DEBUG;
     /* a distributed run: rank 0 speaks for all, the others only report their errors, and the
      * processes of a node share its cores */
-    gsvd_comm *w = gsvd_cli_world();
+    gsvd_comm *w = lib_world();
     if (gsvd_comm_rank(w) > 0)
         level = GSVD_LOG_ERROR;
     gsvd_log_set_level((enum gsvd_log_level)level);
@@ -133,46 +128,6 @@ int gsvd_cli_parse_device(const char *s, const char **out)
     return GSVD_EINVAL;
 }
 
-int gsvd_cli_open_input(const char *input, const char *array, struct gsvd_cli_input *in)
-{
-    int rc = GSVD_OK;
-    char *root = NULL, *node = NULL;
-
-    memset(in, 0, sizeof *in);
-    GSVD_TRY(gsvd_tree_locate(input, &root, &node));
-    if (array && *array) {
-        char *joined = NULL;
-        while (*array == '/')
-            array++;
-        GSVD_TRY(gsvd_key_join(node, array, &joined));
-        gsvd_free(node);
-        node = joined;
-    }
-    if (*node && gsvd_key_check(node) < 0) {
-        gsvd_log_error("%s: invalid node path '%s' (empty, '.' or '..' components)", input, node);
-        rc = GSVD_EFORMAT;
-        goto out;
-    }
-    GSVD_TRY(gsvd_store_open(root, GSVD_STORE_READ, &in->store));
-    GSVD_TRY(gsvd_tree_open(in->store, &in->tree));
-    in->node = node;
-    node = NULL;
-out:
-    if (rc < 0)
-        gsvd_cli_close_input(in);
-    gsvd_free(root);
-    gsvd_free(node);
-    return rc;
-}
-
-void gsvd_cli_close_input(struct gsvd_cli_input *in)
-{
-    gsvd_tree_close(in->tree);
-    gsvd_store_close(in->store);
-    gsvd_free(in->node);
-    memset(in, 0, sizeof *in);
-}
-
 char *gsvd_cli_command_line(int argc, char **argv)
 {
     struct gsvd_buf b = GSVD_BUF_INIT;
@@ -189,11 +144,6 @@ char *gsvd_cli_command_line(int argc, char **argv)
 int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
 {
     return gsvd_parse_range(s, a, b);
-}
-
-int gsvd_cli_read_ids(const char *path, struct gsvd_strlist *out)
-{
-    return gsvd_read_ids(path, out);
 }
 
 int gsvd_cli_read_id_list(const char *path, char ***ids, size_t *n)
@@ -298,13 +248,6 @@ void gsvd_cli_bar_init(struct gsvd_cli_bar *bar, const char *unit)
     bar->unit = unit;
 }
 
-struct gsvd_progress gsvd_cli_progress(struct gsvd_cli_bar *bar, const char *unit, int on)
-{
-    gsvd_cli_bar_init(bar, unit);
-    return on > 0 ? (struct gsvd_progress){gsvd_cli_bar_draw, bar}
-                  : (struct gsvd_progress){NULL, NULL};
-}
-
 int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z, const char *output)
 {
     if (!output && (z->format || z->shard[0]))
@@ -331,30 +274,4 @@ int gsvd_cli_zarr_out_check_input(const char *cmd, const struct gsvd_cli_zarr_ou
                              "Zarr format, and the input is format %d",
                              input_format);
     return GSVD_EINVAL;
-}
-
-int gsvd_cli_check_outputs(const char *zarr, int force, const char *const *files, int files_force)
-{
-    gsvd_comm *world = gsvd_cli_world();
-    int rc = GSVD_OK;
-
-    /* rank 0 alone: it writes every output of a distributed run, and the staging directories
-     * of ranks on other hosts would look stale to each other (zarr/store_file.c) */
-    if (gsvd_comm_rank(world) == 0) {
-        if (zarr)
-            rc = gsvd_dest_check(zarr, force);
-        for (size_t i = 0; rc == GSVD_OK && files && files[i]; i++)
-            rc = gsvd_dest_check_file(files[i], files_force);
-    }
-    return gsvd_comm_agree(world, rc, NULL);
-}
-
-struct gsvd_writer_params gsvd_cli_zarr_out_params(const struct gsvd_cli_zarr_out *z,
-                                                   int input_format)
-{
-    struct gsvd_writer_params p = GSVD_WRITER_PARAMS_DEFAULT;
-    p.zarr_format = z->format ? z->format : input_format == 3 ? 3 : 2;
-    p.shard[0] = z->shard[0];
-    p.shard[1] = z->shard[1];
-    return p;
 }

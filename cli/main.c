@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/cli_base.h"
 #include "cli/opts.h"
 #include "common/err.h"
 #include "common/log.h"

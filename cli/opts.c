@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/cli_base.h"
 #include "common/alloc.h"
 #include "common/err.h"
 

@@ -5,8 +5,9 @@
 
 #include <string.h>
 
-#include "cli/cli.h"
-#include "cli/opts_input.h"
+#include "cli/cli_base.h"
+#include "cli/opts.h"
+#include "cli/opts_source.h"
 #include "common/alloc.h"
 
 #define COMMON(field) GSVD_OPT_FIELD(struct gsvd_cli_common, field)
@@ -171,7 +172,8 @@ static const struct gsvd_opt zarr_out[] = {
 };
 const struct gsvd_opt_group gsvd_opts_zarr_out = {NULL, zarr_out, GSVD_ARRAY_LEN(zarr_out), NULL};
 
-/* ---- parsers for the shared descriptors of cli/opts_input.h ---------------------------------- */
+/* ---- parsers for the shared descriptors of cli/opts_source.h ----------------------------------
+ */
 
 int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field)
 {

@@ -4,8 +4,7 @@
  * `variant_mask`, `sample_mask`, `device`, `output`, `force`, `format`), and the input options
  * as a ported command holds them (struct gsvd_cli_geno, handed to the library's source by
  * gsvd_cli_source, cli/cli_base.h).  Use them inside a command's `struct gsvd_opt` table.
- * Names nothing of gensvd's internals (cli/opts_input.h adds what the unported commands
- * need). */
+ * Names nothing of gensvd's internals. */
 #ifndef GSVD_CLI_OPTS_SOURCE_H
 #define GSVD_CLI_OPTS_SOURCE_H
 #include <stddef.h>

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "analysis/cpu/blas_room.h"
-#include "cli/cli.h"
+#include "cli/cli_base.h"
 #include "common/cleanup.h"
 #include "common/err.h"
 #include "common/log.h"

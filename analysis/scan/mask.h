@@ -2,7 +2,7 @@
  * `gensvd ldprune` writes, variant_ld_keep), a sample mask (what `gensvd related` writes,
  * sample_unrelated, beside sample_id), and the variants plink2 counts for KING
  * (analysis/scan/autosomes.h).  The reader takes an open tree; opening a store by name is the
- * caller's (cli/cli_mask.c: STORE[/ARRAY] of --variant-mask, --sample-mask).
+ * caller's (lib/select.c: STORE[/ARRAY] of a source's "variant-mask" and "sample-mask").
  * Thread safety: calls share no state. */
 #ifndef GSVD_ANALYSIS_SCAN_MASK_H
 #define GSVD_ANALYSIS_SCAN_MASK_H

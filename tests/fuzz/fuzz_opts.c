@@ -1,5 +1,5 @@
 /* tests/fuzz/fuzz_opts.c - libFuzzer target for the option driver (cli/opts.c) over the real
- * option table of every command (cli/cli.h: gsvd_cmd_*_spec).
+ * option table of every command (cli/cli_base.h: gsvd_cmd_*_spec).
  * Input: byte 0 picks the command (data[0] % 9); the rest is split at NUL bytes into at most
  * 64 argv words after the command name.  A word that starts with 0x01 becomes "--NAME" of
  * option data[1] (of the command's options in table order), 0x02 "-K" of its short key, 0x03
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli/cli_base.h"
 #include "cli/opts.h"
 
 #define MAX_WORDS 64
