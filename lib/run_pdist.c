@@ -276,28 +276,39 @@ out:
     return rc;
 }
 
-/* The distances: streamed to the destination, or gathered in memory. */
-static int run_job(struct lib_run *run, struct gsvd_pdist_params *pd, const struct job *j,
-                   const char *output, int part, struct gsvd_pdist_summary *sum, gsvd_result **gr)
+/* The store settings every output of the run shares: what the distances are and where they
+ * come from (the caller sets where they go). */
+static struct gsvd_pdist_store_cfg
+store_cfg(const struct lib_run *run, const struct gsvd_pdist_params *pd, const struct job *j)
 {
     const struct lib_pdist_opts *o = &run->opt->u.pdist;
-    struct gsvd_pdist_store_cfg cfg = {.output = output,
-                                       .force = (run->dest && run->dest->force) || part,
-                                       .part = part,
-                                       .condensed = o->condensed,
-                                       .f4 = o->f4,
+    struct gsvd_pdist_store_cfg cfg = {.f4 = o->f4,
                                        .counts = o->counts,
                                        .axis = o->axis_variants ? "variants" : "samples",
                                        .ids = j->ids,
                                        .n = j->n,
                                        .threads = pd->n_threads,
                                        .memory = pd->memory};
+    return cfg;
+}
+
+/* The distances: streamed to the destination, or gathered in memory. */
+static int run_job(struct lib_run *run, struct gsvd_pdist_params *pd, const struct job *j,
+                   const char *output, int part, struct gsvd_pdist_summary *sum, gsvd_result **gr)
+{
+    const struct lib_pdist_opts *o = &run->opt->u.pdist;
+    struct gsvd_pdist_store_cfg cfg = store_cfg(run, pd, j);
     struct mem_sink ms = {.n = j->n, .fn = run->opt->rows_fn, .user = run->opt->rows_user};
     struct gsvd_buf attrs = GSVD_BUF_INIT;
     gsvd_pdist_store *st = NULL;
     gsvd_comm *world = lib_world();
     int rc = GSVD_OK, me = gsvd_comm_rank(world);
     uint64_t nn = (uint64_t)j->n * j->n;
+
+    cfg.output = output;
+    cfg.force = (run->dest && run->dest->force) || part;
+    cfg.part = part;
+    cfg.condensed = o->condensed;
 
     if ((run->opt->matrix_fn || (!output && !ms.fn)) && nn > SIZE_MAX / sizeof(double)) {
         rc = lib_fail(GSVD_ENOMEM, "pdist: %zu x %zu distances do not fit in memory", j->n, j->n);
@@ -386,25 +397,18 @@ static int rank_parts_wanted(const struct lib_run *run, const struct job *j)
 static int run_rank_parts(struct lib_run *run, struct gsvd_pdist_params *pd, const struct job *j,
                           struct gsvd_pdist_summary *sum)
 {
-    const struct lib_pdist_opts *o = &run->opt->u.pdist;
     const char *output = run->dest->url;
     gsvd_comm *world = lib_world();
     int me = gsvd_comm_rank(world), size = gsvd_comm_size(world), force = run->dest->force;
-    struct gsvd_pdist_store_cfg cfg = {.force = 1,
-                                       .part = 1,
-                                       .f4 = o->f4,
-                                       .counts = o->counts,
-                                       .axis = o->axis_variants ? "variants" : "samples",
-                                       .ids = j->ids,
-                                       .n = j->n,
-                                       .threads = pd->n_threads,
-                                       .memory = pd->memory,
-                                       .wp = lib_dest_params(run->dest, j->input_format)};
+    struct gsvd_pdist_store_cfg cfg = store_cfg(run, pd, j);
     struct gsvd_buf attrs = GSVD_BUF_INIT;
     gsvd_pdist_store *st = NULL;
     char *part = NULL;
     int rc = me == 0 ? gsvd_pdist_parts_discard(output) : GSVD_OK; /* a fresh directory */
 
+    cfg.force = 1;
+    cfg.part = 1;
+    cfg.wp = lib_dest_params(run->dest, j->input_format);
     rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         return rc;
