@@ -311,6 +311,11 @@ int lib_run_pca(struct lib_run *run)
     gsvd_result *table = NULL;
     int rc;
 
+    /* power-iter fixes the pass count, max-iter caps the stop rule's passes: a cap given with a
+     * fixed count would be ignored or cut it short (as the command line refuses the pair) */
+    if (pca.power_iter && pca.max_iter)
+        return lib_fail(GSVD_EINVAL, "pca: \"power-iter\" (exactly this many passes) and "
+                                     "\"max-iter\" (a cap for the stop rule) cannot be combined");
     /* accuracy: bulk is the estimate stop rule with room to reach it (as `--accuracy bulk`) */
     if (pca.accuracy == GSVD_PCA_ACCURACY_BULK &&
         (pca.stop != GSVD_PCA_STOP_BOUND || pca.power_iter))

@@ -337,6 +337,15 @@ static void failing_calls(gensvd_ctx *ctx, const char *hapmap, const char *scrat
            "power-iter");
     gensvd_options_free(opt);
     opt = NULL;
+    /* a fixed pass count with a cap on the stop rule's passes: refused, as the command line
+     * refuses --power-iter with --max-iter */
+    check(gensvd_options_new(ctx, GENSVD_PCA, &opt) == 0 &&
+              gensvd_options_set_int(opt, "power-iter", 3) == 0 &&
+              gensvd_options_set_int(opt, "max-iter", 5) == 0,
+          "pca power-iter with max-iter set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "power-iter with max-iter", "max-iter");
+    gensvd_options_free(opt);
+    opt = NULL;
     /* options that go together, refused before any input is read, as the command line does */
     check(gensvd_options_new(ctx, GENSVD_PDIST, &opt) == 0 &&
               gensvd_options_set_int(opt, "ignore-phase", 1) == 0,
