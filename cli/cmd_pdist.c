@@ -237,7 +237,8 @@ static const struct gsvd_opt layout_options[] = {
      PD(finalize),
      .arg = "OUT",
      .flags = GSVD_OPTF_FILE,
-     .help = "gather the N parts into OUT once all are done (no INPUT)"},
+     .help = "gather the N parts into OUT once all are done (no INPUT; Zarr\nformat 2, as "
+             "the parts)"},
 };
 static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_ARRAY(struct pdist_opts),       GSVD_OPT_IN_TRANSPOSE(struct pdist_opts),
@@ -707,6 +708,9 @@ int gsvd_cmd_pdist(int argc, char **argv)
     if (o.finalize) {
         if (first < argc)
             return gsvd_cli_usage_error("pdist", "--finalize OUT takes no INPUT");
+        if (o.zout.format == 3 || o.zout.shard[0])
+            return gsvd_cli_usage_error("pdist", "--finalize gathers the parts as they are, in "
+                                                 "Zarr format 2 (no --zarr-format 3, no --shard)");
         gsvd_cli_common_apply(&o.common);
         return gsvd_cli_exit_code(finalize(&o));
     }

@@ -456,6 +456,10 @@ static int run_finalize(struct lib_run *run)
     int rc = gsvd_pdist_parts_have_array(out, "pair_i"); /* pair-list parts, or square ones */
     gsvd_result *gr = NULL;
 
+    /* the parts are Zarr v2 groups, gathered by renaming their chunks: no other format */
+    if (run->dest && (run->dest->zarr_format == 3 || run->dest->shard[0]))
+        return lib_fail(GSVD_EINVAL, "pdist: \"finalize\" gathers the parts as they are, in Zarr "
+                                     "format 2 (no zarr-format 3, no shard)");
     if (rc > 0)
         rc = gsvd_king_parts_finalize(out, force);
     else if (rc == 0)

@@ -234,7 +234,9 @@ static void source_settings(gensvd_ctx *ctx)
 static void dest_settings(gensvd_ctx *ctx, const char *scratch)
 {
     gensvd_dest *d = NULL;
-    char path[1024];
+    gensvd_options *opt = NULL;
+    gensvd_result *res = NULL;
+    char path[1024], fin[1024];
 
     check(gensvd_dest_new(ctx, scratch, &d) == 0, "dest_new");
     einval(ctx, gensvd_dest_set_int(d, "nonsense", 1), "dest_set_int", "nonsense");
@@ -247,6 +249,16 @@ static void dest_settings(gensvd_ctx *ctx, const char *scratch)
     snprintf(path, sizeof path, "%s/no/such/dir/out.zarr", scratch);
     check(gensvd_dest_new(ctx, path, &d) == 0 && gensvd_dest_check(d) == GENSVD_EIO,
           "dest_check: a missing parent directory (%s)", gensvd_ctx_last_error(ctx));
+    gensvd_dest_free(d);
+    /* pdist's finalize gathers Zarr v2 parts as they are: a format 3 destination is refused */
+    snprintf(fin, sizeof fin, "%s/fin.zarr", scratch);
+    check(gensvd_dest_new(ctx, fin, &d) == 0 && gensvd_dest_set_int(d, "zarr-format", 3) == 0 &&
+              gensvd_options_new(ctx, GENSVD_PDIST, &opt) == 0 &&
+              gensvd_options_set_string(opt, "finalize", fin) == 0,
+          "pdist finalize to a format 3 destination set");
+    einval(ctx, gensvd_run(ctx, opt, NULL, d, &res), "finalize to zarr-format 3", "finalize");
+    check(!res && access(fin, F_OK) != 0, "finalize to zarr-format 3: nothing written");
+    gensvd_options_free(opt);
     gensvd_dest_free(d);
     /* a text file beside the outputs: the rules written out again (zarr/dest.c's) */
     check(gensvd_file_check(ctx, scratch, 1) == GENSVD_EIO &&

@@ -84,6 +84,11 @@ check "--part 4/3: usage" test $? = 2
 check "--part 0/3: usage" test $? = 2
 "$G" pdist --device cpu --finalize "$T/c.zarr" "$T/s.vcz" 2>/dev/null
 check "--finalize with INPUT: usage" test $? = 2
+"$G" pdist --device cpu "$T/s.vcz" -m ibs -q --part 1/1 -o "$T/v3.zarr"
+"$G" pdist --device cpu --finalize "$T/v3.zarr" --zarr-format 3 2>"$T/v3.err"
+check "--finalize --zarr-format 3: usage" test $? = 2
+check "--finalize --zarr-format 3: message" grep -q 'gathers the parts as they are, in Zarr format 2' "$T/v3.err"
+check "--finalize --zarr-format 3: no output, the parts kept" test ! -e "$T/v3.zarr" -a -d "$T/v3.zarr.gensvd-parts"
 "$G" pdist --device cpu --finalize "$T/none.zarr" 2>"$T/n.err"
 check "--finalize without parts: exit 1" test $? = 1
 check "--finalize without parts: message" grep -q 'no parts to finalize' "$T/n.err"
