@@ -5,10 +5,10 @@
  * and a failed run leaves nothing behind.
  *
  * Runs that die without cleaning up (kill -9, power loss) are cleaned up by the next run on
- * the same target.  Every staging directory S has an owner file "S.owner", created (O_EXCL)
- * before S and deleted after everything else, holding the owner's pid, boot id and process
- * start time.  Everything a run creates next to the target is named after S: S itself,
- * "S.gensvd-old-XXXXXX" (the previous output moved aside by an overwriting commit) and
+ * the same target.  Every staging directory S has an owner file "S.owner", created whole
+ * (linked into place, or O_EXCL) before S and deleted after everything else, holding the owner's
+ * pid, boot id and process start time.  Everything a run creates next to the target is named after
+ * S: S itself, "S.gensvd-old-XXXXXX" (the previous output moved aside by an overwriting commit) and
  * "S.gensvd-drop" (a staging directory being deleted).  Opening a target for writing first
  * looks for owner files of that exact target whose process is gone (other boot, no such pid,
  * or a pid reused by a later process) and removes their family: staging and dropped
@@ -19,6 +19,7 @@
  *
  * SIGINT/SIGTERM/SIGHUP: the store registers its staging directory with common/cleanup.h;
  * cli/main.c runs that from an ordinary thread, which drops the family as above and exits. */
+#define _GNU_SOURCE /* O_TMPFILE: an owner file appears whole or not at all */
 #include "gsvd_config.h"
 #include "zarr/store.h"
 
@@ -158,8 +159,32 @@ static unsigned long long start_time(long pid)
     return t;
 }
 
-/* Write the owner file for this process: O_EXCL, so an existing name is never taken over.
- * Returns 0, or -1 with errno set (EEXIST: try another name). */
+/* Link the unnamed file fd into place at `path`; fails with EEXIST where the name is taken. */
+static int link_unnamed(int fd, const char *path)
+{
+    char proc[64];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW);
+}
+
+/* The owner file's text, written whole to fd: 0, or -1 with errno set. */
+static int put_owner(int fd, const char *text, int n)
+{
+    ssize_t w = write(fd, text, (size_t)n);
+    if (w != n) {
+        if (w >= 0)
+            errno = EIO; /* short: the disk is full */
+        return -1;
+    }
+    return 0;
+}
+
+/* Write the owner file for this process; an existing name is never taken over.  The file
+ * appears whole or not at all: it is written unnamed (O_TMPFILE) in its directory and then
+ * linked into place, so a run killed in between leaves no empty owner file, which no later run
+ * could judge (and so remove).  Where the file system has no unnamed files (or /proc is not
+ * mounted) it is created with O_EXCL and written at once.  Returns 0, or -1 with errno set
+ * (EEXIST: try another name). */
 static int write_owner(const char *path)
 {
     char boot[64], text[256];
@@ -169,14 +194,39 @@ static int write_owner(const char *path)
     boot_id(boot, sizeof boot);
     n = snprintf(text, sizeof text, OWNER_MAGIC "pid %ld\nboot %s\nstart %llu\n", pid, boot,
                  start_time(pid));
+    if (n <= 0 || (size_t)n >= sizeof text) {
+        errno = EIO;
+        return -1;
+    }
+#ifdef O_TMPFILE
+    const char *slash = strrchr(path, '/');
+    char *dir =
+        slash ? gsvd_strndup(path, slash == path ? 1 : (size_t)(slash - path)) : gsvd_strdup(".");
+    if (!dir) {
+        errno = ENOMEM;
+        return -1;
+    }
+    fd = open(dir, O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
+    gsvd_free(dir);
+    if (fd >= 0) {
+        int rc = put_owner(fd, text, n) == 0 ? link_unnamed(fd, path) : -1;
+        err = errno;
+        close(fd);
+        if (rc == 0 || err == EEXIST || err == ENOSPC || err == EDQUOT) {
+            errno = err;
+            return rc;
+        }
+        /* no /proc, or linking refused: the plain way below */
+    }
+#endif
     fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
         return -1;
-    if (n <= 0 || (size_t)n >= sizeof text || write(fd, text, (size_t)n) != n) {
+    if (put_owner(fd, text, n) != 0) {
         err = errno;
         close(fd);
         unlink(path);
-        errno = err ? err : EIO;
+        errno = err;
         return -1;
     }
     return close(fd);
