@@ -405,7 +405,7 @@ static void report(const gensvd_result *res, const struct pca_opts *o)
         .bulk = o->accuracy == ACCURACY_BULK,
         .accuracy = o->accuracy == ACCURACY_BULK ? "bulk" : "fast",
         .tol = o->tol,
-        .max_iter = o->max_iter,
+        .max_iter = o->power_iter ? o->power_iter : o->max_iter,
         .tw_stat = array_of(res, "sample_pca_tw_statistic", NULL),
         .tw_pvalue = array_of(res, "sample_pca_tw_pvalue", NULL),
         .tw_neff = array_of(res, "sample_pca_tw_effective_n", NULL),
@@ -618,7 +618,7 @@ int gsvd_cmd_pca(int argc, char **argv)
     }
     if (o.stop < 0)
         o.stop = STOP_BOUND;
-    if (!o.max_iter)
+    if (!o.max_iter && !o.power_iter) /* the stop rule's cap (the library's default too) */
         o.max_iter = 8;
     if (first != argc - 1)
         return gsvd_cli_usage_error("pca", first >= argc ? "missing INPUT" : "too many arguments");

@@ -49,7 +49,8 @@ struct gsvd_cli_pca_summary {
     int bulk;             /* --accuracy bulk */
     const char *accuracy; /* "fast" or "bulk" */
     double tol;
-    size_t max_iter;
+    size_t max_iter; /* the passes the run stopped at when not converged: --max-iter, or
+                        --power-iter */
     /* --tw: k each, or tw_stat NULL */
     const double *tw_stat, *tw_pvalue, *tw_neff;
     size_t tw_m; /* the eigenvalues the statistics are over */

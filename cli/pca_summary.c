@@ -88,11 +88,11 @@ static void report_iterative(const struct gsvd_cli_pca_summary *r)
                  r->tol, n_ok ? conv : "none", rest, est);
     else
         snprintf(line + at, sizeof line - (size_t)at,
-                 "%s%s%s NOT converged (--max-iter %zu reached): their singular values are "
+                 "%s%s%s NOT converged (%s %zu reached): their singular values are "
                  "estimates (errors estimated up to %.2g, bounds up to %.2g; --accuracy bulk "
                  "resolves them)",
                  n_ok ? conv : "", n_ok ? " converged (error bounds within --tol); " : "", rest,
-                 r->max_iter, est, bnd);
+                 r->converged < 0 ? "--power-iter" : "--max-iter", r->max_iter, est, bnd);
     gsvd_cli_note("%s: %zu passes, accuracy %s: %s; final 1-MEV %.3g", r->method, r->iterations,
                   r->accuracy, line, r->convergence);
 }
