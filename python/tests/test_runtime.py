@@ -80,7 +80,7 @@ def test_ctrl_c_cancels_within_a_second_and_leaves_nothing(tmp_path):
                 started.append(1)
                 print("started", flush=True)
         try:
-            gensvd.pca(gt, 4, method="subspace", power_iter=5000, max_iter=5000, cache=0,
+            gensvd.pca(gt, 4, method="subspace", power_iter=5000, cache=0,
                        threads=2,
                        output=sys.argv[1], progress=progress)
             print("finished", flush=True)
