@@ -39,9 +39,17 @@ int gsvd_cli_exit_code(int rc);
 /* ---- messages on stderr (cli/cli_msg.c; the style: docs/man/gensvd.md, "Messages") ---- */
 
 /* Name the command in every message ("gensvd CMD: error: ..."; NULL: "gensvd: ...") and make
- * the process default's log sink (common/scope.h) write the library's messages in that style;
- * the first call also starts the run's clock.  main() calls it before threads start. */
+ * the library's process-wide log callback (gensvd_set_default_log: the messages no context
+ * hears) write in that style at the level of gsvd_cli_msg_level; the first call also starts
+ * the run's clock.  main() calls it before threads start. */
 void gsvd_cli_msg_init(const char *cmd);
+/* The level messages are shown at (gsvd_cli_common_apply sets it from -v/-q; warnings by
+ * default), also the process-wide callback's.  Before threads start. */
+void gsvd_cli_msg_level(enum gensvd_log_level level);
+/* A distributed run's rank, named in every line ("rank R: "; -1: none, the default); rank > 0
+ * also leaves usage errors to rank 0.  main() sets it after gensvd_mpi_init, before threads
+ * start. */
+void gsvd_cli_msg_rank(int rank);
 const char *gsvd_cli_msg_cmd(void); /* the name given to gsvd_cli_msg_init, or NULL */
 /* From now on only the calling thread's messages are printed: the interrupt path, whose
  * cleanup makes the work of other threads fail in ways not worth telling. */
@@ -116,22 +124,24 @@ extern const struct gsvd_opt_group gsvd_opts_basic, gsvd_opts_progress, gsvd_opt
     gsvd_opts_remote, gsvd_opts_zarr_out;
 
 /* Process-wide signal setup, once from main() before a command runs (cli/signals.c): SIGINT,
- * SIGTERM and SIGHUP run the cleanup registry (common/cleanup.h) and exit with 128 + the
- * signal number; SIGXFSZ is ignored, so writes past `ulimit -f` fail with EFBIG.  Returns 0,
- * or -1 (errno set) when the pipe, the thread or a handler cannot be set up. */
+ * SIGTERM and SIGHUP remove the unfinished outputs (gensvd_abandon_outputs) and exit with
+ * 128 + the signal number; SIGXFSZ is ignored, so writes past `ulimit -f` fail with EFBIG.
+ * Returns 0, or -1 (errno set) when the pipe, the thread or a handler cannot be set up. */
 int gsvd_cli_signals_init(void);
 
 /* Run once more (execv of /proc/self/exe with argv) with OPENBLAS_NUM_THREADS=1 under a finite
  * `ulimit -v` unless it is set, and with OPENBLAS_CORETYPE when OpenBLAS runs its generic
- * kernels on a CPU it does not know (analysis/cpu/blas_room.h, gsvd_blas_core_fix); then, under
- * the limit, check that some headroom is left after the libraries loaded; if not, print an
- * out-of-memory message and _exit(1) at once (OpenBLAS's threads would keep exit() from
- * returning).  Called first thing in main() (after gsvd_cli_msg_init, so that the message has
- * the style), before anything parses argv; returns only when the check passed. */
+ * kernels on a CPU it does not know (gensvd_build_info's "blas core fix"); then, under the
+ * limit, check that some headroom is left after the libraries loaded (gensvd_blas_reserve); if
+ * not, print an out-of-memory message and _exit(1) at once (OpenBLAS's threads would keep
+ * exit() from returning).  Called first thing in main() (after gsvd_cli_msg_init, so that the
+ * message has the style), before anything parses argv; returns only when the check passed. */
 void gsvd_cli_blas_start(char **argv);
 
-/* Apply verbosity to the log level; resolve threads (0 -> cores) and progress (-1 -> isatty;
- * off under -q). */
+/* Apply verbosity to the log level (gsvd_cli_msg_level; GENSVD_LOG_LEVEL without -v/-q; errors
+ * only on ranks > 0); resolve threads (0 -> the node's cores over its processes) and progress
+ * (-1 -> isatty; off under -q and on ranks > 0).  The remote settings go to each command's
+ * context (gsvd_cli_ctx). */
 void gsvd_cli_common_apply(struct gsvd_cli_common *c);
 
 /* --device DEV for commands with a compute backend: "auto", "cpu" or "gpu".  Returns GSVD_OK
@@ -187,7 +197,7 @@ int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp);
 
 /* ---- the library's messages, progress and memory (cli/cli_msg.c, cli/cli_util.c) ---- */
 
-/* The level messages are shown at (set by gsvd_cli_common_apply), as the library names it. */
+/* The level messages are shown at (gsvd_cli_msg_level), as the library names it. */
 enum gensvd_log_level gsvd_cli_log_level(void);
 /* One message of the library as a line in the style above (error, warning, plain, debug); any
  * thread. */

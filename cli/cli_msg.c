@@ -5,11 +5,11 @@
  *   gensvd CMD: MESSAGE              the summary at the default level, detail under -v
  *   gensvd CMD: debug: MESSAGE       -v -v
  * "gensvd: " before the command is known.  A distributed run adds "rank R: " after the tag.
- * At debug level every line ends with the function that logged it, in brackets: detail for a
- * bug report, never part of the message itself.  The library's messages reach this file through
- * the process default's log sink (common/scope.h), installed once the command name is known.
- * Thread safety: the sink writes each line with one fputs (stdio's lock keeps lines whole);
- * the rest runs on the main thread, before workers start or after they end. */
+ * The library's messages reach this file through the log callbacks: a command's context's
+ * (cli/cli_lib.c) and, for what no context hears (start-up, gensvd_mpi_init), the process-wide
+ * one (gensvd_set_default_log), installed with the command line's level.
+ * Thread safety: a line is written with one fputs (stdio's lock keeps lines whole); the rest
+ * runs on the main thread, before workers start or after they end. */
 #include "gsvd_config.h"
 #include "cli/cli_base.h"
 
@@ -20,9 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/log.h"
-#include "common/scope.h"
-
 static const char *msg_cmd;     /* NULL: top level; set once by main() before threads start */
 static double msg_t0;           /* the run's start (CLOCK_MONOTONIC seconds) */
 static int msg_usage_hinted;    /* a "Try 'gensvd ... --help'." line was printed */
@@ -30,6 +27,8 @@ static atomic_int msg_bar_open; /* a progress line is drawn and not yet ended */
 static atomic_int msg_muted;    /* set once: only msg_speaker prints from then on */
 static atomic_int msg_errors;   /* error lines printed */
 static pthread_t msg_speaker;
+static int msg_level = GENSVD_LOG_WARN; /* gsvd_cli_msg_level; set before threads start */
+static int msg_rank = -1;               /* gsvd_cli_msg_rank: -1, not a distributed run */
 
 double gsvd_cli_now(void)
 {
@@ -45,31 +44,29 @@ static int prefix(char *out, size_t n)
     return k < 0 ? 0 : (size_t)k >= n ? (int)n - 1 : k;
 }
 
-/* One whole line on stderr: the prefix, the tag, the rank, msg and (at debug level) [func].
- * A progress line still open is ended first, so that the message starts a line of its own. */
-static void put_line(enum gsvd_log_level level, const char *func, const char *msg)
+/* One whole line on stderr: the prefix, the tag, the rank and msg.  A progress line still
+ * open is ended first, so that the message starts a line of its own. */
+static void put_line(enum gensvd_log_level level, const char *msg)
 {
     static const char *const tags[] = {"", "error: ", "warning: ", "", "debug: "};
     char line[2400];
-    int rank = gsvd_log_rank(), at = 0;
+    int rank = msg_rank, at = 0;
     size_t len;
 
     if (atomic_load(&msg_muted) && !pthread_equal(pthread_self(), msg_speaker))
         return;
-    if (level == GSVD_LOG_ERROR)
+    if (level == GENSVD_LOG_ERROR)
         atomic_fetch_add(&msg_errors, 1);
     if (atomic_exchange(&msg_bar_open, 0))
         line[at++] = '\n';
     at += prefix(line + at, sizeof line - (size_t)at);
-    snprintf(line + at, sizeof line - (size_t)at, "%s", level <= GSVD_LOG_DEBUG ? tags[level] : "");
+    snprintf(line + at, sizeof line - (size_t)at, "%s",
+             level <= GENSVD_LOG_DEBUG ? tags[level] : "");
     len = strlen(line);
     if (rank >= 0)
         snprintf(line + len, sizeof line - len, "rank %d: ", rank);
     len = strlen(line);
     snprintf(line + len, sizeof line - len, "%s", msg);
-    len = strlen(line);
-    if (func && gsvd_log_get_level() >= GSVD_LOG_DEBUG)
-        snprintf(line + len, sizeof line - len, " [%s]", func);
     len = strlen(line);
     if (len >= sizeof line - 1)
         len = sizeof line - 2; /* truncated: keep the newline */
@@ -78,29 +75,41 @@ static void put_line(enum gsvd_log_level level, const char *func, const char *ms
     fputs(line, stderr);
 }
 
-static void sink(void *ud, enum gsvd_log_level level, const char *func, const char *msg)
-{
-    (void)ud;
-    if (level >= GSVD_LOG_ERROR && level <= GSVD_LOG_DEBUG)
-        put_line(level, func, msg);
-}
-
 void gsvd_cli_msg_log(enum gensvd_log_level level, const char *msg)
 {
     if (level >= GENSVD_LOG_ERROR && level <= GENSVD_LOG_DEBUG)
-        put_line((enum gsvd_log_level)level, NULL, msg);
+        put_line(level, msg);
+}
+
+/* The library's messages that no context hears (the process-wide callback). */
+static void on_default_log(void *user, enum gensvd_log_level level, const char *msg)
+{
+    (void)user;
+    gsvd_cli_msg_log(level, msg);
 }
 
 void gsvd_cli_msg_init(const char *cmd)
 {
-    struct gsvd_scope s = *gsvd_scope_current();
-
     msg_cmd = cmd;
     if (msg_t0 == 0)
         msg_t0 = gsvd_cli_now();
-    s.log_fn = sink;
-    s.log_ud = NULL;
-    gsvd_scope_set_default(&s);
+    (void)gensvd_set_default_log(on_default_log, NULL, (enum gensvd_log_level)msg_level);
+}
+
+void gsvd_cli_msg_level(enum gensvd_log_level level)
+{
+    msg_level = level;
+    (void)gensvd_set_default_log(on_default_log, NULL, level);
+}
+
+enum gensvd_log_level gsvd_cli_log_level(void)
+{
+    return (enum gensvd_log_level)msg_level;
+}
+
+void gsvd_cli_msg_rank(int rank)
+{
+    msg_rank = rank;
 }
 
 void gsvd_cli_msg_mute_others(void)
@@ -124,12 +133,12 @@ void gsvd_cli_note(const char *fmt, ...)
     char msg[2048];
     va_list ap;
 
-    if (gsvd_log_get_level() < GSVD_LOG_WARN)
+    if (msg_level < GENSVD_LOG_WARN)
         return; /* -q */
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    put_line(GSVD_LOG_INFO, NULL, msg);
+    put_line(GENSVD_LOG_INFO, msg);
 }
 
 void gsvd_cli_duration(double s, char *out, size_t n)
@@ -167,13 +176,13 @@ int gsvd_cli_usage_error(const char *cmd, const char *fmt, ...)
     va_list ap;
     const char *saved = msg_cmd;
 
-    if (gsvd_log_rank() > 0)
+    if (msg_rank > 0)
         return GSVD_EXIT_USAGE; /* every rank has the same command line: rank 0 says it */
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     msg_cmd = cmd;
-    put_line(GSVD_LOG_ERROR, NULL, msg);
+    put_line(GENSVD_LOG_ERROR, msg);
     msg_cmd = saved;
     try_line(cmd);
     return GSVD_EXIT_USAGE;
@@ -183,7 +192,7 @@ int gsvd_cli_finish(int exit_code)
 {
     /* a usage error the library reported (GSVD_EINVAL): the same style; in a distributed run
      * rank 0 speaks for all */
-    if (exit_code == GSVD_EXIT_USAGE && !msg_usage_hinted && gsvd_log_rank() <= 0)
+    if (exit_code == GSVD_EXIT_USAGE && !msg_usage_hinted && msg_rank <= 0)
         try_line(msg_cmd);
     return exit_code;
 }

@@ -9,12 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/cpu/blas_room.h"
 #include "analysis/ldprune/ldprune.h"
 #include "common/pipeline.h"
 #include "common/alloc.h"
 #include "common/buf.h"
-#include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parse.h"
@@ -56,76 +54,57 @@ int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out)
     return gsvd_parse_double(s, lo, hi, out);
 }
 
-struct gsvd_comm *lib_world(void); /* lib/mpi.c: opened by gensvd_mpi_init in main() */
-
-/* Remote-store settings: defaults, then GENSVD_* environment, then the command line. */
-static void apply_remote(const struct gsvd_cli_common *c)
-{
-    struct gsvd_remote_params p = GSVD_REMOTE_PARAMS_DEFAULT;
-
-    gsvd_remote_params_env(&p);
-    if (c->concurrency)
-        p.concurrency = c->concurrency;
-    if (c->retries_plus1)
-        p.retries = c->retries_plus1 - 1;
-    if (c->timeout_s)
-        p.timeout_s = c->timeout_s;
-    if (c->endpoint)
-        p.endpoint = c->endpoint;
-    if (c->s3_addressing)
-        p.s3_addressing = c->s3_addressing;
-    p.no_sign_request = c->no_sign_request;
-    if (c->gcs_token_file)
-        p.gcs_token_file = c->gcs_token_file;
-    gsvd_store_set_remote(&p);
-}
-
+/* The remote settings (given, or GENSVD_* from the environment) are each command's context's
+ * (cli/cli_lib.c, gsvd_cli_ctx); nothing here is process-wide but the messages' level. */
 void gsvd_cli_common_apply(struct gsvd_cli_common *c)
 {
-    int level = GSVD_LOG_WARN + c->verbosity;
+    int level = GENSVD_LOG_WARN + c->verbosity;
     const char *env = getenv("GENSVD_LOG_LEVEL");
     if (env && c->verbosity == 0) {
         uint64_t v;
         if (gsvd_cli_parse_uint(env, 0, 4, 0, &v) == 0)
             level = (int)v;
     }
-    if (level < GSVD_LOG_ERROR)
-        level = GSVD_LOG_ERROR; /* -q keeps errors: failures always explain themselves */
-    if (level > GSVD_LOG_DEBUG)
-        level = GSVD_LOG_DEBUG;
+    if (level < GENSVD_LOG_ERROR)
+        level = GENSVD_LOG_ERROR; /* -q keeps errors: failures always explain themselves */
+    if (level > GENSVD_LOG_DEBUG)
+        level = GENSVD_LOG_DEBUG;
     /* a distributed run: rank 0 speaks for all, the others only report their errors, and the
      * processes of a node share its cores */
-    gsvd_comm *w = lib_world();
-    if (gsvd_comm_rank(w) > 0)
-        level = GSVD_LOG_ERROR;
-    gsvd_log_set_level((enum gsvd_log_level)level);
+    if (gensvd_mpi_rank() > 0)
+        level = GENSVD_LOG_ERROR;
+    gsvd_cli_msg_level((enum gensvd_log_level)level);
     const char *was = getenv("GENSVD_BLAS_CORE_WAS");
-    if (was)
-        gsvd_log_info("OpenBLAS did not know this CPU and chose its %s kernels; running with "
-                      "OPENBLAS_CORETYPE=%s instead (set OPENBLAS_CORETYPE to choose)",
-                      was, gsvd_blas_core());
+    if (was && level >= GENSVD_LOG_INFO) {
+        char line[1024];
+        snprintf(line, sizeof line,
+                 "OpenBLAS did not know this CPU and chose its %s kernels; running with "
+                 "OPENBLAS_CORETYPE=%s instead (set OPENBLAS_CORETYPE to choose)",
+                 was, gensvd_build_info("blas core"));
+        gsvd_cli_msg_log(GENSVD_LOG_INFO, line);
+    }
     if (c->threads == 0) {
-        size_t per = gsvd_ncpu() / (size_t)gsvd_comm_local_size(w);
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        size_t per = (ncpu > 0 ? (size_t)ncpu : 1) / (size_t)gensvd_mpi_local_size();
         c->threads = per ? per : 1;
     }
     if (c->progress < 0)
         c->progress = isatty(STDERR_FILENO);
-    if (gsvd_comm_rank(w) > 0)
+    if (gensvd_mpi_rank() > 0)
         c->progress = 0;
     if (c->verbosity < 0)
         c->progress = 0; /* -q: errors only, no bar even with --progress */
-    apply_remote(c);
 }
 
 int gsvd_cli_parse_device(const char *s, const char **out)
 {
     static const char *const names[] = {"auto", "cpu", "gpu"};
-    for (size_t i = 0; i < GSVD_ARRAY_LEN(names); i++)
+    for (size_t i = 0; i < GSVD_CLI_LEN(names); i++)
         if (strcmp(s, names[i]) == 0) {
             *out = names[i];
-            return GSVD_OK;
+            return GENSVD_OK;
         }
-    return GSVD_EINVAL;
+    return GENSVD_EINVAL;
 }
 
 char *gsvd_cli_command_line(int argc, char **argv)
@@ -167,11 +146,6 @@ void gsvd_cli_free_id_list(char **ids, size_t n)
 void gsvd_cli_free(void *p)
 {
     gsvd_free(p);
-}
-
-enum gensvd_log_level gsvd_cli_log_level(void)
-{
-    return (enum gensvd_log_level)gsvd_log_get_level();
 }
 
 int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp)
@@ -262,7 +236,7 @@ int gsvd_cli_zarr_out_check_input(const char *cmd, const struct gsvd_cli_zarr_ou
                                   int input_format)
 {
     if (!z->shard[0] || z->format == 3 || (z->format == 0 && input_format == 3))
-        return GSVD_OK;
+        return GENSVD_OK;
     if (input_format == 0)
         gsvd_cli_usage_error(cmd,
                              "--shard needs --zarr-format 3 (%s writes Zarr format 2 "
@@ -273,5 +247,5 @@ int gsvd_cli_zarr_out_check_input(const char *cmd, const struct gsvd_cli_zarr_ou
                              "--shard needs --zarr-format 3: the output takes the input's "
                              "Zarr format, and the input is format %d",
                              input_format);
-    return GSVD_EINVAL;
+    return GENSVD_EINVAL;
 }

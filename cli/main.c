@@ -8,11 +8,6 @@
 
 #include "cli/cli_base.h"
 #include "cli/opts.h"
-#include "common/err.h"
-#include "common/log.h"
-#include "zarr/codec.h"
-#include "zarr/meta.h"
-#include "zarr/store.h"
 
 struct command {
     const char *name;
@@ -39,7 +34,7 @@ static void usage(FILE *fp)
     fputs("Usage: gensvd <command> [options]\n"
           "PCA and pairwise distances on genotype data stored as Zarr.\n",
           fp);
-    for (size_t i = 0; i < GSVD_ARRAY_LEN(commands); i++) {
+    for (size_t i = 0; i < GSVD_CLI_LEN(commands); i++) {
         if (!commands[i].help)
             fprintf(fp, "\n%s\n", commands[i].name + 3);
         else
@@ -62,7 +57,7 @@ static void version(void)
     const char *was = getenv("GENSVD_BLAS_CORE_WAS");
 
     printf("gensvd %s\n", gensvd_version());
-    for (size_t i = 0; i < GSVD_ARRAY_LEN(keys); i++)
+    for (size_t i = 0; i < GSVD_CLI_LEN(keys); i++)
         printf("%s: %s\n", keys[i], gensvd_build_info(keys[i]));
     printf("blas: %s%s%s%s\n", gensvd_build_info("blas"),
            was ? " (gensvd's choice: OpenBLAS did not know this CPU and chose " : "",
@@ -72,7 +67,7 @@ static void version(void)
 
 static const struct command *find(const char *name)
 {
-    for (size_t i = 0; i < GSVD_ARRAY_LEN(commands); i++)
+    for (size_t i = 0; i < GSVD_CLI_LEN(commands); i++)
         if (commands[i].help && strcmp(commands[i].name, name) == 0)
             return &commands[i];
     return NULL;
@@ -84,7 +79,7 @@ static const char *command_names(void)
     static char names[256];
     size_t at = 0;
 
-    for (size_t i = 0; i < GSVD_ARRAY_LEN(commands) && at < sizeof names; i++)
+    for (size_t i = 0; i < GSVD_CLI_LEN(commands) && at < sizeof names; i++)
         if (commands[i].help)
             at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", at ? ", " : "",
                                    commands[i].name);
@@ -94,11 +89,11 @@ static const char *command_names(void)
 /* "unknown command 'X'", with the nearest command when X looks like a slip of one. */
 static int unknown_command(const char *name)
 {
-    const char *names[GSVD_ARRAY_LEN(commands)];
+    const char *names[GSVD_CLI_LEN(commands)];
     char hint[160];
     size_t n = 0;
 
-    for (size_t i = 0; i < GSVD_ARRAY_LEN(commands); i++)
+    for (size_t i = 0; i < GSVD_CLI_LEN(commands); i++)
         if (commands[i].help)
             names[n++] = commands[i].name;
     gsvd_cli_nearest(name, names, n, "'", "'", hint, sizeof hint);
@@ -113,7 +108,7 @@ static int spec(int argc, char **argv)
     const struct command *cmd;
 
     if (argc == 0) {
-        for (size_t i = 0; i < GSVD_ARRAY_LEN(commands); i++)
+        for (size_t i = 0; i < GSVD_CLI_LEN(commands); i++)
             if (commands[i].help)
                 printf("%s\t%s\n", commands[i].name, commands[i].help);
         return GSVD_EXIT_OK;
@@ -135,43 +130,38 @@ static int run_command(const struct command *cmd, int argc, char **argv)
     int rc;
 
     if (!cmd->run) {
-        gsvd_log_error(
-            "this command is not built into this gensvd (gensvd --version lists what is)");
-        return gsvd_cli_exit_code(GSVD_ENOTBUILT);
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "this command is not built into this gensvd "
+                                           "(gensvd --version lists what is)");
+        return gsvd_cli_exit_code(GENSVD_ENOTBUILT);
     }
     if (gsvd_cli_signals_init() != 0) {
-        gsvd_log_error("cannot set up signal handling: %s", strerror(errno));
+        char msg[256];
+        snprintf(msg, sizeof msg, "cannot set up signal handling: %s", strerror(errno));
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
         return GSVD_EXIT_INTERNAL;
     }
-    gsvd_meta_global_init();
     /* under mpirun or srun the job's processes join through the library (lib/mpi.c), whose
      * communicator the distributed commands run on; a build without MPI runs each process
-     * alone, as it always has */
+     * alone, as it always has.  The libraries' process-wide set-up (libcurl, c-blosc, cJSON)
+     * is the library's, at its first context. */
     rc = gensvd_mpi_init(&argc, &argv);
     if (rc != GENSVD_OK && rc != GENSVD_ENOTBUILT)
         return GSVD_EXIT_FAIL;
     if (gensvd_mpi_size() > 1) {
-        gsvd_log_set_rank(gensvd_mpi_rank());
+        gsvd_cli_msg_rank(gensvd_mpi_rank());
         if (strcmp(cmd->name, "pca") != 0 && strcmp(cmd->name, "pdist") != 0) {
             int size = gensvd_mpi_size(), me = gensvd_mpi_rank();
             gensvd_mpi_finalize();
             if (me != 0)
                 return GSVD_EXIT_USAGE;
-            gsvd_log_set_rank(-1);
+            gsvd_cli_msg_rank(-1);
             return gsvd_cli_usage_error(cmd->name,
                                         "runs as one process; only pca and pdist run "
                                         "distributed (%d processes were started)",
                                         size);
         }
     }
-    if (gsvd_store_global_init() < 0) {
-        gensvd_mpi_finalize();
-        return GSVD_EXIT_INTERNAL;
-    }
-    gsvd_codec_global_init();
     rc = cmd->run(argc - 1, argv + 1);
-    gsvd_codec_global_cleanup();
-    gsvd_store_global_cleanup();
     gensvd_mpi_finalize();
     return rc;
 }
@@ -217,7 +207,7 @@ static int dispatch(int argc, char **argv)
     if (argv[1][0] == '-') {
         const char *top[] = {"--help", "--version"};
         char hint[80];
-        gsvd_cli_nearest(argv[1], top, GSVD_ARRAY_LEN(top), "", "", hint, sizeof hint);
+        gsvd_cli_nearest(argv[1], top, GSVD_CLI_LEN(top), "", "", hint, sizeof hint);
         return gsvd_cli_usage_error(NULL, "invalid option '%s'%s", argv[1],
                                     *hint ? hint : " (a command's options go after it)");
     }

@@ -2,10 +2,11 @@
  * SIGINT, SIGTERM and SIGHUP end the run cleanly; SIGXFSZ is ignored.
  * The handler only writes the signal number to a pipe (async-signal-safe, and it works in
  * whichever thread the kernel picks, BLAS and libcurl threads included).  A thread that sleeps
- * on the pipe then runs the cleanup registry (common/cleanup.h: staging directories of local
- * outputs) in ordinary thread context, reports the signal and exits with 128 + its number, as
- * shells do (130 for SIGINT, 143 for SIGTERM).  SIGXFSZ (a write past `ulimit -f`) is ignored so
- * that the write fails with EFBIG, which the store reports naming the file. */
+ * on the pipe then removes the unfinished outputs (gensvd_abandon_outputs: the staging
+ * directories of local outputs) in ordinary thread context, reports the signal and exits with
+ * 128 + its number, as shells do (130 for SIGINT, 143 for SIGTERM).  SIGXFSZ (a write past
+ * `ulimit -f`) is ignored so that the write fails with EFBIG, which the store reports naming
+ * the file. */
 #include "gsvd_config.h"
 
 #include <errno.h>
@@ -18,11 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/cpu/blas_room.h"
 #include "cli/cli_base.h"
-#include "common/cleanup.h"
-#include "common/err.h"
-#include "common/log.h"
 
 static int pipe_fd[2] = {-1, -1};
 
@@ -55,10 +52,13 @@ static void *waiter(void *arg)
     if (n != 1)
         return NULL; /* the pipe broke: leave the default behaviour of the remaining run */
     gsvd_cli_msg_mute_others(); /* the removal makes writers fail: not worth a message */
-    if (gsvd_cleanup_run_and_hold() > 0)
-        gsvd_log_error("interrupted by %s; the unfinished output was removed", signal_name(b));
+    char msg[96];
+    if (gensvd_abandon_outputs() > 0)
+        snprintf(msg, sizeof msg, "interrupted by %s; the unfinished output was removed",
+                 signal_name(b));
     else
-        gsvd_log_error("interrupted by %s", signal_name(b));
+        snprintf(msg, sizeof msg, "interrupted by %s", signal_name(b));
+    gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
     _exit(128 + b);
 }
 
@@ -96,11 +96,12 @@ int gsvd_cli_signals_init(void)
  * OpenBLAS's destructor): under `ulimit -v` a little above what the libraries need, every
  * command, --version included, spun and never exited, and later the first BLAS call of a run
  * did the same.  So before anything else, with a finite RLIMIT_AS, the main thread's own BLAS
- * buffer is mapped now while it still fits (analysis/cpu/blas_room.h; parallel BLAS sections check
- * for their further buffers), else the run stops at once with a clear message.
+ * buffer is mapped now while it still fits (gensvd_blas_reserve; the library's parallel BLAS
+ * sections check for their further buffers), else the run stops at once with a clear message.
  * OpenBLAS also picks its kernels at load time, and on a CPU model it does not know it runs
- * generic ones ~3x slower (gsvd_blas_core_fix): the program then runs once more with the set
- * that fits the CPU in OPENBLAS_CORETYPE, noted in GENSVD_BLAS_CORE_WAS for -v. */
+ * generic ones ~3x slower (gensvd_build_info's "blas core fix"): the program then runs once
+ * more with the set that fits the CPU in OPENBLAS_CORETYPE, noted in GENSVD_BLAS_CORE_WAS for
+ * -v. */
 void gsvd_cli_blas_start(char **argv)
 {
     struct rlimit as;
@@ -114,8 +115,10 @@ void gsvd_cli_blas_start(char **argv)
     if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
         !getenv("OPENBLAS_NUM_THREADS") && setenv("OPENBLAS_NUM_THREADS", "1", 1) == 0)
         again = 1;
-    const char *core = gsvd_blas_core_fix();
-    if (core && setenv("GENSVD_BLAS_CORE_WAS", gsvd_blas_core(), 1) == 0 &&
+    const char *core = gensvd_build_info("blas core fix");
+    if (!*core)
+        core = NULL;
+    if (core && setenv("GENSVD_BLAS_CORE_WAS", gensvd_build_info("blas core"), 1) == 0 &&
         setenv("OPENBLAS_CORETYPE", core, 1) == 0)
         again = 1;
     /* under valgrind /proc/self/exe is valgrind's tool, not gensvd: no restart there */
@@ -126,7 +129,7 @@ void gsvd_cli_blas_start(char **argv)
         unsetenv("GENSVD_BLAS_CORE_WAS");
         unsetenv("OPENBLAS_CORETYPE");
     }
-    if (gsvd_blas_room_init() == GSVD_OK)
+    if (gensvd_blas_reserve() == GENSVD_OK)
         return;
     fflush(stderr);
     _exit(GSVD_EXIT_FAIL); /* exit() would wait for OpenBLAS threads that never finish */

@@ -10,6 +10,9 @@
 
 /* Set once by main() before any thread starts; read-only afterwards. */
 static int log_rank = -1; /* distributed runs: the sinks name the rank */
+/* gsvd_log_set_level was called: the process default without a sink of its own writes to
+ * stderr (programs that link the layers directly; the library never calls it) */
+static int log_stderr_default;
 
 void gsvd_log_set_rank(int rank)
 {
@@ -24,6 +27,7 @@ int gsvd_log_rank(void)
 void gsvd_log_set_level(enum gsvd_log_level level)
 {
     gsvd_scope_default_level(level);
+    log_stderr_default = 1;
 }
 
 enum gsvd_log_level gsvd_log_get_level(void)
@@ -38,8 +42,8 @@ void gsvd_log_vmsg(enum gsvd_log_level level, const char *func, const char *fmt,
     char msg[2048];
     int saved = errno;
 
-    if (!fn && !gsvd_scope_entered())
-        fn = gsvd_log_stderr_sink; /* the process default without a sink of its own */
+    if (!fn && !gsvd_scope_entered() && log_stderr_default)
+        fn = gsvd_log_stderr_sink; /* a test program's default without a sink of its own */
     if (level > sc->log_level || level <= GSVD_LOG_OFF || !fn)
         return;
     vsnprintf(msg, sizeof msg, fmt, ap);

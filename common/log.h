@@ -1,9 +1,10 @@
 /* common/log.h - leveled messages, handed to the sink of the calling thread's scope
- * (common/scope.h): by default "[E::func] msg" lines on stderr; the command line installs its
- * own ("gensvd CMD: error: msg"), a library context its caller's callback.
- * The process default's level is set once in main() before threads start (GENSVD_LOG_LEVEL or
- * -v/-q).  Logging preserves errno.  Thread safety: a sink gets whole messages, so lines from
- * different threads do not interleave. */
+ * (common/scope.h): a library context's caller's callback, or outside any call the process
+ * default's, which is silent (the library never writes to stderr) unless the program installs
+ * one (include/gensvd.h, gensvd_set_default_log: the command line's "gensvd CMD: error: msg")
+ * or, a program linking the layers directly (the unit tests), calls gsvd_log_set_level, which
+ * turns on "[E::func] msg" lines on stderr.  Logging preserves errno.  Thread safety: a sink
+ * gets whole messages, so lines from different threads do not interleave. */
 #ifndef GSVD_COMMON_LOG_H
 #define GSVD_COMMON_LOG_H
 #include <stdarg.h>
@@ -18,7 +19,9 @@ enum gsvd_log_level {
     GSVD_LOG_DEBUG = 4,
 };
 
-/* The process default's level (the scope of threads that entered none). */
+/* The process default's level (the scope of threads that entered none), and its sink, when it
+ * has none of its own: gsvd_log_stderr_sink.  For programs that link the layers directly
+ * (tests); call before threads start. */
 void gsvd_log_set_level(enum gsvd_log_level level);
 /* Distributed runs: the process's rank, for sinks to name in every line (-1, the default:
  * not); set once before threads start. */
@@ -40,8 +43,8 @@ void gsvd_log_vmsg(enum gsvd_log_level level, const char *func, const char *fmt,
 #define gsvd_log_info(...) gsvd_log_msg(GSVD_LOG_INFO, __func__, __VA_ARGS__)
 #define gsvd_log_debug(...) gsvd_log_msg(GSVD_LOG_DEBUG, __func__, __VA_ARGS__)
 
-/* The process default's sink (common/scope.h): "[E::func] msg" lines on stderr (with the rank
- * when one is set), one fputs each.  ud is unused. */
+/* The sink gsvd_log_set_level turns on for the process default: "[E::func] msg" lines on
+ * stderr (with the rank when one is set), one fputs each.  ud is unused. */
 void gsvd_log_stderr_sink(void *ud, enum gsvd_log_level level, const char *func, const char *msg);
 
 GSVD_EXTERN_C_END

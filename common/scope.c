@@ -7,7 +7,7 @@
 
 static struct gsvd_scope default_scope = {
     .log_level = GSVD_LOG_WARN,
-    .log_fn = NULL, /* log.c: stderr */
+    .log_fn = NULL, /* silent (log.c: stderr for test programs) */
     .log_ud = NULL,
     .cancel = NULL,
     .remote = NULL,

@@ -4,8 +4,9 @@
  * started by gsvd_threads_start (and the http engine's thread) inherit the scope of the thread
  * that starts them, so everything one call does, on any worker, logs to and stops by its own
  * context, and two calls in two threads share nothing here.  A thread that has entered no scope
- * runs under the process default: messages on stderr ("[E::func] msg", or what the program
- * installs with gsvd_scope_set_default), never cancelled, remote settings from the environment.
+ * runs under the process default: messages dropped unless the program installs a sink
+ * (gsvd_scope_set_default; include/gensvd.h's gensvd_set_default_log; common/log.h for test
+ * programs), never cancelled, remote settings from the environment.
  * Thread safety: the default is set once before threads start; a scope is read-only while
  * entered, except the cancel flag, which any thread (or a signal handler) may set. */
 #ifndef GSVD_COMMON_SCOPE_H
@@ -26,7 +27,7 @@ typedef void (*gsvd_log_sink_fn)(void *ud, enum gsvd_log_level level, const char
 struct gsvd_scope {
     enum gsvd_log_level log_level; /* messages above this level are dropped */
     gsvd_log_sink_fn log_fn;       /* NULL: messages are dropped (in the process default:
-                                      written by gsvd_log_stderr_sink, common/log.h) */
+                                      unless gsvd_log_set_level was called, common/log.h) */
     void *log_ud;
     const atomic_int *cancel;                /* nonzero: stop; NULL: never */
     const struct gsvd_remote_params *remote; /* NULL: the process default (zarr/store.h,

@@ -41,15 +41,18 @@
  *     the context's last error (gensvd_ctx_last_error) says what went wrong for a person
  *     ("cohort.vcz/call_genotype/3.0: corrupt chunk: ..."), and pointer out-parameters are NULL.
  *   - The library never writes to stdout or stderr and never exits: messages go to the log
- *     callback, if one is set, and the last error is kept in the context.
+ *     callback, if one is set (a context's, or for what no context hears the process-wide one
+ *     of gensvd_set_default_log), and the last error is kept in the context.
  *   - Objects made from a context (sources, options, results, destinations) must not outlive
  *     it; *_free functions accept NULL.
  *   - Thread safety: one call at a time per context and per object made from it; different
  *     contexts share nothing and may run at the same time in different threads (each call runs
  *     its own worker threads).  gensvd_ctx_cancel may be called from any thread or a signal
- *     handler.  The one process-wide setting is OpenBLAS's thread count, which the library
- *     sets to 1 (gensvd runs BLAS on its own threads; a program's own OpenBLAS calls then run
- *     on one thread too).
+ *     handler.  The process-wide settings the library makes are OpenBLAS's thread count, which
+ *     it sets to 1 (gensvd runs BLAS on its own threads; a program's own OpenBLAS calls then
+ *     run on one thread too), and, at the first gensvd_ctx_new, cJSON's allocation hooks
+ *     (malloc and free, through the library's out-of-memory reporting: a program that uses
+ *     cJSON with hooks of its own installs them after that call).
  *   - Strings passed in are copied unless a comment says "borrowed"; strings and arrays
  *     returned are owned by the object they come from and valid until it is freed.
  *   - Setters take the option names of the command line (without the leading "--"): the
@@ -89,7 +92,11 @@ GENSVD_API unsigned gensvd_version_number(void);
  * unknown key): "backends", "cuda", "mpi", "stores", "codecs", "plot", "libraries", "blas",
  * "cpu kernels" (the lines of `gensvd --version`).  "blas" names the OPENBLAS_CORETYPE to set
  * before the program starts where OpenBLAS runs generic kernels on a CPU it does not know
- * (the gensvd binary sets it itself: the same kernels give the binary's bytes). */
+ * (the gensvd binary sets it itself: the same kernels give the binary's bytes).  For a program
+ * that does the same: "blas core", the kernel set OpenBLAS runs in this process ("Haswell",
+ * "SkylakeX", "Prescott" for its generic ones), and "blas core fix", the set to give
+ * OPENBLAS_CORETYPE before starting again ("" when OpenBLAS knows the CPU, when
+ * OPENBLAS_CORETYPE is set already, or when no better set fits).  Thread safety: any thread. */
 GENSVD_API const char *gensvd_build_info(const char *key);
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -151,6 +158,16 @@ typedef void (*gensvd_log_fn)(void *user, enum gensvd_log_level level, const cha
 /* fn NULL: no callback (the default).  Returns GENSVD_OK, or GENSVD_EINVAL for a bad level. */
 GENSVD_API int gensvd_ctx_set_log(gensvd_ctx *ctx, gensvd_log_fn fn, void *user,
                                   enum gensvd_log_level level);
+
+/* The process-wide callback for the messages no context hears: those of the calls that take no
+ * context (gensvd_mpi_init, gensvd_blas_reserve), of the process-wide set-up the first
+ * gensvd_ctx_new makes, and a new context's warnings about GENSVD_* environment values it
+ * ignores.  Every message at or below `level`, as gensvd_log_fn says (from any thread: fn must
+ * be thread-safe; `user` borrowed until replaced).  fn NULL: none, the default: such messages
+ * are dropped.  Process-wide: call it from one thread while no other calls the library (at
+ * start, as gensvd_mpi_init).  Returns GENSVD_OK, or GENSVD_EINVAL for a bad level (nothing
+ * changes). */
+GENSVD_API int gensvd_set_default_log(gensvd_log_fn fn, void *user, enum gensvd_log_level level);
 
 /* Called as a run advances: `what` names the stage ("pass 3", "Gram", "pass 2/5", "writing",
  * borrowed), `done` of `total` units (total 0: unknown; done == total closes the stage), from
@@ -531,7 +548,36 @@ GENSVD_API int gensvd_plot(gensvd_ctx *ctx, const gensvd_options *opt, const cha
 GENSVD_API int gensvd_mpi_init(int *argc, char ***argv);
 GENSVD_API int gensvd_mpi_rank(void); /* 0 without MPI */
 GENSVD_API int gensvd_mpi_size(void); /* 1 without MPI */
+/* The processes of the run on this node (1 without MPI), which share its cores: a program that
+ * sets "threads" itself divides the node's cores by it. */
+GENSVD_API int gensvd_mpi_local_size(void);
 GENSVD_API void gensvd_mpi_finalize(void);
+
+/* ---- process-wide guards ------------------------------------------------------------------ */
+
+/* Under a finite address-space limit (RLIMIT_AS, `ulimit -v`): make room for OpenBLAS now.
+ * OpenBLAS maps a buffer of about 129 MiB for each thread that runs BLAS, and retries for ever
+ * when the mapping fails: so this stops its thread pool for good (gensvd runs BLAS on its own
+ * threads) and maps the calling thread's buffer at once, and the library's runs then check
+ * that the buffers of their threads fit before starting them (GENSVD_ENOMEM, not a hang).
+ * Without a limit it does nothing.  Call it once from the main thread at start, before any
+ * other thread runs and before large allocations.  Returns GENSVD_OK, or GENSVD_ENOMEM when
+ * not even one buffer fits (the message, naming the limit, goes to gensvd_set_default_log's
+ * callback); the program should then exit at once, with _exit: OpenBLAS's threads may keep
+ * exit() from returning. */
+GENSVD_API int gensvd_blas_reserve(void);
+
+/* Abandon every unfinished output of the process: remove what the calls still writing have
+ * staged locally (a destination's staging directory, gensvd_plot's temporary file,
+ * gensvd_file_check's probe), so that nothing half-written is left, for a program about to
+ * exit on a signal (SIGINT, SIGTERM).
+ * Afterwards no output may be committed or abandoned: calls that try block until the process
+ * exits, which the caller must make it do (_exit).  Safe from any thread, and while runs go
+ * on in others; not async-signal-safe (it locks, allocates and removes directories): call it
+ * from a thread a signal handler wakes (a self-pipe), never from the handler.  Returns the
+ * number of outputs removed (0: none was unfinished).  Remote outputs (gs://, s3://) cannot be
+ * staged and are not counted: their objects stay until their run closes them. */
+GENSVD_API size_t gensvd_abandon_outputs(void);
 
 /* ---- stores ------------------------------------------------------------------------------- */
 

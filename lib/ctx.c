@@ -13,11 +13,13 @@
 #include "analysis/backend.h"
 #include "analysis/cpu/blas_room.h"
 #include "common/alloc.h"
+#include "common/cleanup.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parse.h"
 #include "plot/png.h"
 #include "zarr/codec.h"
+#include "zarr/meta.h"
 #if GSVD_HAVE_MPI
 #include "mpi/comm_mpi.h"
 #endif
@@ -105,9 +107,17 @@ static void info_make(void)
 
 const char *gensvd_build_info(const char *key)
 {
-    pthread_once(&info_once, info_make);
     if (!key)
         return "";
+    /* OpenBLAS's kernel set: asked for at start-up, before anything else is made (under a
+     * tight `ulimit -v`), so not through info_make */
+    if (!strcmp(key, "blas core"))
+        return gsvd_blas_core();
+    if (!strcmp(key, "blas core fix")) {
+        const char *fix = gsvd_blas_core_fix();
+        return fix ? fix : "";
+    }
+    pthread_once(&info_once, info_make);
     if (!strcmp(key, "backends"))
         return gsvd_backend_list();
     if (!strcmp(key, "cuda"))
@@ -135,10 +145,13 @@ static pthread_once_t global_once = PTHREAD_ONCE_INIT;
 static int global_rc;
 
 /* curl_global_init and blosc_init, once for the process (never undone: other users of those
- * libraries in the process may rely on them).  cJSON's allocation hooks are left alone: they
- * are process-wide, and the caller's program may use cJSON itself. */
+ * libraries in the process may rely on them), and cJSON's allocation hooks: gsvd_malloc and
+ * gsvd_free (malloc and free, with out-of-memory reporting), so that a metadata parse that ran
+ * out of memory says so instead of calling the JSON invalid (include/gensvd.h names this
+ * among the process-wide settings). */
 static void global_init(void)
 {
+    gsvd_meta_global_init();
     global_rc = gsvd_store_global_init();
     gsvd_codec_global_init();
     /* gensvd runs BLAS on its own threads, one BLAS thread each (as the gensvd binary does);
@@ -152,7 +165,44 @@ int lib_global_init(void)
     return global_rc;
 }
 
+int gensvd_blas_reserve(void)
+{
+    return gsvd_blas_room_init();
+}
+
+size_t gensvd_abandon_outputs(void)
+{
+    return gsvd_cleanup_run_and_hold();
+}
+
 /* ---- the log sink and the calls' scope ---------------------------------------------------- */
+
+/* The process default's callback (gensvd_set_default_log): messages logged outside any call's
+ * scope.  Set from one thread while no other calls the library (the header says so). */
+static gensvd_log_fn default_log_fn;
+static void *default_log_user;
+
+static void default_sink(void *ud, enum gsvd_log_level level, const char *func, const char *msg)
+{
+    (void)ud;
+    (void)func;
+    if (default_log_fn)
+        default_log_fn(default_log_user, (enum gensvd_log_level)level, msg);
+}
+
+int gensvd_set_default_log(gensvd_log_fn fn, void *user, enum gensvd_log_level level)
+{
+    struct gsvd_scope s = {0};
+
+    if ((int)level < GENSVD_LOG_OFF || (int)level > GENSVD_LOG_DEBUG)
+        return GENSVD_EINVAL;
+    default_log_fn = fn;
+    default_log_user = user;
+    s.log_level = fn ? (enum gsvd_log_level)level : GSVD_LOG_OFF;
+    s.log_fn = fn ? default_sink : NULL;
+    gsvd_scope_set_default(&s);
+    return GENSVD_OK;
+}
 
 static void ctx_sink(void *ud, enum gsvd_log_level level, const char *func, const char *msg)
 {
@@ -263,8 +313,9 @@ gensvd_ctx *gensvd_ctx_new(void)
     ctx->scope.cancel = &ctx->cancel;
     ctx->scope.remote = &ctx->remote;
     {
-        /* GENSVD_* settings from the environment, with their warnings going nowhere yet */
-        const struct gsvd_scope *prev = gsvd_scope_enter(&ctx->scope);
+        /* GENSVD_* settings from the environment; the context has no callback yet, so a bad
+         * value's warning goes to the process default's (gensvd_set_default_log) */
+        const struct gsvd_scope *prev = gsvd_scope_enter(NULL);
         gsvd_remote_params_env(&ctx->remote);
         gsvd_scope_leave(prev);
     }

@@ -46,6 +46,11 @@ int gensvd_mpi_size(void)
     return world ? gsvd_comm_size(world) : 1;
 }
 
+int gensvd_mpi_local_size(void)
+{
+    return gsvd_comm_local_size(world); /* 1 without a communicator */
+}
+
 void gensvd_mpi_finalize(void)
 {
     gsvd_comm_destroy(world);

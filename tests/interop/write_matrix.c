@@ -14,6 +14,7 @@
 
 #include "common/alloc.h"
 #include "common/err.h"
+#include "common/log.h"
 #include "zarr/codec.h"
 #include "zarr/meta.h"
 #include "zarr/writer.h"
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
         return 2;
     }
     gsvd_meta_global_init();
+    gsvd_log_set_level(GSVD_LOG_WARN); /* its errors on stderr ("[E::func] msg") */
     GSVD_TRY(gsvd_codec_ws_new(&ws));
     GSVD_TRY(gsvd_writer_open(argv[1], 1, &w));
     GSVD_TRY(gsvd_writer_group(w, "", "{\"writer\": \"gensvd write_matrix\"}"));
