@@ -32,8 +32,8 @@ enum gsvd_exit {
     GSVD_EXIT_INTERNAL = 70,   /* a bug */
 };
 
-/* Map a gsvd_err or enum gensvd_error (the same values) to the process exit status
- * (docs/man/gensvd.md, "Exit codes"). */
+/* Map an enum gensvd_error (include/gensvd.h) to the process exit status (docs/man/gensvd.md,
+ * "Exit codes"); a positive value counts as success. */
 int gsvd_cli_exit_code(int rc);
 
 /* ---- messages on stderr (cli/cli_msg.c; the style: docs/man/gensvd.md, "Messages") ---- */
@@ -89,9 +89,15 @@ void gsvd_cli_bar_open(int open);
 void gsvd_cli_nearest(const char *word, const char *const *cands, size_t n, const char *open,
                       const char *close, char *out, size_t cap);
 
-/* Checked parsers: the whole string must be consumed; GSVD_EINVAL on garbage or out of range.
- * parse_size accepts K, M, G, T suffixes (powers of 1024), parse_uint accepts k/K, m/M, g/G as
- * powers of 1000 when `suffix` is 1. */
+/* ---- the command line's text (cli/cli_parse.c: libc only; the library parses the same forms
+ * for its options by name, and both sides accept the same strings) ---- */
+
+/* Checked parsers: the whole string must be consumed; GENSVD_EINVAL on garbage or out of
+ * range, GENSVD_OK otherwise.  parse_uint: an unsigned decimal in [lo, hi], no sign, no leading
+ * space; with `suffix` 1, k/K, m/M, g/G multiply by powers of 1000.  parse_size: a number
+ * (strtod's forms: "1.5", "2e3") with an optional K, M, G or T (powers of 1024, either case,
+ * optionally followed by B or b), truncated to an integer below 2^64.  parse_double: a finite
+ * number in [lo, hi]. */
 GSVD_CLI_NODISCARD int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix,
                                            uint64_t *out);
 GSVD_CLI_NODISCARD int gsvd_cli_parse_size(const char *s, uint64_t *out);
@@ -99,8 +105,27 @@ GSVD_CLI_NODISCARD int gsvd_cli_parse_double(const char *s, double lo, double hi
 /* Index of s in the NULL-terminated names, or -1. */
 GSVD_CLI_NODISCARD int gsvd_cli_parse_choice(const char *s, const char *const *names);
 
-/* "A:B", "A:" or ":B" into [*a, *b) (*b = 0: to the end); -1 if malformed or empty. */
+/* "A:B", "A:" or ":B" (each an unsigned with k/M/G suffixes, A shorter than 32 characters) into
+ * [*a, *b) (*b = 0: to the end; ":" is everything); 0, or -1 if malformed or empty. */
 int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b);
+/* An LD window: "INT" (variants, 2 to 2^40), "INTkb" or "INTbp" (1 to 2^40 kb or bp) into
+ * *variants or *bp (the other 0); 0, or -1 if bad. */
+int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp);
+/* --device DEV for commands with a compute backend: "auto", "cpu" or "gpu".  Returns GENSVD_OK
+ * with *out set to the same name (a static string), or GENSVD_EINVAL (nothing printed; the
+ * caller reports the usage error). */
+GSVD_CLI_NODISCARD int gsvd_cli_parse_device(const char *s, const char **out);
+/* The full command line as one string, "gensvd ARG ARG..." (for attributes); NULL when out of
+ * memory.  Free with gsvd_cli_free (NULL accepted). */
+char *gsvd_cli_command_line(int argc, char **argv);
+void gsvd_cli_free(void *p);
+/* Read one ID per line from `path` ("-": standard input; blank lines and '#' lines skipped,
+ * '\r' stripped) into a new array of *n strings (caller frees with gsvd_cli_free_id_list;
+ * on failure *ids is NULL and *n 0).  GENSVD_EIO (reported: "PATH: REASON") if unreadable,
+ * GENSVD_EFORMAT (reported: "PATH: no sample IDs", "PATH: NUL byte in a sample ID") if it
+ * holds no ID or a NUL byte, GENSVD_ENOMEM (reported). */
+GSVD_CLI_NODISCARD int gsvd_cli_read_id_list(const char *path, char ***ids, size_t *n);
+void gsvd_cli_free_id_list(char **ids, size_t n);
 
 /* Options every command takes. */
 struct gsvd_cli_common {
@@ -144,11 +169,6 @@ void gsvd_cli_blas_start(char **argv);
  * context (gsvd_cli_ctx). */
 void gsvd_cli_common_apply(struct gsvd_cli_common *c);
 
-/* --device DEV for commands with a compute backend: "auto", "cpu" or "gpu".  Returns GSVD_OK
- * with *out set to the same name (a static string), or GSVD_EINVAL (nothing printed; the
- * caller reports the usage error). */
-GSVD_CLI_NODISCARD int gsvd_cli_parse_device(const char *s, const char **out);
-
 /* Zarr output options of the commands that write (--zarr-format, --shard: the group
  * gsvd_opts_zarr_out). */
 struct gsvd_cli_zarr_out {
@@ -160,7 +180,7 @@ struct gsvd_cli_zarr_out {
 int gsvd_cli_zarr_out_check(const char *cmd, const struct gsvd_cli_zarr_out *z, const char *output);
 /* Once the input's Zarr format is known (2 or 3; 0: the command has no Zarr input and writes
  * format 2 by default): --shard needs a format 3 output, from --zarr-format or else the
- * input's.  GSVD_OK, or GSVD_EINVAL (exit 2) after reporting the usage error. */
+ * input's.  GENSVD_OK, or GENSVD_EINVAL (exit 2) after reporting the usage error. */
 GSVD_CLI_NODISCARD int
 gsvd_cli_zarr_out_check_input(const char *cmd, const struct gsvd_cli_zarr_out *z, int input_format);
 /* A progress line on stderr: "\rgensvd CMD: STAGE: done/total UNIT (pct%), RATE UNIT/s, ETA 12 s"
@@ -171,8 +191,6 @@ struct gsvd_cli_bar {
     double t0, shown; /* stage start, last draw (seconds) */
     char what[64];    /* current stage */
 };
-/* The full command line as one string (for attributes).  Caller owns. */
-char *gsvd_cli_command_line(int argc, char **argv);
 
 /* Commands. */
 int gsvd_cmd_pca(int argc, char **argv);
@@ -192,10 +210,7 @@ extern const struct gsvd_cmd_spec gsvd_cmd_pca_spec, gsvd_cmd_pdist_spec, gsvd_c
     gsvd_cmd_project_spec, gsvd_cmd_plot_spec, gsvd_cmd_info_spec, gsvd_cmd_dump_spec,
     gsvd_cmd_simulate_spec, gsvd_cmd_ldprune_spec;
 
-/* "INT" (variants, >= 2), "INTkb" or "INTbp" into *variants or *bp (the other 0); -1 if bad. */
-int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp);
-
-/* ---- the library's messages, progress and memory (cli/cli_msg.c, cli/cli_util.c) ---- */
+/* ---- the library's messages and progress (cli/cli_msg.c, cli/cli_util.c) ---- */
 
 /* The level messages are shown at (gsvd_cli_msg_level), as the library names it. */
 enum gensvd_log_level gsvd_cli_log_level(void);
@@ -206,13 +221,6 @@ void gsvd_cli_msg_log(enum gensvd_log_level level, const char *msg);
  * gsvd_cli_bar_draw, a gensvd_progress_fn whose `user` is the bar. */
 void gsvd_cli_bar_init(struct gsvd_cli_bar *bar, const char *unit);
 void gsvd_cli_bar_draw(void *bar, const char *what, uint64_t done, uint64_t total);
-/* Free what gsvd_cli_command_line returned (NULL accepted). */
-void gsvd_cli_free(void *p);
-/* Read one ID per line from `path` (blank lines and '#' lines skipped, '\r' stripped) into a
- * new array of *n strings (caller frees with gsvd_cli_free_id_list).  GENSVD_EIO (reported)
- * if unreadable, GENSVD_EFORMAT (reported) if it holds no ID or a NUL byte. */
-GSVD_CLI_NODISCARD int gsvd_cli_read_id_list(const char *path, char ***ids, size_t *n);
-void gsvd_cli_free_id_list(char **ids, size_t n);
 
 /* ---- the public API's objects from a parsed command line (cli/cli_lib.c) ---- */
 /* Each returns GENSVD_OK or the library's error, reported on stderr (the log callback). */

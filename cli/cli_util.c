@@ -1,4 +1,5 @@
-/* cli/cli_util.c - exit codes, usage errors, number parsing, common options, input opening. */
+/* cli/cli_util.c - exit codes, the common options (log level, threads, progress), the progress
+ * line, the Zarr output checks.  Parsing is cli_parse.c's. */
 #include "gsvd_config.h"
 #include "cli/cli_base.h"
 
@@ -9,49 +10,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/ldprune/ldprune.h"
-#include "common/pipeline.h"
-#include "common/alloc.h"
-#include "common/buf.h"
-#include "common/err.h"
-#include "common/log.h"
-#include "common/parse.h"
 
 int gsvd_cli_exit_code(int rc)
 {
     switch (rc) {
-    case GSVD_OK:
+    case GENSVD_OK:
         return GSVD_EXIT_OK;
-    case GSVD_EINVAL:
+    case GENSVD_EINVAL:
         return GSVD_EXIT_USAGE;
-    case GSVD_ENOTBUILT:
-    case GSVD_ENODEVICE:
+    case GENSVD_ENOTBUILT:
+    case GENSVD_ENODEVICE:
         return GSVD_EXIT_UNAVAILABLE;
-    case GSVD_EINTERNAL:
+    case GENSVD_EINTERNAL:
         return GSVD_EXIT_INTERNAL;
     default:
         return rc > 0 ? GSVD_EXIT_OK : GSVD_EXIT_FAIL;
     }
-}
-
-int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix, uint64_t *out)
-{
-    return gsvd_parse_uint(s, lo, hi, suffix, out);
-}
-
-int gsvd_cli_parse_size(const char *s, uint64_t *out)
-{
-    return gsvd_parse_size(s, out);
-}
-
-int gsvd_cli_parse_choice(const char *s, const char *const *names)
-{
-    return gsvd_parse_choice(s, names);
-}
-
-int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out)
-{
-    return gsvd_parse_double(s, lo, hi, out);
 }
 
 /* The remote settings (given, or GENSVD_* from the environment) are each command's context's
@@ -94,63 +68,6 @@ void gsvd_cli_common_apply(struct gsvd_cli_common *c)
         c->progress = 0;
     if (c->verbosity < 0)
         c->progress = 0; /* -q: errors only, no bar even with --progress */
-}
-
-int gsvd_cli_parse_device(const char *s, const char **out)
-{
-    static const char *const names[] = {"auto", "cpu", "gpu"};
-    for (size_t i = 0; i < GSVD_CLI_LEN(names); i++)
-        if (strcmp(s, names[i]) == 0) {
-            *out = names[i];
-            return GENSVD_OK;
-        }
-    return GENSVD_EINVAL;
-}
-
-char *gsvd_cli_command_line(int argc, char **argv)
-{
-    struct gsvd_buf b = GSVD_BUF_INIT;
-    if (gsvd_buf_puts(&b, "gensvd") < 0)
-        return NULL;
-    for (int i = 0; i < argc; i++)
-        if (gsvd_buf_printf(&b, " %s", argv[i]) < 0) {
-            gsvd_buf_free(&b);
-            return NULL;
-        }
-    return b.data;
-}
-
-int gsvd_cli_parse_range(const char *s, uint64_t *a, uint64_t *b)
-{
-    return gsvd_parse_range(s, a, b);
-}
-
-int gsvd_cli_read_id_list(const char *path, char ***ids, size_t *n)
-{
-    struct gsvd_strlist l = GSVD_STRLIST_INIT;
-    int rc = gsvd_read_ids(path, &l);
-
-    *ids = rc == GSVD_OK ? l.items : NULL;
-    *n = rc == GSVD_OK ? l.n : 0;
-    if (rc != GSVD_OK)
-        gsvd_strlist_free(&l);
-    return rc;
-}
-
-void gsvd_cli_free_id_list(char **ids, size_t n)
-{
-    struct gsvd_strlist l = {ids, n, n};
-    gsvd_strlist_free(&l);
-}
-
-void gsvd_cli_free(void *p)
-{
-    gsvd_free(p);
-}
-
-int gsvd_cli_parse_window(const char *s, uint64_t *variants, uint64_t *bp)
-{
-    return gsvd_ldprune_parse_window(s, variants, bp) < 0 ? -1 : 0;
 }
 
 /* ---- progress line ----------------------------------------------------------------------------

@@ -1,4 +1,10 @@
-/* common/parse.c - checked text parsers (parse.h). */
+/* common/parse.c - checked text parsers (parse.h).
+ * Why these exist twice: the command line parses the same forms with its own copy,
+ * cli/cli_parse.c, written against libc alone, because cli/ is a client of the library
+ * (include/gensvd.h only) and its usage errors come before any call into it; these serve the
+ * library itself (options set by name with text values, environment variables).  Both must
+ * accept and refuse the same strings with the same values: tests/unit/test_cli_parse.c and
+ * tests/fuzz/fuzz_cli_parse.c compare them.  A change to one side is a change to both. */
 #include "gsvd_config.h"
 #include "common/parse.h"
 

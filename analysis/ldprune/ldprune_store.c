@@ -16,6 +16,8 @@
 #include "zarr/reader.h"
 #include "zarr/store.h"
 
+/* The command line parses --window with its own copy (cli/cli_parse.c, gsvd_cli_parse_window:
+ * cli/ uses the public API only); the two must agree (tests/fuzz/fuzz_cli_parse.c). */
 int gsvd_ldprune_parse_window(const char *s, uint64_t *variants, uint64_t *bp)
 {
     size_t n = strlen(s);
