@@ -5,11 +5,10 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli_base.h"
-#include "common/alloc.h"
-#include "common/err.h"
 
 enum { HELP_COLUMN = 25 }; /* help text starts here; longer option columns push it right */
 
@@ -165,12 +164,12 @@ static const char *bad_word(char **argv, int argc, int code)
 static int unknown_option(const struct gsvd_cmd_spec *s, const char *word)
 {
     size_t n = n_opts(s), k = 0, len, n_prefix = 0, at = 0;
-    const char **names = gsvd_calloc(n ? n : 1, sizeof *names);
+    const char **names = calloc(n ? n : 1, sizeof *names);
     char hint[256] = "", name[64];
     int rc;
 
     if (strncmp(word, "--", 2) != 0 || !names || !word[2]) {
-        gsvd_free(names);
+        free(names);
         return gsvd_cli_usage_error(s->name, "invalid option '%s'", word);
     }
     len = strcspn(word + 2, "=");
@@ -188,15 +187,15 @@ static int unknown_option(const struct gsvd_cmd_spec *s, const char *word)
         gsvd_cli_nearest(name, names, n, "--", "", hint, sizeof hint);
         rc = gsvd_cli_usage_error(s->name, "invalid option '%s'%s", word, hint);
     }
-    gsvd_free(names);
+    free(names);
     return rc;
 }
 
 int gsvd_opts_parse(const struct gsvd_cmd_spec *s, int argc, char **argv, void *target, int *first)
 {
     size_t n = n_opts(s), k = 0, at = 1;
-    struct option *lo = gsvd_calloc(n + 1, sizeof *lo);
-    char *shorts = gsvd_malloc(2 * n + 3);
+    struct option *lo = calloc(n + 1, sizeof *lo);
+    char *shorts = malloc(2 * n + 3);
     int rc = 0, c;
 
     if (argc == 2 && strcmp(argv[1], GSVD_OPTS_SPEC_ARG) == 0) {
@@ -259,8 +258,8 @@ int gsvd_opts_parse(const struct gsvd_cmd_spec *s, int argc, char **argv, void *
     }
     *first = optind;
 out:
-    gsvd_free(lo);
-    gsvd_free(shorts);
+    free(lo);
+    free(shorts);
     return rc;
 }
 

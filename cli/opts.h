@@ -50,7 +50,7 @@ struct gsvd_opt {
     const char *range;          /* accepted values as messages describe them ("1 to 1024");
                                    NULL: made from lo..hi or the choices */
     /* CALL: parse `arg` into the field; 0, or GSVD_EXIT_USAGE after reporting through
-     * gsvd_cli_usage_error (cli.h) */
+     * gsvd_cli_usage_error (cli_base.h) */
     int (*parse)(const char *cmd, const char *arg, void *field);
     /* the option of the library's analysis (include/gensvd.h, gensvd_options_set_*) this value
      * is handed to by gsvd_cli_forward (cli/cli_base.h), or NULL: the command uses it itself.
@@ -87,7 +87,7 @@ struct gsvd_cmd_spec {
                                  NULL-terminated, for completion; NULL: any */
 };
 
-/* Result of gsvd_opts_parse besides the exit codes of cli.h. */
+/* Result of gsvd_opts_parse besides the exit codes of cli_base.h. */
 #define GSVD_OPTS_HELP (-1) /* --help was given and printed: exit 0 */
 
 /* Parse argv[1..] of a command into `target` (the command's options struct): every option is

@@ -1,14 +1,14 @@
-/* cli/opts_groups.c - the option groups several commands share (cli.h): -v/-q/-h, progress,
+/* cli/opts_groups.c - the option groups several commands share (cli_base.h): -v/-q/-h, progress,
  * threads, the remote stores' settings (all into struct gsvd_cli_common) and the Zarr output
  * format (struct gsvd_cli_zarr_out). */
 #include "gsvd_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli_base.h"
 #include "cli/opts.h"
 #include "cli/opts_source.h"
-#include "common/alloc.h"
 
 #define COMMON(field) GSVD_OPT_FIELD(struct gsvd_cli_common, field)
 
@@ -27,7 +27,7 @@ static const struct gsvd_opt basic[] = {
      .help = "errors only"},
     {.name = "help", .key = 'h', .type = GSVD_OPT_HELP, .help = "print this help and exit"},
 };
-const struct gsvd_opt_group gsvd_opts_basic = {NULL, basic, GSVD_ARRAY_LEN(basic), NULL};
+const struct gsvd_opt_group gsvd_opts_basic = {NULL, basic, GSVD_CLI_LEN(basic), NULL};
 
 static const struct gsvd_opt progress[] = {
     {.name = "progress",
@@ -41,7 +41,7 @@ static const struct gsvd_opt progress[] = {
      .value = 0,
      .help = "no progress on stderr"},
 };
-const struct gsvd_opt_group gsvd_opts_progress = {NULL, progress, GSVD_ARRAY_LEN(progress), NULL};
+const struct gsvd_opt_group gsvd_opts_progress = {NULL, progress, GSVD_CLI_LEN(progress), NULL};
 
 static const struct gsvd_opt threads[] = {
     {.name = "threads",
@@ -54,7 +54,7 @@ static const struct gsvd_opt threads[] = {
      .range = "0 = all cores, max 4096",
      .help = "worker threads [all cores]"},
 };
-const struct gsvd_opt_group gsvd_opts_threads = {NULL, threads, GSVD_ARRAY_LEN(threads), NULL};
+const struct gsvd_opt_group gsvd_opts_threads = {NULL, threads, GSVD_CLI_LEN(threads), NULL};
 
 static int parse_retries(const char *cmd, const char *arg, void *field)
 {
@@ -133,12 +133,12 @@ static const struct gsvd_opt remote[] = {
      .help = "file holding a GCS OAuth2 access token"},
 };
 const struct gsvd_opt_group gsvd_opts_remote = {"Remote stores (http(s)://, gs://, s3://):", remote,
-                                                GSVD_ARRAY_LEN(remote), NULL};
+                                                GSVD_CLI_LEN(remote), NULL};
 
 static int parse_shard(const char *cmd, const char *arg, void *field)
 {
     const char *comma = strchr(arg, ',');
-    char *rows = comma ? gsvd_strndup(arg, (size_t)(comma - arg)) : gsvd_strdup(arg);
+    char *rows = comma ? strndup(arg, (size_t)(comma - arg)) : strdup(arg);
     uint64_t shard[2] = {0, 0};
     int bad;
 
@@ -146,7 +146,7 @@ static int parse_shard(const char *cmd, const char *arg, void *field)
         return gsvd_cli_usage_error(cmd, "out of memory");
     bad = gsvd_cli_parse_uint(rows, 1, (uint64_t)1 << 40, 1, &shard[0]) < 0 ||
           (comma && gsvd_cli_parse_uint(comma + 1, 1, (uint64_t)1 << 40, 1, &shard[1]) < 0);
-    gsvd_free(rows);
+    free(rows);
     if (bad)
         return gsvd_cli_usage_error(cmd, "invalid --shard '%s' (ROWS[,COLS])", arg);
     memcpy(field, shard, sizeof shard);
@@ -170,7 +170,7 @@ static const struct gsvd_opt zarr_out[] = {
      .help = "Zarr v3 output (--zarr-format 3, or a v3 input): shards of\nROWS x COLS elements "
              "(COLS defaults to ROWS), multiples of\nthe chunks"},
 };
-const struct gsvd_opt_group gsvd_opts_zarr_out = {NULL, zarr_out, GSVD_ARRAY_LEN(zarr_out), NULL};
+const struct gsvd_opt_group gsvd_opts_zarr_out = {NULL, zarr_out, GSVD_CLI_LEN(zarr_out), NULL};
 
 /* ---- parsers for the shared descriptors of cli/opts_source.h ----------------------------------
  */
