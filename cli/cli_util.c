@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 int gsvd_cli_exit_code(int rc)
 {
     switch (rc) {
