@@ -21,8 +21,14 @@
 #    gsvd_cmd_*): no internal header, no Zarr writer.  A ratchet: the files not yet ported are
 #    listed in cli_unported below, which shrinks to empty as the commands are ported.
 #  Subfolders of the layer folders are checked too.
-# Usage: check_sources.sh [ROOT]
+# Usage: check_sources.sh [--cli] [ROOT]   (--cli: the files of cli/ alone, as the build runs it
+# before compiling the command line: cli/CMakeLists.txt)
 set -u
+only=
+if [ "${1:-}" = --cli ]; then
+    only=cli
+    shift
+fi
 root=${1:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$root" || exit 2
 layers=(common zarr analysis gpu mpi plot lib cli)
@@ -51,7 +57,7 @@ fail=0
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
 # every source below the layer folders, subfolders included
-files=$(find common zarr analysis gpu mpi plot lib include cli -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+files=$(find ${only:-common zarr analysis gpu mpi plot lib include cli} -type f \( -name '*.[ch]' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 for f in $files; do
     dir=${f%%/*}
     r=$(rank "$dir")
