@@ -12,6 +12,7 @@
 #include "gsvd_config.h"
 #include "cli/cli_base.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -27,7 +28,7 @@ int gsvd_cli_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix, uin
 
     /* strtoull would take a sign and leading white space: refuse the sign and a space (the
      * library's rule, kept identical) */
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+    if (!s || *s < '0' || *s > '9') /* no sign, no white space (strtoull takes both) */
         return GENSVD_EINVAL;
     errno = 0;
     v = strtoull(s, &end, 10);
@@ -90,7 +91,8 @@ int gsvd_cli_parse_size(const char *s, uint64_t *out)
     char *end = NULL;
     double v, mult;
 
-    if (!s || !*s || *s == '-')
+    /* a decimal number: no sign, no white space, no hexadecimal (strtod takes all three) */
+    if (!s || !((*s >= '0' && *s <= '9') || *s == '.') || strpbrk(s, "xX"))
         return GENSVD_EINVAL;
     errno = 0;
     v = strtod(s, &end);
@@ -122,7 +124,7 @@ int gsvd_cli_parse_double(const char *s, double lo, double hi, double *out)
     char *end = NULL;
     double v;
 
-    if (!s || !*s)
+    if (!s || !*s || isspace((unsigned char)*s)) /* strtod would skip white space */
         return GENSVD_EINVAL;
     errno = 0;
     v = strtod(s, &end);

@@ -8,6 +8,7 @@
 #include "gsvd_config.h"
 #include "common/parse.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ int gsvd_parse_uint(const char *s, uint64_t lo, uint64_t hi, int suffix, uint64_
     unsigned long long v;
     uint64_t mult = 1;
 
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+    if (!s || *s < '0' || *s > '9') /* no sign, no white space (strtoull takes both) */
         return GSVD_EINVAL;
     errno = 0;
     v = strtoull(s, &end, 10);
@@ -63,7 +64,8 @@ int gsvd_parse_size(const char *s, uint64_t *out)
     double v;
     double mult = 1;
 
-    if (!s || !*s || *s == '-')
+    /* a decimal number: no sign, no white space, no hexadecimal (strtod takes all three) */
+    if (!s || !((*s >= '0' && *s <= '9') || *s == '.') || strpbrk(s, "xX"))
         return GSVD_EINVAL;
     errno = 0;
     v = strtod(s, &end);
@@ -113,7 +115,7 @@ int gsvd_parse_double(const char *s, double lo, double hi, double *out)
     char *end = NULL;
     double v;
 
-    if (!s || !*s)
+    if (!s || !*s || isspace((unsigned char)*s)) /* strtod would skip white space */
         return GSVD_EINVAL;
     errno = 0;
     v = strtod(s, &end);

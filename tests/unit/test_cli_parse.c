@@ -78,9 +78,10 @@ static void check_uint(void)
         {"18446744073709552k", 0, MAX64, 1, EINV, 0}, /* past 2^64 once multiplied */
         {"18446744073g", 0, MAX64, 1, 0, 18446744073000000000u},
         {"18446744074g", 0, MAX64, 1, EINV, 0},
-        /* today's rule refuses a space only: strtoull skips other white space (also in the
-         * library; kept identical, see tests/cli_parse_diff.h) */
-        {"\t7", 0, 10, 0, 0, 7},
+        /* no white space of any kind (strtoull would skip it), and so no wrapped negative */
+        {"\t7", 0, 10, 0, EINV, 0},
+        {"\t-5", 0, MAX64, 0, EINV, 0},
+        {"\n7", 0, 10, 0, EINV, 0},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         uint64_t v = 12345;
@@ -120,10 +121,13 @@ static void check_size(void)
         {"2t", 0, 2199023255552},
         {"1e3", 0, 1000},
         {"1.0e1M", 0, 10485760},
-        {"0x10", 0, 16}, /* strtod's hexadecimal form */
-        {"+1", 0, 1},
-        {" 1", 0, 1},  /* strtod skips leading white space; only a leading '-' is refused */
-        {" -0", 0, 0}, /* -0 is not below 0 */
+        {"0x10", EINV, 0}, /* strtod's hexadecimal form: refused */
+        {"0X1", EINV, 0},
+        {"+1", EINV, 0}, /* no sign */
+        {" 1", EINV, 0}, /* no white space (strtod would skip it) */
+        {"\t1", EINV, 0},
+        {" -0", EINV, 0},
+        {".5K", 0, 512},
         {"16777215T", 0, 18446742974197923840u},
         {"16777216T", EINV, 0},                             /* 2^64 */
         {"18446744073709549568", 0, 18446744073709549568u}, /* the largest double below 2^64 */
@@ -174,7 +178,8 @@ static void check_double(void)
         {"5.", 0, 10, 0, 5},
         {"1e-5", 0, 1, 0, 1e-5},
         {"0x1p-1", 0, 1, 0, 0.5},
-        {" 0.5", 0, 1, 0, 0.5}, /* strtod skips leading white space */
+        {" 0.5", 0, 1, EINV, 0}, /* no white space (strtod would skip it) */
+        {"\t0.5", 0, 1, EINV, 0},
         {"+0.5", 0, 1, 0, 0.5},
         {"-0.5", -1, 0, 0, -0.5},
         {"1.0000001", 0, 1, EINV, 0}, /* above hi */
