@@ -20,24 +20,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-static FILE *rep;
-static int passed, failed;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(ok ? "ok   " : "FAIL ", rep);
-    vfprintf(rep, fmt, ap);
-    fputc('\n', rep);
-    va_end(ap);
-    if (ok)
-        passed++;
-    else
-        failed++;
-}
+#include "lib_check.h"
 
 /* rc is GENSVD_EINVAL and the last error names `name`. */
 static void einval(gensvd_ctx *ctx, int rc, const char *what, const char *name)

@@ -17,23 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int passed, failed;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(ok ? "ok   " : "FAIL ", stdout);
-    vprintf(fmt, ap);
-    fputc('\n', stdout);
-    va_end(ap);
-    if (ok)
-        passed++;
-    else
-        failed++;
-}
+#include "lib_check.h"
 
 /* Three items over four values, one missing: the formulas over the values called in both. */
 static const char text[] = "id\tv1\tv2\tv3\tv4\n"

@@ -20,24 +20,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-static FILE *rep;
-static int passed, failed;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(ok ? "ok   " : "FAIL ", rep);
-    vfprintf(rep, fmt, ap);
-    fputc('\n', rep);
-    va_end(ap);
-    if (ok)
-        passed++;
-    else
-        failed++;
-}
+#include "lib_check.h"
 
 static char dflt[4][512]; /* what the default callback heard: "LEVEL message" */
 static int n_dflt;

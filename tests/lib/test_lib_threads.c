@@ -22,20 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int passed, failed;
-
-static void check(int ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void check(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs(ok ? "ok   " : "FAIL ", stdout);
-    vprintf(fmt, ap);
-    putchar('\n');
-    va_end(ap);
-    ok ? passed++ : failed++;
-}
+#include "lib_check.h"
 
 static double now(void)
 {
