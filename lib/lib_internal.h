@@ -302,7 +302,7 @@ struct gensvd_dest {
     int force;
     int zarr_format; /* 0: the input's */
     uint64_t shard[2];
-    int checked;
+    int checked; /* gensvd_dest_check passed and nothing changed since: gensvd_run skips its own */
 };
 
 /* The writer parameters of dest for a result whose input had format input_format. */

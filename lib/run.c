@@ -53,7 +53,9 @@ int gensvd_run(gensvd_ctx *ctx, const gensvd_options *opt, gensvd_source *src, g
         goto out;
     }
     GSVD_TRY(check_inputs(opt, src));
-    if (dest) /* first: a bad destination fails before any input is read */
+    /* first: a bad destination fails before any input is read (once: not again right after
+     * the caller's gensvd_dest_check) */
+    if (dest && !dest->checked)
         GSVD_TRY(lib_dest_check(dest));
     if (gsvd_scope_cancelled()) {
         rc = GSVD_ECANCELED;
@@ -82,6 +84,8 @@ int gensvd_run(gensvd_ctx *ctx, const gensvd_options *opt, gensvd_source *src, g
         rc = lib_fail(GSVD_EINVAL, "gensvd_run: not an analysis");
         break;
     }
+    if (dest)
+        dest->checked = 0; /* used: a later call checks it again */
     if (rc == GSVD_OK) {
         *out = run.out;
         /* a request that came too late for this call is not kept for the next one */
