@@ -62,7 +62,7 @@ val() { sed -n "$2" "$host/$1" 2>/dev/null | head -n 1; }
 p1=$(val pca.txt 's/.*target P1 default <= 0.15 x plink2 --pca (\([0-9.]*x\)).*/\1/p')
 p2=$(val pca.txt 's/.*target P2 default <= 0.1 x plink2 --pca approx (\([0-9.]*x\)).*/\1/p')
 p3=$(val pca.txt 's/.*target P3 default <= 0.1 x plink2 --pca approx (\([0-9.]*x\)).*/\1/p')
-bulk=$(val pca.txt 's/.*target P2 --accuracy bulk <= 0.5 x plink2 --pca approx (\([0-9.]*x\)).*/\1/p')
+bulk=$(val pca.txt 's/.*target P2 --accuracy bulk <= 0.5 x plink2 --pca approx (\([0-9.]*x\)[,)].*/\1/p')
 fma=$(val pca.txt 's/.*cached pass = \([0-9.]*\) x the FMA compute limit (fma;.*/\1x/p')
 fma256=$(val pca.txt 's/.*cached pass = \([0-9.]*\) x the FMA compute limit (fma256;.*/\1x/p')
 rss=$(val pca.txt 's/.*target P2 default peak RSS <= 1.0 GB, issue 33 (\([0-9]* MB\)).*/\1/p')

@@ -3,6 +3,9 @@
 #include "gsvd_config.h"
 #include "common/cpu.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +62,22 @@ int gsvd_cpu_avx2(char *why, size_t why_len)
     if (why && why_len)
         snprintf(why, why_len, "%s", avx2_no ? avx2_no : "");
     return avx2_no == NULL;
+}
+
+int gsvd_cpu_zmm_halved(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    unsigned a, b, c, d, family;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || memcmp(&b, "Auth", 4) != 0 ||
+        memcmp(&d, "enti", 4) != 0 || memcmp(&c, "cAMD", 4) != 0 || !__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    family = (a >> 8) & 0xf;
+    if (family == 0xf)
+        family += (a >> 20) & 0xff;
+    return family == 0x19;
+#else
+    return 0;
+#endif
 }
 
 const char *gsvd_cpu_level_name(int level)

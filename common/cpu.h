@@ -33,6 +33,11 @@ int gsvd_cpu_allows(enum gsvd_cpu_level level);
  * why may be NULL).  Always 0 outside x86-64 builds with GCC or clang. */
 int gsvd_cpu_avx2(char *why, size_t why_len);
 
+/* Whether the CPU runs 512-bit vector instructions as two 256-bit halves, so that AVX-512 code
+ * has no more FMA throughput than AVX2 code: AMD family 19h (Zen 4; Zen 3, the same family, has
+ * no AVX-512).  A fact about the CPU, not capped.  Always 0 outside x86-64 builds. */
+int gsvd_cpu_zmm_halved(void);
+
 /* The level's name as GENSVD_CPU_LEVEL spells it (a static string). */
 const char *gsvd_cpu_level_name(int level);
 

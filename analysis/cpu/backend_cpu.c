@@ -107,14 +107,17 @@ static void cpu_destroy(gsvd_backend *be)
 }
 
 /* Whether float32 passes run on the AVX2 engine (analysis/cpu/kernels/pass_avx2.h) rather than
- * OpenBLAS: where the CPU has AVX2 and FMA but no AVX-512 (OpenBLAS's AVX-512 kernels are the
- * float32 engine there).  1, or 0 with the reason in why. */
+ * OpenBLAS: where the CPU has AVX2 and FMA but no AVX-512, or AVX-512 run as two 256-bit halves
+ * (AMD Zen 4: the engine's decoding in registers wins there, 20-25% a pass at P2 and P3); on
+ * other AVX-512 CPUs OpenBLAS's AVX-512 kernels are the float32 engine.  1, or 0 with the
+ * reason in why. */
 static int avx2_pass_usable(char *why, size_t why_len)
 {
     if (!gsvd_cpu_avx2(why, why_len))
         return 0;
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f")) {
+    if (gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f") &&
+        !gsvd_cpu_zmm_halved()) {
         if (why && why_len)
             snprintf(why, why_len, "the CPU has AVX-512: OpenBLAS's kernels");
         return 0;
