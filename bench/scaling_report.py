@@ -106,6 +106,7 @@ def main():
               + (" | gensvd / plink2 |" if {"gensvd", "plink2"} <= set(tools) else " |"))
         print("|" + " ---: |" * (2 + 3 * len(tools) + ({"gensvd", "plink2"} <= set(tools))))
         series = {t: [] for t in tools}
+        by_method = {}  # gensvd's points per method: -m auto switches at 5,000 samples
         for m, n in shapes:
             row = [f"{m:,}", f"{n:,}"]
             got = {t: load(res, t, m, n) for t in tools}
@@ -115,6 +116,8 @@ def main():
                     row += ["-", "-", "-"]
                     continue
                 series[t].append((size_of(m, n), r["wall"]))
+                if r["method"]:
+                    by_method.setdefault(r["method"], []).append((size_of(m, n), r["wall"]))
                 passes = r["passes"] + (f" ({r['method']})" if r["method"] else "")
                 row += [f"{r['wall']:.1f}", f"{r['rss']:.0f}", passes]
             if {"gensvd", "plink2"} <= set(tools):
@@ -125,6 +128,13 @@ def main():
             b = exponent([x for x, _ in series[t]], [y for _, y in series[t]])
             print(f"{t}: time ~ {xlabel.split()[-1]}^{b:.2f}" if b is not None
                   else f"{t}: too few points for an exponent")
+        if len(by_method) > 1:  # the exponent within each method, where it has two points
+            for meth, pts in sorted(by_method.items()):
+                b = exponent([x for x, _ in pts], [y for _, y in pts])
+                if b is not None:
+                    lo, hi = min(x for x, _ in pts), max(x for x, _ in pts)
+                    print(f"gensvd {meth} only ({lo:,}-{hi:,}): time ~ "
+                          f"{xlabel.split()[-1]}^{b:.2f}")
         panels.append((title, xlabel, series))
     w, h, pad = 380, 300, 70
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{2 * (w + pad) + pad}" '
