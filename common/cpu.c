@@ -1,5 +1,5 @@
 /* common/cpu.c - see cpu.h: the cap on the kernels' instruction-set level, and the AVX2 probe
- * the AVX2 engines share. */
+ * the AVX2 engines share, read once. */
 #include "gsvd_config.h"
 #include "common/cpu.h"
 
@@ -18,9 +18,28 @@ static const char *const level_names[] = {"base", "avx2", "avx512", "amx"};
 static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
 static int cap = GSVD_CPU_AMX;
 static const char *avx2_no; /* why the AVX2 engines cannot run, NULL when they can */
+static int zmm_halved;      /* gsvd_cpu_zmm_halved's answer */
+
+/* AMD family 19h, from CPUID's vendor string and family (see gsvd_cpu_zmm_halved). */
+static int amd_family_19h(void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    unsigned a, b, c, d, family;
+    if (!__get_cpuid(0, &a, &b, &c, &d) || memcmp(&b, "Auth", 4) != 0 ||
+        memcmp(&d, "enti", 4) != 0 || memcmp(&c, "cAMD", 4) != 0 || !__get_cpuid(1, &a, &b, &c, &d))
+        return 0;
+    family = (a >> 8) & 0xf;
+    if (family == 0xf)
+        family += (a >> 20) & 0xff;
+    return family == 0x19;
+#else
+    return 0;
+#endif
+}
 
 static void cap_read(void)
 {
+    zmm_halved = amd_family_19h();
     const char *s = getenv("GENSVD_CPU_LEVEL");
     if (s && *s) {
         int found = 0;
@@ -66,18 +85,8 @@ int gsvd_cpu_avx2(char *why, size_t why_len)
 
 int gsvd_cpu_zmm_halved(void)
 {
-#if defined(__x86_64__) && defined(__GNUC__)
-    unsigned a, b, c, d, family;
-    if (!__get_cpuid(0, &a, &b, &c, &d) || memcmp(&b, "Auth", 4) != 0 ||
-        memcmp(&d, "enti", 4) != 0 || memcmp(&c, "cAMD", 4) != 0 || !__get_cpuid(1, &a, &b, &c, &d))
-        return 0;
-    family = (a >> 8) & 0xf;
-    if (family == 0xf)
-        family += (a >> 20) & 0xff;
-    return family == 0x19;
-#else
-    return 0;
-#endif
+    pthread_once(&cap_once, cap_read);
+    return zmm_halved;
 }
 
 const char *gsvd_cpu_level_name(int level)
