@@ -204,15 +204,15 @@ static int gram_i8_run(int engine, const struct grp *g, double *gout, double *pa
 {
     size_t n = g->n, ts = GSVD_I8_TILE;
     gsvd_i8_pack *p = NULL;
-    int32_t *acc = gsvd_calloc(2 * ts * ts, sizeof *acc);
+    int32_t *acc = gsvd_calloc(GSVD_I8_ACC, sizeof *acc);
     double *c = gsvd_malloc(ts * ts * sizeof *c), werr, t0;
 
     if (!acc || !c || gsvd_i8_pack_new(&p, engine) < 0 ||
-        gsvd_i8_pack_plan(p, g->rows, n, g->center, g->scale, g->missing, &werr) < 0)
+        gsvd_i8_pack_plan(p, g->rows, n, g->codes, g->center, g->scale, g->missing, &werr) < 0)
         return 1;
     t0 = cpu_now();
     for (size_t s = 0; s < gsvd_i8_pack_strips(p); s++)
-        gsvd_i8_pack_strip(p, g->codes, s);
+        gsvd_i8_pack_strip(p, s);
     *pack_s = cpu_now() - t0;
     t0 = cpu_now();
     for (size_t i0 = 0; i0 < n; i0 += ts)

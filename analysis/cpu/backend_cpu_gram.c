@@ -45,7 +45,7 @@ struct cpu_gram {
     struct gsvd_thread job_th; /* the job's thread, while job_on */
     int job_on, job_rc;        /* a job runs; its result */
     size_t job_rows;           /* rows of its group (in ib[1 - ib_fill]) */
-    int32_t *i8acc;            /* i8: 2 GRAM_TILE^2 int32 per thread */
+    int32_t *i8acc;            /* i8: GSVD_I8_ACC int32 per thread */
     double *dtile;             /* i8: a GRAM_TILE^2 float64 tile per thread */
     double *g;                 /* n x n float64 Gram accumulator (upper triangle filled) */
     double *glo;               /* n x n low parts of the exact Gram sums (when bounded) */
@@ -124,7 +124,7 @@ static int reserve_group(struct backend_cpu *b, size_t n)
             return GSVD_ENOMEM;
     }
     gr->ib_fill = 0;
-    gr->i8acc = gsvd_calloc(workers * 2 * GRAM_TILE * GRAM_TILE, sizeof *gr->i8acc);
+    gr->i8acc = gsvd_calloc(workers * GSVD_I8_ACC, sizeof *gr->i8acc);
     gr->dtile = gsvd_malloc(workers * GRAM_TILE * GRAM_TILE * sizeof *gr->dtile);
     return gr->i8acc && gr->dtile ? GSVD_OK : GSVD_ENOMEM;
 }
@@ -433,7 +433,7 @@ static int gram_tile(struct backend_cpu *b, const struct gram_job *job, size_t t
 
     if (gr->i8) {
         double *c = gr->dtile + share * GRAM_TILE * GRAM_TILE;
-        gsvd_i8_gram_tile(gr->i8, i0, j0, wi, wj, gr->i8acc + share * 2 * GRAM_TILE * GRAM_TILE, c);
+        gsvd_i8_gram_tile(gr->i8, i0, j0, wi, wj, gr->i8acc + share * GSVD_I8_ACC, c);
         return gram_add(b, i0, j0, wi, wj, NULL, c, GRAM_TILE);
     }
     if (gr->amx) {
@@ -492,7 +492,7 @@ static int i8_pack_task(void *arg, size_t worker, size_t t)
     struct backend_cpu *b = arg;
     struct cpu_gram *gr = b->gram;
     (void)worker;
-    gsvd_i8_pack_strip(gr->i8, gr->ib[gr->job_buf].codes, t);
+    gsvd_i8_pack_strip(gr->i8, t);
     return GSVD_OK;
 }
 
@@ -503,7 +503,7 @@ static int i8_pack(struct backend_cpu *b, size_t rows)
     size_t n = gr->n;
     double werr;
     const struct i8_buf *ib = &gr->ib[gr->job_buf];
-    int rc = gsvd_i8_pack_plan(gr->i8, rows, n, ib->cen, ib->scl, ib->mis, &werr);
+    int rc = gsvd_i8_pack_plan(gr->i8, rows, n, ib->codes, ib->cen, ib->scl, ib->mis, &werr);
     if (rc == GSVD_EINVAL) {
         gsvd_log_error("a variant's centre or scale is outside what the int8 Gram kernel takes "
                        "(internal error)");

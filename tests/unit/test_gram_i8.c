@@ -82,7 +82,7 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre, int n
     struct qrow *q = gsvd_malloc((rows + 1) * sizeof *q);
     enum { TR = GSVD_I8_TILE, TW = GSVD_I8_TILE };
     double *c = gsvd_malloc(TR * TW * sizeof *c), *c2 = gsvd_malloc(TR * TW * sizeof *c2);
-    int32_t *acc = gsvd_calloc(2 * TR * TW, sizeof *acc);
+    int32_t *acc = gsvd_calloc(GSVD_I8_ACC, sizeof *acc);
     double werr = -1, worst_model = 0, worst_true = 0;
 
     GSVD_CHECK(codes && cen && scl && mis && q && c && c2 && acc);
@@ -116,16 +116,16 @@ static void check_shape(size_t rows, size_t n, int haploid, int no_centre, int n
         quantise((double)scl[r] * scl[r], cen[r], (double)cen[r] + (double)mis[r] / scl[r], &q[r]);
     }
     GSVD_CHECK_RC(gsvd_i8_pack_new(&p, engines[0]), GSVD_OK);
-    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, rows, n, cen, scl, mis, &werr), GSVD_OK);
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, rows, n, codes, cen, scl, mis, &werr), GSVD_OK);
     GSVD_CHECK(werr >= 0 && werr <= GSVD_I8_WEIGHT_ERR);
     for (size_t t = gsvd_i8_pack_strips(p); t-- > 0;) /* any order */
-        gsvd_i8_pack_strip(p, codes, t);
+        gsvd_i8_pack_strip(p, t);
     if (n_engines > 1) { /* the other engine, packed the same way */
         double werr2;
         GSVD_CHECK_RC(gsvd_i8_pack_new(&p2, engines[1]), GSVD_OK);
-        GSVD_CHECK_RC(gsvd_i8_pack_plan(p2, rows, n, cen, scl, mis, &werr2), GSVD_OK);
+        GSVD_CHECK_RC(gsvd_i8_pack_plan(p2, rows, n, codes, cen, scl, mis, &werr2), GSVD_OK);
         for (size_t t = 0; t < gsvd_i8_pack_strips(p2); t++)
-            gsvd_i8_pack_strip(p2, codes, t);
+            gsvd_i8_pack_strip(p2, t);
     }
     for (size_t i0 = 0; i0 < n; i0 += TR)
         for (size_t j0 = i0 / TW * TW; j0 < n; j0 += TW) { /* the backend's tiles */
@@ -192,10 +192,12 @@ static void check_refusals(void)
     GSVD_CHECK_RC(gsvd_i8_pack_new(&p, engines[0]), GSVD_OK);
     if (!p)
         return;
-    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, cen, scl, mis, &werr), GSVD_EINVAL); /* scale 0 */
-    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, cen, big, far, &werr), GSVD_EINVAL); /* u* = 6 */
-    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, GSVD_I8_MAX_ROWS + 1, 8, cen, big, mis, &werr), GSVD_EINVAL);
-    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, cen, big, mis, &werr), GSVD_OK);
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, NULL, cen, scl, mis, &werr),
+                  GSVD_EINVAL); /* scale 0 */
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, NULL, cen, big, far, &werr), GSVD_EINVAL); /* u* = 6 */
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, GSVD_I8_MAX_ROWS + 1, 8, NULL, cen, big, mis, &werr),
+                  GSVD_EINVAL);
+    GSVD_CHECK_RC(gsvd_i8_pack_plan(p, 2, 8, NULL, cen, big, mis, &werr), GSVD_OK);
     gsvd_i8_pack_free(p);
 }
 

@@ -50,6 +50,7 @@ void gsvd_i8_pack_free(gsvd_i8_pack *p)
     gsvd_free(p->row_lut);
     gsvd_free(p->at);
     gsvd_free(p->bt);
+    gsvd_free(p->bt1);
     gsvd_free(p);
 }
 
@@ -103,6 +104,8 @@ static int reserve_padded(gsvd_i8_pack *p, size_t n, size_t kmax)
     if (bytes > p->tile_cap) {
         GSVD_TRY(gsvd_reserve_large(&p->at, NULL, bytes, 1));
         GSVD_TRY(gsvd_reserve_large(&p->bt, NULL, bytes / 2, 1));
+        if (p->engine == GSVD_I8_AVX2) /* its R1 bytes (gram_i8_avx2.c) */
+            GSVD_TRY(gsvd_reserve_large(&p->bt1, NULL, bytes / 2, 1));
         p->tile_cap = bytes;
     }
     p->np = np;
@@ -181,8 +184,8 @@ static int by_key(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *center,
-                      const float *scale, const float *missing, double *werr)
+int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const uint8_t *codes,
+                      const float *center, const float *scale, const float *missing, double *werr)
 {
     size_t kmax = 0;
     double worst = 0;
@@ -193,6 +196,7 @@ int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *cente
     GSVD_TRY(reserve_rows(p, rows));
     p->rows = rows;
     p->n = n;
+    p->codes = codes;
     p->t = 0;
     for (size_t r = 0; r < rows; r++) {
         double err = plan_row(p, r, center[r], scale[r], missing ? missing[r] : 0.0f);
@@ -592,16 +596,15 @@ GSVD_I8_TARGET static void gram_tile_amx(const gsvd_i8_pack *p, size_t i0, size_
 
 #endif /* GSVD_HAVE_AMX */
 
-void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, size_t t)
+void gsvd_i8_pack_strip(gsvd_i8_pack *p, size_t t)
 {
 #if GSVD_I8_X86
     if (p->engine == GSVD_I8_AVX2) /* the same bytes without AVX-512 */
-        gsvd_i8_pack_strip_avx2(p, codes, t);
+        gsvd_i8_pack_strip_avx2(p, p->codes, t);
     else
-        pack_strip_avx512(p, codes, t);
+        pack_strip_avx512(p, p->codes, t);
 #else
     (void)p;
-    (void)codes;
     (void)t; /* never called: no engine runs here */
 #endif
 }

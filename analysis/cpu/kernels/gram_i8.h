@@ -1,6 +1,7 @@
 /* analysis/cpu/kernels/gram_i8.h - the Gram's 256 x 256 tiles from int8 products on the genotype
- * integers ("i8", pca's fast Gram; docs/dev/gram-i8.md has the derivation), run by one of two
- * engines: Intel AMX int8 tiles, or AVX-512 VNNI (vpdpbusd) where the CPU has no AMX.
+ * integers ("i8", pca's fast Gram; docs/dev/gram-i8.md has the derivation), run by one of three
+ * engines: Intel AMX int8 tiles, AVX-512 VNNI (vpdpbusd) where the CPU has no AMX, or AVX2
+ * (vpmaddubsw, gram_i8_avx2.c) where it has neither.
  *
  * A row (variant) with centre c, scale s and dosages q in 0..2 standardises to z = s (u - c),
  * where u = q for a call and u = u* (the imputed dosage, c + missing / s) for a missing call, so
@@ -37,6 +38,7 @@ GSVD_EXTERN_C_BEGIN
 #define GSVD_I8_STRIP 64       /* samples per conversion task (a cache line of each row's codes) */
 #define GSVD_I8_MAX_ROWS 32768 /* rows of one group: 255 x 254 x rows stays below 2^31 */
 #define GSVD_I8_WEIGHT_ERR (1.0 / 16384) /* bound of the relative weight error (2^-14) */
+#define GSVD_I8_ACC (4 * GSVD_I8_TILE * GSVD_I8_TILE) /* int32 of a tile's scratch (acc) */
 
 typedef struct gsvd_i8_pack gsvd_i8_pack;
 
@@ -50,8 +52,8 @@ enum gsvd_i8_engine { GSVD_I8_AMX = 1, GSVD_I8_VNNI = 2, GSVD_I8_AVX2 = 3 };
 int gsvd_i8_engine_usable(int engine, char *why, size_t why_len);
 
 /* The engine this CPU runs best: AMX where usable, else VNNI, else AVX2; 0 where none, with
- * the reasons in why.  The AVX2 engine multiplies at about the float32 FMA rate (not faster
- * than float32 products: callers choosing for speed ask gsvd_i8_engine_fast). */
+ * the reasons in why.  The AVX2 engine is not faster than float32 products (measured 0.8-0.9x
+ * of the float32 ssyrk on a whole Gram): callers choosing for speed ask gsvd_i8_engine_fast. */
 int gsvd_i8_engine_pick(char *why, size_t why_len);
 
 /* Whether engine (from gsvd_i8_engine_pick) is faster than float32 products on its CPUs: AMX
@@ -68,28 +70,32 @@ void gsvd_i8_pack_free(gsvd_i8_pack *p); /* accepts NULL */
 
 /* Plan a group of rows x n: digits, classes, row order and lookup tables from each row's
  * centre, scale and missing value (borrowed arrays of `rows`; missing may be NULL = 0), and
- * size the pack (keeps its memory when large enough).  *werr = the largest relative weight
- * error of these rows (at most GSVD_I8_WEIGHT_ERR).  Returns GSVD_OK, GSVD_EINVAL (rows over
- * GSVD_I8_MAX_ROWS, a scale that is zero or not finite, or an imputed dosage outside 0..2:
- * these rows are not for this kernel) or GSVD_ENOMEM. */
-GSVD_NODISCARD int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const float *center,
-                                     const float *scale, const float *missing, double *werr);
+ * size the pack (keeps its memory when large enough).  codes is the group's rows x n matrix of
+ * call codes (0, 1, 2 the dosage, 3 missing), borrowed until the group's last tile is computed
+ * (the strips convert it; the AVX2 engine's tiles read its missing calls); NULL only for a plan
+ * that is not packed.  *werr = the largest relative weight error of these rows (at most
+ * GSVD_I8_WEIGHT_ERR).  Returns GSVD_OK, GSVD_EINVAL (rows over GSVD_I8_MAX_ROWS, a scale that
+ * is zero or not finite, or an imputed dosage outside 0..2: these rows are not for this kernel)
+ * or GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_i8_pack_plan(gsvd_i8_pack *p, size_t rows, size_t n, const uint8_t *codes,
+                                     const float *center, const float *scale, const float *missing,
+                                     double *werr);
 
 /* Strips of GSVD_I8_STRIP samples the planned group has (one gsvd_i8_pack_strip call each). */
 size_t gsvd_i8_pack_strips(const gsvd_i8_pack *p);
 
-/* Convert samples [t S, t S + S) (S = GSVD_I8_STRIP) of every row of the planned group into the
- * tile layouts, with those samples' centring sums (added over the padded rows in order);
- * codes is the group's rows x n matrix of call codes (borrowed): 0, 1, 2 the dosage, 3
- * missing.  Strips may be converted concurrently. */
-void gsvd_i8_pack_strip(gsvd_i8_pack *p, const uint8_t *codes, size_t t);
+/* Convert samples [t S, t S + S) (S = GSVD_I8_STRIP) of every row of the planned group's codes
+ * into the tile layouts, with those samples' centring sums (added over the padded rows in
+ * order).  Strips may be converted concurrently. */
+void gsvd_i8_pack_strip(gsvd_i8_pack *p, size_t t);
 
 /* The group's contribution, computed by the pack's engine, to Z'Z at samples [i0, i0 + wi) x [j0,
  * j0 + wj) (i0, j0 multiples of 32, wi, wj at most GSVD_I8_TILE) into c (caller's GSVD_I8_TILE^2
  * doubles, row stride GSVD_I8_TILE; entries beyond wi x wj, and those below the diagonal (global
- * column < row), are scratch).  acc is the caller's scratch of 2 x GSVD_I8_TILE^2 int32, zeroed
- * when allocated (blocks wholly below the diagonal are never computed and keep what they hold). The
- * AMX engine configures the tile registers and releases them before returning. */
+ * column < row), are scratch).  acc is the caller's scratch of GSVD_I8_ACC int32, zeroed when
+ * allocated and kept between calls (blocks wholly below the diagonal are never computed and keep
+ * what they hold; the AVX2 engine leaves its second half zero again).  The AMX engine configures
+ * the tile registers and releases them before returning. */
 void gsvd_i8_gram_tile(const gsvd_i8_pack *p, size_t i0, size_t j0, size_t wi, size_t wj,
                        int32_t *acc, double *c);
 

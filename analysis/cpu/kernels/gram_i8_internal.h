@@ -45,7 +45,11 @@ struct gsvd_i8_pack {
      *   B (bt), VNNI quads, at ((b/2 U + u) 2 + b%2) KiB: [r][4 c + q] = R(64 u + 4 r + q,
      *       16 b + c). */
     uint8_t *at, *bt;
-    size_t tile_cap; /* bytes allocated in at (bt has half) */
+    /* The AVX2 engine's only: bt1, bt's layout, R1 = floor(R / 127) (a call's u, 0..2), so
+     * R = 127 R1 + R0 with R0 nonzero only for some missing calls (gram_i8_avx2.c). */
+    uint8_t *bt1;
+    size_t tile_cap;      /* bytes allocated in at (bt and bt1 have half) */
+    const uint8_t *codes; /* the planned group's call codes, rows x n (borrowed) */
 };
 
 /* x86-64 with GCC or clang: the packing and both engines are compiled (each function with its
