@@ -200,6 +200,8 @@ for size in $SIZES; do
                 rm -f "$res/${size}_limit_amx8"
             "$out/gemm_limit" vnni8 "$M" "$N" >"$res/${size}_limit_vnni8" 2>/dev/null ||
                 rm -f "$res/${size}_limit_vnni8"
+            "$out/gemm_limit" avx2i8 "$M" "$N" >"$res/${size}_limit_avx2i8" 2>/dev/null ||
+                rm -f "$res/${size}_limit_avx2i8"
         fi
     fi
 done
@@ -273,7 +275,8 @@ for size in sizes:
                          ("fma256", "the same on ymm: an AVX2 host's limit"),
                          ("amx", "3 bf16 tile products, the AMX unit's rate"),
                          ("amx8", "2 int8 tile products, the AMX unit's rate"),
-                         ("vnni8", "2 int8 products, AVX-512 VNNI's rate")):
+                         ("vnni8", "2 int8 products, AVX-512 VNNI's rate"),
+                         ("avx2i8", "2 int8 products, AVX2 vpmaddubsw's rate")):
         path = os.path.join(res, f"{size}_limit_{suffix}")
         if os.path.exists(path):
             la = dict(zip(*[iter(open(path).read().split())] * 2))

@@ -13,6 +13,10 @@
  *   vnni8 M N    the same 2 int8 products over the same tiles at AVX-512 VNNI's rate (the i8
  *                Gram's engine on CPUs without AMX): vpdpbusd on 16 zmm accumulators with
  *                operands in registers, one core's CPU time, times the core count
+ *   avx2i8 M N   the same 2 int8 products at AVX2's rate (the i8 Gram's engine on CPUs with
+ *                neither): vpmaddubsw with the int16 vpaddw that keeps its sum, on 6 ymm
+ *                accumulators with operands in registers, one core's CPU time, times the core
+ *                count
  *   fma M N C    the FMA compute limit of a pass (two products of M x N by C columns, 4 M N C
  *                flops): float32 fused multiply-adds on 12 accumulators in registers, one
  *                thread per core all at once, each thread's rate from its own CPU time, summed
@@ -117,6 +121,44 @@ static int vnni_limit(size_t m, size_t n, long cores)
         return 1;
     }
     print_tiles(m, n, cores, 2.0, vnni_rate());
+    return 0;
+}
+
+/* MACs per second of one core's vpmaddubsw + vpaddw on ymm registers (6 accumulators; in
+ * assembly, so that each product goes through one scratch register and nothing is copied). */
+__attribute__((target("avx2"))) static double avx2i8_rate(void)
+{
+    __m256i a0 = _mm256_set1_epi16(1), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0;
+    __m256i x = _mm256_set1_epi32(0x01020304), y = _mm256_set1_epi32(0x00010001);
+    const long steps = 100000000;
+    double t0 = thread_now();
+    for (long it = 0; it < steps; it++)
+        __asm__ volatile("vpmaddubsw %[y], %[x], %%ymm10\n\tvpaddw %%ymm10, %[a0], %[a0]\n\t"
+                         "vpmaddubsw %[y], %[x], %%ymm11\n\tvpaddw %%ymm11, %[a1], %[a1]\n\t"
+                         "vpmaddubsw %[y], %[x], %%ymm12\n\tvpaddw %%ymm12, %[a2], %[a2]\n\t"
+                         "vpmaddubsw %[y], %[x], %%ymm13\n\tvpaddw %%ymm13, %[a3], %[a3]\n\t"
+                         "vpmaddubsw %[y], %[x], %%ymm14\n\tvpaddw %%ymm14, %[a4], %[a4]\n\t"
+                         "vpmaddubsw %[y], %[x], %%ymm15\n\tvpaddw %%ymm15, %[a5], %[a5]"
+                         : [a0] "+x"(a0), [a1] "+x"(a1), [a2] "+x"(a2), [a3] "+x"(a3),
+                           [a4] "+x"(a4), [a5] "+x"(a5)
+                         : [x] "x"(x), [y] "x"(y)
+                         : "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+    double t = thread_now() - t0;
+    __m256i s = _mm256_add_epi16(_mm256_add_epi16(_mm256_add_epi16(a0, a1), a2),
+                                 _mm256_add_epi16(_mm256_add_epi16(a3, a4), a5));
+    volatile int sink = _mm256_extract_epi16(s, 0);
+    (void)sink;
+    return (double)steps * 6.0 * 32.0 / t;
+}
+
+static int avx2i8_limit(size_t m, size_t n, long cores)
+{
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx2")) {
+        fprintf(stderr, "gemm_limit: the CPU has no AVX2\n");
+        return 1;
+    }
+    print_tiles(m, n, cores, 2.0, avx2i8_rate());
     return 0;
 }
 
@@ -225,6 +267,11 @@ static int vnni_limit(size_t m, size_t n, long cores)
     return 2;
 }
 
+static int avx2i8_limit(size_t m, size_t n, long cores)
+{
+    return vnni_limit(m, n, cores);
+}
+
 static int fma_limit(size_t m, size_t n, size_t c, long cores, int force256)
 {
     (void)m;
@@ -319,8 +366,8 @@ int main(int argc, char **argv)
     int with_c = argc >= 2 && (strcmp(argv[1], "pass") == 0 || strcmp(argv[1], "fma") == 0 ||
                                strcmp(argv[1], "fma256") == 0);
     if (argc < 4 || (with_c && argc != 5)) {
-        fprintf(stderr,
-                "usage: gemm_limit pass|fma|fma256 M N C | gemm_limit syrk|amx|amx8|vnni8 M N\n");
+        fprintf(stderr, "usage: gemm_limit pass|fma|fma256 M N C | gemm_limit "
+                        "syrk|amx|amx8|vnni8|avx2i8 M N\n");
         return 2;
     }
     size_t m = strtoull(argv[2], NULL, 10), n = strtoull(argv[3], NULL, 10);
@@ -329,6 +376,8 @@ int main(int argc, char **argv)
         return amx_limit(m, n, cores, 0);
     if (strcmp(argv[1], "amx8") == 0)
         return amx_limit(m, n, cores, 1);
+    if (strcmp(argv[1], "avx2i8") == 0)
+        return avx2i8_limit(m, n, cores);
     if (strcmp(argv[1], "vnni8") == 0)
         return vnni_limit(m, n, cores);
     if (strcmp(argv[1], "fma") == 0 || strcmp(argv[1], "fma256") == 0)
