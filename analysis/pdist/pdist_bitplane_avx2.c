@@ -82,8 +82,86 @@ pair4_avx2_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t 
         pair4_avx2_body(x, y, W, nw, out, l1, masked);                                             \
     }
 
-PD_PAIR4_AVX2(gsvd_pd_pair4_avx2_l1_k, 1, 1)
-PD_PAIR4_AVX2(gsvd_pd_pair4_avx2_l1, 1, 0)
+/* A carry-save adder: h + a + b = 2 carry + h' bit by bit (h' into *h); the carry returned. */
+PD_AVX2 static inline __m256i csa(__m256i *h, __m256i a, __m256i b)
+{
+    __m256i u = _mm256_xor_si256(*h, a);
+    __m256i carry = _mm256_or_si256(_mm256_and_si256(*h, a), _mm256_and_si256(u, b));
+    *h = _mm256_xor_si256(u, b);
+    return carry;
+}
+
+/* Step w's two L1 vectors ((A or B planes differing) & both called; unmasked without the &),
+ * and the jointly called bits kk (masked only). */
+PD_AVX2 static inline __attribute__((always_inline)) void
+l1_step(const uint64_t *x, const uint64_t *yk, size_t W, size_t w, const int masked, __m256i *u,
+        __m256i *v, __m256i *kk)
+{
+    *u = _mm256_xor_si256(ld(x + W + w), ld(yk + W + w));
+    *v = _mm256_xor_si256(ld(x + 2 * W + w), ld(yk + 2 * W + w));
+    if (masked) {
+        *kk = _mm256_and_si256(ld(x + w), ld(yk + w));
+        *u = _mm256_and_si256(*u, *kk);
+        *v = _mm256_and_si256(*v, *kk);
+    }
+}
+
+/* The L1 counts (pair4_fn with l1: n, one + 2 two, 0) through Harley-Seal trees: two steps'
+ * four L1 vectors go through three carry-save adders into running ones and twos, and only the
+ * fours are looked up (one table lookup for 4 vectors instead of 4); the two steps' kk through
+ * one adder, their twos looked up.  The same counts, a sixth fewer vector operations than
+ * pair4_avx2_body's (a tenth less time in the kernel, Zen 4 at AVX2). */
+PD_AVX2 static inline __attribute__((always_inline)) void
+pair4_l1_avx2_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                   uint64_t out[4][NW], const int masked)
+{
+    enum { STEPS2 = 60 }; /* steps between two vpsadbw: b0's and b4's bytes gain 8 in two */
+    const __m256i zero = _mm256_setzero_si256();
+    for (int k = 0; k < 4; k++) {
+        const uint64_t *yk = y[k];
+        __m256i s0 = zero, s1 = zero, ones = zero, twos = zero, onesk = zero;
+        for (size_t w0 = 0; w0 < nw; w0 += 4 * STEPS2) {
+            size_t w1 = nw - w0 < 4 * STEPS2 ? nw : w0 + 4 * STEPS2;
+            __m256i b0 = zero, b4 = zero, u1, v1, u2, v2, k1 = zero, k2 = zero;
+            size_t w = w0;
+            for (; w + 8 <= w1; w += 8) {
+                l1_step(x, yk, W, w, masked, &u1, &v1, &k1);
+                l1_step(x, yk, W, w + 4, masked, &u2, &v2, &k2);
+                if (masked) /* kk's twos: 2 b0 + onesk over the two steps */
+                    b0 = _mm256_add_epi8(b0, gsvd_popcnt8_avx2(csa(&onesk, k1, k2)));
+                __m256i t1 = csa(&ones, u1, v1), t2 = csa(&ones, u2, v2);
+                b4 = _mm256_add_epi8(b4, gsvd_popcnt8_avx2(csa(&twos, t1, t2)));
+            }
+            if (w < w1) { /* an odd last step */
+                l1_step(x, yk, W, w, masked, &u1, &v1, &k1);
+                if (masked)
+                    b0 = _mm256_add_epi8(b0, gsvd_popcnt8_avx2(csa(&onesk, k1, zero)));
+                b4 = _mm256_add_epi8(b4, gsvd_popcnt8_avx2(csa(&twos, csa(&ones, u1, v1), zero)));
+            }
+            s0 = _mm256_add_epi64(s0, _mm256_slli_epi64(_mm256_sad_epu8(b0, zero), 1));
+            s1 = _mm256_add_epi64(s1, _mm256_slli_epi64(_mm256_sad_epu8(b4, zero), 2));
+        }
+        s0 = fold(s0, gsvd_popcnt8_avx2(onesk));
+        s1 = fold(s1, gsvd_popcnt8_avx2(ones));
+        s1 = _mm256_add_epi64(s1,
+                              _mm256_slli_epi64(_mm256_sad_epu8(gsvd_popcnt8_avx2(twos), zero), 1));
+        out[k][0] = masked ? gsvd_sum4_epi64_avx2(s0) : 0;
+        out[k][1] = gsvd_sum4_epi64_avx2(s1);
+        out[k][2] = 0;
+    }
+}
+
+PD_AVX2 void gsvd_pd_pair4_avx2_l1_k(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                     size_t nw, uint64_t out[4][NW])
+{
+    pair4_l1_avx2_body(x, y, W, nw, out, 1);
+}
+
+PD_AVX2 void gsvd_pd_pair4_avx2_l1(const uint64_t *x, const uint64_t *const y[4], size_t W,
+                                   size_t nw, uint64_t out[4][NW])
+{
+    pair4_l1_avx2_body(x, y, W, nw, out, 0);
+}
 PD_PAIR4_AVX2(gsvd_pd_pair4_avx2_pq_k, 0, 1)
 PD_PAIR4_AVX2(gsvd_pd_pair4_avx2_pq, 0, 0)
 

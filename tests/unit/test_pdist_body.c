@@ -533,5 +533,24 @@ int main(void)
         gsvd_free(g);
         gsvd_free(f);
     }
+    /* the bit planes' segments of an odd number of 4-word steps (1,200 features: 19 words, 5
+     * steps; AVX2's L1 kernel takes its steps two at a time) */
+    {
+        size_t n = 60, m = 1200;
+        double *g = gsvd_malloc(n * m * sizeof *g);
+        GSVD_CHECK(g != NULL);
+        if (g) {
+            for (size_t i = 0; i < n; i++)
+                for (size_t k = 0; k < m; k++) {
+                    int v = geno(i, k, 3);
+                    g[i * m + k] = v < 0 ? NAN : v;
+                }
+            const enum gsvd_pdist_metric odd[] = {GSVD_PDIST_CITYBLOCK, GSVD_PDIST_IBS,
+                                                  GSVD_PDIST_KING};
+            for (size_t q = 0; q < GSVD_ARRAY_LEN(odd); q++)
+                check_engine(g, n, m, odd[q], GSVD_PDIST_KERNEL_AUTO, 0, 0, "bitplane", 1);
+        }
+        gsvd_free(g);
+    }
     return gsvd_test_report("test_pdist_body");
 }
