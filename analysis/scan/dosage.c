@@ -100,6 +100,104 @@ static int have_avx512bw(void)
 #endif
 
 #if DOS_X86
+#define DOS_AVX2 __attribute__((target("avx2,popcnt")))
+
+/* 16 calls (32 allele bytes, a call per 16-bit lane) to their dosages in 16-bit lanes, -1 for a
+ * missing call: the rule of call_dosage on byte compares. */
+DOS_AVX2 static inline __m256i calls16_avx2(__m256i x)
+{
+    const __m256i zero = _mm256_setzero_si256(), one8 = _mm256_set1_epi8(1);
+    const __m256i ones = _mm256_set1_epi8(-1);
+    __m256i pos = _mm256_cmpgt_epi8(x, zero), neg = _mm256_cmpgt_epi8(zero, x);
+    __m256i fill = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(-2));
+    __m256i bad = _mm256_andnot_si256(fill, neg);
+    __m256i sum = _mm256_maddubs_epi16(_mm256_and_si256(pos, one8), one8); /* (a > 0) + (b > 0) */
+    __m256i miss =
+        _mm256_or_si256(_mm256_xor_si256(_mm256_cmpeq_epi16(bad, zero), ones),
+                        _mm256_cmpeq_epi16(fill, ones)); /* an allele bad, or both fill */
+    return _mm256_or_si256(_mm256_andnot_si256(miss, sum), miss);
+}
+
+/* gsvd_diploid_dosages with AVX2, 32 calls a step: two vectors of calls to 16-bit dosages,
+ * packed to bytes; the sums from the bytes' compare masks (sum = #1 + 2 #2, squares #1 + 4 #2). */
+DOS_AVX2 static void diploid_avx2(const int8_t *row, size_t n, int8_t *d, int64_t out[3])
+{
+    const __m256i one8 = _mm256_set1_epi8(1), two8 = _mm256_set1_epi8(2);
+    uint64_t miss = 0, n1 = 0, n2 = 0;
+    size_t i = 0;
+
+    for (; i + 32 <= n; i += 32) {
+        __m256i s0 = calls16_avx2(_mm256_loadu_si256((const __m256i *)(const void *)(row + 2 * i)));
+        __m256i s1 =
+            calls16_avx2(_mm256_loadu_si256((const __m256i *)(const void *)(row + 2 * i + 32)));
+        __m256i v = _mm256_permute4x64_epi64(_mm256_packs_epi16(s0, s1), 0xd8);
+        _mm256_storeu_si256((__m256i *)(void *)(d + i), v);
+        miss += (uint64_t)__builtin_popcount((uint32_t)_mm256_movemask_epi8(v));
+        n1 += (uint64_t)__builtin_popcount(
+            (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, one8)));
+        n2 += (uint64_t)__builtin_popcount(
+            (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, two8)));
+    }
+    int64_t ni = (int64_t)(i - miss), si = (int64_t)(n1 + 2 * n2), sq = (int64_t)(n1 + 4 * n2);
+    for (; i < n; i++) {
+        int8_t v = call_dosage(row[2 * i], row[2 * i + 1]);
+        d[i] = v;
+        if (v >= 0) {
+            ni++;
+            si += v;
+            sq += v * v;
+        }
+    }
+    out[0] = ni;
+    out[1] = si;
+    out[2] = sq;
+}
+
+/* gsvd_dosage_sums with AVX2, 32 a step (sums_avx512's method on ymm): the called mask, the sum
+ * by byte SAD, the squares by maddubs then madd into 32-bit lanes flushed every 2^14 steps. */
+DOS_AVX2 static void sums_avx2(const int8_t *row, size_t n, int64_t out[3])
+{
+    const __m256i zero = _mm256_setzero_si256(), one16 = _mm256_set1_epi16(1);
+    const __m256i minus1 = _mm256_set1_epi8(-1);
+    __m256i s1 = zero, s2 = zero;
+    uint64_t ni = 0;
+    size_t i = 0;
+
+    while (i + 32 <= n) {
+        __m256i q = zero; /* 32-bit lanes */
+        for (size_t steps = 0; steps < ((size_t)1 << 14) && i + 32 <= n; steps++, i += 32) {
+            __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(row + i));
+            __m256i ok = _mm256_cmpgt_epi8(v, minus1);
+            __m256i z = _mm256_and_si256(v, ok);
+            ni += (uint64_t)__builtin_popcount((uint32_t)_mm256_movemask_epi8(ok));
+            s1 = _mm256_add_epi64(s1, _mm256_sad_epu8(z, zero));
+            q = _mm256_add_epi32(q, _mm256_madd_epi16(_mm256_maddubs_epi16(z, z), one16));
+        }
+        s2 = _mm256_add_epi64(s2, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(q)));
+        s2 = _mm256_add_epi64(s2, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(q, 1)));
+    }
+    __m128i a = _mm_add_epi64(_mm256_castsi256_si128(s1), _mm256_extracti128_si256(s1, 1));
+    __m128i b = _mm_add_epi64(_mm256_castsi256_si128(s2), _mm256_extracti128_si256(s2, 1));
+    int64_t si = _mm_cvtsi128_si64(a) + _mm_extract_epi64(a, 1);
+    int64_t sq = _mm_cvtsi128_si64(b) + _mm_extract_epi64(b, 1);
+    for (; i < n; i++) {
+        int v = row[i];
+        if (v >= 0) {
+            ni++;
+            si += v;
+            sq += v * v;
+        }
+    }
+    out[0] = (int64_t)ni;
+    out[1] = si;
+    out[2] = sq;
+}
+
+static int have_avx2(void)
+{
+    return gsvd_cpu_avx2(NULL, 0);
+}
+
 /* The sums of a row of dosages, 64 per step: the called mask, the sum by byte SAD into 64-bit
  * lanes, the squares by maddubs (pairs of squares <= 2 x 127^2 fit 16 bits) then madd into
  * 32-bit lanes, flushed to 64 bits every 2^14 steps (each lane gains at most 4 x 127^2 per
@@ -147,6 +245,10 @@ void gsvd_dosage_sums(const int8_t *row, size_t n, int64_t out[3])
         sums_avx512(row, n, out);
         return;
     }
+    if (have_avx2()) {
+        sums_avx2(row, n, out);
+        return;
+    }
 #endif
     dosage_sums(row, n, out);
 }
@@ -156,6 +258,10 @@ void gsvd_diploid_dosages(const int8_t *row, size_t n, int8_t *d, int64_t sums[3
 #if DOS_X86
     if (simd && have_avx512bw()) {
         diploid_avx512(row, n, d, sums);
+        return;
+    }
+    if (simd && have_avx2()) {
+        diploid_avx2(row, n, d, sums);
         return;
     }
 #else
