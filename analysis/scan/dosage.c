@@ -2,7 +2,9 @@
  * portable loops are compiled for several x86-64 levels (GSVD_CLONES); the AVX-512BW path handles
  * 32 calls per step: byte compares into 64-bit masks, the pair rule on the masks, the two alleles
  * of a call summed into a 16-bit lane and narrowed to the dosage byte; the row's sums come
- * from the same registers (sum of squares = sum + 2 x #dosage 2). */
+ * from the same registers (sum of squares = sum + 2 x #dosage 2).  The AVX2 path (CPUs without
+ * AVX-512BW, or capped by GENSVD_CPU_LEVEL) does the same on ymm: the pair rule on byte compares
+ * in 16-bit lanes, 32 calls packed per step, the sums from the dosage bytes' compare masks. */
 #include "gsvd_config.h"
 #include "analysis/scan/dosage.h"
 
