@@ -311,6 +311,63 @@ BLOSC_AVX512 static size_t unshuffle_avx512(const uint8_t *in, uint8_t *out, siz
     return k;
 }
 
+#define BLOSC_AVX2 __attribute__((target("avx2")))
+
+/* transpose_bits2 on each 64-bit lane of a ymm. */
+BLOSC_AVX2 static inline __m256i transpose_bits4(__m256i x)
+{
+    __m256i t;
+    t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, 7)),
+                         _mm256_set1_epi64x(0x00AA00AA00AA00AAll));
+    x = _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64(t, 7));
+    t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, 14)),
+                         _mm256_set1_epi64x(0x0000CCCC0000CCCCll));
+    x = _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64(t, 14));
+    t = _mm256_and_si256(_mm256_xor_si256(x, _mm256_srli_epi64(x, 28)),
+                         _mm256_set1_epi64x(0x00000000F0F0F0F0ll));
+    return _mm256_xor_si256(_mm256_xor_si256(x, t), _mm256_slli_epi64(t, 28));
+}
+
+/* 32 columns at a time, unshuffle_sse2's transpose on both 128-bit lanes at once: lane 0 holds
+ * columns k..k+15 of each plane, lane 1 columns k+16..k+31, so every result's lanes are two
+ * columns 16 apart, stored apart.  Returns the first column not done. */
+BLOSC_AVX2 static size_t unshuffle_avx2(const uint8_t *in, uint8_t *out, size_t S, size_t k)
+{
+    for (; k + 32 <= S; k += 32) {
+        __m256i r[8], a[8], b[8];
+        for (size_t p = 0; p < 8; p++)
+            r[p] = _mm256_loadu_si256((const __m256i *)(const void *)(in + p * S + k));
+        for (size_t q = 0; q < 4; q++) { /* a[q]: columns 0..7 of each lane, a[4 + q]: 8..15 */
+            a[q] = _mm256_unpacklo_epi8(r[2 * q], r[2 * q + 1]);
+            a[4 + q] = _mm256_unpackhi_epi8(r[2 * q], r[2 * q + 1]);
+        }
+        for (size_t h = 0; h < 2; h++) {
+            const __m256i *x = a + 4 * h;
+            b[4 * h] = _mm256_unpacklo_epi16(x[0], x[1]);
+            b[4 * h + 1] = _mm256_unpackhi_epi16(x[0], x[1]);
+            b[4 * h + 2] = _mm256_unpacklo_epi16(x[2], x[3]);
+            b[4 * h + 3] = _mm256_unpackhi_epi16(x[2], x[3]);
+            __m256i c[4] = {_mm256_unpacklo_epi32(b[4 * h], b[4 * h + 2]),
+                            _mm256_unpackhi_epi32(b[4 * h], b[4 * h + 2]),
+                            _mm256_unpacklo_epi32(b[4 * h + 1], b[4 * h + 3]),
+                            _mm256_unpackhi_epi32(b[4 * h + 1], b[4 * h + 3])};
+            for (size_t q = 0; q < 4; q++) { /* columns 8 h + 2 q, + 1 of each lane */
+                __m256i v = transpose_bits4(c[q]);
+                size_t col = k + 8 * h + 2 * q;
+                _mm_storeu_si128((__m128i *)(void *)(out + 8 * col), _mm256_castsi256_si128(v));
+                _mm_storeu_si128((__m128i *)(void *)(out + 8 * (col + 16)),
+                                 _mm256_extracti128_si256(v, 1));
+            }
+        }
+    }
+    return k;
+}
+
+static int have_avx2(void)
+{
+    return gsvd_cpu_avx2(NULL, 0);
+}
+
 static int have_avx512_gfni(void)
 {
     __builtin_cpu_init();
@@ -325,6 +382,8 @@ void gsvd_blosc_bitunshuffle1(const uint8_t *in, uint8_t *out, size_t n, int lev
 #if defined(__x86_64__) && defined(__GNUC__)
     if (level >= 2 && have_avx512_gfni())
         k = unshuffle_avx512(in, out, S, k);
+    if (level >= 2 && have_avx2())
+        k = unshuffle_avx2(in, out, S, k);
 #endif
 #if defined(__SSE2__)
     if (level >= 1)

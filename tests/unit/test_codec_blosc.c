@@ -81,12 +81,13 @@ static void test_blosc_fast_path(gsvd_codec_ws *ws)
     }
 }
 
-/* Every level of the bit-unshuffle (portable, SSE2, AVX-512 + GFNI) against the definition,
- * bit by bit, on uniformly random bytes (all 8 bit positions in use) and sizes around the
- * vector widths (64 and 512 bytes: 8 and 64 columns). */
+/* Every level of the bit-unshuffle (portable, SSE2, AVX2 or AVX-512 + GFNI) against the
+ * definition, bit by bit, on uniformly random bytes (all 8 bit positions in use) and sizes around
+ * the vector widths (64, 256 and 512 bytes: 8, 32 and 64 columns). */
 static void test_bitunshuffle_levels(void)
 {
-    static const size_t sizes[] = {8, 56, 64, 72, 504, 512, 520, 1024, 4096, 65536 + 8, 262144};
+    static const size_t sizes[] = {8,   56,  64,  72,   248,  256,       264,   504,
+                                   512, 520, 776, 1024, 4096, 65536 + 8, 262144};
     uint64_t state = 0x9E3779B97F4A7C15ull;
 
     for (size_t si = 0; si < GSVD_ARRAY_LEN(sizes); si++) {
