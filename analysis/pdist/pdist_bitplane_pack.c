@@ -1,9 +1,9 @@
 /* analysis/pdist/pdist_bitplane_pack.c - the bit-plane kernel's packing: a stripe of genotypes
  * into the current segment's planes C, A and B or P (pdist_bitplane_internal.h).  Variant-major
- * int8 rows go 64 x 64 at a time: byte compares into row masks (SSE2, or AVX-512BW), then a
- * 64 x 64 bit transpose into per-item words (scalar, or GFNI + VBMI); groups of 64 items are
- * shared between threads, each item's words written by one.  Any other layout is packed value
- * by value. */
+ * int8 rows go 64 x 64 at a time: byte compares into row masks (SSE2, AVX2 or AVX-512BW), then
+ * a 64 x 64 bit transpose into per-item words (scalar, AVX2 delta swaps, or GFNI + VBMI); groups
+ * of 64 items are shared between threads, each item's words written by one.  Any other layout
+ * is packed value by value. */
 #include "gsvd_config.h"
 
 #include <math.h>
@@ -140,9 +140,70 @@ row_masks_avx512(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_
     *bad |= _mm512_cmpgt_epi8_mask(x, _mm512_set1_epi8(2));
 }
 
+#define PD_AVX2 __attribute__((target("avx2")))
+
+/* transpose64's delta swaps on four words at a time: for j >= 4 the two words of a swap lie in
+ * two vectors at the same lane; for j = 2 and 1 in one vector (lanes 0, 1 with 2, 3; lanes 0, 2
+ * with 1, 3), its partner lanes brought over by vpermq and the swap masked to the low ones. */
+PD_AVX2 static void transpose64_avx2(uint64_t a[64])
+{
+    __m256i *v = (__m256i *)(void *)a;
+    uint64_t m = 0x00000000FFFFFFFFull;
+    unsigned j = 32;
+    for (; j >= 4; j >>= 1, m ^= m << j) {
+        const __m256i mm = _mm256_set1_epi64x((long long)m);
+        const __m128i sh = _mm_cvtsi32_si128((int)j);
+        for (unsigned k = 0; k < 64; k = ((k | j) + 4) & ~j) {
+            __m256i x = _mm256_loadu_si256(v + k / 4), y = _mm256_loadu_si256(v + (k | j) / 4);
+            __m256i t = _mm256_and_si256(_mm256_xor_si256(_mm256_srl_epi64(x, sh), y), mm);
+            _mm256_storeu_si256(v + (k | j) / 4, _mm256_xor_si256(y, t));
+            _mm256_storeu_si256(v + k / 4, _mm256_xor_si256(x, _mm256_sll_epi64(t, sh)));
+        }
+    }
+    /* j = 2: m = 0x3333...; lanes 0, 1 swap with 2, 3 */
+    const __m256i m2 = _mm256_setr_epi64x((long long)m, (long long)m, 0, 0);
+    const __m256i m1 = _mm256_setr_epi64x(0x5555555555555555ll, 0, 0x5555555555555555ll, 0);
+    for (unsigned q = 0; q < 16; q++) {
+        __m256i x = _mm256_loadu_si256(v + q);
+        __m256i u = _mm256_permute4x64_epi64(x, 0x4E);
+        __m256i t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(x, 2), u), m2);
+        x = _mm256_xor_si256(_mm256_xor_si256(x, _mm256_slli_epi64(t, 2)),
+                             _mm256_permute4x64_epi64(t, 0x4E));
+        /* j = 1: lanes 0, 2 swap with 1, 3 */
+        u = _mm256_permute4x64_epi64(x, 0xB1);
+        t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64(x, 1), u), m1);
+        x = _mm256_xor_si256(_mm256_xor_si256(x, _mm256_slli_epi64(t, 1)),
+                             _mm256_permute4x64_epi64(t, 0xB1));
+        _mm256_storeu_si256(v + q, x);
+    }
+}
+
+/* row_masks with AVX2: two 32-byte compares per mask. */
+PD_AVX2 static inline void row_masks_avx2(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b,
+                                          uint64_t *bad)
+{
+    const __m256i m1 = _mm256_set1_epi8(-1), z = _mm256_setzero_si256(), one = _mm256_set1_epi8(1),
+                  two = _mm256_set1_epi8(2);
+    __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)g);
+    __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(g + 32));
+#define PD_MASK64(t)                                                                               \
+    ((uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(x0, t)) |                          \
+     (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(x1, t)) << 32)
+    *c = PD_MASK64(m1);
+    *a = PD_MASK64(z);
+    *b = PD_MASK64(one);
+    *bad |= PD_MASK64(two);
+#undef PD_MASK64
+}
+
+PD_AVX2 static int pack_worker_avx2(void *ctx, size_t t)
+{
+    return pack_body(ctx, t, row_masks_avx2, transpose64_avx2);
+}
+
 __attribute__((target("avx512f,avx512bw"))) static int pack_worker_avx512(void *ctx, size_t t)
 {
-    return pack_body(ctx, t, row_masks_avx512, transpose64);
+    return pack_body(ctx, t, row_masks_avx512, transpose64_avx2);
 }
 
 #define PD_GFNI __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni")))
@@ -216,6 +277,8 @@ int gsvd_pd_bp_pack_i8(struct bp *b, const int8_t *v, size_t n, size_t nf, size_
 #if PD_X86
     if (b->avx512bw)
         worker = b->gfni ? pack_worker_gfni : pack_worker_avx512;
+    else if (b->avx2)
+        worker = pack_worker_avx2;
 #endif
     if ((rc = gsvd_parallel(j.nt, worker, &j)) < 0)
         return rc;
