@@ -9,8 +9,8 @@
  * item's planes are reloaded from L1 for each of the four): the counts of one pair, their byte
  * and 64-bit accumulators fill the 16 ymm registers.  A Harley-Seal carry-save tree over four
  * steps per count measured slower for KING (its state does not fit the registers with five
- * counts); the L1 counts, two of them, take a two-step tree (pair4_l1_avx2_body).  See
- * analysis/pdist/README.md. */
+ * counts); two steps through one adder per count do pay (pairk_avx2_body), and the L1 counts
+ * take a two-level tree (pair4_l1_avx2_body).  See analysis/pdist/README.md. */
 #include "gsvd_config.h"
 
 #include "analysis/pdist/pdist_bitplane_internal.h"
