@@ -102,6 +102,24 @@ static int have_avx512bw(void)
 #endif
 
 #if DOS_X86
+/* The row's sums from what the vector loop counted over [0, i): the values [i, n) added, the
+ * three totals written to out. */
+static void sums_tail(const int8_t *row, size_t i, size_t n, int64_t ni, int64_t si, int64_t sq,
+                      int64_t out[3])
+{
+    for (; i < n; i++) {
+        int v = row[i];
+        if (v >= 0) {
+            ni++;
+            si += v;
+            sq += v * v;
+        }
+    }
+    out[0] = ni;
+    out[1] = si;
+    out[2] = sq;
+}
+
 #define DOS_AVX2 __attribute__((target("avx2,popcnt")))
 
 /* 16 calls (32 allele bytes, a call per 16-bit lane) to their dosages in 16-bit lanes, -1 for a
@@ -140,19 +158,9 @@ DOS_AVX2 static void diploid_avx2(const int8_t *row, size_t n, int8_t *d, int64_
         n2 += (uint64_t)__builtin_popcount(
             (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, two8)));
     }
-    int64_t ni = (int64_t)(i - miss), si = (int64_t)(n1 + 2 * n2), sq = (int64_t)(n1 + 4 * n2);
-    for (; i < n; i++) {
-        int8_t v = call_dosage(row[2 * i], row[2 * i + 1]);
-        d[i] = v;
-        if (v >= 0) {
-            ni++;
-            si += v;
-            sq += v * v;
-        }
-    }
-    out[0] = ni;
-    out[1] = si;
-    out[2] = sq;
+    for (size_t j = i; j < n; j++)
+        d[j] = call_dosage(row[2 * j], row[2 * j + 1]);
+    sums_tail(d, i, n, (int64_t)(i - miss), (int64_t)(n1 + 2 * n2), (int64_t)(n1 + 4 * n2), out);
 }
 
 /* gsvd_dosage_sums with AVX2, 32 a step (sums_avx512's method on ymm): the called mask, the sum
@@ -180,19 +188,8 @@ DOS_AVX2 static void sums_avx2(const int8_t *row, size_t n, int64_t out[3])
     }
     __m128i a = _mm_add_epi64(_mm256_castsi256_si128(s1), _mm256_extracti128_si256(s1, 1));
     __m128i b = _mm_add_epi64(_mm256_castsi256_si128(s2), _mm256_extracti128_si256(s2, 1));
-    int64_t si = _mm_cvtsi128_si64(a) + _mm_extract_epi64(a, 1);
-    int64_t sq = _mm_cvtsi128_si64(b) + _mm_extract_epi64(b, 1);
-    for (; i < n; i++) {
-        int v = row[i];
-        if (v >= 0) {
-            ni++;
-            si += v;
-            sq += v * v;
-        }
-    }
-    out[0] = (int64_t)ni;
-    out[1] = si;
-    out[2] = sq;
+    sums_tail(row, i, n, (int64_t)ni, _mm_cvtsi128_si64(a) + _mm_extract_epi64(a, 1),
+              _mm_cvtsi128_si64(b) + _mm_extract_epi64(b, 1), out);
 }
 
 static int have_avx2(void)
@@ -225,18 +222,8 @@ __attribute__((target("avx512f,avx512bw,popcnt"))) static void sums_avx512(const
         s2 = _mm512_add_epi64(s2, _mm512_cvtepu32_epi64(_mm512_castsi512_si256(q)));
         s2 = _mm512_add_epi64(s2, _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(q, 1)));
     }
-    int64_t si = _mm512_reduce_add_epi64(s1), sq = _mm512_reduce_add_epi64(s2);
-    for (; i < n; i++) {
-        int v = row[i];
-        if (v >= 0) {
-            ni++;
-            si += v;
-            sq += v * v;
-        }
-    }
-    out[0] = (int64_t)ni;
-    out[1] = si;
-    out[2] = sq;
+    sums_tail(row, i, n, (int64_t)ni, _mm512_reduce_add_epi64(s1), _mm512_reduce_add_epi64(s2),
+              out);
 }
 #endif
 
