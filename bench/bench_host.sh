@@ -46,8 +46,11 @@ if [[ " $PARTS " == *" ibs "* ]] && [ -n "$PLINK1" ]; then
     B=$out/king_2000x${KING_M}
     [ -d "$S" ] || "$G" simulate -n 2000 -m "$KING_M" -r 0.01 -s 11 -c 10000,2000 -q "$S"
     [ -f "$B.bed" ] || "$PY" tests/pca/pca_oracle.py write-bed "$S" "$B" >/dev/null
+    . bench/warm.sh
+    warm "$S"
     /usr/bin/time -f "%e %M" -o "$host/ibs_gensvd.time" "$G" pdist "$S" -m ibs -t "$T" \
         -o "$host/ibs.zarr" -f -q
+    warm "$B.bed"
     /usr/bin/time -f "%e %M" -o "$host/ibs_plink1.time" "$PLINK1" --bfile "$B" \
         --distance square bin 1-ibs flat-missing --threads "$T" --out "$host/ibs_plink1" >/dev/null
     read -r gw _ <"$host/ibs_gensvd.time"

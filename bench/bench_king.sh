@@ -29,10 +29,13 @@ B=$out/king_${N}x${M}
 [ -d "$S" ] || "$G" simulate -n "$N" -m "$M" -r 0.01 -s 11 -c 10000,"$N" -q "$S"
 [ -f "$B.bed" ] || "$PY" tests/pca/pca_oracle.py write-bed "$S" "$B" >/dev/null
 
+. bench/warm.sh
 printf '%-44s %9s %12s %9s\n' tool wall_s pairvar/s rss_MB
+warm "$S"
 tm "$G" pdist "$S" -m king -t "$T" -o "$out/king_gensvd.zarr" -f -q
 gw=$wall grss=$rss
 printf '%-44s %9.2f %12s %9d\n' "gensvd pdist -m king -t $T (Zarr)" "$gw" "$(rate "$N" "$M" "$gw")" $((grss / 1024))
+warm "$B.bed"
 tm plink2 --bfile "$B" --make-king square bin --threads "$T" --out "$out/king_plink2" >/dev/null
 pw=$wall prss=$rss
 printf '%-44s %9.2f %12s %9d\n' "plink2 --make-king square bin --threads $T" "$pw" "$(rate "$N" "$M" "$pw")" $((prss / 1024))

@@ -28,8 +28,11 @@ if [ ! -f "$dir/sim.bed" ]; then
     "$PY" tests/pca/pca_oracle.py write-bed "$store" "$dir/sim"
 fi
 tm() { /usr/bin/time -f "%e %M" -o "$1" "${@:2}"; }
+. bench/warm.sh
+warm "$store"
 tm "$dir/gensvd.time" "$G" ldprune "$store" --window "$W" --step "$S" --r2 "$R2" -t "$T" \
     --format tsv -q >"$dir/gensvd.tsv"
+warm "$dir/sim.bed" "$dir/sim.bim" "$dir/sim.fam"
 tm "$dir/plink2.time" plink2 --bfile "$dir/sim" --indep-pairwise "$W" "$S" "$R2" --threads "$T" \
     --out "$dir/plink2" --silent
 read -r gw gm <"$dir/gensvd.time"

@@ -28,6 +28,7 @@ out=bench/out
 mkdir -p "$out"
 PLINK1=$(command -v plink1.9 || command -v plink || true)
 tm() { /usr/bin/time -f "%e %M" -o "$out/.time" "$@"; read -r wall rss <"$out/.time"; }
+. bench/warm.sh
 rate() { "$PY" -c "import sys; n,m,t=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]); print(f'{n*(n-1)/2*m/t:.3g}')" "$@"; }
 printf '%-10s %-34s %9s %12s %9s %12s\n' part tool wall_s pairvar/s rss_MB error
 
@@ -63,9 +64,11 @@ if [[ " $PARTS " == *" plink "* ]]; then
     for spec in "ibs:1-ibs flat-missing:mdist:--missing pairwise" \
         "cityblock:flat-missing:dist:--missing scale"; do
         IFS=: read -r m popts ext gopts <<<"$spec"
+        warm "$S"
         tm "$G" pdist "$S" -m "$m" $gopts -t "$T" -o "$out/pd_plink_$m.zarr" -f -q
         gw=$wall grss=$rss
         # shellcheck disable=SC2086
+        warm "$B.bed"
         tm "$PLINK1" --bfile "$B" --distance square bin $popts --threads "$T" --out "$out/pd_plink_$m" --allow-extra-chr >/dev/null
         pw=$wall prss=$rss
         err=$("$PY" - "$out/pd_plink_$m.zarr" "$out/pd_plink_$m.$ext.bin" <<'PY'
