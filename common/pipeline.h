@@ -5,8 +5,8 @@
  * reused only after its previous block was consumed, so memory in flight is bounded by depth
  * slots plus each worker's own scratch.  The first error wins: the pipeline stops handing out
  * blocks, waits for the workers, and returns that code.
- * Thread safety: produce runs on worker threads concurrently (for different blocks and slots);
- * consume runs on the calling thread only. */
+ * Thread safety: produce runs on worker threads concurrently (for different blocks and slots),
+ * and on the calling thread too with caller_helps; consume runs on the calling thread only. */
 #ifndef GSVD_COMMON_PIPELINE_H
 #define GSVD_COMMON_PIPELINE_H
 #include <stddef.h>
@@ -21,9 +21,13 @@ typedef int (*gsvd_pipe_produce_fn)(void *ctx, size_t worker, uint64_t block, vo
 typedef int (*gsvd_pipe_consume_fn)(void *ctx, uint64_t block, void *slot);
 
 struct gsvd_pipeline_params {
-    size_t n_workers; /* >= 1 producer threads */
+    size_t n_workers; /* >= 1 producers (worker ids 0 .. n_workers - 1) */
     size_t depth;     /* >= 1 slots; 2 * n_workers keeps every worker busy */
     void **slots;     /* `depth` slot pointers, borrowed */
+    /* 0: n_workers threads produce.  1: n_workers - 1 threads, and the calling thread is
+     * producer n_workers - 1 while the block it must consume next is not ready (a consumer
+     * that computes keeps its core; one that waits decodes; n_workers 1: it produces all) */
+    int caller_helps;
 };
 
 /* Run the pipeline over blocks [0, n_blocks).  Returns GSVD_OK, the first error of produce or

@@ -74,11 +74,6 @@ int gsvd_ldprune_mask(gsvd_tree *t, const char *node, const struct gsvd_geno_par
     gp.scaler = GSVD_SCALER_CENTER; /* keeps monomorphic variants: they count in windows */
     gp.missing_error = 0;
     gp.cache_bytes = 0;
-    /* this thread, the scan's consumer, computes the pairs and runs the greedy pass: it is one
-     * of the run's threads, so the scan decodes on the others (on 2 cores, 2 decoders and the
-     * consumer made 1.4x the wall time of 1 and the consumer) */
-    if (gp.n_threads > 1)
-        gp.n_threads--;
     GSVD_TRY(gsvd_geno_open(t, node, &gp, &g));
     GSVD_TRY(gsvd_ldprune_run(g, t, lp, out));
     gsvd_log_info("LD pruning: %llu variants considered, %llu kept, %llu pruned by LD, %llu "

@@ -605,7 +605,9 @@ static int scan_store(gsvd_geno *g, uint64_t a, uint64_t b, gsvd_gcache *fill,
                       gsvd_geno_block_fn fn, void *ctx, struct gsvd_geno_counts *counts)
 {
     struct scan_ctx c = {.g = g, .fn = fn, .fn_ctx = ctx, .a = a, .b = b, .fill = fill};
-    size_t nw = g->p.n_threads ? g->p.n_threads : 1, depth;
+    /* the caller helps (common/pipeline.h): n_threads - 1 decoding threads beside the consumer,
+     * which decodes while it waits; one thread decoding beside it at -t 1 as well */
+    size_t nw = g->p.n_threads > 2 ? g->p.n_threads : 2, depth;
     uint64_t n_blocks;
     struct scan_slot *slots = NULL;
     void **ptrs = NULL;
@@ -632,7 +634,8 @@ static int scan_store(gsvd_geno *g, uint64_t a, uint64_t b, gsvd_gcache *fill,
     GSVD_TRY(prefetch_range(g, a, b));
     for (size_t i = 0; i < depth; i++)
         ptrs[i] = &slots[i];
-    struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};
+    struct gsvd_pipeline_params pp = {
+        .n_workers = nw, .depth = depth, .slots = ptrs, .caller_helps = 1};
     GSVD_TRY(gsvd_pipeline_run(&pp, n_blocks, scan_produce, scan_consume, &c));
     *counts = c.counts;
 out:

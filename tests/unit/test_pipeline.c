@@ -1,10 +1,13 @@
 /* tests/unit/test_pipeline.c - common/pipeline.h against its contract: consume sees blocks
  * strictly in order, every block is produced exactly once into slot block % depth, a slot is
  * never produced into while its previous block is unconsumed, the first error of produce or
- * consume stops the run and is returned, n_blocks 0 works, bad parameters are GSVD_EINVAL.
- * Producers sleep random microseconds so that workers finish out of order. */
+ * consume stops the run and is returned, n_blocks 0 works, bad parameters are GSVD_EINVAL; all
+ * of it with the caller helping too, which produces (as the last worker) only on its own thread
+ * and, with one worker, every block.  Producers sleep random microseconds so that workers
+ * finish out of order. */
 #include "gsvd_config.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +31,9 @@ struct slot {
 
 struct ctx {
     size_t depth, n_workers;
+    int helps;         /* caller_helps */
+    pthread_t caller;  /* the thread that runs the pipeline */
+    atomic_int helped; /* blocks produced on it */
     struct slot slots[MAX_DEPTH];
     atomic_int in_use[MAX_DEPTH];  /* 1 from produce start to consume end */
     atomic_int produced[N_BLOCKS]; /* times each block was produced */
@@ -64,6 +70,11 @@ static int produce(void *vctx, size_t worker, uint64_t block, void *vslot)
 
     if (worker >= c->n_workers)
         atomic_store(&c->bad_worker, 1);
+    if (pthread_equal(pthread_self(), c->caller)) {
+        atomic_fetch_add(&c->helped, 1);
+        if (!c->helps || worker != c->n_workers - 1)
+            atomic_store(&c->bad_worker, 1);
+    }
     if (block >= N_BLOCKS || idx >= c->depth || idx != block % c->depth) {
         atomic_store(&c->bad_slot, 1);
         return GSVD_OK;
@@ -103,9 +114,13 @@ static int consume(void *vctx, uint64_t block, void *vslot)
     return block == c->fail_consume_at ? GSVD_EIO : GSVD_OK;
 }
 
+static int helps; /* the caller helps in the runs of ctx_init'ed contexts */
+
 static void ctx_init(struct ctx *c, size_t n_workers, size_t depth, void **slots)
 {
     memset(c, 0, sizeof *c);
+    c->helps = helps;
+    c->caller = pthread_self();
     c->n_workers = n_workers;
     c->depth = depth;
     c->fail_produce_at = UINT64_MAX;
@@ -116,7 +131,7 @@ static void ctx_init(struct ctx *c, size_t n_workers, size_t depth, void **slots
 
 static int run(struct ctx *c, void **slots, uint64_t n_blocks)
 {
-    struct gsvd_pipeline_params p = {c->n_workers, c->depth, slots};
+    struct gsvd_pipeline_params p = {c->n_workers, c->depth, slots, c->helps};
     return gsvd_pipeline_run(&p, n_blocks, produce, consume, c);
 }
 
@@ -124,6 +139,7 @@ static void test_order(void)
 {
     static struct ctx c;
     void *slots[MAX_DEPTH];
+    int helped_beside_threads = 0;
 
     for (size_t nw = 1; nw <= MAX_WORKERS; nw++) {
         for (size_t depth = 1; depth <= MAX_DEPTH; depth++) {
@@ -149,8 +165,16 @@ static void test_order(void)
             GSVD_CHECK(!atomic_load(&c.overlap));
             GSVD_CHECK(!atomic_load(&c.bad_slot) && !atomic_load(&c.bad_worker));
             GSVD_CHECK(!c.bad_content);
+            /* the caller produces only when it helps; with one worker, every block */
+            if (!helps)
+                GSVD_CHECK(atomic_load(&c.helped) == 0);
+            else if (nw == 1)
+                GSVD_CHECK(atomic_load(&c.helped) == (int)n);
+            else /* a fast consumer waits for the sleeping producers, and helps */
+                helped_beside_threads += atomic_load(&c.helped);
         }
     }
+    GSVD_CHECK(!helps || helped_beside_threads > 0);
 }
 
 static void test_errors(void)
@@ -209,11 +233,11 @@ static void test_errors(void)
 
     /* bad parameters */
     ctx_init(&c, 1, 1, slots);
-    p = (struct gsvd_pipeline_params){0, 2, slots};
+    p = (struct gsvd_pipeline_params){0, 2, slots, helps};
     GSVD_CHECK_RC(gsvd_pipeline_run(&p, 10, produce, consume, &c), GSVD_EINVAL);
-    p = (struct gsvd_pipeline_params){2, 0, slots};
+    p = (struct gsvd_pipeline_params){2, 0, slots, helps};
     GSVD_CHECK_RC(gsvd_pipeline_run(&p, 10, produce, consume, &c), GSVD_EINVAL);
-    p = (struct gsvd_pipeline_params){2, 2, NULL};
+    p = (struct gsvd_pipeline_params){2, 2, NULL, helps};
     GSVD_CHECK_RC(gsvd_pipeline_run(&p, 10, produce, consume, &c), GSVD_EINVAL);
     GSVD_CHECK(c.n_consumed == 0 && atomic_load(&c.produced[0]) == 0);
 
@@ -224,7 +248,9 @@ int main(int argc, char **argv)
 {
     if (gsvd_test_args(argc, argv, "test_pipeline") != 0)
         return 2;
-    test_order();
-    test_errors();
+    for (helps = 0; helps <= 1; helps++) {
+        test_order();
+        test_errors();
+    }
     return gsvd_test_report("test_pipeline");
 }
