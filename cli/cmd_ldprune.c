@@ -110,12 +110,37 @@ const struct gsvd_cmd_spec gsvd_cmd_ldprune_spec = {
     .footer = "Exit status: 0 success, 1 failure, 2 usage error.\n",
 };
 
+/* Decimal digits of v at p; returns the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    int n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return put_u64(p, 0 - (uint64_t)v);
+    }
+    return put_u64(p, (uint64_t)v);
+}
+
 /* The variant table on stdout: variant, contig (its contig_id name, else the index), position
- * ("." without variant_position), keep, from the arrays the result holds. */
+ * ("." without variant_position), keep, from the arrays the result holds; a line at a time
+ * through a buffer (printf's parsing was a tenth of a million-variant run). */
 static int write_tsv(const gensvd_result *res)
 {
     struct gensvd_array_view index, contig, pos, names, keep;
     int has_pos, rc = gensvd_result_array(res, "variant_index", &index);
+    char line[96];
 
     if (rc == GENSVD_OK)
         rc = gensvd_result_array(res, "variant_contig", &contig);
@@ -126,20 +151,28 @@ static int write_tsv(const gensvd_result *res)
     has_pos = gensvd_result_array(res, "variant_position", &pos) == GENSVD_OK;
     if (gensvd_result_array(res, "contig_id", &names) != GENSVD_OK)
         names.shape[0] = 0;
-    printf("variant\tcontig\tposition\tkeep\n");
+    fputs("variant\tcontig\tposition\tkeep\n", stdout);
     for (uint64_t k = 0; k < index.shape[0]; k++) {
         uint64_t v = ((const uint64_t *)index.data)[k];
         int64_t c = ((const int64_t *)contig.data)[k];
-        int kept = ((const uint8_t *)keep.data)[v];
-        printf("%llu\t", (unsigned long long)v);
-        if (c >= 0 && (uint64_t)c < names.shape[0])
+        char *p = put_u64(line, v);
+        *p++ = '\t';
+        if (c >= 0 && (uint64_t)c < names.shape[0]) {
+            fwrite(line, 1, (size_t)(p - line), stdout);
             fputs(((const char *const *)names.data)[c], stdout);
-        else
-            printf("%lld", (long long)c);
+            p = line;
+        } else {
+            p = put_i64(p, c);
+        }
+        *p++ = '\t';
         if (has_pos)
-            printf("\t%lld\t%d\n", (long long)((const int64_t *)pos.data)[k], kept);
+            p = put_i64(p, ((const int64_t *)pos.data)[k]);
         else
-            printf("\t.\t%d\n", kept);
+            *p++ = '.';
+        *p++ = '\t';
+        *p++ = ((const uint8_t *)keep.data)[v] ? '1' : '0';
+        *p++ = '\n';
+        fwrite(line, 1, (size_t)(p - line), stdout);
     }
     return gsvd_cli_stdout_done();
 }

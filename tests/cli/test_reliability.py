@@ -357,10 +357,11 @@ def vlimit_tests(work, small):
     check(base is not None, "ulimit -v: --version runs under some limit below 4 GiB")
     if base is None:
         return
-    # pca's Gram runs BLAS on two threads at once only with two or more 256-column tiles
+    # pca's Gram runs BLAS on two threads at once only with two or more 256-column tiles, and
+    # its scan starts a decoding thread only with two or more chunk rows
     mid = os.path.join(d, "mid.zarr")
-    subprocess.run([GENSVD, "simulate", "-q", "-t", "1", "-m", "400", "-n", "300", mid],
-                   check=True)
+    subprocess.run([GENSVD, "simulate", "-q", "-t", "1", "-m", "400", "-n", "300", "-c", "100,300",
+                    mid], check=True)
     # (name, command, 1 when two threads run BLAS at once: some limits must be refused)
     cases = (("pca", ["pca", "-k", "2", "-t", "2", "-o", "out.zarr", mid], 1),
              ("pca 1 tile", ["pca", "-k", "2", "-t", "2", "-o", "out.zarr", small], 0),
