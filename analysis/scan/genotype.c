@@ -31,10 +31,18 @@ uint64_t gsvd_geno_n_blocks(const gsvd_geno *g)
     return g->ve == g->vs ? 0 : (g->ve - 1) / g->cv - g->vs / g->cv + 1;
 }
 
+/* The scan's producers (common/pipeline.h, the caller helping): n_threads - 1 decoding threads
+ * beside the consumer, which decodes while it waits; at n_threads 1 one thread decodes beside
+ * it as well. */
+static size_t scan_producers(const gsvd_geno *g)
+{
+    return g->p.n_threads > 2 ? g->p.n_threads : 2;
+}
+
 uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g)
 {
     const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
-    uint64_t nw = g->p.n_threads ? g->p.n_threads : 1, rows = g->cv;
+    uint64_t nw = scan_producers(g), rows = g->cv;
     /* per slot: the decoded chunk row in the array's dtype, the dosages (int8 or float64) and
      * the packed rows; one slot per worker and one more */
     uint64_t per = g->rank == 3 ? (g->haps ? g->haps : g->ploidy) : 1;
@@ -605,9 +613,7 @@ static int scan_store(gsvd_geno *g, uint64_t a, uint64_t b, gsvd_gcache *fill,
                       gsvd_geno_block_fn fn, void *ctx, struct gsvd_geno_counts *counts)
 {
     struct scan_ctx c = {.g = g, .fn = fn, .fn_ctx = ctx, .a = a, .b = b, .fill = fill};
-    /* the caller helps (common/pipeline.h): n_threads - 1 decoding threads beside the consumer,
-     * which decodes while it waits; one thread decoding beside it at -t 1 as well */
-    size_t nw = g->p.n_threads > 2 ? g->p.n_threads : 2, depth;
+    size_t nw = scan_producers(g), depth;
     uint64_t n_blocks;
     struct scan_slot *slots = NULL;
     void **ptrs = NULL;
