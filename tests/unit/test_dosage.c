@@ -84,6 +84,17 @@ int main(void)
         row[k] = (int8_t)((k * 2654435761u >> 13) % 4) - 1; /* -1, 0, 1, 2 */
     for (int simd = 0; simd < 2; simd++)
         check_row(row, n_all / 2, simd, &bad[simd]);
+    /* long rows of one value: every lane of a vector engine's counts gains each step (narrow
+     * accumulators must be flushed in time) */
+    static const int8_t pairs[4][2] = {{1, 1}, {0, 1}, {-1, -1}, {0, 0}};
+    for (int v = 0; v < 4; v++) {
+        for (size_t k = 0; k < n_all / 2; k++) {
+            row[2 * k] = pairs[v][0];
+            row[2 * k + 1] = pairs[v][1];
+        }
+        for (int simd = 0; simd < 2; simd++)
+            check_row(row, n_all / 2, simd, &bad[simd]);
+    }
     GSVD_CHECK(bad[0] == 0);
     GSVD_CHECK(bad[1] == 0);
 
