@@ -67,8 +67,8 @@ if [[ " $PARTS " == *" plink "* ]]; then
         warm "$S"
         tm "$G" pdist "$S" -m "$m" $gopts -t "$T" -o "$out/pd_plink_$m.zarr" -f -q
         gw=$wall grss=$rss
-        # shellcheck disable=SC2086
         warm "$B.bed"
+        # shellcheck disable=SC2086
         tm "$PLINK1" --bfile "$B" --distance square bin $popts --threads "$T" --out "$out/pd_plink_$m" --allow-extra-chr >/dev/null
         pw=$wall prss=$rss
         err=$("$PY" - "$out/pd_plink_$m.zarr" "$out/pd_plink_$m.$ext.bin" <<'PY'

@@ -90,13 +90,14 @@ int gsvd_pipeline_run(const struct gsvd_pipeline_params *p, uint64_t n_blocks,
 {
     struct pipe pp = {0};
     struct gsvd_thread *threads = NULL;
-    size_t n_started = 0, depth = p->depth, n_threads = p->n_workers - (p->caller_helps != 0);
+    size_t n_started = 0, depth = p->depth, n_threads;
     int rc = GSVD_OK;
 
     if (p->n_workers == 0 || depth == 0 || !p->slots) {
         gsvd_log_error("internal error: a pipeline needs at least one worker and one slot");
         return GSVD_EINVAL;
     }
+    n_threads = p->n_workers - (p->caller_helps != 0); /* the caller is the last producer */
     pp.p = p;
     pp.n_blocks = n_blocks;
     pp.produce = produce;
