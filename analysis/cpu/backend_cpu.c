@@ -37,8 +37,6 @@ struct pass_slot {
     float *yg;         /* n x c, the group's Z^T Z X */
     gsvd_i8w *i8w;     /* the i8 pass kernel's scratch, or NULL */
     gsvd_avx2w *avx2w; /* the AVX2 pass engine's scratch, or NULL */
-    uint8_t *p2;       /* i8 or AVX2 engine on int8 rows: the group packed to 2 bits */
-    size_t p2_cap;     /* bytes allocated in p2 (gsvd_reserve_large) */
 };
 
 /* The passes' state (struct backend_cpu.pass): the settings create chose, this pass's X and
@@ -58,10 +56,12 @@ struct cpu_pass {
     struct gsvd_xgrid trgrid; /* grid of the trace */
     double tr_hi, tr_lo;      /* the trace of this pass */
     uint64_t next_index;      /* rows without an index: the next row's number */
-    size_t group, sub;        /* rows per group and per sub-tile (depend on n only) */
+    size_t group, sub;        /* rows per group (by the staged format) and per sub-tile */
+    size_t group_max;         /* rows per group of the 2-bit codes, the most of any format */
     size_t par;               /* groups per batch (threads) */
     struct pass_slot *slots;  /* par */
-    int fmt;                  /* staged format: 1 p2, 2 i8, 3 f64, 0 none yet */
+    int fmt;                  /* the blocks' format: 1 p2, 2 i8, 3 f64, 0 none yet */
+    int st_fmt;               /* staged format: 1 also for int8 dosages 0 .. 2 (packed) */
     uint8_t *stage;           /* par x group compact rows */
     size_t st_row_bytes, st_rows, st_cap_bytes;
     float *st_center, *st_scale, *st_miss; /* per staged row */
@@ -208,11 +208,6 @@ out:
  * *sumsq, group by group and row by row.  Group and sub-tile sizes depend on n alone, so the
  * result is the same for any thread count and any block boundaries. */
 
-static size_t pass_group_rows(size_t n)
-{
-    return gsvd_backend_pass_group_rows(n);
-}
-
 /* Rows per sub-tile: about 5 MiB of float32, 8 .. 256 rows.  At 20,000 samples 64 rows beat
  * 32 (an L2's worth) by ~4% in interleaved runs (ninth session; 16 and 128 were slower): each
  * sub-tile's sgemm packs all of X, and the larger tile amortises that. */
@@ -223,10 +218,10 @@ static size_t pass_sub_rows(size_t n)
     return r;
 }
 
-/* Bytes of one staged row in the format of g. */
-static size_t row_bytes(const struct gsvd_gblock *g)
+/* Bytes of one staged row of n samples in staged format fmt. */
+static size_t row_bytes(int fmt, size_t n)
 {
-    return g->p2 ? gsvd_std_p2_row_bytes(g->n_cols) : g->i8 ? g->n_cols : g->n_cols * 8;
+    return fmt == 1 ? gsvd_std_p2_row_bytes(n) : fmt == 2 ? n : n * 8;
 }
 
 static int fmt_of(const struct gsvd_gblock *g)
@@ -248,7 +243,6 @@ static void pass_free(struct cpu_pass *ps)
         gsvd_free(ps->slots[i].yg);
         gsvd_i8w_free(ps->slots[i].i8w);
         gsvd_avx2w_free(ps->slots[i].avx2w);
-        gsvd_free(ps->slots[i].p2);
     }
     gsvd_free(ps->slots);
     gsvd_i8x_free(ps->i8x);
@@ -290,7 +284,7 @@ static int pass_engine_begin(struct cpu_pass *ps)
         for (size_t i = 0; i < ps->par; i++) {
             if (!ps->slots[i].i8w)
                 GSVD_TRY(gsvd_i8w_new(&ps->slots[i].i8w));
-            GSVD_TRY(gsvd_i8w_reserve(ps->slots[i].i8w, ps->i8x, ps->group));
+            GSVD_TRY(gsvd_i8w_reserve(ps->slots[i].i8w, ps->i8x, ps->group_max));
         }
     } else if (ps->avx2) {
         if (!ps->avx2x)
@@ -299,7 +293,7 @@ static int pass_engine_begin(struct cpu_pass *ps)
         for (size_t i = 0; i < ps->par; i++) {
             if (!ps->slots[i].avx2w)
                 GSVD_TRY(gsvd_avx2w_new(&ps->slots[i].avx2w));
-            GSVD_TRY(gsvd_avx2w_reserve(ps->slots[i].avx2w, ps->avx2x, ps->group));
+            GSVD_TRY(gsvd_avx2w_reserve(ps->slots[i].avx2w, ps->avx2x, ps->group_max));
         }
     }
 out:
@@ -348,10 +342,10 @@ static int cpu_pass_begin(gsvd_backend *be, size_t n, size_t c, const double *x)
     ps->c = c;
     if (bk->bounded)
         pass_grids(ps, &bk->zb);
-    ps->group = pass_group_rows(n);
+    ps->group = ps->group_max = gsvd_backend_pass_group_rows(n, 1);
     ps->sub = pass_sub_rows(n);
     ps->par = bk->n_threads < 1 ? 1 : bk->n_threads > 64 ? 64 : bk->n_threads;
-    rows = ps->par * ps->group;
+    rows = ps->par * ps->group_max;
     ps->slots = gsvd_calloc(ps->par, sizeof *ps->slots);
     ps->st_center = gsvd_malloc(rows * sizeof *ps->st_center);
     ps->st_scale = gsvd_malloc(rows * sizeof *ps->st_scale);
@@ -381,9 +375,9 @@ static struct gsvd_gblock staged(const struct cpu_pass *ps, size_t r0, size_t ro
     const uint8_t *base = ps->stage + r0 * ps->st_row_bytes;
     return (struct gsvd_gblock){.n_rows = rows,
                                 .n_cols = ps->n,
-                                .p2 = ps->fmt == 1 ? base : NULL,
-                                .i8 = ps->fmt == 2 ? (const int8_t *)base : NULL,
-                                .f64 = ps->fmt == 3 ? (const double *)(const void *)base : NULL,
+                                .p2 = ps->st_fmt == 1 ? base : NULL,
+                                .i8 = ps->st_fmt == 2 ? (const int8_t *)base : NULL,
+                                .f64 = ps->st_fmt == 3 ? (const double *)(const void *)base : NULL,
                                 .center = ps->st_center + r0,
                                 .scale = ps->st_scale + r0,
                                 .missing = ps->st_miss + r0};
@@ -397,23 +391,13 @@ static int pass_group(void *ctx, size_t g)
     struct pass_slot *sl = &ps->slots[g];
     size_t r0 = ps->st_gstart[g], rows = ps->st_gstart[g + 1] - r0, n = ps->n, c = ps->c;
 
-    if ((ps->i8 || ps->avx2) && (ps->fmt == 1 || (ps->fmt == 2 && cpu_dosages_0_2(b)))) {
-        /* the int8 tiles or the AVX2 engine on the 2-bit codes; int8 dosage rows (no cache) are
-         * packed first, so that a run gives the same bytes with and without the cache */
-        struct gsvd_gblock blk = staged(ps, r0, rows), codes = blk;
-        if (ps->fmt == 2) {
-            size_t rb = gsvd_std_p2_row_bytes(n);
-            if (gsvd_reserve_large(&sl->p2, &sl->p2_cap, rows, rb) < 0)
-                return GSVD_ENOMEM;
-            for (size_t r = 0; r < rows; r++)
-                gsvd_dosage_pack_p2(blk.i8 + r * n, n, sl->p2 + r * rb);
-            codes.i8 = NULL;
-            codes.p2 = sl->p2;
-        }
+    if ((ps->i8 || ps->avx2) && ps->st_fmt == 1) {
+        /* the int8 tiles or the AVX2 engine on the 2-bit codes */
+        struct gsvd_gblock blk = staged(ps, r0, rows);
         if (ps->i8)
-            gsvd_i8_pass_group(ps->i8x, sl->i8w, &codes, sl->yg);
+            gsvd_i8_pass_group(ps->i8x, sl->i8w, &blk, sl->yg);
         else
-            gsvd_avx2_pass_group(ps->avx2x, sl->avx2w, &codes, sl->yg);
+            gsvd_avx2_pass_group(ps->avx2x, sl->avx2w, &blk, sl->yg);
         if (ps->sumsq)
             for (size_t r = 0; r < rows; r++)
                 ps->st_rs[r0 + r] = gsvd_cpu_row_sumsq(&blk, r);
@@ -511,14 +495,20 @@ out:
     return rc;
 }
 
-/* Copy rows [r, r + take) of g to the end of the staging area. */
+/* Copy rows [r, r + take) of g to the end of the staging area (int8 dosages 0 .. 2 packed to
+ * 2-bit codes: the same values as the cache's, so a run gives the same bytes with and without
+ * it). */
 static void stage_rows(struct cpu_pass *ps, const struct gsvd_gblock *g, size_t r, size_t take)
 {
-    size_t rb = ps->st_row_bytes;
-    const uint8_t *src = g->p2   ? g->p2
-                         : g->i8 ? (const uint8_t *)g->i8
-                                 : (const uint8_t *)(const void *)g->f64;
-    memcpy(ps->stage + ps->st_rows * rb, src + r * rb, take * rb);
+    size_t rb = ps->st_row_bytes, n = ps->n;
+    uint8_t *dst = ps->stage + ps->st_rows * rb;
+    if (g->i8 && ps->st_fmt == 1)
+        for (size_t q = 0; q < take; q++)
+            gsvd_dosage_pack_p2(g->i8 + (r + q) * n, n, dst + q * rb);
+    else
+        memcpy(dst, (g->p2 ? g->p2 : g->i8 ? (const uint8_t *)g->i8 : (const uint8_t *)g->f64) +
+                        r * rb,
+               take * rb);
     memcpy(ps->st_center + ps->st_rows, g->center + r, take * sizeof *g->center);
     memcpy(ps->st_scale + ps->st_rows, g->scale + r, take * sizeof *g->scale);
     if (g->missing)
@@ -560,8 +550,11 @@ static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
                 gsvd_log_info("pass kernel: f32 on OpenBLAS (i8: %s)", ps->why);
         }
         size_t bytes;
+        int codes = fmt_of(g) == 1 || (fmt_of(g) == 2 && cpu_dosages_0_2(b));
         ps->fmt = fmt_of(g);
-        ps->st_row_bytes = row_bytes(g);
+        ps->st_fmt = codes ? 1 : ps->fmt;
+        ps->group = gsvd_backend_pass_group_rows(ps->n, codes);
+        ps->st_row_bytes = row_bytes(ps->st_fmt, ps->n);
         if (gsvd_mul_size(ps->par * ps->group, ps->st_row_bytes, &bytes) < 0)
             return GSVD_EINVAL;
         if (bytes > ps->st_cap_bytes) {

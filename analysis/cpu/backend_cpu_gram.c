@@ -96,9 +96,9 @@ static void standardise_rows(const struct backend_cpu *b, struct cpu_gram *gr,
 }
 
 /* Rows per Gram group and per pass group: gsvd_backend_gram_group_rows and
- * gsvd_backend_pass_group_rows (analysis/backend.h), powers of two that depend on the sample
- * count alone, so the grouping (and every rounding) is the same for any chunking and any split
- * of the rows between processes. */
+ * gsvd_backend_pass_group_rows (analysis/scan/gblock.h), powers of two that depend on the
+ * sample count alone (a pass's also on whether its rows are 2-bit codes), so the grouping (and
+ * every rounding) is the same for any chunking and any split of the rows between processes. */
 static size_t group_rows(size_t n)
 {
     return gsvd_backend_gram_group_rows(n);

@@ -96,7 +96,7 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
     double pass = 2.0 * 8.0 * l * n + threads * (4.0 * l * n + 5.0 * mib + 8.0 * 1024 * n / 4);
     /* the int8 tiles' X digits and workspaces, or the AVX2 engine's X^T and workspaces (the
      * larger, whichever of them this CPU runs) */
-    size_t group = gsvd_backend_pass_group_rows((size_t)n);
+    size_t group = gsvd_backend_pass_group_rows((size_t)n, 1);
     double engine = gsvd_avx2p_bytes((size_t)n, (size_t)l, group, (size_t)threads);
     if (bp->pass_kernel != GSVD_PASS_F32)
         engine = fmax(engine, gsvd_i8p_bytes((size_t)n, (size_t)l, group, (size_t)threads));

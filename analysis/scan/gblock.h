@@ -28,22 +28,31 @@ struct gsvd_gblock {
                               0 at pass_begin / gram_begin */
 };
 
-/* Rows per product group of a pass: the power of two nearest to 32 MiB of float32 rows of n
- * samples, 64 .. 4096; and of a Gram: twice that.  Groups are rows [j G, (j + 1) G) of the variant
- * index, so a split of the variants between processes at multiples of the Gram group keeps
+/* Rows per product group of a pass.  Rows staged as floats or int8 (float64 dosages, dosages
+ * above 2): the power of two nearest to 32 MiB of float32 rows of n samples, 64 .. 4096.  Rows
+ * staged as 2-bit codes (`codes`: calls, or int8 dosages 0 .. 2) take at least
+ * GSVD_PASS_CODE_ROWS: every group pays for its n x c partial product and its exact sum into
+ * Y whatever its rows, and at 50,000 samples 128-row groups spent a quarter of each pass on
+ * that (bench/README.md, "How the cost grows"); their staging is rows x n / 4 bytes.  A Gram
+ * group is twice the float rule and never fewer rows than the codes rule.  Groups are rows
+ * [j G, (j + 1) G) of the variant index, and every group size divides the Gram group's (powers
+ * of two), so a split of the variants between processes at multiples of the Gram group keeps
  * every group whole (gsvd_pca_split). */
-static inline size_t gsvd_backend_pass_group_rows(size_t n)
+#define GSVD_PASS_CODE_ROWS ((size_t)1024)
+
+static inline size_t gsvd_backend_pass_group_rows(size_t n, int codes)
 {
     size_t want = ((size_t)32 << 20) / (4 * (n ? n : 1)), g = 64;
     /* the power of two nearest to `want` (on a log scale: 2g <= want * sqrt 2) */
     while (g < 4096 && 2 * g * 1000 <= want * 1414)
         g *= 2;
-    return g;
+    return codes && g < GSVD_PASS_CODE_ROWS ? GSVD_PASS_CODE_ROWS : g;
 }
 
 static inline size_t gsvd_backend_gram_group_rows(size_t n)
 {
-    return 2 * gsvd_backend_pass_group_rows(n);
+    size_t g = 2 * gsvd_backend_pass_group_rows(n, 0);
+    return g < GSVD_PASS_CODE_ROWS ? GSVD_PASS_CODE_ROWS : g;
 }
 
 /* What the analysis knows of the standardised values before it reads them (from the scaler,
