@@ -502,13 +502,14 @@ static void stage_rows(struct cpu_pass *ps, const struct gsvd_gblock *g, size_t 
 {
     size_t rb = ps->st_row_bytes, n = ps->n;
     uint8_t *dst = ps->stage + ps->st_rows * rb;
+    const uint8_t *src = g->p2   ? g->p2
+                         : g->i8 ? (const uint8_t *)g->i8
+                                 : (const uint8_t *)(const void *)g->f64;
     if (g->i8 && ps->st_fmt == 1)
         for (size_t q = 0; q < take; q++)
             gsvd_dosage_pack_p2(g->i8 + (r + q) * n, n, dst + q * rb);
     else
-        memcpy(dst, (g->p2 ? g->p2 : g->i8 ? (const uint8_t *)g->i8 : (const uint8_t *)g->f64) +
-                        r * rb,
-               take * rb);
+        memcpy(dst, src + r * rb, take * rb);
     memcpy(ps->st_center + ps->st_rows, g->center + r, take * sizeof *g->center);
     memcpy(ps->st_scale + ps->st_rows, g->scale + r, take * sizeof *g->scale);
     if (g->missing)
