@@ -260,7 +260,7 @@ static void test_format(int fmt)
     if (!(worst <= 1e-4 * norm))
         fprintf(stderr, "format %d: max |Y - ref| %.3g, max |ref| %.3g\n", fmt, worst, norm);
     GSVD_CHECK_NEAR(trace / ref_trace, 1.0, 1e-9); /* the reference sums up to 92M terms in order */
-    if (fmt != 3) /* exact sums need a bound: integer genotypes */
+    if (fmt != 3)                                  /* exact sums need a bound: integer genotypes */
         test_bounded(&d, x, ref, ref_trace, norm, 0, codes_y, &codes_trace);
     if (fmt == 2)
         test_bounded(&d, x, ref, ref_trace, norm, 2, codes_y, &codes_trace);
