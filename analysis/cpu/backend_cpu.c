@@ -202,10 +202,10 @@ out:
 /* ---- passes: fixed row groups, one thread per group, reduced in group order ----------------
  * Rows are copied in their compact form (2-bit, int8 or float64; int8 dosages 0 .. 2 packed to
  * 2-bit) into a staging batch of up to `par` groups.  A full batch is handed to gsvd_parallel:
- * share g standardises group g in
- * sub-tiles of `sub` rows into its own float32 scratch while the sub-tile is hot in cache and
- * runs both products on it (T = Z_sub X, Yg += Z_sub^T T), so Z is never written to memory
- * whole.  Then the calling thread adds Yg into the float64 Y and the row sums of squares into
+ * share g standardises group g in sub-tiles of `sub` rows into its own float32 scratch while
+ * the sub-tile is hot in cache and runs both products on it (T = Z_sub X, Yg += Z_sub^T T), so
+ * Z is never written to memory whole (the AVX2 and int8 engines decode the 2-bit codes
+ * themselves).  Then the calling thread adds Yg into the float64 Y and the row sums of squares into
  * *sumsq, group by group and row by row.  Group and sub-tile sizes depend on n (and the group
  * size on whether the rows are 2-bit codes: analysis/scan/gblock.h) alone, so the result is the
  * same for any thread count and any block boundaries. */
