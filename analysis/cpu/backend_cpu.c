@@ -205,10 +205,10 @@ out:
  * share g standardises group g in sub-tiles of `sub` rows into its own float32 scratch while
  * the sub-tile is hot in cache and runs both products on it (T = Z_sub X, Yg += Z_sub^T T), so
  * Z is never written to memory whole (the AVX2 and int8 engines decode the 2-bit codes
- * themselves).  Then the calling thread adds Yg into the float64 Y and the row sums of squares into
- * *sumsq, group by group and row by row.  Group and sub-tile sizes depend on n (and the group
- * size on whether the rows are 2-bit codes: analysis/scan/gblock.h) alone, so the result is the
- * same for any thread count and any block boundaries. */
+ * themselves).  Then the calling thread adds Yg into the float64 Y and the row sums of
+ * squares into *sumsq, group by group and row by row.  Group and sub-tile sizes depend on n
+ * (and the group size on whether the rows are 2-bit codes: analysis/scan/gblock.h) alone, so
+ * the result is the same for any thread count and any block boundaries. */
 
 /* Rows per sub-tile: about 5 MiB of float32, 8 .. 256 rows.  At 20,000 samples 64 rows beat
  * 32 (an L2's worth) by ~4% in interleaved runs (ninth session; 16 and 128 were slower): each
