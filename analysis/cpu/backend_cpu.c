@@ -538,11 +538,12 @@ static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
     if (g->n_rows == 0)
         return GSVD_OK;
     if (ps->fmt != fmt_of(g)) {
-        /* the first block, or a change of format (not seen from one scan): start over */
+        /* the first block, or a change of format (not seen from one scan): start over; rows
+         * of 2-bit codes or int8 dosages 0 .. 2 are staged (and grouped) as codes */
+        int fmt = fmt_of(g), codes = fmt == 1 || (fmt == 2 && cpu_dosages_0_2(b));
         GSVD_TRY(pass_flush(b));
-        if ((fmt_of(g) == 1 || fmt_of(g) == 2) && !ps->said) {
+        if ((fmt == 1 || fmt == 2) && !ps->said) {
             ps->said = 1;
-            int codes = fmt_of(g) == 1 || cpu_dosages_0_2(b);
             if (ps->i8 && codes)
                 gsvd_log_info("pass kernel: i8 (int8 AMX tiles on the 2-bit codes)");
             else if (ps->avx2 && codes)
@@ -553,9 +554,8 @@ static int cpu_pass_block(gsvd_backend *be, const struct gsvd_gblock *g, double 
                 gsvd_log_info("pass kernel: f32 on OpenBLAS (i8: %s)", ps->why);
         }
         size_t bytes;
-        int codes = fmt_of(g) == 1 || (fmt_of(g) == 2 && cpu_dosages_0_2(b));
-        ps->fmt = fmt_of(g);
-        ps->st_fmt = codes ? 1 : ps->fmt;
+        ps->fmt = fmt;
+        ps->st_fmt = codes ? 1 : fmt;
         ps->group = gsvd_backend_pass_group_rows(ps->n, codes);
         ps->st_row_bytes = row_bytes(ps->st_fmt, ps->n);
         if (gsvd_mul_size(ps->par * ps->group, ps->st_row_bytes, &bytes) < 0)
