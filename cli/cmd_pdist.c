@@ -462,6 +462,10 @@ static void summary(const struct pdist_opts *o, const gensvd_result *res, int te
         info("%llu of %llu bit-plane segments without missing calls",
              (unsigned long long)plan(res, "n_segments_complete"),
              (unsigned long long)plan(res, "n_segments"));
+    if (plan(res, "n_segments_apart"))
+        info("%llu of %llu bit-plane segments with their few missing calls counted apart",
+             (unsigned long long)plan(res, "n_segments_apart"),
+             (unsigned long long)plan(res, "n_segments"));
 }
 
 /* A regular file that is neither a zipped store (".zip", as the stores take it) nor a genotype

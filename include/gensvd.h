@@ -437,7 +437,8 @@ GENSVD_API enum gensvd_analysis gensvd_result_analysis(const gensvd_result *res)
  * only, each UINT64 with one element: "n_bands" (the bands of rows computed), "n_scans" (the
  * passes that read the input), "peak_bytes" (the planned working set), "n_segments" and
  * "n_segments_complete" (the bit-plane kernel's segments of features counted on the host, and
- * those of them without a missing call; 0 for other kernels); on the process of rank 0 under
+ * those of them without a missing call; 0 for other kernels), "n_segments_apart" (KING and
+ * ibs0: segments whose few missing calls were counted apart); on the process of rank 0 under
  * MPI.
  * A GENSVD_PCA result also holds, found by name only in the same way, what `gensvd pca`
  * prints besides its group: "fit_sample_id" (STRING, the samples the PCs are of, in their

@@ -549,13 +549,18 @@ static int text_job(const struct lib_run *run, struct gsvd_pdist_params *pd, str
 }
 
 /* The run's plan beside the result, found by name only (include/gensvd.h): n_bands, n_scans,
- * peak_bytes, n_segments, n_segments_complete (uint64 each, one element). */
+ * peak_bytes, n_segments, n_segments_complete, n_segments_apart (uint64 each, one element). */
 static int plan_held(const struct gsvd_pdist_summary *sum, gsvd_result **out)
 {
-    const char *const names[] = {"n_bands", "n_scans", "peak_bytes", "n_segments",
-                                 "n_segments_complete"};
-    const uint64_t v[] = {sum->n_bands, sum->n_scans, sum->peak_bytes, sum->n_segments,
-                          sum->n_segments_complete};
+    const char *const names[] = {
+        "n_bands",         "n_scans", "peak_bytes", "n_segments", "n_segments_complete",
+        "n_segments_apart"};
+    const uint64_t v[] = {sum->n_bands,
+                          sum->n_scans,
+                          sum->peak_bytes,
+                          sum->n_segments,
+                          sum->n_segments_complete,
+                          sum->n_segments_apart};
     gsvd_result *r = NULL;
     int rc = gsvd_result_new(&r);
 

@@ -180,9 +180,7 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
 {
     const struct gsvd_pdist_params *p = r->p;
     size_t n = r->env.n, align = p->row_align > 1 ? p->row_align : 1;
-    uint64_t per_pair = r->kops->pair_bytes + sizeof(double) + sizeof(uint32_t) +
-                        (gsvd_pd_king_metric(p->metric) ? GSVD_PDIST_KING_COUNTS * 4 : 0);
-    uint64_t budget = p->memory, fixed, avail = UINT64_MAX, dev_avail, cache = 0;
+    uint64_t budget = p->memory, per_pair, fixed, avail = UINT64_MAX, dev_avail, cache = 0;
     int rc;
 
     r->env.stripe_bytes = budget ? budget / 8 : (uint64_t)256 << 20;
@@ -190,6 +188,12 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
         r->env.stripe_bytes = (uint64_t)256 << 20;
     if (r->env.stripe_bytes < (uint64_t)1 << 20)
         r->env.stripe_bytes = (uint64_t)1 << 20;
+    /* KING: the pair counts kept for the table, and on the host the totals of the missing
+     * calls counted apart (pdist_king_miss.c: at most 10 bytes a pair) */
+    per_pair =
+        r->kops->pair_bytes + sizeof(double) + sizeof(uint32_t) +
+        (gsvd_pd_king_metric(p->metric) ? GSVD_PDIST_KING_COUNTS * 4 : 0) +
+        (r->kops == &gsvd_pd_bitplane_king_ops && gsvd_pd_bitplane_king_apart(&r->env) ? 10 : 0);
     fixed = p->sink_bytes + r->env.stripe_bytes + r->kops->fixed_bytes(&r->env) +
             (uint64_t)n * (sizeof(uint64_t) + 64);
     gsvd_free(r->band_rows);

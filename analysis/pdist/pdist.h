@@ -138,9 +138,10 @@ struct gsvd_pdist_summary {
     const char *kernel;  /* the kernel that produced the result (static string) */
     const char *device;  /* where its pair loop ran: "cpu" or the backend's name (static) */
     uint64_t peak_bytes; /* the planned working set */
-    /* bit-plane kernel: segments of features counted on the host, and those of them without
-     * a missing call (counted without the called mask) */
-    uint64_t n_segments, n_segments_complete;
+    /* bit-plane kernel: segments of features counted on the host, those of them without a
+     * missing call (counted without the called mask), and (KING) those whose few missing
+     * calls were counted apart */
+    uint64_t n_segments, n_segments_complete, n_segments_apart;
 };
 
 /* Parse / name metrics ("euclidean", ..., "ibs").  Parse returns -1 for unknown names. */

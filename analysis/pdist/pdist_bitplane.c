@@ -32,6 +32,12 @@
 #include "common/err.h"
 #include "common/parallel.h"
 
+/* KING counts a segment's missing calls apart when they are at most 1 / KM_APART_DIV of its
+ * calls (items from the band's first row); above that the masked pair functions cost less.
+ * Measured on AMD Zen 4, 2,000 samples (analysis/pdist/README.md): with AVX2 popcounts apart
+ * is faster up to 10% missing and beyond; with VPOPCNTQ they break even near 3%. */
+enum { KM_APART_DIV = 8, KM_APART_DIV_AVX512 = 32 };
+
 static int cpu_has_avx512(void)
 {
 #if PD_X86
@@ -77,10 +83,22 @@ uint64_t gsvd_pd_bitplane_cache_bytes(size_t n, uint64_t m, uint64_t stripe_byte
     return segments * n * 3 * W * sizeof(uint64_t);
 }
 
+static uint64_t km_rows_bytes(const struct pd_env *env)
+{
+    return gsvd_pd_km_rows_bytes(env->n, gsvd_pd_bitplane_words(env->n, env->m, env->stripe_bytes));
+}
+
+int gsvd_pd_bitplane_king_apart(const struct pd_env *env)
+{
+    return gsvd_pd_king_metric(env->p->metric) && !env->dev &&
+           (env->p->memory == 0 || km_rows_bytes(env) <= env->p->memory / 4);
+}
+
+/* The segment's planes are accounted for by the engine's stripe_bytes; KING counting missing
+ * calls apart keeps their variant-major rows beside them (pdist_king_miss.c). */
 static uint64_t bp_fixed_bytes(const struct pd_env *env)
 {
-    (void)env;
-    return 0; /* accounted for by the engine's stripe_bytes */
+    return gsvd_pd_bitplane_king_apart(env) ? km_rows_bytes(env) : 0;
 }
 
 static void bp_destroy(void *st);
@@ -130,6 +148,13 @@ static int bp_create(const struct pd_env *env, void **out)
     /* a device counts from C, A, B (gpu/pdist_body.h); the wide counts need B too; KING's
      * counts need P, on the host and on a device */
     b->pplane = b->king || (!b->l1 && !b->wide && !b->env.dev);
+    if (b->king && gsvd_pd_bitplane_king_apart(&b->env)) {
+        int rc = gsvd_pd_km_create(&b->km, b->n, b->W, env->n_threads);
+        if (rc < 0) {
+            bp_destroy(b);
+            return rc;
+        }
+    }
     *out = b;
     return GSVD_OK;
 }
@@ -154,6 +179,7 @@ static void bp_destroy(void *st)
     gsvd_free(b->cur.planes);
     gsvd_free(b->cnt);
     gsvd_free(b->isum);
+    gsvd_pd_km_destroy(b->km);
     gsvd_free(b);
 }
 
@@ -168,6 +194,8 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
     b->nc = b->n - row0;
     rc = gsvd_pd_band_acc(&acc, &b->cnt_cap, n_rows, b->nc, b->ncnt, sizeof *b->cnt);
     b->cnt = acc;
+    if (rc == GSVD_OK && b->km)
+        rc = gsvd_pd_km_band(b->km, row0, n_rows);
     if (rc == GSVD_OK && b->env.dev) {
         struct gsvd_pd_dev_band band = {.kind = GSVD_PD_DEV_COUNTS,
                                         .nb = n_rows,
@@ -531,9 +559,9 @@ struct flush_job {
     size_t n_row_tiles, n_jobs;
     const size_t *job_start; /* per row tile: index of its first job */
     pair4_fn pair4;
-    int complete;         /* the segment has no missing call: n += bits */
-    const uint32_t *isum; /* wide or king, complete: the items' |A|, |B or P| (the pair4 leaves
-                             them 0) */
+    int unmasked;         /* counted without the called mask: n += bits */
+    const uint32_t *isum; /* wide or king, unmasked: the items' |A|, |B| or missing calls, |P|
+                             (the pair4 leaves them 0) */
 };
 
 /* Row tile and column tile of job j. */
@@ -584,15 +612,16 @@ static int flush_tile(void *ctx, size_t worker, size_t j)
                 if (c + q <= r)
                     continue; /* only the upper triangle */
                 uint32_t *cn = b->cnt + (r * nc + c + q) * nct;
-                cn[0] += f->complete ? (uint32_t)f->seg->bits : (uint32_t)res[q][0];
+                cn[0] += f->unmasked ? (uint32_t)f->seg->bits : (uint32_t)res[q][0];
                 for (size_t e = 1; e < nct; e++)
                     cn[e] += (uint32_t)res[q][e];
-                if (f->isum && b->king) { /* |Px & Cy| = |Px| */
-                    cn[3] += f->isum[2 * (b->row0 + r) + 1];
-                    cn[4] += f->isum[2 * (b->row0 + c + q) + 1];
+                const uint32_t *sx = f->isum ? f->isum + 2 * (b->row0 + r) : NULL,
+                               *sy = f->isum ? f->isum + 2 * (b->row0 + c + q) : NULL;
+                if (f->isum && b->king) { /* |Px & Cy| = |Px| (less |Px & My|, see km) */
+                    cn[0] -= sx[0] + sy[0];
+                    cn[3] += sx[1];
+                    cn[4] += sy[1];
                 } else if (f->isum) {
-                    const uint32_t *sx = f->isum + 2 * (b->row0 + r),
-                                   *sy = f->isum + 2 * (b->row0 + c + q);
                     cn[1] += sx[0];
                     cn[2] += sx[1];
                     cn[3] += sy[0];
@@ -604,13 +633,34 @@ static int flush_tile(void *ctx, size_t worker, size_t j)
     return GSVD_OK;
 }
 
+/* Each item's (from row0) |A| and |B| (wide) or missing calls and |P| (king) over nw words of
+ * seg, in b->isum; returns the missing calls of all of them (king). */
+PD_POPCNT static uint64_t item_sums(struct bp *b, const struct segment *seg, size_t nw)
+{
+    uint64_t missing = 0;
+    for (size_t i = b->row0; i < b->n; i++) {
+        const uint64_t *p = seg->planes + i * 3 * b->W;
+        uint32_t s0 = 0, s1 = 0;
+        for (size_t w = 0; w < nw; w++) {
+            s0 += (uint32_t)__builtin_popcountll(p[(b->king ? 0 : b->W) + w]);
+            s1 += (uint32_t)__builtin_popcountll(p[2 * b->W + w]);
+        }
+        if (b->king) /* C counted: the missing calls are the rest */
+            s0 = (uint32_t)seg->bits - s0;
+        b->isum[2 * i] = s0;
+        b->isum[2 * i + 1] = s1;
+        missing += s0;
+    }
+    return missing;
+}
+
 /* Add a segment's counts to every pair of the band. */
 static int flush_pairs(struct bp *b, const struct segment *seg)
 {
     size_t n_rt = (b->nb + ROW_TILE - 1) / ROW_TILE, n_ct = (b->nc + COL_TILE - 1) / COL_TILE;
     size_t *starts;
     struct flush_job f = {.b = b, .seg = seg};
-    int rc;
+    int rc, apart = 0;
 
     if (seg->bits == 0 || b->nb == 0)
         return GSVD_OK;
@@ -622,23 +672,20 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
         f.nw = (f.nw + 7) / 8 * 8; /* whole vectors; the words past `bits` are zero */
     else if (b->avx2)
         f.nw = (f.nw + 3) / 4 * 4;
-    f.complete = seg->complete;
-    f.pair4 = pick_pair4(b, !f.complete);
-    if ((b->wide || b->king) && f.complete) { /* |Ax & Cy| = |Ax| etc.: per item, once */
-        for (size_t i = b->row0; i < b->n; i++) {
-            const uint64_t *p = seg->planes + i * 3 * b->W;
-            uint32_t sa = 0, sb = 0;
-            for (size_t w = 0; w < f.nw; w++) {
-                sa += (uint32_t)__builtin_popcountll(p[b->W + w]);
-                sb += (uint32_t)__builtin_popcountll(p[2 * b->W + w]);
-            }
-            b->isum[2 * i] = sa;
-            b->isum[2 * i + 1] = sb;
-        }
-        f.isum = b->isum;
+    f.unmasked = seg->complete;
+    if ((b->wide && seg->complete) || b->king) { /* |Ax & Cy| = |Ax| etc.: per item, once */
+        uint64_t missing = item_sums(b, seg, f.nw);
+        /* KING with few missing calls: counted apart (pdist_king_miss.c) */
+        apart = b->km && !seg->complete &&
+                missing * (b->avx512 ? KM_APART_DIV_AVX512 : KM_APART_DIV) <=
+                    (uint64_t)seg->bits * (b->n - b->row0);
+        f.unmasked = seg->complete || apart;
+        f.isum = f.unmasked ? b->isum : NULL;
     }
+    f.pair4 = pick_pair4(b, !f.unmasked);
     b->n_seg++;
     b->n_seg_complete += (uint64_t)seg->complete;
+    b->n_seg_apart += (uint64_t)apart;
     starts = gsvd_malloc(n_rt * sizeof *starts);
     if (!starts)
         return GSVD_ENOMEM;
@@ -651,6 +698,8 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
     f.job_start = starts;
     rc = gsvd_parallel_tasks(b->env.n_threads, f.n_jobs, flush_tile, &f);
     gsvd_free(starts);
+    if (rc == GSVD_OK && apart)
+        rc = gsvd_pd_km_segment(b->km, b, seg, b->isum);
     return rc;
 }
 
@@ -714,6 +763,8 @@ static int bp_band_end(void *st)
         b->caching = 0;
         b->complete = 1;
     }
+    if (b->km && (rc = gsvd_pd_km_drain(b->km, b)) < 0)
+        return rc;
     return b->env.dev ? gsvd_backend_pd_end(b->env.dev, b->cnt) : GSVD_OK;
 }
 
@@ -728,6 +779,8 @@ static int bp_replay(void *st, size_t row0, size_t n_rows)
     for (size_t i = 0; i < b->n_kept; i++)
         if ((rc = flush_pairs(b, &b->kept[i])) < 0)
             return rc;
+    if (b->km && (rc = gsvd_pd_km_drain(b->km, b)) < 0)
+        return rc;
     if (b->env.dev && (rc = gsvd_backend_pd_end(b->env.dev, b->cnt)) < 0)
         return rc;
     return 1;
@@ -750,6 +803,7 @@ static void bp_report(void *st, struct gsvd_pdist_summary *sum)
     struct bp *b = st;
     sum->n_segments += b->n_seg;
     sum->n_segments_complete += b->n_seg_complete;
+    sum->n_segments_apart += b->n_seg_apart;
 }
 
 /* The kernel's vtable: the counts per pair (NC or NW) and whether a device may count. */

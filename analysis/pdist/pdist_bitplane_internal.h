@@ -41,7 +41,9 @@ struct bp {
     size_t ncnt;    /* counts per pair: NC, or NW for the wide metrics */
     int wide;       /* jaccard, braycurtis, canberra, cosine, correlation: NW counts, host only */
     int king;       /* king, ibs0: NK counts from planes C, A, P, host only */
-    uint32_t *isum; /* wide, king: per item |A|, |B or P| of a complete segment (2 x n) */
+    uint32_t *isum; /* wide: per item |A|, |B| of a complete segment; king: per item missing
+                       calls and |P| of every segment (2 x n) */
+    struct king_miss *km; /* king on the host: missing calls counted apart (or NULL) */
     size_t cnt_cap;
     int avx512;                     /* pair counts with AVX-512 VPOPCNTQ */
     int avx2;                       /* ... or with AVX2 (pdist_bitplane_avx2.c) */
@@ -50,6 +52,7 @@ struct bp {
     int avx512bw;                   /* byte compares into masks (packing) */
     int gfni;                       /* ... and GFNI + VBMI transposes */
     uint64_t n_seg, n_seg_complete; /* segments counted on the host, and complete ones */
+    uint64_t n_seg_apart;           /* ... and those with their missing calls counted apart */
 };
 
 /* The AVX2 pair counts (pdist_bitplane_avx2.c): each is the scalar function of the same name
@@ -77,5 +80,27 @@ int gsvd_pd_bp_pack_i8(struct bp *b, const int8_t *v, size_t n, size_t nf, size_
 /* Any other stripe layout, value by value: features [f0, f0 + nf) of s at bit position pos.
  * GSVD_OK or PD_HANDOVER (a value other than 0, 1, 2). */
 int gsvd_pd_bp_pack_any(struct bp *b, const struct pd_stripe *s, size_t f0, size_t nf, size_t pos);
+
+/* Planes back to variant-major rows, for KING's missing-call corrections: the 64 variants of
+ * word w of `planes` (bits features in all) as rows[(k cap + v) xw + g] bit i = kind k of item
+ * i0 + 64 g + i at variant v, kinds 0 P (het), 1 B = A & ~P (hom alt), 2 M = ~C (missing);
+ * xw words a row, those past the items zero. */
+void gsvd_pd_bp_unpack_rows(const struct bp *b, const uint64_t *planes, size_t bits, size_t i0,
+                            size_t w, uint64_t *rows, size_t xw, size_t cap);
+
+/* KING's missing calls counted apart (pdist_king_miss.c): a segment with few missing calls is
+ * counted by the unmasked pair functions, and gsvd_pd_km_segment adds what involves a missing
+ * call into the band's totals, which gsvd_pd_km_drain (at the band's end) reads into b->cnt.
+ * create: for n items and segments of W words a plane (GSVD_ENOMEM); band: the band's rows
+ * [row0, row0 + nb), totals zeroed; segment: isum as struct bp's for king (each item's missing
+ * calls at 2 i); drain: the totals into the counts of b's band, then zeroed. */
+struct king_miss;
+uint64_t gsvd_pd_km_rows_bytes(size_t n, size_t W); /* the rows a segment's transpose takes */
+int gsvd_pd_km_create(struct king_miss **km, size_t n, size_t W, size_t n_threads);
+void gsvd_pd_km_destroy(struct king_miss *km);
+int gsvd_pd_km_band(struct king_miss *km, size_t row0, size_t nb);
+int gsvd_pd_km_segment(struct king_miss *km, struct bp *b, const struct segment *seg,
+                       const uint32_t *isum);
+int gsvd_pd_km_drain(struct king_miss *km, struct bp *b);
 
 #endif /* GSVD_ANALYSIS_PDIST_PDIST_BITPLANE_INTERNAL_H */

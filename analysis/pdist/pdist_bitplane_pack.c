@@ -313,3 +313,42 @@ int gsvd_pd_bp_pack_any(struct bp *b, const struct pd_stripe *s, size_t f0, size
     }
     return GSVD_OK;
 }
+
+/* ---- planes back to variant-major rows (KING's missing-call corrections) --------------------- */
+
+/* The word of kind k (0 P, 1 B = A & ~P, 2 M = ~C) of planes p at word w. */
+static uint64_t kind_word(const uint64_t *p, size_t W, int k, size_t w)
+{
+    return k == 0 ? p[2 * W + w] : k == 1 ? p[W + w] & ~p[2 * W + w] : ~p[w];
+}
+
+void gsvd_pd_bp_unpack_rows(const struct bp *b, const uint64_t *planes, size_t bits, size_t i0,
+                            size_t w, uint64_t *rows, size_t xw, size_t row_cap)
+{
+    size_t W = b->W, stride = 3 * W, nx = b->n - i0, groups = (nx + 63) / 64;
+    size_t nt = bits - 64 * w < 64 ? bits - 64 * w : 64; /* variants of this word */
+    transpose_fn transpose = transpose64;
+#if PD_X86
+    if (b->gfni)
+        transpose = transpose64_gfni;
+    else if (b->avx2 || b->avx512bw)
+        transpose = transpose64_avx2;
+#endif
+    for (int k = 0; k < 3; k++) {
+        uint64_t *out = rows + ((size_t)k * row_cap + 64 * w) * xw;
+        for (size_t g = 0; g < groups; g++) {
+            uint64_t a[64];
+            size_t ni = nx - 64 * g < 64 ? nx - 64 * g : 64;
+            for (size_t i = 0; i < ni; i++)
+                a[i] = kind_word(planes + (i0 + 64 * g + i) * stride, W, k, w);
+            for (size_t i = ni; i < 64; i++)
+                a[i] = 0;
+            transpose(a);
+            for (size_t t = 0; t < nt; t++)
+                out[t * xw + g] = a[t];
+        }
+        for (size_t t = 0; t < nt; t++)
+            for (size_t g = groups; g < xw; g++)
+                out[t * xw + g] = 0;
+    }
+}

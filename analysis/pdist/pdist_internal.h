@@ -108,6 +108,9 @@ extern const struct pd_kernel_ops gsvd_pd_bitplane_king_ops; /* the same, KING c
 /* Words per plane of a bit-plane segment, and the bytes all segments of m features take. */
 size_t gsvd_pd_bitplane_words(size_t n, uint64_t m, uint64_t stripe_bytes);
 uint64_t gsvd_pd_bitplane_cache_bytes(size_t n, uint64_t m, uint64_t stripe_bytes);
+/* 1: KING on the host counts missing calls apart (its rows take at most a quarter of
+ * --memory; pdist_king_miss.c); needs env's p, n, m, stripe_bytes and dev. */
+int gsvd_pd_bitplane_king_apart(const struct pd_env *env);
 extern const struct pd_kernel_ops gsvd_pd_gram_ops;
 extern const struct pd_kernel_ops gsvd_pd_generic_ops;
 

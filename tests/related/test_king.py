@@ -16,7 +16,10 @@ by tests/pca/pca_oracle.py write-bed; KING does not depend on which allele is co
   - `gensvd related --king-cutoff C` keeps exactly plink2 --king-cutoff C's .king.cutoff.in.id
     (TSV, and the sample_unrelated mask of the Zarr output);
 on the HapMap3 autosomes (957 samples, cryptic relatives among them), the 1000 Genomes chr22
-subset, and simulated families with planted relatives (parent-offspring, full sibs, half sibs,
+subset, simulated missing-call patterns (segments whose few missing calls are counted apart and
+segments counted with the called mask, a sample missing at 99% of 90,000 variants; in one band
+and in several, every engine the same bytes), and simulated families with planted relatives
+(parent-offspring, full sibs, half sibs,
 first cousins; unlinked SNPs, 1% missing calls), whose kinships must also land on the expected
 0.25, 0.25, 0.125, 0.0625 (and ~0 for unrelated founders) within sampling error.
 Usage: test_king.py GENSVD
@@ -229,6 +232,64 @@ def simulate(path, seed=7, n_fam=12, n_unrel=80, m=20000, missing=0.01):
     return rel
 
 
+def patterns(path, n=400, m=90000):
+    """Unrelated samples whose missing calls take every path of the KING counts: segments with
+    1% missing calls (counted apart), a stretch with 50% (the masked pair counts), one sample
+    missing at 99% of the variants and one heterozygous everywhere (their total passes 65,535
+    within a band and is read out mid-band), one never missing."""
+    rng = np.random.default_rng(11)
+    p = rng.uniform(0.05, 0.5, m).astype(np.float32)
+    gt = (rng.random((m, n, 2), dtype=np.float32) < p[:, None, None]).astype(np.int8)
+    miss = rng.random((m, n), dtype=np.float32) < 0.01
+    miss[20000:26000] = rng.random((6000, n), dtype=np.float32) < 0.5
+    miss[:, 0] = rng.random(m) < 0.99
+    miss[:, 1:3] = False
+    gt[:, 2] = [0, 1]  # heterozygous everywhere: 73,000 sites het where sample 0 is missing
+    gt[miss] = -1
+    g = zarr.open_group(path, mode="w", zarr_format=2)
+    a = g.create_array("call_genotype", shape=gt.shape, chunks=(10000, 200, 2), dtype="i1",
+                       fill_value=-1)
+    a[:] = gt
+    a.attrs["_ARRAY_DIMENSIONS"] = ["variants", "samples", "ploidy"]
+    sid = g.create_array("sample_id", shape=(n,), dtype=str, chunks=(n,))
+    sid[:] = np.array([f"p{i}" for i in range(n)])
+    sid.attrs["_ARRAY_DIMENSIONS"] = ["samples"]
+    zarr.consolidate_metadata(path)
+
+
+def patterns_paths(store):
+    """The patterns store's segments are counted both ways, in one band and in several (read
+    again, or replayed from the kept planes), with every engine, to the same bytes (suite()
+    holds them to plink2)."""
+    want = {}
+    rest = ["--variants", "0:24576"]  # three segments, the planes kept for the second band
+    for label, extra, env in [("one band", [], None), ("bands", ["--memory", "8M"], None),
+                              ("bands, AVX2", ["--memory", "8M"], {"GENSVD_CPU_LEVEL": "avx2"}),
+                              ("bands, scalar", ["--memory", "8M"],
+                               {"GENSVD_PDIST_SIMD": "scalar"}),
+                              ("part, one band", rest, None),
+                              ("part, replayed", rest + ["--memory", "12M"], None)]:
+        e = dict(os.environ, **(env or {}))
+        r = subprocess.run(on_cpu([GENSVD, "pdist", store, "-m", "king", "-t", "2", "-v"] + extra),
+                           capture_output=True, text=True, env=e)
+        if not check(f"patterns {label}: exit 0", r.returncode == 0, r.stderr[-400:]):
+            continue
+        segs = [ln for ln in r.stderr.split("\n") if "bit-plane segments" in ln]
+        apart = [ln for ln in segs if "counted apart" in ln]
+        n_apart, n_seg = (int(apart[0].split()[2]), int(apart[0].split()[4])) if apart else (0, 0)
+        check(f"patterns {label}: some segments counted apart, some masked",
+              0 < n_apart < n_seg, "; ".join(segs))
+        if "one band" not in label:
+            check(f"patterns {label}: several bands", " 1 band(s)" not in r.stderr,
+                  r.stderr[-400:])
+        if label == "part, replayed":
+            check(f"patterns {label}: one pass over the input", " 1 pass(es)" in r.stderr,
+                  r.stderr[-400:])
+        key = "part" if label.startswith("part") else "all"
+        want.setdefault(key, r.stdout)
+        check(f"patterns {label}: the same bytes as one band", r.stdout == want[key])
+
+
 def main():
     if subprocess.run(["which", "plink2"], capture_output=True).returncode != 0:
         print("plink2 not installed (scripts/setup.sh --tests installs it)")
@@ -266,6 +327,11 @@ def main():
               f"{len(got)} vs {len(want)}")
         kh = os.path.join(ROOT, "testdata", "realdata", "khuman_chr22.vcz")
         suite("khuman", kh, tmp, filters=(0.05,), cutoffs=(0.0884, 0.0442))
+
+        pat = os.path.join(tmp, "patterns.vcz")
+        patterns(pat)
+        suite("patterns", pat, tmp, filters=(-0.01,), cutoffs=(0.0884,))
+        patterns_paths(pat)
 
         sim = os.path.join(tmp, "families.vcz")
         rel = simulate(sim)
