@@ -188,12 +188,12 @@ static int plan_bands(struct pd_run *r, uint64_t features_hint)
         r->env.stripe_bytes = (uint64_t)256 << 20;
     if (r->env.stripe_bytes < (uint64_t)1 << 20)
         r->env.stripe_bytes = (uint64_t)1 << 20;
-    /* KING: the pair counts kept for the table, and on the host the totals of the missing
-     * calls counted apart (pdist_king_miss.c: at most 10 bytes a pair) */
-    per_pair =
-        r->kops->pair_bytes + sizeof(double) + sizeof(uint32_t) +
-        (gsvd_pd_king_metric(p->metric) ? GSVD_PDIST_KING_COUNTS * 4 : 0) +
-        (r->kops == &gsvd_pd_bitplane_king_ops && gsvd_pd_bitplane_king_apart(&r->env) ? 10 : 0);
+    /* KING: the pair counts kept for the table; KING and L1 on the host: the totals of the
+     * missing calls counted apart (pdist_bitplane_apart.c: at most 10 bytes a pair) */
+    int apart = (r->kops == &gsvd_pd_bitplane_king_ops || r->kops == &gsvd_pd_bitplane_ops) &&
+                gsvd_pd_bitplane_apart(&r->env);
+    per_pair = r->kops->pair_bytes + sizeof(double) + sizeof(uint32_t) +
+               (gsvd_pd_king_metric(p->metric) ? GSVD_PDIST_KING_COUNTS * 4 : 0) + (apart ? 10 : 0);
     fixed = p->sink_bytes + r->env.stripe_bytes + r->kops->fixed_bytes(&r->env) +
             (uint64_t)n * (sizeof(uint64_t) + 64);
     gsvd_free(r->band_rows);

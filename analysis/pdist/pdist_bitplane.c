@@ -32,12 +32,6 @@
 #include "common/err.h"
 #include "common/parallel.h"
 
-/* KING counts a segment's missing calls apart when they are at most 1 / KM_APART_DIV of its
- * calls (items from the band's first row); above that the masked pair functions cost less.
- * Measured on AMD Zen 4, 2,000 samples (analysis/pdist/README.md): with AVX2 popcounts apart
- * is faster up to 10% missing and beyond; with VPOPCNTQ they break even near 3%. */
-enum { KM_APART_DIV = 8, KM_APART_DIV_AVX512 = 32 };
-
 static int cpu_has_avx512(void)
 {
 #if PD_X86
@@ -83,22 +77,24 @@ uint64_t gsvd_pd_bitplane_cache_bytes(size_t n, uint64_t m, uint64_t stripe_byte
     return segments * n * 3 * W * sizeof(uint64_t);
 }
 
-static uint64_t km_rows_bytes(const struct pd_env *env)
+static uint64_t apart_rows_bytes(const struct pd_env *env)
 {
-    return gsvd_pd_km_rows_bytes(env->n, gsvd_pd_bitplane_words(env->n, env->m, env->stripe_bytes));
+    return gsvd_pd_apart_rows_bytes(env->n,
+                                    gsvd_pd_bitplane_words(env->n, env->m, env->stripe_bytes));
 }
 
-int gsvd_pd_bitplane_king_apart(const struct pd_env *env)
+int gsvd_pd_bitplane_apart(const struct pd_env *env)
 {
-    return gsvd_pd_king_metric(env->p->metric) && !env->dev &&
-           (env->p->memory == 0 || km_rows_bytes(env) <= env->p->memory / 4);
+    enum gsvd_pdist_metric m = env->p->metric;
+    return (gsvd_pd_king_metric(m) || m == GSVD_PDIST_CITYBLOCK || m == GSVD_PDIST_IBS) &&
+           !env->dev && (env->p->memory == 0 || apart_rows_bytes(env) <= env->p->memory / 4);
 }
 
-/* The segment's planes are accounted for by the engine's stripe_bytes; KING counting missing
- * calls apart keeps their variant-major rows beside them (pdist_king_miss.c). */
+/* The segment's planes are accounted for by the engine's stripe_bytes; counting missing calls
+ * apart keeps their variant-major rows beside them (pdist_bitplane_apart.c). */
 static uint64_t bp_fixed_bytes(const struct pd_env *env)
 {
-    return gsvd_pd_bitplane_king_apart(env) ? km_rows_bytes(env) : 0;
+    return gsvd_pd_bitplane_apart(env) ? apart_rows_bytes(env) : 0;
 }
 
 static void bp_destroy(void *st);
@@ -139,7 +135,7 @@ static int bp_create(const struct pd_env *env, void **out)
     b->ncnt = b->wide ? NW : b->king ? NK : NC;
     if (b->wide)
         b->env.dev = NULL; /* the device kernels count n, one, two (or KING's) only */
-    if (b->wide || b->king) {
+    if (b->wide || b->king || b->l1) {
         if (!(b->isum = gsvd_malloc(2 * (b->n ? b->n : 1) * sizeof *b->isum))) {
             bp_destroy(b);
             return GSVD_ENOMEM;
@@ -148,8 +144,8 @@ static int bp_create(const struct pd_env *env, void **out)
     /* a device counts from C, A, B (gpu/pdist_body.h); the wide counts need B too; KING's
      * counts need P, on the host and on a device */
     b->pplane = b->king || (!b->l1 && !b->wide && !b->env.dev);
-    if (b->king && gsvd_pd_bitplane_king_apart(&b->env)) {
-        int rc = gsvd_pd_km_create(&b->km, b->n, b->W, env->n_threads);
+    if ((b->king || b->l1) && gsvd_pd_bitplane_apart(&b->env)) {
+        int rc = gsvd_pd_apart_create(&b->ap, b->n, b->W, env->n_threads, b->l1);
         if (rc < 0) {
             bp_destroy(b);
             return rc;
@@ -179,7 +175,7 @@ static void bp_destroy(void *st)
     gsvd_free(b->cur.planes);
     gsvd_free(b->cnt);
     gsvd_free(b->isum);
-    gsvd_pd_km_destroy(b->km);
+    gsvd_pd_apart_destroy(b->ap);
     gsvd_free(b);
 }
 
@@ -194,8 +190,8 @@ static int bp_band_begin(void *st, size_t row0, size_t n_rows)
     b->nc = b->n - row0;
     rc = gsvd_pd_band_acc(&acc, &b->cnt_cap, n_rows, b->nc, b->ncnt, sizeof *b->cnt);
     b->cnt = acc;
-    if (rc == GSVD_OK && b->km)
-        rc = gsvd_pd_km_band(b->km, row0, n_rows);
+    if (rc == GSVD_OK && b->ap)
+        rc = gsvd_pd_apart_band(b->ap, row0, n_rows);
     if (rc == GSVD_OK && b->env.dev) {
         struct gsvd_pd_dev_band band = {.kind = GSVD_PD_DEV_COUNTS,
                                         .nb = n_rows,
@@ -617,10 +613,12 @@ static int flush_tile(void *ctx, size_t worker, size_t j)
                     cn[e] += (uint32_t)res[q][e];
                 const uint32_t *sx = f->isum ? f->isum + 2 * (b->row0 + r) : NULL,
                                *sy = f->isum ? f->isum + 2 * (b->row0 + c + q) : NULL;
-                if (f->isum && b->king) { /* |Px & Cy| = |Px| (less |Px & My|, see km) */
+                if (f->isum && b->king) { /* |Px & Cy| = |Px| (less |Px & My|, counted apart) */
                     cn[0] -= sx[0] + sy[0];
                     cn[3] += sx[1];
                     cn[4] += sy[1];
+                } else if (f->isum && b->l1) {
+                    cn[0] -= sx[0] + sy[0];
                 } else if (f->isum) {
                     cn[1] += sx[0];
                     cn[2] += sx[1];
@@ -633,19 +631,31 @@ static int flush_tile(void *ctx, size_t worker, size_t j)
     return GSVD_OK;
 }
 
-/* Each item's (from row0) |A| and |B| (wide) or missing calls and |P| (king) over nw words of
- * seg, in b->isum; returns the missing calls of all of them (king). */
+/* A segment's missing calls are counted apart when they are at most 1 / apart_div of its calls
+ * (items from the band's first row); above that the masked pair functions cost less.  Measured
+ * on AMD Zen 4, 2,000 samples (analysis/pdist/README.md): KING's masked counts cost more than
+ * the L1 ones, and VPOPCNTQ makes every mask cheaper than AVX2's table lookups. */
+static uint64_t apart_div(const struct bp *b)
+{
+    if (b->king)
+        return b->avx512 ? 32 : 8;
+    return b->avx512 ? 128 : 32;
+}
+
+/* Each item's (from row0) |A| and |B| (wide), missing calls and |P| (king) or missing calls
+ * and 0 (l1) over nw words of seg, in b->isum; returns the missing calls of all of them. */
 PD_POPCNT static uint64_t item_sums(struct bp *b, const struct segment *seg, size_t nw)
 {
     uint64_t missing = 0;
+    int called = b->king || b->l1; /* s0 counts C: the missing calls are the rest */
     for (size_t i = b->row0; i < b->n; i++) {
         const uint64_t *p = seg->planes + i * 3 * b->W;
         uint32_t s0 = 0, s1 = 0;
         for (size_t w = 0; w < nw; w++) {
-            s0 += (uint32_t)__builtin_popcountll(p[(b->king ? 0 : b->W) + w]);
-            s1 += (uint32_t)__builtin_popcountll(p[2 * b->W + w]);
+            s0 += (uint32_t)__builtin_popcountll(p[(called ? 0 : b->W) + w]);
+            s1 += b->l1 ? 0 : (uint32_t)__builtin_popcountll(p[2 * b->W + w]);
         }
-        if (b->king) /* C counted: the missing calls are the rest */
+        if (called)
             s0 = (uint32_t)seg->bits - s0;
         b->isum[2 * i] = s0;
         b->isum[2 * i + 1] = s1;
@@ -673,12 +683,11 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
     else if (b->avx2)
         f.nw = (f.nw + 3) / 4 * 4;
     f.unmasked = seg->complete;
-    if ((b->wide && seg->complete) || b->king) { /* |Ax & Cy| = |Ax| etc.: per item, once */
+    if ((b->wide && seg->complete) || b->king || b->l1) { /* |Ax & Cy| = |Ax| etc.: once */
         uint64_t missing = item_sums(b, seg, f.nw);
-        /* KING with few missing calls: counted apart (pdist_king_miss.c) */
-        apart = b->km && !seg->complete &&
-                missing * (b->avx512 ? KM_APART_DIV_AVX512 : KM_APART_DIV) <=
-                    (uint64_t)seg->bits * (b->n - b->row0);
+        /* KING with few missing calls: counted apart (pdist_bitplane_apart.c) */
+        apart = b->ap && !seg->complete &&
+                missing * apart_div(b) <= (uint64_t)seg->bits * (b->n - b->row0);
         f.unmasked = seg->complete || apart;
         f.isum = f.unmasked ? b->isum : NULL;
     }
@@ -699,7 +708,7 @@ static int flush_pairs(struct bp *b, const struct segment *seg)
     rc = gsvd_parallel_tasks(b->env.n_threads, f.n_jobs, flush_tile, &f);
     gsvd_free(starts);
     if (rc == GSVD_OK && apart)
-        rc = gsvd_pd_km_segment(b->km, b, seg, b->isum);
+        rc = gsvd_pd_apart_segment(b->ap, b, seg, b->isum);
     return rc;
 }
 
@@ -763,7 +772,7 @@ static int bp_band_end(void *st)
         b->caching = 0;
         b->complete = 1;
     }
-    if (b->km && (rc = gsvd_pd_km_drain(b->km, b)) < 0)
+    if (b->ap && (rc = gsvd_pd_apart_drain(b->ap, b)) < 0)
         return rc;
     return b->env.dev ? gsvd_backend_pd_end(b->env.dev, b->cnt) : GSVD_OK;
 }
@@ -779,7 +788,7 @@ static int bp_replay(void *st, size_t row0, size_t n_rows)
     for (size_t i = 0; i < b->n_kept; i++)
         if ((rc = flush_pairs(b, &b->kept[i])) < 0)
             return rc;
-    if (b->km && (rc = gsvd_pd_km_drain(b->km, b)) < 0)
+    if (b->ap && (rc = gsvd_pd_apart_drain(b->ap, b)) < 0)
         return rc;
     if (b->env.dev && (rc = gsvd_backend_pd_end(b->env.dev, b->cnt)) < 0)
         return rc;

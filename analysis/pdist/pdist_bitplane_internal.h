@@ -37,13 +37,13 @@ struct bp {
     int complete; /* 1 once a whole pass is kept */
     /* band */
     size_t row0, nb, nc;
-    uint32_t *cnt;  /* nb x nc x ncnt */
-    size_t ncnt;    /* counts per pair: NC, or NW for the wide metrics */
-    int wide;       /* jaccard, braycurtis, canberra, cosine, correlation: NW counts, host only */
-    int king;       /* king, ibs0: NK counts from planes C, A, P, host only */
-    uint32_t *isum; /* wide: per item |A|, |B| of a complete segment; king: per item missing
-                       calls and |P| of every segment (2 x n) */
-    struct king_miss *km; /* king on the host: missing calls counted apart (or NULL) */
+    uint32_t *cnt;    /* nb x nc x ncnt */
+    size_t ncnt;      /* counts per pair: NC, or NW for the wide metrics */
+    int wide;         /* jaccard, braycurtis, canberra, cosine, correlation: NW counts, host only */
+    int king;         /* king, ibs0: NK counts from planes C, A, P, host only */
+    uint32_t *isum;   /* wide: per item |A|, |B| of a complete segment; king: per item missing
+                         calls and |P|, l1: missing calls (and 0), of every segment (2 x n) */
+    struct apart *ap; /* king, ibs, cityblock on the host: missing calls counted apart (or NULL) */
     size_t cnt_cap;
     int avx512;                     /* pair counts with AVX-512 VPOPCNTQ */
     int avx2;                       /* ... or with AVX2 (pdist_bitplane_avx2.c) */
@@ -81,26 +81,27 @@ int gsvd_pd_bp_pack_i8(struct bp *b, const int8_t *v, size_t n, size_t nf, size_
  * GSVD_OK or PD_HANDOVER (a value other than 0, 1, 2). */
 int gsvd_pd_bp_pack_any(struct bp *b, const struct pd_stripe *s, size_t f0, size_t nf, size_t pos);
 
-/* Planes back to variant-major rows, for KING's missing-call corrections: the 64 variants of
+/* Planes back to variant-major rows, for the missing calls counted apart: the 64 variants of
  * word w of `planes` (bits features in all) as rows[(k cap + v) xw + g] bit i = kind k of item
- * i0 + 64 g + i at variant v, kinds 0 P (het), 1 B = A & ~P (hom alt), 2 M = ~C (missing);
- * xw words a row, those past the items zero. */
+ * i0 + 64 g + i at variant v, kinds 0 P (het), 1 B = A & ~P (hom alt), 2 M = ~C (missing) for
+ * KING, 0 A, 1 B, 2 M for the L1 metrics (b->l1); xw words a row, those past the items zero. */
 void gsvd_pd_bp_unpack_rows(const struct bp *b, const uint64_t *planes, size_t bits, size_t i0,
                             size_t w, uint64_t *rows, size_t xw, size_t cap);
 
-/* KING's missing calls counted apart (pdist_king_miss.c): a segment with few missing calls is
- * counted by the unmasked pair functions, and gsvd_pd_km_segment adds what involves a missing
- * call into the band's totals, which gsvd_pd_km_drain (at the band's end) reads into b->cnt.
- * create: for n items and segments of W words a plane (GSVD_ENOMEM); band: the band's rows
- * [row0, row0 + nb), totals zeroed; segment: isum as struct bp's for king (each item's missing
- * calls at 2 i); drain: the totals into the counts of b's band, then zeroed. */
-struct king_miss;
-uint64_t gsvd_pd_km_rows_bytes(size_t n, size_t W); /* the rows a segment's transpose takes */
-int gsvd_pd_km_create(struct king_miss **km, size_t n, size_t W, size_t n_threads);
-void gsvd_pd_km_destroy(struct king_miss *km);
-int gsvd_pd_km_band(struct king_miss *km, size_t row0, size_t nb);
-int gsvd_pd_km_segment(struct king_miss *km, struct bp *b, const struct segment *seg,
-                       const uint32_t *isum);
-int gsvd_pd_km_drain(struct king_miss *km, struct bp *b);
+/* A segment's few missing calls counted apart (pdist_bitplane_apart.c), for KING and the L1
+ * metrics: the segment is counted by the unmasked pair functions, and gsvd_pd_apart_segment
+ * adds what involves a missing call into the band's totals, which gsvd_pd_apart_drain (at the
+ * band's end) reads into b->cnt.  create: for n items and segments of W words a plane, l1 for
+ * the L1 counts (GSVD_ENOMEM); band: the band's rows [row0, row0 + nb), totals zeroed;
+ * segment: isum as struct bp's (each item's missing calls at 2 i); drain: the totals into the
+ * counts of b's band, then zeroed. */
+struct apart;
+uint64_t gsvd_pd_apart_rows_bytes(size_t n, size_t W); /* the rows a segment's transpose takes */
+int gsvd_pd_apart_create(struct apart **ap, size_t n, size_t W, size_t n_threads, int l1);
+void gsvd_pd_apart_destroy(struct apart *ap);
+int gsvd_pd_apart_band(struct apart *ap, size_t row0, size_t nb);
+int gsvd_pd_apart_segment(struct apart *ap, struct bp *b, const struct segment *seg,
+                          const uint32_t *isum);
+int gsvd_pd_apart_drain(struct apart *ap, struct bp *b);
 
 #endif /* GSVD_ANALYSIS_PDIST_PDIST_BITPLANE_INTERNAL_H */

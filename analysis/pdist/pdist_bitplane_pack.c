@@ -316,10 +316,15 @@ int gsvd_pd_bp_pack_any(struct bp *b, const struct pd_stripe *s, size_t f0, size
 
 /* ---- planes back to variant-major rows (KING's missing-call corrections) --------------------- */
 
-/* The word of kind k (0 P, 1 B = A & ~P, 2 M = ~C) of planes p at word w. */
-static uint64_t kind_word(const uint64_t *p, size_t W, int k, size_t w)
+/* The word of kind k of planes p at word w: planes C, A, P (KING): 0 P, 1 B = A & ~P, 2 M = ~C;
+ * planes C, A, B (L1): 0 A, 1 B, 2 M. */
+static uint64_t kind_word(const uint64_t *p, size_t W, int l1, int k, size_t w)
 {
-    return k == 0 ? p[2 * W + w] : k == 1 ? p[W + w] & ~p[2 * W + w] : ~p[w];
+    if (k == 2)
+        return ~p[w];
+    if (l1)
+        return p[(size_t)(k + 1) * W + w];
+    return k == 0 ? p[2 * W + w] : p[W + w] & ~p[2 * W + w];
 }
 
 void gsvd_pd_bp_unpack_rows(const struct bp *b, const uint64_t *planes, size_t bits, size_t i0,
@@ -340,7 +345,7 @@ void gsvd_pd_bp_unpack_rows(const struct bp *b, const uint64_t *planes, size_t b
             uint64_t a[64];
             size_t ni = nx - 64 * g < 64 ? nx - 64 * g : 64;
             for (size_t i = 0; i < ni; i++)
-                a[i] = kind_word(planes + (i0 + 64 * g + i) * stride, W, k, w);
+                a[i] = kind_word(planes + (i0 + 64 * g + i) * stride, W, b->l1, k, w);
             for (size_t i = ni; i < 64; i++)
                 a[i] = 0;
             transpose(a);

@@ -109,8 +109,8 @@ extern const struct pd_kernel_ops gsvd_pd_bitplane_king_ops; /* the same, KING c
 size_t gsvd_pd_bitplane_words(size_t n, uint64_t m, uint64_t stripe_bytes);
 uint64_t gsvd_pd_bitplane_cache_bytes(size_t n, uint64_t m, uint64_t stripe_bytes);
 /* 1: KING on the host counts missing calls apart (its rows take at most a quarter of
- * --memory; pdist_king_miss.c); needs env's p, n, m, stripe_bytes and dev. */
-int gsvd_pd_bitplane_king_apart(const struct pd_env *env);
+ * --memory; pdist_bitplane_apart.c); needs env's p, n, m, stripe_bytes and dev. */
+int gsvd_pd_bitplane_apart(const struct pd_env *env);
 extern const struct pd_kernel_ops gsvd_pd_gram_ops;
 extern const struct pd_kernel_ops gsvd_pd_generic_ops;
 

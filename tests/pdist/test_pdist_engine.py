@@ -14,6 +14,11 @@ Cases
   complete   segments without missing calls (counted without the called mask) next to one
              with missing calls, and a store without any: every bit-plane metric equals the
              generic kernel bitwise and scipy's pairwise reference; -v counts the segments
+  apart      ibs and cityblock on a store whose segments take both ways (few missing calls
+             counted apart, a 50% stretch with the called mask) and whose totals pass 65,535
+             within a band (a sample missing at 99% of 90,000 variants beside one homozygous
+             alt everywhere): scipy's pairwise reference; one band, several, several replayed
+             from the kept planes, and every engine, the same bytes
   bands      --memory small enough for several bands (with and without the kept bit planes:
              the -v line must say how many bands and passes) equals the one-band output bitwise
   condensed  --layout condensed equals squareform(square) bitwise (distance and n_sites); the
@@ -152,6 +157,63 @@ def case_complete(tmp):
                                   "pairwise", M)
             ok, err = rel_ok(parse_square(rb.stdout), ref, 1e-12)
             check(f"complete {tag} {metric} == scipy pairwise", ok, f"max rel err {err:g}")
+
+
+def case_apart(tmp):
+    """See the module docstring (apart)."""
+    import zarr
+    n, m = 500, 90000
+    rng = np.random.default_rng(12)
+    p = rng.uniform(0.05, 0.5, m).astype(np.float32)
+    gt = (rng.random((m, n, 2), dtype=np.float32) < p[:, None, None]).astype(np.int8)
+    miss = rng.random((m, n), dtype=np.float32) < 0.002
+    miss[12000:14000] = rng.random((2000, n), dtype=np.float32) < 0.5
+    miss[:, 0] = rng.random(m) < 0.99
+    miss[:, 1:3] = False
+    gt[:, 2] = 1  # homozygous alt everywhere: |M0 & A2| and |M0 & B2| pass 65,535
+    gt[miss] = -1
+    store = os.path.join(tmp, "apart.vcz")
+    g = zarr.open_group(store, mode="w", zarr_format=2)
+    a = g.create_array("call_genotype", shape=gt.shape, chunks=(10000, 250, 2), dtype="i1",
+                       fill_value=-1)
+    a[:] = gt
+    a.attrs["_ARRAY_DIMENSIONS"] = ["variants", "samples", "ploidy"]
+    sid = g.create_array("sample_id", shape=(n,), dtype=str, chunks=(n,))
+    sid[:] = np.array([f"a{i}" for i in range(n)])
+    sid.attrs["_ARRAY_DIMENSIONS"] = ["samples"]
+    zarr.consolidate_metadata(store)
+    del gt, miss
+    D, C, _, ploidy, M = po.load(store)
+    part = ["--variants", "0:16384"]  # the planes kept for the second band
+    for metric in ["ibs", "cityblock"]:
+        want = {}
+        for label, extra, env in [("one band", [], None), ("bands", ["--memory", "8M"], None),
+                                  ("bands, AVX2", ["--memory", "8M"],
+                                   {"GENSVD_CPU_LEVEL": "avx2"}),
+                                  ("bands, scalar", ["--memory", "8M"],
+                                   {"GENSVD_PDIST_SIMD": "scalar"}),
+                                  ("part, one band", part, None),
+                                  ("part, replayed", part + ["--memory", "10M"], None)]:
+            r = run([store, "-m", metric, "--format", "tsv", "-v"] + extra, env)
+            if not check(f"apart {metric} {label}: exit 0", r.returncode == 0, r.stderr[-300:]):
+                continue
+            line = [ln for ln in r.stderr.split("\n") if "counted apart" in ln]
+            n_apart, n_seg = (int(line[0].split()[2]), int(line[0].split()[4])) if line else (0, 0)
+            if label != "part, one band":  # (one segment: the replay's reference)
+                check(f"apart {metric} {label}: some segments counted apart, some masked",
+                      0 < n_apart < n_seg, r.stderr[-300:])
+            if "one band" not in label:
+                check(f"apart {metric} {label}: several bands", " 1 band(s)" not in r.stderr,
+                      r.stderr[-300:])
+            if label == "part, replayed":
+                check(f"apart {metric} {label}: one pass", " 1 pass(es)" in r.stderr,
+                      r.stderr[-300:])
+            key = "part" if label.startswith("part") else "all"
+            want.setdefault(key, r.stdout)
+            check(f"apart {metric} {label}: the same bytes as one band", r.stdout == want[key])
+        ref, _ = po.reference(D, C, metric, None, ploidy, "pairwise", M)
+        ok, err = rel_ok(parse_square(want["all"]), ref, 1e-12)
+        check(f"apart {metric} == scipy pairwise", ok, f"max rel err {err:g}")
 
 
 def case_bands(tmp):
@@ -414,7 +476,7 @@ def main():
     big = len(sys.argv) > 2 and sys.argv[2] == "big"
     tmp = tempfile.mkdtemp(prefix="pdist_engine_")
     try:
-        cases = [case_big] if big else [case_kernels, case_complete, case_bands, case_condensed, case_f4,
+        cases = [case_big] if big else [case_kernels, case_complete, case_apart, case_bands, case_condensed, case_f4,
                                         case_variants, case_gram, case_progress, case_edges,
                                         case_usage]
         for c in cases:
