@@ -47,7 +47,7 @@ sys.path.insert(0, HERE)
 import pdist_oracle as po  # noqa: E402
 
 sys.path.insert(0, os.path.join(HERE, ".."))
-from checklib import check, on_cpu, summary  # noqa: E402
+from checklib import check, on_cpu, summary, write_calls  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 HM = os.path.join(ROOT, "testdata", "realdata", "hapmap3.vcz")
@@ -130,15 +130,7 @@ def case_complete(tmp):
     ids = zarr.open_group(KH, mode="r")["sample_id"][:]
     for tag, data, want in [("holes", holes, "1 of 2"), ("none", gt, "2 of 2")]:
         store = os.path.join(tmp, f"complete_{tag}.vcz")
-        g = zarr.open_group(store, mode="w", zarr_format=2)
-        a = g.create_array("call_genotype", shape=data.shape, chunks=(2000, 203, 2), dtype="i1",
-                           fill_value=-1)
-        a[:] = data
-        a.attrs["_ARRAY_DIMENSIONS"] = ["variants", "samples", "ploidy"]
-        sid = g.create_array("sample_id", shape=ids.shape, dtype=str, chunks=ids.shape)
-        sid[:] = ids
-        sid.attrs["_ARRAY_DIMENSIONS"] = ["samples"]
-        zarr.consolidate_metadata(store)
+        write_calls(store, data, ids, (2000, 203, 2))
         D, C, _, ploidy, M = po.load(store)
         for metric in ["cityblock", "ibs", "euclidean", "hamming", "chebyshev", "minkowski",
                        "jaccard", "cosine"]:
@@ -161,7 +153,6 @@ def case_complete(tmp):
 
 def case_apart(tmp):
     """See the module docstring (apart)."""
-    import zarr
     n, m = 500, 90000
     rng = np.random.default_rng(12)
     p = rng.uniform(0.05, 0.5, m).astype(np.float32)
@@ -173,15 +164,7 @@ def case_apart(tmp):
     gt[:, 2] = 1  # homozygous alt everywhere: |M0 & A2| and |M0 & B2| pass 65,535
     gt[miss] = -1
     store = os.path.join(tmp, "apart.vcz")
-    g = zarr.open_group(store, mode="w", zarr_format=2)
-    a = g.create_array("call_genotype", shape=gt.shape, chunks=(10000, 250, 2), dtype="i1",
-                       fill_value=-1)
-    a[:] = gt
-    a.attrs["_ARRAY_DIMENSIONS"] = ["variants", "samples", "ploidy"]
-    sid = g.create_array("sample_id", shape=(n,), dtype=str, chunks=(n,))
-    sid[:] = np.array([f"a{i}" for i in range(n)])
-    sid.attrs["_ARRAY_DIMENSIONS"] = ["samples"]
-    zarr.consolidate_metadata(store)
+    write_calls(store, gt, [f"a{i}" for i in range(n)], (10000, 250, 2))
     del gt, miss
     D, C, _, ploidy, M = po.load(store)
     part = ["--variants", "0:16384"]  # the planes kept for the second band

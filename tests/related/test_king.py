@@ -33,7 +33,7 @@ import numpy as np
 import zarr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, on_cpu, summary  # noqa: E402
+from checklib import check, on_cpu, summary, write_calls  # noqa: E402
 
 GENSVD = sys.argv[1]
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -220,15 +220,7 @@ def simulate(path, seed=7, n_fam=12, n_unrel=80, m=20000, missing=0.01):
         ids.append(f"u{u}")
     gt = np.stack(calls, axis=1)  # variants x samples x 2
     gt[rng.random(gt.shape[:2]) < missing] = -1
-    g = zarr.open_group(path, mode="w", zarr_format=2)
-    a = g.create_array("call_genotype", shape=gt.shape, chunks=(5000, 100, 2), dtype="i1",
-                       fill_value=-1)
-    a[:] = gt
-    a.attrs["_ARRAY_DIMENSIONS"] = ["variants", "samples", "ploidy"]
-    sid = g.create_array("sample_id", shape=(len(ids),), dtype=str, chunks=(len(ids),))
-    sid[:] = np.array(ids)
-    sid.attrs["_ARRAY_DIMENSIONS"] = ["samples"]
-    zarr.consolidate_metadata(path)
+    write_calls(path, gt, ids, (5000, 100, 2))
     return rel
 
 
@@ -246,15 +238,7 @@ def patterns(path, n=400, m=90000):
     miss[:, 1:3] = False
     gt[:, 2] = [0, 1]  # heterozygous everywhere: 73,000 sites het where sample 0 is missing
     gt[miss] = -1
-    g = zarr.open_group(path, mode="w", zarr_format=2)
-    a = g.create_array("call_genotype", shape=gt.shape, chunks=(10000, 200, 2), dtype="i1",
-                       fill_value=-1)
-    a[:] = gt
-    a.attrs["_ARRAY_DIMENSIONS"] = ["variants", "samples", "ploidy"]
-    sid = g.create_array("sample_id", shape=(n,), dtype=str, chunks=(n,))
-    sid[:] = np.array([f"p{i}" for i in range(n)])
-    sid.attrs["_ARRAY_DIMENSIONS"] = ["samples"]
-    zarr.consolidate_metadata(path)
+    write_calls(path, gt, [f"p{i}" for i in range(n)], (10000, 200, 2))
 
 
 def patterns_paths(store):
