@@ -6,6 +6,7 @@ and a VCF Zarr store written from numpy calls.
     sys.exit(summary())      # prints "N passed, N failed"; 1 when any failed
     subprocess.run(on_cpu([gensvd, "pca", ...]))
     write_calls(path, gt, ids, chunks)
+    apart_calls(n, m, seed, missing, stretch, always); check_apart(tag, label, run, want)
 """
 
 ON_CPU = ("pca", "pdist", "related")
@@ -59,3 +60,46 @@ def write_calls(path, gt, ids, chunks):
     sid[:] = np.asarray(ids)
     sid.attrs["_ARRAY_DIMENSIONS"] = ["samples"]
     zarr.consolidate_metadata(path)
+
+
+def check_apart(tag, label, r, want):
+    """A `pdist -v` run r (a CompletedProcess) on a store whose segments take both ways (missing
+    calls counted apart, and masked), named by label: "one band" and "part, one band" are the
+    references of the whole run and of a variant range; "part, replayed" must take several bands
+    in one pass, any other several bands.  Its -v lines and its bytes (stdout against want, a
+    dict filled by the references) are checked."""
+    if not check(f"{tag} {label}: exit 0", r.returncode == 0, r.stderr[-400:]):
+        return
+    line = [ln for ln in r.stderr.split("\n") if "counted apart" in ln]
+    n_apart, n_seg = (int(line[0].split()[2]), int(line[0].split()[4])) if line else (0, 0)
+    if label != "part, one band":  # (maybe one segment: only the replay's reference)
+        check(f"{tag} {label}: some segments counted apart, some masked", 0 < n_apart < n_seg,
+              r.stderr[-400:])
+    if "one band" not in label:
+        check(f"{tag} {label}: several bands", " 1 band(s)" not in r.stderr, r.stderr[-400:])
+    if label == "part, replayed":
+        check(f"{tag} {label}: one pass over the input", " 1 pass(es)" in r.stderr,
+              r.stderr[-400:])
+    key = "part" if label.startswith("part") else "all"
+    want.setdefault(key, r.stdout)
+    check(f"{tag} {label}: the same bytes as one band", r.stdout == want[key])
+
+
+def apart_calls(n, m, seed, missing, stretch, always):
+    """Calls (m variants x n samples x 2, int8, -1 missing) whose missing calls take both ways
+    of pdist's bit planes: unlinked SNPs, each call missing at rate `missing`, half of them in
+    the variants of `stretch` (a slice), sample 0 missing at 99% of the variants, samples 1 and
+    2 never, sample 2's calls `always` (e.g. [0, 1]) everywhere, so that a total of sample 0
+    against sample 2 passes 65,535 when m is large."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    p = rng.uniform(0.05, 0.5, m).astype(np.float32)
+    gt = (rng.random((m, n, 2), dtype=np.float32) < p[:, None, None]).astype(np.int8)
+    miss = rng.random((m, n), dtype=np.float32) < missing
+    k = len(range(m)[stretch])
+    miss[stretch] = rng.random((k, n), dtype=np.float32) < 0.5
+    miss[:, 0] = rng.random(m) < 0.99
+    miss[:, 1:3] = False
+    gt[:, 2] = always
+    gt[miss] = -1
+    return gt
