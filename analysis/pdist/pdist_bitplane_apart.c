@@ -45,7 +45,7 @@ struct apart {
     size_t n, cap;             /* items; variants a segment holds */
     size_t row0, nb, nx;       /* the band: rows [row0, row0 + nb) x items [row0, n) */
     size_t cx, cb, xw, xw_max; /* 256-item chunks of the nx and the nb items; words a row */
-    uint64_t *rows;            /* 3 x cap x xw: the segment's rows P, B, M (variant-major) */
+    uint64_t *rows;            /* 3 x cap x xw: the segment's rows of kinds 0, 1, 2 */
     uint64_t *tot;             /* bit-sliced totals: BLOCK words a block (block_of) */
     size_t tot_cap;            /* words */
     uint32_t *since;           /* per band item: missing calls added since the last drain */
@@ -55,7 +55,7 @@ struct apart {
     int dirty; /* totals hold something */
 };
 
-/* The block of totals of band item yr, kind k (0 P, 1 B, 2 M), 256-item chunk ch. */
+/* The block of totals of band item yr, kind k (0 P or A, 1 B, 2 M), 256-item chunk ch. */
 static uint64_t *block_of(const struct apart *ap, size_t yr, int k, size_t ch)
 {
     size_t blk = yr < ap->nb ? (yr * 3 + (size_t)k) * ap->cx + ch
