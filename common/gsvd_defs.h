@@ -51,7 +51,11 @@
 #endif
 #endif
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__) && !defined(GSVD_SANITIZED)
+#ifdef GSVD_CLONES_V3 /* cmake -DGENSVD_CLONES=v3: no AVX-512 clone (an AVX2 host's code) */
+#define GSVD_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
 #define GSVD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#endif
 #else
 #define GSVD_CLONES
 #endif

@@ -94,8 +94,14 @@ static void info_make(void)
         char k[96];
         gsvd_backend_cpu_kernels(k, sizeof k);
         snprintf(info_kernels, sizeof info_kernels,
-                 "%s, pdist popcounts on %s, ldprune popcounts on %s", k,
-                 gsvd_pdist_popcount_engine(), gsvd_ldprune_popcount_engine());
+                 "%s, pdist popcounts on %s, ldprune popcounts on %s%s", k,
+                 gsvd_pdist_popcount_engine(), gsvd_ldprune_popcount_engine(),
+#ifdef GSVD_CLONES_V3
+                 ", vectorised loops for x86-64-v3 at most"
+#else
+                 ""
+#endif
+        );
     }
 #if GSVD_HAVE_MPI
     snprintf(info_mpi, sizeof info_mpi, "%s (pca and pdist under mpirun/srun)",

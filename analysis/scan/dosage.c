@@ -1,7 +1,8 @@
 /* analysis/scan/dosage.c - diploid calls to dosages (contract in analysis/scan/dosage.h).  The
  * portable loops are compiled for several x86-64 levels (GSVD_CLONES); the AVX-512BW path handles
  * 32 calls per step: byte compares into 64-bit masks, the pair rule on the masks, the two alleles
- * of a call summed into a 16-bit lane and narrowed to the dosage byte; the row's sums come
+ * of a call summed into a 16-bit lane and narrowed to the dosage byte (a step with no negative
+ * allele byte skips the rule: min(a, 1) + min(b, 1)); the row's sums come
  * from the same registers (sum of squares = sum + 2 x #dosage 2).  The AVX2 path (CPUs without
  * AVX-512BW, or capped by GENSVD_CPU_LEVEL) does the same on ymm: the pair rule on byte compares
  * in 16-bit lanes, 32 calls packed per step, the sums from the dosage bytes' compare masks. */
@@ -61,17 +62,22 @@ diploid_avx512(const int8_t *row, size_t n, int8_t *d, int64_t out[3])
     size_t i = 0;
 
     for (; i + 32 <= n; i += 32) {
-        __m512i x = _mm512_loadu_si512((const void *)(row + 2 * i));
-        uint64_t pos = _mm512_cmpgt_epi8_mask(x, zero);
-        uint64_t neg = _mm512_cmplt_epi8_mask(x, zero);
-        uint64_t isfill = _mm512_cmpeq_epi8_mask(x, fill);
-        uint64_t bad = neg & ~isfill;
-        /* pair k: bits 2k (allele a) and 2k + 1 (allele b); the rule lands on bit 2k */
-        uint64_t pm = bad | (bad >> 1) | (isfill & (isfill >> 1));
-        uint32_t miss = (uint32_t)_pext_u64(pm, 0x5555555555555555ull);
-        __m512i s16 = _mm512_maddubs_epi16(_mm512_maskz_mov_epi8(pos, one8), one8);
-        uint32_t ok = ~miss;
-        s16 = _mm512_mask_mov_epi16(s16, miss, minus1);
+        __m512i x = _mm512_loadu_si512((const void *)(row + 2 * i)), s16;
+        uint64_t neg = _mm512_movepi8_mask(x);
+        uint32_t ok = ~0u;
+        if (!neg) { /* no missing call, no fill: min(a, 1) + min(b, 1) */
+            s16 = _mm512_maddubs_epi16(_mm512_min_epu8(x, one8), one8);
+        } else {
+            uint64_t pos = _mm512_cmpgt_epi8_mask(x, zero);
+            uint64_t isfill = _mm512_cmpeq_epi8_mask(x, fill);
+            uint64_t bad = neg & ~isfill;
+            /* pair k: bits 2k (allele a) and 2k + 1 (allele b); the rule lands on bit 2k */
+            uint64_t pm = bad | (bad >> 1) | (isfill & (isfill >> 1));
+            uint32_t miss = (uint32_t)_pext_u64(pm, 0x5555555555555555ull);
+            s16 = _mm512_maddubs_epi16(_mm512_maskz_mov_epi8(pos, one8), one8);
+            ok = ~miss;
+            s16 = _mm512_mask_mov_epi16(s16, miss, minus1);
+        }
         _mm256_storeu_si256((__m256i *)(void *)(d + i), _mm512_cvtepi16_epi8(s16));
         ni += (uint64_t)__builtin_popcount(ok);
         twos += (uint64_t)__builtin_popcount(_mm512_mask_cmpeq_epi16_mask(ok, s16, two16));
@@ -122,6 +128,13 @@ static void sums_tail(const int8_t *row, size_t i, size_t n, int64_t ni, int64_t
 
 #define DOS_AVX2 __attribute__((target("avx2,popcnt")))
 
+/* The four 64-bit lanes' total. */
+DOS_AVX2 static inline uint64_t lanes_sum4(__m256i v)
+{
+    __m128i a = _mm_add_epi64(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    return (uint64_t)_mm_cvtsi128_si64(a) + (uint64_t)_mm_extract_epi64(a, 1);
+}
+
 /* 16 calls (32 allele bytes, a call per 16-bit lane) to their dosages in 16-bit lanes, -1 for a
  * missing call: the rule of call_dosage on byte compares. */
 DOS_AVX2 static inline __m256i calls16_avx2(__m256i x)
@@ -139,27 +152,43 @@ DOS_AVX2 static inline __m256i calls16_avx2(__m256i x)
 }
 
 /* gsvd_diploid_dosages with AVX2, 32 calls a step: two vectors of calls to 16-bit dosages,
- * packed to bytes; the sums from the bytes' compare masks (sum = #1 + 2 #2, squares #1 + 4 #2). */
+ * packed to bytes.  A step whose 64 allele bytes are all >= 0 (most of them: no missing call,
+ * no fill) needs no pair rule: its dosages are min(a, 1) + min(b, 1).  The sums come from the
+ * dosage bytes' compares counted in byte lanes (sum = #1 + 2 #2, squares #1 + 4 #2), added up
+ * by vpsadbw every 255 steps at most. */
 DOS_AVX2 static void diploid_avx2(const int8_t *row, size_t n, int8_t *d, int64_t out[3])
 {
-    const __m256i one8 = _mm256_set1_epi8(1), two8 = _mm256_set1_epi8(2);
-    uint64_t miss = 0, n1 = 0, n2 = 0;
+    const __m256i zero = _mm256_setzero_si256(), one8 = _mm256_set1_epi8(1);
+    const __m256i two8 = _mm256_set1_epi8(2);
+    __m256i tm = zero, t1 = zero, t2 = zero; /* 64-bit lanes: missing, ones, twos */
     size_t i = 0;
 
-    for (; i + 32 <= n; i += 32) {
-        __m256i s0 = calls16_avx2(_mm256_loadu_si256((const __m256i *)(const void *)(row + 2 * i)));
-        __m256i s1 =
-            calls16_avx2(_mm256_loadu_si256((const __m256i *)(const void *)(row + 2 * i + 32)));
-        __m256i v = _mm256_permute4x64_epi64(_mm256_packs_epi16(s0, s1), 0xd8);
-        _mm256_storeu_si256((__m256i *)(void *)(d + i), v);
-        miss += (uint64_t)__builtin_popcount((uint32_t)_mm256_movemask_epi8(v));
-        n1 += (uint64_t)__builtin_popcount(
-            (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, one8)));
-        n2 += (uint64_t)__builtin_popcount(
-            (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, two8)));
+    while (i + 32 <= n) {
+        __m256i cm = zero, c1 = zero, c2 = zero; /* byte lanes, <= 255 steps */
+        for (size_t steps = 0; steps < 255 && i + 32 <= n; steps++, i += 32) {
+            __m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)(row + 2 * i));
+            __m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(row + 2 * i + 32));
+            __m256i s0, s1;
+            if (!_mm256_movemask_epi8(_mm256_or_si256(x0, x1))) {
+                s0 = _mm256_maddubs_epi16(_mm256_min_epu8(x0, one8), one8);
+                s1 = _mm256_maddubs_epi16(_mm256_min_epu8(x1, one8), one8);
+            } else {
+                s0 = calls16_avx2(x0);
+                s1 = calls16_avx2(x1);
+            }
+            __m256i v = _mm256_permute4x64_epi64(_mm256_packs_epi16(s0, s1), 0xd8);
+            _mm256_storeu_si256((__m256i *)(void *)(d + i), v);
+            cm = _mm256_sub_epi8(cm, _mm256_cmpgt_epi8(zero, v));
+            c1 = _mm256_sub_epi8(c1, _mm256_cmpeq_epi8(v, one8));
+            c2 = _mm256_sub_epi8(c2, _mm256_cmpeq_epi8(v, two8));
+        }
+        tm = _mm256_add_epi64(tm, _mm256_sad_epu8(cm, zero));
+        t1 = _mm256_add_epi64(t1, _mm256_sad_epu8(c1, zero));
+        t2 = _mm256_add_epi64(t2, _mm256_sad_epu8(c2, zero));
     }
     for (size_t j = i; j < n; j++)
         d[j] = call_dosage(row[2 * j], row[2 * j + 1]);
+    uint64_t miss = lanes_sum4(tm), n1 = lanes_sum4(t1), n2 = lanes_sum4(t2);
     sums_tail(d, i, n, (int64_t)(i - miss), (int64_t)(n1 + 2 * n2), (int64_t)(n1 + 4 * n2), out);
 }
 
@@ -186,10 +215,7 @@ DOS_AVX2 static void sums_avx2(const int8_t *row, size_t n, int64_t out[3])
         s2 = _mm256_add_epi64(s2, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(q)));
         s2 = _mm256_add_epi64(s2, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(q, 1)));
     }
-    __m128i a = _mm_add_epi64(_mm256_castsi256_si128(s1), _mm256_extracti128_si256(s1, 1));
-    __m128i b = _mm_add_epi64(_mm256_castsi256_si128(s2), _mm256_extracti128_si256(s2, 1));
-    sums_tail(row, i, n, (int64_t)ni, _mm_cvtsi128_si64(a) + _mm_extract_epi64(a, 1),
-              _mm_cvtsi128_si64(b) + _mm_extract_epi64(b, 1), out);
+    sums_tail(row, i, n, (int64_t)ni, (int64_t)lanes_sum4(s1), (int64_t)lanes_sum4(s2), out);
 }
 
 static int have_avx2(void)
