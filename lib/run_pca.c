@@ -54,18 +54,19 @@ static void run_free(struct pca_run *p)
     lib_sel_free(&p->sel);
 }
 
-/* The genotype cache's budget and spill directory: "cache" (auto: a quarter of the memory for
- * a store, nothing for arrays the caller holds, which are read in place as fast), and the
- * context's "cache-dir", else $TMPDIR, else /tmp. */
-static void cache_plan(const gensvd_ctx *ctx, const gensvd_source *src,
-                       const struct lib_pca_opts *o, struct gsvd_geno_params *geno)
+/* The genotype cache's budget and spill directory: "cache" (auto: a quarter of the memory, for
+ * a store and for arrays the caller holds alike: a pass over the 2-bit codes is faster than
+ * one that converts the calls again, and a chunked array's callback, dask's compute, is
+ * asked for each chunk once instead of once a pass), and the context's "cache-dir", else
+ * $TMPDIR, else /tmp. */
+static void cache_plan(const gensvd_ctx *ctx, const struct lib_pca_opts *o,
+                       struct gsvd_geno_params *geno)
 {
     const char *tmp = getenv("TMPDIR");
     geno->cache_bytes = o->cache;
     if (o->cache == UINT64_MAX) {
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        geno->cache_bytes =
-            src->url && pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : 0;
+        geno->cache_bytes = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 4 : 0;
     }
     geno->cache_dir = ctx->str[CS_CACHE_DIR] ? ctx->str[CS_CACHE_DIR] : tmp && *tmp ? tmp : "/tmp";
 }
@@ -259,7 +260,7 @@ static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params 
     GSVD_TRY(lib_sel_make(src, 0, &p->sel));
     geno->scaler = (enum gsvd_scaler)o->scaler;
     geno->missing_error = o->missing_error;
-    cache_plan(run->ctx, src, o, geno);
+    cache_plan(run->ctx, o, geno);
     if (o->fit_file)
         GSVD_TRY(gsvd_read_ids(o->fit_file, &p->fit_ids));
     if (o->ld_prune) { /* prune under the same filters and masks, then use the kept set */

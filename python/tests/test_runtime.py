@@ -148,6 +148,35 @@ def test_failing_chunk_callback_raises_its_exception(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+def test_dask_chunks_are_computed_once_per_run():
+    """pca keeps the 2-bit codes of what it read, so a dask array's chunks are computed once
+    for all its passes; with cache=0 once a pass."""
+    da = pytest.importorskip("dask.array")
+    counts = {}
+
+    def block(b, block_info=None):  # two populations: PC1 separates them
+        i = block_info[None]["chunk-location"][0]
+        counts[i] = counts.get(i, 0) + 1
+        rng = np.random.default_rng(i)
+        p = rng.uniform(0.1, 0.9, size=(b.shape[0], 1, 1))
+        q = np.clip(p + rng.normal(0, 0.2, size=p.shape), 0.02, 0.98)
+        freq = np.concatenate([np.repeat(p, 150, axis=1), np.repeat(q, 150, axis=1)], axis=1)
+        return (rng.random(b.shape) < freq).astype(np.int8)
+
+    gt = da.map_blocks(block, da.empty((20000, 300, 2), dtype=np.int8, chunks=(1000, 300, 2)),
+                       dtype=np.int8)
+    kw = {"method": "subspace", "power_iter": 4, "threads": 2, "merge": False}
+    kept = gensvd.pca(gt, 4, **kw)
+    assert sorted(counts) == list(range(20)) and set(counts.values()) == {1}, counts
+    counts.clear()
+    reread = gensvd.pca(gt, 4, cache=0, **kw)
+    passes = int(reread.attrs["iterations"])
+    assert passes > 2 and int(kept.attrs["iterations"]) == passes
+    assert sorted(counts) == list(range(20)) and set(counts.values()) == {passes}, counts
+    np.testing.assert_allclose(kept.sample_pca_projection.values[:, 0],
+                               reread.sample_pca_projection.values[:, 0], rtol=1e-4, atol=1e-3)
+
+
 def test_blas_probe_child_is_skipped_when_set(monkeypatch):
     from gensvd import _blas
 
