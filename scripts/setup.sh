@@ -5,7 +5,7 @@
 #   scripts/setup.sh --tests    also the test tools: Python venvs (.venv/zarr3, .venv/zarr2,
 #                               .venv/net, .venv/python)
 #                               with pinned packages, plink1.9, plink2, clang-format,
-#                               chromium and xmllint (plot tests), qemu-user (an AVX2-only CPU)
+#                               chromium and xmllint (plot tests), qemu-user (emulated CPUs)
 # Environment: GENSVD_BUILD_DIR (default build), GENSVD_CMAKE_ARGS (extra cmake arguments).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ if [ $want_tests = 1 ]; then
            chromium libxml2-utils zsh # plot tests: headless rendering, xmllint; zsh completion
            dpkg-dev man-db # the .deb: dpkg-shlibdeps for its Depends; man -w in its install test
            abigail-tools # libgensvd's ABI against its baseline (abidiff)
-           qemu-user # an AVX2-only CPU emulated (tests/unit/avx2_host.sh; AVX2 since QEMU 7.2)
+           qemu-user # other CPUs emulated (tests/unit/emulated_cpus.sh; AVX2 since QEMU 7.2)
            eigensoft=8.0.0+dfsg-1) # smartpca and twstats (pca's oracles), Debian 12's version
 fi
 missing=()

@@ -30,6 +30,7 @@
 #include "common/checked.h"
 #include "common/cpu.h"
 #include "common/err.h"
+#include "common/gsvd_defs.h"
 #include "common/parallel.h"
 
 static int cpu_has_avx512(void)
@@ -49,11 +50,11 @@ const char *gsvd_pdist_popcount_engine(void)
         return "AVX-512 VPOPCNTDQ";
     if (gsvd_cpu_avx2(NULL, 0))
         return "AVX2";
-#if PD_X86
-    return "POPCNT";
-#else
-    return "portable code";
+#if PD_X86 && !defined(GSVD_SANITIZED)
+    if (__builtin_cpu_supports("popcnt"))
+        return "POPCNT";
 #endif
+    return "portable code";
 }
 
 static size_t seg_words(const struct bp *b)
@@ -277,7 +278,13 @@ PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_l1_k, 1, 1)
 PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_l1, 1, 0)
 PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_pq_k, 0, 1)
 PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_pq, 0, 0)
-#define PD_POPCNT __attribute__((target("popcnt")))
+#endif
+
+/* The scalar counts: with the POPCNT instruction where the CPU has it (chosen at load time, as
+ * GSVD_CLONES's loops are), else the compiler's portable popcount (x86-64's baseline, and the
+ * CPU models some virtual machines present, have no POPCNT). */
+#if PD_X86 && !defined(GSVD_SANITIZED)
+#define PD_POPCNT __attribute__((target_clones("popcnt", "default")))
 #else
 #define PD_POPCNT
 #endif
