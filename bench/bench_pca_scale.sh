@@ -304,19 +304,23 @@ for size in sizes:
                     lf = float(dict(zip(*[iter(open(path).read().split())] * 2))["seconds"])
                     print(f"  cached pass = {cached / lf:.2f} x the FMA compute limit ({suffix}; "
                           f"issue 33: <= 2 on an AVX2 host)")
-    def target(name, ok):
+    def target(name, ok, err=0.0):
+        if err != err:  # an accuracy target without gensvd_exact's reference in this sitting
+            print(f"  target {name}: not measured (no gensvd_exact reference: TOOLS)")
+            return
         print(f"  target {name}: {'met' if ok else 'NOT met'}")
     if size == "P2" and base and "plink2_approx" in rows:
         pa = rows["plink2_approx"][0]
         target(f"P2 default <= 0.1 x plink2 --pca approx ({base['wall'] / pa['wall']:.2f}x)", base["wall"] <= 0.1 * pa["wall"])
-        target(f"P2 default singular values <= 1e-4 ({rows['gensvd'][1]:.1e})", rows["gensvd"][1] <= 1e-4)
+        target(f"P2 default singular values <= 1e-4 ({rows['gensvd'][1]:.1e})", rows["gensvd"][1] <= 1e-4,
+               rows["gensvd"][1])
         target(f"P2 default peak RSS <= 1.5 GB ({base['rss']:.0f} MB)", base["rss"] <= 1536)
         target(f"P2 default peak RSS <= 1.0 GB, issue 33 ({base['rss']:.0f} MB)", base["rss"] <= 1024)
         if "gensvd_bulk" in rows:
             e, ee = rows["gensvd_bulk"]
             target(f"P2 --accuracy bulk <= 0.5 x plink2 --pca approx ({e['wall'] / pa['wall']:.3f}x, "
                    f"{e['attrs']['iterations']} passes, max rel err {ee:.1e})", e["wall"] <= 0.5 * pa["wall"])
-            target(f"P2 --accuracy bulk singular values <= 1e-4 ({ee:.1e})", ee <= 1e-4)
+            target(f"P2 --accuracy bulk singular values <= 1e-4 ({ee:.1e})", ee <= 1e-4, ee)
         if "gensvd_est" in rows:
             e, ee = rows["gensvd_est"]
             print(f"  krylov --stop estimate: {e['attrs']['iterations']} passes, {e['wall']:.1f} s = "
@@ -328,7 +332,8 @@ for size in sizes:
     if size == "P1" and base and "plink2_exact" in rows:
         pe = rows["plink2_exact"][0]
         target(f"P1 default <= 0.15 x plink2 --pca ({base['wall'] / pe['wall']:.2f}x)", base["wall"] <= 0.15 * pe["wall"])
-        target(f"P1 default singular values <= 1e-4 ({rows['gensvd'][1]:.1e})", rows["gensvd"][1] <= 1e-4)
+        target(f"P1 default singular values <= 1e-4 ({rows['gensvd'][1]:.1e})", rows["gensvd"][1] <= 1e-4,
+               rows["gensvd"][1])
     if size == "P1" and ref:
         target(f"P1 exact within 1.5 x the float32 syrk ({ref['wall'] / float(limit['seconds']):.2f}x)",
                ref["wall"] <= 1.5 * float(limit["seconds"]))
