@@ -30,7 +30,6 @@
 #include "common/checked.h"
 #include "common/cpu.h"
 #include "common/err.h"
-#include "common/gsvd_defs.h"
 #include "common/parallel.h"
 
 static int cpu_has_avx512(void)
@@ -44,16 +43,26 @@ static int cpu_has_avx512(void)
 #endif
 }
 
+/* The POPCNT instruction: not in x86-64's baseline, nor in the CPU models some virtual
+ * machines present (a program using it there stops with SIGILL). */
+static int cpu_has_popcnt(void)
+{
+#if PD_X86
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("popcnt");
+#else
+    return 0;
+#endif
+}
+
 const char *gsvd_pdist_popcount_engine(void)
 {
     if (cpu_has_avx512())
         return "AVX-512 VPOPCNTDQ";
     if (gsvd_cpu_avx2(NULL, 0))
         return "AVX2";
-#if PD_X86 && !defined(GSVD_SANITIZED)
-    if (__builtin_cpu_supports("popcnt"))
+    if (cpu_has_popcnt())
         return "POPCNT";
-#endif
     return "portable code";
 }
 
@@ -125,6 +134,7 @@ static int bp_create(const struct pd_env *env, void **out)
     b->caching = env->cache_bytes > 0;
     b->avx512 = env->p->simd == GSVD_PDIST_SIMD_AUTO && cpu_has_avx512();
     b->avx2 = env->p->simd == GSVD_PDIST_SIMD_AUTO && !b->avx512 && gsvd_cpu_avx2(NULL, 0);
+    b->popcnt = cpu_has_popcnt();
 #if PD_X86
     b->avx512bw = env->p->simd == GSVD_PDIST_SIMD_AUTO && gsvd_cpu_allows(GSVD_CPU_AVX512) &&
                   __builtin_cpu_supports("avx512bw");
@@ -280,13 +290,10 @@ PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_pq_k, 0, 1)
 PD_PAIR4(PD_AVX512, pair4_avx512_body, pair4_avx512_pq, 0, 0)
 #endif
 
-/* The scalar counts: with the POPCNT instruction where the CPU has it (chosen at load time, as
- * GSVD_CLONES's loops are), else the compiler's portable popcount (x86-64's baseline, and the
- * CPU models some virtual machines present, have no POPCNT). */
-#if PD_X86 && !defined(GSVD_SANITIZED)
-#define PD_POPCNT __attribute__((target_clones("popcnt", "default")))
-#else
-#define PD_POPCNT
+/* The scalar counts are compiled twice: with the POPCNT instruction (PD_POPCNT, the *_popcnt
+ * functions) and with the compiler's portable popcount, and picked by the CPU (b->popcnt). */
+#if PD_X86
+#define PD_POPCNT __attribute__((target("popcnt")))
 #endif
 
 static inline __attribute__((always_inline)) void
@@ -314,10 +321,16 @@ pair4_scalar_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_
     }
 }
 
-PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_l1_k, 1, 1)
-PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_l1, 1, 0)
-PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_pq_k, 0, 1)
-PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_scalar_pq, 0, 0)
+PD_PAIR4(, pair4_scalar_body, pair4_scalar_l1_k, 1, 1)
+PD_PAIR4(, pair4_scalar_body, pair4_scalar_l1, 1, 0)
+PD_PAIR4(, pair4_scalar_body, pair4_scalar_pq_k, 0, 1)
+PD_PAIR4(, pair4_scalar_body, pair4_scalar_pq, 0, 0)
+#if PD_X86
+PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_popcnt_l1_k, 1, 1)
+PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_popcnt_l1, 1, 0)
+PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_popcnt_pq_k, 0, 1)
+PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_popcnt_pq, 0, 0)
+#endif
 
 /* Wide counts (planes C, A, B; see gsvd_pd_wide_to_sums) of x against y[0..3]: n = |Cx & Cy|,
  * |Ax & Cy|, |Bx & Cy|, |Ay & Cx|, |By & Cx|, |Ax & Ay|, |Ax & By| + |Bx & Ay|, |Bx & By|
@@ -357,9 +370,12 @@ PD_AVX512 static void pairw_avx512(const uint64_t *x, const uint64_t *const y[4]
 }
 #endif
 
-PD_POPCNT static void pairw_scalar(const uint64_t *x, const uint64_t *const y[4], size_t W,
-                                   size_t nw, uint64_t out[4][NW])
+static inline __attribute__((always_inline)) void
+pairw_scalar_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                  uint64_t out[4][NW], const int l1, const int masked)
 {
+    (void)l1;
+    (void)masked;
     for (int k = 0; k < 4; k++) {
         const uint64_t *yk = y[k];
         uint64_t c[NW] = {0};
@@ -413,9 +429,12 @@ PD_AVX512 static void pairw_avx512_full(const uint64_t *x, const uint64_t *const
 }
 #endif
 
-PD_POPCNT static void pairw_scalar_full(const uint64_t *x, const uint64_t *const y[4], size_t W,
-                                        size_t nw, uint64_t out[4][NW])
+static inline __attribute__((always_inline)) void
+pairw_full_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_t nw,
+                uint64_t out[4][NW], const int l1, const int masked)
 {
+    (void)l1;
+    (void)masked;
     for (int k = 0; k < 4; k++) {
         const uint64_t *ya = y[k] + W, *yb = y[k] + 2 * W, *xa = x + W, *xb = x + 2 * W;
         uint64_t aa = 0, ab = 0, bb = 0;
@@ -516,17 +535,26 @@ pairk_scalar_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_
     }
 }
 
-PD_POPCNT static void pairk_scalar_k(const uint64_t *x, const uint64_t *const y[4], size_t W,
-                                     size_t nw, uint64_t out[4][NW])
+/* pairk_scalar_body in PD_PAIR4's shape (l1 unused). */
+static inline __attribute__((always_inline)) void pairk_body(const uint64_t *x,
+                                                             const uint64_t *const y[4], size_t W,
+                                                             size_t nw, uint64_t out[4][NW],
+                                                             const int l1, const int masked)
 {
-    pairk_scalar_body(x, y, W, nw, out, 1);
+    (void)l1;
+    pairk_scalar_body(x, y, W, nw, out, masked);
 }
 
-PD_POPCNT static void pairk_scalar(const uint64_t *x, const uint64_t *const y[4], size_t W,
-                                   size_t nw, uint64_t out[4][NW])
-{
-    pairk_scalar_body(x, y, W, nw, out, 0);
-}
+PD_PAIR4(, pairw_scalar_body, pairw_scalar, 0, 1)
+PD_PAIR4(, pairw_full_body, pairw_scalar_full, 0, 0)
+PD_PAIR4(, pairk_body, pairk_scalar_k, 0, 1)
+PD_PAIR4(, pairk_body, pairk_scalar, 0, 0)
+#if PD_X86
+PD_PAIR4(PD_POPCNT, pairw_scalar_body, pairw_popcnt, 0, 1)
+PD_PAIR4(PD_POPCNT, pairw_full_body, pairw_popcnt_full, 0, 0)
+PD_PAIR4(PD_POPCNT, pairk_body, pairk_popcnt_k, 0, 1)
+PD_PAIR4(PD_POPCNT, pairk_body, pairk_popcnt, 0, 0)
+#endif
 
 /* The pair function for this kernel and segment. */
 static pair4_fn pick_pair4(const struct bp *b, int masked)
@@ -546,6 +574,13 @@ static pair4_fn pick_pair4(const struct bp *b, int masked)
     if (b->avx2)
         return b->l1 ? (masked ? gsvd_pd_pair4_avx2_l1_k : gsvd_pd_pair4_avx2_l1)
                      : (masked ? gsvd_pd_pair4_avx2_pq_k : gsvd_pd_pair4_avx2_pq);
+    if (b->king && b->popcnt)
+        return masked ? pairk_popcnt_k : pairk_popcnt;
+    if (b->wide && b->popcnt)
+        return masked ? pairw_popcnt : pairw_popcnt_full;
+    if (b->popcnt)
+        return b->l1 ? (masked ? pair4_popcnt_l1_k : pair4_popcnt_l1)
+                     : (masked ? pair4_popcnt_pq_k : pair4_popcnt_pq);
 #endif
     if (b->king)
         return masked ? pairk_scalar_k : pairk_scalar;
@@ -651,7 +686,8 @@ static uint64_t apart_div(const struct bp *b)
 
 /* Each item's (from row0) |A| and |B| (wide), missing calls and |P| (king) or missing calls
  * and 0 (l1) over nw words of seg, in b->isum; returns the missing calls of all of them. */
-PD_POPCNT static uint64_t item_sums(struct bp *b, const struct segment *seg, size_t nw)
+static inline __attribute__((always_inline)) uint64_t
+item_sums_body(struct bp *b, const struct segment *seg, size_t nw)
 {
     uint64_t missing = 0;
     int called = b->king || b->l1; /* s0 counts C: the missing calls are the rest */
@@ -669,6 +705,27 @@ PD_POPCNT static uint64_t item_sums(struct bp *b, const struct segment *seg, siz
         missing += s0;
     }
     return missing;
+}
+
+static uint64_t item_sums_portable(struct bp *b, const struct segment *seg, size_t nw)
+{
+    return item_sums_body(b, seg, nw);
+}
+
+#if PD_X86
+PD_POPCNT static uint64_t item_sums_popcnt(struct bp *b, const struct segment *seg, size_t nw)
+{
+    return item_sums_body(b, seg, nw);
+}
+#endif
+
+static uint64_t item_sums(struct bp *b, const struct segment *seg, size_t nw)
+{
+#if PD_X86
+    if (b->popcnt)
+        return item_sums_popcnt(b, seg, nw);
+#endif
+    return item_sums_portable(b, seg, nw);
 }
 
 /* Add a segment's counts to every pair of the band. */

@@ -47,6 +47,7 @@ struct bp {
     size_t cnt_cap;
     int avx512;                     /* pair counts with AVX-512 VPOPCNTQ */
     int avx2;                       /* ... or with AVX2 (pdist_bitplane_avx2.c) */
+    int popcnt;                     /* ... else scalar, with the POPCNT instruction */
     int l1;                         /* the metric needs only n and sum |u - v| */
     int pplane;                     /* the third plane is P = [g == 1] (else B = [g >= 2]) */
     int avx512bw;                   /* byte compares into masks (packing) */
