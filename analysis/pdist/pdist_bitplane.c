@@ -321,17 +321,6 @@ pair4_scalar_body(const uint64_t *x, const uint64_t *const y[4], size_t W, size_
     }
 }
 
-PD_PAIR4(, pair4_scalar_body, pair4_scalar_l1_k, 1, 1)
-PD_PAIR4(, pair4_scalar_body, pair4_scalar_l1, 1, 0)
-PD_PAIR4(, pair4_scalar_body, pair4_scalar_pq_k, 0, 1)
-PD_PAIR4(, pair4_scalar_body, pair4_scalar_pq, 0, 0)
-#if PD_X86
-PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_popcnt_l1_k, 1, 1)
-PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_popcnt_l1, 1, 0)
-PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_popcnt_pq_k, 0, 1)
-PD_PAIR4(PD_POPCNT, pair4_scalar_body, pair4_popcnt_pq, 0, 0)
-#endif
-
 /* Wide counts (planes C, A, B; see gsvd_pd_wide_to_sums) of x against y[0..3]: n = |Cx & Cy|,
  * |Ax & Cy|, |Bx & Cy|, |Ay & Cx|, |By & Cx|, |Ax & Ay|, |Ax & By| + |Bx & Ay|, |Bx & By|
  * (A and B lie inside C, so the last three need no mask).  Two columns per sweep keep the 16
@@ -545,15 +534,26 @@ static inline __attribute__((always_inline)) void pairk_body(const uint64_t *x,
     pairk_scalar_body(x, y, W, nw, out, masked);
 }
 
-PD_PAIR4(, pairw_scalar_body, pairw_scalar, 0, 1)
-PD_PAIR4(, pairw_full_body, pairw_scalar_full, 0, 0)
-PD_PAIR4(, pairk_body, pairk_scalar_k, 0, 1)
-PD_PAIR4(, pairk_body, pairk_scalar, 0, 0)
+/* The scalar pair functions of every kind, masked and unmasked, as one set (attr: PD_POPCNT or
+ * nothing); pick_pair4 takes the set the CPU runs. */
+struct scalar_set {
+    pair4_fn l1_k, l1, pq_k, pq, wide_k, wide, king_k, king;
+};
+#define PD_SCALAR_SET(attr, set)                                                                   \
+    PD_PAIR4(attr, pair4_scalar_body, set##_l1_k, 1, 1)                                            \
+    PD_PAIR4(attr, pair4_scalar_body, set##_l1, 1, 0)                                              \
+    PD_PAIR4(attr, pair4_scalar_body, set##_pq_k, 0, 1)                                            \
+    PD_PAIR4(attr, pair4_scalar_body, set##_pq, 0, 0)                                              \
+    PD_PAIR4(attr, pairw_scalar_body, set##_wide_k, 0, 1)                                          \
+    PD_PAIR4(attr, pairw_full_body, set##_wide, 0, 0)                                              \
+    PD_PAIR4(attr, pairk_body, set##_king_k, 0, 1)                                                 \
+    PD_PAIR4(attr, pairk_body, set##_king, 0, 0)                                                   \
+    static const struct scalar_set set = {set##_l1_k,   set##_l1,   set##_pq_k,   set##_pq,        \
+                                          set##_wide_k, set##_wide, set##_king_k, set##_king};
+
+PD_SCALAR_SET(, scalar_portable)
 #if PD_X86
-PD_PAIR4(PD_POPCNT, pairw_scalar_body, pairw_popcnt, 0, 1)
-PD_PAIR4(PD_POPCNT, pairw_full_body, pairw_popcnt_full, 0, 0)
-PD_PAIR4(PD_POPCNT, pairk_body, pairk_popcnt_k, 0, 1)
-PD_PAIR4(PD_POPCNT, pairk_body, pairk_popcnt, 0, 0)
+PD_SCALAR_SET(PD_POPCNT, scalar_popcnt)
 #endif
 
 /* The pair function for this kernel and segment. */
@@ -574,20 +574,17 @@ static pair4_fn pick_pair4(const struct bp *b, int masked)
     if (b->avx2)
         return b->l1 ? (masked ? gsvd_pd_pair4_avx2_l1_k : gsvd_pd_pair4_avx2_l1)
                      : (masked ? gsvd_pd_pair4_avx2_pq_k : gsvd_pd_pair4_avx2_pq);
-    if (b->king && b->popcnt)
-        return masked ? pairk_popcnt_k : pairk_popcnt;
-    if (b->wide && b->popcnt)
-        return masked ? pairw_popcnt : pairw_popcnt_full;
+#endif
+    const struct scalar_set *sc = &scalar_portable;
+#if PD_X86
     if (b->popcnt)
-        return b->l1 ? (masked ? pair4_popcnt_l1_k : pair4_popcnt_l1)
-                     : (masked ? pair4_popcnt_pq_k : pair4_popcnt_pq);
+        sc = &scalar_popcnt;
 #endif
     if (b->king)
-        return masked ? pairk_scalar_k : pairk_scalar;
+        return masked ? sc->king_k : sc->king;
     if (b->wide)
-        return masked ? pairw_scalar : pairw_scalar_full;
-    return b->l1 ? (masked ? pair4_scalar_l1_k : pair4_scalar_l1)
-                 : (masked ? pair4_scalar_pq_k : pair4_scalar_pq);
+        return masked ? sc->wide_k : sc->wide;
+    return b->l1 ? (masked ? sc->l1_k : sc->l1) : (masked ? sc->pq_k : sc->pq);
 }
 
 struct flush_job {
@@ -707,11 +704,6 @@ item_sums_body(struct bp *b, const struct segment *seg, size_t nw)
     return missing;
 }
 
-static uint64_t item_sums_portable(struct bp *b, const struct segment *seg, size_t nw)
-{
-    return item_sums_body(b, seg, nw);
-}
-
 #if PD_X86
 PD_POPCNT static uint64_t item_sums_popcnt(struct bp *b, const struct segment *seg, size_t nw)
 {
@@ -725,7 +717,7 @@ static uint64_t item_sums(struct bp *b, const struct segment *seg, size_t nw)
     if (b->popcnt)
         return item_sums_popcnt(b, seg, nw);
 #endif
-    return item_sums_portable(b, seg, nw);
+    return item_sums_body(b, seg, nw);
 }
 
 /* Add a segment's counts to every pair of the band. */
