@@ -396,7 +396,7 @@ static void test_objects_2d(void)
         gsvd_codec_chain *c = NULL;
         gsvd_codec_ws *ws = NULL;
         struct gsvd_dtype dt = dtype_of("|O");
-        char want[5][4][16], text[512];
+        char want[5][4][32], text[512];
         struct gsvd_strlist l = GSVD_STRLIST_INIT;
 
         if (!st)
@@ -555,7 +555,7 @@ static int put_v_chunks(gsvd_store *st, const gsvd_codec_chain *c, gsvd_codec_ws
     for (int ci = 0; ci < 3; ci++)
         for (int cj = 0; cj < 2; cj++) {
             int32_t chunk[4] = {0, 0, 0, 0};
-            char key[16];
+            char key[32];
             for (int i = 0; i < 2; i++)
                 for (int j = 0; j < 2; j++)
                     if (ci * 2 + i < 5 && cj * 2 + j < 3)
