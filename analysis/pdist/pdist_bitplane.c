@@ -44,15 +44,11 @@ static int cpu_has_avx512(void)
 }
 
 /* The POPCNT instruction: not in x86-64's baseline, nor in the CPU models some virtual
- * machines present (a program using it there stops with SIGILL). */
+ * machines present (a program using it there stops with SIGILL); GENSVD_CPU_LEVEL=base turns
+ * it off as well (common/cpu.h). */
 static int cpu_has_popcnt(void)
 {
-#if PD_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("popcnt");
-#else
-    return 0;
-#endif
+    return gsvd_cpu_popcnt();
 }
 
 const char *gsvd_pdist_popcount_engine(void)
