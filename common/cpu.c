@@ -18,6 +18,7 @@ static const char *const level_names[] = {"base", "avx2", "avx512", "amx"};
 static pthread_once_t cap_once = PTHREAD_ONCE_INIT;
 static int cap = GSVD_CPU_AMX;
 static const char *avx2_no; /* why the AVX2 engines cannot run, NULL when they can */
+static int popcnt_ok;       /* gsvd_cpu_popcnt's answer */
 static int zmm_halved;      /* gsvd_cpu_zmm_halved's answer */
 
 /* AMD family 19h, from CPUID's vendor string and family (see gsvd_cpu_zmm_halved). */
@@ -59,6 +60,9 @@ static void cap_read(void)
              !__builtin_cpu_supports("bmi") || !__builtin_cpu_supports("bmi2") ||
              !__builtin_cpu_supports("popcnt"))
         avx2_no = "the CPU or OS has no AVX2, FMA, BMI1, BMI2 and POPCNT";
+    /* capped at base, the POPCNT engines step aside too: base is what an x86-64 baseline CPU
+     * runs (the tests cover the portable counts this way) */
+    popcnt_ok = cap >= GSVD_CPU_AVX2 && __builtin_cpu_supports("popcnt");
 #else
     avx2_no = "not an x86-64 build";
 #endif
@@ -81,6 +85,12 @@ int gsvd_cpu_avx2(char *why, size_t why_len)
     if (why && why_len)
         snprintf(why, why_len, "%s", avx2_no ? avx2_no : "");
     return avx2_no == NULL;
+}
+
+int gsvd_cpu_popcnt(void)
+{
+    pthread_once(&cap_once, cap_read);
+    return popcnt_ok;
 }
 
 int gsvd_cpu_zmm_halved(void)

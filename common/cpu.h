@@ -14,7 +14,7 @@
 GSVD_EXTERN_C_BEGIN
 
 enum gsvd_cpu_level {
-    GSVD_CPU_BASE = 0,   /* portable code (x86-64 baseline, and every non-x86 build) */
+    GSVD_CPU_BASE = 0,   /* portable code (x86-64 baseline, and every non-x86 build): no POPCNT */
     GSVD_CPU_AVX2 = 1,   /* AVX2, FMA, BMI1, BMI2, POPCNT (x86-64-v3) */
     GSVD_CPU_AVX512 = 2, /* AVX-512 (each engine checks the subsets it uses) */
     GSVD_CPU_AMX = 3,    /* Intel AMX tiles (and everything below) */
@@ -32,6 +32,12 @@ int gsvd_cpu_allows(enum gsvd_cpu_level level);
  * AVX2, FMA, BMI1, BMI2 and POPCNT.  Returns 1, or 0 with the reason in why (NUL-terminated;
  * why may be NULL).  Always 0 outside x86-64 builds with GCC or clang. */
 int gsvd_cpu_avx2(char *why, size_t why_len);
+
+/* Whether the POPCNT engines run here (the scalar pair and r^2 counts of analysis/pdist/ and
+ * analysis/ldprune/ built with the POPCNT instruction): the cap is above base (x86-64's
+ * baseline has no POPCNT; the AVX2 level includes it) and the CPU has POPCNT.  Always 0
+ * outside x86-64 builds with GCC or clang. */
+int gsvd_cpu_popcnt(void);
 
 /* Whether the CPU runs 512-bit vector instructions as two 256-bit halves, so that AVX-512 code
  * has no more FMA throughput than AVX2 code: AMD family 19h (Zen 4; Zen 3, the same family, has

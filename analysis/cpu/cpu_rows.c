@@ -4,6 +4,7 @@
 #include "gsvd_config.h"
 #include "analysis/cpu/cpu_rows.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -21,23 +22,25 @@
 #define CPU_X86 0
 #endif
 
-/* The widest table lookup this CPU runs: 2 AVX-512F, 1 AVX2, 0 none. */
-static int simd_level(void)
+static pthread_once_t simd_once = PTHREAD_ONCE_INIT;
+static int simd; /* simd_level's answer */
+
+static void simd_probe(void)
 {
 #if CPU_X86
-    static int cached = -1; /* benign race: every thread computes the same value */
-    if (cached < 0) {
-        int level = 0;
-        if (gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f"))
-            level = 2;
-        else if (gsvd_cpu_avx2(NULL, 0))
-            level = 1;
-        cached = level;
-    }
-    return cached;
-#else
-    return 0;
+    if (gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f"))
+        simd = 2;
+    else if (gsvd_cpu_avx2(NULL, 0))
+        simd = 1;
 #endif
+}
+
+/* The widest table lookup this CPU runs: 2 AVX-512F, 1 AVX2, 0 none.  Probed once (the
+ * worker threads expanding rows all ask; a plain cached int would be a data race). */
+static int simd_level(void)
+{
+    pthread_once(&simd_once, simd_probe);
+    return simd;
 }
 
 #if CPU_X86

@@ -362,7 +362,7 @@ gsvd_ld_r2_fn gsvd_ldprune_pick_r2(void)
         return r2_avx2;
 #endif
 #ifdef LD_HAVE_POPCNT_KERNEL
-    if (__builtin_cpu_supports("popcnt"))
+    if (gsvd_cpu_popcnt()) /* the CPU has it and GENSVD_CPU_LEVEL is above base */
         return r2_popcnt;
 #endif
     return r2_generic;

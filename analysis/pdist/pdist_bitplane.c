@@ -44,15 +44,11 @@ static int cpu_has_avx512(void)
 }
 
 /* The POPCNT instruction: not in x86-64's baseline, nor in the CPU models some virtual
- * machines present (a program using it there stops with SIGILL). */
+ * machines present (a program using it there stops with SIGILL); GENSVD_CPU_LEVEL=base turns
+ * it off as well (common/cpu.h). */
 static int cpu_has_popcnt(void)
 {
-#if PD_X86
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("popcnt");
-#else
-    return 0;
-#endif
+    return gsvd_cpu_popcnt();
 }
 
 const char *gsvd_pdist_popcount_engine(void)
@@ -136,8 +132,11 @@ static int bp_create(const struct pd_env *env, void **out)
     b->avx2 = env->p->simd == GSVD_PDIST_SIMD_AUTO && !b->avx512 && gsvd_cpu_avx2(NULL, 0);
     b->popcnt = cpu_has_popcnt();
 #if PD_X86
+    /* the packing's AVX-512 workers (pdist_bitplane_pack.c): F and BW, and POPCNT for the
+     * called counts */
     b->avx512bw = env->p->simd == GSVD_PDIST_SIMD_AUTO && gsvd_cpu_allows(GSVD_CPU_AVX512) &&
-                  __builtin_cpu_supports("avx512bw");
+                  __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                  __builtin_cpu_supports("popcnt");
     b->gfni = b->avx512bw && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
 #endif
     b->l1 = env->p->metric == GSVD_PDIST_CITYBLOCK || env->p->metric == GSVD_PDIST_IBS;

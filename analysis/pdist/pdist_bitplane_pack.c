@@ -129,9 +129,13 @@ static int pack_worker(void *ctx, size_t t)
 }
 
 #if PD_X86
+/* The AVX-512 workers: popcnt for pack_body's called counts, which GCC compiles to the POPCNT
+ * instruction under any AVX target (its SSE4.2 brings POPCNT in); bp_create asks for it. */
+#define PD_AVX512BW __attribute__((target("avx512f,avx512bw,popcnt")))
+
 /* The same masks with AVX-512BW: one compare per mask for all 64 values. */
-__attribute__((target("avx512f,avx512bw"))) static inline void
-row_masks_avx512(const int8_t *g, uint64_t *c, uint64_t *a, uint64_t *b, uint64_t *bad)
+PD_AVX512BW static inline void row_masks_avx512(const int8_t *g, uint64_t *c, uint64_t *a,
+                                                uint64_t *b, uint64_t *bad)
 {
     __m512i x = _mm512_loadu_si512((const void *)g);
     *c = _mm512_cmpgt_epi8_mask(x, _mm512_set1_epi8(-1));
@@ -201,12 +205,12 @@ PD_AVX2 static int pack_worker_avx2(void *ctx, size_t t)
     return pack_body(ctx, t, row_masks_avx2, transpose64_avx2);
 }
 
-__attribute__((target("avx512f,avx512bw"))) static int pack_worker_avx512(void *ctx, size_t t)
+PD_AVX512BW static int pack_worker_avx512(void *ctx, size_t t)
 {
     return pack_body(ctx, t, row_masks_avx512, transpose64_avx2);
 }
 
-#define PD_GFNI __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni")))
+#define PD_GFNI __attribute__((target("avx512f,avx512bw,avx512vbmi,gfni,popcnt")))
 
 /* transpose64 in 48 vector operations: the matrix is 8 x 8 blocks of 8 x 8 bits (block (q, j):
  * rows 8q.., byte j); (1) each register of 8 rows gathers every block's 8 bytes into a qword,

@@ -51,7 +51,10 @@ GSVD_CLONES static void dosage_sums(const int8_t *row, size_t n, int64_t out[3])
 }
 
 #if DOS_X86
-__attribute__((target("avx512f,avx512bw,bmi2,popcnt"))) static void
+/* avx512vl: GCC 12 vectorises these functions' scalar tails with 256-bit vectors and writes
+ * their loads and stores as vmovdqu8, an EVEX encoding that needs AVX512VL, once AVX512BW is
+ * on (VL or not); have_avx512bw asks for it with the rest. */
+__attribute__((target("avx512f,avx512bw,avx512vl,bmi2,popcnt"))) static void
 diploid_avx512(const int8_t *row, size_t n, int8_t *d, int64_t out[3])
 {
     const __m512i zero = _mm512_setzero_si512(), fill = _mm512_set1_epi8(-2);
@@ -102,8 +105,8 @@ static int have_avx512bw(void)
 {
     __builtin_cpu_init();
     return gsvd_cpu_allows(GSVD_CPU_AVX512) && __builtin_cpu_supports("avx512f") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("bmi2") &&
-           __builtin_cpu_supports("popcnt");
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
 }
 #endif
 
@@ -227,8 +230,8 @@ static int have_avx2(void)
  * lanes, the squares by maddubs (pairs of squares <= 2 x 127^2 fit 16 bits) then madd into
  * 32-bit lanes, flushed to 64 bits every 2^14 steps (each lane gains at most 4 x 127^2 per
  * step). */
-__attribute__((target("avx512f,avx512bw,popcnt"))) static void sums_avx512(const int8_t *row,
-                                                                           size_t n, int64_t out[3])
+__attribute__((target("avx512f,avx512bw,avx512vl,popcnt"))) static void
+sums_avx512(const int8_t *row, size_t n, int64_t out[3])
 {
     const __m512i zero = _mm512_setzero_si512(), one16 = _mm512_set1_epi16(1);
     __m512i s1 = zero, s2 = zero;

@@ -3,8 +3,10 @@
 # presents them (qemu-user; 7.2 or later emulates AVX2 and FMA, and no AVX-512: an instruction
 # the CPU lacks stops the program with SIGILL).  Every choice made from CPUID is then the real
 # one of such a host (the ifunc clones of the vectorised loops, OpenBLAS's kernels, gensvd's
-# engine probes), not GENSVD_CPU_LEVEL's cap of a newer CPU.  Two CPUs:
+# engine probes), not GENSVD_CPU_LEVEL's cap of a newer CPU.  Three CPUs:
 #   EPYC-Milan  an AMD Zen 3: AVX2, FMA, no AVX-512 (the common CPUs of issue 33)
+#   Nehalem     x86-64-v2: POPCNT and SSE4.2, no AVX: the popcounts' POPCNT engines, which
+#               GENSVD_CPU_LEVEL=base turns off (only the commands, not pca)
 #   qemu64      the x86-64 baseline: no POPCNT, SSE4 or AVX (old CPUs, and the CPU model some
 #               virtual machines present); OpenBLAS is told Prescott's kernels, since QEMU does
 #               not emulate the 3DNow!-era instructions of the Opteron kernels it picks there
@@ -90,6 +92,9 @@ emulated EPYC-Milan avx2 Zen \
     "pca ../s.vcz -k 6 -m randomized -t 2 -o pcr.zarr -q" \
     "pca ../s.vcz -k 6 -m exact -t 2 -o pcx.zarr -q" \
     "pca ../s.vcz -k 6 -m exact --gram-kernel i8 -t 2 -o pci.zarr -q"
+emulated Nehalem base Nehalem \
+    "gram i8: no, gram amx: no, pass i8: no, pass f32 on OpenBLAS, pdist popcounts on POPCNT, ldprune popcounts on POPCNT" \
+    "" ""
 emulated qemu64 base Prescott \
     "gram i8: no, gram amx: no, pass i8: no, pass f32 on OpenBLAS, pdist popcounts on portable code, ldprune popcounts on portable code" \
     "test_dosage test_codec_blosc test_xsum test_pdist_body" \

@@ -163,16 +163,16 @@ static uint64_t read_xcr0(void)
 }
 
 /* Both kernels' answers: they share the tile state and differ in the product and the packing
- * instructions (bf16: amx-bf16, AVX-512F; int8: amx-int8, AVX-512F, BW, VL, DQ, VBMI and
- * VBMI2: the Gram's and the pass's int8 kernels share the answer). */
+ * instructions (bf16: amx-bf16, AVX-512F; int8: amx-int8, AVX-512F, BW, VL, DQ, VBMI, VBMI2
+ * and POPCNT: the Gram's and the pass's int8 kernels share the answer). */
 static void probe(void)
 {
-    unsigned a, b, c, d;
+    unsigned a, b, c, d, c1 = 0;
     const char *why = NULL, *why_i8 = NULL;
 
     if (!gsvd_cpu_allows(GSVD_CPU_AMX))
         why = "GENSVD_CPU_LEVEL caps the kernels below AMX";
-    else if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 27)))
+    else if (!__get_cpuid(1, &a, &b, &c1, &d) || !(c1 & (1u << 27)))
         why = "the CPU or OS has no XSAVE (OSXSAVE clear)";
     else if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)))
         why = "the CPU has no AMX tiles (CPUID leaf 7: amx-tile)";
@@ -193,6 +193,8 @@ static void probe(void)
                  !(c & (1u << 6)))
             why_i8 = "the CPU has no AVX-512BW, VL, DQ, VBMI and VBMI2 (CPUID leaf 7), which pack "
                      "the tiles";
+        else if (!(c1 & (1u << 23))) /* the pass counts missing calls with it (pass_i8.c) */
+            why_i8 = "the CPU has no POPCNT (CPUID leaf 1)";
     }
     probe_ok = why == NULL;
     probe_i8_ok = why_i8 == NULL;

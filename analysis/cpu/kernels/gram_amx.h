@@ -29,8 +29,8 @@ typedef struct gsvd_amx_pack gsvd_amx_pack;
  * later calls return its answer. */
 int gsvd_amx_usable(char *why, size_t why_len);
 
-/* The same for the int8 kernel (analysis/cpu/kernels/gram_i8.h): amx-tile, amx-int8, AVX-512F, BW,
- * VL, DQ, VBMI and VBMI2, and the tile state. */
+/* The same for the int8 kernels (analysis/cpu/kernels/gram_i8.h, pass_i8.h): amx-tile, amx-int8,
+ * AVX-512F, BW, VL, DQ, VBMI and VBMI2, POPCNT, and the tile state. */
 int gsvd_amx_int8_usable(char *why, size_t why_len);
 
 /* Load the tile configuration both kernels use (palette 1; eight 16 x 64-byte tiles) on the

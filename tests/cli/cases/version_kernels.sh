@@ -6,8 +6,8 @@
 # lists the AMX tiles; the float32 pass on the AVX2 engine where AVX2 runs and AVX-512F does
 # not or the CPU is an AMD family 25 (Zen 4 runs 512-bit vectors as two halves), else on
 # OpenBLAS; pdist's and ldprune's popcounts on AVX-512 VPOPCNTDQ where listed, else
-# on AVX2, else POPCNT.  The same again with GENSVD_CPU_LEVEL=avx2 (the flags above AVX2
-# ignored) and =base (nothing above the portable code).
+# on AVX2, else POPCNT, else portable code.  The same again with GENSVD_CPU_LEVEL=avx2 (the
+# flags above AVX2 ignored) and =base (nothing above the portable code: not POPCNT either).
 flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
 halved() { # AMD family 25 (0x19)
     grep -q -m1 '^vendor_id.*AuthenticAMD' /proc/cpuinfo &&
@@ -57,7 +57,8 @@ check() { # LEVEL: the line under GENSVD_CPU_LEVEL=LEVEL (amx: uncapped)
         case $v in
         *", $what popcounts on AVX-512 VPOPCNTDQ"*) has avx512f avx512_vpopcntdq && echo "$level: $what fits" || echo "$level: $what VPOPCNTDQ without the flags" ;;
         *", $what popcounts on AVX2"*) ! has avx512f avx512_vpopcntdq && avx2 && echo "$level: $what fits" || echo "$level: $what AVX2 against the flags" ;;
-        *", $what popcounts on POPCNT"*) ! avx2 && echo "$level: $what fits" || echo "$level: $what POPCNT although AVX2 runs" ;;
+        *", $what popcounts on POPCNT"*) ! avx2 && has popcnt && echo "$level: $what fits" || echo "$level: $what POPCNT against the flags" ;;
+        *", $what popcounts on portable code"*) ! has popcnt && echo "$level: $what fits" || echo "$level: $what portable code although POPCNT runs" ;;
         *) echo "$level: no $what field: $v" ;;
         esac
     done
