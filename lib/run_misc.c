@@ -111,8 +111,10 @@ int lib_run_project(struct lib_run *run)
                    r->n, r->k, (unsigned long long)map.counts.matched,
                    (unsigned long long)map.counts.ref_used);
     {
-        struct gsvd_project_store_info info = {
-            .command = run->opt->command, .pcs = pcs, .shrinkage = o->proj.shrinkage};
+        struct gsvd_project_store_info info = {.command = run->opt->command,
+                                               .pcs = pcs,
+                                               .shrinkage = o->proj.shrinkage,
+                                               .missing = o->proj.missing};
         GSVD_TRY(gsvd_project_store_result(&info, &ref, &map, r, gsvd_geno_sample_ids(g), &gr));
     }
     GSVD_TRY(lib_run_write(run, gr, run->src->input_format));
