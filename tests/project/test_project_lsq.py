@@ -12,7 +12,8 @@ Cases
             float32 as gensvd does, from the pcs store's means, scales and loadings) to 1e-6
             relative to each PC's largest score, at 30% and 80% missing.
   default   the default's TSV is byte-identical with and without --missing mean, and its Zarr
-            output has no lsq attributes; lsq writes missing "lsq" and samples_singular 0.
+            output has no lsq attributes; lsq writes missing "lsq" and samples_singular 0, and
+            the same bytes with -t 1 and -t 3 (957 samples: four sample groups).
   complete  on the complete held-out samples lsq = mean to 1e-6 (V'V = I up to the float32
             Gram's rounding).
   recovery  at 80% missing, lsq scores against the same samples' complete-data scores: PC1-2
@@ -161,6 +162,10 @@ def case_default():
           "missing" not in z.attrs and "samples_singular" not in z.attrs)
     check("default: lsq attributes missing = lsq, samples_singular = 0",
           l.attrs.get("missing") == "lsq" and l.attrs.get("samples_singular") == 0)
+    # every sample of the 80%-missing store (957: four groups of 256), -t 1 and -t 3
+    t1, t3 = (run("project", path("miss80.vcz"), "--pcs", path("pcs.zarr"), "--missing", "lsq",
+                  "--format", "tsv", "-q", "-t", t).stdout for t in ("1", "3"))
+    check("default: lsq prints the same bytes with -t 1 and -t 3", t1 == t3 and len(t1) > 1000)
     return z["sample_pca_projection"][:], l["sample_pca_projection"][:]
 
 
