@@ -15,12 +15,14 @@ struct project_opts {
     int force;
     size_t k; /* 0: all saved components */
     int shrinkage;
+    int missing; /* 0 mean, 1 lsq */
     struct gsvd_cli_geno geno;
     struct gsvd_cli_zarr_out zout;
     struct gsvd_cli_common common;
 };
 
 static const char *const shrink_names[] = {"none", "ap", "oadp", NULL}; /* enum order */
+static const char *const missing_names[] = {"mean", "lsq", NULL};       /* enum order */
 
 #define PRJ(field) GSVD_OPT_FIELD(struct project_opts, field)
 static const struct gsvd_opt out_options[] = {
@@ -54,6 +56,14 @@ static const struct gsvd_opt method_options[] = {
      .choices = shrink_names,
      .help = "none, ap (adjusted projection: each PC divided by\nits asymptotic shrinkage "
              "factor) or oadp (online\naugmentation, decomposition and Procrustes) [none]"},
+    {.name = "missing",
+     .type = GSVD_OPT_CHOICE,
+     PRJ(missing),
+     .lib = "missing",
+     .arg = "M",
+     .choices = missing_names,
+     .help = "mean (a missing call counts as the reference mean)\nor lsq (least squares over "
+             "each sample's called\nvariants, smartpca's lsqproject) [mean]"},
 };
 static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_ARRAY(struct project_opts),   GSVD_OPT_IN_TRANSPOSE(struct project_opts),
@@ -79,7 +89,8 @@ const struct gsvd_cmd_spec gsvd_cmd_project_spec = {
         "(the output of `gensvd pca --loadings -o PCS`): variants matched by contig, position\n"
         "and alleles (swapped alleles flip the dosage; strand-ambiguous swaps and other\n"
         "alleles are dropped), the reference's means and scales applied, missing calls set to\n"
-        "the reference mean; scores on the reference's scale (U S, as pca writes them).\n",
+        "the reference mean (or, with --missing lsq, least squares over the called variants);\n"
+        "scores on the reference's scale (U S, as pca writes them).\n",
     .groups = project_groups,
     .n_groups = GSVD_CLI_LEN(project_groups),
     .opts_size = sizeof(struct project_opts),
@@ -131,10 +142,12 @@ static void report(const gensvd_result *res)
                  attr(res, "variants_ambiguous"), attr(res, "variants_duplicate"));
         gsvd_cli_msg_log(GENSVD_LOG_INFO, msg);
     }
+    const char *lsq = gensvd_result_attr_string(res, "missing");
     gsvd_cli_note("%llu samples projected on %llu PCs over %llu of %llu reference variants; "
-                  "%llu missing calls set to the reference mean",
+                  "%llu missing calls %s",
                   attr(res, "N"), attr(res, "k"), attr(res, "variants_matched"),
-                  attr(res, "variants_reference"), attr(res, "missing_calls"));
+                  attr(res, "variants_reference"), attr(res, "missing_calls"),
+                  lsq ? "left out (least squares)" : "set to the reference mean");
 }
 
 static int run(const struct project_opts *o, const char *input, int tsv, const char *command)

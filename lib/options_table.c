@@ -209,6 +209,7 @@ static const char *const axis_names[] = {"samples", "variants", NULL};
 static const char *const layout_names[] = {"square", "condensed", NULL};
 static const char *const kernel_names[] = {"auto", "bitplane", "gram", "generic", NULL};
 static const char *const shrink_names[] = {"none", "ap", "oadp", NULL};
+static const char *const proj_missing_names[] = {"mean", "lsq", NULL}; /* enum order */
 
 #define PCA(f) FIELD(struct lib_pca_opts, f)
 static const struct lib_opt pca_table[] = {
@@ -371,6 +372,7 @@ static const struct lib_opt project_table[] = {
      .kind = LO_CHOICE,
      PRJ(proj.shrinkage),
      .choices = shrink_names},
+    {.name = "missing", .kind = LO_CHOICE, PRJ(proj.missing), .choices = proj_missing_names},
 };
 
 #define SIM(f) FIELD(struct gsvd_sim_params, f)

@@ -111,13 +111,15 @@ int lib_run_project(struct lib_run *run)
                    r->n, r->k, (unsigned long long)map.counts.matched,
                    (unsigned long long)map.counts.ref_used);
     {
-        struct gsvd_project_store_info info = {
-            .command = run->opt->command, .pcs = pcs, .shrinkage = o->proj.shrinkage};
+        struct gsvd_project_store_info info = {.command = run->opt->command,
+                                               .pcs = pcs,
+                                               .shrinkage = o->proj.shrinkage,
+                                               .missing = o->proj.missing};
         GSVD_TRY(gsvd_project_store_result(&info, &ref, &map, r, gsvd_geno_sample_ids(g), &gr));
     }
     GSVD_TRY(lib_run_write(run, gr, run->src->input_format));
-    GSVD_TRY(lib_result_new(run->ctx, GENSVD_PROJECT, gr, run->src->input_format, &run->out));
-    gr = NULL;
+    rc = lib_result_new(run->ctx, GENSVD_PROJECT, gr, run->src->input_format, &run->out);
+    gr = NULL; /* adopted, also on failure */
 out:
     gsvd_result_free(gr);
     gsvd_project_result_free(r);
@@ -154,8 +156,10 @@ int lib_run_ldprune(struct lib_run *run)
     /* the variant table (contigs, positions) is held beside the output group, not written */
     GSVD_TRY(gsvd_ldprune_table_build(run->src->tree, run->src->node, &r, &table));
     GSVD_TRY(lib_run_write(run, gr, run->src->input_format));
-    GSVD_TRY(lib_result_new(run->ctx, GENSVD_LDPRUNE, gr, run->src->input_format, &run->out));
-    gr = NULL;
+    rc = lib_result_new(run->ctx, GENSVD_LDPRUNE, gr, run->src->input_format, &run->out);
+    gr = NULL; /* adopted, also on failure */
+    if (rc < 0)
+        goto out;
     run->out->held = table;
     table = NULL;
 out:
@@ -196,8 +200,8 @@ int lib_run_related(struct lib_run *run)
     GSVD_TRY(
         gsvd_related_store_build(run->opt->command, o->cutoff, &res, gsvd_geno_sample_ids(g), &gr));
     GSVD_TRY(lib_run_write(run, gr, run->src->input_format));
-    GSVD_TRY(lib_result_new(run->ctx, GENSVD_RELATED, gr, run->src->input_format, &run->out));
-    gr = NULL;
+    rc = lib_result_new(run->ctx, GENSVD_RELATED, gr, run->src->input_format, &run->out);
+    gr = NULL; /* adopted, also on failure */
 out:
     gsvd_result_free(gr);
     gsvd_related_result_clear(&res);
@@ -238,8 +242,8 @@ int lib_run_simulate(struct lib_run *run)
     p.progress = lib_progress(run->ctx);
     GSVD_TRY(gsvd_simulate(&p, run->dest->url));
     GSVD_TRY(gsvd_result_new(&gr));
-    GSVD_TRY(lib_result_new(run->ctx, GENSVD_SIMULATE, gr, 2, &run->out));
-    gr = NULL;
+    rc = lib_result_new(run->ctx, GENSVD_SIMULATE, gr, 2, &run->out);
+    gr = NULL; /* adopted, also on failure */
 out:
     gsvd_result_free(gr);
     return rc;

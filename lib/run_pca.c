@@ -395,8 +395,10 @@ int lib_run_pca(struct lib_run *run)
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         goto out;
-    GSVD_TRY(lib_result_new(run->ctx, GENSVD_PCA, p.gr, run->src->input_format, &run->out));
-    p.gr = NULL;
+    rc = lib_result_new(run->ctx, GENSVD_PCA, p.gr, run->src->input_format, &run->out);
+    p.gr = NULL; /* adopted, also on failure */
+    if (rc < 0)
+        goto out;
     run->out->model = model;
     model = NULL;
     run->out->held = table;

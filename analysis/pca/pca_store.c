@@ -543,6 +543,8 @@ static int read_attrs(gsvd_tree *t, const char *node, struct gsvd_pca_model *m)
     }
     m->ploidy = 2;
     rc = gsvd_meta_get_number(doc.data, doc.len, "ploidy", key, &x);
+    if (rc < 0 && rc != GSVD_ENOTFOUND) /* absent: 2; out of memory fails */
+        goto out;
     if (rc == GSVD_OK && !(x >= 1 && x <= 100 && x == (double)(size_t)x)) {
         gsvd_log_error("%s: \"ploidy\" %g is not an integer 1..100", key, x);
         rc = GSVD_EFORMAT;
@@ -551,10 +553,16 @@ static int read_attrs(gsvd_tree *t, const char *node, struct gsvd_pca_model *m)
     if (rc == GSVD_OK)
         m->ploidy = (size_t)x;
     m->trace = NAN;
-    if (gsvd_meta_get_number(doc.data, doc.len, "trace", key, &x) == GSVD_OK)
+    rc = gsvd_meta_get_number(doc.data, doc.len, "trace", key, &x);
+    if (rc == GSVD_OK)
         m->trace = x;
-    if (gsvd_meta_get_number(doc.data, doc.len, "M_used", key, &x) == GSVD_OK && x >= 0)
+    else if (rc != GSVD_ENOTFOUND)
+        goto out;
+    rc = gsvd_meta_get_number(doc.data, doc.len, "M_used", key, &x);
+    if (rc == GSVD_OK && x >= 0)
         m->m_used = (uint64_t)x;
+    else if (rc < 0 && rc != GSVD_ENOTFOUND)
+        goto out;
     rc = GSVD_OK;
 out:
     gsvd_free(scaler);

@@ -20,6 +20,11 @@ const char *gsvd_shrinkage_name(enum gsvd_shrinkage s)
     return s == GSVD_SHRINK_AP ? "ap" : s == GSVD_SHRINK_OADP ? "oadp" : "none";
 }
 
+const char *gsvd_proj_missing_name(enum gsvd_proj_missing m)
+{
+    return m == GSVD_PROJ_MISSING_LSQ ? "lsq" : "mean";
+}
+
 void gsvd_project_map_free(struct gsvd_project_map *m)
 {
     if (!m)
@@ -200,6 +205,11 @@ struct scan_ctx {
     int is_float;
     uint64_t *missing_t; /* per thread */
     double *zbuf;        /* per thread: GROUP_ROWS x GROUP_SAMPLES */
+    /* least squares: per sample the packed upper triangle of V_O'V_O and |O| (kk1 values) */
+    int lsq;
+    size_t kk1;   /* k (k + 1) / 2 + 1 */
+    double *gram; /* n x kk1 */
+    double *obuf; /* per thread: GROUP_ROWS x GROUP_SAMPLES, 1 where a call, 0 where missing */
     /* the block at hand: its matched rows */
     const struct gsvd_gblock *blk;
     size_t n_rows, rows_cap;
@@ -207,14 +217,16 @@ struct scan_ctx {
     int64_t *rj;               /* reference row */
     uint8_t *flip;             /* dosage flips */
     double *vb;                /* n_rows x k: the reference loadings of those rows */
+    double *pb;                /* least squares: n_rows x kk1, v v' packed and 1 */
     uint64_t done, n_variants; /* progress: variants of the range scanned, of all */
     const struct gsvd_progress *progress;
 };
 
 /* Row r of the block (reference row rj) standardised into z[0 .. i1 - i0): calls i0 .. i1;
- * integer input through a table of the ploidy + 1 dosages (missing: 0, the reference mean). */
+ * integer input through a table of the ploidy + 1 dosages (missing: 0, the reference mean).
+ * o (least squares; else NULL): 1 where a call, 0 where missing. */
 static void zrow(const struct scan_ctx *c, size_t r, int64_t rj, int flip, size_t i0, size_t i1,
-                 double *z, uint64_t *miss)
+                 double *z, double *o, uint64_t *miss)
 {
     const struct gsvd_gblock *b = c->blk;
     float center = (float)c->ref->mean[rj], scale = (float)c->ref->scale[rj];
@@ -225,6 +237,8 @@ static void zrow(const struct scan_ctx *c, size_t r, int64_t rj, int flip, size_
         const double *row = b->f64 + r * n;
         for (size_t i = 0; i < gs; i++) {
             double f = row[i0 + i];
+            if (o)
+                o[i] = isnan(f) ? 0.0 : 1.0;
             if (isnan(f)) {
                 m++;
                 z[i] = 0;
@@ -246,6 +260,8 @@ static void zrow(const struct scan_ctx *c, size_t r, int64_t rj, int flip, size_
         for (size_t i = 0; i < gs; i++) {
             unsigned code = gsvd_std_p2_code(row, i0 + i);
             m += code == 3;
+            if (o)
+                o[i] = code == 3 ? 0.0 : 1.0;
             z[i] = code == 3 ? 0.0 : lut[code];
         }
     } else {
@@ -253,6 +269,8 @@ static void zrow(const struct scan_ctx *c, size_t r, int64_t rj, int flip, size_
         for (size_t i = 0; i < gs; i++) {
             int d = row[i0 + i];
             m += d < 0;
+            if (o)
+                o[i] = d < 0 ? 0.0 : 1.0;
             z[i] = d < 0 ? 0.0 : lut[d];
         }
     }
@@ -260,12 +278,13 @@ static void zrow(const struct scan_ctx *c, size_t r, int64_t rj, int flip, size_
 }
 
 /* Thread t: sample groups t, t + threads, ...; each group's scores += Z_g' V_b by dgemm over
- * row slices of GROUP_ROWS, in row order. */
+ * row slices of GROUP_ROWS, in row order (least squares: its Grams += O_g' P_b too). */
 static int scan_share(void *vctx, size_t t)
 {
     struct scan_ctx *c = vctx;
     size_t k = c->k, groups = (c->n + GROUP_SAMPLES - 1) / GROUP_SAMPLES;
     double *z = c->zbuf + t * GROUP_ROWS * GROUP_SAMPLES;
+    double *o = c->lsq ? c->obuf + t * GROUP_ROWS * GROUP_SAMPLES : NULL;
     uint64_t miss = 0;
 
     for (size_t gi = t; gi < groups; gi += c->threads) {
@@ -274,7 +293,8 @@ static int scan_share(void *vctx, size_t t)
         for (size_t a = 0; a < c->n_rows; a += GROUP_ROWS) {
             size_t rb = c->n_rows - a < GROUP_ROWS ? c->n_rows - a : GROUP_ROWS;
             for (size_t r = 0; r < rb; r++)
-                zrow(c, c->row[a + r], c->rj[a + r], c->flip[a + r], i0, i1, z + r * gs, &miss);
+                zrow(c, c->row[a + r], c->rj[a + r], c->flip[a + r], i0, i1, z + r * gs,
+                     o ? o + r * gs : NULL, &miss);
             for (size_t i = 0; i < gs; i++) { /* per sample, in row order */
                 double ss = c->sumsq[i0 + i];
                 for (size_t r = 0; r < rb; r++)
@@ -283,10 +303,23 @@ static int scan_share(void *vctx, size_t t)
             }
             cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)k, (int)rb, 1.0, z,
                         (int)gs, c->vb + a * k, (int)k, 1.0, c->scores + i0 * k, (int)k);
+            if (o)
+                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)c->kk1, (int)rb,
+                            1.0, o, (int)gs, c->pb + a * c->kk1, (int)c->kk1, 1.0,
+                            c->gram + i0 * c->kk1, (int)c->kk1);
         }
     }
     c->missing_t[t] += miss;
     return GSVD_OK;
+}
+
+/* p = the upper triangle of v v' row by row (k (k + 1) / 2 values), then 1 (the call count). */
+static void pack_outer(const double *v, size_t k, double *p)
+{
+    for (size_t a = 0; a < k; a++)
+        for (size_t b = a; b < k; b++)
+            *p++ = v[a] * v[b];
+    *p = 1.0;
 }
 
 static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
@@ -300,12 +333,16 @@ static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gs
         gsvd_free(c->rj);
         gsvd_free(c->flip);
         gsvd_free(c->vb);
+        gsvd_free(c->pb);
+        c->pb = NULL;
         c->rows_cap = blk->n_rows;
         c->row = gsvd_malloc(c->rows_cap * sizeof *c->row);
         c->rj = gsvd_malloc(c->rows_cap * sizeof *c->rj);
         c->flip = gsvd_malloc(c->rows_cap);
         c->vb = gsvd_malloc(c->rows_cap * k * sizeof *c->vb);
-        if (!c->row || !c->rj || !c->flip || !c->vb) {
+        if (c->lsq)
+            c->pb = gsvd_malloc(c->rows_cap * c->kk1 * sizeof *c->pb);
+        if (!c->row || !c->rj || !c->flip || !c->vb || (c->lsq && !c->pb)) {
             c->rows_cap = 0;
             return GSVD_ENOMEM;
         }
@@ -323,6 +360,8 @@ static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gs
         c->rj[c->n_rows] = rj;
         c->flip[c->n_rows] = c->map->flip[tv];
         memcpy(c->vb + c->n_rows * k, c->ref->v + (size_t)rj * k, k * sizeof *c->vb);
+        if (c->lsq)
+            pack_outer(c->vb + c->n_rows * k, k, c->pb + c->n_rows * c->kk1);
         c->n_rows++;
     }
     if (c->n_rows > 0) {
@@ -331,6 +370,74 @@ static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gs
     }
     c->done += info->n_variants;
     gsvd_progress_report(c->progress, "projection", c->done, c->n_variants);
+    return rc;
+}
+
+/* ---- least squares ------------------------------------------------------------------------ */
+
+/* Solve one sample: g its packed Gram and call count, s its V_O'z_O (k), replaced by the
+ * solution; A (k x k) and work (3k doubles, k ints) scratch.  0 solved, 1 singular or
+ * ill-conditioned (s untouched).  Column-major LAPACK on the full symmetric matrix: no copies,
+ * no allocation. */
+static int lsq_one(size_t k, const double *g, double *s, double *A, double *work, lapack_int *iw)
+{
+    double anorm = 0, rcond = 0;
+    size_t p = 0;
+    lapack_int n = (lapack_int)k;
+
+    if (g[k * (k + 1) / 2] < (double)k)
+        return 1;
+    for (size_t a = 0; a < k; a++)
+        for (size_t b = a; b < k; b++, p++)
+            A[a * k + b] = A[b * k + a] = g[p];
+    for (size_t b = 0; b < k; b++) {
+        double col = 0;
+        for (size_t a = 0; a < k; a++)
+            col += fabs(A[a * k + b]);
+        anorm = col > anorm ? col : anorm;
+    }
+    if (LAPACKE_dpotrf_work(LAPACK_COL_MAJOR, 'U', n, A, n) != 0)
+        return 1;
+    if (LAPACKE_dpocon_work(LAPACK_COL_MAJOR, 'U', n, A, n, anorm, &rcond, work, iw) != 0 ||
+        !(rcond >= GSVD_PROJ_LSQ_RCOND))
+        return 1;
+    return LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', n, 1, A, n, s, n) != 0;
+}
+
+/* Least squares of every sample (scores: V_O'z_O in, the solutions out; NaN where singular,
+ * counted in *n_singular); sumsq (||z_O||^2) becomes the residual ||z_O||^2 - a'V_O'V_O a =
+ * ||z_O||^2 - a'(V_O'z_O) that OADP uses.  GSVD_ENOMEM. */
+static int lsq_solve(size_t n, size_t k, const double *gram, double *scores, double *sumsq,
+                     size_t *n_singular)
+{
+    size_t kk1 = k * (k + 1) / 2 + 1;
+    double *A = gsvd_malloc(k * k * sizeof *A), *work = gsvd_malloc(4 * k * sizeof *work);
+    lapack_int *iw = gsvd_malloc(k * sizeof *iw);
+    int rc = GSVD_OK;
+
+    *n_singular = 0;
+    if (!A || !work || !iw) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double *s = scores + i * k, *b = work + 3 * k, ab = 0;
+        memcpy(b, s, k * sizeof *b);
+        if (lsq_one(k, gram + i * kk1, s, A, work, iw)) {
+            for (size_t q = 0; q < k; q++)
+                s[q] = NAN;
+            sumsq[i] = NAN;
+            ++*n_singular;
+            continue;
+        }
+        for (size_t q = 0; q < k; q++)
+            ab += s[q] * b[q];
+        sumsq[i] -= ab;
+    }
+out:
+    gsvd_free(A);
+    gsvd_free(work);
+    gsvd_free(iw);
     return rc;
 }
 
@@ -370,8 +477,21 @@ static int ap_factors(const struct gsvd_pca_model *ref, double *rho)
     return GSVD_OK;
 }
 
-/* OADP (project.h) of every sample, in place. */
-static int oadp(const struct gsvd_pca_model *ref, size_t n, double *scores, const double *sumsq)
+/* r2 = ||z||^2 - ||a||^2, in place over sumsq: the residual of the plain projection. */
+static void plain_residuals(size_t n, size_t k, const double *scores, double *sumsq)
+{
+    for (size_t i = 0; i < n; i++) {
+        const double *s = scores + i * k;
+        double aa = 0;
+        for (size_t a = 0; a < k; a++)
+            aa += s[a] * s[a];
+        sumsq[i] -= aa;
+    }
+}
+
+/* OADP (project.h) of every sample, in place; resid2: each sample's squared residual.  A
+ * sample with NaN scores (least squares, singular) is left as it is. */
+static int oadp(const struct gsvd_pca_model *ref, size_t n, double *scores, const double *resid2)
 {
     size_t k = ref->k, k1 = k + 1;
     double *G = gsvd_calloc(k * k, sizeof *G), *mu = gsvd_calloc(k, sizeof *mu),
@@ -400,11 +520,10 @@ static int oadp(const struct gsvd_pca_model *ref, size_t n, double *scores, cons
         for (size_t b = 0; b < k; b++)
             Gc[a * k + b] = G[a * k + b] - (double)ref->n * mu[a] * mu[b];
     for (size_t i = 0; i < n; i++) {
-        double *s = scores + i * k, aa = 0, r2, r, c, norm = 0, tr = 0;
+        double *s = scores + i * k, r2 = resid2[i], r, c, norm = 0, tr = 0;
         lapack_int info;
-        for (size_t a = 0; a < k; a++)
-            aa += s[a] * s[a];
-        r2 = sumsq[i] - aa;
+        if (isnan(s[0]))
+            continue;
         r = r2 > 0 ? sqrt(r2) : 0;
         for (size_t a = 0; a < k; a++) {
             for (size_t b = 0; b < k; b++)
@@ -488,6 +607,36 @@ out:
     return rc;
 }
 
+/* After the scan: the least-squares solve (c->lsq), then the shrinkage correction. */
+static int finish(struct scan_ctx *c, enum gsvd_shrinkage shrinkage, struct gsvd_project_result *r)
+{
+    size_t n = r->n, k = r->k;
+    int rc = GSVD_OK;
+
+    if (c->lsq) {
+        GSVD_TRY(lsq_solve(n, k, c->gram, r->scores, c->sumsq, &r->n_singular));
+        if (r->n_singular)
+            gsvd_log_warn("%zu of %zu samples have too few calls at the matched variants for "
+                          "--missing lsq (fewer than k = %zu, or an ill-conditioned fit): "
+                          "their scores are NaN",
+                          r->n_singular, n, k);
+    } else if (shrinkage == GSVD_SHRINK_OADP) {
+        plain_residuals(n, k, r->scores, c->sumsq);
+    }
+    if (shrinkage == GSVD_SHRINK_AP) {
+        if (!(r->factor = gsvd_malloc(k * sizeof *r->factor)))
+            return GSVD_ENOMEM;
+        GSVD_TRY(ap_factors(c->ref, r->factor));
+        for (size_t i = 0; i < n; i++)
+            for (size_t q = 0; q < k; q++)
+                r->scores[i * k + q] /= r->factor[q];
+    } else if (shrinkage == GSVD_SHRINK_OADP) {
+        GSVD_TRY(oadp(c->ref, n, r->scores, c->sumsq));
+    }
+out:
+    return rc;
+}
+
 int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
                      const struct gsvd_project_map *map, const struct gsvd_project_params *p,
                      struct gsvd_project_result **out)
@@ -534,6 +683,8 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
     c.ploidy = (float)ref->ploidy;
     c.is_float = gsvd_geno_is_float(g);
     c.progress = &p->progress;
+    c.lsq = p->missing == GSVD_PROJ_MISSING_LSQ;
+    c.kk1 = k * (k + 1) / 2 + 1;
     {
         uint64_t vs, ve;
         gsvd_geno_range(g, &vs, &ve);
@@ -543,7 +694,11 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
     c.sumsq = gsvd_calloc(n ? n : 1, sizeof *c.sumsq);
     c.missing_t = gsvd_calloc(c.threads, sizeof *c.missing_t);
     c.zbuf = gsvd_malloc(c.threads * GROUP_ROWS * GROUP_SAMPLES * sizeof *c.zbuf);
-    if (!r->scores || !c.sumsq || !c.missing_t || !c.zbuf) {
+    if (c.lsq) {
+        c.gram = gsvd_calloc((n ? n : 1) * c.kk1, sizeof *c.gram);
+        c.obuf = gsvd_malloc(c.threads * GROUP_ROWS * GROUP_SAMPLES * sizeof *c.obuf);
+    }
+    if (!r->scores || !c.sumsq || !c.missing_t || !c.zbuf || (c.lsq && (!c.gram || !c.obuf))) {
         rc = GSVD_ENOMEM;
         goto out;
     }
@@ -557,20 +712,12 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
         goto out;
     for (size_t t = 0; t < c.threads; t++)
         r->n_missing_calls += c.missing_t[t];
-    if (p->shrinkage == GSVD_SHRINK_AP) {
-        if (!(r->factor = gsvd_malloc(k * sizeof *r->factor))) {
-            rc = GSVD_ENOMEM;
-            goto out;
-        }
-        GSVD_TRY(ap_factors(ref, r->factor));
-        for (size_t i = 0; i < n; i++)
-            for (size_t q = 0; q < k; q++)
-                r->scores[i * k + q] /= r->factor[q];
-    } else if (p->shrinkage == GSVD_SHRINK_OADP) {
-        GSVD_TRY(oadp(ref, n, r->scores, c.sumsq));
-    }
+    GSVD_TRY(finish(&c, p->shrinkage, r));
 out:
     gsvd_free(c.sumsq);
+    gsvd_free(c.gram);
+    gsvd_free(c.obuf);
+    gsvd_free(c.pb);
     gsvd_free(c.missing_t);
     gsvd_free(c.zbuf);
     gsvd_free(c.row);

@@ -19,6 +19,17 @@
  * depend on the thread count).  For a reference sample with every variant matched this is
  * Z^T V = U S: its own PCA score.
  *
+ * Least squares (GSVD_PROJ_MISSING_LSQ, smartpca's lsqproject): with O_i the matched variants
+ * where sample i has a call and V_O their loadings, a_i = argmin ||z_O - V_O a||^2 =
+ * (V_O' V_O)^{-1} V_O' z_O.  V_O' z_O is the score above (a missing call adds 0); the k x k
+ * Gram V_O' V_O (its upper triangle, packed) and the count |O_i| are summed per sample in
+ * float64 by dgemm of the 0/1 call mask against the rows' packed outer products v_j v_j', on
+ * the same fixed groups.  Solved by Cholesky (dpotrf, dpotrs); a sample with |O_i| < k, a
+ * Gram that is not positive definite or has reciprocal condition number (1-norm, dpocon)
+ * below GSVD_PROJ_LSQ_RCOND gets NaN scores (counted in n_singular).  For a complete sample
+ * with every reference variant matched V_O' V_O = I and the scores equal the plain ones up to
+ * rounding.
+ *
  * Shrinkage correction (projected scores of samples outside the fit shrink towards 0 when
  * variants outnumber reference samples):
  *   AP (adjusted projection; Lee, Zou & Wright 2010, as FRAPOSA and hdpca use it): with
@@ -29,7 +40,9 @@
  *     below the detection threshold (l_q <= (1 + sqrt gamma)^2) is left as it is (rho_q = 1).
  *   OADP (online augmentation, decomposition and Procrustes; Zhang, Dey & Lee 2020, FRAPOSA;
  *     bigsnpr's pca_OADP_proj): for each sample, with a = its projected scores (k), r^2 =
- *     ||z||^2 - ||a||^2 its residual over the matched variants and Y the n x k reference scores,
+ *     ||z||^2 - ||a||^2 its residual over the matched variants (least squares: ||z_O||^2 -
+ *     a' V_O'V_O a over the called ones; a sample with NaN scores is left as it is) and Y the
+ *     n x k reference scores,
  *     the augmented matrix B = [Y^T a; 0 r] ((k+1) x (n+1)) has the top-k left singular vectors
  *     P_k (from the eigenvectors of B B^T = [Y^T Y + a a^T, r a; r a^T, r^2]); the reference's
  *     augmented scores Y P_k are mapped back onto Y by the Procrustes fit (scale c, rotation R,
@@ -80,32 +93,40 @@ GSVD_NODISCARD int gsvd_project_map_identity(uint64_t m, const uint8_t *included
 void gsvd_project_map_free(struct gsvd_project_map *m); /* accepts a zeroed struct */
 
 enum gsvd_shrinkage { GSVD_SHRINK_NONE = 0, GSVD_SHRINK_AP, GSVD_SHRINK_OADP };
+/* Missing calls: the reference mean (z = 0), or least squares over the observed variants. */
+enum gsvd_proj_missing { GSVD_PROJ_MISSING_MEAN = 0, GSVD_PROJ_MISSING_LSQ };
+/* Least squares: a Gram whose reciprocal condition number is below this gives NaN scores. */
+#define GSVD_PROJ_LSQ_RCOND 1e-10
 
 struct gsvd_project_params {
-    size_t n_threads;              /* >= 1 */
-    enum gsvd_shrinkage shrinkage; /* correction of the scores */
-    struct gsvd_progress progress; /* per block ("projection"), in variants */
+    size_t n_threads;               /* >= 1 */
+    enum gsvd_shrinkage shrinkage;  /* correction of the scores */
+    enum gsvd_proj_missing missing; /* how a missing call counts */
+    struct gsvd_progress progress;  /* per block ("projection"), in variants */
 };
 
 struct gsvd_project_result {
     size_t n, k;
     double *scores;           /* n x k: the scores (corrected with a shrinkage); owned */
     double *factor;           /* AP: k shrinkage factors rho_q (NULL otherwise); owned */
-    uint64_t n_missing_calls; /* calls of matched variants set to the reference mean */
+    uint64_t n_missing_calls; /* calls of matched variants missing (mean: set to the mean) */
+    size_t n_singular;        /* least squares: samples left NaN (too few calls) */
 };
 
 /* Project the samples of g onto `ref` (both borrowed).  g must be opened with scaler
  * GSVD_SCALER_NONE and no filters (every variant with a call comes through as dosages), its
  * ploidy equal ref->ploidy, and map->n == its variant count.  Caller frees *out with
  * gsvd_project_result_free.  GSVD_EINVAL (logged: a map or ploidy that does not fit),
- * GSVD_EDEGENERATE (logged: no matched variant; or AP without the trace), read errors. */
+ * GSVD_EDEGENERATE (logged: no matched variant; or AP without the trace), read errors.
+ * Least squares: singular samples are NaN rows, counted in n_singular and in one warning. */
 GSVD_NODISCARD int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
                                     const struct gsvd_project_map *map,
                                     const struct gsvd_project_params *p,
                                     struct gsvd_project_result **out);
 void gsvd_project_result_free(struct gsvd_project_result *r); /* accepts NULL */
 
-const char *gsvd_shrinkage_name(enum gsvd_shrinkage s); /* "none", "ap", "oadp" */
+const char *gsvd_shrinkage_name(enum gsvd_shrinkage s);       /* "none", "ap", "oadp" */
+const char *gsvd_proj_missing_name(enum gsvd_proj_missing m); /* "mean", "lsq" */
 
 /* ---- around the projection (analysis/pca/project_store.c) ---- */
 
@@ -127,11 +148,13 @@ GSVD_NODISCARD int gsvd_project_target(gsvd_tree *t, const char *node, gsvd_geno
 
 /* The output group of a projection (`gensvd project -o`; gsvd_project_store_build) with the
  * attributes version, command, pcs, k, N, N_reference, scaler, ploidy, shrinkage_correction,
- * the match counts (variants_*), missing_calls and, with AP, shrinkage_factor. */
+ * the match counts (variants_*), missing_calls, with AP shrinkage_factor and with least squares
+ * missing ("lsq") and samples_singular. */
 struct gsvd_project_store_info {
-    const char *command;           /* the command line, or NULL */
-    const char *pcs;               /* the reference as the caller named it */
-    enum gsvd_shrinkage shrinkage; /* the correction applied */
+    const char *command;            /* the command line, or NULL */
+    const char *pcs;                /* the reference as the caller named it */
+    enum gsvd_shrinkage shrinkage;  /* the correction applied */
+    enum gsvd_proj_missing missing; /* lsq adds the attributes missing and samples_singular */
 };
 GSVD_NODISCARD int gsvd_project_store_result(const struct gsvd_project_store_info *info,
                                              const struct gsvd_pca_model *ref,

@@ -135,6 +135,9 @@ int gsvd_project_store_result(const struct gsvd_project_store_info *info,
             GSVD_TRY(gsvd_buf_printf(&a, "%s%.17g", q ? ", " : "", r->factor[q]));
         GSVD_TRY(gsvd_buf_puts(&a, "]"));
     }
+    if (info->missing == GSVD_PROJ_MISSING_LSQ) /* absent with mean: its bytes as before */
+        GSVD_TRY(gsvd_buf_printf(&a, ",\n    \"missing\": \"%s\",\n    \"samples_singular\": %zu",
+                                 gsvd_proj_missing_name(info->missing), r->n_singular));
     GSVD_TRY(gsvd_buf_puts(&a, "\n}"));
     GSVD_TRY(gsvd_project_store_build(a.data, r->n, r->k, r->scores, ref->s, ref->trace, ids, out));
 out:

@@ -177,5 +177,8 @@ def test_project_onto_a_result_and_a_store(tmp_path, khuman_ds):
     idx = [list(a.sample_id.values).index(s) for s in fit]
     got, want = a.sample_pca_projection.values[idx], pcs.sample_pca_projection.values
     assert np.max(np.abs(got - want) / np.abs(want).max(axis=0)) <= 1e-4
+    # missing="lsq" (--missing lsq) passes through: least squares, recorded in the attributes
+    c = gensvd.project(str(KHUMAN), pcs, missing="lsq", merge=False)
+    assert c.attrs["missing"] == "lsq" and np.isfinite(c.sample_pca_projection.values).all()
     with pytest.raises(gensvd.UsageError, match="loadings"):
         gensvd.project(str(KHUMAN), gensvd.pca(str(KHUMAN), 4))
