@@ -10,6 +10,7 @@
 
 #include "common/pipeline.h"
 #include "common/alloc.h"
+#include "common/detmath.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/rng.h"
@@ -20,14 +21,18 @@
 #define MAX_GAMMA_TRIES 64
 
 /* Gamma(shape a, scale 1) by Marsaglia & Tsang; the try count and draw index are part of the
- * counter.  Shapes below 1 use Gamma(a + 1) * U^(1/a). */
+ * counter.  Shapes below 1 use Gamma(a + 1) * U^(1/a).  log and exp are common/detmath.h's,
+ * not libm's (whose last bit depends on the CPU), so the store is the same bytes on every
+ * CPU; the other operations are IEEE's + - * / and sqrt, rounded the same everywhere.
+ * U^(1/a) = exp(log(U) / a) carries a relative error of about |log(U) / a| ulp (the error of
+ * log(U) magnified by exp), far below what matters for a random draw. */
 static double gamma_draw(uint64_t seed, uint64_t variant, uint64_t which, double a)
 {
     double boost = 1.0;
     if (a < 1.0) {
         struct gsvd_rng4 r =
             gsvd_rng_words(seed, GSVD_RNG_SIM_POPFREQ, variant, (which << 16) | 0xffffu);
-        boost = pow(gsvd_rng_unit(r.v[0], r.v[1]), 1.0 / a);
+        boost = gsvd_detmath_exp(gsvd_detmath_log(gsvd_rng_unit(r.v[0], r.v[1])) / a);
         a += 1.0;
     }
     double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
@@ -40,7 +45,7 @@ static double gamma_draw(uint64_t seed, uint64_t variant, uint64_t which, double
         v = v * v * v;
         struct gsvd_rng4 r = gsvd_rng_words(seed, GSVD_RNG_SIM_POPFREQ, variant, col | 1u);
         double u = gsvd_rng_unit(r.v[0], r.v[1]);
-        if (log(u) < 0.5 * x * x + d - d * v + d * log(v))
+        if (gsvd_detmath_log(u) < 0.5 * x * x + d - d * v + d * gsvd_detmath_log(v))
             return d * v * boost;
     }
     return d * boost; /* unreachable in practice: acceptance is above 95% per try */

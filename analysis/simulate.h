@@ -5,7 +5,7 @@
  * K contiguous, near-equal populations; each allele of a call is alternate with probability p_k;
  * a call is missing (all alleles -1) with probability `missing`.  Every random number comes from
  * the counter-based generator (common/rng.h), so the output does not depend on thread count or
- * chunking.
+ * chunking; nor on the CPU: the draws' log, exp and cos are common/detmath.h's, not libm's.
  * Output arrays: call_genotype (i1, variants x samples x ploidy, -1 missing; no fill value, as
  * bio2zarr writes it), call_genotype_mask (b1, the same shape and chunks, true where missing),
  * sample_id, sample_population (population names), variant_position (i4), variant_contig (i1),

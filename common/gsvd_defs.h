@@ -27,15 +27,23 @@
 #define GSVD_HD
 #endif
 
-/* float64 multiply / add rounded once each: on the device the round-to-nearest intrinsics,
- * which nvcc never fuses into an FMA, as the host C compiler (ISO C, -ffp-contract=off) does
- * not either.  Shared host/device arithmetic that must agree bit for bit goes through these. */
+/* float64 multiply / add / subtract / divide / square root rounded once each: on the device
+ * the round-to-nearest intrinsics, which nvcc never fuses into an FMA, as the host C compiler
+ * does not either (-ffp-contract=off, set for every target by CMakeLists.txt's
+ * gsvd_target_defaults, also inside target_clones functions).  Shared host/device arithmetic
+ * that must agree bit for bit goes through these.  GSVD_DSQRT needs <math.h> on the host. */
 #ifdef __CUDA_ARCH__
 #define GSVD_DMUL(a, b) __dmul_rn((a), (b))
 #define GSVD_DADD(a, b) __dadd_rn((a), (b))
+#define GSVD_DSUB(a, b) __dsub_rn((a), (b))
+#define GSVD_DDIV(a, b) __ddiv_rn((a), (b))
+#define GSVD_DSQRT(a) __dsqrt_rn(a)
 #else
 #define GSVD_DMUL(a, b) ((a) * (b))
 #define GSVD_DADD(a, b) ((a) + (b))
+#define GSVD_DSUB(a, b) ((a) - (b))
+#define GSVD_DDIV(a, b) ((a) / (b))
+#define GSVD_DSQRT(a) sqrt(a)
 #endif
 
 /* Hot loops compiled for several x86-64 levels, chosen at load time (ifunc).  Not under a
