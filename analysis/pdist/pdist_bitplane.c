@@ -43,21 +43,13 @@ static int cpu_has_avx512(void)
 #endif
 }
 
-/* The POPCNT instruction: not in x86-64's baseline, nor in the CPU models some virtual
- * machines present (a program using it there stops with SIGILL); GENSVD_CPU_LEVEL=base turns
- * it off as well (common/cpu.h). */
-static int cpu_has_popcnt(void)
-{
-    return gsvd_cpu_popcnt();
-}
-
 const char *gsvd_pdist_popcount_engine(void)
 {
     if (cpu_has_avx512())
         return "AVX-512 VPOPCNTDQ";
     if (gsvd_cpu_avx2(NULL, 0))
         return "AVX2";
-    if (cpu_has_popcnt())
+    if (gsvd_cpu_popcnt()) /* not in x86-64's baseline (SIGILL there); off at level base */
         return "POPCNT";
     return "portable code";
 }
@@ -130,7 +122,7 @@ static int bp_create(const struct pd_env *env, void **out)
     b->caching = env->cache_bytes > 0;
     b->avx512 = env->p->simd == GSVD_PDIST_SIMD_AUTO && cpu_has_avx512();
     b->avx2 = env->p->simd == GSVD_PDIST_SIMD_AUTO && !b->avx512 && gsvd_cpu_avx2(NULL, 0);
-    b->popcnt = cpu_has_popcnt();
+    b->popcnt = gsvd_cpu_popcnt();
 #if PD_X86
     /* the packing's AVX-512 workers (pdist_bitplane_pack.c): F and BW, and POPCNT for the
      * called counts */
