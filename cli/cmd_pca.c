@@ -30,6 +30,7 @@ struct pca_opts {
     uint64_t seed, memory;
     uint64_t cache;            /* UINT64_MAX: not given (a quarter of physical memory) */
     double tol, outlier_sigma; /* outlier_sigma 0: not given */
+    double tw_effective_n;     /* 0: estimated */
     struct gsvd_cli_geno geno;
     struct gsvd_cli_zarr_out zout;
     struct gsvd_cli_common common;
@@ -219,6 +220,16 @@ static const struct gsvd_opt method_options[] = {
      .help = "Tracy-Widom statistics of the eigenvalues, as EIGENSOFT's\ntwstats (output: "
              "sample_pca_tw_statistic, ..._pvalue,\n..._effective_n; a table on stderr); needs "
              "the exact\nmethod, which -m auto then runs, with --gram-f64"},
+    {.name = "tw-effective-n",
+     .lib = "tw-effective-n",
+     .type = GSVD_OPT_DOUBLE,
+     PCA(tw_effective_n),
+     .arg = "N",
+     .dlo = 0,
+     .dhi = 1e15,
+     .range = "a number >= 0",
+     .help = "--tw with this effective number of markers for every\ncomponent (twstats -n) "
+             "instead of estimating it\n[0: estimated]"},
     {.name = "gram-f64",
      .lib = "gram-f64",
      .type = GSVD_OPT_FLAG,
@@ -643,6 +654,8 @@ int gsvd_cmd_pca(int argc, char **argv)
                                     "--tw needs every eigenvalue (the sum of their squares), which "
                                     "only --method exact gives; --method %s cannot",
                                     method_names[o.method]);
+    if (o.tw_effective_n > 0 && !o.tw)
+        return gsvd_cli_usage_error("pca", "--tw-effective-n needs --tw");
     if (o.tw && (o.gram_kernel == GRAM_AMX || o.gram_kernel == GRAM_I8))
         return gsvd_cli_usage_error("pca",
                                     "--tw needs a Gram of exact products; --gram-kernel %s rounds "

@@ -228,6 +228,8 @@ static int check(const struct lib_pca_opts *o)
                         "pca: \"tw\" needs every eigenvalue (the sum of their squares), which "
                         "only method exact gives; method %s cannot",
                         gsvd_pca_method_name(o->pca.method));
+    if (o->pca.tw_effective_n > 0 && !o->pca.tw)
+        return lib_fail(GSVD_EINVAL, "pca: \"tw-effective-n\" needs \"tw\"");
     if (o->pca.tw && (o->gram_kernel == GSVD_GRAM_AMX || o->gram_kernel == GSVD_GRAM_I8))
         return lib_fail(GSVD_EINVAL,
                         "pca: \"tw\" needs a Gram of exact products; gram-kernel %s rounds them",

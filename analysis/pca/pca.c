@@ -538,7 +538,7 @@ int gsvd_pca_run(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_params *p
     }
     r->m_used = r->counts.n_kept;
     if (p->tw)
-        GSVD_TRY(gsvd_pca_tw(r, gsvd_geno_scaler(g) != GSVD_SCALER_NONE));
+        GSVD_TRY(gsvd_pca_tw(r, gsvd_geno_scaler(g) != GSVD_SCALER_NONE, p->tw_effective_n));
     if (p->loadings)
         GSVD_TRY(gsvd_pca_loadings(g, be, p, r, &told));
     *out = r;

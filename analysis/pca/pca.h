@@ -96,6 +96,8 @@ struct gsvd_pca_params {
                need every eigenvalue's sum of squares, which only the exact method's Gram gives:
                AUTO then runs EXACT (up to GSVD_PCA_EXACT_MAX_N samples), the iterative methods
                are refused, and so is an inexact Gram kernel */
+    double tw_effective_n; /* > 0: n' for every component (twstats -n); 0: estimated from the
+                              eigenvalues */
     /* smartpca's outlier removal (analysis/pca/pca_outlier.h; gsvd_pca_run ignores these) */
     size_t outlier_iter;  /* rounds at most (smartpca's numoutlieriter); 0: none */
     size_t outlier_pcs;   /* PCs looked at (numoutlierevec) */
@@ -107,7 +109,7 @@ struct gsvd_pca_params {
         .stop = GSVD_PCA_STOP_BOUND, .tol = 1e-4, .max_iter = GSVD_PCA_MAX_ITER, .power_iter = 0,  \
         .window = 8, .accuracy = GSVD_PCA_ACCURACY_FAST, .seed = 42, .loadings = 0,                \
         .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL, .n_variants_all = 0, .tw = 0,      \
-        .outlier_iter = 0, .outlier_pcs = 10, .outlier_sigma = 6.0                                 \
+        .tw_effective_n = 0, .outlier_iter = 0, .outlier_pcs = 10, .outlier_sigma = 6.0            \
     }
 
 struct gsvd_pca_result {

@@ -182,6 +182,9 @@ static int pca_attrs(const struct gsvd_pca_store_info *info, const struct gsvd_p
             sig++;
         GSVD_TRY(gsvd_buf_printf(
             attrs, ",\n    \"tw_eigenvalues\": %zu,\n    \"tw_significant\": %zu", r->tw_m, sig));
+        if (info->pca->tw_effective_n > 0)
+            GSVD_TRY(gsvd_buf_printf(attrs, ",\n    \"tw_effective_n_given\": %.17g",
+                                     info->pca->tw_effective_n));
     }
     GSVD_TRY(gsvd_buf_puts(attrs, "\n}"));
 out:

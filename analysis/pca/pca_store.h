@@ -17,7 +17,8 @@
  * With `pca --tw` (analysis/pca/tracy_widom.h):
  *   sample_pca_tw_statistic               f8 k: the Tracy-Widom statistic (NaN: too few left)
  *   sample_pca_tw_pvalue                  f8 k: P(TW1 > statistic)
- *   sample_pca_tw_effective_n             f8 k: the effective number of markers
+ *   sample_pca_tw_effective_n             f8 k: the effective number of markers (estimated,
+ *                                         or the one given for every component)
  * With `pca --outlier-iter N` (analysis/pca/pca_outlier.h; rows of removed samples that were
  * not projected are NaN in sample_pca_projection):
  *   sample_pca_outlier                    i8 samples: the round that removed it, 0 kept
@@ -33,8 +34,8 @@
  * variant_start (index in the input of the first variant row), with --fit-samples or outlier
  * removal N_fitted, with outlier removal outlier_iter, outlier_pcs, outlier_sigma,
  * outlier_rounds, N_outliers and outlier_projected, with
- * --tw tw_eigenvalues (the eigenvalues counted, the Gram's rank) and tw_significant (leading
- * components with p < 0.05).
+ * --tw tw_eigenvalues (the eigenvalues counted, the Gram's rank), tw_significant (leading
+ * components with p < 0.05) and, with --tw-effective-n, tw_effective_n_given (n').
  * Thread safety: calls share no state. */
 #ifndef GSVD_ANALYSIS_PCA_PCA_STORE_H
 #define GSVD_ANALYSIS_PCA_PCA_STORE_H

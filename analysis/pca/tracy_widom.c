@@ -118,14 +118,15 @@ double gsvd_tw1_sf(const struct gsvd_tw1_table *t, double x)
 }
 
 void gsvd_tw_stats(const struct gsvd_tw1_table *t, const double *lam, size_t k, size_t m,
-                   double sum, double sumsq, double *stat, double *pvalue, double *neff)
+                   double sum, double sumsq, double given_n, double *stat, double *pvalue,
+                   double *neff)
 {
     double s = sum, s2 = sumsq;
     for (size_t q = 0; q < k; q++) {
         double mq = (double)(m - q), n1, a, mu, sd, x = NAN, ne = NAN;
         if (q < m && m - q >= GSVD_TW_MIN_EIGENVALUES) {
-            ne = (mq + 2) * s * s / (mq * s2 - s * s);
-            if (ne > 1) {
+            ne = given_n > 0 ? given_n : (mq + 2) * s * s / (mq * s2 - s * s);
+            if (given_n > 0 || ne > 1) {
                 /* Johnstone's centring and scale for the larger dimension big and the smaller
                  * small: the "- 1" goes with the larger one (twstats swaps them so when n' < m) */
                 double big = ne > mq ? ne : mq, small = ne > mq ? mq : ne;
@@ -146,7 +147,7 @@ void gsvd_tw_stats(const struct gsvd_tw1_table *t, const double *lam, size_t k, 
     }
 }
 
-int gsvd_pca_tw(struct gsvd_pca_result *r, int centred)
+int gsvd_pca_tw(struct gsvd_pca_result *r, int centred, double given_n)
 {
     struct gsvd_tw1_table t;
     double *lam = NULL;
@@ -178,7 +179,8 @@ int gsvd_pca_tw(struct gsvd_pca_result *r, int centred)
     for (size_t q = 0; q < k; q++)
         lam[q] = r->s[q] * r->s[q];
     gsvd_tw1_table_init(&t);
-    gsvd_tw_stats(&t, lam, k, m, r->trace, r->gram_sumsq, r->tw_stat, r->tw_pvalue, r->tw_neff);
+    gsvd_tw_stats(&t, lam, k, m, r->trace, r->gram_sumsq, given_n, r->tw_stat, r->tw_pvalue,
+                  r->tw_neff);
     r->tw_m = m;
 out:
     gsvd_free(lam);

@@ -47,16 +47,18 @@ double gsvd_tw1_sf(const struct gsvd_tw1_table *t, double x);
 
 /* The statistics of the first k of the m eigenvalues lam[0..k) (descending; m >= k) whose sum
  * over all m is `sum` and sum of squares `sumsq`: x in stat[q], P(TW1 > x) in pvalue[q] and
- * n' in neff[q] (NaN where fewer than GSVD_TW_MIN_EIGENVALUES remain or n' is not above 1). */
+ * n' in neff[q] (NaN where fewer than GSVD_TW_MIN_EIGENVALUES remain or n' is not above 1).
+ * given_n > 0 is n' for every component instead of the estimate (twstats -n); 0 estimates. */
 void gsvd_tw_stats(const struct gsvd_tw1_table *t, const double *lam, size_t k, size_t m,
-                   double sum, double sumsq, double *stat, double *pvalue, double *neff);
+                   double sum, double sumsq, double given_n, double *stat, double *pvalue,
+                   double *neff);
 
 /* A PCA result's statistics (the exact method's r->trace and r->gram_sumsq, the eigenvalues
  * s^2, m = the Gram's rank: min(N - 1, M_used), or min(N, M_used) with the none scaler, which
- * does not centre): allocates and fills r->tw_stat, r->tw_pvalue, r->tw_neff and sets r->tw_m.
- * GSVD_OK, GSVD_ENOMEM, or GSVD_EINVAL (logged) when r has no exact Gram sums (an iterative
- * method) or the Gram was inexact (r->gram_error > 0). */
-GSVD_NODISCARD int gsvd_pca_tw(struct gsvd_pca_result *r, int centred);
+ * does not centre): allocates and fills r->tw_stat, r->tw_pvalue, r->tw_neff and sets r->tw_m;
+ * given_n as gsvd_tw_stats'.  GSVD_OK, GSVD_ENOMEM, or GSVD_EINVAL (logged) when r has no exact
+ * Gram sums (an iterative method) or the Gram was inexact (r->gram_error > 0). */
+GSVD_NODISCARD int gsvd_pca_tw(struct gsvd_pca_result *r, int centred, double given_n);
 
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_PCA_TRACY_WIDOM_H */

@@ -373,6 +373,11 @@ static void failing_calls(gensvd_ctx *ctx, const char *hapmap, const char *scrat
               gensvd_options_set_string(opt, "gram-kernel", "i8") == 0,
           "pca tw gram-kernel i8 set");
     einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "tw with gram-kernel i8", "gram-kernel");
+    check(gensvd_options_set_string(opt, "gram-kernel", "auto") == 0 &&
+              gensvd_options_set_int(opt, "tw", 0) == 0 &&
+              gensvd_options_set_double(opt, "tw-effective-n", 5000) == 0,
+          "pca tw-effective-n without tw set");
+    einval(ctx, gensvd_run(ctx, opt, src, NULL, &res), "tw-effective-n without tw", "\"tw\"");
     gensvd_options_free(opt);
     opt = NULL;
     /* an empty in-memory source, then one whose chunk callback fails */

@@ -11,8 +11,10 @@ table, where the statistic is at most 8).  Above 8 twstats' p-value is its own t
 e^{-2/3 x^{3/2}} / (4 sqrt(pi) x^{1/4}); gensvd's is the distribution's tail, checked against
 scipy: 1/2 int_x^inf Ai.  Data: HapMap3's autosomes, 1000 Genomes chr22 (1,194 polymorphic
 sites), and simulated stores with one population (p-values spread over (0, 1)) and two close
-ones.  Also: the stderr table's count of significant components, -m auto running exact, and
---tw with an iterative method refused (exit 2).
+ones.  `--tw-effective-n N` against `twstats -n N` (n' given for every component) on HapMap3,
+with N above and below the number of eigenvalues.  Also: the stderr table's count of
+significant components, -m auto running exact, --tw with an iterative method and
+--tw-effective-n without --tw refused (exit 2).
 Usage: test_pca_tw.py GENSVD      (exit 77 without twstats or its twtable)
 """
 import os
@@ -51,14 +53,15 @@ def patterson_eigenvalues(store, variants=None):
     return w
 
 
-def run_twstats(eigs, tmp):
+def run_twstats(eigs, tmp, effective_n=None):
     path = os.path.join(tmp, "x.eval")
     eigs = eigs * len(eigs) / eigs.sum()  # as smartpca scales them (twstats' columns are fixed)
     with open(path, "w") as f:
         for e in eigs:
             f.write(f"{e:.12f}\n")
     out = os.path.join(tmp, "x.out")
-    subprocess.run(["twstats", "-t", TWTABLE, "-i", path, "-o", out], check=True,
+    extra = ["-n", str(effective_n)] if effective_n else []
+    subprocess.run(["twstats", "-t", TWTABLE, "-i", path, "-o", out] + extra, check=True,
                    capture_output=True)
     rows = []
     for line in open(out):
@@ -73,9 +76,11 @@ def half_airy_tail(x):
                                 epsrel=1e-12, limit=200)[0]
 
 
-def compare(label, store, variants, tmp, gensvd):
+def compare(label, store, variants, tmp, gensvd, effective_n=None):
     out = os.path.join(tmp, label + ".zarr")
     args = [gensvd, "pca", store, "-k", str(K), "--tw", "-o", out, "-t", "2"]
+    if effective_n:
+        args += ["--tw-effective-n", str(effective_n)]
     if variants:
         args += ["--variants", f"{variants[0]}:{variants[1]}"]
     r = subprocess.run(on_cpu(args), capture_output=True, text=True)
@@ -91,7 +96,11 @@ def compare(label, store, variants, tmp, gensvd):
     rank = n - 1
     check(f"{label}: tw_eigenvalues = N - 1 = {rank}", z.attrs["tw_eigenvalues"] == rank,
           str(z.attrs["tw_eigenvalues"]))
-    tw = run_twstats(w[:rank], tmp)
+    tw = run_twstats(w[:rank], tmp, effective_n)
+    if effective_n:
+        check(f"{label}: effective n {effective_n} given: every component and the attribute",
+              np.all(ne == effective_n) and z.attrs["tw_effective_n_given"] == effective_n,
+              f"{ne[:3]} {z.attrs.get('tw_effective_n_given')}")
     check(f"{label}: twstats read the {rank} eigenvalues", len(tw) == rank, str(len(tw)))
     bad_x = bad_n = bad_p = bad_tail = 0
     detail = []
@@ -145,6 +154,8 @@ def main():
         check("hapmap3: autosomes first (14,266)", auto == 14266 and
               all(names[c] in [str(i) for i in range(1, 23)] for c in contigs[:auto]))
         compare("hapmap3", hm, (0, auto), tmp, gensvd)
+        compare("hapmap3_n5000", hm, (0, auto), tmp, gensvd, 5000)
+        compare("hapmap3_n400", hm, (0, auto), tmp, gensvd, 400)
         compare("khuman", os.path.join(ROOT, "testdata/realdata/khuman_chr22.vcz"), None, tmp,
                 gensvd)
         spread = 0
@@ -161,6 +172,10 @@ def main():
                            capture_output=True, text=True)
         check("--tw -m randomized: exit 2, naming --method exact", r.returncode == 2 and
               "--method exact" in r.stderr, r.stderr)
+        r = subprocess.run(on_cpu([gensvd, "pca", hm, "-k", "3", "--tw-effective-n", "100"]),
+                           capture_output=True, text=True)
+        check("--tw-effective-n without --tw: exit 2, naming --tw", r.returncode == 2 and
+              "--tw-effective-n needs --tw" in r.stderr, r.stderr)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return summary()

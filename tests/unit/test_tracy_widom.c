@@ -89,7 +89,7 @@ static void check_twexample(const struct gsvd_tw1_table *t, const char *dir)
         sum += ev[i];
         sumsq += ev[i] * ev[i];
     }
-    gsvd_tw_stats(t, ev, (size_t)m, (size_t)m, sum, sumsq, stat, pv, ne);
+    gsvd_tw_stats(t, ev, (size_t)m, (size_t)m, sum, sumsq, 0, stat, pv, ne);
     for (int q = 0; q < rows; q++) {
         const double *o = out + 6 * q;
         GSVD_CHECK_NEAR(stat[q], o[3], 5.01e-4);
@@ -159,7 +159,7 @@ int main(int argc, char **argv)
         sum += lam[i];
         sumsq += lam[i] * lam[i];
     }
-    gsvd_tw_stats(&t, lam, 40, 40, sum, sumsq, stat, pv, ne);
+    gsvd_tw_stats(&t, lam, 40, 40, sum, sumsq, 0, stat, pv, ne);
     for (size_t q = 0; q < 31; q++) {
         want = stat_again(lam, 40, q, &wne);
         GSVD_CHECK_NEAR(stat[q], want, 1e-9 * fmax(1, fabs(want)));
