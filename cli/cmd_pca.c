@@ -20,6 +20,7 @@ struct pca_opts {
     const char *ld_prune;                   /* --ld-prune as given (checked while parsing) */
     const char *fit_file;                   /* --fit-samples */
     const char *outlier_out;                /* --outlier-out FILE */
+    const char *eigensoft, *eigensoft_ind;  /* --eigensoft PREFIX, --eigensoft-ind FILE */
     const char *cache_dir;                  /* --cache-dir */
     int want_loadings;                      /* --loadings */
     int force, gram_f64, gram_kernel, pass_kernel, outlier_project, tw;
@@ -98,6 +99,20 @@ static const struct gsvd_opt out_options[] = {
      .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
      .help = "PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n(s^2 / variants used), "
              "as plink2 --pca writes them (existing\nfiles: --force)"},
+    {.name = "eigensoft",
+     .type = GSVD_OPT_STRING,
+     PCA(eigensoft),
+     .arg = "PREFIX",
+     .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
+     .help = "PREFIX.evec (the eigenvalues in smartpca's scale, the unit\neigenvectors, a label "
+             "column) as smartpca writes it\n(existing file: --force)"},
+    {.name = "eigensoft-ind",
+     .type = GSVD_OPT_STRING,
+     PCA(eigensoft_ind),
+     .arg = "FILE",
+     .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
+     .help = "...the labels from an EIGENSTRAT .ind file (sample ID,\nsex, label; samples it "
+             "lacks: ?\?\?)"},
     {.name = "loadings",
      .lib = "loadings",
      .type = GSVD_OPT_FLAG,
@@ -489,6 +504,23 @@ static int write_plink(const gensvd_result *res, const char *prefix)
                               u.data, NULL, s.data, (uint64_t)gsvd_cli_attr(res, "M_used"));
 }
 
+/* --eigensoft: the samples the PCs are of, as --plink's, labelled from ind (or NULL). */
+static int write_eigensoft(const gensvd_result *res, const char *prefix,
+                           const struct gsvd_cli_ind *ind)
+{
+    struct gensvd_array_view ids, u, ratio;
+    int rc = gensvd_result_array(res, "fit_sample_id", &ids);
+
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "fit_sample_vector", &u);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "sample_pca_explained_variance_ratio", &ratio);
+    if (rc != GENSVD_OK)
+        return rc;
+    return gsvd_cli_pca_eigensoft(prefix, ids.shape[0], u.shape[1], (const char *const *)ids.data,
+                                  u.data, ratio.data, ind);
+}
+
 /* --outlier-out: the starting set's removed samples, in its order, round by round. */
 static int write_outliers(const gensvd_result *res, const char *path)
 {
@@ -526,21 +558,24 @@ static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts 
     return rc;
 }
 
-/* After the run (-o written by it): the summary, then --plink, --outlier-out and the TSV in the
- * order the command always wrote them, and the closing line. */
-static int outputs(const gensvd_result *res, const struct pca_opts *o, int tsv)
+/* After the run (-o written by it): the summary, then --plink, --eigensoft, --outlier-out and
+ * the TSV, and the closing line. */
+static int outputs(const gensvd_result *res, const struct pca_opts *o,
+                   const struct gsvd_cli_ind *ind, int tsv)
 {
     int rc = GENSVD_OK;
 
     report(res, o);
     if (o->plink)
         rc = write_plink(res, o->plink);
+    if (rc == GENSVD_OK && o->eigensoft)
+        rc = write_eigensoft(res, o->eigensoft, ind);
     if (rc == GENSVD_OK && o->outlier_out)
         rc = write_outliers(res, o->outlier_out);
     if (rc == GENSVD_OK && tsv)
         rc = write_tsv(res);
     if (rc == GENSVD_OK)
-        gsvd_cli_pca_done(o->output, o->plink, o->outlier_out, tsv);
+        gsvd_cli_pca_done(o->output, o->plink, o->eigensoft, o->outlier_out, tsv);
     return rc;
 }
 
@@ -548,8 +583,9 @@ static int outputs(const gensvd_result *res, const struct pca_opts *o, int tsv)
  * outputs. */
 static int run(const struct pca_opts *o, const char *input, int tsv, const char *command)
 {
-    char vec[8192], val[8192]; /* longer names fail to open anyway (PATH_MAX) */
-    const char *files[4] = {NULL};
+    char vec[8192], val[8192], evec[8192]; /* longer names fail to open anyway (PATH_MAX) */
+    const char *files[5] = {NULL};
+    struct gsvd_cli_ind ind = {0};
     size_t nf = 0;
     struct gsvd_cli_run r = {.cmd = "pca",
                              .analysis = GENSVD_PCA,
@@ -576,8 +612,19 @@ static int run(const struct pca_opts *o, const char *input, int tsv, const char 
         files[nf++] = vec;
         files[nf++] = val;
     }
+    if (o->eigensoft) {
+        snprintf(evec, sizeof evec, "%s.evec", o->eigensoft);
+        files[nf++] = evec;
+    }
     if (o->outlier_out)
         files[nf++] = o->outlier_out;
+    if (o->eigensoft_ind) { /* read before any work, its errors first */
+        rc = gsvd_cli_ind_read(o->eigensoft_ind, &ind);
+        if (rc != GENSVD_OK) {
+            gsvd_cli_ind_free(&ind);
+            return rc;
+        }
+    }
     rc = gsvd_cli_run_open(&r);
     if (rc == GENSVD_OK)
         rc = set_rest(r.ctx, r.opt, o);
@@ -585,8 +632,9 @@ static int run(const struct pca_opts *o, const char *input, int tsv, const char 
         rc = gensvd_run(r.ctx, r.opt, r.src, r.dest, &r.res);
     /* every process of a distributed run holds the result; the first speaks and writes */
     if (rc == GENSVD_OK && gensvd_mpi_rank() == 0)
-        rc = outputs(r.res, o, tsv);
+        rc = outputs(r.res, o, o->eigensoft_ind ? &ind : NULL, tsv);
     gsvd_cli_run_close(&r);
+    gsvd_cli_ind_free(&ind);
     return rc;
 }
 
@@ -654,6 +702,8 @@ int gsvd_cmd_pca(int argc, char **argv)
                                     "--tw needs every eigenvalue (the sum of their squares), which "
                                     "only --method exact gives; --method %s cannot",
                                     method_names[o.method]);
+    if (o.eigensoft_ind && !o.eigensoft)
+        return gsvd_cli_usage_error("pca", "--eigensoft-ind needs --eigensoft PREFIX");
     if (o.tw_effective_n > 0 && !o.tw)
         return gsvd_cli_usage_error("pca", "--tw-effective-n needs --tw");
     if (o.tw && (o.gram_kernel == GRAM_AMX || o.gram_kernel == GRAM_I8))
@@ -663,7 +713,7 @@ int gsvd_cmd_pca(int argc, char **argv)
                                     gram_kernel_names[o.gram_kernel]);
     gsvd_cli_common_apply(&o.common);
     command = gsvd_cli_command_line(argc, argv);
-    rc = run(&o, argv[first], o.format != NULL || (!o.output && !o.plink), command);
+    rc = run(&o, argv[first], o.format != NULL || (!o.output && !o.plink && !o.eigensoft), command);
     gsvd_cli_free(command);
     return gsvd_cli_exit_code(rc);
 }

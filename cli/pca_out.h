@@ -1,9 +1,9 @@
 /* cli/pca_out.h - what `gensvd pca` prints and writes besides its Zarr group, from plain
  * arrays and numbers: the text outputs (cli/pca_text.c: the TSV of the scores on stdout, plink2's
- * .eigenvec/.eigenval, --outlier-out) and the summary on stderr (cli/pca_summary.c: the lines
- * of the run, the Tracy-Widom table, the outlier rounds, the closing "wrote" line).  Names
- * nothing of gensvd's internals: the command fills these from its run (cli/cmd_pca.c).
- * Thread safety: main thread only. */
+ * .eigenvec/.eigenval, smartpca's .evec, --outlier-out) and the summary on stderr
+ * (cli/pca_summary.c: the lines of the run, the Tracy-Widom table, the outlier rounds, the closing
+ * "wrote" line).  Names nothing of gensvd's internals: the command fills these from its run
+ * (cli/cmd_pca.c). Thread safety: main thread only. */
 #ifndef GSVD_CLI_PCA_OUT_H
 #define GSVD_CLI_PCA_OUT_H
 #include <stddef.h>
@@ -29,6 +29,31 @@ int gsvd_cli_pca_plink(const char *prefix, size_t n, size_t k, const char *const
 int gsvd_cli_pca_outlier_file(const char *path, size_t n, const char *const *ids,
                               const int64_t *round, const int64_t *pc, const double *sigma,
                               size_t n_rounds);
+
+/* An EIGENSTRAT .ind file (smartpca's indivname): per line a sample ID, its sex and its label
+ * (population, Case or Control), separated by white space. */
+struct gsvd_cli_ind_row {
+    const char *id, *label; /* into the lines */
+};
+struct gsvd_cli_ind {
+    char **lines;                  /* n, owned (gsvd_cli_read_id_list's), fields cut in place */
+    size_t n;                      /* lines */
+    struct gsvd_cli_ind_row *rows; /* n, owned, by strcmp order of id */
+};
+
+/* Read `path` into *ind (zeroed first; free with gsvd_cli_ind_free, also after a failure).
+ * GENSVD_OK; GENSVD_EIO (reported: "PATH: REASON"), GENSVD_EFORMAT (reported: a line without
+ * three columns, an ID listed twice, no lines), GENSVD_ENOMEM (reported). */
+int gsvd_cli_ind_read(const char *path, struct gsvd_cli_ind *ind);
+void gsvd_cli_ind_free(struct gsvd_cli_ind *ind);
+
+/* PREFIX.evec as smartpca writes it with hiprecision: a "#eigvals:" line with the k eigenvalues
+ * in smartpca's scale (summing to n - 1 over all of them: (n - 1) ratio[q], ratio the
+ * explained variance ratio), then per sample its ID, its k unit-eigenvector entries
+ * u[i * k + q] (%12.6f) and its label from ind ("???" when ind is NULL or lacks the ID).
+ * Written as gsvd_cli_pca_plink writes its files.  GENSVD_OK, or GENSVD_EIO after reporting. */
+int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t k, const char *const *ids,
+                           const double *u, const double *ratio, const struct gsvd_cli_ind *ind);
 
 /* A run as the summary reports it (all borrowed). */
 struct gsvd_cli_pca_summary {
@@ -65,9 +90,10 @@ struct gsvd_cli_pca_summary {
  * variance each PC explains, the outlier rounds and the Tracy-Widom table. */
 void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r);
 
-/* The summary's last line: where the results went (-o `output`, --plink `plink`,
- * --outlier-out `outlier_out`, each NULL when not given; `tsv`: the scores on stdout), and
- * the time the run took. */
-void gsvd_cli_pca_done(const char *output, const char *plink, const char *outlier_out, int tsv);
+/* The summary's last line: where the results went (-o `output`, --plink `plink`, --eigensoft
+ * `eigensoft`, --outlier-out `outlier_out`, each NULL when not given; `tsv`: the scores on
+ * stdout), and the time the run took. */
+void gsvd_cli_pca_done(const char *output, const char *plink, const char *eigensoft,
+                       const char *outlier_out, int tsv);
 
 #endif /* GSVD_CLI_PCA_OUT_H */

@@ -198,7 +198,8 @@ void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r)
         report_tw(r);
 }
 
-void gsvd_cli_pca_done(const char *output, const char *plink, const char *outlier_out, int tsv)
+void gsvd_cli_pca_done(const char *output, const char *plink, const char *eigensoft,
+                       const char *outlier_out, int tsv)
 {
     struct line b = {.len = 0};
 
@@ -206,6 +207,8 @@ void gsvd_cli_pca_done(const char *output, const char *plink, const char *outlie
         line_add(&b, "%s", output);
     if (plink)
         line_add(&b, "%s%s.eigenvec and %s.eigenval", b.len ? ", " : "", plink, plink);
+    if (eigensoft)
+        line_add(&b, "%s%s.evec", b.len ? ", " : "", eigensoft);
     if (outlier_out)
         line_add(&b, "%s%s", b.len ? ", " : "", outlier_out);
     if (tsv)

@@ -1,11 +1,14 @@
 /* cli/pca_text.c - `gensvd pca`'s text outputs (cli/pca_out.h): the scores on stdout, plink2's
- * .eigenvec/.eigenval and --outlier-out, each file written under a temporary name and renamed
- * into place. */
+ * .eigenvec/.eigenval, smartpca's .evec (with the labels of an EIGENSTRAT .ind file) and
+ * --outlier-out, each file written under a temporary name and renamed into place. */
 #include "gsvd_config.h"
 #include "cli/pca_out.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli_base.h"
@@ -141,5 +144,120 @@ int gsvd_cli_pca_outlier_file(const char *path, size_t n, const char *const *ids
         for (size_t i = 0; i < n; i++)
             if (round[i] == (int64_t)r)
                 fprintf(t.fp, "%s\t%zu\t%lld\t%.3f\n", ids[i], r, (long long)pc[i], sigma[i]);
+    return text_close(&t);
+}
+
+/* ---- smartpca's .evec ------------------------------------------------------------------------ */
+
+/* "PATH: " and a message as an error line. */
+static void ind_error(const char *path, const char *fmt, ...) GSVD_CLI_PRINTF(2, 3);
+static void ind_error(const char *path, const char *fmt, ...)
+{
+    char what[1024], msg[2048];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(msg, sizeof msg, "%.1000s: %s", path, what);
+    gsvd_cli_msg_log(GENSVD_LOG_ERROR, msg);
+}
+
+/* The next white-space separated field of *s (NUL-terminated in place), or NULL at the end. */
+static char *next_field(char **s)
+{
+    char *p = *s, *f;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (!*p)
+        return NULL;
+    f = p;
+    while (*p && *p != ' ' && *p != '\t')
+        p++;
+    if (*p)
+        *p++ = '\0';
+    *s = p;
+    return f;
+}
+
+static int ind_order(const void *a, const void *b)
+{
+    return strcmp(((const struct gsvd_cli_ind_row *)a)->id,
+                  ((const struct gsvd_cli_ind_row *)b)->id);
+}
+
+int gsvd_cli_ind_read(const char *path, struct gsvd_cli_ind *ind)
+{
+    int rc;
+
+    memset(ind, 0, sizeof *ind);
+    if ((rc = gsvd_cli_read_id_list(path, &ind->lines, &ind->n)) != GENSVD_OK)
+        return rc;
+    if (!(ind->rows = calloc(ind->n, sizeof *ind->rows))) {
+        gsvd_cli_msg_log(GENSVD_LOG_ERROR, "out of memory");
+        return GENSVD_ENOMEM;
+    }
+    for (size_t i = 0; i < ind->n; i++) { /* the fields, NUL-terminated in place */
+        char *rest = ind->lines[i];
+        struct gsvd_cli_ind_row *r = &ind->rows[i];
+        r->id = next_field(&rest);
+        if (!next_field(&rest) || !(r->label = next_field(&rest))) {
+            ind_error(path,
+                      "the line of \"%.200s\" has fewer than three columns (sample ID, sex, "
+                      "label), as an EIGENSTRAT .ind needs",
+                      r->id);
+            return GENSVD_EFORMAT;
+        }
+    }
+    qsort(ind->rows, ind->n, sizeof *ind->rows, ind_order);
+    for (size_t i = 1; i < ind->n; i++)
+        if (strcmp(ind->rows[i - 1].id, ind->rows[i].id) == 0) {
+            ind_error(path, "sample ID \"%.200s\" is listed twice", ind->rows[i].id);
+            return GENSVD_EFORMAT;
+        }
+    return GENSVD_OK;
+}
+
+void gsvd_cli_ind_free(struct gsvd_cli_ind *ind)
+{
+    gsvd_cli_free_id_list(ind->lines, ind->n);
+    free(ind->rows);
+    memset(ind, 0, sizeof *ind);
+}
+
+static const char *ind_label(const struct gsvd_cli_ind *ind, const char *id)
+{
+    size_t lo = 0, hi = ind ? ind->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        int c = strcmp(ind->rows[mid].id, id);
+        if (c == 0)
+            return ind->rows[mid].label;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return "???";
+}
+
+int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t k, const char *const *ids,
+                           const double *u, const double *ratio, const struct gsvd_cli_ind *ind)
+{
+    struct text_file t;
+    int rc = text_open(&t, prefix, ".evec");
+
+    if (rc != GENSVD_OK)
+        return rc;
+    fprintf(t.fp, "%20s ", "#eigvals:");
+    for (size_t q = 0; q < k; q++)
+        fprintf(t.fp, "%9.3f ", (double)(n - 1) * ratio[q]);
+    fputc('\n', t.fp);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(t.fp, "%20s ", ids[i]);
+        for (size_t q = 0; q < k; q++)
+            fprintf(t.fp, "%12.6f  ", u[i * k + q]);
+        fprintf(t.fp, "%15s\n", ind_label(ind, ids[i]));
+    }
     return text_close(&t);
 }
