@@ -36,14 +36,16 @@ struct gsvd_cli_ind_row {
     const char *id, *label; /* into the lines */
 };
 struct gsvd_cli_ind {
-    char **lines;                  /* n, owned (gsvd_cli_read_id_list's), fields cut in place */
-    size_t n;                      /* lines */
-    struct gsvd_cli_ind_row *rows; /* n, owned, by strcmp order of id */
+    char **lines; /* n_lines, owned (gsvd_cli_read_id_list's), cut in place */
+    size_t n_lines;
+    struct gsvd_cli_ind_row *rows; /* n (the lines not blank), owned, by strcmp order of id */
+    size_t n;
 };
 
 /* Read `path` into *ind (zeroed first; free with gsvd_cli_ind_free, also after a failure).
- * GENSVD_OK; GENSVD_EIO (reported: "PATH: REASON"), GENSVD_EFORMAT (reported: a line without
- * three columns, an ID listed twice, no lines), GENSVD_ENOMEM (reported). */
+ * Lines of blanks only are skipped.  GENSVD_OK; GENSVD_EIO (reported: "PATH: REASON"),
+ * GENSVD_EFORMAT (reported: a line without three columns, an ID listed twice, no samples),
+ * GENSVD_ENOMEM (reported). */
 int gsvd_cli_ind_read(const char *path, struct gsvd_cli_ind *ind);
 void gsvd_cli_ind_free(struct gsvd_cli_ind *ind);
 

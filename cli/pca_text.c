@@ -191,16 +191,18 @@ int gsvd_cli_ind_read(const char *path, struct gsvd_cli_ind *ind)
     int rc;
 
     memset(ind, 0, sizeof *ind);
-    if ((rc = gsvd_cli_read_id_list(path, &ind->lines, &ind->n)) != GENSVD_OK)
+    if ((rc = gsvd_cli_read_id_list(path, &ind->lines, &ind->n_lines)) != GENSVD_OK)
         return rc;
-    if (!(ind->rows = calloc(ind->n, sizeof *ind->rows))) {
+    if (!(ind->rows = calloc(ind->n_lines, sizeof *ind->rows))) {
         gsvd_cli_msg_log(GENSVD_LOG_ERROR, "out of memory");
         return GENSVD_ENOMEM;
     }
-    for (size_t i = 0; i < ind->n; i++) { /* the fields, NUL-terminated in place */
+    for (size_t i = 0; i < ind->n_lines; i++) { /* the fields, NUL-terminated in place */
         char *rest = ind->lines[i];
-        struct gsvd_cli_ind_row *r = &ind->rows[i];
-        r->id = next_field(&rest);
+        struct gsvd_cli_ind_row *r = &ind->rows[ind->n];
+        if (!(r->id = next_field(&rest)))
+            continue; /* blanks only */
+        ind->n++;
         if (!next_field(&rest) || !(r->label = next_field(&rest))) {
             ind_error(path,
                       "the line of \"%.200s\" has fewer than three columns (sample ID, sex, "
@@ -208,6 +210,10 @@ int gsvd_cli_ind_read(const char *path, struct gsvd_cli_ind *ind)
                       r->id);
             return GENSVD_EFORMAT;
         }
+    }
+    if (ind->n == 0) {
+        ind_error(path, "no samples");
+        return GENSVD_EFORMAT;
     }
     qsort(ind->rows, ind->n, sizeof *ind->rows, ind_order);
     for (size_t i = 1; i < ind->n; i++)
@@ -220,7 +226,7 @@ int gsvd_cli_ind_read(const char *path, struct gsvd_cli_ind *ind)
 
 void gsvd_cli_ind_free(struct gsvd_cli_ind *ind)
 {
-    gsvd_cli_free_id_list(ind->lines, ind->n);
+    gsvd_cli_free_id_list(ind->lines, ind->n_lines);
     free(ind->rows);
     memset(ind, 0, sizeof *ind);
 }
