@@ -25,12 +25,20 @@ Cases
             oadp with lsq: finite, equal to oadp with mean on complete samples to 1e-5, the
             NaN samples stay NaN.
   smartpca  (skipped without /usr/lib/eigensoft/smartpca) smartpca 8.0 with poplistname (the
-            857 as the reference) and lsqproject: YES on .bed files of the 80%-missing store:
-            its .evec rows of the held-out samples = gensvd's lsq scores / singular values, up
-            to sign and a per-PC scale, to 2e-6 (measured 5.9e-7: its 6 printed decimals).
-            The scale (measured 0.9982 to 0.9987, asserted within 3e-3 of 1) is smartpca's own
-            for projected samples: the same on the complete store, so not the least squares.
-            Mean imputation's scores do not fit its rows (0.011 after their best scale).
+            857 as the reference) and lsqproject: YES on .bed files of the 80%-missing store.
+            Its .evec rows, reference and held-out alike, are its lsqproject fits a rescaled
+            per PC: row = a_q f_q / s_q up to sign, where, over the reference samples, f_q =
+            sum a_q y_q / sum a_q^2 with y their mean-imputed scores (= U S: smartpca scales the
+            fits to match its eigenvectors on the reference; its lsqproj and seteigscale).
+            f_q is 1 when the reference has no missing call; HapMap3's 0.15% make the fits a
+            little longer than y, f_q = 0.9982 to 0.9987. Asserted: f written out again in
+            numpy from the reference's dosages alone (its own SVD, least squares per sample)
+            equals f from gensvd's outputs (project --missing lsq of the reference, pca's
+            scores) to 1e-6; smartpca's held-out rows = gensvd's lsq scores f / s, and its
+            reference rows = the same of the reference, to 1e-6 (measured 5.4e-7 and 6.1e-7:
+            its 6 printed decimals and float32 standardisation); without f the rows are 3e-4
+            off (> 1e-5, so the data tell the factor apart). Mean imputation's scores do not
+            fit its rows (0.011 after their best scale).
 Last line: "N passed, N failed"; exit 1 on failure.
 """
 import os
@@ -51,6 +59,7 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 STORE = os.path.join(REPO, "testdata", "realdata", "hapmap3.vcz")
 SMARTPCA = "/usr/lib/eigensoft/smartpca"
 K = 10
+AUTOSOMES = 14266  # HapMap3's autosomal variants come first; smartpca keeps only those
 T = tempfile.mkdtemp(prefix="project_lsq.")
 
 
@@ -120,9 +129,9 @@ def lstsq_scores(pcs, d):
     return out
 
 
-def scores(store, *extra, name=None):
+def scores(store, *extra, name=None, samples="hold.ids"):
     out = path(name or (os.path.basename(store) + "_".join(extra) + ".zarr"))
-    p = run("project", store, "--pcs", path("pcs.zarr"), "--samples", path("hold.ids"), "-o",
+    p = run("project", store, "--pcs", path("pcs.zarr"), "--samples", path(samples), "-o",
             out, "-q", *extra)
     return zarr.open(out, mode="r"), p
 
@@ -134,7 +143,7 @@ def setup():
     fit = np.setdiff1d(np.arange(len(ids)), hold)
     write_ids("fit.ids", [ids[i] for i in fit])
     write_ids("hold.ids", [ids[i] for i in hold])
-    run("pca", STORE, "--samples", path("fit.ids"), "-k", str(K), "--variants", "0:14266",
+    run("pca", STORE, "--samples", path("fit.ids"), "-k", str(K), "--variants", f"0:{AUTOSOMES}",
         "--method", "exact", "--loadings", "-o", path("pcs.zarr"), "-q")
     return ids, fit, hold
 
@@ -257,12 +266,36 @@ def write_bed(store, prefix, ids, fit):
             f.write("\t".join(c[:5] + ["REF" if c[1] in fitset else "HOLD"]) + "\n")
 
 
+def smartpca_factor(d):
+    """smartpca's per-PC factor for lsqproject, written out again in numpy from the
+    reference's dosages d (variants x reference samples, NaN missing) alone: its
+    normalisation (p = mean / 2 over the calls, missing calls 0, monomorphic variants out),
+    the top K of its SVD Z = U S V', each reference sample's least squares a over its called
+    variants (V_O'V_O a = V_O'z_O = V'z, z 0 where missing) and y = Z'V = U S, the scores
+    with missing calls at the mean; f_q = sum_i a_iq y_iq / sum_i a_iq^2, the scale that
+    matches the fits to the eigenvectors over the reference."""
+    mu = np.nanmean(d, axis=1)
+    p = mu / 2
+    keep = (p > 0) & (p < 1)
+    called = ~np.isnan(d[keep])
+    z = np.where(called, (d[keep] - mu[keep, None]) / np.sqrt(p * (1 - p))[keep, None], 0.0)
+    w, U = np.linalg.eigh(z.T @ z)
+    top = np.argsort(w)[::-1][:K]
+    V = z @ U[:, top] / np.sqrt(w[top])
+    y = z.T @ V
+    outer = (V[:, :, None] * V[:, None, :]).reshape(len(V), K * K)
+    gram = (called.T.astype(np.float64) @ outer).reshape(-1, K, K)  # V_O'V_O per sample
+    a = np.linalg.solve(gram, y[:, :, None])[:, :, 0]
+    return (a * y).sum(axis=0) / (a * a).sum(axis=0)
+
+
 def case_smartpca(ids, fit, hold):
     if not os.path.exists(SMARTPCA):
         print("SKIP smartpca: /usr/lib/eigensoft/smartpca not found")
         return
+    st = path("miss80.vcz")
     prefix = path("sp")
-    write_bed(path("miss80.vcz"), prefix, ids, fit)
+    write_bed(st, prefix, ids, fit)
     with open(path("pops"), "w") as f:
         f.write("REF\n")
     with open(path("par"), "w") as f:
@@ -278,27 +311,41 @@ def case_smartpca(ids, fit, hold):
         f = ln.split()
         if f and f[0] != "#eigvals:":
             ev[f[0].split(":")[-1]] = np.array([float(x) for x in f[1:K + 1]])
-    s = zarr.open(path("pcs.zarr"), mode="r")["sample_pca_singular_value"][:]
-    res = {}
-    for mode in ("lsq", "mean"):
-        z = zarr.open(path(f"r_{mode}.zarr"), mode="r")
-        u = z["sample_pca_projection"][:] / s
-        hid = [str(x) for x in z["sample_id"][:]]
-        if not check(f"smartpca: the held-out samples in its .evec ({mode})",
-                     all(h in ev for h in hid)):
-            return
-        e = np.array([ev[h] for h in hid])
-        u = u * np.sign((u * e).sum(axis=0))
-        c = (u * e).sum(axis=0) / (u * u).sum(axis=0)  # smartpca's own per-PC scale
-        res[mode] = (c, float(np.abs(u * c - e).max()), float(np.abs(u - e).max()))
-    c, after, raw = res["lsq"]
-    print(f"     smartpca / gensvd per PC: {np.round(c, 5)}; max |diff| {raw:.2g}, after the "
-          f"scale {after:.2g}; mean imputation after its best scale {res['mean'][1]:.2g}")
-    check(f"smartpca: lsqproject rows = lsq scores / s up to sign and smartpca's per-PC scale "
-          f"({after:.2g} <= 2e-6; the scale within 3e-3 of 1)",
-          after <= 2e-6 and np.abs(c - 1).max() <= 3e-3)
-    check(f"smartpca: mean imputation does not fit its rows ({res['mean'][1]:.2g} > 1e-3)",
-          res["mean"][1] > 1e-3)
+    pcs = zarr.open(path("pcs.zarr"), mode="r")
+    s = pcs["sample_pca_singular_value"][:]
+    zh = zarr.open(path("r_lsq.zarr"), mode="r")
+    zr, _ = scores(st, "--missing", "lsq", name="ref_lsq.zarr", samples="fit.ids")
+    hid, rid = ([str(x) for x in z["sample_id"][:]] for z in (zh, zr))
+    if not check("smartpca: every sample in its .evec", all(h in ev for h in hid + rid)):
+        return
+    eh, er = np.array([ev[h] for h in hid]), np.array([ev[h] for h in rid])
+    # the factor from gensvd's outputs: the reference's lsq scores a and pca's scores y
+    a = zr["sample_pca_projection"][:]
+    pos = {str(x): i for i, x in enumerate(pcs["sample_id"][:])}
+    y = pcs["sample_pca_projection"][:][[pos[r] for r in rid]]
+    f_gsvd = (a * y).sum(axis=0) / (a * a).sum(axis=0)
+    f = smartpca_factor(dosages(st, fit)[:AUTOSOMES])
+    e = float(np.abs(f_gsvd - f).max())
+    print(f"     smartpca's factor per PC: {np.round(f, 6)}")
+    check(f"smartpca: its factor from gensvd's outputs = numpy's from the dosages ({e:.2g} "
+          f"<= 1e-6)", e <= 1e-6)
+    uh = zh["sample_pca_projection"][:] / s
+    sign = np.sign((uh * eh).sum(axis=0))
+    d_hold = float(np.abs(uh * f * sign - eh).max())
+    d_ref = float(np.abs(a / s * f * sign - er).max())
+    raw = float(np.abs(uh * sign - eh).max())
+    check(f"smartpca: held-out rows = lsq scores f / s up to sign ({d_hold:.2g} <= 1e-6)",
+          d_hold <= 1e-6)
+    check(f"smartpca: reference rows = their lsq scores f / s up to sign ({d_ref:.2g} <= 1e-6)",
+          d_ref <= 1e-6)
+    check(f"smartpca: without f the held-out rows are off ({raw:.2g} > 1e-5)", raw > 1e-5)
+    zm = zarr.open(path("r_mean.zarr"), mode="r")
+    um = zm["sample_pca_projection"][:] / s
+    um = um * np.sign((um * eh).sum(axis=0))
+    c = (um * eh).sum(axis=0) / (um * um).sum(axis=0)  # its best scale
+    em = float(np.abs(um * c - eh).max())
+    check(f"smartpca: mean imputation does not fit its rows ({em:.2g} > 1e-3 after its best "
+          f"scale)", em > 1e-3)
 
 
 try:
