@@ -50,6 +50,7 @@ static const char *const pass_kernel_names[] = {"auto", "f32", "i8", NULL};
 enum { PCA_EXACT = 3, PCA_AUTO = 4 };
 enum { STOP_BOUND = 0, STOP_ESTIMATE = 2 };
 enum { ACCURACY_BULK = 1 };
+enum { SCALER_PATTERSON = 0, SCALER_HWE = 1 };
 enum { GRAM_AUTO = 0, GRAM_AMX = 2, GRAM_I8 = 3 };
 
 /* "R2,WINDOW[,STEP]": 0 <= R2 < 1, a window as ldprune's --window, STEP >= 1; 0 or -1. */
@@ -98,7 +99,8 @@ static const struct gsvd_opt out_options[] = {
      .arg = "PREFIX",
      .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
      .help = "PREFIX.eigenvec (unit eigenvectors) and PREFIX.eigenval\n(s^2 / variants used), "
-             "as plink2 --pca writes them (existing\nfiles: --force)"},
+             "as plink2 --pca writes them; with\n--loadings also PREFIX.eigenvec.allele "
+             "(plink2's allele-wts,\nfor plink2 --score) (existing files: --force)"},
     {.name = "eigensoft",
      .type = GSVD_OPT_STRING,
      PCA(eigensoft),
@@ -504,6 +506,56 @@ static int write_plink(const gensvd_result *res, const char *prefix)
                               u.data, NULL, s.data, (uint64_t)gsvd_cli_attr(res, "M_used"));
 }
 
+/* With --plink and --loadings the allele weights plink2 --score reads, for the scalers whose
+ * standardisation its variance-standardize repeats (scale aside). */
+static int plink_alleles(const struct pca_opts *o)
+{
+    return o->plink && o->want_loadings &&
+           (o->scaler == SCALER_PATTERSON || o->scaler == SCALER_HWE);
+}
+
+static int write_allele_wts(const gensvd_result *res, const char *prefix)
+{
+    struct gensvd_array_view v, inc, contig, pos, alleles, name;
+    struct gsvd_cli_pca_variants var;
+    size_t n_multi = 0;
+    char msg[512];
+    int rc = gensvd_result_array(res, "sample_pca_component", &v), named;
+
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "variant_pca_included", &inc);
+    if (rc == GENSVD_OK && gensvd_result_array(res, "variant_pca_contig", &contig) != GENSVD_OK) {
+        snprintf(msg, sizeof msg,
+                 "no %.200s.eigenvec.allele: the input has no variant identity (VCF-Zarr's "
+                 "variant_contig, contig_id, variant_position and variant_allele)",
+                 prefix);
+        gsvd_cli_msg_log(GENSVD_LOG_WARN, msg);
+        return GENSVD_OK;
+    }
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "variant_pca_position", &pos);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "variant_pca_alleles", &alleles);
+    if (rc != GENSVD_OK)
+        return rc;
+    named = gensvd_result_array(res, "variant_pca_id", &name) == GENSVD_OK;
+    var = (struct gsvd_cli_pca_variants){.m = (size_t)v.shape[0],
+                                         .contig = contig.data,
+                                         .alleles = alleles.data,
+                                         .name = named ? name.data : NULL,
+                                         .pos = pos.data,
+                                         .included = inc.data};
+    rc = gsvd_cli_pca_allele_wts(prefix, &var, (size_t)v.shape[1], v.data,
+                                 (uint64_t)gsvd_cli_attr(res, "M_used"), &n_multi);
+    if (rc == GENSVD_OK && n_multi) {
+        snprintf(msg, sizeof msg,
+                 "%.200s.eigenvec.allele: %zu variants with more than two alleles have no rows",
+                 prefix, n_multi);
+        gsvd_cli_msg_log(GENSVD_LOG_WARN, msg);
+    }
+    return rc;
+}
+
 /* --eigensoft: the samples the PCs are of, as --plink's, labelled from ind (or NULL). */
 static int write_eigensoft(const gensvd_result *res, const char *prefix,
                            const struct gsvd_cli_ind *ind)
@@ -568,6 +620,12 @@ static int outputs(const gensvd_result *res, const struct pca_opts *o,
     report(res, o);
     if (o->plink)
         rc = write_plink(res, o->plink);
+    if (rc == GENSVD_OK && plink_alleles(o))
+        rc = write_allele_wts(res, o->plink);
+    else if (rc == GENSVD_OK && o->plink && o->want_loadings)
+        gsvd_cli_msg_log(GENSVD_LOG_WARN, "no allele weights (.eigenvec.allele): plink2's "
+                                          "variance-standardize repeats --scaler hwe or "
+                                          "patterson only");
     if (rc == GENSVD_OK && o->eigensoft)
         rc = write_eigensoft(res, o->eigensoft, ind);
     if (rc == GENSVD_OK && o->outlier_out)
@@ -575,7 +633,7 @@ static int outputs(const gensvd_result *res, const struct pca_opts *o,
     if (rc == GENSVD_OK && tsv)
         rc = write_tsv(res);
     if (rc == GENSVD_OK)
-        gsvd_cli_pca_done(o->output, o->plink, o->eigensoft, o->outlier_out, tsv);
+        gsvd_cli_pca_done(o->output, o->plink, plink_alleles(o), o->eigensoft, o->outlier_out, tsv);
     return rc;
 }
 
@@ -583,8 +641,9 @@ static int outputs(const gensvd_result *res, const struct pca_opts *o,
  * outputs. */
 static int run(const struct pca_opts *o, const char *input, int tsv, const char *command)
 {
-    char vec[8192], val[8192], evec[8192]; /* longer names fail to open anyway (PATH_MAX) */
-    const char *files[5] = {NULL};
+    /* longer names than these fail to open anyway (PATH_MAX) */
+    char vec[8192], val[8192], allele[8192], evec[8192];
+    const char *files[6] = {NULL};
     struct gsvd_cli_ind ind = {0};
     size_t nf = 0;
     struct gsvd_cli_run r = {.cmd = "pca",
@@ -611,6 +670,10 @@ static int run(const struct pca_opts *o, const char *input, int tsv, const char 
         snprintf(val, sizeof val, "%s.eigenval", o->plink);
         files[nf++] = vec;
         files[nf++] = val;
+    }
+    if (plink_alleles(o)) {
+        snprintf(allele, sizeof allele, "%s.eigenvec.allele", o->plink);
+        files[nf++] = allele;
     }
     if (o->eigensoft) {
         snprintf(evec, sizeof evec, "%s.evec", o->eigensoft);

@@ -23,6 +23,25 @@ int gsvd_cli_pca_tsv(size_t n, size_t k, const char *const *ids, const double *s
 int gsvd_cli_pca_plink(const char *prefix, size_t n, size_t k, const char *const *ids,
                        const double *u, const double *scores, const double *s, uint64_t m_used);
 
+/* The variants of plink2's allele weights: m each (borrowed), row j used when included[j]. */
+struct gsvd_cli_pca_variants {
+    size_t m;
+    const char *const *contig, *const *alleles; /* alleles "REF,ALT[,...]" */
+    const char *const *name;                    /* the input's IDs, or NULL */
+    const int64_t *pos;
+    const uint8_t *included;
+};
+
+/* PREFIX.eigenvec.allele as plink2 --pca allele-wts writes it: "#CHROM ID REF ALT A1 PC1..PCk",
+ * per biallelic included variant a REF row and an ALT row with weights -/+ v[j * k + q]
+ * sqrt(m_used) / 2 (%g), so that plink2 --score ... variance-standardize sums to sqrt(m_used)
+ * times the scores of --scaler hwe; the ID is the variant's name, or CONTIG:POS:REF:ALT
+ * without names.  *n_multi counts the included variants with more than two alleles, which have
+ * no rows.  Written as gsvd_cli_pca_plink writes its files.  GENSVD_OK, or GENSVD_EIO after
+ * reporting it. */
+int gsvd_cli_pca_allele_wts(const char *prefix, const struct gsvd_cli_pca_variants *var, size_t k,
+                            const double *v, uint64_t m_used, size_t *n_multi);
+
 /* --outlier-out: "#sample_id iter pc sigmage", then the removed samples round by round
  * (1..n_rounds), each round in the order of ids (round[i] 0: kept), sigma as %.3f; written
  * as gsvd_cli_pca_plink writes its files.  GENSVD_OK, or GENSVD_EIO after reporting it. */
@@ -92,10 +111,10 @@ struct gsvd_cli_pca_summary {
  * variance each PC explains, the outlier rounds and the Tracy-Widom table. */
 void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r);
 
-/* The summary's last line: where the results went (-o `output`, --plink `plink`, --eigensoft
- * `eigensoft`, --outlier-out `outlier_out`, each NULL when not given; `tsv`: the scores on
- * stdout), and the time the run took. */
-void gsvd_cli_pca_done(const char *output, const char *plink, const char *eigensoft,
-                       const char *outlier_out, int tsv);
+/* The summary's last line: where the results went (-o `output`, --plink `plink` with
+ * `plink_alleles` its .eigenvec.allele, --eigensoft `eigensoft`, --outlier-out `outlier_out`,
+ * each NULL when not given; `tsv`: the scores on stdout), and the time the run took. */
+void gsvd_cli_pca_done(const char *output, const char *plink, int plink_alleles,
+                       const char *eigensoft, const char *outlier_out, int tsv);
 
 #endif /* GSVD_CLI_PCA_OUT_H */

@@ -198,15 +198,17 @@ void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r)
         report_tw(r);
 }
 
-void gsvd_cli_pca_done(const char *output, const char *plink, const char *eigensoft,
-                       const char *outlier_out, int tsv)
+void gsvd_cli_pca_done(const char *output, const char *plink, int plink_alleles,
+                       const char *eigensoft, const char *outlier_out, int tsv)
 {
     struct line b = {.len = 0};
 
     if (output)
         line_add(&b, "%s", output);
     if (plink)
-        line_add(&b, "%s%s.eigenvec and %s.eigenval", b.len ? ", " : "", plink, plink);
+        line_add(&b, "%s%s.eigenvec%s %s.eigenval%s%s%s", b.len ? ", " : "", plink,
+                 plink_alleles ? "," : " and", plink, plink_alleles ? " and " : "",
+                 plink_alleles ? plink : "", plink_alleles ? ".eigenvec.allele" : "");
     if (eigensoft)
         line_add(&b, "%s%s.evec", b.len ? ", " : "", eigensoft);
     if (outlier_out)

@@ -5,6 +5,8 @@
 #include "cli/pca_out.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -127,6 +129,53 @@ int gsvd_cli_pca_plink(const char *prefix, size_t n, size_t k, const char *const
         return rc;
     for (size_t q = 0; q < k; q++)
         fprintf(t.fp, "%g\n", s[q] * s[q] / (double)m_used);
+    return text_close(&t);
+}
+
+/* One row of the allele weights of variant j: its columns (alleles a: REF of length nr, a comma,
+ * ALT), allele A1 (a + a1, of length n1) and its k weights w v[q]. */
+static void allele_row(FILE *fp, const struct gsvd_cli_pca_variants *var, size_t j, int nr,
+                       size_t a1, int n1, size_t k, const double *v, double w)
+{
+    const char *a = var->alleles[j];
+
+    fprintf(fp, "%s\t", var->contig[j]);
+    if (var->name)
+        fputs(var->name[j], fp);
+    else
+        fprintf(fp, "%s:%lld:%.*s:%s", var->contig[j], (long long)var->pos[j], nr, a, a + nr + 1);
+    fprintf(fp, "\t%.*s\t%s\t%.*s", nr, a, a + nr + 1, n1, a + a1);
+    for (size_t q = 0; q < k; q++)
+        fprintf(fp, "\t%g", w * v[q]);
+    fputc('\n', fp);
+}
+
+int gsvd_cli_pca_allele_wts(const char *prefix, const struct gsvd_cli_pca_variants *var, size_t k,
+                            const double *v, uint64_t m_used, size_t *n_multi)
+{
+    struct text_file t;
+    double half = sqrt((double)m_used) / 2;
+    int rc = text_open(&t, prefix, ".eigenvec.allele");
+
+    *n_multi = 0;
+    if (rc != GENSVD_OK)
+        return rc;
+    fputs("#CHROM\tID\tREF\tALT\tA1", t.fp);
+    for (size_t q = 0; q < k; q++)
+        fprintf(t.fp, "\tPC%zu", q + 1);
+    fputc('\n', t.fp);
+    for (size_t j = 0; j < var->m; j++) {
+        const char *a = var->alleles[j], *comma = strchr(a, ',');
+        size_t nr = comma ? (size_t)(comma - a) : 0;
+        if (!var->included[j])
+            continue;
+        if (!comma || strchr(comma + 1, ',') || nr > INT_MAX || strlen(comma + 1) > INT_MAX) {
+            ++*n_multi; /* not two alleles: no rows */
+            continue;
+        }
+        allele_row(t.fp, var, j, (int)nr, 0, (int)nr, k, v + j * k, -half);
+        allele_row(t.fp, var, j, (int)nr, nr + 1, (int)strlen(comma + 1), k, v + j * k, half);
+    }
     return text_close(&t);
 }
 

@@ -373,6 +373,9 @@ int lib_run_pca(struct lib_run *run)
     if (res->v)
         GSVD_TRY(gsvd_variant_ids_read_present(run->src->tree, run->src->node, p.sel.geno.var_start,
                                                p.sel.geno.var_start + p.r->m_range, &p.vids));
+    if (p.vids.n)
+        GSVD_TRY(gsvd_variant_ids_read_names(run->src->tree, run->src->node, p.sel.geno.var_start,
+                                             &p.vids));
     {
         struct gsvd_pca_store_info info = {.command = run->opt->command,
                                            .input = gsvd_geno_array_name(p.g),

@@ -276,6 +276,8 @@ int gsvd_pca_store_build(const struct gsvd_pca_store_info *info, const struct gs
             GSVD_TRY(put_strings(res, "variant_pca_contig", "variants", &info->vids->contig));
             GSVD_TRY(put_i8(res, "variant_pca_position", "variants", m, info->vids->pos));
             GSVD_TRY(put_strings(res, "variant_pca_alleles", "variants", &info->vids->alleles));
+            if (info->vids->name.n == m)
+                GSVD_TRY(put_strings(res, "variant_pca_id", "variants", &info->vids->name));
         }
     }
     *out = res;

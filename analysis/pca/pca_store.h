@@ -14,6 +14,7 @@
  *   variant_pca_contig                    strings variants: contig name     } when the input
  *   variant_pca_position                  i8 variants: position             } has VCF-Zarr's
  *   variant_pca_alleles                   strings variants: "REF,ALT[,..]"  } variant arrays
+ *   variant_pca_id                        strings variants: the input's variant_id, if any
  * With `pca --tw` (analysis/pca/tracy_widom.h):
  *   sample_pca_tw_statistic               f8 k: the Tracy-Widom statistic (NaN: too few left)
  *   sample_pca_tw_pvalue                  f8 k: P(TW1 > statistic)

@@ -19,6 +19,7 @@ void gsvd_variant_ids_free(struct gsvd_variant_ids *v)
         return;
     gsvd_strlist_free(&v->contig);
     gsvd_strlist_free(&v->alleles);
+    gsvd_strlist_free(&v->name);
     gsvd_free(v->pos);
     memset(v, 0, sizeof *v);
 }
@@ -282,4 +283,38 @@ int gsvd_variant_ids_read_present(gsvd_tree *t, const char *node, uint64_t start
         return GSVD_OK;
     }
     return gsvd_variant_ids_read(t, node, start, stop, out);
+}
+
+int gsvd_variant_ids_read_names(gsvd_tree *t, const char *node, uint64_t start,
+                                struct gsvd_variant_ids *out)
+{
+    gsvd_array *a = NULL;
+    gsvd_reader *r = NULL;
+    char *path = NULL;
+    const struct gsvd_zarray *z;
+    int rc = GSVD_OK, kind;
+
+    GSVD_TRY(gsvd_key_join(node, "variant_id", &path));
+    kind = gsvd_tree_node_kind(t, path);
+    if (kind < 0 || kind != GSVD_NODE_ARRAY) {
+        rc = kind < 0 ? kind : GSVD_OK;
+        goto out;
+    }
+    GSVD_TRY(gsvd_array_open(t, path, &a));
+    z = gsvd_array_meta(a);
+    if (z->ndim != 1 || !strchr("OSU", z->dtype.kind) || z->shape[0] < start + out->n) {
+        gsvd_log_error("%s: expected a 1-D array of strings with at least %llu names",
+                       gsvd_array_name(a), (unsigned long long)(start + out->n));
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    GSVD_TRY(gsvd_reader_new(a, &r));
+    GSVD_TRY(gsvd_reader_read_strings(r, start, out->n, &out->name));
+out:
+    if (rc < 0)
+        gsvd_strlist_free(&out->name);
+    gsvd_reader_free(r);
+    gsvd_array_close(a);
+    gsvd_free(path);
+    return rc;
 }

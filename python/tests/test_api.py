@@ -17,7 +17,8 @@ FUNCTIONS = {"pca": gensvd.pca, "pdist": gensvd.pdist, "ldprune": gensvd.ldprune
              "related": gensvd.related, "project": gensvd.project, "simulate": gensvd.simulate}
 # command-line options a Python function has no use for: output formats and messages (pca's
 # --outlier-out is a TSV of the result's sample_pca_outlier arrays)
-CLI_ONLY = {"format", "plink", "outlier-out", "help", "verbose", "quiet", "no-progress"}
+CLI_ONLY = {"format", "plink", "eigensoft", "eigensoft-ind", "outlier-out", "help", "verbose",
+            "quiet", "no-progress"}
 # keywords the command line has no option for: the binding's, sources in memory, credentials
 # (which the program reads from the environment), the recorded command
 PY_ONLY = {"merge", "command", "chunk_variants", "source_name", "gcs_token",

@@ -155,9 +155,9 @@ static enum gensvd_analysis analysis_of(const char *s)
 
 int main(int argc, char **argv)
 {
-    const char *vcz_arrays[] = {"call_genotype",       "sample_id",        "variant_contig",
-                                "contig_id",           "variant_position", "variant_allele",
-                                "call_genotype_phased"};
+    const char *vcz_arrays[] = {
+        "call_genotype",    "sample_id",      "variant_contig",       "contig_id",
+        "variant_position", "variant_allele", "call_genotype_phased", "variant_id"};
     gensvd_ctx *ctx = gensvd_ctx_new();
     gensvd_source *src = NULL;
     gensvd_options *opt = NULL, *popt = NULL;

@@ -17,6 +17,10 @@ Cases
            allele, REF = -ALT); 1e-5 relative to each PC's largest score (plink2 prints 6
            significant digits; measured 3.3e-6).  The same with biallelic-var-wts (one row per
            variant, weights V sqrt(M), scored on the MAJ column): sign sqrt(M_used) x score.
+           gensvd's own allele weights (pca --plink PREFIX --loadings: PREFIX.eigenvec.allele)
+           have plink2's rows (CHROM, ID, REF, ALT, A1 in its order) and its weights up to
+           each PC's sign (1e-5 relative to each PC's largest; measured 5.7e-6), and plink2
+           --score with them gives sqrt(M_used) x gensvd's score, sign included (1e-5).
            What bounds that 3e-6 is plink2's PCA, not the projection:
   score    the projection step alone: plink2 --score with gensvd's own loadings as weights (17
            digits, each PC scaled so its largest score prints with 6 full digits) and the
@@ -187,7 +191,8 @@ def case_plink2():
                          "cols=+scoresums", "--score-col-nums", "6-15", "--out", path("pl")],
                    check=True, capture_output=True)
     run("pca", STORE, "--samples", write_ids("fit.ids", fit), "--variants", "0:14266", "-k", "10",
-        "--scaler", "hwe", "--method", "exact", "--loadings", "-o", path("hwe.zarr"), "-q")
+        "--scaler", "hwe", "--method", "exact", "--loadings", "-o", path("hwe.zarr"), "--plink",
+        path("gw"), "-q")
     run("project", STORE, "--pcs", path("hwe.zarr"), "--samples", write_ids("hold.ids", hold),
         "-o", path("hwe_proj.zarr"), "-q")
     b = zarr.open(path("hwe_proj.zarr"), mode="r")
@@ -202,6 +207,7 @@ def case_plink2():
     e = rel(sign * np.sqrt(m) * y, P)
     check(b.attrs["variants_matched"] == m, f"plink2: every one of the {m} fitted variants matched")
     check(e < 1e-5, f"plink2: PC_SUM = sign sqrt(M_used) x gensvd score ({e:.2g} <= 1e-5)")
+    case_allele_wts(pl, y, m)
     # biallelic-var-wts: one row per variant (weights V sqrt(M)), scored on its MAJ column
     subprocess.run(pl + ["--keep", path("fit.keep"), "--autosome", "--mac", "1", "--freq",
                          "--pca", "10", "meanimpute", "biallelic-var-wts", "--out", path("plv")],
@@ -218,6 +224,36 @@ def case_plink2():
     e = rel(sign * np.sqrt(m) * y, P)
     check(e < 1e-5, f"plink2: var-wts PC_SUM = sign sqrt(M_used) x gensvd score ({e:.2g})")
     case_score_step(pl, y, P)
+
+
+def allele_wts(p):
+    rows = [ln.rstrip("\n").split("\t") for ln in open(p)]
+    return rows[0], [tuple(r[:5]) for r in rows[1:]], np.array([[float(v) for v in r[5:]]
+                                                                for r in rows[1:]])
+
+
+def case_allele_wts(pl, y, m):
+    """gensvd's PREFIX.eigenvec.allele against plink2's own and through plink2 --score."""
+    hp, kp, wp = allele_wts(path("pl.eigenvec.allele"))
+    hg, kg, wg = allele_wts(path("gw.eigenvec.allele"))
+    check(hg == hp and kg == kp, f"allele weights: plink2's header and rows (CHROM, ID, REF, "
+          f"ALT, A1; {len(kg)} rows against its {len(kp)})")
+    if wg.shape != wp.shape:
+        return
+    sign = np.sign((wg * wp).sum(axis=0))
+    e = rel(sign * wg, wp)
+    check(e < 1e-5, f"allele weights = plink2's up to each PC's sign ({e:.2g} <= 1e-5)")
+    subprocess.run(pl + ["--keep", path("hold.keep"), "--extract", path("pl.ids"), "--read-freq",
+                         path("pl.afreq"), "--score", path("gw.eigenvec.allele"), "2", "5",
+                         "header-read", "no-mean-imputation", "variance-standardize",
+                         "cols=+scoresums", "--score-col-nums", "6-15", "--out", path("gws")],
+                   check=True, capture_output=True)
+    rows = [ln.rstrip("\n").split("\t") for ln in open(path("gws.sscore")).readlines()]
+    c0 = rows[0].index("PC1_SUM")
+    S = np.array([[float(v) for v in r[c0:c0 + 10]] for r in rows[1:]])
+    e = rel(np.sqrt(m) * y, S)
+    check(e < 1e-5, f"plink2 --score with gensvd's allele weights = sqrt(M_used) x gensvd score, "
+          f"sign included ({e:.2g} <= 1e-5)")
 
 
 def exact_afreq(src, dst):

@@ -4,7 +4,7 @@
   ``gensvd`` program reads);
 - an xarray.Dataset in sgkit's layout: ``call_genotype`` (or the variable named by ``array=``)
   and, where present, ``sample_id``, ``variant_contig``, ``contig_id``, ``variant_position``,
-  ``variant_allele``; numpy-backed variables are read in place (no copy), dask-backed ones
+  ``variant_allele``, ``variant_id``; numpy-backed variables are read in place (no copy), dask-backed ones
   chunk by chunk (only the chunks being read are in memory);
 - an xarray.DataArray, a numpy array or a dask array: variants x samples x ploidy genotypes
   (any integer dtype, negative = missing) or variants x samples dosages (integer with negative
@@ -33,6 +33,7 @@ _EXTRA = {
     "contig_id": ("contigs",),
     "variant_position": ("variants",),
     "variant_allele": ("variants", "alleles"),
+    "variant_id": ("variants",),
 }
 _GENO_DIMS = ("variants", "samples", "ploidy")
 
