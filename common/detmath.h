@@ -7,9 +7,19 @@
  * + - * / (each through GSVD_DMUL, GSVD_DADD, GSVD_DSUB, GSVD_DDIV: rounded once, never fused
  * into an FMA, on the host and the device) and exact operations (frexp, ldexp, floor,
  * comparisons, conversions of integers that fit), so each result is the same bits wherever it
- * is computed.  The algorithms and coefficients are fdlibm's (Sun Microsystems, 1993: e_log.c,
- * e_exp.c; k_sin.c and k_cos.c as revised in FreeBSD), each within 1 ulp of the true value;
- * tests/unit/test_detmath.c measures the error against the C library's long double functions.
+ * is computed.
+ *
+ * The methods are the published ones (Cody and Waite's reductions, as in fdlibm): log through
+ * s = f / (2 + f) and an odd series in s, exp through k ln 2 + r with ln 2 in two parts and the
+ * rational form 1 + 2 r / (R(r^2) - r), the sine and cosine as polynomials in x^2 on
+ * |x| <= pi/4.  Every number is ours: scripts/detmath_coeffs.py (mpmath, 256 bits) computes
+ * the minimax polynomials (Remez's exchange algorithm; the coefficients then rounded to
+ * float64 one at a time from the lowest power, the others re-solved) and the reduction
+ * constants (ln 2 split to 42 + 53 bits, 1/ln 2, sqrt(1/2), pi/2 in two parts, exp's overflow
+ * and underflow limits), and prints the declarations below; each comment gives the error of
+ * its polynomial with the float64 coefficients.
+ * Each function is within 1 ulp of the true value: tests/unit/test_detmath.c measures the
+ * error against the C library's long double functions.
  *
  * Header-only and GSVD_HD, so CUDA kernels run the same code (common/rng.h).  float64 must be
  * evaluated in float64 (FLT_EVAL_METHOD 0: x86-64, arm64, the GPU; not x87).
@@ -24,24 +34,26 @@ GSVD_EXTERN_C_BEGIN
  * 0, +inf for +inf, NaN for a negative x or NaN.  Within 1 ulp. */
 GSVD_HD static inline double gsvd_detmath_log(double x)
 {
-    /* ln 2 in two parts: ln2_hi has 32 significant bits, so k ln2_hi is exact for |k| < 2^21 */
-    const double ln2_hi = 6.93147180369123816490e-01; /* 0x3fe62e42fee00000 */
-    const double ln2_lo = 1.90821492927058770002e-10; /* 0x3dea39ef35793c76 */
-    /* R(z) ~ (log(1 + s) - log(1 - s) - 2 s) / s, z = s^2, on |s| <= 0.1716 (error < 2^-58.45) */
-    const double lg1 = 6.666666666666735130e-01; /* 0x3fe5555555555593 */
-    const double lg2 = 3.999999999940941908e-01; /* 0x3fd999999997fa04 */
-    const double lg3 = 2.857142874366239149e-01; /* 0x3fd2492494229359 */
-    const double lg4 = 2.222219843214978396e-01; /* 0x3fcc71c51d8e78af */
-    const double lg5 = 1.818357216161805012e-01; /* 0x3fc7466496cb03de */
-    const double lg6 = 1.531383769920937332e-01; /* 0x3fc39a09d078c69f */
-    const double lg7 = 1.479819860511658591e-01; /* 0x3fc2f112df3e5244 */
+    /* ln 2 in two parts: ln2_hi has 42 significant bits, so k ln2_hi is exact for |k| < 2^11 */
+    const double ln2_hi = 6.9314718055989033e-01;    /* 0x3fe62e42fefa3800: ln 2 to 42 bits */
+    const double ln2_lo = 5.4979230187083712e-14;    /* 0x3d2ef35793c76730: ln 2 - ln2_hi */
+    const double sqrt_half = 7.0710678118654757e-01; /* 0x3fe6a09e667f3bcd */
+    /* R(z) ~ (log(1 + s) - log(1 - s) - 2 s) / s, z = s^2, on |s| <= 3 - 2 sqrt 2 = 0.1716:
+     * minimax sum lg_k z^k, error 2^-58.49 (scripts/detmath_coeffs.py) */
+    const double lg1 = 6.6666666666667340e-01; /* 0x3fe5555555555592 */
+    const double lg2 = 3.9999999999416641e-01; /* 0x3fd999999997ff19 */
+    const double lg3 = 2.8571428742028154e-01; /* 0x3fd24924941e155b */
+    const double lg4 = 2.2222198605061977e-01; /* 0x3fcc71c5214510f6 */
+    const double lg5 = 1.8183562850517959e-01; /* 0x3fc74663ced6b376 */
+    const double lg6 = 1.5314084874145953e-01; /* 0x3fc39a1e8c835c35 */
+    const double lg7 = 1.4795632867311126e-01; /* 0x3fc2f03ba4719114 */
     int e = 0;
 
     if (!(x > 0.0) || x == INFINITY)
         return x == 0.0 ? -INFINITY : x == INFINITY ? x : NAN;
     /* x = 2^k (1 + f) with 1 + f in [sqrt(1/2), sqrt(2)) */
     double m = frexp(x, &e); /* exact: m in [1/2, 1) */
-    if (m < 0.70710678118654752440) {
+    if (m < sqrt_half) {
         m = GSVD_DMUL(m, 2.0); /* exact */
         e -= 1;
     }
@@ -68,21 +80,24 @@ GSVD_HD static inline double gsvd_detmath_log(double x)
  * 2^-1074. */
 GSVD_HD static inline double gsvd_detmath_exp(double y)
 {
-    const double ln2_hi = 6.93147180369123816490e-01;  /* 0x3fe62e42fee00000 */
-    const double ln2_lo = 1.90821492927058770002e-10;  /* 0x3dea39ef35793c76 */
-    const double inv_ln2 = 1.44269504088896338700e+00; /* 0x3ff71547652b82fe */
-    /* R(r^2) ~ r (e^r + 1) / (e^r - 1) = 2 + P1 r^2 + ..., on |r| <= ln2 / 2 (error < 2^-59) */
-    const double p1 = 1.66666666666666019037e-01;  /* 0x3fc555555555553e */
-    const double p2 = -2.77777777770155933842e-03; /* 0xbf66c16c16bebd93 */
-    const double p3 = 6.61375632143793436117e-05;  /* 0x3f11566aaf25de2c */
-    const double p4 = -1.65339022054652515390e-06; /* 0xbebbbd41c5d26bf1 */
-    const double p5 = 4.13813679705723846039e-08;  /* 0x3e66376972bea4d0 */
+    const double ln2_hi = 6.9314718055989033e-01;   /* 0x3fe62e42fefa3800: ln 2 to 42 bits */
+    const double ln2_lo = 5.4979230187083712e-14;   /* 0x3d2ef35793c76730: ln 2 - ln2_hi */
+    const double inv_ln2 = 1.4426950408889634e+00;  /* 0x3ff71547652b82fe */
+    const double exp_max = 7.0978271289338397e+02;  /* 0x40862e42fefa39ef: largest y, e^y finite */
+    const double exp_min = -7.4513321910194111e+02; /* 0xc0874910d52d3051: smallest y, e^y > 0 */
+    /* R(r^2) ~ r (e^r + 1) / (e^r - 1) = 2 + p1 r^2 + ..., on |r| <= ln2 / 2: minimax
+     * sum p_k r^2k, error 2^-59.02 (scripts/detmath_coeffs.py) */
+    const double p1 = 1.6666666666666602e-01;  /* 0x3fc555555555553e */
+    const double p2 = -2.7777777777013672e-03; /* 0xbf66c16c16bebbd8 */
+    const double p3 = 6.6137563209491299e-05;  /* 0x3f11566aaf205d4a */
+    const double p4 = -1.6533901687184462e-06; /* 0xbebbbd41b73bd0a2 */
+    const double p5 = 4.1381175070670610e-08;  /* 0x3e663762a941c0fa */
 
     if (y != y)
         return y;
-    if (y > 7.09782712893383973096e+02) /* 0x40862e42fefa39ef: e^y overflows */
+    if (y > exp_max) /* e^y overflows */
         return INFINITY;
-    if (y < -7.45133219101941108420e+02) /* 0xc0874910d52d3051: e^y rounds to 0 */
+    if (y < exp_min) /* e^y rounds to 0 */
         return 0.0;
     /* y = k ln2 + r, |r| <= ln2 / 2 (about), r = hi - lo; k ln2_hi is exact (|k| <= 1075) */
     double kd = floor(GSVD_DADD(GSVD_DMUL(inv_ln2, y), 0.5));
@@ -125,15 +140,16 @@ GSVD_HD static inline void gsvd_detmath_two_prod(double a, double b, double *hi,
         GSVD_DMUL(al, bl));
 }
 
-/* sin(x + y) for |x| <= pi/4, |y| <= ulp(x) / 2 (the tail of x). */
+/* sin(x + y) for |x| <= pi/4, |y| <= ulp(x) / 2 (the tail of x).  sin(x) / x - 1 ~ minimax
+ * sum s_k x^2k, error 2^-58.01 (scripts/detmath_coeffs.py). */
 GSVD_HD static inline double gsvd_detmath_kernel_sin(double x, double y)
 {
-    const double s1 = -1.66666666666666324348e-01; /* 0xbfc5555555555549 */
-    const double s2 = 8.33333333332248946124e-03;  /* 0x3f8111111110f8a6 */
-    const double s3 = -1.98412698298579493134e-04; /* 0xbf2a01a019c161d5 */
-    const double s4 = 2.75573137070700676789e-06;  /* 0x3ec71de357b1fe7d */
-    const double s5 = -2.50507602534068634195e-08; /* 0xbe5ae5e68a2b9ceb */
-    const double s6 = 1.58969099521155010221e-10;  /* 0x3de5d93a5acfd57c */
+    const double s1 = -1.6666666666666632e-01; /* 0xbfc5555555555549 */
+    const double s2 = 8.3333333333224895e-03;  /* 0x3f8111111110f8a6 */
+    const double s3 = -1.9841269829857798e-04; /* 0xbf2a01a019c1619d */
+    const double s4 = 2.7557313706999971e-06;  /* 0x3ec71de357b1bdd6 */
+    const double s5 = -2.5050760240238542e-08; /* 0xbe5ae5e689eee282 */
+    const double s6 = 1.5896909081339358e-10;  /* 0x3de5d93a46bbadc8 */
     double z = GSVD_DMUL(x, x);
     double w = GSVD_DMUL(z, z);
     /* r = S2 + z (S3 + z S4) + z w (S5 + z S6) */
@@ -145,15 +161,16 @@ GSVD_HD static inline double gsvd_detmath_kernel_sin(double x, double y)
     return GSVD_DSUB(x, GSVD_DSUB(GSVD_DSUB(a, y), GSVD_DMUL(v, s1)));
 }
 
-/* cos(x + y) for |x| <= pi/4, |y| <= ulp(x) / 2. */
+/* cos(x + y) for |x| <= pi/4, |y| <= ulp(x) / 2.  cos(x) - 1 + x^2 / 2 ~ minimax
+ * sum c_k x^2(k+1), error 2^-64.19 (scripts/detmath_coeffs.py). */
 GSVD_HD static inline double gsvd_detmath_kernel_cos(double x, double y)
 {
-    const double c1 = 4.16666666666666019037e-02;  /* 0x3fa555555555554c */
-    const double c2 = -1.38888888888741095749e-03; /* 0xbf56c16c16c15177 */
-    const double c3 = 2.48015872894767294178e-05;  /* 0x3efa01a019cb1590 */
-    const double c4 = -2.75573143513906633035e-07; /* 0xbe927e4f809c52ad */
-    const double c5 = 2.08757232129817482790e-09;  /* 0x3e21ee9ebdb4b1c4 */
-    const double c6 = -1.13596475577881948265e-11; /* 0xbda8fae9be8838d4 */
+    const double c1 = 4.1666666666666602e-02;  /* 0x3fa555555555554c */
+    const double c2 = -1.3888888888874474e-03; /* 0xbf56c16c16c1521f */
+    const double c3 = 2.4801587289671537e-05;  /* 0x3efa01a019cbf629 */
+    const double c4 = -2.7557314401030611e-07; /* 0xbe927e4f812b667e */
+    const double c5 = 2.0875729281240798e-09;  /* 0x3e21ee9f15289e65 */
+    const double c6 = -1.1359934244286416e-11; /* 0xbda8fb130f65a47f */
     double z = GSVD_DMUL(x, x);
     double w = GSVD_DMUL(z, z);
     /* r = z (C1 + z (C2 + z C3)) + w^2 (C4 + z (C5 + z C6)) */
@@ -175,8 +192,8 @@ GSVD_HD static inline double gsvd_detmath_kernel_cos(double x, double y)
  * near the zeros of the cosine (u near 1/4, 3/4) and near u = 1. */
 GSVD_HD static inline double gsvd_detmath_cos_2pi(double u)
 {
-    const double pio2_hi = 1.57079632679489655800e+00; /* 0x3ff921fb54442d18: pi/2 rounded */
-    const double pio2_lo = 6.12323399573676603587e-17; /* 0x3c91a62633145c07: pi/2 - pio2_hi */
+    const double pio2_hi = 1.5707963267948966e+00; /* 0x3ff921fb54442d18: pi/2 rounded */
+    const double pio2_lo = 6.1232339957367660e-17; /* 0x3c91a62633145c07: pi/2 - pio2_hi */
 
     if (u != u || u == INFINITY || u == -INFINITY)
         return NAN;

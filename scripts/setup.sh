@@ -27,6 +27,7 @@ if [ $want_tests = 1 ]; then
            dpkg-dev man-db # the .deb: dpkg-shlibdeps for its Depends; man -w in its install test
            abigail-tools # libgensvd's ABI against its baseline (abidiff)
            qemu-user # other CPUs emulated (tests/unit/emulated_cpus.sh; AVX2 since QEMU 7.2)
+           python3-mpmath # scripts/detmath_coeffs.py --check (the ctest detmath_coeffs)
            eigensoft=8.0.0+dfsg-1) # smartpca and twstats (pca's oracles), Debian 12's version
 fi
 missing=()
