@@ -171,7 +171,8 @@ static int run(const struct project_opts *o, const char *input, int tsv, const c
         rc = gensvd_run(r.ctx, r.opt, r.src, r.dest, &r.res);
     if (rc == GENSVD_OK)
         report(r.res);
-    if (rc == GENSVD_OK && tsv)
+    /* every process of a distributed run holds the result; the first writes it */
+    if (rc == GENSVD_OK && tsv && gensvd_mpi_rank() == 0)
         rc = write_tsv(r.res);
     if (rc == GENSVD_OK)
         gsvd_cli_done_to(o->output, tsv ? "the scores" : NULL);

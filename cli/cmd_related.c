@@ -156,7 +156,8 @@ static int run(const struct related_opts *o, const char *input, int tsv, const c
                       gsvd_cli_attr(r.res, "n_related_pairs"), o->cutoff,
                       gsvd_cli_attr(r.res, "n_related_samples"), gsvd_cli_attr(r.res, "n_removed"),
                       gsvd_cli_attr(r.res, "n_unrelated"));
-    if (rc == GENSVD_OK && tsv)
+    /* every process of a distributed run holds the result; the first writes it */
+    if (rc == GENSVD_OK && tsv && gensvd_mpi_rank() == 0)
         rc = write_tsv(r.res);
     if (rc == GENSVD_OK)
         gsvd_cli_done_to(o->output, tsv ? "the unrelated samples" : NULL);

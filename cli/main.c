@@ -124,6 +124,16 @@ static int spec(int argc, char **argv)
     return cmd->run(2, spec_argv);
 }
 
+/* 1: the command runs distributed under mpirun or srun (the others refuse to start). */
+static int distributed(const char *name)
+{
+    static const char *const names[] = {"pca", "pdist", "project", "related"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* The command, set up and run; returns its exit status. */
 static int run_command(const struct command *cmd, int argc, char **argv)
 {
@@ -149,15 +159,16 @@ static int run_command(const struct command *cmd, int argc, char **argv)
         return GSVD_EXIT_FAIL;
     if (gensvd_mpi_size() > 1) {
         gsvd_cli_msg_rank(gensvd_mpi_rank());
-        if (strcmp(cmd->name, "pca") != 0 && strcmp(cmd->name, "pdist") != 0) {
+        if (!distributed(cmd->name)) {
             int size = gensvd_mpi_size(), me = gensvd_mpi_rank();
             gensvd_mpi_finalize();
             if (me != 0)
                 return GSVD_EXIT_USAGE;
             gsvd_cli_msg_rank(-1);
             return gsvd_cli_usage_error(cmd->name,
-                                        "runs as one process; only pca and pdist run "
-                                        "distributed (%d processes were started)",
+                                        "runs as one process; only pca, pdist, project "
+                                        "and related run distributed (%d processes were "
+                                        "started)",
                                         size);
         }
     }

@@ -12,6 +12,7 @@
 #include "analysis/pca/pca_store.h"
 #include "analysis/related/related.h"
 #include "common/alloc.h"
+#include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
 
@@ -79,45 +80,82 @@ static int reference(const gensvd_options *opt, struct gsvd_pca_model *ref)
     return rc;
 }
 
+/* The reference, the input (raw dosages: no centring, no filter, no cache; the reference's
+ * statistics apply) and the variant map; in a distributed run this rank's part of the
+ * variants (gsvd_pca_split_runs), the plan of every rank at info level on rank 0. */
+static int project_setup(struct lib_run *run, const char *pcs, struct gsvd_pca_model *ref,
+                         struct lib_sel *sel, gsvd_geno **g, struct gsvd_project_map *map)
+{
+    const struct lib_project_opts *o = &run->opt->u.project;
+    gsvd_comm *world = lib_world();
+    int rc = GSVD_OK, size = gsvd_comm_size(world);
+    uint64_t vs, ve, a, b;
+
+    GSVD_TRY(reference(run->opt, ref));
+    GSVD_TRY(gsvd_project_model_check(ref, o->k, pcs ? pcs : ""));
+    GSVD_TRY(lib_sel_make(run->src, 0, sel));
+    sel->geno.scaler = GSVD_SCALER_NONE;
+    sel->geno.cache_bytes = 0;
+    GSVD_TRY(gsvd_geno_open(run->src->tree, run->src->node, &sel->geno, g));
+    GSVD_TRY(gsvd_project_target(run->src->tree, run->src->node, *g, ref, lib_source_name(run->src),
+                                 pcs, run->src->array != NULL, map));
+    if (size < 2)
+        goto out;
+    gsvd_geno_range(*g, &vs, &ve);
+    gsvd_log_info("distributed: %d ranks, variants %llu:%llu cut at multiples of %d", size,
+                  (unsigned long long)vs, (unsigned long long)ve, GSVD_PROJECT_RUN);
+    for (int r = 0; r < size; r++) {
+        gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, r, size, &a, &b);
+        gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
+                      (unsigned long long)b, (unsigned long long)(b - a));
+    }
+    gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, gsvd_comm_rank(world), size, &a, &b);
+    GSVD_TRY(gsvd_geno_restrict(*g, a, b));
+out:
+    return rc;
+}
+
 int lib_run_project(struct lib_run *run)
 {
     const struct lib_project_opts *o = &run->opt->u.project;
     const char *pcs = run->opt->pcs_result ? "memory" : o->pcs;
-    const char *input = lib_source_name(run->src);
     struct gsvd_pca_model ref = {0};
     struct lib_sel sel = {0};
     struct gsvd_project_map map = {0};
     struct gsvd_project_result *r = NULL;
     struct gsvd_project_params pp = o->proj;
+    gsvd_comm *world = lib_world();
     gsvd_result *gr = NULL;
     gsvd_geno *g = NULL;
     int rc = GSVD_OK;
 
-    GSVD_TRY(reference(run->opt, &ref));
-    GSVD_TRY(gsvd_project_model_check(&ref, o->k, pcs ? pcs : ""));
-    GSVD_TRY(lib_sel_make(run->src, 0, &sel));
-    /* raw dosages: no centring, no filter, no cache (the reference's statistics apply) */
-    sel.geno.scaler = GSVD_SCALER_NONE;
-    sel.geno.cache_bytes = 0;
-    GSVD_TRY(gsvd_geno_open(run->src->tree, run->src->node, &sel.geno, &g));
-    GSVD_TRY(gsvd_project_target(run->src->tree, run->src->node, g, &ref, input, pcs,
-                                 run->src->array != NULL, &map));
+    rc = project_setup(run, pcs, &ref, &sel, &g, &map);
+    if (world) /* one rank's bad start stops every rank */
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        goto out;
     pp.n_threads = lib_threads(run->ctx);
     pp.progress = lib_progress(run->ctx);
-    GSVD_TRY(gsvd_project_run(g, &ref, &map, &pp, &r));
-    /* the summary is the result's attributes (the command line prints it from them) */
-    gsvd_log_debug("project: %zu samples projected on %zu components; %llu of %llu reference "
-                   "variants matched",
-                   r->n, r->k, (unsigned long long)map.counts.matched,
-                   (unsigned long long)map.counts.ref_used);
-    {
+    pp.comm = world;
+    rc = gsvd_project_run(g, &ref, &map, &pp, &r);
+    if (rc == GSVD_OK) {
         struct gsvd_project_store_info info = {.command = run->opt->command,
                                                .pcs = pcs,
                                                .shrinkage = o->proj.shrinkage,
                                                .missing = o->proj.missing};
-        GSVD_TRY(gsvd_project_store_result(&info, &ref, &map, r, gsvd_geno_sample_ids(g), &gr));
+        /* the summary is the result's attributes (the command line prints it from them) */
+        gsvd_log_debug("project: %zu samples projected on %zu components; %llu of %llu "
+                       "reference variants matched",
+                       r->n, r->k, (unsigned long long)map.counts.matched,
+                       (unsigned long long)map.counts.ref_used);
+        rc = gsvd_project_store_result(&info, &ref, &map, r, gsvd_geno_sample_ids(g), &gr);
     }
-    GSVD_TRY(lib_run_write(run, gr, run->src->input_format));
+    if (rc == GSVD_OK)
+        rc = lib_run_write(run, gr, run->src->input_format);
+    if (world) /* rank 0's write (and every rank's result): every rank learns how it went */
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        goto out;
     rc = lib_result_new(run->ctx, GENSVD_PROJECT, gr, run->src->input_format, &run->out);
     gr = NULL; /* adopted, also on failure */
 out:
@@ -183,23 +221,34 @@ int lib_run_related(struct lib_run *run)
     gsvd_geno *g = NULL;
     int rc = GSVD_OK;
 
-    GSVD_TRY(lib_backend(run->ctx, NULL, &be)); /* first: an unavailable device fails early */
-    GSVD_TRY(lib_sel_make(run->src, 1, &sel));
+    rc = lib_backend(run->ctx, NULL, &be); /* first: an unavailable device fails early */
+    if (rc == GSVD_OK)
+        rc = lib_sel_make(run->src, 1, &sel);
     sel.geno.scaler = GSVD_SCALER_NONE; /* raw dosages */
-    GSVD_TRY(gsvd_geno_open(run->src->tree, run->src->node, &sel.geno, &g));
+    if (rc == GSVD_OK)
+        rc = gsvd_geno_open(run->src->tree, run->src->node, &sel.geno, &g);
+    if (lib_world()) /* one rank's bad start stops every rank */
+        rc = gsvd_comm_agree(lib_world(), rc, NULL);
+    if (rc < 0)
+        goto out;
     rp.pd.n_threads = lib_threads(run->ctx);
     rp.pd.memory = o->memory;
     rp.pd.device = be;
     rp.pd.progress = lib_progress(run->ctx);
+    rp.pd.comm = lib_world();
     GSVD_TRY(gsvd_related_run(g, &rp, &res));
     /* the summary is the result's attributes (the command line prints it from them) */
     gsvd_log_debug("related: %zu samples, %llu variants, %llu pairs with kinship > %g among %zu "
                    "samples: %zu removed, %zu kept",
                    res.n, (unsigned long long)res.n_variants, (unsigned long long)res.n_pairs,
                    o->cutoff, res.n_related, res.n - res.n_unrelated, res.n_unrelated);
-    GSVD_TRY(
-        gsvd_related_store_build(run->opt->command, o->cutoff, &res, gsvd_geno_sample_ids(g), &gr));
-    GSVD_TRY(lib_run_write(run, gr, run->src->input_format));
+    rc = gsvd_related_store_build(run->opt->command, o->cutoff, &res, gsvd_geno_sample_ids(g), &gr);
+    if (rc == GSVD_OK)
+        rc = lib_run_write(run, gr, run->src->input_format);
+    if (lib_world()) /* rank 0's write (and every rank's result): every rank learns how it went */
+        rc = gsvd_comm_agree(lib_world(), rc, NULL);
+    if (rc < 0)
+        goto out;
     rc = lib_result_new(run->ctx, GENSVD_RELATED, gr, run->src->input_format, &run->out);
     gr = NULL; /* adopted, also on failure */
 out:

@@ -182,6 +182,10 @@ const char *gsvd_pca_stop_name(enum gsvd_pca_stop r); /* "bound", "subspace", "e
  * cuts allow.  A rank may get an empty part when there are more ranks than groups. */
 void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, int size,
                     uint64_t *part_start, uint64_t *part_stop);
+/* The same cut at multiples of `run` (> 0) variants: gsvd_pca_split with the Gram row group,
+ * a distributed projection with GSVD_PROJECT_RUN (analysis/pca/project.h). */
+void gsvd_pca_split_runs(uint64_t run, uint64_t start, uint64_t stop, int rank, int size,
+                         uint64_t *part_start, uint64_t *part_stop);
 
 /* Cut n_groups groups holding kept[j] kept variants each into `size` contiguous runs, balanced
  * by kept variants: run r is groups [cuts[r], cuts[r + 1]) (cuts has size + 1 entries; cuts[0]

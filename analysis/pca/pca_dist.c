@@ -1,9 +1,9 @@
 /* analysis/pca/pca_dist.c - a distributed PCA run: the ranks' parts of the variants (pca.h:
- * gsvd_pca_split, gsvd_pca_split_kept) and the collectives (pca_internal.h): agreeing on
- * failures, summing exact parts and filter counts, rebalancing the parts after the first pass,
- * gathering the variant rows on rank 0.
- * With no communicator each succeeds at once, which is how one-process runs call them; the
- * rebalancing after the first pass is called under a communicator only. */
+ * gsvd_pca_split, gsvd_pca_split_runs, gsvd_pca_split_kept) and the collectives (pca_internal.h):
+ * agreeing on failures, summing exact parts and filter counts, rebalancing the parts after the
+ * first pass, gathering the variant rows on rank 0. With no communicator each succeeds at once,
+ * which is how one-process runs call them; the rebalancing after the first pass is called under a
+ * communicator only. */
 #include "gsvd_config.h"
 #include "analysis/pca/pca_internal.h"
 
@@ -89,7 +89,13 @@ out:
 void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, int size,
                     uint64_t *part_start, uint64_t *part_stop)
 {
-    uint64_t G = gsvd_backend_gram_group_rows(n_samples);
+    gsvd_pca_split_runs(gsvd_backend_gram_group_rows(n_samples), start, stop, rank, size,
+                        part_start, part_stop);
+}
+
+void gsvd_pca_split_runs(uint64_t G, uint64_t start, uint64_t stop, int rank, int size,
+                         uint64_t *part_start, uint64_t *part_stop)
+{
     uint64_t first = start / G, last = stop > start ? (stop - 1) / G + 1 : first;
     uint64_t groups = last - first, a, b;
     if (size < 1)

@@ -11,9 +11,11 @@
 #include "analysis/cpu/blas_room.h"
 #include "analysis/scan/gblock_std.h"
 #include "common/alloc.h"
+#include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
 #include "common/parallel.h"
+#include "common/xsum.h"
 
 const char *gsvd_shrinkage_name(enum gsvd_shrinkage s)
 {
@@ -190,11 +192,21 @@ void gsvd_project_result_free(struct gsvd_project_result *r)
 /* ---- the scan ------------------------------------------------------------------------- */
 
 /* Samples per product group (a fixed split, so that the sums do not depend on the thread
- * count) and reference rows per product. */
+ * count).  The rows of a product ("cell") are the matched rows of one block inside one aligned
+ * run of GROUP_VARIANTS variants (variant indices of the array), so the cells do not depend on
+ * how the variants are split between processes (cut at multiples of GROUP_VARIANTS:
+ * gsvd_pca_split_runs) either. */
 #define GROUP_SAMPLES 256
-#define GROUP_ROWS 256
+#define GROUP_VARIANTS GSVD_PROJECT_RUN
+#define GROUP_ROWS GROUP_VARIANTS /* matched rows of a cell, at most */
 /* Integer dosages go through a table: ploidy <= this (gsvd_project_run checks). */
 #define GSVD_MAX_PLOIDY_LUT 127
+
+/* One exact sum per value (common/xsum.h): hi holds the value's grid part, lo the rest. */
+struct xsums {
+    double *hi, *lo;
+    struct gsvd_xgrid grid;
+};
 
 struct scan_ctx {
     const struct gsvd_pca_model *ref;
@@ -203,6 +215,8 @@ struct scan_ctx {
     double *scores, *sumsq; /* n x k, n */
     float ploidy;
     int is_float;
+    uint64_t base;       /* map index of the range's first variant */
+    uint64_t vs;         /* the range's first variant (index in the array) */
     uint64_t *missing_t; /* per thread */
     double *zbuf;        /* per thread: GROUP_ROWS x GROUP_SAMPLES */
     /* least squares: per sample the packed upper triangle of V_O'V_O and |O| (kk1 values) */
@@ -210,7 +224,12 @@ struct scan_ctx {
     size_t kk1;   /* k (k + 1) / 2 + 1 */
     double *gram; /* n x kk1 */
     double *obuf; /* per thread: GROUP_ROWS x GROUP_SAMPLES, 1 where a call, 0 where missing */
-    /* the block at hand: its matched rows */
+    /* integer input: every cell's products are added exactly (scores, sumsq and gram are
+     * then the hi parts); float input (no bound): in place, in cell order */
+    int exact;
+    struct xsums xs, xq, xg; /* scores, sums of squares, Grams */
+    double *tbuf;            /* per thread: GROUP_SAMPLES x max(k, kk1), a cell's products */
+    /* the block at hand: its matched rows, cut into cells */
     const struct gsvd_gblock *blk;
     size_t n_rows, rows_cap;
     size_t *row;               /* row in the block */
@@ -218,6 +237,7 @@ struct scan_ctx {
     uint8_t *flip;             /* dosage flips */
     double *vb;                /* n_rows x k: the reference loadings of those rows */
     double *pb;                /* least squares: n_rows x kk1, v v' packed and 1 */
+    size_t *cell, n_cells;     /* cell c: matched rows cell[c] .. cell[c + 1] */
     uint64_t done, n_variants; /* progress: variants of the range scanned, of all */
     const struct gsvd_progress *progress;
 };
@@ -277,36 +297,67 @@ static void zrow(const struct scan_ctx *c, size_t r, int64_t rj, int flip, size_
     *miss += m;
 }
 
-/* Thread t: sample groups t, t + threads, ...; each group's scores += Z_g' V_b by dgemm over
- * row slices of GROUP_ROWS, in row order (least squares: its Grams += O_g' P_b too). */
+/* t[0 .. rows x cols) added exactly to the sums at rows x cols values from `at` on. */
+static void xsums_add(const struct xsums *x, size_t at, const double *t, size_t len)
+{
+    for (size_t e = 0; e < len; e++)
+        gsvd_xsum_add(&x->hi[at + e], &x->lo[at + e], t[e], &x->grid);
+}
+
+/* The products of one cell (rows a .. a + rb) for the samples i0 .. i0 + gs, z and o holding
+ * their standardised values and call masks: added in place (float input) or as exact terms. */
+static void cell_products(struct scan_ctx *c, size_t a, size_t rb, size_t i0, size_t gs,
+                          const double *z, const double *o, double *t)
+{
+    size_t k = c->k, kk1 = c->kk1;
+    for (size_t i = 0; i < gs; i++) { /* per sample, in row order */
+        double ss = c->exact ? 0.0 : c->sumsq[i0 + i];
+        for (size_t r = 0; r < rb; r++)
+            ss += z[r * gs + i] * z[r * gs + i];
+        if (c->exact)
+            gsvd_xsum_add(&c->xq.hi[i0 + i], &c->xq.lo[i0 + i], ss, &c->xq.grid);
+        else
+            c->sumsq[i0 + i] = ss;
+    }
+    if (!c->exact) {
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)k, (int)rb, 1.0, z,
+                    (int)gs, c->vb + a * k, (int)k, 1.0, c->scores + i0 * k, (int)k);
+        if (o)
+            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)kk1, (int)rb, 1.0, o,
+                        (int)gs, c->pb + a * kk1, (int)kk1, 1.0, c->gram + i0 * kk1, (int)kk1);
+        return;
+    }
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)k, (int)rb, 1.0, z, (int)gs,
+                c->vb + a * k, (int)k, 0.0, t, (int)k);
+    xsums_add(&c->xs, i0 * k, t, gs * k);
+    if (o) {
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)kk1, (int)rb, 1.0, o,
+                    (int)gs, c->pb + a * kk1, (int)kk1, 0.0, t, (int)kk1);
+        xsums_add(&c->xg, i0 * kk1, t, gs * kk1);
+    }
+}
+
+/* Thread t: sample groups t, t + threads, ...; each group's scores += Z_g' V_b by dgemm per
+ * cell, in row order (least squares: its Grams += O_g' P_b too). */
 static int scan_share(void *vctx, size_t t)
 {
     struct scan_ctx *c = vctx;
-    size_t k = c->k, groups = (c->n + GROUP_SAMPLES - 1) / GROUP_SAMPLES;
+    size_t groups = (c->n + GROUP_SAMPLES - 1) / GROUP_SAMPLES;
+    size_t tcols = c->kk1 > c->k ? c->kk1 : c->k;
     double *z = c->zbuf + t * GROUP_ROWS * GROUP_SAMPLES;
     double *o = c->lsq ? c->obuf + t * GROUP_ROWS * GROUP_SAMPLES : NULL;
+    double *tb = c->tbuf ? c->tbuf + t * GROUP_SAMPLES * tcols : NULL;
     uint64_t miss = 0;
 
     for (size_t gi = t; gi < groups; gi += c->threads) {
         size_t i0 = gi * GROUP_SAMPLES, i1 = i0 + GROUP_SAMPLES < c->n ? i0 + GROUP_SAMPLES : c->n,
                gs = i1 - i0;
-        for (size_t a = 0; a < c->n_rows; a += GROUP_ROWS) {
-            size_t rb = c->n_rows - a < GROUP_ROWS ? c->n_rows - a : GROUP_ROWS;
+        for (size_t ci = 0; ci < c->n_cells; ci++) {
+            size_t a = c->cell[ci], rb = c->cell[ci + 1] - a;
             for (size_t r = 0; r < rb; r++)
                 zrow(c, c->row[a + r], c->rj[a + r], c->flip[a + r], i0, i1, z + r * gs,
                      o ? o + r * gs : NULL, &miss);
-            for (size_t i = 0; i < gs; i++) { /* per sample, in row order */
-                double ss = c->sumsq[i0 + i];
-                for (size_t r = 0; r < rb; r++)
-                    ss += z[r * gs + i] * z[r * gs + i];
-                c->sumsq[i0 + i] = ss;
-            }
-            cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)k, (int)rb, 1.0, z,
-                        (int)gs, c->vb + a * k, (int)k, 1.0, c->scores + i0 * k, (int)k);
-            if (o)
-                cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)c->kk1, (int)rb,
-                            1.0, o, (int)gs, c->pb + a * c->kk1, (int)c->kk1, 1.0,
-                            c->gram + i0 * c->kk1, (int)c->kk1);
+            cell_products(c, a, rb, i0, gs, z, o, tb);
         }
     }
     c->missing_t[t] += miss;
@@ -322,10 +373,12 @@ static void pack_outer(const double *v, size_t k, double *p)
     *p = 1.0;
 }
 
+/* A block: its matched rows, their loadings and cells, then the products on the threads. */
 static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
 {
     struct scan_ctx *c = vctx;
     size_t k = c->k, row = 0;
+    uint64_t group = UINT64_MAX;
     int rc = GSVD_OK;
 
     if (blk->n_rows > c->rows_cap) {
@@ -334,28 +387,35 @@ static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gs
         gsvd_free(c->flip);
         gsvd_free(c->vb);
         gsvd_free(c->pb);
+        gsvd_free(c->cell);
         c->pb = NULL;
         c->rows_cap = blk->n_rows;
+        c->cell = gsvd_malloc((c->rows_cap + 1) * sizeof *c->cell);
         c->row = gsvd_malloc(c->rows_cap * sizeof *c->row);
         c->rj = gsvd_malloc(c->rows_cap * sizeof *c->rj);
         c->flip = gsvd_malloc(c->rows_cap);
         c->vb = gsvd_malloc(c->rows_cap * k * sizeof *c->vb);
         if (c->lsq)
             c->pb = gsvd_malloc(c->rows_cap * c->kk1 * sizeof *c->pb);
-        if (!c->row || !c->rj || !c->flip || !c->vb || (c->lsq && !c->pb)) {
+        if (!c->row || !c->rj || !c->flip || !c->vb || !c->cell || (c->lsq && !c->pb)) {
             c->rows_cap = 0;
             return GSVD_ENOMEM;
         }
     }
     c->n_rows = 0;
+    c->n_cells = 0;
     for (size_t j = 0; j < info->n_variants; j++) {
         if (!info->kept[j])
             continue;
         size_t r = row++;
-        uint64_t tv = info->first + j;
+        uint64_t tv = c->base + info->first + j;
         int64_t rj = c->map->ref[tv];
         if (rj < 0)
             continue;
+        if ((c->vs + info->first + j) / GROUP_VARIANTS != group) { /* a new cell */
+            group = (c->vs + info->first + j) / GROUP_VARIANTS;
+            c->cell[c->n_cells++] = c->n_rows;
+        }
         c->row[c->n_rows] = r;
         c->rj[c->n_rows] = rj;
         c->flip[c->n_rows] = c->map->flip[tv];
@@ -365,6 +425,7 @@ static int scan_block(void *vctx, const struct gsvd_gblock *blk, const struct gs
         c->n_rows++;
     }
     if (c->n_rows > 0) {
+        c->cell[c->n_cells] = c->n_rows;
         c->blk = blk;
         rc = gsvd_blas_parallel(c->threads, scan_share, c);
     }
@@ -637,6 +698,92 @@ out:
     return rc;
 }
 
+/* The grids of the exact sums, from a bound on every sum that any subset of the matched
+ * variants gives (the same on every process: from the map and the reference alone): per
+ * variant the largest |z| of its ploidy + 1 dosages and the largest |v| of its loadings;
+ * |score| <= sum |z| |v|, sumsq <= sum z^2, the Gram's entries <= sum max(v^2, 1). */
+static void exact_grids(struct scan_ctx *c, uint64_t n_map)
+{
+    double bs = 0, bq = 0, bg = 0;
+    size_t np = (size_t)c->ploidy, k = c->k;
+    for (uint64_t tv = 0; tv < n_map; tv++) {
+        int64_t rj = c->map->ref[tv];
+        double zmax = 0, vmax = 0;
+        if (rj < 0)
+            continue;
+        float center = (float)c->ref->mean[rj], scale = (float)c->ref->scale[rj];
+        for (size_t d = 0; d <= np; d++) {
+            double z = fabs((double)(((float)d - center) * scale));
+            zmax = z > zmax ? z : zmax;
+        }
+        for (size_t q = 0; q < k; q++) {
+            double v = fabs(c->ref->v[(size_t)rj * k + q]);
+            vmax = v > vmax ? v : vmax;
+        }
+        bs += zmax * vmax;
+        bq += zmax * zmax;
+        bg += vmax * vmax > 1 ? vmax * vmax : 1;
+    }
+    /* a margin for the rounding of the cells' products */
+    c->xs.grid = gsvd_xsum_grid(bs * (1 + 0x1p-20));
+    c->xq.grid = gsvd_xsum_grid(bq * (1 + 0x1p-20));
+    c->xg.grid = gsvd_xsum_grid(bg * (1 + 0x1p-20));
+}
+
+/* The exact sums of every process added up (each value hi + lo after), the missing calls
+ * too; with no communicator the local sums.  A failure on any process fails them all. */
+static int exact_total(struct scan_ctx *c, gsvd_comm *comm, struct gsvd_project_result *r)
+{
+    struct xsums *xs[3] = {&c->xs, &c->xq, c->lsq ? &c->xg : NULL};
+    size_t len[3] = {c->n * c->k, c->n, c->n * c->kk1};
+    int rc = GSVD_OK;
+
+    for (size_t t = 0; t < c->threads; t++)
+        r->n_missing_calls += c->missing_t[t];
+    GSVD_TRY(gsvd_comm_sum_u64(comm, &r->n_missing_calls, 1));
+    for (size_t a = 0; a < 3; a++) {
+        if (!xs[a] || !c->exact)
+            continue;
+        GSVD_TRY(gsvd_comm_sum_f64(comm, xs[a]->hi, len[a]));
+        GSVD_TRY(gsvd_comm_sum_f64(comm, xs[a]->lo, len[a]));
+        for (size_t i = 0; i < len[a]; i++)
+            xs[a]->hi[i] = gsvd_xsum_value(xs[a]->hi[i], xs[a]->lo[i]);
+    }
+out:
+    return rc;
+}
+
+/* The buffers of the scan (c's threads, k and least squares set); GSVD_ENOMEM. */
+static int scan_alloc(struct scan_ctx *c, struct gsvd_project_result *r)
+{
+    size_t n = c->n ? c->n : 1, k = c->k, kk1 = c->kk1, tcols = kk1 > k ? kk1 : k;
+    size_t cell = GROUP_ROWS * GROUP_SAMPLES;
+
+    r->scores = gsvd_calloc(n * k, sizeof *r->scores);
+    c->sumsq = gsvd_calloc(n, sizeof *c->sumsq);
+    c->missing_t = gsvd_calloc(c->threads, sizeof *c->missing_t);
+    c->zbuf = gsvd_malloc(c->threads * cell * sizeof *c->zbuf);
+    if (c->lsq) {
+        c->gram = gsvd_calloc(n * kk1, sizeof *c->gram);
+        c->obuf = gsvd_malloc(c->threads * cell * sizeof *c->obuf);
+    }
+    if (c->exact) {
+        c->xs.lo = gsvd_calloc(n * k, sizeof(double));
+        c->xq.lo = gsvd_calloc(n, sizeof(double));
+        c->xg.lo = c->lsq ? gsvd_calloc(n * kk1, sizeof(double)) : NULL;
+        c->tbuf = gsvd_malloc(c->threads * GROUP_SAMPLES * tcols * sizeof *c->tbuf);
+    }
+    if (!r->scores || !c->sumsq || !c->missing_t || !c->zbuf ||
+        (c->lsq && (!c->gram || !c->obuf)) ||
+        (c->exact && (!c->xs.lo || !c->xq.lo || !c->tbuf || (c->lsq && !c->xg.lo))))
+        return GSVD_ENOMEM;
+    c->scores = r->scores;
+    c->xs.hi = r->scores;
+    c->xq.hi = c->sumsq;
+    c->xg.hi = c->gram;
+    return GSVD_OK;
+}
+
 int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
                      const struct gsvd_project_map *map, const struct gsvd_project_params *p,
                      struct gsvd_project_result **out)
@@ -644,9 +791,12 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
     struct gsvd_project_result *r = NULL;
     struct scan_ctx c = {0};
     size_t n = gsvd_geno_n_samples(g), k = ref->k;
-    int rc = GSVD_OK, saved_threads;
+    uint64_t os, oe, vs, ve;
+    int rc = GSVD_OK, saved_threads, distributed = gsvd_comm_size(p->comm) > 1;
 
     *out = NULL;
+    gsvd_geno_open_range(g, &os, &oe);
+    gsvd_geno_range(g, &vs, &ve);
     if (gsvd_geno_ploidy(g) != ref->ploidy) {
         gsvd_log_error("%s has ploidy %zu, the reference PCs ploidy %zu (set --ploidy for a "
                        "dosage array)",
@@ -657,9 +807,9 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
         gsvd_log_error("projection: ploidy %zu above %d", ref->ploidy, GSVD_MAX_PLOIDY_LUT);
         return GSVD_EINVAL;
     }
-    if (map->n != gsvd_geno_n_variants(g) || !ref->v) {
+    if (map->n != oe - os || !ref->v) {
         gsvd_log_error("internal error: a variant map of %llu variants for %llu variants",
-                       (unsigned long long)map->n, (unsigned long long)gsvd_geno_n_variants(g));
+                       (unsigned long long)map->n, (unsigned long long)(oe - os));
         return GSVD_EINVAL;
     }
     if (map->counts.matched == 0) {
@@ -667,14 +817,26 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
                        gsvd_geno_array_name(g));
         return GSVD_EDEGENERATE;
     }
-    if (!(r = gsvd_calloc(1, sizeof *r)))
-        return GSVD_ENOMEM;
+    if (distributed && gsvd_geno_is_float(g)) { /* as every process finds: one says it */
+        if (gsvd_comm_rank(p->comm) == 0)
+            gsvd_log_error("%s: float input has no bound for exact sums; a distributed "
+                           "projection needs integer genotypes (run it as one process)",
+                           gsvd_geno_array_name(g));
+        return GSVD_EUNSUPPORTED;
+    }
+    /* from here a failure reaches the others at the agreement after the scan */
+    if (!(r = gsvd_calloc(1, sizeof *r))) {
+        rc = GSVD_ENOMEM;
+        goto agree;
+    }
     r->n = n;
     r->k = k;
     c.ref = ref;
     c.map = map;
     c.n = n;
     c.k = k;
+    c.base = vs - os;
+    c.vs = vs;
     c.threads = p->n_threads ? p->n_threads : 1;
     if (c.threads > (n + GROUP_SAMPLES - 1) / GROUP_SAMPLES) /* one group per thread at most */
         c.threads = n ? (n + GROUP_SAMPLES - 1) / GROUP_SAMPLES : 1;
@@ -682,36 +844,27 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
         c.threads = GSVD_PARALLEL_MAX;
     c.ploidy = (float)ref->ploidy;
     c.is_float = gsvd_geno_is_float(g);
+    c.exact = !c.is_float;
     c.progress = &p->progress;
     c.lsq = p->missing == GSVD_PROJ_MISSING_LSQ;
     c.kk1 = k * (k + 1) / 2 + 1;
-    {
-        uint64_t vs, ve;
-        gsvd_geno_range(g, &vs, &ve);
-        c.n_variants = ve - vs;
+    c.n_variants = ve - vs;
+    if (c.exact)
+        exact_grids(&c, map->n);
+    rc = scan_alloc(&c, r);
+    if (rc == GSVD_OK) {
+        /* single-threaded BLAS: the sample groups are the parallelism */
+        saved_threads = gsvd_blas_get_threads();
+        gsvd_blas_set_threads(1);
+        rc = gsvd_geno_scan(g, scan_block, &c);
+        gsvd_blas_set_threads(saved_threads);
     }
-    r->scores = gsvd_calloc((n ? n : 1) * k, sizeof *r->scores);
-    c.sumsq = gsvd_calloc(n ? n : 1, sizeof *c.sumsq);
-    c.missing_t = gsvd_calloc(c.threads, sizeof *c.missing_t);
-    c.zbuf = gsvd_malloc(c.threads * GROUP_ROWS * GROUP_SAMPLES * sizeof *c.zbuf);
-    if (c.lsq) {
-        c.gram = gsvd_calloc((n ? n : 1) * c.kk1, sizeof *c.gram);
-        c.obuf = gsvd_malloc(c.threads * GROUP_ROWS * GROUP_SAMPLES * sizeof *c.obuf);
-    }
-    if (!r->scores || !c.sumsq || !c.missing_t || !c.zbuf || (c.lsq && (!c.gram || !c.obuf))) {
-        rc = GSVD_ENOMEM;
-        goto out;
-    }
-    c.scores = r->scores;
-    /* single-threaded BLAS: the sample groups are the parallelism */
-    saved_threads = gsvd_blas_get_threads();
-    gsvd_blas_set_threads(1);
-    rc = gsvd_geno_scan(g, scan_block, &c);
-    gsvd_blas_set_threads(saved_threads);
+agree:
+    if (p->comm) /* every process's part read, or none goes on */
+        rc = gsvd_comm_agree(p->comm, rc, NULL);
     if (rc < 0)
         goto out;
-    for (size_t t = 0; t < c.threads; t++)
-        r->n_missing_calls += c.missing_t[t];
+    GSVD_TRY(exact_total(&c, p->comm, r));
     GSVD_TRY(finish(&c, p->shrinkage, r));
 out:
     gsvd_free(c.sumsq);
@@ -720,6 +873,11 @@ out:
     gsvd_free(c.pb);
     gsvd_free(c.missing_t);
     gsvd_free(c.zbuf);
+    gsvd_free(c.tbuf);
+    gsvd_free(c.xs.lo);
+    gsvd_free(c.xq.lo);
+    gsvd_free(c.xg.lo);
+    gsvd_free(c.cell);
     gsvd_free(c.row);
     gsvd_free(c.rj);
     gsvd_free(c.flip);

@@ -14,9 +14,13 @@
  *
  * Scores: z = ((float)d - (float)mean_j) * (float)(1 / sigma_j) in float32, exactly as the PCA
  * standardised the reference (analysis/scan/gblock_std.h), a missing call z = 0 (the reference
- * mean: mean imputation), and score_iq = sum_j z_ij V_jq in float64 over matched variants (dgemm on
- * fixed groups of 256 samples x 256 rows, the groups in row order, so the result does not
- * depend on the thread count).  For a reference sample with every variant matched this is
+ * mean: mean imputation), and score_iq = sum_j z_ij V_jq in float64 over matched variants: dgemm
+ * on fixed cells of 256 samples x the matched rows of one block inside one aligned run of 256
+ * variants, and on integer genotypes the cells' products added exactly (common/xsum.h, grids
+ * from a bound of |z| |V| over the matched variants), so the result depends neither on the
+ * thread count nor on how the variants are split between processes (float input, which has
+ * no such bound, adds the cells in row order and runs as one process).  For a reference
+ * sample with every variant matched this is
  * Z^T V = U S: its own PCA score.
  *
  * Least squares (GSVD_PROJ_MISSING_LSQ, smartpca's lsqproject): with O_i the matched variants
@@ -24,11 +28,10 @@
  * (V_O' V_O)^{-1} V_O' z_O.  V_O' z_O is the score above (a missing call adds 0); the k x k
  * Gram V_O' V_O (its upper triangle, packed) and the count |O_i| are summed per sample in
  * float64 by dgemm of the 0/1 call mask against the rows' packed outer products v_j v_j', on
- * the same fixed groups.  Solved by Cholesky (dpotrf, dpotrs); a sample with |O_i| < k, a
- * Gram that is not positive definite or has reciprocal condition number (1-norm, dpocon)
- * below GSVD_PROJ_LSQ_RCOND gets NaN scores (counted in n_singular).  For a complete sample
- * with every reference variant matched V_O' V_O = I and the scores equal the plain ones up to
- * rounding.
+ * the same cells, added the same way.  Solved by Cholesky (dpotrf, dpotrs); a sample with |O_i| <
+ * k, a Gram that is not positive definite or has reciprocal condition number (1-norm, dpocon) below
+ * GSVD_PROJ_LSQ_RCOND gets NaN scores (counted in n_singular).  For a complete sample with every
+ * reference variant matched V_O' V_O = I and the scores equal the plain ones up to rounding.
  *
  * Shrinkage correction (projected scores of samples outside the fit shrink towards 0 when
  * variants outnumber reference samples):
@@ -56,6 +59,7 @@
 #include "analysis/scan/genotype.h"
 #include "analysis/pca/pca_store.h"
 #include "analysis/scan/variant_ids.h"
+#include "common/comm.h"
 #include "common/progress.h"
 GSVD_EXTERN_C_BEGIN
 
@@ -103,6 +107,11 @@ struct gsvd_project_params {
     enum gsvd_shrinkage shrinkage;  /* correction of the scores */
     enum gsvd_proj_missing missing; /* how a missing call counts */
     struct gsvd_progress progress;  /* per block ("projection"), in variants */
+    gsvd_comm *comm;                /* distributed run (borrowed), or NULL: one process.  Each
+                                       process scans its own part of the variants (g restricted
+                                       to gsvd_pca_split_runs' part, GSVD_PROJECT_RUN); the
+                                       parts' exact sums are
+                                       added on every process, which then holds the result */
 };
 
 struct gsvd_project_result {
@@ -113,11 +122,18 @@ struct gsvd_project_result {
     size_t n_singular;        /* least squares: samples left NaN (too few calls) */
 };
 
+/* The runs of variants (multiples of this in the array) whose products are added as one term:
+ * a distributed projection cuts its processes' parts there (gsvd_pca_split_runs). */
+#define GSVD_PROJECT_RUN 256
+
 /* Project the samples of g onto `ref` (both borrowed).  g must be opened with scaler
  * GSVD_SCALER_NONE and no filters (every variant with a call comes through as dosages), its
- * ploidy equal ref->ploidy, and map->n == its variant count.  Caller frees *out with
- * gsvd_project_result_free.  GSVD_EINVAL (logged: a map or ploidy that does not fit),
- * GSVD_EDEGENERATE (logged: no matched variant; or AP without the trace), read errors.
+ * ploidy equal ref->ploidy.  Caller frees *out with
+ * gsvd_project_result_free.  map->n is the variant count of the range g was opened with; a
+ * distributed run restricts g to its part (gsvd_geno_restrict) before.  GSVD_EINVAL (logged: a
+ * map or ploidy that does not fit), GSVD_EDEGENERATE (logged: no matched variant; or AP
+ * without the trace), GSVD_EUNSUPPORTED (logged on rank 0: float input in a distributed run),
+ * read errors; in a distributed run a failure of another process is GSVD_EPEER (logged).
  * Least squares: singular samples are NaN rows, counted in n_singular and in one warning. */
 GSVD_NODISCARD int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
                                     const struct gsvd_project_map *map,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/alloc.h"
+#include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
 
@@ -219,6 +220,48 @@ static int collect_band(void *ctx, const struct gsvd_pdist_band *b)
     return GSVD_OK;
 }
 
+/* The selection from the pairs into keep[n], and the counts of *out. */
+static int select_rank0(size_t n, const struct collect *c, const struct gsvd_pdist_summary *sum,
+                        uint8_t *keep, struct gsvd_related_result *out)
+{
+    uint8_t *seen = NULL;
+    int64_t removed = gsvd_related_select(n, c->pairs, c->n_pairs, keep);
+
+    if (removed < 0)
+        return (int)removed;
+    out->n_unrelated = n - (size_t)removed;
+    out->n_pairs = c->n_pairs;
+    out->n_variants = sum->m;
+    out->n_missing = sum->n_missing;
+    if (!(seen = gsvd_calloc(n ? n : 1, 1)))
+        return GSVD_ENOMEM;
+    for (uint64_t k = 0; k < 2 * c->n_pairs; k++)
+        seen[c->pairs[k]] = 1;
+    for (size_t i = 0; i < n; i++)
+        out->n_related += seen[i];
+    gsvd_free(seen);
+    return GSVD_OK;
+}
+
+/* A distributed run: rank 0's selection and counts to every rank (each then holds the
+ * result), once every rank knows that each succeeded. */
+static int share(gsvd_comm *comm, int rc, size_t n, uint8_t *keep, struct gsvd_related_result *out)
+{
+    uint64_t v[5] = {out->n_unrelated, out->n_pairs, out->n_related, out->n_variants,
+                     out->n_missing};
+
+    GSVD_TRY(gsvd_comm_agree(comm, rc, NULL));
+    GSVD_TRY(gsvd_comm_bcast(comm, v, sizeof v, 0));
+    GSVD_TRY(gsvd_comm_bcast(comm, keep, n, 0));
+    out->n_unrelated = (size_t)v[0];
+    out->n_pairs = v[1];
+    out->n_related = (size_t)v[2];
+    out->n_variants = v[3];
+    out->n_missing = v[4];
+out:
+    return rc;
+}
+
 int gsvd_related_run(gsvd_geno *g, const struct gsvd_related_params *p,
                      struct gsvd_related_result *out)
 {
@@ -227,7 +270,7 @@ int gsvd_related_run(gsvd_geno *g, const struct gsvd_related_params *p,
     struct collect c = {.cutoff = p->cutoff};
     size_t n = gsvd_geno_n_samples(g);
     uint8_t *keep = NULL;
-    int64_t removed;
+    int me = gsvd_comm_rank(p->pd.comm), distributed = gsvd_comm_size(p->pd.comm) > 1;
     int rc = GSVD_OK;
 
     memset(out, 0, sizeof *out);
@@ -243,37 +286,27 @@ int gsvd_related_run(gsvd_geno *g, const struct gsvd_related_params *p,
     }
     pd.metric = GSVD_PDIST_KING;
     pd.missing = GSVD_PDIST_PAIRWISE;
-    GSVD_TRY(gsvd_pdist_run(g, &pd, collect_band, &c, &sum));
-    if (gsvd_comm_rank(pd.comm) != 0)
-        goto out; /* rank 0 has the pairs */
-    if (!(keep = gsvd_malloc(n ? n : 1))) {
+    rc = gsvd_pdist_run(g, &pd, me == 0 ? collect_band : NULL, &c, &sum);
+    if (distributed) {
+        /* the others may wait in a send to rank 0: a failure there ends the run (its cause
+         * logged); otherwise every rank learns whether the bands were computed */
+        if (rc < 0 && me == 0)
+            gsvd_comm_abort(pd.comm, 1);
+        rc = gsvd_comm_agree(pd.comm, rc, NULL);
+    }
+    if (rc < 0)
+        goto out;
+    if (!(keep = gsvd_malloc(n ? n : 1)))
         rc = GSVD_ENOMEM;
+    if (rc == GSVD_OK && me == 0) /* rank 0 has the pairs */
+        rc = select_rank0(n, &c, &sum, keep, out);
+    if (distributed)
+        rc = share(pd.comm, rc, n, keep, out);
+    if (rc < 0)
         goto out;
-    }
-    removed = gsvd_related_select(n, c.pairs, c.n_pairs, keep);
-    if (removed < 0) {
-        rc = (int)removed;
-        goto out;
-    }
     out->n = n;
     out->unrelated = keep;
     keep = NULL;
-    out->n_unrelated = n - (size_t)removed;
-    out->n_pairs = c.n_pairs;
-    out->n_variants = sum.m;
-    out->n_missing = sum.n_missing;
-    {
-        uint8_t *seen = gsvd_calloc(n ? n : 1, 1);
-        if (!seen) {
-            rc = GSVD_ENOMEM;
-            goto out;
-        }
-        for (uint64_t k = 0; k < 2 * c.n_pairs; k++)
-            seen[c.pairs[k]] = 1;
-        for (size_t i = 0; i < n; i++)
-            out->n_related += seen[i];
-        gsvd_free(seen);
-    }
 out:
     gsvd_free(keep);
     gsvd_free(c.pairs);

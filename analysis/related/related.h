@@ -40,7 +40,11 @@ struct gsvd_related_result {
  * of ploidy 2), then the greedy selection.  Returns GSVD_OK with *out filled, GSVD_EINVAL
  * (logged: a cutoff outside [-1, 0.5)), GSVD_EUNSUPPORTED (logged: float input or a ploidy
  * other than 2), GSVD_ENOMEM, or the pdist engine's errors (read errors, memory).  On failure
- * *out is left empty. */
+ * *out is left empty.  A distributed run (p->pd.comm): the ranks compute their bands of the
+ * kinship (the pdist engine), rank 0 collects the pairs in row order and selects, and every
+ * rank receives its selection, so each holds the one-process result; a failure on rank 0
+ * ends the run (gsvd_comm_abort: the others may wait in a send), one elsewhere is GSVD_EPEER
+ * (logged) on the others. */
 GSVD_NODISCARD int gsvd_related_run(gsvd_geno *g, const struct gsvd_related_params *p,
                                     struct gsvd_related_result *out);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/mpi/test_mpi.sh GENSVD - `mpirun -n R gensvd pca|pdist` (Open MPI) gives the same
+# tests/mpi/test_mpi.sh GENSVD - `mpirun -n R gensvd pca|pdist|project|related` (Open MPI) gives the same
 # bytes as one process without mpirun: pca for R = 1..4, randomized and exact, with loadings
 # (exact also with --gram-kernel amx and i8 for R = 2, 3 where the CPU has AMX),
 # on simulated data with missing calls (several Gram groups per rank) and on the bundled
@@ -7,7 +7,9 @@
 # that drops most of the first half), --fit-samples, --outlier-iter (with --tw); pdist for
 # R = 2..4 with the bit-plane and generic kernels, p-distance and --haplotypes, square and condensed, with and without --memory bands; a corrupt chunk
 # stops every rank with exit 1, names the cause, and leaves no output; so does rank 0 out of
-# memory for the loadings it gathers.  The single-process results are checked against numpy elsewhere
+# memory for the loadings it gathers; project (mean and least squares, shrinkage corrections,
+# a variant range) and related for R = 1..3, a corrupt chunk stopping each, float dosages
+# refused by project; ldprune and simulate refuse to start.  The single-process results are checked against numpy elsewhere
 # (pca_oracles, pca_scale); here the oracle is the one-process run of the same binary, which
 # shares no reduction order with the distributed runs.
 set -u
@@ -272,10 +274,106 @@ check "pdist - under mpirun: usage exit" test $? = 2
 check "pdist - under mpirun: message" grep -q 'not standard input' "$T/stdin.err"
 check "pdist - under mpirun: said once" test "$(grep -c 'not standard input' "$T/stdin.err")" = 1
 
+# project: each rank scans its part of the variants (runs of 256), the parts' exact sums are
+# added; the scores of the HapMap3 samples on their own PCs (k 4) and of the simulated
+# samples on PCs of every other sample, with the mean and the least-squares treatment of
+# missing calls, the shrinkage corrections and a variant range; TSV and Zarr bytes of one
+# process for R = 1..3
+HM=$ROOT/testdata/realdata/hapmap3.vcz
+"$G" pca --device cpu "$HM" -k 4 --loadings -q -o "$T/hm_pcs.zarr" &&
+    awk 'NR > 1 && NR % 2 == 0 { print $1 }' "$T/local.tsv" >"$T/even.txt" &&
+    awk 'NR > 1 && NR % 2 == 1 { print $1 }' "$T/local.tsv" >"$T/odd.txt" &&
+    "$G" pca --device cpu "$T/sim.vcz" -k 4 --loadings --samples "$T/even.txt" -q -o "$T/sim_pcs.zarr" ||
+    { echo "FAIL the reference PCs of project"; exit 1; }
+n_case=0
+for pcase in "hm|--missing mean" "hm|--missing lsq" "sim|--missing lsq --shrinkage-correction oadp" \
+    "sim|--shrinkage-correction ap --variants 1000:37000"; do
+    if [ "${pcase%%|*}" = hm ]; then in=(--pcs "$T/hm_pcs.zarr" "$HM"); else
+        in=(--pcs "$T/sim_pcs.zarr" --samples "$T/odd.txt" "$T/sim.vcz"); fi
+    # shellcheck disable=SC2206
+    popts=(${pcase#*|} -q)
+    "$G" project "${in[@]}" "${popts[@]}" -o "$T/p1.zarr" --format tsv >"$T/p1.tsv" ||
+        { echo "FAIL one process project ${popts[*]}"; exit 1; }
+    check "project ${popts[*]}: scores in the TSV" test "$(wc -l <"$T/p1.tsv")" -gt 100
+    # every R for the HapMap3 cases, one R each (2, 3) for the simulated ones
+    rs="1 2 3"
+    [ "${pcase%%|*}" = sim ] && rs=$((2 + n_case % 2)) && n_case=$((n_case + 1))
+    for r in $rs; do
+        "${MR[@]}" "$r" "$G" project "${in[@]}" "${popts[@]}" -t 1 -o "$T/pr.zarr" --format tsv \
+            >"$T/pr.tsv" 2>"$T/pr.err"
+        check "project ${popts[*]} -n $r: exit" test $? = 0
+        check "project ${popts[*]} -n $r: TSV bytes" cmp -s "$T/p1.tsv" "$T/pr.tsv"
+        check "project ${popts[*]} -n $r: Zarr bytes" same_store "$T/p1.zarr" "$T/pr.zarr"
+        rm -rf "$T/pr.zarr"
+    done
+    rm -rf "$T/p1.zarr"
+done
+# -v on rank 0 prints every rank's part
+"${MR[@]}" 3 "$G" project --pcs "$T/hm_pcs.zarr" "$HM" -v -t 1 >/dev/null 2>"$T/pplan.err"
+check "project plan names rank 2's part" grep -q 'rank 2: variants 9728:14389' "$T/pplan.err"
+# a corrupt chunk in one rank's part stops every rank: exit 1, the cause named, no output
+"${MR[@]}" 3 "$G" project --pcs "$T/sim_pcs.zarr" "$T/bad.vcz" -t 1 -o "$T/pbad.zarr" \
+    >/dev/null 2>"$T/projbad.err"
+check "project corrupt chunk: exit 1" test $? = 1
+check "project corrupt chunk: the failing rank names the chunk" \
+    grep -q "^gensvd project: error: rank 2: .*corrupt chunk 'call_genotype/15.0.0'" "$T/projbad.err"
+check "project corrupt chunk: the others name rank 2" grep -q 'rank 1: rank 2 of 3 failed' "$T/projbad.err"
+check "project corrupt chunk: no output" test ! -e "$T/pbad.zarr"
+# float dosages (a raw float64 Zarr v2 array beside the calls) have no bound for the exact
+# sums: one process projects them, several refuse, rank 0 saying why once, and write nothing
+"$G" simulate "$T/small.vcz" -m 600 -n 50 -r 0.01 -c 200,50 -q &&
+    "$G" pca --device cpu "$T/small.vcz" -k 3 --loadings -q -o "$T/small_pcs.zarr" ||
+    { echo "FAIL the small reference"; exit 1; }
+rm -f "$T/small.vcz/.zmetadata"
+python3 - "$T/small.vcz/dos" <<'PY'
+import json, os, struct, sys
+os.makedirs(sys.argv[1])
+json.dump({"zarr_format": 2, "shape": [600, 50], "chunks": [600, 50], "dtype": "<f8",
+           "compressor": None, "fill_value": None, "filters": None, "order": "C"},
+          open(os.path.join(sys.argv[1], ".zarray"), "w"))
+open(os.path.join(sys.argv[1], "0.0"), "wb").write(
+    struct.pack("<30000d", *[float((v * 7 + i) % 3) for v in range(600) for i in range(50)]))
+PY
+"$G" project --pcs "$T/small_pcs.zarr" "$T/small.vcz" --array dos -q >"$T/fl1.tsv"
+check "project float dosages, one process: exit 0" test $? = 0
+"${MR[@]}" 2 "$G" project --pcs "$T/small_pcs.zarr" "$T/small.vcz" --array dos -t 1 -o "$T/fl.zarr" \
+    >/dev/null 2>"$T/fl.err"
+check "project float dosages -n 2: exit 1" test $? = 1
+check "project float dosages -n 2: rank 0 says why, once" \
+    test "$(grep -c '^gensvd project: error: rank 0: .*dos: float input has no bound for exact sums' "$T/fl.err")" = 1
+check "project float dosages -n 2: no output" test ! -e "$T/fl.zarr"
+
+# related: the KING bands shared out as pdist -m king's, the selection on rank 0 and sent to
+# every rank; the HapMap3 store (related pairs), one band and --memory bands, R = 1..3
+"$G" related --device cpu "$HM" -q -o "$T/rel1.zarr" --format tsv >"$T/rel1.tsv" ||
+    { echo "FAIL one process related"; exit 1; }
+check "related: removes someone" test "$(wc -l <"$T/rel1.tsv")" -lt 958
+for mem in "" "--memory 3M"; do
+    for r in 1 2 3; do
+        # shellcheck disable=SC2086
+        "${MR[@]}" "$r" "$G" related --device cpu "$HM" $mem -q -t 1 -o "$T/relr.zarr" --format tsv \
+            >"$T/relr.tsv" 2>"$T/relr.err"
+        check "related $mem -n $r: exit" test $? = 0
+        check "related $mem -n $r: TSV bytes" cmp -s "$T/rel1.tsv" "$T/relr.tsv"
+        check "related $mem -n $r: Zarr bytes" same_store "$T/rel1.zarr" "$T/relr.zarr"
+        rm -rf "$T/relr.zarr"
+    done
+done
+"${MR[@]}" 3 "$G" related --device cpu "$T/pbad.vcz" --memory 24M -t 1 -o "$T/rbad.zarr" \
+    >/dev/null 2>"$T/rbad.err"
+check "related corrupt chunk: exit 1" test $? = 1
+check "related corrupt chunk: the cause is named" grep -q 'call_genotype/3.0.0' "$T/rbad.err"
+check "related corrupt chunk: no output" test ! -e "$T/rbad.zarr"
+
 # commands that do not run distributed say so instead of racing on one output
+"${MR[@]}" 2 "$G" ldprune "$T/sim.vcz" --window 100 -o "$T/ld2.zarr" >/dev/null 2>"$T/ld2.err"
+check "ldprune under mpirun -n 2: usage exit" test $? = 2
+check "ldprune under mpirun -n 2: message" \
+    grep -q '^gensvd ldprune: error: runs as one process; only pca, pdist, project and related run distributed' "$T/ld2.err"
+check "ldprune under mpirun -n 2: no output" test ! -e "$T/ld2.zarr"
 "${MR[@]}" 2 "$G" simulate "$T/s2.vcz" -m 100 -n 10 >/dev/null 2>"$T/sim2.err"
 check "simulate under mpirun -n 2: usage exit" test $? = 2
-check "simulate under mpirun -n 2: message" grep -q 'only pca and pdist run distributed' "$T/sim2.err"
+check "simulate under mpirun -n 2: message" grep -q 'only pca, pdist, project and related run distributed' "$T/sim2.err"
 check "simulate under mpirun -n 2: rank 0 says it, once, in the usage style" \
     test "$(grep -c "^gensvd simulate: error: runs as one process\|^Try 'gensvd simulate --help'\.$" "$T/sim2.err")" = 2
 check "simulate under mpirun -n 2: no output" test ! -e "$T/s2.vcz"
