@@ -36,10 +36,10 @@ B=$out/sim_${M}x${N}
 
 # the halves, the fit and the weights (not timed)
 half=$((N / 2))
-head -n "$half" "$B.fam" | cut -f2 >"$w/fit.ids"
-tail -n +"$((half + 1))" "$B.fam" | cut -f2 >"$w/hold.ids"
-awk '{print $1 "\t" $2}' "$B.fam" | head -n "$half" >"$w/fit.keep"
-awk '{print $1 "\t" $2}' "$B.fam" | tail -n +"$((half + 1))" >"$w/hold.keep"
+awk -v h="$half" 'NR <= h {print $2}' "$B.fam" >"$w/fit.ids"
+awk -v h="$half" 'NR > h {print $2}' "$B.fam" >"$w/hold.ids"
+awk -v h="$half" 'NR <= h {print $1 "\t" $2}' "$B.fam" >"$w/fit.keep"
+awk -v h="$half" 'NR > h {print $1 "\t" $2}' "$B.fam" >"$w/hold.keep"
 "$G" pca "$S" --samples "$w/fit.ids" -k 10 --scaler hwe --loadings -t "$T" -o "$w/fit.zarr" -f -q
 plink2 --bfile "$B" --keep "$w/fit.keep" --freq --threads "$T" --out "$w/fit" >/dev/null
 "$PY" - "$w/fit.zarr" "$B.bim" "$w/weights.txt" <<'PY'

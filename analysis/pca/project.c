@@ -213,6 +213,7 @@ struct scan_ctx {
     const struct gsvd_project_map *map;
     size_t n, k, threads;
     double *scores, *sumsq; /* n x k, n */
+    int need_sumsq;         /* the sums of squares are used (least squares, oadp) */
     float ploidy;
     int is_float;
     uint64_t base;       /* map index of the range's first variant */
@@ -310,14 +311,19 @@ static void cell_products(struct scan_ctx *c, size_t a, size_t rb, size_t i0, si
                           const double *z, const double *o, double *t)
 {
     size_t k = c->k, kk1 = c->kk1;
-    for (size_t i = 0; i < gs; i++) { /* per sample, in row order */
-        double ss = c->exact ? 0.0 : c->sumsq[i0 + i];
-        for (size_t r = 0; r < rb; r++)
-            ss += z[r * gs + i] * z[r * gs + i];
-        if (c->exact)
-            gsvd_xsum_add(&c->xq.hi[i0 + i], &c->xq.lo[i0 + i], ss, &c->xq.grid);
-        else
-            c->sumsq[i0 + i] = ss;
+    if (c->need_sumsq) {
+        double ss[GROUP_SAMPLES];
+        for (size_t i = 0; i < gs; i++)
+            ss[i] = c->exact ? 0.0 : c->sumsq[i0 + i];
+        for (size_t r = 0; r < rb; r++) /* per sample in row order, the samples side by side */
+            for (size_t i = 0; i < gs; i++)
+                ss[i] += z[r * gs + i] * z[r * gs + i];
+        for (size_t i = 0; i < gs; i++) {
+            if (c->exact)
+                gsvd_xsum_add(&c->xq.hi[i0 + i], &c->xq.lo[i0 + i], ss[i], &c->xq.grid);
+            else
+                c->sumsq[i0 + i] = ss[i];
+        }
     }
     if (!c->exact) {
         cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)gs, (int)k, (int)rb, 1.0, z,
@@ -847,6 +853,7 @@ int gsvd_project_run(gsvd_geno *g, const struct gsvd_pca_model *ref,
     c.exact = !c.is_float;
     c.progress = &p->progress;
     c.lsq = p->missing == GSVD_PROJ_MISSING_LSQ;
+    c.need_sumsq = c.lsq || p->shrinkage == GSVD_SHRINK_OADP;
     c.kk1 = k * (k + 1) / 2 + 1;
     c.n_variants = ve - vs;
     if (c.exact)
