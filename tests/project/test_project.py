@@ -185,11 +185,7 @@ def case_plink2():
     with open(path("pl.ids"), "w") as f:
         f.write("".join(sorted({l.split("\t")[1] + "\n"
                                 for l in open(path("pl.eigenvec.allele")).readlines()[1:]})))
-    subprocess.run(pl + ["--keep", path("hold.keep"), "--extract", path("pl.ids"), "--read-freq",
-                         path("pl.afreq"), "--score", path("pl.eigenvec.allele"), "2", "5",
-                         "header-read", "no-mean-imputation", "variance-standardize",
-                         "cols=+scoresums", "--score-col-nums", "6-15", "--out", path("pl")],
-                   check=True, capture_output=True)
+    ids, P = score_sums(pl, path("pl.eigenvec.allele"), ("2", "5"), 6, path("pl.afreq"), "pl")
     run("pca", STORE, "--samples", write_ids("fit.ids", fit), "--variants", "0:14266", "-k", "10",
         "--scaler", "hwe", "--method", "exact", "--loadings", "-o", path("hwe.zarr"), "--plink",
         path("gw"), "-q")
@@ -197,11 +193,7 @@ def case_plink2():
         "-o", path("hwe_proj.zarr"), "-q")
     b = zarr.open(path("hwe_proj.zarr"), mode="r")
     y = b["sample_pca_projection"][:]
-    rows = [l.rstrip("\n").split("\t") for l in open(path("pl.sscore")).readlines()]
-    hdr = rows[0]
-    c0 = hdr.index("PC1_SUM")
-    check([r[1] for r in rows[1:]] == list(b["sample_id"][:]), "plink2: same held-out samples")
-    P = np.array([[float(v) for v in r[c0:c0 + 10]] for r in rows[1:]])
+    check(ids == list(b["sample_id"][:]), "plink2: same held-out samples")
     m = zarr.open(path("hwe.zarr"), mode="r").attrs["M_used"]
     sign = np.sign((P * y).sum(axis=0))
     e = rel(sign * np.sqrt(m) * y, P)
@@ -212,18 +204,25 @@ def case_plink2():
     subprocess.run(pl + ["--keep", path("fit.keep"), "--autosome", "--mac", "1", "--freq",
                          "--pca", "10", "meanimpute", "biallelic-var-wts", "--out", path("plv")],
                    check=True, capture_output=True)
-    subprocess.run(pl + ["--keep", path("hold.keep"), "--extract", path("pl.ids"), "--read-freq",
-                         path("plv.afreq"), "--score", path("plv.eigenvec.var"), "2", "3",
-                         "header-read", "no-mean-imputation", "variance-standardize",
-                         "cols=+scoresums", "--score-col-nums", "5-14", "--out", path("plv")],
-                   check=True, capture_output=True)
-    rows = [l.rstrip("\n").split("\t") for l in open(path("plv.sscore")).readlines()]
-    c0 = rows[0].index("PC1_SUM")
-    P = np.array([[float(v) for v in r[c0:c0 + 10]] for r in rows[1:]])
+    _, P = score_sums(pl, path("plv.eigenvec.var"), ("2", "3"), 5, path("plv.afreq"), "plv")
     sign = np.sign((P * y).sum(axis=0))
     e = rel(sign * np.sqrt(m) * y, P)
     check(e < 1e-5, f"plink2: var-wts PC_SUM = sign sqrt(M_used) x gensvd score ({e:.2g})")
     case_score_step(pl, y, P)
+
+
+def score_sums(pl, weights, cols, first, freq, out, n=10):
+    """plink2 --score WEIGHTS COLS (variance-standardize, no mean imputation, the frequencies
+    of FREQ, score columns FIRST..FIRST + n - 1) on the held-out samples: their IDs and their
+    PC1..PCn sums."""
+    subprocess.run(pl + ["--keep", path("hold.keep"), "--extract", path("pl.ids"), "--read-freq",
+                         freq, "--score", weights, *cols, "header-read", "no-mean-imputation",
+                         "variance-standardize", "cols=+scoresums", "--score-col-nums",
+                         f"{first}-{first + n - 1}", "--out", path(out)],
+                   check=True, capture_output=True)
+    rows = [ln.rstrip("\n").split("\t") for ln in open(path(out + ".sscore")).readlines()]
+    c0 = rows[0].index("PC1_SUM")
+    return [r[1] for r in rows[1:]], np.array([[float(v) for v in r[c0:c0 + n]] for r in rows[1:]])
 
 
 def allele_wts(p):
@@ -243,14 +242,7 @@ def case_allele_wts(pl, y, m):
     sign = np.sign((wg * wp).sum(axis=0))
     e = rel(sign * wg, wp)
     check(e < 1e-5, f"allele weights = plink2's up to each PC's sign ({e:.2g} <= 1e-5)")
-    subprocess.run(pl + ["--keep", path("hold.keep"), "--extract", path("pl.ids"), "--read-freq",
-                         path("pl.afreq"), "--score", path("gw.eigenvec.allele"), "2", "5",
-                         "header-read", "no-mean-imputation", "variance-standardize",
-                         "cols=+scoresums", "--score-col-nums", "6-15", "--out", path("gws")],
-                   check=True, capture_output=True)
-    rows = [ln.rstrip("\n").split("\t") for ln in open(path("gws.sscore")).readlines()]
-    c0 = rows[0].index("PC1_SUM")
-    S = np.array([[float(v) for v in r[c0:c0 + 10]] for r in rows[1:]])
+    _, S = score_sums(pl, path("gw.eigenvec.allele"), ("2", "5"), 6, path("pl.afreq"), "gws")
     e = rel(np.sqrt(m) * y, S)
     check(e < 1e-5, f"plink2 --score with gensvd's allele weights = sqrt(M_used) x gensvd score, "
           f"sign included ({e:.2g} <= 1e-5)")
@@ -296,14 +288,7 @@ def case_score_step(pl, y, P):
             f.write(f"{bim[j][1]}\t{alt[j][1]}\t" +
                     "\t".join("%.17g" % (V[r, i] * c[i]) for i in range(10)) + "\n")
     exact_afreq(path("pl.afreq"), path("plx.afreq"))
-    subprocess.run(pl + ["--keep", path("hold.keep"), "--extract", path("pl.ids"), "--read-freq",
-                         path("plx.afreq"), "--score", path("gw.txt"), "1", "2", "header-read",
-                         "no-mean-imputation", "variance-standardize", "cols=+scoresums",
-                         "--score-col-nums", "3-12", "--out", path("gw")],
-                   check=True, capture_output=True)
-    out = [line.rstrip("\n").split("\t") for line in open(path("gw.sscore")).readlines()]
-    c0 = out[0].index("PC1_SUM")
-    Q = np.array([[float(v) for v in r[c0:c0 + 10]] for r in out[1:]])
+    _, Q = score_sums(pl, path("gw.txt"), ("1", "2"), 3, path("plx.afreq"), "gw")
     e = rel(y * c, Q)
     check(e < 1e-6, f"score: plink2 --score with gensvd's loadings = gensvd project ({e:.2g} <= 1e-6)")
     # float64 oracle: held-out scores on the fit matrix's top-10 left singular vectors
