@@ -130,8 +130,14 @@ static int diploid_subset_piece(void *ctx, const struct gsvd_reader_piece *p)
         int64_t unused[3];
         int8_t *d = c->dos + (p->dorg[0] + j) * n;
         gsvd_diploid_dosages(calls + j * stride, p->ext[1], tmp, unused, 1);
-        for (size_t k = lo; k < hi; k++)
-            d[pick[k].out] = tmp[pick[k].col - col0];
+        for (size_t k = lo; k < hi;) { /* stretches of consecutive columns and outputs */
+            size_t len = pick[k].run < hi - k ? pick[k].run : hi - k;
+            if (len == 1)
+                d[pick[k].out] = tmp[pick[k].col - col0];
+            else
+                memcpy(d + pick[k].out, tmp + (pick[k].col - col0), len);
+            k += len;
+        }
     }
     return GSVD_OK;
 }

@@ -95,7 +95,12 @@ static int order_by_column(gsvd_geno *g, size_t n_all)
         at[g->sample_idx[i]] = (uint32_t)i;
     for (size_t c = 0; c < n_all; c++)
         if (at[c] != UINT32_MAX)
-            g->sample_pick[k++] = (struct gsvd_geno_pick){(uint32_t)c, at[c]};
+            g->sample_pick[k++] = (struct gsvd_geno_pick){(uint32_t)c, at[c], 1};
+    for (size_t i = k; i-- > 1;) { /* the stretches, from the end */
+        struct gsvd_geno_pick *a = &g->sample_pick[i - 1], *b = &g->sample_pick[i];
+        if (b->col == a->col + 1 && b->out == a->out + 1)
+            a->run = b->run + 1;
+    }
     gsvd_free(at);
     return GSVD_OK;
 }

@@ -17,9 +17,11 @@
 #include "zarr/array.h"
 #include "zarr/reader.h"
 
-/* An analysed sample (out) and its array column (col); a subset's list is sorted by column. */
+/* An analysed sample (out) and its array column (col); a subset's list is sorted by column.
+ * run: how many picks from this one on (>= 1) continue both col and out by one each, so that
+ * their calls are copied as one stretch. */
 struct gsvd_geno_pick {
-    uint32_t col, out;
+    uint32_t col, out, run;
 };
 
 struct gsvd_geno {
