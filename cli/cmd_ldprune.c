@@ -178,7 +178,8 @@ static int write_tsv(const gensvd_result *res)
 }
 
 /* The run without its destination, then the summary, the output and the table, in the order
- * the command always printed them (a write error comes after the summary). */
+ * the command always printed them (a write error comes after the summary); a distributed run
+ * writes in the run (rank 0), before the summary. */
 static int run(const struct ld_opts *o, const char *input, int tsv, const char *command)
 {
     struct gsvd_cli_run r = {.cmd = "ldprune",
@@ -194,10 +195,11 @@ static int run(const struct ld_opts *o, const char *input, int tsv, const char *
                              .geno = &o->geno,
                              .samples_file = o->samples_file};
     struct gensvd_array_view index = {0};
-    int rc = gsvd_cli_run_open(&r);
+    int dist = gensvd_mpi_size() > 1, rc = gsvd_cli_run_open(&r);
 
+    /* distributed: rank 0 writes in the run, and every rank learns how that went */
     if (rc == GENSVD_OK)
-        rc = gensvd_run(r.ctx, r.opt, r.src, NULL, &r.res);
+        rc = gensvd_run(r.ctx, r.opt, r.src, dist ? r.dest : NULL, &r.res);
     if (rc == GENSVD_OK)
         rc = gensvd_result_array(r.res, "variant_index", &index);
     if (rc == GENSVD_OK)
@@ -206,9 +208,10 @@ static int run(const struct ld_opts *o, const char *input, int tsv, const char *
                       gsvd_cli_attr(r.res, "n_kept"), (unsigned long long)index.shape[0],
                       gsvd_cli_attr(r.res, "n_considered"), gsvd_cli_attr(r.res, "n_pruned"),
                       gsvd_cli_attr(r.res, "n_monomorphic"));
-    if (rc == GENSVD_OK && r.dest)
+    if (rc == GENSVD_OK && r.dest && !dist)
         rc = gensvd_result_write(r.ctx, r.res, r.dest);
-    if (rc == GENSVD_OK && tsv)
+    /* every process of a distributed run holds the result; the first prints it */
+    if (rc == GENSVD_OK && tsv && gensvd_mpi_rank() == 0)
         rc = write_tsv(r.res);
     if (rc == GENSVD_OK)
         gsvd_cli_done_to(o->output, tsv ? "the variant table" : NULL);

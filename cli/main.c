@@ -127,7 +127,7 @@ static int spec(int argc, char **argv)
 /* 1: the command runs distributed under mpirun or srun (the others refuse to start). */
 static int distributed(const char *name)
 {
-    static const char *const names[] = {"pca", "pdist", "project", "related"};
+    static const char *const names[] = {"pca", "pdist", "project", "related", "ldprune"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(name, names[i]) == 0)
             return 1;
@@ -166,9 +166,9 @@ static int run_command(const struct command *cmd, int argc, char **argv)
                 return GSVD_EXIT_USAGE;
             gsvd_cli_msg_rank(-1);
             return gsvd_cli_usage_error(cmd->name,
-                                        "runs as one process; only pca, pdist, project "
-                                        "and related run distributed (%d processes were "
-                                        "started)",
+                                        "runs as one process; only pca, pdist, project, "
+                                        "related and ldprune run distributed (%d processes "
+                                        "were started)",
                                         size);
         }
     }

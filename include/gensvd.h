@@ -542,9 +542,9 @@ GENSVD_API int gensvd_plot(gensvd_ctx *ctx, const gensvd_options *opt, const cha
 
 /* Under mpirun or srun: join the job's processes (MPI is process-wide: call once, from the
  * main thread, before any run; argc/argv may be NULL).  Afterwards runs of GENSVD_PCA,
- * GENSVD_PDIST, GENSVD_PROJECT and GENSVD_RELATED share their work between the processes and
- * give every process the same bytes as one process would (the result on every rank; a dest is
- * written by rank 0).  Returns
+ * GENSVD_PDIST, GENSVD_PROJECT, GENSVD_RELATED and GENSVD_LDPRUNE (whole contigs per process)
+ * share their work between the processes and give every process the same bytes as one process
+ * would (the result on every rank; a dest is written by rank 0).  Returns
  * GENSVD_OK (also when not launched by mpirun: then one process), GENSVD_ENOTBUILT (a build
  * without MPI, launched by mpirun), GENSVD_EPEER. */
 GENSVD_API int gensvd_mpi_init(int *argc, char ***argv);

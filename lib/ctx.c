@@ -104,7 +104,8 @@ static void info_make(void)
         );
     }
 #if GSVD_HAVE_MPI
-    snprintf(info_mpi, sizeof info_mpi, "%s (pca and pdist under mpirun/srun)",
+    snprintf(info_mpi, sizeof info_mpi,
+             "%s (pca, pdist, project, related and ldprune under mpirun/srun)",
              gsvd_comm_mpi_version());
 #else
     snprintf(info_mpi, sizeof info_mpi, "not built in");

@@ -175,13 +175,20 @@ int lib_run_ldprune(struct lib_run *run)
     struct gsvd_ldprune_params lp = run->opt->u.ldprune.lp;
     struct gsvd_ldprune_result r = {0};
     struct lib_sel sel = {0};
+    gsvd_comm *world = lib_world();
     gsvd_result *gr = NULL, *table = NULL;
     int rc = GSVD_OK;
 
     if (!lp.window && !lp.window_bp)
         return lib_fail(GSVD_EINVAL, "ldprune: option \"window\" is required (e.g. 1000 or 500kb)");
     lp.n_threads = lib_threads(run->ctx);
-    GSVD_TRY(lib_sel_make(run->src, 0, &sel));
+    lp.comm = world; /* whole contigs per rank; every rank then holds the whole result */
+    rc = lib_sel_make(run->src, 0, &sel);
+    if (world) /* one rank's bad start stops every rank */
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        goto out;
+    /* on failure every rank has failed (the pass agrees) */
     GSVD_TRY(gsvd_ldprune_mask(run->src->tree, run->src->node, &sel.geno, &lp, &r));
     {
         struct gsvd_ldprune_store_info info = {.command = run->opt->command,
@@ -189,11 +196,17 @@ int lib_run_ldprune(struct lib_run *run)
                                                .lp = &lp,
                                                .geno = &sel.geno,
                                                .samples_subset = run->src->samples_set};
-        GSVD_TRY(gsvd_ldprune_store_build(&info, &r, &gr));
+        rc = gsvd_ldprune_store_build(&info, &r, &gr);
     }
     /* the variant table (contigs, positions) is held beside the output group, not written */
-    GSVD_TRY(gsvd_ldprune_table_build(run->src->tree, run->src->node, &r, &table));
-    GSVD_TRY(lib_run_write(run, gr, run->src->input_format));
+    if (rc == GSVD_OK)
+        rc = gsvd_ldprune_table_build(run->src->tree, run->src->node, &r, &table);
+    if (rc == GSVD_OK)
+        rc = lib_run_write(run, gr, run->src->input_format);
+    if (world) /* rank 0's write (and every rank's result): every rank learns how it went */
+        rc = gsvd_comm_agree(world, rc, NULL);
+    if (rc < 0)
+        goto out;
     rc = lib_result_new(run->ctx, GENSVD_LDPRUNE, gr, run->src->input_format, &run->out);
     gr = NULL; /* adopted, also on failure */
     if (rc < 0)

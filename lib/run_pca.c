@@ -31,6 +31,7 @@ struct pca_run {
     struct lib_sel sel;
     struct gsvd_strlist fit_ids; /* "fit-samples" read from a file */
     uint8_t *prune_keep;         /* "ld-prune": the kept variants */
+    int prune_failed;            /* the distributed prune failed: every rank knows (agreed) */
     gsvd_backend *be;
     gsvd_geno *g;
     struct gsvd_pca_result *r;
@@ -269,7 +270,11 @@ static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params 
         struct gsvd_ldprune_params lp = o->lp;
         struct gsvd_ldprune_result lr = {0};
         lp.n_threads = lib_threads(run->ctx);
-        GSVD_TRY(gsvd_ldprune_mask(src->tree, src->node, geno, &lp, &lr));
+        lp.comm = lib_world(); /* whole contigs per rank, the mask gathered onto every rank */
+        rc = gsvd_ldprune_mask(src->tree, src->node, geno, &lp, &lr);
+        p->prune_failed = rc < 0;
+        if (rc < 0)
+            goto out;
         p->prune_keep = lr.keep;
         lr.keep = NULL;
         geno->variant_mask = p->prune_keep;
@@ -332,7 +337,9 @@ int lib_run_pca(struct lib_run *run)
         pca.max_iter =
             pca.accuracy == GSVD_PCA_ACCURACY_BULK ? GSVD_PCA_BULK_MAX_ITER : GSVD_PCA_MAX_ITER;
     rc = setup(run, &p, &pca, &bp);
-    if (world) /* one rank's bad start stops every rank */
+    /* one rank's bad start stops every rank; a failed prune has agreed already: on every rank
+     * that reached it (a rank that failed before it agrees here, with the prune's agreement) */
+    if (world && !p.prune_failed)
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         goto out;

@@ -515,8 +515,123 @@ void gsvd_ldprune_result_free(struct gsvd_ldprune_result *r)
     memset(r, 0, sizeof *r);
 }
 
-int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_params *p,
-                     struct gsvd_ldprune_result *out)
+/* ---- ranks: whole contigs per rank ---------------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int gsvd_ldprune_split(const int64_t *contig, uint64_t n, int size, uint64_t *cuts)
+{
+    uint64_t nr = n ? 1 : 0, nb = 0, j = 0, *bounds = NULL;
+    int64_t *vals = NULL;
+    int rc = GSVD_OK, repeats = 0;
+
+    for (uint64_t k = 1; k < n; k++)
+        nr += contig[k] != contig[k - 1];
+    vals = gsvd_malloc((nr ? nr : 1) * sizeof *vals);
+    bounds = gsvd_malloc((nr + 1) * sizeof *bounds);
+    if (!vals || !bounds) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    /* the cut points: the range's ends and the starts of the runs after the first */
+    bounds[nb++] = 0;
+    for (uint64_t k = 0, r = 0; k < n; k++) {
+        if (k && contig[k] == contig[k - 1])
+            continue;
+        vals[r++] = contig[k];
+        if (k)
+            bounds[nb++] = k;
+    }
+    /* a contig in two runs is one contig to the pass when the variants between are filtered
+     * out: such a store is not cut */
+    qsort(vals, (size_t)nr, sizeof *vals, cmp_i64);
+    for (uint64_t r = 1; r < nr; r++)
+        repeats |= vals[r] == vals[r - 1];
+    if (repeats)
+        nb = 1;
+    if (n)
+        bounds[nb++] = n;
+    cuts[0] = 0;
+    for (int r = 1; r < size; r++) {
+        /* the cut point nearest to x = n r / size (the lower one on a tie), compared exactly
+         * in units of 1 / size: k <= x when k size <= n r (a range holds far fewer than 2^40
+         * variants and size < 2^20: no overflow) */
+        uint64_t s = (uint64_t)size, x = n * (uint64_t)r;
+        while (j + 1 < nb && bounds[j + 1] * s <= x)
+            j++;
+        cuts[r] = j + 1 < nb && (bounds[j + 1] + bounds[j]) * s < 2 * x ? bounds[j + 1] : bounds[j];
+        if (repeats)
+            cuts[r] = n;
+    }
+    cuts[size] = n;
+out:
+    gsvd_free(vals);
+    gsvd_free(bounds);
+    return rc;
+}
+
+/* This rank's part [*a, *b) of the range (array indices), the plan of every rank at info level. */
+static int rank_part(const struct gsvd_ldprune_params *p, const struct gsvd_ldprune_result *out,
+                     uint64_t *a, uint64_t *b, int log)
+{
+    int size = gsvd_comm_size(p->comm), rank = gsvd_comm_rank(p->comm);
+    uint64_t *cuts = gsvd_malloc(((size_t)size + 1) * sizeof *cuts);
+    int rc = GSVD_OK;
+
+    if (!cuts)
+        return GSVD_ENOMEM;
+    GSVD_TRY(gsvd_ldprune_split(out->contig, out->range_stop - out->range_start, size, cuts));
+    *a = out->range_start + cuts[rank];
+    *b = out->range_start + cuts[rank + 1];
+    if (!log)
+        goto out;
+    gsvd_log_info("distributed: %d ranks, variants %llu:%llu cut between contigs", size,
+                  (unsigned long long)out->range_start, (unsigned long long)out->range_stop);
+    for (int r = 0; r < size; r++)
+        gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r,
+                      (unsigned long long)(out->range_start + cuts[r]),
+                      (unsigned long long)(out->range_start + cuts[r + 1]),
+                      (unsigned long long)(cuts[r + 1] - cuts[r]));
+out:
+    gsvd_free(cuts);
+    return rc;
+}
+
+/* Every rank's keep flags (of its part) and counts onto every rank, in variant order. */
+static int gather_parts(const struct gsvd_ldprune_params *p, struct gsvd_ldprune_result *out)
+{
+    uint64_t a = 0, b = 0, n = out->range_stop - out->range_start;
+    uint64_t counts[5] = {out->n_considered, out->n_monomorphic, out->n_pruned, out->n_kept,
+                          out->n_pairs};
+    int root = gsvd_comm_rank(p->comm) == 0, rc = GSVD_OK;
+    uint8_t *all = NULL;
+
+    rc = rank_part(p, out, &a, &b, 0);
+    if (rc == GSVD_OK && root && !(all = gsvd_malloc(n ? n : 1)))
+        rc = GSVD_ENOMEM;
+    GSVD_TRY(gsvd_comm_agree(p->comm, rc, NULL)); /* rank 0's buffer, before anything is sent */
+    GSVD_TRY(gsvd_comm_gather(p->comm, out->keep + a, b - a, all, n, 0));
+    if (root)
+        memcpy(out->keep + out->range_start, all, n);
+    GSVD_TRY(gsvd_comm_bcast(p->comm, out->keep + out->range_start, n, 0));
+    GSVD_TRY(gsvd_comm_sum_u64(p->comm, counts, 5));
+    out->n_considered = counts[0];
+    out->n_monomorphic = counts[1];
+    out->n_pruned = counts[2];
+    out->n_kept = counts[3];
+    out->n_pairs = counts[4];
+out:
+    gsvd_free(all);
+    return rc;
+}
+
+/* The pass over g (in a distributed run over this rank's part of the range). */
+static int prune_part(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_params *p,
+                      struct gsvd_ldprune_result *out)
 {
     struct ld_stream ls = {.st = {.p = p}, .out = out};
     struct ld_state *st = &ls.st;
@@ -539,6 +654,11 @@ int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_param
     gsvd_geno_range(g, &out->range_start, &out->range_stop);
     out->n_array = gsvd_geno_n_array_variants(g);
     GSVD_TRY(load_coords(g, t, p, out));
+    if (gsvd_comm_size(p->comm) > 1) {
+        uint64_t a, b;
+        GSVD_TRY(rank_part(p, out, &a, &b, gsvd_comm_rank(p->comm) == 0));
+        GSVD_TRY(gsvd_geno_restrict(g, a, b));
+    }
     out->keep = gsvd_calloc(out->n_array ? out->n_array : 1, 1);
     if (!out->keep) {
         rc = GSVD_ENOMEM;
@@ -582,5 +702,21 @@ out:
     if (ls.job)
         gsvd_free(ls.job->flags);
     gsvd_free(ls.job);
+    return rc;
+}
+
+int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_params *p,
+                     struct gsvd_ldprune_result *out)
+{
+    int rc = prune_part(g, t, p, out);
+
+    if (gsvd_comm_size(p->comm) < 2)
+        return rc;
+    /* every rank reaches this with its own rc: one rank's failure stops them all */
+    rc = gsvd_comm_agree(p->comm, rc, NULL);
+    if (rc == GSVD_OK)
+        rc = gather_parts(p, out);
+    if (rc < 0)
+        gsvd_ldprune_result_free(out);
     return rc;
 }

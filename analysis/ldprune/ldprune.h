@@ -16,12 +16,18 @@
  * another variant (as plink2 does), before the pairs.
  * Threads: the r^2 of each window step's new pairs in parallel (the greedy pass is sequential
  * and reads them); contigs one after another, in scan order.
+ * Ranks (a distributed run, `comm`): windows never cross contigs, so the contig runs of the
+ * range are cut into `size` contiguous parts of whole contigs, balanced by variants (a part may
+ * be empty; a store whose contig runs repeat a contig, or with one contig, is not cut: rank 0
+ * prunes it all); each rank prunes its part as one process would, and the keep flags and the
+ * counts are gathered onto every rank: the result is one process's, byte for byte.
  * Thread safety: one run per genotype handle. */
 #ifndef GSVD_ANALYSIS_LDPRUNE_LDPRUNE_H
 #define GSVD_ANALYSIS_LDPRUNE_LDPRUNE_H
 #include <stddef.h>
 #include <stdint.h>
 #include "analysis/scan/genotype.h"
+#include "common/comm.h"
 #include "zarr/result.h"
 #include "zarr/tree.h"
 GSVD_EXTERN_C_BEGIN
@@ -32,10 +38,12 @@ struct gsvd_ldprune_params {
     uint64_t window_bp; /* > 0: window in base pairs of variant_position */
     uint64_t step;      /* variants the window moves by, >= 1 */
     size_t n_threads;   /* >= 1 */
+    gsvd_comm *comm;    /* distributed run (borrowed), or NULL: one process.  Every rank calls
+                           the run; every rank then holds the whole result */
 };
 #define GSVD_LDPRUNE_PARAMS_DEFAULT                                                                \
     {                                                                                              \
-        .r2 = 0.2, .window = 0, .window_bp = 0, .step = 1, .n_threads = 1                          \
+        .r2 = 0.2, .window = 0, .window_bp = 0, .step = 1, .n_threads = 1, .comm = NULL            \
     }
 
 struct gsvd_ldprune_result {
@@ -59,10 +67,19 @@ struct gsvd_ldprune_result {
  * with gsvd_ldprune_result_free).  Returns GSVD_OK or (logged) GSVD_EINVAL (bad parameters),
  * GSVD_EUNSUPPORTED (float input, ploidy > 2), GSVD_ENOTFOUND (no variant_position for a bp
  * window), GSVD_EFORMAT (positions not sorted within a contig, arrays of the wrong shape or
- * dtype), GSVD_ENOMEM, or the scan's errors. */
+ * dtype), GSVD_ENOMEM, or the scan's errors; with p->comm, GSVD_EPEER when another rank failed
+ * (every rank returns an error then: gsvd_comm_agree) or GSVD_EIO (MPI). */
 GSVD_NODISCARD int gsvd_ldprune_run(gsvd_geno *g, gsvd_tree *t, const struct gsvd_ldprune_params *p,
                                     struct gsvd_ldprune_result *out);
 void gsvd_ldprune_result_free(struct gsvd_ldprune_result *r); /* accepts NULL or zeroed */
+
+/* The ranks' parts of a range whose variants have the contig indices contig[0, n): cuts[r] to
+ * cuts[r + 1] (offsets in the range; cuts has size + 1 entries, cuts[0] = 0, cuts[size] = n)
+ * for rank r.  Cuts fall between runs of equal contig, each at the one nearest to r / size of
+ * the variants (the lower one on a tie); a part may be empty.  When some contig has two runs
+ * (the pass would join them if the variants between were filtered out) nothing is cut: rank 0
+ * has the whole range.  GSVD_OK or GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_ldprune_split(const int64_t *contig, uint64_t n, int size, uint64_t *cuts);
 
 /* Read elements [start, start + n) of the 1-D integer or bool array at `path` of t into dst
  * as int64.  GSVD_ENOTFOUND (not logged) when there is no array there; GSVD_EFORMAT (logged)
@@ -84,7 +101,8 @@ GSVD_NODISCARD int gsvd_ldprune_parse_spec(const char *s, struct gsvd_ldprune_pa
 
 /* Prune the genotypes of node `node` of t under `geno` (its range, samples, filters and masks;
  * the scaler is replaced) into *out (caller frees with gsvd_ldprune_result_free).  Errors as
- * gsvd_geno_open and gsvd_ldprune_run (logged). */
+ * gsvd_geno_open and gsvd_ldprune_run (logged).  With lp->comm every rank calls it; on failure
+ * every rank fails. */
 GSVD_NODISCARD int gsvd_ldprune_mask(gsvd_tree *t, const char *node,
                                      const struct gsvd_geno_params *geno,
                                      const struct gsvd_ldprune_params *lp,

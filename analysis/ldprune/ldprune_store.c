@@ -74,7 +74,11 @@ int gsvd_ldprune_mask(gsvd_tree *t, const char *node, const struct gsvd_geno_par
     gp.scaler = GSVD_SCALER_CENTER; /* keeps monomorphic variants: they count in windows */
     gp.missing_error = 0;
     gp.cache_bytes = 0;
-    GSVD_TRY(gsvd_geno_open(t, node, &gp, &g));
+    rc = gsvd_geno_open(t, node, &gp, &g);
+    if (rc < 0 && gsvd_comm_size(lp->comm) > 1) /* the others wait in the run's agreement */
+        rc = gsvd_comm_agree(lp->comm, rc, NULL);
+    if (rc < 0)
+        goto out;
     GSVD_TRY(gsvd_ldprune_run(g, t, lp, out));
     gsvd_log_info("LD pruning: %llu variants considered, %llu kept, %llu pruned by LD, %llu "
                   "monomorphic; %llu r^2 values",

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/mpi/test_mpi.sh GENSVD - `mpirun -n R gensvd pca|pdist|project|related` (Open MPI) gives the same
+# tests/mpi/test_mpi.sh GENSVD - `mpirun -n R gensvd pca|pdist|project|related|ldprune` (Open MPI) gives the same
 # bytes as one process without mpirun: pca for R = 1..4, randomized and exact, with loadings
 # (exact also with --gram-kernel amx and i8 for R = 2, 3 where the CPU has AMX),
 # on simulated data with missing calls (several Gram groups per rank) and on the bundled
@@ -9,7 +9,8 @@
 # stops every rank with exit 1, names the cause, and leaves no output; so does rank 0 out of
 # memory for the loadings it gathers; project (mean and least squares, shrinkage corrections,
 # a variant range) and related for R = 1..3, a corrupt chunk stopping each, float dosages
-# refused by project; ldprune and simulate refuse to start.  The single-process results are checked against numpy elsewhere
+# refused by project; ldprune (whole contigs per rank) for R = 1..3 on the HapMap3 store and
+# pca --ld-prune for R = 2, 3, a corrupt chunk stopping each; info and simulate refuse to start.  The single-process results are checked against numpy elsewhere
 # (pca_oracles, pca_scale); here the oracle is the one-process run of the same binary, which
 # shares no reduction order with the distributed runs.
 set -u
@@ -365,15 +366,66 @@ check "related corrupt chunk: exit 1" test $? = 1
 check "related corrupt chunk: the cause is named" grep -q 'call_genotype/3.0.0' "$T/rbad.err"
 check "related corrupt chunk: no output" test ! -e "$T/rbad.zarr"
 
+# ldprune: whole contigs per rank (the HapMap3 store's 22 contigs), the keep flags gathered in
+# variant order; a variant window with a step, and a bp window with a missingness filter; TSV
+# and Zarr bytes of one process for R = 1..3
+for ldcase in "--window 50 --step 5 --r2 0.05" "--window 500kb --r2 0.02 --max-missing 0"; do
+    # shellcheck disable=SC2206
+    lopts=($ldcase -q)
+    "$G" ldprune "$HM" "${lopts[@]}" -o "$T/ld1.zarr" --format tsv >"$T/ld1.tsv" ||
+        { echo "FAIL one process ldprune ${lopts[*]}"; exit 1; }
+    check "ldprune ${lopts[*]}: prunes some" test "$(awk -F'\t' 'NR > 1 && $4 == 0' "$T/ld1.tsv" | wc -l)" -gt 100
+    for r in 1 2 3; do
+        "${MR[@]}" "$r" "$G" ldprune "$HM" "${lopts[@]}" -t 1 -o "$T/ldr.zarr" --format tsv \
+            >"$T/ldr.tsv" 2>"$T/ldr.err"
+        check "ldprune ${lopts[*]} -n $r: exit" test $? = 0
+        check "ldprune ${lopts[*]} -n $r: TSV bytes" cmp -s "$T/ld1.tsv" "$T/ldr.tsv"
+        check "ldprune ${lopts[*]} -n $r: Zarr bytes" same_store "$T/ld1.zarr" "$T/ldr.zarr"
+        rm -rf "$T/ldr.zarr"
+    done
+    rm -rf "$T/ld1.zarr"
+done
+# pca --ld-prune prunes the same way (whole contigs per rank, the mask on every rank) before
+# its fit
+"$G" pca --device cpu "$HM" -k 4 --ld-prune 0.05,50,5 --loadings -q -o "$T/pl1.zarr" --format tsv \
+    >"$T/pl1.tsv" || { echo "FAIL one process pca --ld-prune"; exit 1; }
+for r in 2 3; do
+    "${MR[@]}" "$r" "$G" pca --device cpu "$HM" -k 4 --ld-prune 0.05,50,5 --loadings -q -t 1 \
+        -o "$T/plr.zarr" --format tsv >"$T/plr.tsv" 2>"$T/plr.err"
+    check "pca --ld-prune -n $r: exit" test $? = 0
+    check "pca --ld-prune -n $r: TSV bytes" cmp -s "$T/pl1.tsv" "$T/plr.tsv"
+    check "pca --ld-prune -n $r: Zarr bytes" same_store "$T/pl1.zarr" "$T/plr.zarr"
+    rm -rf "$T/plr.zarr"
+done
+# -v on rank 0 prints every rank's part, cut between contigs
+"${MR[@]}" 3 "$G" ldprune "$HM" --window 50 -v -t 1 >/dev/null 2>"$T/ldplan.err"
+check "ldprune plan names rank 2's part" grep -q 'rank 2: variants 9844:14389' "$T/ldplan.err"
+# a corrupt chunk in rank 2's part (the last contigs) stops every rank: exit 1, no output
+cp -r "$HM" "$T/ldbad.vcz"
+printf 'garbage' >"$T/ldbad.vcz/call_genotype/7.0.0"
+"${MR[@]}" 3 "$G" ldprune "$T/ldbad.vcz" --window 50 -t 1 -o "$T/ldbad.zarr" >"$T/ldbad.tsv" \
+    2>"$T/ldbad.err"
+check "ldprune corrupt chunk: exit 1" test $? = 1
+check "ldprune corrupt chunk: the failing rank names the chunk" \
+    grep -q "^gensvd ldprune: error: rank 2: .*corrupt chunk 'call_genotype/7.0.0'" "$T/ldbad.err"
+check "ldprune corrupt chunk: the others name rank 2" grep -q 'rank 1: rank 2 of 3 failed' "$T/ldbad.err"
+check "ldprune corrupt chunk: no output" test ! -e "$T/ldbad.zarr"
+check "ldprune corrupt chunk: no table" test ! -s "$T/ldbad.tsv"
+"${MR[@]}" 3 "$G" pca --device cpu "$T/ldbad.vcz" -k 3 --ld-prune 0.05,50,5 -t 1 -o "$T/plbad.zarr" \
+    >/dev/null 2>"$T/plbad.err"
+check "pca --ld-prune corrupt chunk: exit 1" test $? = 1
+check "pca --ld-prune corrupt chunk: the others name rank 2" grep -q 'rank 1: rank 2 of 3 failed' "$T/plbad.err"
+check "pca --ld-prune corrupt chunk: no output" test ! -e "$T/plbad.zarr"
+
 # commands that do not run distributed say so instead of racing on one output
-"${MR[@]}" 2 "$G" ldprune "$T/sim.vcz" --window 100 -o "$T/ld2.zarr" >/dev/null 2>"$T/ld2.err"
-check "ldprune under mpirun -n 2: usage exit" test $? = 2
-check "ldprune under mpirun -n 2: message" \
-    grep -q '^gensvd ldprune: error: runs as one process; only pca, pdist, project and related run distributed' "$T/ld2.err"
-check "ldprune under mpirun -n 2: no output" test ! -e "$T/ld2.zarr"
+"${MR[@]}" 2 "$G" info "$T/sim.vcz" >"$T/info2.out" 2>"$T/info2.err"
+check "info under mpirun -n 2: usage exit" test $? = 2
+check "info under mpirun -n 2: message" \
+    grep -q '^gensvd info: error: runs as one process; only pca, pdist, project, related and ldprune run distributed' "$T/info2.err"
+check "info under mpirun -n 2: nothing on stdout" test ! -s "$T/info2.out"
 "${MR[@]}" 2 "$G" simulate "$T/s2.vcz" -m 100 -n 10 >/dev/null 2>"$T/sim2.err"
 check "simulate under mpirun -n 2: usage exit" test $? = 2
-check "simulate under mpirun -n 2: message" grep -q 'only pca, pdist, project and related run distributed' "$T/sim2.err"
+check "simulate under mpirun -n 2: message" grep -q 'only pca, pdist, project, related and ldprune run distributed' "$T/sim2.err"
 check "simulate under mpirun -n 2: rank 0 says it, once, in the usage style" \
     test "$(grep -c "^gensvd simulate: error: runs as one process\|^Try 'gensvd simulate --help'\.$" "$T/sim2.err")" = 2
 check "simulate under mpirun -n 2: no output" test ! -e "$T/s2.vcz"
