@@ -336,6 +336,12 @@ GSVD_NODISCARD int lib_backend(const gensvd_ctx *ctx, const struct gsvd_backend_
                                gsvd_backend **out);
 /* Write r to the run's dest (when there is one), rank 0 only under MPI. */
 GSVD_NODISCARD int lib_run_write(struct lib_run *run, const gsvd_result *r, int input_format);
+/* A run's end: with rc GSVD_OK, *r written (lib_run_write); in a distributed run every rank then
+ * learns how that and every rank's own result went (one rank's failure fails them all); on
+ * success *r is adopted as run->out (lib_result_new; *r NULL afterwards, also when that fails).
+ * On failure *r stays the caller's to free.  Returns the run's code. */
+GSVD_NODISCARD int lib_run_finish(struct lib_run *run, int rc, enum gensvd_analysis an,
+                                  gsvd_result **r);
 /* The distributed run's communicator (gensvd_mpi_init), or NULL. */
 struct gsvd_comm *lib_world(void);
 

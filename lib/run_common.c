@@ -31,3 +31,16 @@ int lib_run_write(struct lib_run *run, const gsvd_result *r, int input_format)
 out:
     return rc;
 }
+
+int lib_run_finish(struct lib_run *run, int rc, enum gensvd_analysis an, gsvd_result **r)
+{
+    if (rc == GSVD_OK)
+        rc = lib_run_write(run, *r, run->src->input_format);
+    if (lib_world()) /* rank 0's write (and every rank's result): every rank learns how it went */
+        rc = gsvd_comm_agree(lib_world(), rc, NULL);
+    if (rc < 0)
+        return rc;
+    rc = lib_result_new(run->ctx, an, *r, run->src->input_format, &run->out);
+    *r = NULL; /* adopted, also on failure */
+    return rc;
+}

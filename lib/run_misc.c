@@ -150,14 +150,7 @@ int lib_run_project(struct lib_run *run)
                        (unsigned long long)map.counts.ref_used);
         rc = gsvd_project_store_result(&info, &ref, &map, r, gsvd_geno_sample_ids(g), &gr);
     }
-    if (rc == GSVD_OK)
-        rc = lib_run_write(run, gr, run->src->input_format);
-    if (world) /* rank 0's write (and every rank's result): every rank learns how it went */
-        rc = gsvd_comm_agree(world, rc, NULL);
-    if (rc < 0)
-        goto out;
-    rc = lib_result_new(run->ctx, GENSVD_PROJECT, gr, run->src->input_format, &run->out);
-    gr = NULL; /* adopted, also on failure */
+    rc = lib_run_finish(run, rc, GENSVD_PROJECT, &gr);
 out:
     gsvd_result_free(gr);
     gsvd_project_result_free(r);
@@ -201,14 +194,7 @@ int lib_run_ldprune(struct lib_run *run)
     /* the variant table (contigs, positions) is held beside the output group, not written */
     if (rc == GSVD_OK)
         rc = gsvd_ldprune_table_build(run->src->tree, run->src->node, &r, &table);
-    if (rc == GSVD_OK)
-        rc = lib_run_write(run, gr, run->src->input_format);
-    if (world) /* rank 0's write (and every rank's result): every rank learns how it went */
-        rc = gsvd_comm_agree(world, rc, NULL);
-    if (rc < 0)
-        goto out;
-    rc = lib_result_new(run->ctx, GENSVD_LDPRUNE, gr, run->src->input_format, &run->out);
-    gr = NULL; /* adopted, also on failure */
+    rc = lib_run_finish(run, rc, GENSVD_LDPRUNE, &gr);
     if (rc < 0)
         goto out;
     run->out->held = table;
@@ -256,14 +242,7 @@ int lib_run_related(struct lib_run *run)
                    res.n, (unsigned long long)res.n_variants, (unsigned long long)res.n_pairs,
                    o->cutoff, res.n_related, res.n - res.n_unrelated, res.n_unrelated);
     rc = gsvd_related_store_build(run->opt->command, o->cutoff, &res, gsvd_geno_sample_ids(g), &gr);
-    if (rc == GSVD_OK)
-        rc = lib_run_write(run, gr, run->src->input_format);
-    if (lib_world()) /* rank 0's write (and every rank's result): every rank learns how it went */
-        rc = gsvd_comm_agree(lib_world(), rc, NULL);
-    if (rc < 0)
-        goto out;
-    rc = lib_result_new(run->ctx, GENSVD_RELATED, gr, run->src->input_format, &run->out);
-    gr = NULL; /* adopted, also on failure */
+    rc = lib_run_finish(run, rc, GENSVD_RELATED, &gr);
 out:
     gsvd_result_free(gr);
     gsvd_related_result_clear(&res);

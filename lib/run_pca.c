@@ -402,13 +402,7 @@ int lib_run_pca(struct lib_run *run)
     /* what the command line prints besides the group, held beside it (never written) */
     GSVD_TRY(gsvd_pca_table_build(p.r, gsvd_geno_sample_ids(p.g), pca.outlier_iter ? &p.ol : NULL,
                                   &table));
-    rc = lib_run_write(run, p.gr, run->src->input_format);
-    if (world)
-        rc = gsvd_comm_agree(world, rc, NULL);
-    if (rc < 0)
-        goto out;
-    rc = lib_result_new(run->ctx, GENSVD_PCA, p.gr, run->src->input_format, &run->out);
-    p.gr = NULL; /* adopted, also on failure */
+    rc = lib_run_finish(run, GSVD_OK, GENSVD_PCA, &p.gr);
     if (rc < 0)
         goto out;
     run->out->model = model;
