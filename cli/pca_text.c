@@ -104,6 +104,15 @@ static int text_close(struct text_file *t)
     return GENSVD_OK;
 }
 
+/* A header line: the leading columns, then PC1 .. PCk, tab-separated. */
+static void pc_header(FILE *fp, const char *lead, size_t k)
+{
+    fputs(lead, fp);
+    for (size_t q = 0; q < k; q++)
+        fprintf(fp, "\tPC%zu", q + 1);
+    fputc('\n', fp);
+}
+
 int gsvd_cli_pca_plink(const char *prefix, size_t n, size_t k, const char *const *ids,
                        const double *u, const double *scores, const double *s, uint64_t m_used)
 {
@@ -112,10 +121,7 @@ int gsvd_cli_pca_plink(const char *prefix, size_t n, size_t k, const char *const
 
     if (rc != GENSVD_OK)
         return rc;
-    fputs("#IID", t.fp);
-    for (size_t q = 0; q < k; q++)
-        fprintf(t.fp, "\tPC%zu", q + 1);
-    fputc('\n', t.fp);
+    pc_header(t.fp, "#IID", k);
     for (size_t i = 0; i < n; i++) {
         fputs(ids[i], t.fp);
         for (size_t q = 0; q < k; q++)
@@ -160,10 +166,7 @@ int gsvd_cli_pca_allele_wts(const char *prefix, const struct gsvd_cli_pca_varian
     *n_multi = 0;
     if (rc != GENSVD_OK)
         return rc;
-    fputs("#CHROM\tID\tREF\tALT\tA1", t.fp);
-    for (size_t q = 0; q < k; q++)
-        fprintf(t.fp, "\tPC%zu", q + 1);
-    fputc('\n', t.fp);
+    pc_header(t.fp, "#CHROM\tID\tREF\tALT\tA1", k);
     for (size_t j = 0; j < var->m; j++) {
         const char *a = var->alleles[j], *comma = strchr(a, ',');
         size_t nr = comma ? (size_t)(comma - a) : 0;
