@@ -556,21 +556,24 @@ static int write_allele_wts(const gensvd_result *res, const char *prefix)
     return rc;
 }
 
-/* --eigensoft: the samples the PCs are of, as --plink's, labelled from ind (or NULL). */
+/* --eigensoft: smartpca's rows (the library's "smartpca-rows") of the samples the PCs are of
+ * and, with --fit-samples, of the others, labelled from ind (or NULL). */
 static int write_eigensoft(const gensvd_result *res, const char *prefix,
                            const struct gsvd_cli_ind *ind)
 {
-    struct gensvd_array_view ids, u, ratio;
-    int rc = gensvd_result_array(res, "fit_sample_id", &ids);
+    struct gensvd_array_view ids, u, fit, ratio;
+    int rc = gensvd_result_array(res, "smartpca_sample_id", &ids);
 
     if (rc == GENSVD_OK)
-        rc = gensvd_result_array(res, "fit_sample_vector", &u);
+        rc = gensvd_result_array(res, "smartpca_row", &u);
+    if (rc == GENSVD_OK)
+        rc = gensvd_result_array(res, "fit_sample_id", &fit);
     if (rc == GENSVD_OK)
         rc = gensvd_result_array(res, "sample_pca_explained_variance_ratio", &ratio);
     if (rc != GENSVD_OK)
         return rc;
-    return gsvd_cli_pca_eigensoft(prefix, ids.shape[0], u.shape[1], (const char *const *)ids.data,
-                                  u.data, ratio.data, ind);
+    return gsvd_cli_pca_eigensoft(prefix, ids.shape[0], fit.shape[0], u.shape[1],
+                                  (const char *const *)ids.data, u.data, ratio.data, ind);
 }
 
 /* --outlier-out: the starting set's removed samples, in its order, round by round. */
@@ -593,7 +596,7 @@ static int write_outliers(const gensvd_result *res, const char *path)
 }
 
 /* What the option table does not forward: the stop rule (bulk sets its own), --cache when
- * given, --cache-dir. */
+ * given, --cache-dir, and smartpca's rows for --eigensoft. */
 static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts *o)
 {
     char text[32];
@@ -607,6 +610,8 @@ static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts 
     }
     if (rc == GENSVD_OK && o->cache_dir)
         rc = gensvd_ctx_set_string(ctx, "cache-dir", o->cache_dir);
+    if (rc == GENSVD_OK && o->eigensoft)
+        rc = gensvd_options_set_string(opt, "smartpca-rows", "1");
     return rc;
 }
 

@@ -69,12 +69,14 @@ int gsvd_cli_ind_read(const char *path, struct gsvd_cli_ind *ind);
 void gsvd_cli_ind_free(struct gsvd_cli_ind *ind);
 
 /* PREFIX.evec as smartpca writes it with hiprecision: a "#eigvals:" line with the k eigenvalues
- * in smartpca's scale (summing to n - 1 over all of them: (n - 1) ratio[q], ratio the
- * explained variance ratio), then per sample its ID, its k unit-eigenvector entries
- * u[i * k + q] (%12.6f) and its label from ind ("???" when ind is NULL or lacks the ID).
- * Written as gsvd_cli_pca_plink writes its files.  GENSVD_OK, or GENSVD_EIO after reporting. */
-int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t k, const char *const *ids,
-                           const double *u, const double *ratio, const struct gsvd_cli_ind *ind);
+ * in smartpca's scale (summing to n_fit - 1 over all of them: (n_fit - 1) ratio[q], n_fit the
+ * samples the PCs are of, ratio the explained variance ratio), then per sample (n) its ID, its
+ * k entries u[i * k + q] (%12.6f) and its label from ind ("???" when ind is NULL or lacks the
+ * ID).  Written as gsvd_cli_pca_plink writes its files.  GENSVD_OK, or GENSVD_EIO after
+ * reporting. */
+int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t n_fit, size_t k,
+                           const char *const *ids, const double *u, const double *ratio,
+                           const struct gsvd_cli_ind *ind);
 
 /* A run as the summary reports it (all borrowed). */
 struct gsvd_cli_pca_summary {

@@ -299,8 +299,9 @@ static const char *ind_label(const struct gsvd_cli_ind *ind, const char *id)
     return "???";
 }
 
-int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t k, const char *const *ids,
-                           const double *u, const double *ratio, const struct gsvd_cli_ind *ind)
+int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t n_fit, size_t k,
+                           const char *const *ids, const double *u, const double *ratio,
+                           const struct gsvd_cli_ind *ind)
 {
     struct text_file t;
     int rc = text_open(&t, prefix, ".evec");
@@ -309,7 +310,7 @@ int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t k, const char *c
         return rc;
     fprintf(t.fp, "%20s ", "#eigvals:");
     for (size_t q = 0; q < k; q++)
-        fprintf(t.fp, "%9.3f ", (double)(n - 1) * ratio[q]);
+        fprintf(t.fp, "%9.3f ", (double)(n_fit - 1) * ratio[q]);
     fputc('\n', t.fp);
     for (size_t i = 0; i < n; i++) {
         fprintf(t.fp, "%20s ", ids[i]);

@@ -212,6 +212,7 @@ struct lib_pca_opts {
     struct gsvd_ldprune_params lp; /* "ld-prune" */
     int ld_prune;
     int outlier_project; /* "outlier-project": the removed samples onto the final PCs */
+    int smartpca_rows;   /* "smartpca-rows": smartpca's .evec rows (gsvd_pca_smartpca_rows) */
 };
 
 struct lib_pdist_opts {

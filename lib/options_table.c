@@ -282,6 +282,7 @@ static const struct lib_opt pca_table[] = {
      .dhi = 1e9,
      .range = "a number > 0"},
     {.name = "outlier-project", .kind = LO_FLAG, PCA(outlier_project)},
+    {.name = "smartpca-rows", .kind = LO_FLAG, PCA(smartpca_rows)},
 };
 
 #define PD(f) FIELD(struct lib_pdist_opts, f)

@@ -37,6 +37,8 @@ struct pca_run {
     struct gsvd_pca_result *r;
     struct gsvd_pca_fit_join join;
     struct gsvd_pca_outliers ol; /* "outlier-iter": what removal did */
+    double *sp_rows;             /* "smartpca-rows": rank 0's, sp_ids->n x k */
+    const struct gsvd_strlist *sp_ids;
     struct gsvd_variant_ids vids;
     gsvd_result *gr;
 };
@@ -44,6 +46,7 @@ struct pca_run {
 static void run_free(struct pca_run *p)
 {
     gsvd_result_free(p->gr);
+    gsvd_free(p->sp_rows);
     gsvd_variant_ids_free(&p->vids);
     gsvd_pca_fit_join_free(&p->join);
     gsvd_pca_outliers_free(&p->ol);
@@ -314,6 +317,7 @@ int lib_run_pca(struct lib_run *run)
     gsvd_comm *world = lib_world();
     int fit = o->fit_file || o->fit_set;
     const struct gsvd_pca_result *res;
+    struct gsvd_pca_result shown;
     const struct gsvd_strlist *ids;
     struct gsvd_pca_model *model = NULL;
     gsvd_result *table = NULL;
@@ -343,8 +347,8 @@ int lib_run_pca(struct lib_run *run)
         rc = gsvd_comm_agree(world, rc, NULL);
     if (rc < 0)
         goto out;
-    /* projecting the others needs them */
-    pca.loadings = o->pca.loadings || fit || o->outlier_project;
+    /* projecting the others needs them, as do smartpca's least-squares rows */
+    pca.loadings = o->pca.loadings || fit || o->outlier_project || o->smartpca_rows;
     pca.progress = lib_progress(run->ctx);
     pca.n_threads = lib_threads(run->ctx);
     pca.comm = world;
@@ -375,6 +379,16 @@ int lib_run_pca(struct lib_run *run)
         res = &p.join.all;
         ids = &p.join.ids;
     }
+    if (gsvd_comm_rank(world) == 0 && o->smartpca_rows) { /* the fit's samples, and the others */
+        p.sp_ids = fit ? &p.join.ids : gsvd_geno_sample_ids(p.g);
+        GSVD_TRY(gsvd_pca_smartpca_rows(run->src->tree, run->src->node, &p.sel.geno, p.sp_ids, p.g,
+                                        p.r, lib_threads(run->ctx), &p.sp_rows));
+    }
+    if (res == p.r && !o->pca.loadings && p.r->v) { /* computed for the rows only: not output */
+        shown = *p.r;
+        shown.v = NULL;
+        res = &shown;
+    }
     if (gsvd_comm_rank(world) == 0)
         report(p.r, pca.accuracy, pca.outlier_iter ? &p.ol : NULL);
     if (res->v)
@@ -402,6 +416,8 @@ int lib_run_pca(struct lib_run *run)
     /* what the command line prints besides the group, held beside it (never written) */
     GSVD_TRY(gsvd_pca_table_build(p.r, gsvd_geno_sample_ids(p.g), pca.outlier_iter ? &p.ol : NULL,
                                   &table));
+    if (p.sp_rows)
+        GSVD_TRY(gsvd_pca_table_add_smartpca(table, p.sp_ids, p.r->k, p.sp_rows));
     rc = lib_run_finish(run, GSVD_OK, GENSVD_PCA, &p.gr);
     if (rc < 0)
         goto out;

@@ -2,6 +2,7 @@
 #include "gsvd_config.h"
 #include "analysis/pca/pca_fit.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,42 @@ void gsvd_pca_fit_join_free(struct gsvd_pca_fit_join *j)
     gsvd_strlist_free(&j->ids);
     gsvd_free(j->fitted);
     memset(j, 0, sizeof *j);
+}
+
+/* The fit as a reference for projection (borrowing r's arrays). */
+static struct gsvd_pca_model fit_model(const struct gsvd_pca_result *r, gsvd_geno *gfit,
+                                       const struct gsvd_geno_params *fitp)
+{
+    return (struct gsvd_pca_model){.k = r->k,
+                                   .n = r->n,
+                                   .m = r->m_range,
+                                   .ploidy = gsvd_geno_ploidy(gfit),
+                                   .scaler = fitp->scaler,
+                                   .trace = r->trace,
+                                   .m_used = r->m_used,
+                                   .s = r->s,
+                                   .v = r->v,
+                                   .mean = r->var_mean,
+                                   .scale = r->var_scale,
+                                   .included = r->var_included};
+}
+
+/* The samples `ids` of the fit's array and range as projection reads them: raw dosages, no
+ * filters (the fit's variants come from its var_included). */
+static int open_to_project(gsvd_tree *t, const char *node, const struct gsvd_geno_params *fitp,
+                           const struct gsvd_strlist *ids, gsvd_geno **out)
+{
+    struct gsvd_geno_params gp = *fitp;
+
+    gp.samples = ids;
+    gp.sample_mask = NULL;
+    gp.sample_mask_len = 0;
+    gp.scaler = GSVD_SCALER_NONE;
+    gp.maf = 0;
+    gp.max_missing = 1;
+    gp.missing_error = 0;
+    gp.cache_bytes = 0;
+    return gsvd_geno_open(t, node, &gp, out);
 }
 
 int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_params *fitp,
@@ -73,26 +110,8 @@ int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_par
         goto out;
     }
     if (rest.n) {
-        struct gsvd_pca_model ref = {.k = k,
-                                     .n = nf,
-                                     .m = r->m_range,
-                                     .ploidy = gsvd_geno_ploidy(gfit),
-                                     .scaler = fitp->scaler,
-                                     .trace = r->trace,
-                                     .m_used = r->m_used,
-                                     .s = r->s,
-                                     .v = r->v,
-                                     .mean = r->var_mean,
-                                     .scale = r->var_scale,
-                                     .included = r->var_included};
-        gp = *fitp;
-        gp.samples = &rest;
-        gp.scaler = GSVD_SCALER_NONE;
-        gp.maf = 0;
-        gp.max_missing = 1;
-        gp.missing_error = 0;
-        gp.cache_bytes = 0;
-        GSVD_TRY(gsvd_geno_open(t, node, &gp, &grest));
+        struct gsvd_pca_model ref = fit_model(r, gfit, fitp);
+        GSVD_TRY(open_to_project(t, node, fitp, &rest, &grest));
         GSVD_TRY(gsvd_project_map_identity(r->m_range, r->var_included, &map));
         GSVD_TRY(gsvd_project_run(grest, &ref, &map, &pp, &pr));
         gsvd_log_info("--fit-samples: %zu samples fitted, %zu projected onto their PCs", nf,
@@ -117,6 +136,66 @@ out:
     gsvd_geno_close(grest);
     gsvd_geno_close(gall);
     gsvd_strlist_free(&rest);
+    gsvd_free(by_id);
+    return rc;
+}
+
+int gsvd_pca_smartpca_rows(gsvd_tree *t, const char *node, const struct gsvd_geno_params *fitp,
+                           const struct gsvd_strlist *ids, gsvd_geno *gfit,
+                           const struct gsvd_pca_result *r, size_t threads, double **rows)
+{
+    const struct gsvd_strlist *fit = gsvd_geno_sample_ids(gfit);
+    struct gsvd_project_map map = {0};
+    struct gsvd_project_result *pr = NULL;
+    struct gsvd_project_params pp = {.n_threads = threads, .missing = GSVD_PROJ_MISSING_LSQ};
+    struct gsvd_pca_model ref = fit_model(r, gfit, fitp);
+    gsvd_geno *g = NULL;
+    size_t *by_id = NULL, n = ids->n, k = r->k;
+    double *num = NULL, *den = NULL, *out = NULL;
+    int rc = GSVD_OK;
+
+    *rows = NULL;
+    if (!(out = gsvd_malloc((n ? n : 1) * k * sizeof *out)))
+        return GSVD_ENOMEM;
+    if (n == r->n && r->counts.n_missing_calls == 0) { /* the fit alone, complete: U itself */
+        memcpy(out, r->u, n * k * sizeof *out);
+        *rows = out;
+        return GSVD_OK;
+    }
+    if (!(by_id = gsvd_str_order(fit->items, fit->n)) || !(num = gsvd_calloc(k, sizeof *num)) ||
+        !(den = gsvd_calloc(k, sizeof *den))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(open_to_project(t, node, fitp, ids, &g));
+    GSVD_TRY(gsvd_project_map_identity(r->m_range, r->var_included, &map));
+    GSVD_TRY(gsvd_project_run(g, &ref, &map, &pp, &pr));
+    /* f_q over the fit samples: their fits a against their scores y = U S */
+    for (size_t i = 0; i < n; i++) {
+        ptrdiff_t row = gsvd_str_find(fit->items, by_id, fit->n, ids->items[i]);
+        const double *a = pr->scores + i * k;
+        if (row < 0 || isnan(a[0]))
+            continue;
+        for (size_t q = 0; q < k; q++) {
+            num[q] += a[q] * r->u[(size_t)row * k + q] * r->s[q];
+            den[q] += a[q] * a[q];
+        }
+    }
+    for (size_t q = 0; q < k; q++) {
+        double f = den[q] > 0 ? num[q] / den[q] : 1;
+        for (size_t i = 0; i < n; i++)
+            out[i * k + q] = pr->scores[i * k + q] * f / r->s[q];
+    }
+    gsvd_log_info("--eigensoft: %zu samples' least-squares fits on smartpca's scale", n);
+    *rows = out;
+    out = NULL;
+out:
+    gsvd_free(out);
+    gsvd_free(num);
+    gsvd_free(den);
+    gsvd_project_result_free(pr);
+    gsvd_project_map_free(&map);
+    gsvd_geno_close(g);
     gsvd_free(by_id);
     return rc;
 }

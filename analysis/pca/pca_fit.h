@@ -33,5 +33,21 @@ GSVD_NODISCARD int gsvd_pca_fit_join(gsvd_tree *t, const char *node,
                                      struct gsvd_pca_fit_join *out);
 void gsvd_pca_fit_join_free(struct gsvd_pca_fit_join *j); /* accepts a zeroed struct */
 
+/* smartpca's .evec rows (`pca --eigensoft`; smartpca 8 writes its lsqproject fits, reference
+ * samples and projected ones alike): for each sample of `ids` (the fit's samples, or the whole
+ * set of a --fit-samples run, in its order) its least-squares fit a_i over its called variants
+ * (analysis/pca/project.h, GSVD_PROJ_MISSING_LSQ; one more pass over the data) times f_q / s_q,
+ * where f_q = sum_i a_iq y_iq / sum_i a_iq^2 over the fit samples, y = U S (their scores with
+ * missing calls at the mean): smartpca's scale, which lines the fits up with its eigenvectors.
+ * When `ids` are the fit's samples and the fit had no missing call the rows are U itself (no
+ * pass: there a = U S up to rounding and f = 1).  r must hold loadings; the other parameters as
+ * gsvd_pca_fit_join's.  *rows: ids->n x r->k, caller frees (gsvd_free).  A sample whose fit is
+ * singular gets NaN (counted in project's warning).  GSVD_ENOMEM, read errors. */
+GSVD_NODISCARD int gsvd_pca_smartpca_rows(gsvd_tree *t, const char *node,
+                                          const struct gsvd_geno_params *fitp,
+                                          const struct gsvd_strlist *ids, gsvd_geno *gfit,
+                                          const struct gsvd_pca_result *r, size_t threads,
+                                          double **rows);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_PCA_PCA_FIT_H */

@@ -339,6 +339,15 @@ out:
     return rc;
 }
 
+int gsvd_pca_table_add_smartpca(gsvd_result *table, const struct gsvd_strlist *ids, size_t k,
+                                const double *rows)
+{
+    int rc = add_held(table, "smartpca_sample_id", "smartpca_samples", 'O', ids->n, 0, ids->items);
+    if (rc == GSVD_OK)
+        rc = add_held(table, "smartpca_row", "smartpca_samples", 'f', ids->n, k, rows);
+    return rc;
+}
+
 int gsvd_pca_store_write(const char *url, int overwrite, const struct gsvd_writer_params *wp,
                          const struct gsvd_pca_store_info *info, const struct gsvd_pca_result *r,
                          const struct gsvd_strlist *ids)

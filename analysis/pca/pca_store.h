@@ -90,6 +90,10 @@ GSVD_NODISCARD int gsvd_pca_store_build(const struct gsvd_pca_store_info *info,
 GSVD_NODISCARD int gsvd_pca_table_build(const struct gsvd_pca_result *r,
                                         const struct gsvd_strlist *ids,
                                         const struct gsvd_pca_outliers *ol, gsvd_result **out);
+/* Add smartpca's .evec rows (gsvd_pca_smartpca_rows) to a table of gsvd_pca_table_build:
+ * smartpca_sample_id (strings, ids->n) and smartpca_row (float64, ids->n x k).  GSVD_ENOMEM. */
+GSVD_NODISCARD int gsvd_pca_table_add_smartpca(gsvd_result *table, const struct gsvd_strlist *ids,
+                                               size_t k, const double *rows);
 
 /* Write r (with ids: r->n sample IDs) as a Zarr group at url (through the staged writer: a
  * new directory renamed into place; `overwrite` replaces an existing one).  GSVD_OK, or

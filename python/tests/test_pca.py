@@ -113,6 +113,25 @@ def test_merge_adds_sgkits_variables(khuman_ds):
         gensvd.pca(khuman_ds, 3, samples=list(khuman_ds.sample_id.values[:50]))
 
 
+def test_smartpca_rows_are_the_eigensoft_files_rows(tmp_path):
+    """smartpca_rows=True gives the rows `gensvd pca --eigensoft` writes (smartpca's .evec:
+    tests/pca/test_pca_outliers.py and tests/project/test_project_lsq.py hold them against
+    smartpca itself), for the fitted samples and, with fit_samples, the others."""
+    plain = gensvd.pca(str(HAPMAP), 4)
+    assert "smartpca_row" not in plain.variables
+    ids = [str(x) for x in plain.sample_id.values]
+    fit = tmp_path / "fit.ids"
+    fit.write_text("\n".join(ids[::2]) + "\n")
+    for extra, cli_extra in [({}, []), ({"fit_samples": str(fit)}, ["--fit-samples", fit])]:
+        res = gensvd.pca(str(HAPMAP), 4, smartpca_rows=True, **extra)
+        cli("pca", HAPMAP, "-k", "4", "--eigensoft", tmp_path / "g", "--force", *cli_extra)
+        rows = [ln.split() for ln in open(tmp_path / "g.evec")][1:]
+        assert list(res.smartpca_sample_id.values) == [r[0] for r in rows]
+        want = np.array([[float(x) for x in r[1:5]] for r in rows])
+        np.testing.assert_allclose(res.smartpca_row.values, want, rtol=0, atol=5.1e-7)
+    assert len(res.smartpca_sample_id) == len(ids)
+
+
 def test_result_arrays_are_read_only_views():
     res = gensvd.pca(str(KHUMAN), 3)
     a = res.sample_pca_projection.values

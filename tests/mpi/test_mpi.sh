@@ -4,7 +4,7 @@
 # (exact also with --gram-kernel amx and i8 for R = 2, 3 where the CPU has AMX),
 # on simulated data with missing calls (several Gram groups per rank) and on the bundled
 # HapMap3 store, also read over http by two ranks; pca rebalanced by kept variants (a mask
-# that drops most of the first half), --fit-samples, --outlier-iter (with --tw); pdist for
+# that drops most of the first half), --fit-samples (with --eigensoft), --outlier-iter (with --tw); pdist for
 # R = 2..4 with the bit-plane and generic kernels, p-distance and --haplotypes, square and condensed, with and without --memory bands; a corrupt chunk
 # stops every rank with exit 1, names the cause, and leaves no output; so does rank 0 out of
 # memory for the loadings it gathers; project (mean and least squares, shrinkage corrections,
@@ -133,14 +133,16 @@ done
 
 # --fit-samples: fit on every third sample, project the others (rank 0 holds the loadings)
 awk 'NR > 1 && NR % 3 == 0 { print $1 }' "$T/local.tsv" >"$T/fit.txt"
+# (with --eigensoft: smartpca's least-squares rows of every sample, on rank 0)
 "$G" pca --device cpu "$T/sim.vcz" -k 4 --method randomized --fit-samples "$T/fit.txt" -q -o "$T/f1.zarr" \
-    --format tsv >"$T/f1.tsv" || { echo "FAIL one process --fit-samples"; exit 1; }
+    --format tsv --eigensoft "$T/f1" >"$T/f1.tsv" || { echo "FAIL one process --fit-samples"; exit 1; }
 for r in 2 3; do
     "${MR[@]}" "$r" "$G" pca --device cpu "$T/sim.vcz" -k 4 --method randomized --fit-samples "$T/fit.txt" \
-        -q -t 1 -o "$T/fr.zarr" --format tsv >"$T/fr.tsv" 2>"$T/fr.err"
+        -q -t 1 -o "$T/fr.zarr" --format tsv --eigensoft "$T/fr" --force >"$T/fr.tsv" 2>"$T/fr.err"
     check "--fit-samples -n $r: exit" test $? = 0
     check "--fit-samples -n $r: TSV bytes" cmp -s "$T/f1.tsv" "$T/fr.tsv"
     check "--fit-samples -n $r: Zarr bytes" same_store "$T/f1.zarr" "$T/fr.zarr"
+    check "--fit-samples -n $r: --eigensoft bytes" cmp -s "$T/f1.evec" "$T/fr.evec"
     rm -rf "$T/fr.zarr"
 done
 

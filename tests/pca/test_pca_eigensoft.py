@@ -14,7 +14,10 @@ populations.  Asserted against smartpca's own .evec:
     of the sixth printed decimal (1.01e-6);
 and: an .ind lacking samples labels them ???; a .ind line without three columns, an ID listed
 twice and an unreadable .ind fail (exit 1, naming the file) before anything is written;
---eigensoft-ind without --eigensoft exits 2; an existing PREFIX.evec is kept without --force.
+--eigensoft-ind without --eigensoft exits 2; an existing PREFIX.evec is kept without --force;
+-o's group is the same with and without --eigensoft (its rows need loadings, not written).
+(Its rows where calls are missing, smartpca's lsqproject fits, and with --fit-samples:
+tests/pca/test_pca_outliers.py and tests/project/test_project_lsq.py.)
 Usage: test_pca_eigensoft.py GENSVD    (exit 77 without /usr/lib/eigensoft/smartpca)
 """
 import os
@@ -113,6 +116,26 @@ def errors(gensvd, tmp, ids):
           open(prefix + ".evec").read() == "mine\n" and prefix + ".evec" in r.stderr, r.stderr)
 
 
+def same_output(gensvd, tmp):
+    """--eigensoft leaves -o's group as it is (the loadings its rows need are not written)."""
+    outs = [os.path.join(tmp, name) for name in ("plain.zarr", "evec.zarr")]
+    gensvd_run(gensvd, "-o", outs[0])
+    gensvd_run(gensvd, "-o", outs[1], "--eigensoft", os.path.join(tmp, "e"))
+
+    def files(d):
+        out = {}
+        for root, _dirs, names in os.walk(d):
+            for n in names:
+                data = open(os.path.join(root, n), "rb").read()
+                if n in (".zattrs", ".zmetadata"):  # the command line differs
+                    data = b"\n".join(ln for ln in data.split(b"\n") if b'"command"' not in ln)
+                out[os.path.relpath(os.path.join(root, n), d)] = data
+        return out
+    a, b = files(outs[0]), files(outs[1])
+    check(f"-o with --eigensoft: the same arrays and bytes as without ({len(a)} files)",
+          a == b and len(a) > 5, str(sorted(set(a) ^ set(b))))
+
+
 def main():
     if len(sys.argv) != 2:
         print(__doc__)
@@ -143,6 +166,7 @@ def main():
         unlabelled = sorted(r_[0] for r_ in rows if r_[-1] == "???")
         check("samples the .ind lacks are labelled ???", r.returncode == 0 and
               unlabelled == sorted(ids[:10]), str(unlabelled))
+        same_output(gensvd, tmp)
         errors(gensvd, tmp, ids)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

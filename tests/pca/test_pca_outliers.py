@@ -15,6 +15,8 @@ familynames NO, hiprecision YES); gensvd with `-k 10 --outlier-iter 5`.  Asserte
     projection / singular value, up to sign, to 1e-6
     on complete data (1000 Genomes); with missing calls smartpca's rows are its lsqproject
     fits, which move slightly: |cos| >= 0.9999;
+  - --eigensoft's .evec: smartpca's kept samples in its order, and its rows (its lsqproject
+    fits on its scale where calls are missing) to one unit of the 6th decimal both print;
   - --outlier-out's TSV, the sample_pca_outlier arrays and the attributes;
   - --outlier-project: the removed samples' scores equal numpy's Z V from the written loadings
     (the fit's means and scales), the kept ones the run without projection;
@@ -99,7 +101,8 @@ def compare(label, store, variants, tmp, gensvd):
         rel = np.max(np.abs(lam - evals[:10]) / evals[:10])
         check(f"{label}: float32 Gram: eigenvalues within {rel:.2g} <= 5e-6 of smartpca's",
               rel <= 5e-6)
-    r = subprocess.run(on_cpu(args + ["--gram-f64", "--outlier-out", tsv, "-o", out]),
+    r = subprocess.run(on_cpu(args + ["--gram-f64", "--outlier-out", tsv, "-o", out,
+                                      "--eigensoft", prefix + "_g"]),
                        capture_output=True, text=True)
     if not check(f"{label}: pca --outlier-iter 5 exit 0", r.returncode == 0, r.stderr[-1500:]):
         return None
@@ -168,7 +171,18 @@ def compare(label, store, variants, tmp, gensvd):
               worst <= 1e-6)
     else:
         check(f"{label}: eigenvectors against smartpca's lsqproject rows (missing calls): "
-              f"|cos| >= 0.9999 ({cos:.7f})", cos >= 0.9999)
+              f"|cos| >= 0.9999 ({cos:.7f}; max |difference| {worst:.2g})", cos >= 0.9999)
+    # --eigensoft writes smartpca's rows themselves (its lsqproject fits on its scale), the
+    # kept samples in its order, to one unit of the 6th decimal both print
+    gl = [ln.split() for ln in open(prefix + "_g.evec")]
+    sl = [ln.split() for ln in open(f"{tmp}/sp.evec")]
+    ge = np.array([[float(x) for x in f[1:11]] for f in gl[1:]])
+    se = np.array([[float(x) for x in f[1:11]] for f in sl[1:]])
+    same = [f[0] for f in gl[1:]] == [f[0] for f in sl[1:]]
+    if check(f"{label}: --eigensoft: smartpca's samples in its order", same):
+        d = float(np.abs(ge * np.sign((ge * se).sum(axis=0)) - se).max())
+        check(f"{label}: --eigensoft rows = smartpca's .evec up to sign ({d:.2g} <= 1.5e-6)",
+              d <= 1.5e-6)
     return z, got
 
 

@@ -39,6 +39,10 @@ Cases
             its 6 printed decimals and float32 standardisation); without f the rows are 3e-4
             off (> 1e-5, so the data tell the factor apart). Mean imputation's scores do not
             fit its rows (0.011 after their best scale).
+  eigensoft `pca --fit-samples --eigensoft` on the same store (smartpca's poplistname run in
+            one command): the same samples in smartpca's order, the labels from an .ind file,
+            its eigenvalues, and the rows of the reference and the held-out samples = smartpca's
+            to one unit of the 6th decimal both print.
 Last line: "N passed, N failed"; exit 1 on failure.
 """
 import os
@@ -346,6 +350,55 @@ def case_smartpca(ids, fit, hold):
     em = float(np.abs(um * c - eh).max())
     check(f"smartpca: mean imputation does not fit its rows ({em:.2g} > 1e-3 after its best "
           f"scale)", em > 1e-3)
+    case_eigensoft(st, ev, eh, er, hid, rid)
+
+
+def read_evec(fn):
+    """An .evec file: its eigenvalues, and per sample (ID without a FAMILY: prefix) its rows
+    and its label."""
+    vals, rows, labels = None, {}, {}
+    for ln in open(fn):
+        f = ln.split()
+        if f[0] == "#eigvals:":
+            vals = np.array([float(x) for x in f[1:]])
+        else:
+            rows[f[0].split(":")[-1]] = np.array([float(x) for x in f[1:K + 1]])
+            labels[f[0].split(":")[-1]] = f[-1]
+    return vals, rows, labels
+
+
+def case_eigensoft(st, ev, eh, er, hid, rid):
+    """gensvd pca --fit-samples --eigensoft (smartpca's poplistname run in one command): the
+    same samples in the same order, the same labels from an .ind file, the rows of the
+    reference and of the held-out samples = smartpca's to one unit of the 6th decimal both
+    print, up to sign, and its eigenvalues (the reference's, scaled by its N - 1)."""
+    fam = [ln.split() for ln in open(path("sp.fam"))]
+    with open(path("sp.ind"), "w") as f:
+        f.write("".join(f"{c[1]} U {c[5]}\n" for c in fam))
+    run("pca", st, "--fit-samples", path("fit.ids"), "-k", str(K), "--variants",
+        f"0:{AUTOSOMES}", "--method", "exact", "--eigensoft", path("g"), "--eigensoft-ind",
+        path("sp.ind"), "-q")
+    gv, grow, glab = read_evec(path("g.evec"))
+    sv, _, slab = read_evec(f"{T}/sp.evec")
+    order, sorder = ([ln.split()[0].split(":")[-1] for ln in open(fn)
+                      if ln.split()[0] != "#eigvals:"] for fn in (path("g.evec"), f"{T}/sp.evec"))
+    check("eigensoft: --fit-samples writes every sample, in smartpca's order (reference and "
+          "held-out)", order == sorder and len(order) == len(hid) + len(rid), f"{len(order)}")
+    check("eigensoft: the labels from the .ind file = smartpca's", glab == slab)
+    g = np.array([grow[i] for i in sorder])
+    sp = np.array([ev[i] for i in sorder])
+    sign = np.sign((g * sp).sum(axis=0))
+    diff = np.abs(g * sign - sp)
+    d = float(diff.max())
+    same = float((diff < 5e-7).mean())
+    # both files print 6 decimals: values within ~6e-7 (float32 standardisation) may round
+    # one unit apart
+    check(f"eigensoft: rows = smartpca's, reference and held-out, to one unit of the 6th "
+          f"decimal both print ({d:.2g} <= 1.5e-6; {same:.2%} of the entries print the same)",
+          d <= 1.5e-6)
+    e = float(np.abs(gv - sv[:K]).max())
+    check(f"eigensoft: eigenvalues = smartpca's (reference samples) to its 3 decimals ({e:.2g})",
+          e <= 1.5e-3, f"{gv} {sv[:K]}")
 
 
 try:
@@ -358,5 +411,6 @@ try:
     case_shrink(sing)
     case_smartpca(ids, fit, hold)
 finally:
-    shutil.rmtree(T, ignore_errors=True)
+    if not os.environ.get("KEEP"):
+        shutil.rmtree(T, ignore_errors=True)
 sys.exit(summary())

@@ -78,6 +78,19 @@ def add_loading(ds):
     return ds
 
 
+def add_smartpca_rows(ds, res):
+    """With ``smartpca_rows=True``: the rows smartpca's .evec holds (``gensvd pca
+    --eigensoft``: its lsqproject fits on its scale), ``smartpca_row`` (smartpca_samples x
+    components) and their samples' IDs ``smartpca_sample_id``: the samples the components are
+    of and, with fit_samples, the others, as smartpca's poplistname writes them."""
+    try:
+        rows, dims = array(res, "smartpca_row")
+        ids, _ = array(res, "smartpca_sample_id")
+    except KeyError:
+        return ds
+    return ds.assign(smartpca_row=(dims, rows), smartpca_sample_id=(dims[:1], ids))
+
+
 def convert(res):
     """The result as an xarray.Dataset, or a gensvd.Result without xarray."""
     try:
