@@ -358,19 +358,22 @@ int lib_run_pca(struct lib_run *run)
         GSVD_TRY(gsvd_pca_run(p.g, p.be, &pca, &p.r));
     res = p.r;
     ids = gsvd_geno_sample_ids(p.g);
-    /* rank 0 (which alone holds every rank's loadings) projects the samples outside the fit or
-     * removed as outliers ("outlier-project"), or gives the removed ones NaN rows */
-    if (gsvd_comm_rank(world) == 0 && (fit || pca.outlier_iter)) {
+    /* the samples outside the fit or removed as outliers ("outlier-project") projected, or the
+     * removed ones given NaN rows; smartpca's rows: under MPI every rank scans its part of the
+     * variants for the projections, with rank 0's gathered loadings shared first */
+    if (world && (fit || o->outlier_project || o->smartpca_rows))
+        GSVD_TRY(gsvd_pca_share_loadings(world, p.r));
+    if (fit || pca.outlier_iter) {
         if (fit) {
             GSVD_TRY(gsvd_pca_fit_join(run->src->tree, run->src->node, &p.sel.geno,
-                                       p.sel.geno.samples, p.g, p.r, lib_threads(run->ctx),
+                                       p.sel.geno.samples, p.g, p.r, lib_threads(run->ctx), world,
                                        &p.join));
         } else if (o->outlier_project) { /* the starting set, by ID (no mask needed again) */
             struct gsvd_geno_params fitp = p.sel.geno;
             fitp.sample_mask = NULL;
             fitp.sample_mask_len = 0;
             GSVD_TRY(gsvd_pca_fit_join(run->src->tree, run->src->node, &fitp, &p.ol.ids, p.g, p.r,
-                                       lib_threads(run->ctx), &p.join));
+                                       lib_threads(run->ctx), world, &p.join));
         } else {
             GSVD_TRY(gsvd_pca_outliers_join(&p.ol, p.r, &p.join));
         }
@@ -379,10 +382,10 @@ int lib_run_pca(struct lib_run *run)
         res = &p.join.all;
         ids = &p.join.ids;
     }
-    if (gsvd_comm_rank(world) == 0 && o->smartpca_rows) { /* the fit's samples, and the others */
+    if (o->smartpca_rows) { /* the fit's samples, and the others */
         p.sp_ids = fit ? &p.join.ids : gsvd_geno_sample_ids(p.g);
         GSVD_TRY(gsvd_pca_smartpca_rows(run->src->tree, run->src->node, &p.sel.geno, p.sp_ids, p.g,
-                                        p.r, lib_threads(run->ctx), &p.sp_rows));
+                                        p.r, lib_threads(run->ctx), world, &p.sp_rows));
     }
     if (res == p.r && !o->pca.loadings && p.r->v) { /* computed for the rows only: not output */
         shown = *p.r;

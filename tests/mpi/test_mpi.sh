@@ -145,6 +145,15 @@ for r in 2 3; do
     check "--fit-samples -n $r: --eigensoft bytes" cmp -s "$T/f1.evec" "$T/fr.evec"
     rm -rf "$T/fr.zarr"
 done
+# a fit sample outside --samples: found by every rank after the fit, before the shared
+# projection; every rank stops (none left waiting), exit 1 naming the cause, no output
+awk 'NR > 1 { print $1 }' "$T/local.tsv" | grep -vxF "$(head -n 1 "$T/fit.txt")" >"$T/sub.txt"
+timeout 300 "${MR[@]}" 2 "$G" pca --device cpu "$T/sim.vcz" -k 4 --method randomized -q -t 1 \
+    --samples "$T/sub.txt" --fit-samples "$T/fit.txt" -o "$T/fbad.zarr" 2>"$T/fbad.err"
+check "--fit-samples outside --samples -n 2: exit 1" test $? = 1
+check "--fit-samples outside --samples -n 2: the cause named" \
+    grep -q "fit samples are not in the sample set" "$T/fbad.err"
+check "--fit-samples outside --samples -n 2: no output" test ! -e "$T/fbad.zarr"
 
 # smartpca's outlier removal (every rank removes the same samples in each round, rank 0
 # projects them) and Tracy-Widom statistics (exact's Gram summed over the ranks)
