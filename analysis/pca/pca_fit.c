@@ -71,8 +71,8 @@ static int project_ids(gsvd_tree *t, const char *node, const struct gsvd_geno_pa
         rc = gsvd_project_map_identity(r->m_range, r->var_included, &map);
     if (rc == GSVD_OK && comm) {
         gsvd_geno_range(g, &vs, &ve);
-        gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, gsvd_comm_rank(comm),
-                            gsvd_comm_size(comm), &a, &b);
+        gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, gsvd_comm_rank(comm), gsvd_comm_size(comm),
+                            &a, &b);
         rc = gsvd_geno_restrict(g, a, b);
     }
     if (comm) /* a rank that could not start stops the others before the collective */
@@ -184,8 +184,8 @@ int gsvd_pca_fit_join(gsvd_tree *t, const char *node, const struct gsvd_geno_par
     if (comm)
         GSVD_TRY(gsvd_comm_agree(comm, GSVD_OK, NULL));
     if (rest.n) {
-        GSVD_TRY(project_ids(t, node, fitp, &rest, gfit, r, GSVD_PROJ_MISSING_MEAN, threads, comm,
-                             &pr));
+        GSVD_TRY(
+            project_ids(t, node, fitp, &rest, gfit, r, GSVD_PROJ_MISSING_MEAN, threads, comm, &pr));
         gsvd_log_info("--fit-samples: %zu samples fitted, %zu projected onto their PCs", nf,
                       rest.n);
     }
