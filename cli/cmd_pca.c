@@ -106,8 +106,9 @@ static const struct gsvd_opt out_options[] = {
      PCA(eigensoft),
      .arg = "PREFIX",
      .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
-     .help = "PREFIX.evec (the eigenvalues in smartpca's scale, the unit\neigenvectors, a label "
-             "column) as smartpca writes it\n(existing file: --force)"},
+     .help = "PREFIX.evec (the eigenvalues in smartpca's scale, its rows,\na label column) as "
+             "smartpca writes it; with --fit-samples\nalso the projected samples (existing "
+             "file: --force)"},
     {.name = "eigensoft-ind",
      .type = GSVD_OPT_STRING,
      PCA(eigensoft_ind),
