@@ -457,8 +457,8 @@ GENSVD_API enum gensvd_analysis gensvd_result_analysis(const gensvd_result *res)
  * smartpca's .evec), "smartpca_sample_id" (STRING) and "smartpca_row" (FLOAT64, those samples
  * x components): the rows smartpca's .evec holds, its least-squares fits on its scale (the
  * unit eigenvectors on complete data), for the samples the PCs are of and, with
- * "fit-samples", the others, in the output's order (on the process of rank 0 under MPI).  The
- * views are borrowed from the result, as every view. */
+ * "fit-samples", the others, in the output's order (on every process under MPI).  The views
+ * are borrowed from the result, as every view. */
 GENSVD_API const char *gensvd_result_array_name(const gensvd_result *res, size_t i);
 GENSVD_API int gensvd_result_array(const gensvd_result *res, const char *name,
                                    struct gensvd_array_view *out);
