@@ -577,6 +577,28 @@ static int write_eigensoft(const gensvd_result *res, const char *prefix,
                                   (const char *const *)ids.data, u.data, ratio.data, ind);
 }
 
+/* --eigensoft's .eval: every eigenvalue, which the exact method computes (the library's
+ * "all-eigenvalues"); the iterative methods compute k, and a file of those alone would give
+ * twstats wrong statistics: none then, with a warning.  *written: 1 when it was. */
+static int write_eval(const gensvd_result *res, const char *prefix, int *written)
+{
+    struct gensvd_array_view w;
+    char msg[512];
+
+    *written = 0;
+    if (gensvd_result_array(res, "gram_eigenvalue", &w) != GENSVD_OK) {
+        const char *m = gensvd_result_attr_string(res, "method");
+        snprintf(msg, sizeof msg,
+                 "no %.200s.eval: smartpca's lists every eigenvalue, and the %s method computes "
+                 "the top k only (--method exact computes every one)",
+                 prefix, m ? m : "iterative");
+        gsvd_cli_msg_log(GENSVD_LOG_WARN, msg);
+        return GENSVD_OK;
+    }
+    *written = 1;
+    return gsvd_cli_pca_eval(prefix, w.shape[0], w.data);
+}
+
 /* --outlier-out: the starting set's removed samples, in its order, round by round. */
 static int write_outliers(const gensvd_result *res, const char *path)
 {
@@ -613,6 +635,8 @@ static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts 
         rc = gensvd_ctx_set_string(ctx, "cache-dir", o->cache_dir);
     if (rc == GENSVD_OK && o->eigensoft)
         rc = gensvd_options_set_string(opt, "smartpca-rows", "1");
+    if (rc == GENSVD_OK && o->eigensoft)
+        rc = gensvd_options_set_string(opt, "all-eigenvalues", "1");
     return rc;
 }
 
@@ -621,7 +645,7 @@ static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts 
 static int outputs(const gensvd_result *res, const struct pca_opts *o,
                    const struct gsvd_cli_ind *ind, int tsv)
 {
-    int rc = GENSVD_OK;
+    int rc = GENSVD_OK, eval = 0;
 
     report(res, o);
     if (o->plink)
@@ -634,12 +658,15 @@ static int outputs(const gensvd_result *res, const struct pca_opts *o,
                                           "patterson only");
     if (rc == GENSVD_OK && o->eigensoft)
         rc = write_eigensoft(res, o->eigensoft, ind);
+    if (rc == GENSVD_OK && o->eigensoft)
+        rc = write_eval(res, o->eigensoft, &eval);
     if (rc == GENSVD_OK && o->outlier_out)
         rc = write_outliers(res, o->outlier_out);
     if (rc == GENSVD_OK && tsv)
         rc = write_tsv(res);
     if (rc == GENSVD_OK)
-        gsvd_cli_pca_done(o->output, o->plink, plink_alleles(o), o->eigensoft, o->outlier_out, tsv);
+        gsvd_cli_pca_done(o->output, o->plink, plink_alleles(o), o->eigensoft, eval, o->outlier_out,
+                          tsv);
     return rc;
 }
 
@@ -648,8 +675,8 @@ static int outputs(const gensvd_result *res, const struct pca_opts *o,
 static int run(const struct pca_opts *o, const char *input, int tsv, const char *command)
 {
     /* longer names than these fail to open anyway (PATH_MAX) */
-    char vec[8192], val[8192], allele[8192], evec[8192];
-    const char *files[6] = {NULL};
+    char vec[8192], val[8192], allele[8192], evec[8192], eval[8192];
+    const char *files[7] = {NULL};
     struct gsvd_cli_ind ind = {0};
     size_t nf = 0;
     struct gsvd_cli_run r = {.cmd = "pca",
@@ -683,7 +710,9 @@ static int run(const struct pca_opts *o, const char *input, int tsv, const char 
     }
     if (o->eigensoft) {
         snprintf(evec, sizeof evec, "%s.evec", o->eigensoft);
+        snprintf(eval, sizeof eval, "%s.eval", o->eigensoft);
         files[nf++] = evec;
+        files[nf++] = eval; /* checked whatever the method: it is known after the run */
     }
     if (o->outlier_out)
         files[nf++] = o->outlier_out;

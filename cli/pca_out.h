@@ -77,6 +77,11 @@ void gsvd_cli_ind_free(struct gsvd_cli_ind *ind);
 int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t n_fit, size_t k,
                            const char *const *ids, const double *u, const double *ratio,
                            const struct gsvd_cli_ind *ind);
+/* PREFIX.eval as smartpca writes it: every eigenvalue (n, the samples the PCs are of, w the
+ * Gram's descending) on smartpca's scale, (n - 1) w[j] / sum(w), one per line (%12.6f).
+ * Written as gsvd_cli_pca_eigensoft writes the .evec.  GENSVD_OK, or GENSVD_EIO after
+ * reporting. */
+int gsvd_cli_pca_eval(const char *prefix, size_t n, const double *w);
 
 /* A run as the summary reports it (all borrowed). */
 struct gsvd_cli_pca_summary {
@@ -114,9 +119,10 @@ struct gsvd_cli_pca_summary {
 void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r);
 
 /* The summary's last line: where the results went (-o `output`, --plink `plink` with
- * `plink_alleles` its .eigenvec.allele, --eigensoft `eigensoft`, --outlier-out `outlier_out`,
- * each NULL when not given; `tsv`: the scores on stdout), and the time the run took. */
+ * `plink_alleles` its .eigenvec.allele, --eigensoft `eigensoft` with `eigensoft_eval` its
+ * .eval, --outlier-out `outlier_out`, each NULL when not given; `tsv`: the scores on stdout),
+ * and the time the run took. */
 void gsvd_cli_pca_done(const char *output, const char *plink, int plink_alleles,
-                       const char *eigensoft, const char *outlier_out, int tsv);
+                       const char *eigensoft, int eigensoft_eval, const char *outlier_out, int tsv);
 
 #endif /* GSVD_CLI_PCA_OUT_H */

@@ -199,7 +199,7 @@ void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r)
 }
 
 void gsvd_cli_pca_done(const char *output, const char *plink, int plink_alleles,
-                       const char *eigensoft, const char *outlier_out, int tsv)
+                       const char *eigensoft, int eigensoft_eval, const char *outlier_out, int tsv)
 {
     struct line b = {.len = 0};
 
@@ -210,7 +210,8 @@ void gsvd_cli_pca_done(const char *output, const char *plink, int plink_alleles,
                  plink_alleles ? "," : " and", plink, plink_alleles ? " and " : "",
                  plink_alleles ? plink : "", plink_alleles ? ".eigenvec.allele" : "");
     if (eigensoft)
-        line_add(&b, "%s%s.evec", b.len ? ", " : "", eigensoft);
+        line_add(&b, "%s%s.evec%s%s%s", b.len ? ", " : "", eigensoft, eigensoft_eval ? " and " : "",
+                 eigensoft_eval ? eigensoft : "", eigensoft_eval ? ".eval" : "");
     if (outlier_out)
         line_add(&b, "%s%s", b.len ? ", " : "", outlier_out);
     if (tsv)

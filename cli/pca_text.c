@@ -320,3 +320,18 @@ int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t n_fit, size_t k,
     }
     return text_close(&t);
 }
+
+int gsvd_cli_pca_eval(const char *prefix, size_t n, const double *w)
+{
+    struct text_file t;
+    double sum = 0;
+    int rc = text_open(&t, prefix, ".eval");
+
+    if (rc != GENSVD_OK)
+        return rc;
+    for (size_t j = 0; j < n; j++)
+        sum += w[j];
+    for (size_t j = 0; j < n; j++)
+        fprintf(t.fp, "%12.6f\n", sum > 0 ? (double)(n - 1) * w[j] / sum : 0.0);
+    return text_close(&t);
+}

@@ -457,7 +457,12 @@ GENSVD_API enum gensvd_analysis gensvd_result_analysis(const gensvd_result *res)
  * smartpca's .evec), "smartpca_sample_id" (STRING) and "smartpca_row" (FLOAT64, those samples
  * x components): the rows smartpca's .evec holds, its least-squares fits on its scale (the
  * unit eigenvectors on complete data), for the samples the PCs are of and, with
- * "fit-samples", the others, in the output's order (on every process under MPI).  The views
+ * "fit-samples", the others, in the output's order (on every process under MPI); with the flag
+ * "all-eigenvalues" (an option of the library only: `gensvd pca --eigensoft` sets it to write
+ * smartpca's .eval) and the exact method, "gram_eigenvalue" (FLOAT64, one per sample the PCs
+ * are of: every eigenvalue of the Gram Z^T Z, descending; the first k are the squared singular
+ * values to their rounding; one more dense reduction of the Gram, values only; the iterative
+ * methods compute k eigenvalues and leave it out).  The views
  * are borrowed from the result, as every view. */
 GENSVD_API const char *gensvd_result_array_name(const gensvd_result *res, size_t i);
 GENSVD_API int gensvd_result_array(const gensvd_result *res, const char *name,

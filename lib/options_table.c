@@ -283,6 +283,7 @@ static const struct lib_opt pca_table[] = {
      .range = "a number > 0"},
     {.name = "outlier-project", .kind = LO_FLAG, PCA(outlier_project)},
     {.name = "smartpca-rows", .kind = LO_FLAG, PCA(smartpca_rows)},
+    {.name = "all-eigenvalues", .kind = LO_FLAG, PCA(pca.all_eigvals)},
 };
 
 #define PD(f) FIELD(struct lib_pdist_opts, f)

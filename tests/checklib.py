@@ -7,6 +7,7 @@ and a VCF Zarr store written from numpy calls.
     subprocess.run(on_cpu([gensvd, "pca", ...]))
     write_calls(path, gt, ids, chunks)
     apart_calls(n, m, seed, missing, stretch, always); check_apart(tag, label, run, want)
+    check_eval(label, got, want)   # a .eval against smartpca's, and through twstats
 """
 
 ON_CPU = ("pca", "pdist", "related")
@@ -103,3 +104,44 @@ def apart_calls(n, m, seed, missing, stretch, always):
     gt[:, 2] = always
     gt[miss] = -1
     return gt
+
+
+TWSTATS, TWTABLE = "/usr/bin/twstats", "/usr/share/eigensoft/POPGEN/twtable"
+
+
+def check_eval(label, got, want, rel=2e-7):
+    """`gensvd pca --eigensoft`'s .eval (path got) against smartpca's (path want): the same
+    number of lines (every eigenvalue), each value to one unit of the sixth decimal both print
+    plus `rel` of it (float32 standardisation, or a float32 Gram's products), the sum N - 1;
+    then EIGENSOFT's twstats on each file (when installed): the same table (the eigenvalues it
+    counts, those above zero, included), the statistics to the rounding of its inputs."""
+    import os
+    import subprocess
+    import tempfile
+    import numpy as np
+    g, w = np.loadtxt(got, ndmin=1), np.loadtxt(want, ndmin=1)
+    if not check(f"{label}: .eval: every eigenvalue, as smartpca's ({len(g)} lines)",
+                 len(g) == len(w) and len(g) > 1, f"{len(g)} against {len(w)}"):
+        return
+    d = np.abs(g - w) - rel * np.abs(w)
+    check(f"{label}: .eval = smartpca's to one unit of the 6th decimal + {rel:g} of it "
+          f"({np.abs(g - w).max():.2g}; {np.mean(g == w):.1%} identical)",
+          d.max() <= 1.01e-6, str(np.argmax(d)))
+    check(f"{label}: .eval sums to N - 1 ({g.sum():.6f})", abs(g.sum() - (len(g) - 1)) < 1e-3)
+    if not (os.access(TWSTATS, os.X_OK) and os.path.exists(TWTABLE)):
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        tabs = []
+        for name, f in (("got", got), ("want", want)):
+            out = os.path.join(tmp, name)
+            subprocess.run([TWSTATS, "-t", TWTABLE, "-i", f, "-o", out], check=True,
+                           capture_output=True)
+            tabs.append(np.array([[np.nan if x == "NA" else float(x) for x in ln.split()[:6]]
+                                  for ln in open(out).read().splitlines()[1:] if ln.strip()]))
+    a, b = tabs
+    same = a.shape == b.shape and a.size > 0
+    if same:  # #N, eigenvalue, difference, twstat (3 decimals), p-value, effective n
+        tol = np.abs(b) * 2e-4 + 2.01e-3
+        same = bool(np.all((np.abs(a - b) <= tol) | (np.isnan(a) & np.isnan(b))))
+    check(f"{label}: twstats on the .eval = twstats on smartpca's ({len(a)} rows)", same,
+          f"{a.shape} {b.shape}")

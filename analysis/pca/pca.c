@@ -36,6 +36,7 @@ void gsvd_pca_result_free(struct gsvd_pca_result *r)
     gsvd_free(r->tw_stat);
     gsvd_free(r->tw_pvalue);
     gsvd_free(r->tw_neff);
+    gsvd_free(r->gram_eig);
     gsvd_free(r);
 }
 
@@ -380,6 +381,15 @@ static int run_exact(gsvd_geno *g, gsvd_backend *be, const struct gsvd_pca_param
     GSVD_TRY(pick_fast_gram(g, be, p, n));
     GSVD_TRY(gsvd_pca_gram(g, be, p, n, res, &gram, told));
     res->gram_sumsq = gsvd_pca_gram_sumsq(gram, n);
+    if (p->all_eigvals) { /* values only, g left as it was: the same top-k pairs after */
+        res->gram_eig = gsvd_malloc(n * sizeof *res->gram_eig);
+        if (!res->gram_eig) {
+            rc = GSVD_ENOMEM;
+            goto out;
+        }
+        GSVD_TRY(
+            gsvd_pca_gram_eigvals(n, gram, res->gram_eig, gsvd_geno_scaler(g) != GSVD_SCALER_NONE));
+    }
     GSVD_TRY(gram_top_k(p, be, n, k, gram, theta, u, res));
     res->iterations = 1;
     res->convergence = 0;

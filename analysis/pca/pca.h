@@ -98,6 +98,9 @@ struct gsvd_pca_params {
                are refused, and so is an inexact Gram kernel */
     double tw_effective_n; /* > 0: n' for every component (twstats -n); 0: estimated from the
                               eigenvalues */
+    int all_eigvals; /* 1: the exact method also computes every eigenvalue of its Gram (one more
+                        dense tridiagonal reduction of it, values only: smartpca's .eval); the
+                        iterative methods ignore it (they compute k) */
     /* smartpca's outlier removal (analysis/pca/pca_outlier.h; gsvd_pca_run ignores these) */
     size_t outlier_iter;  /* rounds at most (smartpca's numoutlieriter); 0: none */
     size_t outlier_pcs;   /* PCs looked at (numoutlierevec) */
@@ -109,7 +112,8 @@ struct gsvd_pca_params {
         .stop = GSVD_PCA_STOP_BOUND, .tol = 1e-4, .max_iter = GSVD_PCA_MAX_ITER, .power_iter = 0,  \
         .window = 8, .accuracy = GSVD_PCA_ACCURACY_FAST, .seed = 42, .loadings = 0,                \
         .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL, .n_variants_all = 0, .tw = 0,      \
-        .tw_effective_n = 0, .outlier_iter = 0, .outlier_pcs = 10, .outlier_sigma = 6.0            \
+        .tw_effective_n = 0, .all_eigvals = 0, .outlier_iter = 0, .outlier_pcs = 10,               \
+        .outlier_sigma = 6.0                                                                       \
     }
 
 struct gsvd_pca_result {
@@ -145,6 +149,8 @@ struct gsvd_pca_result {
     double *tw_stat;   /* with params.tw: k Tracy-Widom statistics (NaN: too few left) */
     double *tw_pvalue; /* with params.tw: k p-values P(TW1 > stat) */
     double *tw_neff;   /* with params.tw: k effective numbers of markers */
+    double *gram_eig;  /* with params.all_eigvals and the exact method: the n eigenvalues of
+                          Z^T Z, descending (the top k equal s^2 to its rounding); else NULL */
 };
 
 /* Fit a run into `memory` bytes (0: no cap): the solver's basis (window), the pass buffers,

@@ -87,6 +87,56 @@ double gsvd_pca_gram_sumsq(const double *g, size_t n)
     return diag + 2 * off;
 }
 
+int gsvd_pca_gram_eigvals(size_t n, double *g, double *w, int centred)
+{
+    lapack_int m = 0, info = -1;
+    double *diag = gsvd_malloc(n * sizeof *diag), *sum = gsvd_malloc(n * sizeof *sum), all = 0;
+    int saved;
+
+    if (!diag || !sum) {
+        gsvd_free(diag);
+        gsvd_free(sum);
+        return GSVD_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double t = 0;
+        for (size_t j = 0; j < n; j++)
+            t += g[j * n + i];
+        sum[i] = centred ? t : 0;
+        all += sum[i];
+        diag[i] = g[i * n + i];
+    }
+    /* centred data: P G P (P = I - 1 1'/n) in the lower triangle, so that the products' rounding
+     * leaves no spurious eigenvalue where the centring put an exact zero */
+    for (size_t c = 0; c < n; c++)
+        for (size_t r = c; r < n; r++)
+            g[c * n + r] += (all / (double)n - sum[r] - sum[c]) / (double)n;
+    saved = gsvd_blas_region_begin(n >= 1024 ? GSVD_PCA_EIG_THREADS : 1);
+    info = LAPACKE_dsyevr(LAPACK_COL_MAJOR, 'N', 'A', 'L', (lapack_int)n, g, (lapack_int)n, 0.0,
+                          0.0, 0, 0, 0.0, &m, w, NULL, 1, NULL);
+    gsvd_blas_region_end(saved);
+    /* the diagonal back, the strict lower triangle (column-major) from the upper one */
+    for (size_t c = 0; c < n; c++) {
+        g[c * n + c] = diag[c];
+        for (size_t r = c + 1; r < n; r++)
+            g[c * n + r] = g[r * n + c];
+    }
+    gsvd_free(diag);
+    gsvd_free(sum);
+    if (info != 0 || (size_t)m != n) {
+        gsvd_log_error("symmetric eigensolver failed (LAPACKE_dsyevr info %d, %d of %zu "
+                       "eigenvalues)",
+                       (int)info, (int)m, n);
+        return info < 0 ? GSVD_EINTERNAL : GSVD_EDEGENERATE;
+    }
+    for (size_t i = 0; i < n / 2; i++) { /* ascending -> descending */
+        double t = w[i];
+        w[i] = w[n - 1 - i];
+        w[n - 1 - i] = t;
+    }
+    return GSVD_OK;
+}
+
 int gsvd_pca_gram_eig_dense(size_t n, size_t k, double *g, double *theta, double *u)
 {
     int rc = GSVD_OK;

@@ -325,6 +325,8 @@ int gsvd_pca_table_build(const struct gsvd_pca_result *r, const struct gsvd_strl
     GSVD_TRY(add_held(res, "gram_error", "scalar", 'f', 1, 0, &r->gram_error));
     GSVD_TRY(add_held(res, "converged", "scalar", 'i', 1, 0, &converged));
     GSVD_TRY(add_held(res, "variant_counts", "counts", 'u', 8, 0, counts));
+    if (r->gram_eig)
+        GSVD_TRY(add_held(res, "gram_eigenvalue", "eigenvalues", 'f', r->n, 0, r->gram_eig));
     if (ol) {
         GSVD_TRY(
             add_held(res, "outlier_sample_id", "start_samples", 'O', ol->ids.n, 0, ol->ids.items));

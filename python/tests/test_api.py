@@ -21,10 +21,10 @@ CLI_ONLY = {"format", "plink", "eigensoft", "eigensoft-ind", "outlier-out", "hel
             "quiet", "no-progress"}
 # keywords the command line has no option for: the binding's, sources in memory, credentials
 # (which the program reads from the environment), the recorded command, and the rows of
-# smartpca's .evec as arrays (the command line's --eigensoft writes the file)
+# smartpca's .evec and .eval as arrays (the command line's --eigensoft writes the files)
 PY_ONLY = {"merge", "command", "chunk_variants", "source_name", "gcs_token",
            "aws_access_key_id", "aws_secret_access_key", "aws_session_token", "aws_region",
-           "smartpca_rows"}
+           "smartpca_rows", "all_eigenvalues"}
 RENAMED = {"components": "n_components"}
 
 

@@ -132,6 +132,23 @@ def test_smartpca_rows_are_the_eigensoft_files_rows(tmp_path):
     assert len(res.smartpca_sample_id) == len(ids)
 
 
+def test_all_eigenvalues_against_numpy_svd():
+    """all_eigenvalues=True: every eigenvalue of the Gram (numpy's squared singular values of
+    the standardised matrix, zero past its rank), descending, the first k = s^2; an iterative
+    method computes k and gives none."""
+    data, ref = reference(HAPMAP)
+    res = gensvd.pca(str(HAPMAP), 4, all_eigenvalues=True)
+    w = res.gram_eigenvalue.values
+    want = np.zeros(len(data.ids))
+    want[:len(ref.s)] = ref.s ** 2
+    assert res.gram_eigenvalue.dims == ("eigenvalues",) and len(w) == len(want)
+    assert np.all(np.diff(w) <= 0)
+    np.testing.assert_allclose(w, want, rtol=0, atol=1e-6 * want[0])
+    np.testing.assert_allclose(w[:4], res.sample_pca_singular_value.values ** 2, rtol=1e-12)
+    plain = gensvd.pca(str(HAPMAP), 4, method="randomized", all_eigenvalues=True)
+    assert "gram_eigenvalue" not in plain.variables
+
+
 def test_result_arrays_are_read_only_views():
     res = gensvd.pca(str(KHUMAN), 3)
     a = res.sample_pca_projection.values

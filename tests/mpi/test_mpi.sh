@@ -4,7 +4,7 @@
 # (exact also with --gram-kernel amx and i8 for R = 2, 3 where the CPU has AMX),
 # on simulated data with missing calls (several Gram groups per rank) and on the bundled
 # HapMap3 store, also read over http by two ranks; pca rebalanced by kept variants (a mask
-# that drops most of the first half), --fit-samples (with --eigensoft), --outlier-iter (with --tw); pdist for
+# that drops most of the first half), --fit-samples (with --eigensoft), --outlier-iter (with --tw, --eigensoft); pdist for
 # R = 2..4 with the bit-plane and generic kernels, p-distance and --haplotypes, square and condensed, with and without --memory bands; a corrupt chunk
 # stops every rank with exit 1, names the cause, and leaves no output; so does rank 0 out of
 # memory for the loadings it gathers; project (mean and least squares, shrinkage corrections,
@@ -156,22 +156,32 @@ check "--fit-samples outside --samples -n 2: the cause named" \
 check "--fit-samples outside --samples -n 2: no output" test ! -e "$T/fbad.zarr"
 
 # smartpca's outlier removal (every rank removes the same samples in each round, rank 0
-# projects them) and Tracy-Widom statistics (exact's Gram summed over the ranks)
+# projects them) and Tracy-Widom statistics and --eigensoft's .eval (exact's Gram summed over
+# the ranks)
 for meth in exact randomized; do
     oopts=(-k 4 --method "$meth" --outlier-iter 3 --outlier-sigma 3 --outlier-project)
     [ "$meth" = exact ] && oopts+=(--tw)
     "$G" pca --device cpu "$T/sim.vcz" "${oopts[@]}" -q -o "$T/o1.zarr" --outlier-out "$T/o1.txt" \
-        --format tsv >"$T/o1.tsv" || { echo "FAIL one process --outlier-iter $meth"; exit 1; }
+        --eigensoft "$T/o1" --format tsv >"$T/o1.tsv" ||
+        { echo "FAIL one process --outlier-iter $meth"; exit 1; }
     check "--outlier-iter $meth: removes someone" test "$(wc -l <"$T/o1.txt")" -gt 1
     for r in 2 3; do
         "${MR[@]}" "$r" "$G" pca --device cpu "$T/sim.vcz" "${oopts[@]}" -q -t 1 -o "$T/or.zarr" \
-            --outlier-out "$T/or.txt" --format tsv >"$T/or.tsv" 2>"$T/or.err"
+            --outlier-out "$T/or.txt" --eigensoft "$T/or" --format tsv >"$T/or.tsv" 2>"$T/or.err"
         check "--outlier-iter $meth -n $r: exit" test $? = 0
         check "--outlier-iter $meth -n $r: TSV bytes" cmp -s "$T/o1.tsv" "$T/or.tsv"
         check "--outlier-iter $meth -n $r: --outlier-out bytes" cmp -s "$T/o1.txt" "$T/or.txt"
         check "--outlier-iter $meth -n $r: Zarr bytes" same_store "$T/o1.zarr" "$T/or.zarr"
-        rm -rf "$T/or.zarr" "$T/or.txt" # --outlier-out, like -o, replaces only with --force
+        check "--outlier-iter $meth -n $r: --eigensoft .evec bytes" cmp -s "$T/o1.evec" "$T/or.evec"
+        if [ "$meth" = exact ]; then
+            check "--outlier-iter exact -n $r: --eigensoft .eval bytes" cmp -s "$T/o1.eval" "$T/or.eval"
+        else
+            check "--outlier-iter randomized -n $r: no .eval" test ! -e "$T/or.eval"
+        fi
+        # --outlier-out and --eigensoft, like -o, replace only with --force
+        rm -rf "$T/or.zarr" "$T/or.txt" "$T/or.evec" "$T/or.eval"
     done
+    rm -f "$T/o1.evec" "$T/o1.eval"
     rm -rf "$T/o1.zarr" "$T/o1.txt"
 done
 

@@ -12,9 +12,13 @@ populations.  Asserted against smartpca's own .evec:
   - every sample row: the same IDs in the same order, the same labels, the same line length
     (smartpca's fixed widths), and eigenvector entries equal up to each PC's sign to one unit
     of the sixth printed decimal (1.01e-6);
+  - the .eval: every eigenvalue to one unit of the sixth decimal, and twstats' table from it =
+    twstats' table from smartpca's .eval (checklib.check_eval); -m randomized writes no .eval
+    and says why;
 and: an .ind lacking samples labels them ???; a .ind line without three columns, an ID listed
 twice and an unreadable .ind fail (exit 1, naming the file) before anything is written;
---eigensoft-ind without --eigensoft exits 2; an existing PREFIX.evec is kept without --force;
+--eigensoft-ind without --eigensoft exits 2; an existing PREFIX.evec or .eval is kept without
+--force;
 -o's group is the same with and without --eigensoft (its rows need loadings, not written).
 (Its rows where calls are missing, smartpca's lsqproject fits, and with --fit-samples:
 tests/pca/test_pca_outliers.py and tests/project/test_project_lsq.py.)
@@ -29,7 +33,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, on_cpu, summary  # noqa: E402
+from checklib import check, check_eval, on_cpu, summary  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -114,6 +118,13 @@ def errors(gensvd, tmp, ids):
     r = gensvd_run(gensvd, "--eigensoft", prefix)
     check("an existing PREFIX.evec is kept without --force", r.returncode != 0 and
           open(prefix + ".evec").read() == "mine\n" and prefix + ".evec" in r.stderr, r.stderr)
+    os.remove(prefix + ".evec")
+    with open(prefix + ".eval", "w") as f:
+        f.write("mine\n")
+    r = gensvd_run(gensvd, "--eigensoft", prefix)
+    check("an existing PREFIX.eval is kept without --force, checked before any work",
+          r.returncode != 0 and open(prefix + ".eval").read() == "mine\n" and
+          prefix + ".eval" in r.stderr and not os.path.exists(prefix + ".evec"), r.stderr)
 
 
 def same_output(gensvd, tmp):
@@ -134,6 +145,22 @@ def same_output(gensvd, tmp):
     a, b = files(outs[0]), files(outs[1])
     check(f"-o with --eigensoft: the same arrays and bytes as without ({len(a)} files)",
           a == b and len(a) > 5, str(sorted(set(a) ^ set(b))))
+
+
+def iterative(gensvd, tmp):
+    """An iterative method computes k eigenvalues: the .evec, no .eval (a file of k alone would
+    give twstats wrong statistics), a warning saying why; the exact one writes both."""
+    prefix = os.path.join(tmp, "it")
+    r = gensvd_run(gensvd, "-m", "randomized", "--eigensoft", prefix)
+    check("-m randomized --eigensoft: the .evec, no .eval, a warning naming it",
+          r.returncode == 0 and os.path.exists(prefix + ".evec") and
+          not os.path.exists(prefix + ".eval") and
+          f"warning: no {prefix}.eval: " in r.stderr, r.stderr)
+    r = subprocess.run(on_cpu([gensvd, "pca", STORE, "-k", str(K), "-m", "exact",
+                               "--eigensoft", prefix, "--force"]), capture_output=True, text=True)
+    check("-m exact --eigensoft: the closing line names the .evec and the .eval",
+          r.returncode == 0 and f"wrote {prefix}.evec and {prefix}.eval in" in r.stderr,
+          r.stderr[-500:])
 
 
 def main():
@@ -157,6 +184,8 @@ def main():
                        "--eigensoft-ind", ind)
         if check("pca --eigensoft --eigensoft-ind: exit 0", r.returncode == 0, r.stderr):
             compare(sp, open(prefix + ".evec").read().splitlines())
+            check_eval("chr22", prefix + ".eval", os.path.join(tmp, "sp.eval"))
+        iterative(gensvd, tmp)
         ids = list(pops)
         with open(ind, "w") as f:
             for s in ids[10:]:

@@ -38,7 +38,7 @@ import numpy as np
 import zarr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, on_cpu, summary  # noqa: E402
+from checklib import check, check_eval, on_cpu, summary  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -183,6 +183,8 @@ def compare(label, store, variants, tmp, gensvd):
         d = float(np.abs(ge * np.sign((ge * se).sum(axis=0)) - se).max())
         check(f"{label}: --eigensoft rows = smartpca's .evec up to sign ({d:.2g} <= 1.5e-6)",
               d <= 1.5e-6)
+    check_eval(f"{label}: --eigensoft after outlier removal", prefix + "_g.eval",
+               f"{tmp}/sp.eval")
     return z, got
 
 

@@ -55,7 +55,7 @@ import numpy as np
 import zarr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, on_cpu, summary  # noqa: E402
+from checklib import check, check_eval, on_cpu, summary  # noqa: E402
 
 G = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -399,6 +399,8 @@ def case_eigensoft(st, ev, eh, er, hid, rid):
     e = float(np.abs(gv - sv[:K]).max())
     check(f"eigensoft: eigenvalues = smartpca's (reference samples) to its 3 decimals ({e:.2g})",
           e <= 1.5e-3, f"{gv} {sv[:K]}")
+    # (float32 Gram products: the eigenvalues ~3e-7 apart; --gram-f64 would print smartpca's)
+    check_eval("eigensoft: the reference's", path("g.eval"), f"{T}/sp.eval", rel=5e-7)
 
 
 try:

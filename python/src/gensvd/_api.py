@@ -144,7 +144,8 @@ def _run(func, analysis, spec, positional, bound, *, source_arg="source", pcs=No
 def _dataset_result(func, analysis, res, source, merge):
     out = _results.convert(res)
     if analysis == _g.PCA and not isinstance(out, _results.Result):
-        out = _results.add_smartpca_rows(_results.add_loading(out), res)
+        out = _results.add_eigenvalues(
+            _results.add_smartpca_rows(_results.add_loading(out), res), res)
     if merge and _is_dataset(source) and not isinstance(out, _results.Result):
         return _merge(source, out, _results.ANALYSIS_NAMES[analysis])
     return out

@@ -91,6 +91,17 @@ def add_smartpca_rows(ds, res):
     return ds.assign(smartpca_row=(dims, rows), smartpca_sample_id=(dims[:1], ids))
 
 
+def add_eigenvalues(ds, res):
+    """With ``all_eigenvalues=True`` and the exact method: ``gram_eigenvalue`` (eigenvalues),
+    every eigenvalue of the Gram Z'Z, descending (the first k are sample_pca_singular_value
+    squared; smartpca's .eval is them times (N - 1) / their sum)."""
+    try:
+        w, dims = array(res, "gram_eigenvalue")
+    except KeyError:
+        return ds
+    return ds.assign(gram_eigenvalue=(dims, w))
+
+
 def convert(res):
     """The result as an xarray.Dataset, or a gensvd.Result without xarray."""
     try:
