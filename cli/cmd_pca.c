@@ -515,21 +515,23 @@ static int plink_alleles(const struct pca_opts *o)
            (o->scaler == SCALER_PATTERSON || o->scaler == SCALER_HWE);
 }
 
-static int write_allele_wts(const gensvd_result *res, const char *prefix)
+/* The loadings and the variants' identity for a weights file (`file`, named in the warning):
+ * *have 0 (warned) when the input has no variant identity. */
+static int loadings_of(const gensvd_result *res, const char *file, struct gensvd_array_view *v,
+                       struct gsvd_cli_pca_variants *var, int *have)
 {
-    struct gensvd_array_view v, inc, contig, pos, alleles, name;
-    struct gsvd_cli_pca_variants var;
-    size_t n_multi = 0;
+    struct gensvd_array_view inc, contig, pos, alleles, name;
     char msg[512];
-    int rc = gensvd_result_array(res, "sample_pca_component", &v), named;
+    int rc = gensvd_result_array(res, "sample_pca_component", v), named;
 
+    *have = 0;
     if (rc == GENSVD_OK)
         rc = gensvd_result_array(res, "variant_pca_included", &inc);
     if (rc == GENSVD_OK && gensvd_result_array(res, "variant_pca_contig", &contig) != GENSVD_OK) {
         snprintf(msg, sizeof msg,
-                 "no %.200s.eigenvec.allele: the input has no variant identity (VCF-Zarr's "
-                 "variant_contig, contig_id, variant_position and variant_allele)",
-                 prefix);
+                 "no %.200s: the input has no variant identity (VCF-Zarr's variant_contig, "
+                 "contig_id, variant_position and variant_allele)",
+                 file);
         gsvd_cli_msg_log(GENSVD_LOG_WARN, msg);
         return GENSVD_OK;
     }
@@ -540,12 +542,28 @@ static int write_allele_wts(const gensvd_result *res, const char *prefix)
     if (rc != GENSVD_OK)
         return rc;
     named = gensvd_result_array(res, "variant_pca_id", &name) == GENSVD_OK;
-    var = (struct gsvd_cli_pca_variants){.m = (size_t)v.shape[0],
-                                         .contig = contig.data,
-                                         .alleles = alleles.data,
-                                         .name = named ? name.data : NULL,
-                                         .pos = pos.data,
-                                         .included = inc.data};
+    *var = (struct gsvd_cli_pca_variants){.m = (size_t)v->shape[0],
+                                          .contig = contig.data,
+                                          .alleles = alleles.data,
+                                          .name = named ? name.data : NULL,
+                                          .pos = pos.data,
+                                          .included = inc.data};
+    *have = 1;
+    return GENSVD_OK;
+}
+
+static int write_allele_wts(const gensvd_result *res, const char *prefix)
+{
+    struct gensvd_array_view v;
+    struct gsvd_cli_pca_variants var;
+    size_t n_multi = 0;
+    char msg[512];
+    int have, rc;
+
+    snprintf(msg, sizeof msg, "%.200s.eigenvec.allele", prefix);
+    rc = loadings_of(res, msg, &v, &var, &have);
+    if (rc != GENSVD_OK || !have)
+        return rc;
     rc = gsvd_cli_pca_allele_wts(prefix, &var, (size_t)v.shape[1], v.data,
                                  (uint64_t)gsvd_cli_attr(res, "M_used"), &n_multi);
     if (rc == GENSVD_OK && n_multi) {
@@ -555,6 +573,28 @@ static int write_allele_wts(const gensvd_result *res, const char *prefix)
         gsvd_cli_msg_log(GENSVD_LOG_WARN, msg);
     }
     return rc;
+}
+
+/* --eigensoft with --loadings: smartpca's SNP weights, scaled over the SNPs it counts (those
+ * used and the monomorphic ones, which it keeps in its list but writes no row for). */
+static int write_snpwt(const gensvd_result *res, const char *prefix, int *written)
+{
+    struct gensvd_array_view v, counts;
+    struct gsvd_cli_pca_variants var;
+    const uint64_t *c;
+    char file[512];
+    int have, rc;
+
+    snprintf(file, sizeof file, "%.200s.snpwt", prefix);
+    *written = 0;
+    rc = loadings_of(res, file, &v, &var, &have);
+    if (rc == GENSVD_OK && have)
+        rc = gensvd_result_array(res, "variant_counts", &counts);
+    if (rc != GENSVD_OK || !have)
+        return rc;
+    c = counts.data; /* used, range, no calls, zero variance, ... */
+    *written = 1;
+    return gsvd_cli_pca_snpwt(prefix, &var, (size_t)v.shape[1], v.data, c[0] + c[3]);
 }
 
 /* --eigensoft: smartpca's rows (the library's "smartpca-rows") of the samples the PCs are of
@@ -645,7 +685,7 @@ static int set_rest(gensvd_ctx *ctx, gensvd_options *opt, const struct pca_opts 
 static int outputs(const gensvd_result *res, const struct pca_opts *o,
                    const struct gsvd_cli_ind *ind, int tsv)
 {
-    int rc = GENSVD_OK, eval = 0;
+    int rc = GENSVD_OK, eval = 0, snpwt = 0;
 
     report(res, o);
     if (o->plink)
@@ -660,13 +700,17 @@ static int outputs(const gensvd_result *res, const struct pca_opts *o,
         rc = write_eigensoft(res, o->eigensoft, ind);
     if (rc == GENSVD_OK && o->eigensoft)
         rc = write_eval(res, o->eigensoft, &eval);
+    if (rc == GENSVD_OK && o->eigensoft && o->want_loadings)
+        rc = write_snpwt(res, o->eigensoft, &snpwt);
     if (rc == GENSVD_OK && o->outlier_out)
         rc = write_outliers(res, o->outlier_out);
     if (rc == GENSVD_OK && tsv)
         rc = write_tsv(res);
     if (rc == GENSVD_OK)
-        gsvd_cli_pca_done(o->output, o->plink, plink_alleles(o), o->eigensoft, eval, o->outlier_out,
-                          tsv);
+        gsvd_cli_pca_done(o->output, o->plink, plink_alleles(o), o->eigensoft,
+                          (eval ? GSVD_CLI_EIGENSOFT_EVAL : 0) |
+                              (snpwt ? GSVD_CLI_EIGENSOFT_SNPWT : 0),
+                          o->outlier_out, tsv);
     return rc;
 }
 
@@ -675,8 +719,8 @@ static int outputs(const gensvd_result *res, const struct pca_opts *o,
 static int run(const struct pca_opts *o, const char *input, int tsv, const char *command)
 {
     /* longer names than these fail to open anyway (PATH_MAX) */
-    char vec[8192], val[8192], allele[8192], evec[8192], eval[8192];
-    const char *files[7] = {NULL};
+    char vec[8192], val[8192], allele[8192], evec[8192], eval[8192], snpwt[8192];
+    const char *files[8] = {NULL};
     struct gsvd_cli_ind ind = {0};
     size_t nf = 0;
     struct gsvd_cli_run r = {.cmd = "pca",
@@ -713,6 +757,10 @@ static int run(const struct pca_opts *o, const char *input, int tsv, const char 
         snprintf(eval, sizeof eval, "%s.eval", o->eigensoft);
         files[nf++] = evec;
         files[nf++] = eval; /* checked whatever the method: it is known after the run */
+        if (o->want_loadings) {
+            snprintf(snpwt, sizeof snpwt, "%s.snpwt", o->eigensoft);
+            files[nf++] = snpwt;
+        }
     }
     if (o->outlier_out)
         files[nf++] = o->outlier_out;

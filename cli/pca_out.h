@@ -82,6 +82,14 @@ int gsvd_cli_pca_eigensoft(const char *prefix, size_t n, size_t n_fit, size_t k,
  * Written as gsvd_cli_pca_eigensoft writes the .evec.  GENSVD_OK, or GENSVD_EIO after
  * reporting. */
 int gsvd_cli_pca_eval(const char *prefix, size_t n, const double *w);
+/* PREFIX.snpwt as smartpca writes its snpweightoutname file (hiprecision): per included
+ * variant its ID (the input's name, or CONTIG:POS:REF:ALT), smartpca's chromosome number (the
+ * contig without "chr", X 23, Y 24, MT 90, XY 91; other names as they are), its position and
+ * its k weights sqrt(m_scale) v[j * k + q] ("%20s %2d %12d", " %12.6f" each): the loadings
+ * with unit mean square over smartpca's m_scale SNPs.  Written as gsvd_cli_pca_eigensoft
+ * writes the .evec.  GENSVD_OK, or GENSVD_EIO after reporting. */
+int gsvd_cli_pca_snpwt(const char *prefix, const struct gsvd_cli_pca_variants *var, size_t k,
+                       const double *v, uint64_t m_scale);
 
 /* A run as the summary reports it (all borrowed). */
 struct gsvd_cli_pca_summary {
@@ -119,10 +127,13 @@ struct gsvd_cli_pca_summary {
 void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r);
 
 /* The summary's last line: where the results went (-o `output`, --plink `plink` with
- * `plink_alleles` its .eigenvec.allele, --eigensoft `eigensoft` with `eigensoft_eval` its
- * .eval, --outlier-out `outlier_out`, each NULL when not given; `tsv`: the scores on stdout),
- * and the time the run took. */
+ * `plink_alleles` its .eigenvec.allele, --eigensoft `eigensoft` with the files of
+ * `eigensoft_more` (GSVD_CLI_EIGENSOFT_* bits) besides its .evec, --outlier-out `outlier_out`,
+ * each NULL when not given; `tsv`: the scores on stdout), and the time the run took. */
+#define GSVD_CLI_EIGENSOFT_EVAL 1u  /* PREFIX.eval */
+#define GSVD_CLI_EIGENSOFT_SNPWT 2u /* PREFIX.snpwt */
 void gsvd_cli_pca_done(const char *output, const char *plink, int plink_alleles,
-                       const char *eigensoft, int eigensoft_eval, const char *outlier_out, int tsv);
+                       const char *eigensoft, unsigned eigensoft_more, const char *outlier_out,
+                       int tsv);
 
 #endif /* GSVD_CLI_PCA_OUT_H */

@@ -199,9 +199,12 @@ void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r)
 }
 
 void gsvd_cli_pca_done(const char *output, const char *plink, int plink_alleles,
-                       const char *eigensoft, int eigensoft_eval, const char *outlier_out, int tsv)
+                       const char *eigensoft, unsigned eigensoft_more, const char *outlier_out,
+                       int tsv)
 {
     struct line b = {.len = 0};
+    int eval = (eigensoft_more & GSVD_CLI_EIGENSOFT_EVAL) != 0,
+        snpwt = (eigensoft_more & GSVD_CLI_EIGENSOFT_SNPWT) != 0;
 
     if (output)
         line_add(&b, "%s", output);
@@ -209,9 +212,10 @@ void gsvd_cli_pca_done(const char *output, const char *plink, int plink_alleles,
         line_add(&b, "%s%s.eigenvec%s %s.eigenval%s%s%s", b.len ? ", " : "", plink,
                  plink_alleles ? "," : " and", plink, plink_alleles ? " and " : "",
                  plink_alleles ? plink : "", plink_alleles ? ".eigenvec.allele" : "");
-    if (eigensoft)
-        line_add(&b, "%s%s.evec%s%s%s", b.len ? ", " : "", eigensoft, eigensoft_eval ? " and " : "",
-                 eigensoft_eval ? eigensoft : "", eigensoft_eval ? ".eval" : "");
+    if (eigensoft) /* PREFIX.evec[, PREFIX.eval] [and PREFIX.snpwt] */
+        line_add(&b, "%s%s.evec%s%s%s%s%s%s", b.len ? ", " : "", eigensoft,
+                 eval ? (snpwt ? ", " : " and ") : "", eval ? eigensoft : "", eval ? ".eval" : "",
+                 snpwt ? " and " : "", snpwt ? eigensoft : "", snpwt ? ".snpwt" : "");
     if (outlier_out)
         line_add(&b, "%s%s", b.len ? ", " : "", outlier_out);
     if (tsv)

@@ -335,3 +335,61 @@ int gsvd_cli_pca_eval(const char *prefix, size_t n, const double *w)
         fprintf(t.fp, "%12.6f\n", sum > 0 ? (double)(n - 1) * w[j] / sum : 0.0);
     return text_close(&t);
 }
+
+/* smartpca's chromosome number: "chr" dropped, X 23, Y 24, MT 90, XY 91 (its numchrom 22,
+ * MTCHROM, XYCHROM), a number as it is; -1 for other names. */
+static long eigensoft_chrom(const char *c)
+{
+    char *end;
+    long v;
+
+    if (strncmp(c, "chr", 3) == 0)
+        c += 3;
+    if (!strcmp(c, "X") || !strcmp(c, "x"))
+        return 23;
+    if (!strcmp(c, "Y") || !strcmp(c, "y"))
+        return 24;
+    if (!strcmp(c, "MT") || !strcmp(c, "mt"))
+        return 90;
+    if (!strcmp(c, "XY") || !strcmp(c, "xy"))
+        return 91;
+    errno = 0;
+    v = strtol(c, &end, 10);
+    return *c >= '0' && *c <= '9' && !*end && !errno ? v : -1;
+}
+
+int gsvd_cli_pca_snpwt(const char *prefix, const struct gsvd_cli_pca_variants *var, size_t k,
+                       const double *v, uint64_t m_scale)
+{
+    struct text_file t;
+    double scale = sqrt((double)m_scale);
+    int rc = text_open(&t, prefix, ".snpwt");
+
+    if (rc != GENSVD_OK)
+        return rc;
+    for (size_t j = 0; j < var->m; j++) {
+        const char *a = var->alleles[j], *comma = strchr(a, ',');
+        long chrom = eigensoft_chrom(var->contig[j]);
+        char id[512];
+
+        if (!var->included[j])
+            continue;
+        if (var->name)
+            fprintf(t.fp, "%20s", var->name[j]);
+        else {
+            int nr = comma ? (int)(comma - a) : (int)strlen(a);
+            snprintf(id, sizeof id, "%s:%lld:%.*s:%s", var->contig[j], (long long)var->pos[j], nr,
+                     a, comma ? comma + 1 : "");
+            fprintf(t.fp, "%20s", id);
+        }
+        if (chrom >= 0)
+            fprintf(t.fp, " %2ld", chrom);
+        else
+            fprintf(t.fp, " %2s", var->contig[j]);
+        fprintf(t.fp, " %12lld", (long long)var->pos[j]);
+        for (size_t q = 0; q < k; q++)
+            fprintf(t.fp, " %12.6f", scale * v[j * k + q]);
+        fputc('\n', t.fp);
+    }
+    return text_close(&t);
+}

@@ -8,6 +8,7 @@ and a VCF Zarr store written from numpy calls.
     write_calls(path, gt, ids, chunks)
     apart_calls(n, m, seed, missing, stretch, always); check_apart(tag, label, run, want)
     check_eval(label, got, want)   # a .eval against smartpca's, and through twstats
+    check_snpwt(label, got, want, k, rel)   # PREFIX.snpwt against smartpca's (PREFIX.evec beside)
 """
 
 ON_CPU = ("pca", "pdist", "related")
@@ -145,3 +146,36 @@ def check_eval(label, got, want, rel=2e-7):
         same = bool(np.all((np.abs(a - b) <= tol) | (np.isnan(a) & np.isnan(b))))
     check(f"{label}: twstats on the .eval = twstats on smartpca's ({len(a)} rows)", same,
           f"{a.shape} {b.shape}")
+
+
+def check_snpwt(label, got, want, k, rel=1e-6):
+    """PREFIX.snpwt (got, a prefix) against smartpca's snpweightoutname file (want, a prefix;
+    the .evec of each beside it): the same rows (smartpca leaves out monomorphic SNPs but counts
+    them in its scale), IDs, chromosome numbers, positions and line widths, and the k weights to
+    one unit of the sixth printed decimal plus `rel` of the PC's largest weight (a vector's
+    rounding: float32 standardisation, near eigenvalues; stricter than 1e-6 on the unit .evec
+    entries), each PC's sign the one that aligns the .evec beside it with smartpca's (the
+    weights are Z'u of those columns)."""
+    import numpy as np
+    g = open(got + ".snpwt").read().splitlines()
+    w = open(want + ".snpwt").read().splitlines()
+    fg, fw = [ln.split() for ln in g], [ln.split() for ln in w]
+    check(f"{label}: .snpwt: smartpca's variants, IDs, chromosomes and positions ({len(g)} "
+          f"rows)", [f[:3] for f in fg] == [f[:3] for f in fw] and len(g) > 100,
+          f"{len(g)} {len(w)}")
+    check(f"{label}: .snpwt: smartpca's line widths", [len(x) for x in g] == [len(x) for x in w])
+    if len(g) != len(w):
+        return
+    a = np.array([[float(x) for x in f[3:]] for f in fg])
+    b = np.array([[float(x) for x in f[3:]] for f in fw])
+    if a.shape != b.shape or a.shape != (len(g), k):
+        check(f"{label}: .snpwt: {k} weights a row", False, f"{a.shape} {b.shape}")
+        return
+    ea, eb = ({ln.split()[0]: [float(x) for x in ln.split()[1:1 + k]]
+               for ln in open(p + ".evec").read().splitlines()[1:]} for p in (got, want))
+    ids = [i for i in eb if i in ea]
+    sign = np.sign((np.array([ea[i] for i in ids]) * np.array([eb[i] for i in ids])).sum(axis=0))
+    tol = 1.01e-6 + rel * np.abs(b).max(axis=0)
+    err = (np.abs(a * sign - b) / tol).max()
+    check(f"{label}: .snpwt: the weights = smartpca's, with the .evec's signs "
+          f"({np.abs(a * sign - b).max():.2g}; {err:.2f} of the tolerance)", err <= 1)

@@ -15,6 +15,9 @@ populations.  Asserted against smartpca's own .evec:
   - the .eval: every eigenvalue to one unit of the sixth decimal, and twstats' table from it =
     twstats' table from smartpca's .eval (checklib.check_eval); -m randomized writes no .eval
     and says why;
+  - with --loadings the .snpwt (smartpca's snpweightoutname): the same rows (monomorphic SNPs
+    left out, but counted in the scale), IDs, chromosomes, positions and widths, the weights to
+    one unit of the sixth decimal with the .evec's signs;
 and: an .ind lacking samples labels them ???; a .ind line without three columns, an ID listed
 twice and an unreadable .ind fail (exit 1, naming the file) before anything is written;
 --eigensoft-ind without --eigensoft exits 2; an existing PREFIX.evec or .eval is kept without
@@ -33,7 +36,7 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, check_eval, on_cpu, summary  # noqa: E402
+from checklib import check, check_eval, check_snpwt, on_cpu, summary  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -55,6 +58,7 @@ def smartpca(tmp, pops):
     with open(par, "w") as f:
         f.write(f"genotypename: {prefix}.bed\nsnpname: {prefix}.bim\nindivname: {prefix}.fam\n"
                 f"evecoutname: {tmp}/sp.evec\nevaloutname: {tmp}/sp.eval\nnumoutevec: {K}\n"
+                f"snpweightoutname: {tmp}/sp.snpwt\n"
                 "numoutlieriter: 0\nnumthreads: 2\nfamilynames: NO\nhiprecision: YES\n")
     subprocess.run([SMARTPCA, "-p", par], check=True, capture_output=True)
     return open(f"{tmp}/sp.evec").read().splitlines()
@@ -185,6 +189,14 @@ def main():
         if check("pca --eigensoft --eigensoft-ind: exit 0", r.returncode == 0, r.stderr):
             compare(sp, open(prefix + ".evec").read().splitlines())
             check_eval("chr22", prefix + ".eval", os.path.join(tmp, "sp.eval"))
+        r = subprocess.run(on_cpu([gensvd, "pca", STORE, "-k", str(K), "-m", "exact",
+                                   "--gram-f64", "--eigensoft", prefix, "--force", "--loadings",
+                                   "-o", os.path.join(tmp, "l.zarr")]),
+                           capture_output=True, text=True)
+        if check("pca --eigensoft --loadings -o: exit 0, the closing line names the .snpwt",
+                 r.returncode == 0 and f"{prefix}.eval and {prefix}.snpwt" in r.stderr,
+                 r.stderr[-500:]):
+            check_snpwt("chr22", prefix, os.path.join(tmp, "sp"), K)
         iterative(gensvd, tmp)
         ids = list(pops)
         with open(ind, "w") as f:

@@ -55,7 +55,7 @@ import numpy as np
 import zarr
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from checklib import check, check_eval, on_cpu, summary  # noqa: E402
+from checklib import check, check_eval, check_snpwt, on_cpu, summary  # noqa: E402
 
 G = sys.argv[1]
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -305,6 +305,7 @@ def case_smartpca(ids, fit, hold):
     with open(path("par"), "w") as f:
         f.write(f"genotypename: {prefix}.bed\nsnpname: {prefix}.bim\nindivname: {prefix}.fam\n"
                 f"evecoutname: {T}/sp.evec\nevaloutname: {T}/sp.eval\nnumoutevec: {K}\n"
+                f"snpweightoutname: {T}/sp.snpwt\n"
                 f"numthreads: 2\nfamilynames: NO\nhiprecision: YES\nnumoutlieriter: 0\n"
                 f"poplistname: {T}/pops\nlsqproject: YES\n")
     p = subprocess.run([SMARTPCA, "-p", path("par")], capture_output=True, text=True)
@@ -377,7 +378,7 @@ def case_eigensoft(st, ev, eh, er, hid, rid):
         f.write("".join(f"{c[1]} U {c[5]}\n" for c in fam))
     run("pca", st, "--fit-samples", path("fit.ids"), "-k", str(K), "--variants",
         f"0:{AUTOSOMES}", "--method", "exact", "--eigensoft", path("g"), "--eigensoft-ind",
-        path("sp.ind"), "-q")
+        path("sp.ind"), "-q", "--loadings", "-o", path("g.zarr"))
     gv, grow, glab = read_evec(path("g.evec"))
     sv, _, slab = read_evec(f"{T}/sp.evec")
     order, sorder = ([ln.split()[0].split(":")[-1] for ln in open(fn)
@@ -401,6 +402,7 @@ def case_eigensoft(st, ev, eh, er, hid, rid):
           e <= 1.5e-3, f"{gv} {sv[:K]}")
     # (float32 Gram products: the eigenvalues ~3e-7 apart; --gram-f64 would print smartpca's)
     check_eval("eigensoft: the reference's", path("g.eval"), f"{T}/sp.eval", rel=5e-7)
+    check_snpwt("eigensoft: the reference's", path("g"), f"{T}/sp", K, rel=2e-6)
 
 
 try:
