@@ -121,8 +121,8 @@ static const struct gsvd_opt out_options[] = {
      .type = GSVD_OPT_FLAG,
      PCA(want_loadings),
      .value = 1,
-     .help = "also variant loadings and the per-variant mean/scale (one\nmore pass; Zarr output "
-             "only)"},
+     .help = "also variant loadings and the per-variant mean/scale (one\nmore pass; to -o), and "
+             "--plink's or --eigensoft's\nweights files"},
 };
 static const struct gsvd_opt method_options[] = {
     {.name = "components",
@@ -837,8 +837,10 @@ int gsvd_cmd_pca(int argc, char **argv)
         o.outlier_sigma = 6.0;
     if (o.samples_file && o.sample_mask)
         return gsvd_cli_usage_error("pca", "--samples and --sample-mask cannot be combined");
-    if (o.want_loadings && !o.output)
-        return gsvd_cli_usage_error("pca", "--loadings needs -o (Zarr output)");
+    if (o.want_loadings && !o.output && !o.plink && !o.eigensoft)
+        return gsvd_cli_usage_error("pca", "--loadings needs somewhere to write them: -o (the "
+                                           "Zarr output), or the weights files of --plink or "
+                                           "--eigensoft");
     if (gsvd_cli_zarr_out_check("pca", &o.zout, o.output) != 0)
         return GSVD_EXIT_USAGE;
     if (o.gram_f64 && o.gram_kernel != GRAM_AUTO)

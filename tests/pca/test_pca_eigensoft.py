@@ -114,6 +114,12 @@ def errors(gensvd, tmp, ids):
     check("an unreadable .ind: exit 1 naming it", r.returncode == 1 and
           os.path.join(tmp, "none") in r.stderr and not os.path.exists(prefix + ".evec"),
           r.stderr)
+    r = gensvd_run(gensvd, "--loadings")
+    check("--loadings with nowhere to write them: exit 2 saying so", r.returncode == 2 and
+          "--loadings needs somewhere to write them" in r.stderr, r.stderr)
+    r = gensvd_run(gensvd, "--loadings", "--eigensoft", os.path.join(tmp, "w"))
+    check("--eigensoft --loadings without -o: the .snpwt", r.returncode == 0 and
+          os.path.getsize(os.path.join(tmp, "w.snpwt")) > 1000, r.stderr)
     r = gensvd_run(gensvd, "--eigensoft-ind", os.path.join(tmp, "bad.ind"))
     check("--eigensoft-ind without --eigensoft: exit 2", r.returncode == 2 and
           "--eigensoft-ind needs --eigensoft" in r.stderr, r.stderr)
