@@ -25,7 +25,8 @@ struct pca_opts {
     int want_loadings;                      /* --loadings */
     int force, gram_f64, gram_kernel, pass_kernel, outlier_project, tw;
     int method, scaler, missing_error, accuracy;
-    int stop; /* -1: not given */
+    int stop;         /* -1: not given */
+    int outlier_mode; /* -1: not given (all) */
     size_t n_components, oversampling, max_iter, power_iter, window;
     size_t outlier_iter, outlier_pcs; /* outlier_pcs 0: not given */
     uint64_t seed, memory;
@@ -44,6 +45,7 @@ static const char *const scaler_names[] = {"patterson", "hwe", "standard", "cent
 static const char *const missing_names[] = {"mean", "error", NULL};
 static const char *const stop_names[] = {"bound", "subspace", "estimate", NULL};
 static const char *const accuracy_names[] = {"fast", "bulk", NULL};
+static const char *const outlier_mode_names[] = {"all", "leave-one-out", NULL};
 static const char *const gram_kernel_names[] = {"auto", "f32", "amx", "i8", NULL};
 static const char *const pass_kernel_names[] = {"auto", "f32", "i8", NULL};
 /* indices into the lists above (the values the options hold) */
@@ -303,6 +305,14 @@ static const struct gsvd_opt outlier_options[] = {
      .range = "a number > 0",
      .help = "...removing samples more than S standard deviations\nfrom the mean on any of them "
              "(outliersigmathresh) [6]"},
+    {.name = "outlier-mode",
+     .lib = "outlier-mode",
+     .type = GSVD_OPT_CHOICE,
+     PCA(outlier_mode),
+     .arg = "MODE",
+     .choices = outlier_mode_names,
+     .help = "...each sample's mean and sd: of all the samples, or of\nthe others "
+             "(leave-one-out, for small samples) (outliermode\n0 or 1) [all]"},
     {.name = "outlier-project",
      .lib = "outlier-project",
      .type = GSVD_OPT_FLAG,
@@ -791,6 +801,7 @@ int gsvd_cmd_pca(int argc, char **argv)
                          .method = PCA_AUTO,
                          .oversampling = 10,
                          .stop = -1,
+                         .outlier_mode = -1,
                          .tol = 1e-4,
                          .window = 8,
                          .seed = 42,
@@ -827,12 +838,15 @@ int gsvd_cmd_pca(int argc, char **argv)
         o.max_iter = 8;
     if (first != argc - 1)
         return gsvd_cli_usage_error("pca", first >= argc ? "missing INPUT" : "too many arguments");
-    if (!o.outlier_iter &&
-        (o.outlier_pcs || o.outlier_sigma > 0 || o.outlier_project || o.outlier_out))
-        return gsvd_cli_usage_error("pca", "--outlier-pcs, --outlier-sigma, --outlier-project and "
-                                           "--outlier-out need --outlier-iter N (N > 0)");
+    if (!o.outlier_iter && (o.outlier_pcs || o.outlier_sigma > 0 || o.outlier_mode >= 0 ||
+                            o.outlier_project || o.outlier_out))
+        return gsvd_cli_usage_error("pca", "--outlier-pcs, --outlier-sigma, --outlier-mode, "
+                                           "--outlier-project and --outlier-out need "
+                                           "--outlier-iter N (N > 0)");
     if (!o.outlier_pcs) /* smartpca's defaults */
         o.outlier_pcs = 10;
+    if (o.outlier_mode < 0)
+        o.outlier_mode = 0;
     if (!(o.outlier_sigma > 0))
         o.outlier_sigma = 6.0;
     if (o.samples_file && o.sample_mask)

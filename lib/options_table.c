@@ -202,6 +202,7 @@ static const char *const scaler_names[] = {"patterson", "hwe", "standard", "cent
 static const char *const pca_missing_names[] = {"mean", "error", NULL};
 static const char *const stop_names[] = {"bound", "subspace", "estimate", NULL};
 static const char *const accuracy_names[] = {"fast", "bulk", NULL};
+static const char *const outlier_mode_names[] = {"all", "leave-one-out", NULL};
 static const char *const gram_kernel_names[] = {"auto", "f32", "amx", "i8", NULL};
 static const char *const pass_kernel_names[] = {"auto", "f32", "i8", NULL};
 static const char *const pd_missing_names[] = {"pairwise", "scale", "error", NULL};
@@ -281,6 +282,10 @@ static const struct lib_opt pca_table[] = {
      .dlo = 1e-9,
      .dhi = 1e9,
      .range = "a number > 0"},
+    {.name = "outlier-mode",
+     .kind = LO_CHOICE,
+     PCA(pca.outlier_loo),
+     .choices = outlier_mode_names},
     {.name = "outlier-project", .kind = LO_FLAG, PCA(outlier_project)},
     {.name = "smartpca-rows", .kind = LO_FLAG, PCA(smartpca_rows)},
     {.name = "all-eigenvalues", .kind = LO_FLAG, PCA(pca.all_eigvals)},

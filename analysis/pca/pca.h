@@ -105,6 +105,8 @@ struct gsvd_pca_params {
     size_t outlier_iter;  /* rounds at most (smartpca's numoutlieriter); 0: none */
     size_t outlier_pcs;   /* PCs looked at (numoutlierevec) */
     double outlier_sigma; /* standard deviations beyond which a sample goes (outliersigmathresh) */
+    int outlier_loo;      /* 1: each sample against the mean and sd of the others (smartpca's
+                             outliermode 1, for small samples); 0: of all (outliermode 0) */
 };
 #define GSVD_PCA_PARAMS_DEFAULT                                                                    \
     {                                                                                              \
@@ -113,7 +115,7 @@ struct gsvd_pca_params {
         .window = 8, .accuracy = GSVD_PCA_ACCURACY_FAST, .seed = 42, .loadings = 0,                \
         .n_threads = 1, .progress = {NULL, NULL}, .comm = NULL, .n_variants_all = 0, .tw = 0,      \
         .tw_effective_n = 0, .all_eigvals = 0, .outlier_iter = 0, .outlier_pcs = 10,               \
-        .outlier_sigma = 6.0                                                                       \
+        .outlier_sigma = 6.0, .outlier_loo = 0                                                     \
     }
 
 struct gsvd_pca_result {

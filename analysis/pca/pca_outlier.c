@@ -2,7 +2,8 @@
  * (pca_outlier.h).  The rule was established against smartpca 8.0 by experiment (HapMap3, five
  * rounds, 70 samples): its "sigmage" is (score - mean) / sd with the population sd over the
  * samples of the round, every sample beyond the threshold on any of the PCs goes in the same
- * round, and the PC it names is the first one beyond. */
+ * round, and the PC it names is the first one beyond.  Its outliermode 1 (each sample against
+ * the others) follows its source, smartsubs.c's ridoutlier. */
 #include "gsvd_config.h"
 #include "analysis/pca/pca_outlier.h"
 
@@ -56,12 +57,30 @@ out:
     return rc;
 }
 
+/* Sample i's distance on component q in standard deviations, from c = u_i - mean (mean of all),
+ * sq = sum of (u_j - mean)^2 over the n samples: over the population sd of all, or with loo
+ * (smartpca's outliermode 1) from the mean of the others over the sd of their deviations from
+ * it, n in the denominator as smartpca's ridoutlier has it: in centred terms that mean is
+ * m = -c / (n - 1) and sum_{j != i} (c_j - m)^2 = (sq - c^2) - (n - 1) m^2. */
+static double distance(double c, size_t n, double sq, int loo)
+{
+    double m = 0, var = sq / (double)n;
+    if (loo) {
+        m = -c / (double)(n - 1);
+        var = ((sq - c * c) - (double)(n - 1) * m * m) / (double)n;
+    }
+    return (c - m) / sqrt(var > 0 ? var : 0);
+}
+
 /* Flag the samples of result r (rows: the starting-set indices at[0..r->n)) beyond sigma
- * standard deviations on any of the first pcs components, as round `round`.  Returns how many. */
-static size_t flag(const struct gsvd_pca_result *r, size_t pcs, double sigma, const size_t *at,
-                   int64_t round, struct gsvd_pca_outliers *ol)
+ * standard deviations on any of the first pcs components (loo: from the others), as round
+ * `round`.  Returns how many.  Fewer than 3 samples: none, as smartpca. */
+static size_t flag(const struct gsvd_pca_result *r, size_t pcs, double sigma, int loo,
+                   const size_t *at, int64_t round, struct gsvd_pca_outliers *ol)
 {
     size_t n = r->n, k = r->k, hits = 0;
+    if (n < 3)
+        return 0;
     for (size_t q = 0; q < pcs; q++) {
         double mean = 0, var = 0;
         for (size_t i = 0; i < n; i++)
@@ -71,9 +90,8 @@ static size_t flag(const struct gsvd_pca_result *r, size_t pcs, double sigma, co
             double d = r->u[i * k + q] - mean;
             var += d * d;
         }
-        double sd = sqrt(var / (double)n);
         for (size_t i = 0; i < n; i++) {
-            double z = (r->u[i * k + q] - mean) / sd;
+            double z = distance(r->u[i * k + q] - mean, n, var, loo);
             if (ol->round[at[i]] == 0 && fabs(z) > sigma) {
                 ol->round[at[i]] = round;
                 ol->pc[at[i]] = (int64_t)q + 1;
@@ -132,7 +150,8 @@ int gsvd_pca_outliers_run(gsvd_geno **g, gsvd_pca_open_fn reopen, void *ctx, gsv
         GSVD_TRY(gsvd_pca_run(*g, be, &pr, &r));
         if (round > p->outlier_iter)
             break;
-        size_t hits = flag(r, p->outlier_pcs, p->outlier_sigma, at, (int64_t)round, ol);
+        size_t hits =
+            flag(r, p->outlier_pcs, p->outlier_sigma, p->outlier_loo, at, (int64_t)round, ol);
         if (hits == 0)
             break;
         ol->n_removed += hits;

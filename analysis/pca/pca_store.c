@@ -172,10 +172,11 @@ static int pca_attrs(const struct gsvd_pca_store_info *info, const struct gsvd_p
         GSVD_TRY(gsvd_buf_printf(
             attrs,
             ",\n    \"outlier_iter\": %zu,\n    \"outlier_pcs\": %zu,\n    \"outlier_sigma\": "
-            "%.17g,\n    \"outlier_rounds\": %zu,\n    \"N_outliers\": %zu,\n"
-            "    \"outlier_projected\": %s",
+            "%.17g,\n    \"outlier_mode\": \"%s\",\n    \"outlier_rounds\": %zu,\n"
+            "    \"N_outliers\": %zu,\n    \"outlier_projected\": %s",
             info->pca->outlier_iter, info->pca->outlier_pcs, info->pca->outlier_sigma,
-            info->outliers->n_rounds, info->outliers->n_removed, info->fitted ? "true" : "false"));
+            info->pca->outlier_loo ? "leave-one-out" : "all", info->outliers->n_rounds,
+            info->outliers->n_removed, info->fitted ? "true" : "false"));
     if (r->tw_stat) {
         size_t sig = 0;
         while (sig < k && r->tw_pvalue[sig] < 0.05)

@@ -21,7 +21,9 @@ familynames NO, hiprecision YES); gensvd with `-k 10 --outlier-iter 5`.  Asserte
   - --outlier-project: the removed samples' scores equal numpy's Z V from the written loadings
     (the fit's means and scales), the kept ones the run without projection;
   - without --outlier-iter the output is that of a plain run (byte for byte), and the options
-    that need --outlier-iter are refused (exit 2).
+    that need --outlier-iter are refused (exit 2);
+  - --outlier-mode leave-one-out against smartpca's outliermode 1 on 24 samples with a planted
+    one (which the default cannot remove: no distance can pass sqrt(N - 1) there).
 Data: HapMap3's autosomes (smartpca drops chr 23-26 itself; gensvd gets --variants 0:14266),
 1000 Genomes chr22 (zero-variance sites dropped by both), and a simulated store with four
 planted samples from a distant population.
@@ -57,13 +59,13 @@ def write_bed(store, prefix):
                 f.write("\t".join(c[:5] + ["1"]) + "\n")
 
 
-def run_smartpca(prefix, tmp):
+def run_smartpca(prefix, tmp, extra=""):
     par = os.path.join(tmp, "par")
     with open(par, "w") as f:
         f.write(f"genotypename: {prefix}.bed\nsnpname: {prefix}.bim\nindivname: {prefix}.fam\n"
                 f"evecoutname: {tmp}/sp.evec\nevaloutname: {tmp}/sp.eval\n"
                 f"outlieroutname: {tmp}/sp.outliers\nnumoutevec: 10\nnumthreads: 2\n"
-                "familynames: NO\nhiprecision: YES\n")
+                "familynames: NO\nhiprecision: YES\n" + extra)
     subprocess.run([SMARTPCA, "-p", par], check=True, capture_output=True)
     removed = []
     for ln in open(f"{tmp}/sp.outliers"):
@@ -221,6 +223,42 @@ def check_projection(store, tmp, gensvd, plain):
     check("sim: kept samples' scores equal the run without projection", same)
 
 
+def compare_loo(tmp, gensvd):
+    """smartpca's outliermode 1 (each sample against the others' mean and sd) on 24 samples, one
+    of them from a distant population: with every sample in the mean no distance can pass 6 sd
+    (at most sqrt(N - 1) = 4.8), so the default removes no one; leave-one-out removes the
+    planted sample, as smartpca does, with its round, PC and distance."""
+    base = os.path.join(tmp, "small_base.vcz")
+    subprocess.run([gensvd, "simulate", base, "-m", "3000", "-n", "24", "-K", "2", "-s", "7",
+                    "-q"], check=True)
+    small = os.path.join(tmp, "small.vcz")
+    planted = plant(base, small, 1)
+    prefix = os.path.join(tmp, "small")
+    write_bed(small, prefix)
+    removed, _evals, _evec = run_smartpca(prefix, tmp, "outliermode: 1\n")
+    tsv = os.path.join(tmp, "small.tsv")
+    args = [gensvd, "pca", small, "-k", "10", "--outlier-iter", "5", "--gram-f64", "-q"]
+    r = subprocess.run(on_cpu(args + ["--outlier-mode", "leave-one-out", "--outlier-out", tsv,
+                                      "-o", os.path.join(tmp, "small.zarr")]),
+                       capture_output=True, text=True)
+    if not check("small: --outlier-mode leave-one-out: exit 0", r.returncode == 0, r.stderr):
+        return
+    got = [ln.split("\t") for ln in open(tsv).read().splitlines()[1:]]
+    got = [(f[0], int(f[1]), int(f[2]) - 1, float(f[3])) for f in got]
+    check(f"small: smartpca outliermode 1 removes the planted sample {planted}",
+          [x[0] for x in removed] == planted, str(removed))
+    same = len(got) == len(removed) and all(
+        a[:3] == b[:3] and abs(abs(a[3]) - abs(b[3])) <= 1.01e-3 for a, b in zip(got, removed))
+    check("small: leave-one-out: smartpca's removals, rounds, PCs and distances (3 decimals)",
+          same, f"{got} {removed}")
+    z = zarr.open(os.path.join(tmp, "small.zarr"), mode="r")
+    check("small: the attribute outlier_mode", z.attrs.get("outlier_mode") == "leave-one-out")
+    r = subprocess.run(on_cpu(args + ["--format", "tsv"]), capture_output=True, text=True)
+    check("small: the default (all samples' sd) removes no one (|z| <= sqrt(N - 1))",
+          r.returncode == 0 and "removed" not in r.stderr and
+          len(r.stdout.splitlines()) == 25, r.stderr[-500:])
+
+
 def plant(src, dst, n_out):
     """Copy a simulated store and give n_out samples genotypes of a distant population."""
     shutil.copytree(src, dst)
@@ -261,6 +299,7 @@ def main():
             check(f"sim: the planted samples {planted} go in round 1",
                   all(got.get(s, (0,))[0] == 1 for s in planted), str(got))
             check_projection(sim, tmp, gensvd, z)
+        compare_loo(tmp, gensvd)
         # opt-in: a plain run is unchanged; the options that need --outlier-iter are refused
         plain = subprocess.run(on_cpu([gensvd, "pca", sim, "-k", "5", "--format", "tsv", "-q"]),
                                capture_output=True)
@@ -269,6 +308,7 @@ def main():
         check("--outlier-iter 0 = no option, byte for byte",
               plain.returncode == 0 and plain.stdout == zero.stdout)
         for opt in (["--outlier-pcs", "3"], ["--outlier-sigma", "4"], ["--outlier-project"],
+                    ["--outlier-mode", "leave-one-out"],
                     ["--outlier-out", os.path.join(tmp, "x.tsv")]):
             r = subprocess.run(on_cpu([gensvd, "pca", sim] + opt), capture_output=True, text=True)
             check(f"{opt[0]} without --outlier-iter: exit 2", r.returncode == 2 and
