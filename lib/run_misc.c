@@ -88,8 +88,7 @@ static int project_setup(struct lib_run *run, const char *pcs, struct gsvd_pca_m
 {
     const struct lib_project_opts *o = &run->opt->u.project;
     gsvd_comm *world = lib_world();
-    int rc = GSVD_OK, size = gsvd_comm_size(world);
-    uint64_t vs, ve, a, b;
+    int rc = GSVD_OK;
 
     GSVD_TRY(reference(run->opt, ref));
     GSVD_TRY(gsvd_project_model_check(ref, o->k, pcs ? pcs : ""));
@@ -99,18 +98,7 @@ static int project_setup(struct lib_run *run, const char *pcs, struct gsvd_pca_m
     GSVD_TRY(gsvd_geno_open(run->src->tree, run->src->node, &sel->geno, g));
     GSVD_TRY(gsvd_project_target(run->src->tree, run->src->node, *g, ref, lib_source_name(run->src),
                                  pcs, run->src->array != NULL, map));
-    if (size < 2)
-        goto out;
-    gsvd_geno_range(*g, &vs, &ve);
-    gsvd_log_info("distributed: %d ranks, variants %llu:%llu cut at multiples of %d", size,
-                  (unsigned long long)vs, (unsigned long long)ve, GSVD_PROJECT_RUN);
-    for (int r = 0; r < size; r++) {
-        gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, r, size, &a, &b);
-        gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
-                      (unsigned long long)b, (unsigned long long)(b - a));
-    }
-    gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, gsvd_comm_rank(world), size, &a, &b);
-    GSVD_TRY(gsvd_geno_restrict(*g, a, b));
+    GSVD_TRY(gsvd_project_restrict(*g, world, 1));
 out:
     return rc;
 }

@@ -55,7 +55,6 @@ static int project_ids(gsvd_tree *t, const char *node, const struct gsvd_geno_pa
     struct gsvd_project_map map = {0};
     struct gsvd_project_params pp = {.n_threads = threads, .missing = missing, .comm = comm};
     gsvd_geno *g = NULL;
-    uint64_t vs, ve, a, b;
     int rc = GSVD_OK;
 
     gp.samples = ids;
@@ -69,12 +68,8 @@ static int project_ids(gsvd_tree *t, const char *node, const struct gsvd_geno_pa
     rc = gsvd_geno_open(t, node, &gp, &g);
     if (rc == GSVD_OK)
         rc = gsvd_project_map_identity(r->m_range, r->var_included, &map);
-    if (rc == GSVD_OK && comm) {
-        gsvd_geno_range(g, &vs, &ve);
-        gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, gsvd_comm_rank(comm), gsvd_comm_size(comm),
-                            &a, &b);
-        rc = gsvd_geno_restrict(g, a, b);
-    }
+    if (rc == GSVD_OK)
+        rc = gsvd_project_restrict(g, comm, 0);
     if (comm) /* a rank that could not start stops the others before the collective */
         rc = gsvd_comm_agree(comm, rc, NULL);
     if (rc == GSVD_OK)

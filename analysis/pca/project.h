@@ -126,6 +126,11 @@ struct gsvd_project_result {
  * a distributed projection cuts its processes' parts there (gsvd_pca_split_runs). */
 #define GSVD_PROJECT_RUN 256
 
+/* A distributed projection: restrict g to this rank's part of its variants (runs of
+ * GSVD_PROJECT_RUN, gsvd_pca_split_runs), every rank's part logged (info) when log_plan.  No
+ * communicator or one rank: g as it is.  GSVD_OK, or gsvd_geno_restrict's error. */
+GSVD_NODISCARD int gsvd_project_restrict(gsvd_geno *g, gsvd_comm *comm, int log_plan);
+
 /* Project the samples of g onto `ref` (both borrowed).  g must be opened with scaler
  * GSVD_SCALER_NONE and no filters (every variant with a call comes through as dosages), its
  * ploidy equal ref->ploidy.  Caller frees *out with
