@@ -629,19 +629,23 @@ static int write_eigensoft(const gensvd_result *res, const char *prefix,
 
 /* --eigensoft's .eval: every eigenvalue, which the exact method computes (the library's
  * "all-eigenvalues"); the iterative methods compute k, and a file of those alone would give
- * twstats wrong statistics: none then, with a warning.  *written: 1 when it was. */
+ * twstats wrong statistics: none then, with a warning, and an earlier run's file (there only
+ * with --force: checked before the run) removed, so that it is not read beside this .evec.
+ * *written: 1 when it was. */
 static int write_eval(const gensvd_result *res, const char *prefix, int *written)
 {
     struct gensvd_array_view w;
-    char msg[512];
+    char msg[512], path[8192];
 
     *written = 0;
     if (gensvd_result_array(res, "gram_eigenvalue", &w) != GENSVD_OK) {
         const char *m = gensvd_result_attr_string(res, "method");
+        snprintf(path, sizeof path, "%s.eval", prefix);
         snprintf(msg, sizeof msg,
                  "no %.200s.eval: smartpca's lists every eigenvalue, and the %s method computes "
-                 "the top k only (--method exact computes every one)",
-                 prefix, m ? m : "iterative");
+                 "the top k only (--method exact computes every one)%s",
+                 prefix, m ? m : "iterative",
+                 remove(path) == 0 ? "; the file an earlier run left there is removed" : "");
         gsvd_cli_msg_log(GENSVD_LOG_WARN, msg);
         return GENSVD_OK;
     }

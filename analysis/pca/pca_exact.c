@@ -98,6 +98,9 @@ int gsvd_pca_gram_eigvals(size_t n, double *g, double *w, int centred)
         gsvd_free(sum);
         return GSVD_ENOMEM;
     }
+    for (size_t c = 0; c < n; c++) /* the strict lower triangle (column-major) from the upper */
+        for (size_t r = c + 1; r < n; r++)
+            g[c * n + r] = g[r * n + c];
     for (size_t i = 0; i < n; i++) {
         double t = 0;
         for (size_t j = 0; j < n; j++)

@@ -217,14 +217,14 @@ GSVD_NODISCARD int gsvd_pca_gram(gsvd_geno *g, gsvd_backend *be, const struct gs
  * of its squared eigenvalues, in a fixed order (the same bytes on every rank). */
 double gsvd_pca_gram_sumsq(const double *g, size_t n);
 
-/* Every eigenvalue of the Gram g (n x n, both triangles filled), descending into w[0..n), by
- * LAPACK dsyevr on the lower triangle, values only; `centred` (the scaler centres every
- * variant, so the Gram's rows sum to zero but for rounding): of P g P, P = I - 1 1'/n, whose
- * smallest is then zero to double rounding as the data's is, not the products' rounding.  g is
- * left as it was (the diagonal saved and restored, the lower triangle mirrored back from the
- * upper), so the top-k solvers after it see the same bytes.  Returns GSVD_OK, GSVD_ENOMEM,
- * GSVD_EDEGENERATE (the solver failed, logged) or GSVD_EINTERNAL (LAPACK rejected an argument,
- * logged). */
+/* Every eigenvalue of the Gram g (n x n column-major, upper triangle read), descending into
+ * w[0..n), by LAPACK dsyevr on the lower triangle (first mirrored from the upper), values only;
+ * `centred` (the scaler centres every variant, so the Gram's rows sum to zero but for rounding): of
+ * P g P, P = I - 1 1'/n, whose smallest is then zero to double rounding as the data's is, not the
+ * products' rounding.  g's upper triangle and diagonal are left as they were (the diagonal saved
+ * and restored) and its lower triangle is their mirror, so the top-k solvers after it see the same
+ * bytes where the Gram came symmetric.  Returns GSVD_OK, GSVD_ENOMEM, GSVD_EDEGENERATE (the solver
+ * failed, logged) or GSVD_EINTERNAL (LAPACK rejected an argument, logged). */
 GSVD_NODISCARD int gsvd_pca_gram_eigvals(size_t n, double *g, double *w, int centred);
 
 /* Top-k eigenpairs of the Gram g (n x n column-major, upper triangle read; overwritten) by

@@ -171,6 +171,10 @@ def iterative(gensvd, tmp):
     check("-m exact --eigensoft: the closing line names the .evec and the .eval",
           r.returncode == 0 and f"wrote {prefix}.evec and {prefix}.eval in" in r.stderr,
           r.stderr[-500:])
+    r = gensvd_run(gensvd, "-m", "randomized", "--eigensoft", prefix, "--force")
+    check("-m randomized --eigensoft --force: an earlier run's .eval is removed, not left beside "
+          "the new .evec", r.returncode == 0 and not os.path.exists(prefix + ".eval") and
+          "earlier run" in r.stderr, r.stderr)
 
 
 def main():
