@@ -115,7 +115,8 @@ int gsvd_parse_double(const char *s, double lo, double hi, double *out)
     char *end = NULL;
     double v;
 
-    if (!s || !*s || isspace((unsigned char)*s)) /* strtod would skip white space */
+    /* a decimal number: no white space, no hexadecimal (strtod takes both) */
+    if (!s || !*s || isspace((unsigned char)*s) || strpbrk(s, "xX"))
         return GSVD_EINVAL;
     errno = 0;
     v = strtod(s, &end);

@@ -177,7 +177,8 @@ static void check_double(void)
         {".5", 0, 1, 0, 0.5},
         {"5.", 0, 10, 0, 5},
         {"1e-5", 0, 1, 0, 1e-5},
-        {"0x1p-1", 0, 1, 0, 0.5},
+        {"0x1p-1", 0, 1, EINV, 0}, /* decimal only, as the integers */
+        {"0X1P-1", 0, 1, EINV, 0},
         {" 0.5", 0, 1, EINV, 0}, /* no white space (strtod would skip it) */
         {"\t0.5", 0, 1, EINV, 0},
         {"+0.5", 0, 1, 0, 0.5},
