@@ -109,8 +109,9 @@ static const struct gsvd_opt out_options[] = {
      .arg = "PREFIX",
      .flags = GSVD_OPTF_NONEMPTY | GSVD_OPTF_FILE,
      .help = "PREFIX.evec (the eigenvalues in smartpca's scale, its rows,\na label column) as "
-             "smartpca writes it; with --fit-samples\nalso the projected samples (existing "
-             "file: --force)"},
+             "smartpca writes it; with --fit-samples\nalso the projected samples; with the "
+             "exact method\nPREFIX.eval, with --loadings PREFIX.snpwt (existing files:\n"
+             "--force)"},
     {.name = "eigensoft-ind",
      .type = GSVD_OPT_STRING,
      PCA(eigensoft_ind),
