@@ -1,11 +1,12 @@
 /* analysis/pca/pca_dist.c - a distributed PCA run: the ranks' parts of the variants (pca.h:
- * gsvd_pca_split, gsvd_pca_split_runs, gsvd_pca_split_kept) and the collectives (pca_internal.h):
- * agreeing on failures, summing exact parts and filter counts, rebalancing the parts after the
- * first pass, gathering the variant rows on rank 0. With no communicator each succeeds at once,
- * which is how one-process runs call them; the rebalancing after the first pass is called under a
- * communicator only. */
+ * gsvd_pca_split, gsvd_pca_split_runs, gsvd_pca_split_kept; a projection's, gsvd_project_restrict)
+ * and the collectives (pca_internal.h): agreeing on failures, summing exact parts and filter
+ * counts, rebalancing the parts after the first pass, gathering the variant rows on rank 0. With no
+ * communicator each succeeds at once, which is how one-process runs call them; the rebalancing
+ * after the first pass is called under a communicator only. */
 #include "gsvd_config.h"
 #include "analysis/pca/pca_internal.h"
+#include "analysis/pca/project.h"
 
 #include "common/alloc.h"
 #include "common/err.h"
@@ -219,4 +220,25 @@ int gsvd_pca_rebalance(const struct gsvd_pca_params *p, gsvd_geno *g, uint64_t *
 out:
     gsvd_free(cuts);
     return rc;
+}
+
+int gsvd_project_restrict(gsvd_geno *g, gsvd_comm *comm, int log_plan)
+{
+    int size = gsvd_comm_size(comm);
+    uint64_t vs, ve, a, b;
+
+    if (size < 2)
+        return GSVD_OK;
+    gsvd_geno_range(g, &vs, &ve);
+    if (log_plan) {
+        gsvd_log_info("distributed: %d ranks, variants %llu:%llu cut at multiples of %d", size,
+                      (unsigned long long)vs, (unsigned long long)ve, GSVD_PROJECT_RUN);
+        for (int r = 0; r < size; r++) {
+            gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, r, size, &a, &b);
+            gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
+                          (unsigned long long)b, (unsigned long long)(b - a));
+        }
+    }
+    gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, gsvd_comm_rank(comm), size, &a, &b);
+    return gsvd_geno_restrict(g, a, b);
 }

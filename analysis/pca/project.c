@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "analysis/cpu/blas_room.h"
-#include "analysis/pca/pca.h"
 #include "analysis/scan/gblock_std.h"
 #include "common/alloc.h"
 #include "common/comm.h"
@@ -895,25 +894,4 @@ out:
     else
         *out = r;
     return rc;
-}
-
-int gsvd_project_restrict(gsvd_geno *g, gsvd_comm *comm, int log_plan)
-{
-    int size = gsvd_comm_size(comm);
-    uint64_t vs, ve, a, b;
-
-    if (size < 2)
-        return GSVD_OK;
-    gsvd_geno_range(g, &vs, &ve);
-    if (log_plan) {
-        gsvd_log_info("distributed: %d ranks, variants %llu:%llu cut at multiples of %d", size,
-                      (unsigned long long)vs, (unsigned long long)ve, GSVD_PROJECT_RUN);
-        for (int r = 0; r < size; r++) {
-            gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, r, size, &a, &b);
-            gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
-                          (unsigned long long)b, (unsigned long long)(b - a));
-        }
-    }
-    gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, gsvd_comm_rank(comm), size, &a, &b);
-    return gsvd_geno_restrict(g, a, b);
 }
