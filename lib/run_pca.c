@@ -89,11 +89,7 @@ static int split_variants(gsvd_comm *world, gsvd_geno *g, struct gsvd_pca_params
                   "%zu threads each, variants %llu:%llu cut at multiples of %zu",
                   size, gsvd_comm_local_size(world), gsvd_comm_local_rank(world), threads,
                   (unsigned long long)vs, (unsigned long long)ve, gsvd_backend_gram_group_rows(n));
-    for (int r = 0; r < size; r++) {
-        gsvd_pca_split(n, vs, ve, r, size, &a, &b);
-        gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
-                      (unsigned long long)b, (unsigned long long)(b - a));
-    }
+    gsvd_pca_log_split(gsvd_backend_gram_group_rows(n), vs, ve, size);
     gsvd_pca_split(n, vs, ve, gsvd_comm_rank(world), size, &a, &b);
     return gsvd_geno_restrict(g, a, b);
 }

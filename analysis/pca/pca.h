@@ -194,6 +194,9 @@ void gsvd_pca_split(size_t n_samples, uint64_t start, uint64_t stop, int rank, i
  * a distributed projection with GSVD_PROJECT_RUN (analysis/pca/project.h). */
 void gsvd_pca_split_runs(uint64_t run, uint64_t start, uint64_t stop, int rank, int size,
                          uint64_t *part_start, uint64_t *part_stop);
+/* The parts gsvd_pca_split_runs gives every rank of `size`, one info line each ("  rank R:
+ * variants A:B (count)"): the plan a distributed run logs on rank 0. */
+void gsvd_pca_log_split(uint64_t run, uint64_t start, uint64_t stop, int size);
 
 /* Cut n_groups groups holding kept[j] kept variants each into `size` contiguous runs, balanced
  * by kept variants: run r is groups [cuts[r], cuts[r + 1]) (cuts has size + 1 entries; cuts[0]

@@ -110,6 +110,16 @@ void gsvd_pca_split_runs(uint64_t G, uint64_t start, uint64_t stop, int rank, in
     *part_stop = b > a ? b : a;
 }
 
+void gsvd_pca_log_split(uint64_t run, uint64_t start, uint64_t stop, int size)
+{
+    uint64_t a, b;
+    for (int r = 0; r < size; r++) {
+        gsvd_pca_split_runs(run, start, stop, r, size, &a, &b);
+        gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
+                      (unsigned long long)b, (unsigned long long)(b - a));
+    }
+}
+
 void gsvd_pca_split_kept(const uint64_t *kept, size_t n_groups, int size, size_t *cuts)
 {
     uint64_t total = 0, R = (uint64_t)(size < 1 ? 1 : size), prefix = 0;
@@ -233,11 +243,7 @@ int gsvd_project_restrict(gsvd_geno *g, gsvd_comm *comm, int log_plan)
     if (log_plan) {
         gsvd_log_info("distributed: %d ranks, variants %llu:%llu cut at multiples of %d", size,
                       (unsigned long long)vs, (unsigned long long)ve, GSVD_PROJECT_RUN);
-        for (int r = 0; r < size; r++) {
-            gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, r, size, &a, &b);
-            gsvd_log_info("  rank %d: variants %llu:%llu (%llu)", r, (unsigned long long)a,
-                          (unsigned long long)b, (unsigned long long)(b - a));
-        }
+        gsvd_pca_log_split(GSVD_PROJECT_RUN, vs, ve, size);
     }
     gsvd_pca_split_runs(GSVD_PROJECT_RUN, vs, ve, gsvd_comm_rank(comm), size, &a, &b);
     return gsvd_geno_restrict(g, a, b);
