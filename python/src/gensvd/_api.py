@@ -186,6 +186,18 @@ def _make(func, analysis, positional, doc, *, source=True, convert=None, extra=N
     return f
 
 
+def _stored_pdist(output, attrs, arguments):
+    """The arrays a pdist wrote at output (distance, n_sites, the IDs) read back through the
+    library, which reads every store and format it writes, as a Dataset with the run's
+    attributes."""
+    import xarray as xr
+    context = {k: arguments[k] for k in _REMOTE if arguments.get(k) is not None}
+    names = [a["path"].strip("/") for a in open_info(output, **context)["arrays"]]
+    return xr.Dataset({n: read(output, n, **context) for n in names
+                       if n in ("distance", "n_sites", "sample_id", "variant_index")},
+                      attrs=dict(attrs))
+
+
 def _pdist_convert(res, arguments):
     out = _results.convert(res)
     if isinstance(out, _results.Result):
@@ -193,13 +205,15 @@ def _pdist_convert(res, arguments):
     if "pair_i" in out.variables:  # min_kinship's pairs, held in memory (no output)
         return out
     if "distance" not in out.variables:  # written to the output as computed
-        output = arguments.get("output")
+        output = os.fspath(arguments.get("output"))
         try:
             import xarray as xr
-            stored = xr.open_zarr(os.fspath(output))
-        except Exception:  # a store xarray cannot open here (format 3, a bucket)
+            out = xr.open_zarr(output)  # lazily, as dask arrays
+        except Exception:  # a store this xarray cannot open (format 3 under zarr-python 2,
+            # a bucket without fsspec): read back through the library, into memory
+            out = _stored_pdist(output, out.attrs, arguments)
+        if "distance" not in out.variables:
             return out
-        return stored["distance"] if "distance" in stored.variables else stored
     da = out["distance"]
     if "n_sites" in out.variables and out["n_sites"].dims == da.dims:
         da = da.assign_coords(n_sites=out["n_sites"])
