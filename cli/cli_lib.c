@@ -148,6 +148,10 @@ int gsvd_cli_source(gensvd_ctx *ctx, const char *input, const struct gsvd_cli_ge
         rc = gensvd_source_set_double(src, "max-missing", geno->max_missing);
     if (rc == GENSVD_OK && geno->all_contigs)
         rc = gensvd_source_set_int(src, "all-contigs", 1);
+    if (rc == GENSVD_OK && geno->var_filter)
+        rc = gensvd_source_set_int(src, "var-filter", 1);
+    if (rc == GENSVD_OK && geno->var_filter_except)
+        rc = gensvd_source_set_string(src, "var-filter-except", geno->var_filter_except);
     if (rc == GENSVD_OK && variant_mask)
         rc = gensvd_source_set_string(src, "variant-mask", variant_mask);
     if (rc == GENSVD_OK && sample_mask)

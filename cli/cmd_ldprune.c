@@ -84,6 +84,8 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_SAMPLES(struct ld_opts),
     GSVD_OPT_IN_MAF(struct ld_opts),
     GSVD_OPT_IN_MAX_MISSING(struct ld_opts),
+    GSVD_OPT_IN_VAR_FILTER(struct ld_opts),
+    GSVD_OPT_IN_VAR_FILTER_EXCEPT(struct ld_opts),
 };
 static const struct gsvd_opt_group out_group =
     GSVD_OPT_GROUP("Output (default: TSV on stdout):", out_options);

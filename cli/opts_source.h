@@ -13,12 +13,14 @@
 
 /* The input options of a ported command, as parsed (0 / NULL: not given). */
 struct gsvd_cli_geno {
-    const char *array;            /* --array (borrowed from argv) */
-    int transpose;                /* --transpose */
-    size_t ploidy;                /* --ploidy; 0: the library's default (2) */
-    uint64_t var_start, var_stop; /* --variants A:B (adjacent: written as one uint64_t[2]) */
-    double maf, max_missing;      /* --maf [0], --max-missing [1] */
-    int all_contigs;              /* --all-contigs (KING) */
+    const char *array;             /* --array (borrowed from argv) */
+    int transpose;                 /* --transpose */
+    size_t ploidy;                 /* --ploidy; 0: the library's default (2) */
+    uint64_t var_start, var_stop;  /* --variants A:B (adjacent: written as one uint64_t[2]) */
+    double maf, max_missing;       /* --maf [0], --max-missing [1] */
+    int all_contigs;               /* --all-contigs (KING) */
+    int var_filter;                /* --var-filter */
+    const char *var_filter_except; /* --var-filter-except NAMES (borrowed from argv) */
 };
 #define GSVD_CLI_GENO_DEFAULT                                                                      \
     {                                                                                              \
@@ -74,6 +76,18 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
         .name = "max-missing", .type = GSVD_OPT_DOUBLE, GSVD_OPT_FIELD(T, geno.max_missing),       \
         .arg = "X", .dlo = 0, .dhi = 1, .range = "0..1",                                           \
         .help = "drop variants with a missing fraction above X"                                    \
+    }
+#define GSVD_OPT_IN_VAR_FILTER(T)                                                                  \
+    {                                                                                              \
+        .name = "var-filter", .type = GSVD_OPT_FLAG, GSVD_OPT_FIELD(T, geno.var_filter),           \
+        .value = 1, .help = "only variants whose VCF FILTER is PASS or missing"                    \
+    }
+#define GSVD_OPT_IN_VAR_FILTER_EXCEPT(T)                                                           \
+    {                                                                                              \
+        .name = "var-filter-except", .type = GSVD_OPT_STRING,                                      \
+        GSVD_OPT_FIELD(T, geno.var_filter_except), .arg = "NAMES",                                 \
+        .help = "--var-filter, also keeping variants that fail\nonly these filters "               \
+                "(comma-separated)"                                                                \
     }
 #define GSVD_OPT_IN_VARIANT_MASK(T)                                                                \
     {                                                                                              \

@@ -297,10 +297,14 @@ GENSVD_API int gensvd_source_add_chunked(gensvd_source *src, const char *name,
  *   int:    "transpose" (0/1: the 2-D array is samples x variants), "ploidy" (of a 2-D dosage
  *           array [2]), "variant-start", "variant-stop" (the range [start, stop) of variant
  *           indices; stop 0: the end), "all-contigs" (0/1: KING counts every contig),
+ *           "var-filter" (0/1: only variants whose VCF FILTER, the arrays variant_filter and
+ *           filter_id, is PASS or missing; plink2's --var-filter),
  *           "chunk-variants" (in memory: variants per chunk read; 0: automatic)
  *   double: "maf", "max-missing"
  *   string: "array" (the genotype array's path in the store), "variants" ("A:B"),
  *           "variant-mask", "sample-mask" (STORE[/ARRAY]: a 1-D bool array, nonzero = keep),
+ *           "var-filter-except" (comma-separated filter names a variant may fail and still
+ *           pass "var-filter", which a non-empty list turns on),
  *           "name" (in memory: the source's name in messages and attributes ["memory"])
  *   Any int or double setting may also be given as text with _string.
  * Errors: GENSVD_EINVAL (unknown name, wrong type, bad value). */

@@ -115,6 +115,8 @@ struct gensvd_source {
     /* the selection (the command line's input options) */
     char *array;
     int transpose, all_contigs;
+    int var_filter;          /* "var-filter": VCF FILTER PASS or missing only */
+    char *var_filter_except; /* "var-filter-except": filters tolerated (comma-separated) */
     uint64_t chunk_variants; /* in memory: variants per chunk (0: up to 4 MiB a chunk) */
     size_t ploidy;
     uint64_t var_start, var_stop;

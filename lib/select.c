@@ -1,13 +1,15 @@
 /* lib/select.c - a source's selection as the genotype scan's parameters for one run: the array,
  * orientation, ploidy, variant range and filters, the sample list, and the masks (read from the
  * stores their specs name, STORE[/ARRAY] as on the command line, or taken from memory), plus
- * KING's autosome mask for pdist's king and ibs0 and for related. */
+ * the VCF FILTER column ("var-filter"), and KING's autosome mask for pdist's king and ibs0 and
+ * for related. */
 #include "gsvd_config.h"
 #include "lib/lib_internal.h"
 
 #include <string.h>
 
 #include "analysis/scan/mask.h"
+#include "analysis/scan/var_filter.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -16,7 +18,22 @@
 struct sel_owned {
     struct gsvd_mask vm, sm;
     struct gsvd_autosomes au;
+    struct gsvd_var_filter vf;
+    struct gsvd_strlist except; /* "var-filter-except" split at its commas */
 };
+
+/* The comma-separated names of s (empty items skipped) appended to *out. */
+static int split_names(const char *s, struct gsvd_strlist *out)
+{
+    int rc = GSVD_OK;
+    while (s && *s) {
+        size_t len = strcspn(s, ",");
+        if (len && (rc = gsvd_strlist_pushn(out, s, len)) < 0)
+            return rc;
+        s += len + (s[len] == ',');
+    }
+    return rc;
+}
 
 /* The mask `spec` (STORE[/ARRAY]; default_array when it names a group) into *m. */
 static int read_mask(const char *spec, const char *default_array, int want_ids, struct gsvd_mask *m)
@@ -76,6 +93,10 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
         geno.sample_mask = src->sample_mask;
         geno.sample_mask_len = src->sample_mask_n;
     }
+    if (src->var_filter) {
+        GSVD_TRY(split_names(src->var_filter_except, &own->except));
+        GSVD_TRY(gsvd_var_filter_apply(src->tree, src->node, &own->except, &own->vf, &geno));
+    }
     if (king)
         GSVD_TRY(gsvd_autosomes_apply(src->tree, src->node, src->all_contigs, &own->au, &geno));
     sel->geno = geno;
@@ -92,6 +113,8 @@ void lib_sel_free(struct lib_sel *sel)
         gsvd_mask_free(&own->vm);
         gsvd_mask_free(&own->sm);
         gsvd_autosomes_free(&own->au);
+        gsvd_var_filter_free(&own->vf);
+        gsvd_strlist_free(&own->except);
         gsvd_free(own);
     }
     gsvd_strlist_free(&sel->ids);

@@ -161,6 +161,7 @@ void gensvd_source_free(gensvd_source *src)
     gsvd_free(src->arrays);
     gsvd_free(src->array);
     gsvd_free(src->variant_mask_spec);
+    gsvd_free(src->var_filter_except);
     gsvd_free(src->sample_mask_spec);
     gsvd_free(src->variant_mask);
     gsvd_free(src->sample_mask);
@@ -408,6 +409,13 @@ static int source_set_int(gensvd_source *src, const char *name, int64_t value)
 {
     int flag = value == 0 || value == 1;
 
+    if (!strcmp(name, "var-filter")) {
+        if (!flag)
+            return lib_fail(GSVD_EINVAL, "source option '%s': %lld is not 0 or 1", name,
+                            (long long)value);
+        src->var_filter = (int)value;
+        return GSVD_OK;
+    }
     if (!strcmp(name, "transpose") || !strcmp(name, "all-contigs")) {
         if (!flag)
             return lib_fail(GSVD_EINVAL, "source option '%s': %lld is not 0 or 1", name,
@@ -518,6 +526,12 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
     }
     if (!strcmp(name, "variant-mask"))
         return replace_str(&src->variant_mask_spec, value);
+    if (!strcmp(name, "var-filter-except")) {
+        int rc = replace_str(&src->var_filter_except, value);
+        if (rc == GSVD_OK && value && *value)
+            src->var_filter = 1;
+        return rc;
+    }
     if (!strcmp(name, "sample-mask"))
         return replace_str(&src->sample_mask_spec, value);
     if (!strcmp(name, "variants")) {
@@ -536,7 +550,8 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
     }
     {
         uint64_t n;
-        if (!strcmp(name, "transpose") || !strcmp(name, "all-contigs") || !strcmp(name, "ploidy") ||
+        if (!strcmp(name, "transpose") || !strcmp(name, "all-contigs") ||
+            !strcmp(name, "var-filter") || !strcmp(name, "ploidy") ||
             !strcmp(name, "variant-start") || !strcmp(name, "variant-stop") ||
             !strcmp(name, "chunk-variants")) {
             if (gsvd_parse_uint(v, 0, UINT64_MAX / 2, 1, &n) < 0)

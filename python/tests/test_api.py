@@ -16,9 +16,10 @@ from conftest import GENSVD, HAPMAP, TESTDATA, cli, leftovers
 FUNCTIONS = {"pca": gensvd.pca, "pdist": gensvd.pdist, "ldprune": gensvd.ldprune,
              "related": gensvd.related, "project": gensvd.project, "simulate": gensvd.simulate}
 # command-line options a Python function has no use for: output formats and messages (pca's
-# --outlier-out is a TSV of the result's sample_pca_outlier arrays)
+# --outlier-out is a TSV of the result's sample_pca_outlier arrays); --var-filter-except is
+# var_filter= with the names
 CLI_ONLY = {"format", "plink", "eigensoft", "eigensoft-ind", "outlier-out", "help", "verbose",
-            "quiet", "no-progress"}
+            "quiet", "no-progress", "var-filter-except"}
 # keywords the command line has no option for: the binding's, sources in memory, credentials
 # (which the program reads from the environment), the recorded command, and the rows of
 # smartpca's .evec and .eval as arrays (the command line's --eigensoft writes the files)

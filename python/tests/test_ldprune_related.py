@@ -31,6 +31,45 @@ def test_ldprune_against_plink2(beds, tmp_path, store, window, step, r2):
     assert res.attrs["n_kept"] == len(want)
 
 
+@pytest.mark.parametrize("tolerated", [[], ["LowQual"]], ids=["pass", "except-LowQual"])
+def test_var_filter_on_a_dataset(khuman_ds, beds, tmp_path, tolerated):
+    """var_filter on an sgkit Dataset's variant_filter and filter_id (FILTER values written
+    here): ldprune keeps what plink2 --indep-pairwise keeps on the .bed restricted (--extract)
+    to the variants whose filters, other than PASS and the tolerated ones, are all unset."""
+    n = khuman_ds.sizes["variants"]
+    r = np.arange(1, n + 1)
+    low, q10 = (r % 5 == 0) | ((r % 5 != 0) & (r % 7 == 0)), (r % 5 != 0) & (r % 7 == 0)
+    missing = ~low & (r % 11 == 0)
+    vf = np.stack([~low & ~missing, low, q10], axis=1)
+    ds = khuman_ds.drop_vars(["variant_filter", "filter_id", "filter_description"]).assign(
+        variant_filter=(("variants", "filters"), vf),
+        filter_id=(("filters",), np.array(["PASS", "LowQual", "q10"], dtype=object)))
+    failing = np.array([f not in ["PASS"] + tolerated for f in ["PASS", "LowQual", "q10"]])
+    passing = ~(vf & failing).any(axis=1)
+    assert 0 < passing.sum() < n
+    bed = beds[KHUMAN]
+    ids = [line.split()[1] for line in open(f"{bed}.bim")]
+    (tmp_path / "pass.txt").write_text("\n".join(i for i, k in zip(ids, passing) if k) + "\n")
+    plink2("--bfile", bed, "--extract", tmp_path / "pass.txt", "--indep-pairwise", 100, 10, 0.5,
+           "--out", tmp_path / "p", "--silent", "--allow-extra-chr")
+    want = set((tmp_path / "p.prune.in").read_text().split())
+    res = gensvd.ldprune(ds, window=100, step=10, r2=0.5, var_filter=tolerated or True,
+                         merge=False)
+    assert {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)} == want
+    # with a variant range too: both apply
+    mask = r <= 2000
+    (tmp_path / "pass.txt").write_text(
+        "\n".join(i for i, k in zip(ids, passing & mask) if k) + "\n")
+    plink2("--bfile", bed, "--extract", tmp_path / "pass.txt", "--indep-pairwise", 100, 10, 0.5,
+           "--out", tmp_path / "p", "--silent", "--allow-extra-chr")
+    want = set((tmp_path / "p.prune.in").read_text().split())
+    res = gensvd.ldprune(ds, window=100, step=10, r2=0.5, var_filter=tolerated or True,
+                         variants=(0, 2000), merge=False)
+    assert {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)} == want
+    with pytest.raises(TypeError):
+        gensvd.ldprune(ds, window=100, r2=0.5, var_filter=3)
+
+
 @pytest.mark.parametrize("store,variants,chrom,cutoff", [
     (HAPMAP, (0, 14266), "1-22", 0.0884), (KHUMAN, None, None, 0.0884),
     (HAPMAP, (0, 14266), "1-22", 0.177)], ids=["hapmap3", "khuman", "hapmap3-0.177"])

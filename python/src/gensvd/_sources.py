@@ -4,7 +4,8 @@
   ``gensvd`` program reads);
 - an xarray.Dataset in sgkit's layout: ``call_genotype`` (or the variable named by ``array=``)
   and, where present, ``sample_id``, ``variant_contig``, ``contig_id``, ``variant_position``,
-  ``variant_allele``, ``variant_id``; numpy-backed variables are read in place (no copy), dask-backed ones
+  ``variant_allele``, ``variant_id``, ``variant_filter``, ``filter_id``; numpy-backed variables
+  are read in place (no copy), dask-backed ones
   chunk by chunk (only the chunks being read are in memory);
 - an xarray.DataArray, a numpy array or a dask array: variants x samples x ploidy genotypes
   (any integer dtype, negative = missing) or variants x samples dosages (integer with negative
@@ -34,6 +35,8 @@ _EXTRA = {
     "variant_position": ("variants",),
     "variant_allele": ("variants", "alleles"),
     "variant_id": ("variants",),
+    "variant_filter": ("variants", "filters"),
+    "filter_id": ("filters",),
 }
 _GENO_DIMS = ("variants", "samples", "ploidy")
 
@@ -215,6 +218,22 @@ def _mask_values(mask, var, xr, what):
     return np.ascontiguousarray(m != 0, dtype=np.uint8), ids
 
 
+def _var_filter(src, v):
+    """var_filter: True (FILTER PASS or missing only), or the filters tolerated besides (a
+    name or a list of names; the command line's --var-filter-except)."""
+    if v is None or v is False:
+        return
+    if v is True:
+        src.set_int("var-filter", 1)
+        return
+    names = [v] if isinstance(v, str) else list(v) if isinstance(v, (list, tuple)) else None
+    if names is None or not all(isinstance(n, str) and n and "," not in n for n in names):
+        raise TypeError("var_filter: True, or a filter name or list of names to tolerate")
+    src.set_int("var-filter", 1)
+    if names:
+        src.set_string("var-filter-except", ",".join(names))
+
+
 def apply_selection(src, sel):
     """The input options (keyword arguments) on a source; bad values raise before any work."""
     xr = _xarray()
@@ -233,6 +252,7 @@ def apply_selection(src, sel):
             src.set_double(opt, float(sel[key]))
     if sel.get("variants") is not None:
         src.set_string("variants", _variants(sel["variants"]))
+    _var_filter(src, sel.get("var_filter"))
     samples = sel.get("samples")
     if samples is not None:
         ids = _read_ids(samples) if isinstance(samples, (str, os.PathLike)) else [

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""--var-filter and --var-filter-except: the VCF FILTER column as bio2zarr stores it, against
+plink2's --var-filter on the same VCF.
+
+usage: test_var_filter.py GENSVD TESTDATA_DIR
+
+testdata/realdata/khuman_chr22.vcf.gz (3,492 variants, every FILTER PASS) gets FILTER values
+written here: LowQual on every 5th record, "q10;LowQual" on every 7th, '.' (missing) on every
+11th, PASS elsewhere; bio2zarr's vcf2zarr converts it (Zarr 2 and 3).  Checked on each store:
+- the variants kept: `gensvd ldprune` (window 50, step 5, r^2 0.2) keeps the same variant IDs as
+  plink2 `--indep-pairwise 50 5 0.2` with `--var-filter`, with `--var-filter LowQual`
+  (gensvd's --var-filter-except LowQual), and without either (where the kept sets differ);
+- KING: `pdist -m king --var-filter` equals plink2 `--var-filter --make-king square` to 1e-12,
+  and with a `--variant-mask` too, plink2 with `--extract` of the mask's variants;
+- PCA: `pca --var-filter --scaler hwe -k 4 --plink` eigenvalues equal plink2 `--var-filter
+  --pca 4` to 1e-4 relative (plink2 prints 6 digits; its divisor counts the monomorphic
+  variants it reads, gensvd's only those used);
+- errors: --var-filter on a store without variant_filter (HapMap3's) exits 1 naming the store
+  and the arrays; an exception that is no filter of the store is warned about; pdist --axis
+  variants refuses --var-filter (exit 2).
+Exit 77 (skipped) without bio2zarr's vcf2zarr or plink2."""
+
+import gzip
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import zarr
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from checklib import check, on_cpu, summary  # noqa: E402
+
+VCF2ZARR = os.path.join(os.path.dirname(sys.executable), "vcf2zarr")
+PLINK2 = shutil.which("plink2")
+if not os.path.exists(VCF2ZARR) or not PLINK2:
+    print("skipped: needs bio2zarr's vcf2zarr next to %s and plink2" % sys.executable)
+    sys.exit(77)
+
+
+def run(cmd, **kw):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=600,
+                          **kw)
+
+
+def write_vcf(src, dst):
+    """The VCF with FILTER values and their header lines."""
+    n = 0
+    with gzip.open(src, "rt") as f, open(dst, "w") as out:
+        for line in f:
+            if line.startswith("##"):
+                out.write(line)
+                continue
+            if line.startswith("#"):
+                out.write('##FILTER=<ID=LowQual,Description="low quality">\n')
+                out.write('##FILTER=<ID=q10,Description="quality below 10">\n')
+                out.write(line)
+                continue
+            n += 1
+            c = line.rstrip("\n").split("\t")
+            c[6] = ("LowQual" if n % 5 == 0 else "q10;LowQual" if n % 7 == 0 else "."
+                    if n % 11 == 0 else "PASS")
+            out.write("\t".join(c) + "\n")
+
+
+def kept_ids(store, mask):
+    ids = zarr.open_group(store, mode="r")["variant_id"][:]
+    keep = zarr.open_group(mask, mode="r")["variant_ld_keep"][:].astype(bool)
+    return set(str(i) for i in ids[keep])
+
+
+def check_ldprune(gensvd, store, vcf, tmp, tag):
+    sets = {}
+    for name, ours, theirs in (("--var-filter", ["--var-filter"], ["--var-filter"]),
+                               ("--var-filter-except LowQual", ["--var-filter-except", "LowQual"],
+                                ["--var-filter", "LowQual"]),
+                               ("no filter", [], [])):
+        mask = os.path.join(tmp, "keep.zarr")
+        r = run(on_cpu([gensvd, "ldprune", store, "--window", "50", "--step", "5", "--r2", "0.2",
+                        *ours, "-o", mask, "-f", "-q"]))
+        if not check(f"{tag} ldprune {name}: exit 0", r.returncode == 0, r.stderr):
+            continue
+        p = run([PLINK2, "--vcf", vcf, *theirs, "--indep-pairwise", "50", "5", "0.2",
+                 "--out", os.path.join(tmp, "p")])
+        want = set(open(os.path.join(tmp, "p.prune.in")).read().split())
+        got = kept_ids(store, mask)
+        sets[name] = got
+        check(f"{tag} ldprune {name}: plink2's variants ({len(want)})", got == want,
+              f"{len(got)} kept, {len(got ^ want)} differ: {sorted(got ^ want)[:5]} {p.stderr}")
+    if len(sets) == 3:
+        check(f"{tag}: the filters change what is kept", len(
+            {frozenset(s) for s in sets.values()}) == 3, str([len(s) for s in sets.values()]))
+
+
+def check_king(gensvd, store, vcf, tmp, tag):
+    out = os.path.join(tmp, "k.zarr")
+    r = run(on_cpu([gensvd, "pdist", store, "-m", "king", "--var-filter", "-o", out, "-f",
+                    "-q"]))
+    if not check(f"{tag} pdist -m king --var-filter: exit 0", r.returncode == 0, r.stderr):
+        return
+    p = run([PLINK2, "--vcf", vcf, "--var-filter", "--make-king", "square", "bin",
+             "--out", os.path.join(tmp, "k")])
+    n = len(zarr.open_group(out, mode="r")["sample_id"][:])
+    want = np.fromfile(os.path.join(tmp, "k.king.bin")).reshape(n, n)
+    got = zarr.open_group(out, mode="r")["distance"][:]
+    err = np.nanmax(np.abs(got - want))
+    check(f"{tag} KING = plink2 --var-filter --make-king", err <= 1e-12, f"{err:.3g} {p.stderr}")
+    # with a variant mask as well (every third variant off): both apply
+    ids = zarr.open_group(store, mode="r")["variant_id"][:]
+    keep = np.arange(len(ids)) % 3 != 0
+    mask = os.path.join(tmp, "m.zarr")
+    zarr.open_group(mask, mode="w", zarr_format=2).create_array("variant_ld_keep", data=keep)
+    with open(os.path.join(tmp, "m.txt"), "w") as f:
+        f.write("\n".join(str(i) for i in ids[keep]) + "\n")
+    r = run(on_cpu([gensvd, "pdist", store, "-m", "king", "--var-filter", "--variant-mask", mask,
+                    "-o", out, "-f", "-q"]))
+    p = run([PLINK2, "--vcf", vcf, "--var-filter", "--extract", os.path.join(tmp, "m.txt"),
+             "--make-king", "square", "bin", "--out", os.path.join(tmp, "k")])
+    want = np.fromfile(os.path.join(tmp, "k.king.bin")).reshape(n, n)
+    got = zarr.open_group(out, mode="r")["distance"][:] if r.returncode == 0 else want + 1
+    err = np.nanmax(np.abs(got - want))
+    check(f"{tag} KING --var-filter --variant-mask = plink2 --var-filter --extract", err <= 1e-12,
+          f"{err:.3g} {r.stderr} {p.stderr}")
+
+
+def check_pca(gensvd, store, vcf, tmp, tag):
+    """plink2's eigenvalues divide by every variant it reads, monomorphic ones too; gensvd's by
+    those it uses (M_used): compared on one scale."""
+    pre, out = os.path.join(tmp, "g"), os.path.join(tmp, "g.zarr")
+    r = run(on_cpu([gensvd, "pca", store, "--var-filter", "--scaler", "hwe", "-k", "4",
+                    "--plink", pre, "-o", out, "-f", "-q"]))
+    if not check(f"{tag} pca --var-filter: exit 0", r.returncode == 0, r.stderr):
+        return
+    p = run([PLINK2, "--vcf", vcf, "--var-filter", "--pca", "4", "--out",
+             os.path.join(tmp, "p")])
+    m_read = [int(w.split()[0]) for w in open(os.path.join(tmp, "p.log"))
+              if "variants remaining after main filters" in w]
+    m_used = zarr.open_group(out, mode="r").attrs["M_used"]
+    got = np.loadtxt(pre + ".eigenval") * m_used / m_read[0]
+    want = np.loadtxt(os.path.join(tmp, "p.eigenval"))
+    rel = np.max(np.abs(got - want) / want)
+    check(f"{tag} pca eigenvalues = plink2 --var-filter --pca ({m_read[0]} variants read, "
+          f"{m_used} used)", rel <= 1e-4, f"{rel:.3g}: {got} vs {want} {p.stderr[-300:]}")
+
+
+def check_errors(gensvd, hapmap, store, tmp):
+    r = run(on_cpu([gensvd, "pca", hapmap, "--var-filter", "-k", "2", "--format", "tsv"]))
+    check("no variant_filter: exit 1, naming the store and the arrays",
+          r.returncode == 1 and "hapmap3.vcz" in r.stderr and "variant_filter" in r.stderr
+          and r.stdout == "", r.stderr)
+    r = run(on_cpu([gensvd, "ldprune", store, "--window", "50", "--r2", "0.2",
+                    "--var-filter-except", "LowQual,nosuch", "-o", os.path.join(tmp, "w.zarr")]))
+    check("an unknown exception: warned", r.returncode == 0 and "nosuch" in r.stderr, r.stderr)
+    r = run(on_cpu([gensvd, "pdist", store, "--axis", "variants", "--var-filter",
+                    "--format", "tsv"]))
+    check("pdist --axis variants --var-filter: usage error", r.returncode == 2, r.stderr)
+
+
+def main():
+    gensvd, testdata = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        vcf = os.path.join(tmp, "f.vcf")
+        write_vcf(os.path.join(testdata, "realdata", "khuman_chr22.vcf.gz"), vcf)
+        with open(vcf, "rb") as f, gzip.open(vcf + ".gz", "wb") as g:
+            shutil.copyfileobj(f, g)
+        for fmt in ("2", "3"):
+            store = os.path.join(tmp, f"f{fmt}.vcz")
+            r = run([VCF2ZARR, "convert", "--zarr-format", fmt, "-Q", "-p", "0", "-l", "1000",
+                     "-w", "100", vcf + ".gz", store])
+            if not check(f"vcf2zarr --zarr-format {fmt}", r.returncode == 0, r.stderr[-300:]):
+                continue
+            ids = zarr.open_group(store, mode="r")["filter_id"][:]
+            check(f"Zarr {fmt}: bio2zarr's filters", list(ids) == ["PASS", "LowQual", "q10"],
+                  str(ids))
+            check_ldprune(gensvd, store, vcf, tmp, f"Zarr {fmt}")
+            check_king(gensvd, store, vcf, tmp, f"Zarr {fmt}")
+            check_pca(gensvd, store, vcf, tmp, f"Zarr {fmt}")
+            if fmt == "2":
+                check_errors(gensvd, os.path.join(testdata, "realdata", "hapmap3.vcz"), store,
+                             tmp)
+    return summary()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
