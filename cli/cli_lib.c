@@ -148,6 +148,8 @@ int gsvd_cli_source(gensvd_ctx *ctx, const char *input, const struct gsvd_cli_ge
         rc = gensvd_source_set_double(src, "max-missing", geno->max_missing);
     if (rc == GENSVD_OK && geno->all_contigs)
         rc = gensvd_source_set_int(src, "all-contigs", 1);
+    if (rc == GENSVD_OK && geno->chr)
+        rc = gensvd_source_set_string(src, "chr", geno->chr);
     if (rc == GENSVD_OK && geno->var_filter)
         rc = gensvd_source_set_int(src, "var-filter", 1);
     if (rc == GENSVD_OK && geno->var_filter_except)

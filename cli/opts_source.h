@@ -21,6 +21,7 @@ struct gsvd_cli_geno {
     int all_contigs;               /* --all-contigs (KING) */
     int var_filter;                /* --var-filter */
     const char *var_filter_except; /* --var-filter-except NAMES (borrowed from argv) */
+    const char *chr;               /* --chr LIST (borrowed from argv) */
 };
 #define GSVD_CLI_GENO_DEFAULT                                                                      \
     {                                                                                              \
@@ -76,6 +77,12 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
         .name = "max-missing", .type = GSVD_OPT_DOUBLE, GSVD_OPT_FIELD(T, geno.max_missing),       \
         .arg = "X", .dlo = 0, .dhi = 1, .range = "0..1",                                           \
         .help = "drop variants with a missing fraction above X"                                    \
+    }
+#define GSVD_OPT_IN_CHR(T)                                                                         \
+    {                                                                                              \
+        .name = "chr", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, geno.chr), .arg = "LIST",        \
+        .help =                                                                                    \
+            "only variants on these contigs: names or\nnumber ranges, e.g. 1-22 or 2L,2R,3L,3R"    \
     }
 #define GSVD_OPT_IN_VAR_FILTER(T)                                                                  \
     {                                                                                              \

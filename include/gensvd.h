@@ -303,6 +303,8 @@ GENSVD_API int gensvd_source_add_chunked(gensvd_source *src, const char *name,
  *   double: "maf", "max-missing"
  *   string: "array" (the genotype array's path in the store), "variants" ("A:B"),
  *           "variant-mask", "sample-mask" (STORE[/ARRAY]: a 1-D bool array, nonzero = keep),
+ *           "chr" (the contigs to keep, comma-separated names or ranges as plink2's --chr
+ *           takes them: "1-22", "1-22,X", "2L,2R"),
  *           "var-filter-except" (comma-separated filter names a variant may fail and still
  *           pass "var-filter", which a non-empty list turns on),
  *           "name" (in memory: the source's name in messages and attributes ["memory"])

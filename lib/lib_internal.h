@@ -117,6 +117,7 @@ struct gensvd_source {
     int transpose, all_contigs;
     int var_filter;          /* "var-filter": VCF FILTER PASS or missing only */
     char *var_filter_except; /* "var-filter-except": filters tolerated (comma-separated) */
+    char *chr;               /* "chr": the contigs to keep (analysis/scan/chr_select.h) */
     uint64_t chunk_variants; /* in memory: variants per chunk (0: up to 4 MiB a chunk) */
     size_t ploidy;
     uint64_t var_start, var_stop;

@@ -1,13 +1,14 @@
 /* lib/select.c - a source's selection as the genotype scan's parameters for one run: the array,
  * orientation, ploidy, variant range and filters, the sample list, and the masks (read from the
  * stores their specs name, STORE[/ARRAY] as on the command line, or taken from memory), plus
- * the VCF FILTER column ("var-filter"), and KING's autosome mask for pdist's king and ibs0 and
- * for related. */
+ * the VCF FILTER column ("var-filter"), the contigs ("chr"), and KING's autosome mask for pdist's
+ * king and ibs0 and for related. */
 #include "gsvd_config.h"
 #include "lib/lib_internal.h"
 
 #include <string.h>
 
+#include "analysis/scan/chr_select.h"
 #include "analysis/scan/mask.h"
 #include "analysis/scan/var_filter.h"
 #include "common/alloc.h"
@@ -19,6 +20,7 @@ struct sel_owned {
     struct gsvd_mask vm, sm;
     struct gsvd_autosomes au;
     struct gsvd_var_filter vf;
+    struct gsvd_autosomes chr;  /* "chr"'s mask */
     struct gsvd_strlist except; /* "var-filter-except" split at its commas */
 };
 
@@ -97,6 +99,8 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
         GSVD_TRY(split_names(src->var_filter_except, &own->except));
         GSVD_TRY(gsvd_var_filter_apply(src->tree, src->node, &own->except, &own->vf, &geno));
     }
+    if (src->chr)
+        GSVD_TRY(gsvd_chr_apply(src->tree, src->node, src->chr, &own->chr, &geno));
     if (king)
         GSVD_TRY(gsvd_autosomes_apply(src->tree, src->node, src->all_contigs, &own->au, &geno));
     sel->geno = geno;
@@ -114,6 +118,7 @@ void lib_sel_free(struct lib_sel *sel)
         gsvd_mask_free(&own->sm);
         gsvd_autosomes_free(&own->au);
         gsvd_var_filter_free(&own->vf);
+        gsvd_autosomes_free(&own->chr);
         gsvd_strlist_free(&own->except);
         gsvd_free(own);
     }

@@ -162,6 +162,7 @@ void gensvd_source_free(gensvd_source *src)
     gsvd_free(src->array);
     gsvd_free(src->variant_mask_spec);
     gsvd_free(src->var_filter_except);
+    gsvd_free(src->chr);
     gsvd_free(src->sample_mask_spec);
     gsvd_free(src->variant_mask);
     gsvd_free(src->sample_mask);
@@ -526,6 +527,8 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
     }
     if (!strcmp(name, "variant-mask"))
         return replace_str(&src->variant_mask_spec, value);
+    if (!strcmp(name, "chr"))
+        return replace_str(&src->chr, value);
     if (!strcmp(name, "var-filter-except")) {
         int rc = replace_str(&src->var_filter_except, value);
         if (rc == GSVD_OK && value && *value)

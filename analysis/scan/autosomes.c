@@ -90,7 +90,8 @@ static int array_len(gsvd_tree *t, const char *path, uint64_t *len)
     return rc;
 }
 
-int gsvd_autosomes_read(gsvd_tree *t, const char *node, struct gsvd_autosomes *out)
+int gsvd_contigs_read(gsvd_tree *t, const char *node, int (*keep)(const char *name, void *ctx),
+                      void *ctx, struct gsvd_autosomes *out)
 {
     struct gsvd_strlist names = GSVD_STRLIST_INIT;
     char *vc = NULL, *ci = NULL;
@@ -128,7 +129,7 @@ int gsvd_autosomes_read(gsvd_tree *t, const char *node, struct gsvd_autosomes *o
             rc = GSVD_EFORMAT;
             goto out;
         }
-        out->keep[v] = (uint8_t)gsvd_contig_is_autosomal(names.items[idx[v]]);
+        out->keep[v] = (uint8_t)(keep(names.items[idx[v]], ctx) != 0);
         if (!out->keep[v]) {
             out->n_excluded++;
             used[idx[v]] = 1;
@@ -146,4 +147,15 @@ out:
     gsvd_free(vc);
     gsvd_free(ci);
     return rc;
+}
+
+static int autosomal(const char *name, void *ctx)
+{
+    (void)ctx;
+    return gsvd_contig_is_autosomal(name);
+}
+
+int gsvd_autosomes_read(gsvd_tree *t, const char *node, struct gsvd_autosomes *out)
+{
+    return gsvd_contigs_read(t, node, autosomal, NULL, out);
 }

@@ -28,6 +28,11 @@ struct gsvd_autosomes {
  * array) for a wrong rank or dtype or an index outside contig_id; GSVD_ENOMEM or a store
  * error.  On failure *out is empty. */
 GSVD_NODISCARD int gsvd_autosomes_read(gsvd_tree *t, const char *node, struct gsvd_autosomes *out);
+/* The same for any rule: keep(name, ctx) nonzero for the contigs whose variants are kept (the
+ * struct then holds that rule's mask; `excluded` the left-out contigs that hold variants). */
+GSVD_NODISCARD int gsvd_contigs_read(gsvd_tree *t, const char *node,
+                                     int (*keep)(const char *name, void *ctx), void *ctx,
+                                     struct gsvd_autosomes *out);
 
 /* Count the 1 entries of keep[start, stop). */
 uint64_t gsvd_autosomes_count(const struct gsvd_autosomes *a, uint64_t start, uint64_t stop);

@@ -70,6 +70,19 @@ def test_var_filter_on_a_dataset(khuman_ds, beds, tmp_path, tolerated):
         gensvd.ldprune(ds, window=100, r2=0.5, var_filter=3)
 
 
+@pytest.mark.parametrize("chrom", ["2,4", ["X", 26], range(20, 23)], ids=["str", "list", "range"])
+def test_chr_against_plink2(beds, tmp_path, chrom):
+    """chr= (--chr) keeps plink2 --chr's variants: HapMap3's contigs are PLINK's numbers (23 is
+    X, 26 MT), and a list or range is joined with commas."""
+    text = chrom if isinstance(chrom, str) else ",".join(str(c) for c in chrom)
+    plink2("--bfile", beds[HAPMAP], "--chr", text, "--indep-pairwise", 50, 5, 0.2, "--out",
+           tmp_path / "p", "--silent")
+    want = set((tmp_path / "p.prune.in").read_text().split())
+    ids = [line.split()[1] for line in open(f"{beds[HAPMAP]}.bim")]
+    res = gensvd.ldprune(str(HAPMAP), window=50, step=5, r2=0.2, chr=chrom)
+    assert {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)} == want
+
+
 @pytest.mark.parametrize("store,variants,chrom,cutoff", [
     (HAPMAP, (0, 14266), "1-22", 0.0884), (KHUMAN, None, None, 0.0884),
     (HAPMAP, (0, 14266), "1-22", 0.177)], ids=["hapmap3", "khuman", "hapmap3-0.177"])

@@ -253,6 +253,13 @@ def apply_selection(src, sel):
     if sel.get("variants") is not None:
         src.set_string("variants", _variants(sel["variants"]))
     _var_filter(src, sel.get("var_filter"))
+    if sel.get("chr") is not None:
+        c = sel["chr"]
+        items = [c] if isinstance(c, (str, int)) else list(c) if isinstance(
+            c, (list, tuple, range)) else None
+        if not items or not all(isinstance(i, (str, int)) and str(i) for i in items):
+            raise TypeError("chr: contig names or numbers, as a string ('1-22,X') or a list")
+        src.set_string("chr", ",".join(str(i) for i in items))
     samples = sel.get("samples")
     if samples is not None:
         ids = _read_ids(samples) if isinstance(samples, (str, os.PathLike)) else [

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""--var-filter and --var-filter-except: the VCF FILTER column as bio2zarr stores it, against
-plink2's --var-filter on the same VCF.
+"""--var-filter, --var-filter-except and --chr against plink2 on the same genotypes: the VCF
+FILTER column as bio2zarr stores it, and the contigs.
 
-usage: test_var_filter.py GENSVD TESTDATA_DIR
+usage: test_variant_select.py GENSVD TESTDATA_DIR
 
 testdata/realdata/khuman_chr22.vcf.gz (3,492 variants, every FILTER PASS) gets FILTER values
 written here: LowQual on every 5th record, "q10;LowQual" on every 7th, '.' (missing) on every
@@ -17,7 +17,11 @@ written here: LowQual on every 5th record, "q10;LowQual" on every 7th, '.' (miss
   variants it reads, gensvd's only those used);
 - errors: --var-filter on a store without variant_filter (HapMap3's) exits 1 naming the store
   and the arrays; an exception that is no filter of the store is warned about; pdist --axis
-  variants refuses --var-filter (exit 2).
+  variants refuses --var-filter (exit 2);
+- --chr on HapMap3 (contigs 1..22, 23, 25, 26 as PLINK numbers them) against plink2 --chr on a
+  .bed of the same store: ldprune's kept variants for 1-22, "2,chr4,20-22" and "X,MT" (plink2's
+  codes: X is 23, MT 26), KING for 1-5; --chr Z (no such contig) fails naming it, 22-1 is
+  refused.
 Exit 77 (skipped) without bio2zarr's vcf2zarr or plink2."""
 
 import gzip
@@ -158,6 +162,45 @@ def check_errors(gensvd, hapmap, store, tmp):
     check("pdist --axis variants --var-filter: usage error", r.returncode == 2, r.stderr)
 
 
+def check_chr(gensvd, hapmap, tmp):
+    bed = os.path.join(tmp, "hapmap3")
+    oracle = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pca",
+                          "pca_oracle.py")
+    r = run([sys.executable, oracle, "write-bed", hapmap, bed])
+    if not check("HapMap3 as a .bed", r.returncode == 0, r.stderr[-300:]):
+        return
+    ids = [line.split()[1] for line in open(bed + ".bim")]
+    for lst in ("1-22", "2,chr4,20-22", "X,MT"):
+        mask = os.path.join(tmp, "chr.zarr")
+        r = run(on_cpu([gensvd, "ldprune", hapmap, "--window", "50", "--step", "5", "--r2", "0.2",
+                        "--chr", lst, "-o", mask, "-f", "-q"]))
+        if not check(f"ldprune --chr {lst}: exit 0", r.returncode == 0, r.stderr):
+            continue
+        p = run([PLINK2, "--bfile", bed, "--chr", lst, "--indep-pairwise", "50", "5", "0.2",
+                 "--out", os.path.join(tmp, "c")])
+        want = set(open(os.path.join(tmp, "c.prune.in")).read().split())
+        keep = zarr.open_group(mask, mode="r")["variant_ld_keep"][:].astype(bool)
+        got = {ids[i] for i in np.flatnonzero(keep)}
+        check(f"ldprune --chr {lst}: plink2 --chr's variants ({len(want)})", got == want,
+              f"{len(got)} kept, {len(got ^ want)} differ {p.stderr[-200:]}")
+    out = os.path.join(tmp, "kc.zarr")
+    r = run(on_cpu([gensvd, "pdist", hapmap, "-m", "king", "--chr", "1-5", "-o", out, "-f",
+                    "-q"]))
+    p = run([PLINK2, "--bfile", bed, "--chr", "1-5", "--make-king", "square", "bin", "--out",
+             os.path.join(tmp, "kc")])
+    if check("pdist -m king --chr 1-5: exit 0", r.returncode == 0, r.stderr + p.stderr):
+        got = zarr.open_group(out, mode="r")["distance"][:]
+        want = np.fromfile(os.path.join(tmp, "kc.king.bin")).reshape(got.shape)
+        err = np.nanmax(np.abs(got - want))
+        check("KING --chr 1-5 = plink2 --chr 1-5 --make-king", err <= 1e-12, f"{err:.3g}")
+    r = run(on_cpu([gensvd, "pca", hapmap, "--chr", "Z", "-k", "2", "--format", "tsv"]))
+    check("--chr Z: exit 1, naming the item", r.returncode == 1 and "'Z'" in r.stderr
+          and r.stdout == "", r.stderr)
+    r = run(on_cpu([gensvd, "pca", hapmap, "--chr", "22-1", "-k", "2", "--format", "tsv"]))
+    check("--chr 22-1: refused, nothing read", r.returncode in (1, 2) and "22-1" in r.stderr
+          and r.stdout == "", r.stderr)
+
+
 def main():
     gensvd, testdata = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -180,6 +223,7 @@ def main():
             if fmt == "2":
                 check_errors(gensvd, os.path.join(testdata, "realdata", "hapmap3.vcz"), store,
                              tmp)
+        check_chr(gensvd, os.path.join(testdata, "realdata", "hapmap3.vcz"), tmp)
     return summary()
 
 

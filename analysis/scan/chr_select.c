@@ -1,0 +1,199 @@
+/* analysis/scan/chr_select.c - the variants on chosen contigs (chr_select.h). */
+#include "gsvd_config.h"
+#include "analysis/scan/chr_select.h"
+
+#include <string.h>
+#include <strings.h>
+
+#include "common/alloc.h"
+#include "common/err.h"
+#include "common/log.h"
+#include "zarr/store.h"
+
+/* Contig numbers above this are names, not numbers (no overflow in the range test). */
+#define MAX_NUMBER 999999999ULL
+
+/* s[0 .. n) without a leading "chr" (any case). */
+static void strip_chr(const char **s, size_t *n)
+{
+    if (*n >= 3 && strncasecmp(*s, "chr", 3) == 0) {
+        *s += 3;
+        *n -= 3;
+    }
+}
+
+/* The number s[0 .. n) spells (digits only, 1 to 9 of them), or -1. */
+static long long number(const char *s, size_t n)
+{
+    unsigned long long v = 0;
+    if (n == 0 || n > 9)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (unsigned long long)(s[i] - '0');
+    }
+    return v <= MAX_NUMBER ? (long long)v : -1;
+}
+
+/* plink2's code of a contig name s[0 .. n): its number without a leading "chr" (any case),
+ * X 23, Y 24, XY 25, MT and M 26 (any case); -1 for any other name. */
+static long long code(const char *s, size_t n)
+{
+    static const char *const named[] = {"X", "Y", "XY", "MT", "M"};
+    static const long long codes[] = {23, 24, 25, 26, 26};
+    strip_chr(&s, &n);
+    for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+        if (n == strlen(named[i]) && strncasecmp(s, named[i], n) == 0)
+            return codes[i];
+    return number(s, n);
+}
+
+/* Item it[0 .. n) against the contig name nm[0 .. nn): 1 chosen, 0 not, -1 a range with its
+ * ends out of order.  A range A-B of codes takes the contigs whose code lies in it; a code
+ * takes the contig of that code; any other item takes the contig of exactly that name. */
+static int item_chooses(const char *it, size_t n, const char *nm, size_t nn)
+{
+    const char *dash = memchr(it, '-', n);
+    long long c = code(it, n);
+    if (dash && c < 0) {
+        size_t na = (size_t)(dash - it);
+        long long lo = code(it, na), hi = code(dash + 1, n - na - 1), v;
+        if (lo >= 0 && hi >= 0) {
+            if (lo > hi)
+                return -1;
+            v = code(nm, nn);
+            return v >= lo && v <= hi;
+        }
+    }
+    if (c >= 0)
+        return code(nm, nn) == c;
+    return n == nn && memcmp(it, nm, n) == 0;
+}
+
+/* Which item of list chooses name, or -1 for none, -2 for a malformed list. */
+static int chooser(const char *list, const char *name)
+{
+    size_t nn = strlen(name);
+    int k = 0, found = -1;
+
+    for (const char *p = list;; k++) {
+        size_t n = strcspn(p, ","), bare = n;
+        const char *it = p, *rest = p;
+        int c;
+        strip_chr(&rest, &bare);
+        if (bare == 0)
+            return -2;
+        c = item_chooses(it, n, name, nn);
+        if (c < 0)
+            return -2;
+        if (c && found < 0)
+            found = k;
+        p += strcspn(p, ",");
+        if (!*p)
+            break;
+        p++;
+    }
+    return found;
+}
+
+int gsvd_chr_chooses(const char *list, const char *name)
+{
+    int k = chooser(list, name);
+    return k == -2 ? -1 : k >= 0;
+}
+
+/* The predicate gsvd_contigs_read calls per variant: the last contig's answer is kept (a store
+ * lists a contig's variants together), and each item that chooses a contig is marked. */
+struct chooser_ctx {
+    const char *list;
+    const char *last; /* the last name asked about (contig_id's string) and its answer */
+    int last_keep;
+    uint8_t *hit; /* per item */
+};
+
+static int keep_contig(const char *name, void *vctx)
+{
+    struct chooser_ctx *c = vctx;
+    if (name != c->last) {
+        int k = chooser(c->list, name);
+        c->last = name;
+        c->last_keep = k >= 0;
+        if (k >= 0)
+            c->hit[k] = 1;
+    }
+    return c->last_keep;
+}
+
+/* One warning per item that chose no contig holding variants. */
+static void warn_unused(const char *list, const uint8_t *hit, const char *url)
+{
+    int k = 0;
+    for (const char *p = list;; k++) {
+        size_t n = strcspn(p, ",");
+        if (!hit[k])
+            gsvd_log_warn("%s: no variant on a contig that --chr's '%.*s' names", url, (int)n, p);
+        p += n;
+        if (!*p)
+            break;
+        p++;
+    }
+}
+
+int gsvd_chr_apply(gsvd_tree *t, const char *node, const char *list, struct gsvd_autosomes *out,
+                   struct gsvd_geno_params *geno)
+{
+    const char *url = gsvd_store_url(gsvd_tree_store(t));
+    struct chooser_ctx c = {list, NULL, 0, NULL};
+    size_t items = 1;
+    uint64_t stop, n_left;
+    int rc = GSVD_OK;
+
+    memset(out, 0, sizeof *out);
+    if (chooser(list, "") == -2) {
+        gsvd_log_error("--chr '%s': an empty name, or a range whose first number is above its "
+                       "last",
+                       list);
+        return GSVD_EINVAL;
+    }
+    for (const char *p = list; *p; p++)
+        items += *p == ',';
+    if (!(c.hit = gsvd_calloc(items, 1)))
+        return GSVD_ENOMEM;
+    rc = gsvd_contigs_read(t, node, keep_contig, &c, out);
+    if (rc == GSVD_ENOTFOUND)
+        gsvd_log_error("%s: --chr needs the variants' contigs (variant_contig and contig_id, as "
+                       "VCF-Zarr stores them)",
+                       url);
+    if (rc < 0)
+        goto out;
+    warn_unused(list, c.hit, url);
+    if (geno->variant_mask) {
+        if (geno->variant_mask_len != out->len) {
+            gsvd_log_error("%s: the variant mask has %llu entries, variant_contig %llu", url,
+                           (unsigned long long)geno->variant_mask_len,
+                           (unsigned long long)out->len);
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+        for (uint64_t v = 0; v < out->len; v++)
+            out->keep[v] = out->keep[v] && geno->variant_mask[v];
+    }
+    stop = geno->var_stop && geno->var_stop < out->len ? geno->var_stop : out->len;
+    n_left = gsvd_autosomes_count(out, geno->var_start, stop);
+    if (n_left == 0 && stop > geno->var_start) {
+        gsvd_log_error("%s: no variant of the %llu used is on the contigs --chr '%s' names", url,
+                       (unsigned long long)(stop - geno->var_start), list);
+        rc = GSVD_EDEGENERATE;
+        goto out;
+    }
+    gsvd_log_info("%s: %llu of %llu variants on the contigs --chr names", url,
+                  (unsigned long long)(out->len - out->n_excluded), (unsigned long long)out->len);
+    geno->variant_mask = out->keep;
+    geno->variant_mask_len = out->len;
+out:
+    if (rc < 0)
+        gsvd_autosomes_free(out);
+    gsvd_free(c.hit);
+    return rc;
+}
