@@ -410,18 +410,13 @@ static int source_set_int(gensvd_source *src, const char *name, int64_t value)
 {
     int flag = value == 0 || value == 1;
 
-    if (!strcmp(name, "var-filter")) {
+    if (!strcmp(name, "transpose") || !strcmp(name, "all-contigs") || !strcmp(name, "var-filter")) {
         if (!flag)
             return lib_fail(GSVD_EINVAL, "source option '%s': %lld is not 0 or 1", name,
                             (long long)value);
-        src->var_filter = (int)value;
-        return GSVD_OK;
-    }
-    if (!strcmp(name, "transpose") || !strcmp(name, "all-contigs")) {
-        if (!flag)
-            return lib_fail(GSVD_EINVAL, "source option '%s': %lld is not 0 or 1", name,
-                            (long long)value);
-        if (name[0] == 't') {
+        if (name[0] == 'v') {
+            src->var_filter = (int)value;
+        } else if (name[0] == 't') {
             src->transpose = (int)value;
             if (!src->url) { /* the view's chunks follow the variant axis: made again */
                 gsvd_tree_close(src->tree);
