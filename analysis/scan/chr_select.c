@@ -8,6 +8,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "analysis/scan/mask.h"
 #include "zarr/store.h"
 
 /* Contig numbers above this are names, not numbers (no overflow in the range test). */
@@ -146,7 +147,7 @@ int gsvd_chr_apply(gsvd_tree *t, const char *node, const char *list, struct gsvd
     const char *url = gsvd_store_url(gsvd_tree_store(t));
     struct chooser_ctx c = {list, NULL, 0, NULL};
     size_t items = 1;
-    uint64_t stop, n_left;
+    uint64_t n_range, n_left;
     int rc = GSVD_OK;
 
     memset(out, 0, sizeof *out);
@@ -168,29 +169,15 @@ int gsvd_chr_apply(gsvd_tree *t, const char *node, const char *list, struct gsvd
     if (rc < 0)
         goto out;
     warn_unused(list, c.hit, url);
-    if (geno->variant_mask) {
-        if (geno->variant_mask_len != out->len) {
-            gsvd_log_error("%s: the variant mask has %llu entries, variant_contig %llu", url,
-                           (unsigned long long)geno->variant_mask_len,
-                           (unsigned long long)out->len);
-            rc = GSVD_EINCONSIST;
-            goto out;
-        }
-        for (uint64_t v = 0; v < out->len; v++)
-            out->keep[v] = out->keep[v] && geno->variant_mask[v];
-    }
-    stop = geno->var_stop && geno->var_stop < out->len ? geno->var_stop : out->len;
-    n_left = gsvd_autosomes_count(out, geno->var_start, stop);
-    if (n_left == 0 && stop > geno->var_start) {
+    GSVD_TRY(gsvd_mask_narrow(geno, out->keep, out->len, url, "variant_contig", &n_range, &n_left));
+    if (n_left == 0 && n_range > 0) {
         gsvd_log_error("%s: no variant of the %llu used is on the contigs --chr '%s' names", url,
-                       (unsigned long long)(stop - geno->var_start), list);
+                       (unsigned long long)n_range, list);
         rc = GSVD_EDEGENERATE;
         goto out;
     }
     gsvd_log_info("%s: %llu of %llu variants on the contigs --chr names", url,
                   (unsigned long long)(out->len - out->n_excluded), (unsigned long long)out->len);
-    geno->variant_mask = out->keep;
-    geno->variant_mask_len = out->len;
 out:
     if (rc < 0)
         gsvd_autosomes_free(out);

@@ -162,6 +162,29 @@ out:
     return rc;
 }
 
+int gsvd_mask_narrow(struct gsvd_geno_params *geno, uint8_t *keep, uint64_t len, const char *url,
+                     const char *array, uint64_t *n_range, uint64_t *n_left)
+{
+    uint64_t stop = geno->var_stop && geno->var_stop < len ? geno->var_stop : len;
+    if (geno->variant_mask) {
+        if (geno->variant_mask_len != len) {
+            gsvd_log_error("%s: the variant mask has %llu entries, %s %llu", url,
+                           (unsigned long long)geno->variant_mask_len, array,
+                           (unsigned long long)len);
+            return GSVD_EINCONSIST;
+        }
+        for (uint64_t v = 0; v < len; v++)
+            keep[v] = keep[v] && geno->variant_mask[v];
+    }
+    *n_range = stop > geno->var_start ? stop - geno->var_start : 0;
+    *n_left = 0;
+    for (uint64_t v = geno->var_start; v < stop; v++)
+        *n_left += keep[v] != 0;
+    geno->variant_mask = keep;
+    geno->variant_mask_len = len;
+    return GSVD_OK;
+}
+
 /* "X, Y" from the left-out contigs, for messages (at most 8 named). */
 static void contig_list(const struct gsvd_autosomes *au, char *dst, size_t cap)
 {
@@ -176,7 +199,7 @@ int gsvd_autosomes_apply(gsvd_tree *t, const char *node, int all_contigs, struct
                          struct gsvd_geno_params *geno)
 {
     const char *url = gsvd_store_url(gsvd_tree_store(t));
-    uint64_t stop, n_range, n_left;
+    uint64_t n_range, n_left;
     char names[256];
     int rc;
 
@@ -189,30 +212,19 @@ int gsvd_autosomes_apply(gsvd_tree *t, const char *node, int all_contigs, struct
     }
     if (rc < 0)
         return rc;
-    if (geno->variant_mask) {
-        if (geno->variant_mask_len != au->len) {
-            gsvd_log_error("%s: the variant mask has %llu entries, variant_contig %llu", url,
-                           (unsigned long long)geno->variant_mask_len, (unsigned long long)au->len);
-            return GSVD_EINCONSIST;
-        }
-        for (uint64_t v = 0; v < au->len; v++)
-            au->keep[v] = au->keep[v] && geno->variant_mask[v];
-    }
-    stop = geno->var_stop && geno->var_stop < au->len ? geno->var_stop : au->len;
-    n_range = stop > geno->var_start ? stop - geno->var_start : 0;
-    n_left = gsvd_autosomes_count(au, geno->var_start, stop);
+    GSVD_TRY(gsvd_mask_narrow(geno, au->keep, au->len, url, "variant_contig", &n_range, &n_left));
     contig_list(au, names, sizeof names);
     if (n_left == 0 && n_range > 0) {
         gsvd_log_error("%s: no autosomal variant among the %llu used (plink2's KING counts every "
                        "contig but X, Y and MT%s%s); --all-contigs uses them all",
                        url, (unsigned long long)n_range, au->excluded.n ? "; here: " : "", names);
-        return GSVD_EDEGENERATE;
+        rc = GSVD_EDEGENERATE;
+        goto out;
     }
     if (au->n_excluded)
         gsvd_log_info("%s: %llu variants on %s left out of KING (plink2's autosomes; "
                       "--all-contigs keeps them)",
                       url, (unsigned long long)au->n_excluded, names);
-    geno->variant_mask = au->keep;
-    geno->variant_mask_len = au->len;
-    return GSVD_OK;
+out:
+    return rc;
 }

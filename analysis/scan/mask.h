@@ -40,6 +40,14 @@ void gsvd_mask_free(struct gsvd_mask *m); /* accepts a zeroed struct */
 GSVD_NODISCARD int gsvd_mask_apply(const struct gsvd_mask *vm, const struct gsvd_mask *sm,
                                    struct gsvd_strlist *ids, struct gsvd_geno_params *geno);
 
+/* A rule's variant mask `keep` (len entries, borrowed: it must outlive geno's use) ANDed in
+ * place with the mask geno has already, if any, then made geno's variant mask; *n_range and
+ * *n_left receive the variants of geno's range and those left in it.  Returns GSVD_OK, or
+ * GSVD_EINCONSIST (logged: url, and `array` whose length len is) when the lengths differ. */
+GSVD_NODISCARD int gsvd_mask_narrow(struct gsvd_geno_params *geno, uint8_t *keep, uint64_t len,
+                                    const char *url, const char *array, uint64_t *n_range,
+                                    uint64_t *n_left);
+
 /* KING's variants (`pdist -m king|ibs0`, `related`): unless all_contigs, the variants of group
  * `node` of t that plink2 counts (analysis/scan/autosomes.h) become geno->variant_mask, ANDed
  * with a mask already there (a variant mask, same length); *au holds it and must outlive geno's

@@ -8,6 +8,7 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
+#include "analysis/scan/mask.h"
 #include "zarr/array.h"
 #include "zarr/reader.h"
 #include "zarr/store.h"
@@ -108,7 +109,7 @@ int gsvd_var_filter_apply(gsvd_tree *t, const char *node, const struct gsvd_strl
     const char *url = gsvd_store_url(gsvd_tree_store(t));
     gsvd_array *vfa = NULL, *ids = NULL;
     uint8_t *failing = NULL;
-    uint64_t stop, n_left = 0, width;
+    uint64_t n_range, n_left, width;
     int rc = GSVD_OK;
 
     memset(vf, 0, sizeof *vf);
@@ -137,30 +138,16 @@ int gsvd_var_filter_apply(gsvd_tree *t, const char *node, const struct gsvd_strl
     }
     GSVD_TRY(failing_filters(ids, width, except, url, failing));
     GSVD_TRY(read_keep(vfa, failing, vf));
-    if (geno->variant_mask) {
-        if (geno->variant_mask_len != vf->len) {
-            gsvd_log_error("%s: the variant mask has %llu entries, variant_filter %llu", url,
-                           (unsigned long long)geno->variant_mask_len, (unsigned long long)vf->len);
-            rc = GSVD_EINCONSIST;
-            goto out;
-        }
-        for (uint64_t v = 0; v < vf->len; v++)
-            vf->keep[v] = vf->keep[v] && geno->variant_mask[v];
-    }
-    stop = geno->var_stop && geno->var_stop < vf->len ? geno->var_stop : vf->len;
-    for (uint64_t v = geno->var_start; v < stop; v++)
-        n_left += vf->keep[v];
-    if (n_left == 0 && stop > geno->var_start) {
+    GSVD_TRY(gsvd_mask_narrow(geno, vf->keep, vf->len, url, "variant_filter", &n_range, &n_left));
+    if (n_left == 0 && n_range > 0) {
         gsvd_log_error("%s: no variant of the %llu used passes FILTER (PASS or '.'%s)", url,
-                       (unsigned long long)(stop - geno->var_start),
+                       (unsigned long long)n_range,
                        except && except->n ? ", or failing only the exceptions" : "");
         rc = GSVD_EDEGENERATE;
         goto out;
     }
     gsvd_log_info("%s: %llu of %llu variants fail FILTER and are left out (--var-filter)", url,
                   (unsigned long long)vf->n_failed, (unsigned long long)vf->len);
-    geno->variant_mask = vf->keep;
-    geno->variant_mask_len = vf->len;
 out:
     if (rc < 0)
         gsvd_var_filter_free(vf);
