@@ -72,8 +72,9 @@ static int item_chooses(const char *it, size_t n, const char *nm, size_t nn)
     return n == nn && memcmp(it, nm, n) == 0;
 }
 
-/* Which item of list chooses name, or -1 for none, -2 for a malformed list. */
-static int chooser(const char *list, const char *name)
+/* Which item of list chooses name first, or -1 for none, -2 for a malformed list; hit (or
+ * NULL): 1 set for every item that chooses it. */
+static int chooser(const char *list, const char *name, uint8_t *hit)
 {
     size_t nn = strlen(name);
     int k = 0, found = -1;
@@ -90,6 +91,8 @@ static int chooser(const char *list, const char *name)
             return -2;
         if (c && found < 0)
             found = k;
+        if (c && hit)
+            hit[k] = 1;
         p += strcspn(p, ",");
         if (!*p)
             break;
@@ -100,12 +103,12 @@ static int chooser(const char *list, const char *name)
 
 int gsvd_chr_chooses(const char *list, const char *name)
 {
-    int k = chooser(list, name);
+    int k = chooser(list, name, NULL);
     return k == -2 ? -1 : k >= 0;
 }
 
 /* The predicate gsvd_contigs_read calls per variant: the last contig's answer is kept (a store
- * lists a contig's variants together), and each item that chooses a contig is marked. */
+ * lists a contig's variants together), and every item that chooses a contig is marked. */
 struct chooser_ctx {
     const char *list;
     const char *last; /* the last name asked about (contig_id's string) and its answer */
@@ -117,11 +120,8 @@ static int keep_contig(const char *name, void *vctx)
 {
     struct chooser_ctx *c = vctx;
     if (name != c->last) {
-        int k = chooser(c->list, name);
         c->last = name;
-        c->last_keep = k >= 0;
-        if (k >= 0)
-            c->hit[k] = 1;
+        c->last_keep = chooser(c->list, name, c->hit) >= 0;
     }
     return c->last_keep;
 }
@@ -151,7 +151,7 @@ int gsvd_chr_apply(gsvd_tree *t, const char *node, const char *list, struct gsvd
     int rc = GSVD_OK;
 
     memset(out, 0, sizeof *out);
-    if (chooser(list, "") == -2) {
+    if (chooser(list, "", NULL) == -2) {
         gsvd_log_error("--chr '%s': an empty name, or a range whose first number is above its "
                        "last",
                        list);

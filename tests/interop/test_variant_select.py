@@ -193,6 +193,9 @@ def check_chr(gensvd, hapmap, tmp):
         want = np.fromfile(os.path.join(tmp, "kc.king.bin")).reshape(got.shape)
         err = np.nanmax(np.abs(got - want))
         check("KING --chr 1-5 = plink2 --chr 1-5 --make-king", err <= 1e-12, f"{err:.3g}")
+    r = run(on_cpu([gensvd, "pca", hapmap, "--chr", "1-22,5,Z", "-k", "2", "--format", "tsv"]))
+    check("--chr 1-22,5,Z: Z warned about, 5 (inside 1-22) not", r.returncode == 0
+          and "'Z'" in r.stderr and "'5'" not in r.stderr, r.stderr)
     r = run(on_cpu([gensvd, "pca", hapmap, "--chr", "Z", "-k", "2", "--format", "tsv"]))
     check("--chr Z: exit 1, naming the item", r.returncode == 1 and "'Z'" in r.stderr
           and r.stdout == "", r.stderr)
