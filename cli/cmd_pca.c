@@ -346,6 +346,7 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_MAF(struct pca_opts),
     GSVD_OPT_IN_MAX_MISSING(struct pca_opts),
     GSVD_OPT_IN_CHR(struct pca_opts),
+    GSVD_OPT_IN_VAR_LISTS(struct pca_opts),
     GSVD_OPT_IN_VAR_FILTER(struct pca_opts),
     GSVD_OPT_IN_VAR_FILTER_EXCEPT(struct pca_opts),
     GSVD_OPT_IN_VARIANT_MASK(struct pca_opts),

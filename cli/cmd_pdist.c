@@ -241,11 +241,17 @@ static const struct gsvd_opt layout_options[] = {
              "the parts)"},
 };
 static const struct gsvd_opt input_options[] = {
-    GSVD_OPT_IN_ARRAY(struct pdist_opts),       GSVD_OPT_IN_TRANSPOSE(struct pdist_opts),
-    GSVD_OPT_IN_PLOIDY(struct pdist_opts),      GSVD_OPT_IN_VARIANTS(struct pdist_opts),
-    GSVD_OPT_IN_SAMPLES(struct pdist_opts),     GSVD_OPT_IN_VARIANT_MASK(struct pdist_opts),
-    GSVD_OPT_IN_SAMPLE_MASK(struct pdist_opts), GSVD_OPT_IN_CHR(struct pdist_opts),
-    GSVD_OPT_IN_VAR_FILTER(struct pdist_opts),  GSVD_OPT_IN_VAR_FILTER_EXCEPT(struct pdist_opts),
+    GSVD_OPT_IN_ARRAY(struct pdist_opts),
+    GSVD_OPT_IN_TRANSPOSE(struct pdist_opts),
+    GSVD_OPT_IN_PLOIDY(struct pdist_opts),
+    GSVD_OPT_IN_VARIANTS(struct pdist_opts),
+    GSVD_OPT_IN_SAMPLES(struct pdist_opts),
+    GSVD_OPT_IN_VARIANT_MASK(struct pdist_opts),
+    GSVD_OPT_IN_SAMPLE_MASK(struct pdist_opts),
+    GSVD_OPT_IN_CHR(struct pdist_opts),
+    GSVD_OPT_IN_VAR_LISTS(struct pdist_opts),
+    GSVD_OPT_IN_VAR_FILTER(struct pdist_opts),
+    GSVD_OPT_IN_VAR_FILTER_EXCEPT(struct pdist_opts),
 };
 static const struct gsvd_opt_group pdist_group = GSVD_OPT_GROUP(NULL, pdist_options);
 static const struct gsvd_opt_group layout_group = GSVD_OPT_GROUP(NULL, layout_options);
@@ -659,6 +665,10 @@ static int check_usage(const struct pdist_opts *o, int first, int argc)
         return gsvd_cli_usage_error("pdist", "--var-filter applies to --axis samples");
     if (o->geno.chr && o->axis_variants)
         return gsvd_cli_usage_error("pdist", "--chr applies to --axis samples");
+    for (size_t k = 0; k < 6; k++)
+        if (o->geno.var_list[k] && o->axis_variants)
+            return gsvd_cli_usage_error("pdist", "--%s applies to --axis samples",
+                                        gsvd_cli_var_list_names[k]);
     if (first < argc - 1)
         return gsvd_cli_usage_error("pdist", "too many arguments");
     if (king_metric(o)) {

@@ -22,6 +22,9 @@ struct gsvd_cli_geno {
     int var_filter;                /* --var-filter */
     const char *var_filter_except; /* --var-filter-except NAMES (borrowed from argv) */
     const char *chr;               /* --chr LIST (borrowed from argv) */
+    /* --extract, --exclude, --extract-bed, --exclude-bed, --extract-range, --exclude-range:
+       FILE (borrowed from argv), in the library's option order (gsvd_cli_var_list_names) */
+    const char *var_list[6];
 };
 #define GSVD_CLI_GENO_DEFAULT                                                                      \
     {                                                                                              \
@@ -96,6 +99,26 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
         .help = "--var-filter, also keeping variants that fail\nonly these filters "               \
                 "(comma-separated)"                                                                \
     }
+/* The six options naming a file of variant IDs or ranges, each passed to the library's source
+ * option of the same name. */
+extern const char *const gsvd_cli_var_list_names[6];
+#define GSVD_OPT_IN_VAR_LIST(T, k, nm, what)                                                       \
+    {                                                                                              \
+        .name = nm, .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, geno.var_list[k]), .arg = "FILE",   \
+        .flags = GSVD_OPTF_FILE, .help = what                                                      \
+    }
+#define GSVD_OPT_IN_VAR_LISTS(T)                                                                   \
+    GSVD_OPT_IN_VAR_LIST(T, 0, "extract", "only the variants whose IDs FILE lists"),               \
+        GSVD_OPT_IN_VAR_LIST(T, 1, "exclude", "leave out the variants whose IDs FILE lists"),      \
+        GSVD_OPT_IN_VAR_LIST(T, 2, "extract-bed",                                                  \
+                             "only the variants in FILE's BED ranges\n(0-based, half-open)"),      \
+        GSVD_OPT_IN_VAR_LIST(T, 3, "exclude-bed", "leave out the variants in FILE's BED ranges"),  \
+        GSVD_OPT_IN_VAR_LIST(T, 4, "extract-range",                                                \
+                             "only the variants in FILE's ranges\nCONTIG START END (1-based, "     \
+                             "closed)"),                                                           \
+        GSVD_OPT_IN_VAR_LIST(T, 5, "exclude-range",                                                \
+                             "leave out the variants in FILE's 1-based "                           \
+                             "ranges")
 #define GSVD_OPT_IN_VARIANT_MASK(T)                                                                \
     {                                                                                              \
         .name = "variant-mask", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, variant_mask),          \

@@ -101,6 +101,10 @@ struct lib_marray { /* an array added to an in-memory source (strings owned) */
     char *name;
 };
 
+/* The source options that choose variants by a file (lib/source.c's table). */
+#define LIB_VAR_LISTS 6
+struct gsvd_var_list;
+
 struct gensvd_source {
     gensvd_ctx *ctx;
     char *url;        /* a store's URL as given; NULL for an in-memory source */
@@ -118,6 +122,9 @@ struct gensvd_source {
     int var_filter;          /* "var-filter": VCF FILTER PASS or missing only */
     char *var_filter_except; /* "var-filter-except": filters tolerated (comma-separated) */
     char *chr;               /* "chr": the contigs to keep (analysis/scan/chr_select.h) */
+    /* "extract", "exclude", "extract-bed", "exclude-bed", "extract-range", "exclude-range":
+       the files' lists, read when set (analysis/scan/var_list.h; owned, NULL: not given) */
+    struct gsvd_var_list *var_list[LIB_VAR_LISTS];
     uint64_t chunk_variants; /* in memory: variants per chunk (0: up to 4 MiB a chunk) */
     size_t ploidy;
     uint64_t var_start, var_stop;
@@ -130,6 +137,10 @@ struct gensvd_source {
     struct lib_walk *walk;        /* gensvd_source_node's walk so far (lib/tree.c; owned) */
     struct gsvd_textmatrix *text; /* gensvd_source_new_text's matrix (owned), else NULL */
 };
+
+/* 1 if a rule besides the range chooses variants by their annotations ("var-filter", "chr", the
+ * variant lists): what pdist's axis variants and a text matrix cannot take. */
+int lib_source_chooses_variants(const gensvd_source *src);
 
 /* How messages and attributes name the source: its URL, else its name, else "memory". */
 const char *lib_source_name(const gensvd_source *src);

@@ -491,9 +491,9 @@ static int check(const struct lib_run *run)
     if (o->ignore_phase && !o->haplotypes && o->pd.metric != GSVD_PDIST_P_DISTANCE)
         return lib_fail(GSVD_EINVAL, "pdist: \"ignore-phase\" applies to metric p-distance and "
                                      "\"haplotypes\"");
-    if ((run->src->variant_mask_spec || run->src->var_filter || run->src->chr) && o->axis_variants)
-        return lib_fail(GSVD_EINVAL, "pdist: a variant mask (or \"var-filter\", \"chr\") "
-                                     "applies to axis samples");
+    if ((run->src->variant_mask_spec || lib_source_chooses_variants(run->src)) && o->axis_variants)
+        return lib_fail(GSVD_EINVAL, "pdist: a variant mask (or \"var-filter\", \"chr\", a "
+                                     "variant list) applies to axis samples");
     if (run->opt->matrix_fn && (o->condensed || !isnan(o->min_kinship)))
         return lib_fail(GSVD_EINVAL, "pdist: the matrix callback takes the square layout's "
                                      "distances (no layout condensed, no \"min-kinship\")");
@@ -531,7 +531,7 @@ static int text_job(const struct lib_run *run, struct gsvd_pdist_params *pd, str
                         where, o->haplotypes ? "\"haplotypes\"" : "this metric");
     if (src->array || src->transpose || src->var_start || src->var_stop || o->axis_variants ||
         src->variant_mask_spec || src->sample_mask_spec || src->variant_mask_n ||
-        src->sample_mask_n || src->samples_set || src->var_filter || src->chr)
+        src->sample_mask_n || src->samples_set || lib_source_chooses_variants(src))
         return lib_fail(GSVD_EINVAL,
                         "%s: a selection (samples, variants, array, transpose, "
                         "axis, masks) applies to genotype input",

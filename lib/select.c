@@ -1,8 +1,9 @@
 /* lib/select.c - a source's selection as the genotype scan's parameters for one run: the array,
  * orientation, ploidy, variant range and filters, the sample list, and the masks (read from the
  * stores their specs name, STORE[/ARRAY] as on the command line, or taken from memory), plus
- * the VCF FILTER column ("var-filter"), the contigs ("chr"), and KING's autosome mask for pdist's
- * king and ibs0 and for related. */
+ * the VCF FILTER column ("var-filter"), the contigs ("chr"), the files of variant IDs and
+ * ranges ("extract", "exclude" and their -bed and -range forms), and KING's autosome mask for
+ * pdist's king and ibs0 and for related. */
 #include "gsvd_config.h"
 #include "lib/lib_internal.h"
 
@@ -11,6 +12,7 @@
 #include "analysis/scan/chr_select.h"
 #include "analysis/scan/mask.h"
 #include "analysis/scan/var_filter.h"
+#include "analysis/scan/var_list.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -20,8 +22,9 @@ struct sel_owned {
     struct gsvd_mask vm, sm;
     struct gsvd_autosomes au;
     struct gsvd_var_filter vf;
-    struct gsvd_autosomes chr;  /* "chr"'s mask */
-    struct gsvd_strlist except; /* "var-filter-except" split at its commas */
+    struct gsvd_autosomes chr;                  /* "chr"'s mask */
+    struct gsvd_strlist except;                 /* "var-filter-except" split at its commas */
+    struct gsvd_autosomes lists[LIB_VAR_LISTS]; /* the variant lists' masks */
 };
 
 /* The comma-separated names of s (empty items skipped) appended to *out. */
@@ -101,6 +104,10 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
     }
     if (src->chr)
         GSVD_TRY(gsvd_chr_apply(src->tree, src->node, src->chr, &own->chr, &geno));
+    for (size_t k = 0; k < LIB_VAR_LISTS; k++)
+        if (src->var_list[k])
+            GSVD_TRY(
+                gsvd_var_list_apply(src->tree, src->node, src->var_list[k], &own->lists[k], &geno));
     if (king)
         GSVD_TRY(gsvd_autosomes_apply(src->tree, src->node, src->all_contigs, &own->au, &geno));
     sel->geno = geno;
@@ -120,6 +127,8 @@ void lib_sel_free(struct lib_sel *sel)
         gsvd_var_filter_free(&own->vf);
         gsvd_autosomes_free(&own->chr);
         gsvd_strlist_free(&own->except);
+        for (size_t k = 0; k < LIB_VAR_LISTS; k++)
+            gsvd_autosomes_free(&own->lists[k]);
         gsvd_free(own);
     }
     gsvd_strlist_free(&sel->ids);

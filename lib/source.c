@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/scan/var_list.h"
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -163,6 +164,10 @@ void gensvd_source_free(gensvd_source *src)
     gsvd_free(src->variant_mask_spec);
     gsvd_free(src->var_filter_except);
     gsvd_free(src->chr);
+    for (size_t k = 0; k < LIB_VAR_LISTS; k++) {
+        gsvd_var_list_free(src->var_list[k]);
+        gsvd_free(src->var_list[k]);
+    }
     gsvd_free(src->sample_mask_spec);
     gsvd_free(src->variant_mask);
     gsvd_free(src->sample_mask);
@@ -406,6 +411,46 @@ static int replace_str(char **dst, const char *value)
     return GSVD_OK;
 }
 
+/* The source options naming a file of variants, in lib_internal.h's var_list[] order. */
+static const struct {
+    const char *name;
+    enum gsvd_var_list_kind kind;
+    int exclude;
+} var_lists[LIB_VAR_LISTS] = {
+    {"extract", GSVD_VAR_LIST_IDS, 0},        {"exclude", GSVD_VAR_LIST_IDS, 1},
+    {"extract-bed", GSVD_VAR_LIST_BED0, 0},   {"exclude-bed", GSVD_VAR_LIST_BED0, 1},
+    {"extract-range", GSVD_VAR_LIST_BED1, 0}, {"exclude-range", GSVD_VAR_LIST_BED1, 1},
+};
+_Static_assert(sizeof var_lists / sizeof *var_lists == LIB_VAR_LISTS, "one row per list");
+
+int lib_source_chooses_variants(const gensvd_source *src)
+{
+    for (size_t k = 0; k < LIB_VAR_LISTS; k++)
+        if (src->var_list[k])
+            return 1;
+    return src->var_filter || src->chr;
+}
+
+/* Read list k from `path` (empty or NULL: clear it), replacing what was there. */
+static int set_var_list(gensvd_source *src, size_t k, const char *path)
+{
+    struct gsvd_var_list *l = NULL;
+    if (path && *path) {
+        int rc;
+        if (!(l = gsvd_calloc(1, sizeof *l)))
+            return GSVD_ENOMEM;
+        rc = gsvd_var_list_read(path, var_lists[k].kind, var_lists[k].exclude, l);
+        if (rc < 0) {
+            gsvd_free(l);
+            return rc;
+        }
+    }
+    gsvd_var_list_free(src->var_list[k]);
+    gsvd_free(src->var_list[k]);
+    src->var_list[k] = l;
+    return GSVD_OK;
+}
+
 static int source_set_int(gensvd_source *src, const char *name, int64_t value)
 {
     int flag = value == 0 || value == 1;
@@ -524,6 +569,9 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
         return replace_str(&src->variant_mask_spec, value);
     if (!strcmp(name, "chr"))
         return replace_str(&src->chr, value);
+    for (size_t k = 0; k < LIB_VAR_LISTS; k++)
+        if (!strcmp(name, var_lists[k].name))
+            return set_var_list(src, k, value);
     if (!strcmp(name, "var-filter-except")) {
         int rc = replace_str(&src->var_filter_except, value);
         if (rc == GSVD_OK && value && *value)

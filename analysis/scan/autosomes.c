@@ -90,17 +90,14 @@ static int array_len(gsvd_tree *t, const char *path, uint64_t *len)
     return rc;
 }
 
-int gsvd_contigs_read(gsvd_tree *t, const char *node, int (*keep)(const char *name, void *ctx),
-                      void *ctx, struct gsvd_autosomes *out)
+int gsvd_contig_index_read(gsvd_tree *t, const char *node, struct gsvd_strlist *names,
+                           int64_t **idx, uint64_t *n)
 {
-    struct gsvd_strlist names = GSVD_STRLIST_INIT;
     char *vc = NULL, *ci = NULL;
-    int64_t *idx = NULL;
-    uint8_t *used = NULL;
-    uint64_t n = 0;
     int rc = GSVD_OK, k1, k2;
 
-    memset(out, 0, sizeof *out);
+    *idx = NULL;
+    *n = 0;
     k1 = has_array(t, node, "variant_contig", &vc);
     k2 = has_array(t, node, "contig_id", &ci);
     if (k1 < 0 || k2 < 0) {
@@ -111,24 +108,52 @@ int gsvd_contigs_read(gsvd_tree *t, const char *node, int (*keep)(const char *na
         rc = GSVD_ENOTFOUND;
         goto out;
     }
-    GSVD_TRY(read_contigs(t, ci, &names));
-    GSVD_TRY(array_len(t, vc, &n));
-    if (!(idx = gsvd_malloc((n ? n : 1) * sizeof *idx)) || !(out->keep = gsvd_malloc(n ? n : 1)) ||
-        !(used = gsvd_calloc(names.n + 1, 1))) {
+    GSVD_TRY(read_contigs(t, ci, names));
+    GSVD_TRY(array_len(t, vc, n));
+    if (!(*idx = gsvd_malloc((*n ? *n : 1) * sizeof **idx))) {
         rc = GSVD_ENOMEM;
         goto out;
     }
-    GSVD_TRY(gsvd_variant_ids_read_i64(t, vc, 0, n, idx));
-    out->len = n;
-    for (uint64_t v = 0; v < n; v++) {
-        if (idx[v] < 0 || (uint64_t)idx[v] >= names.n) {
+    GSVD_TRY(gsvd_variant_ids_read_i64(t, vc, 0, *n, *idx));
+    for (uint64_t v = 0; v < *n; v++) {
+        if ((*idx)[v] < 0 || (uint64_t)(*idx)[v] >= names->n) {
             gsvd_log_error("%s/%s: variant %llu has contig index %lld, outside contig_id (%zu "
                            "names)",
                            gsvd_store_url(gsvd_tree_store(t)), vc, (unsigned long long)v,
-                           (long long)idx[v], names.n);
+                           (long long)(*idx)[v], names->n);
             rc = GSVD_EFORMAT;
             goto out;
         }
+    }
+out:
+    if (rc < 0) {
+        gsvd_strlist_free(names);
+        gsvd_free(*idx);
+        *idx = NULL;
+        *n = 0;
+    }
+    gsvd_free(vc);
+    gsvd_free(ci);
+    return rc;
+}
+
+int gsvd_contigs_read(gsvd_tree *t, const char *node, int (*keep)(const char *name, void *ctx),
+                      void *ctx, struct gsvd_autosomes *out)
+{
+    struct gsvd_strlist names = GSVD_STRLIST_INIT;
+    int64_t *idx = NULL;
+    uint8_t *used = NULL;
+    uint64_t n = 0;
+    int rc = GSVD_OK;
+
+    memset(out, 0, sizeof *out);
+    GSVD_TRY(gsvd_contig_index_read(t, node, &names, &idx, &n));
+    if (!(out->keep = gsvd_malloc(n ? n : 1)) || !(used = gsvd_calloc(names.n + 1, 1))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    out->len = n;
+    for (uint64_t v = 0; v < n; v++) {
         out->keep[v] = (uint8_t)(keep(names.items[idx[v]], ctx) != 0);
         if (!out->keep[v]) {
             out->n_excluded++;
@@ -144,8 +169,6 @@ out:
     gsvd_strlist_free(&names);
     gsvd_free(idx);
     gsvd_free(used);
-    gsvd_free(vc);
-    gsvd_free(ci);
     return rc;
 }
 

@@ -34,6 +34,12 @@ GSVD_NODISCARD int gsvd_contigs_read(gsvd_tree *t, const char *node,
                                      int (*keep)(const char *name, void *ctx), void *ctx,
                                      struct gsvd_autosomes *out);
 
+/* contig_id's names into *names and variant_contig's index of every variant into *idx (*n of
+ * them; caller frees both), each index checked against names.  Errors as gsvd_autosomes_read;
+ * on failure both are empty. */
+GSVD_NODISCARD int gsvd_contig_index_read(gsvd_tree *t, const char *node,
+                                          struct gsvd_strlist *names, int64_t **idx, uint64_t *n);
+
 /* Count the 1 entries of keep[start, stop). */
 uint64_t gsvd_autosomes_count(const struct gsvd_autosomes *a, uint64_t start, uint64_t stop);
 

@@ -107,6 +107,14 @@ int gsvd_chr_chooses(const char *list, const char *name)
     return k == -2 ? -1 : k >= 0;
 }
 
+int gsvd_chr_same(const char *a, const char *b)
+{
+    long long ca = code(a, strlen(a)), cb = code(b, strlen(b));
+    if (ca >= 0 || cb >= 0)
+        return ca == cb;
+    return strcmp(a, b) == 0;
+}
+
 /* The predicate gsvd_contigs_read calls per variant: the last contig's answer is kept (a store
  * lists a contig's variants together), and every item that chooses a contig is marked. */
 struct chooser_ctx {

@@ -19,6 +19,10 @@ GSVD_EXTERN_C_BEGIN
  * item or a range whose ends are out of order. */
 int gsvd_chr_chooses(const char *list, const char *name);
 
+/* 1 if contig names a and b name the same contig by the same rules: the same code ("chr1", "1"
+ * and "CHR1"; "X", "chrX" and "23"), or, neither having one, the same name exactly. */
+int gsvd_chr_same(const char *a, const char *b);
+
 /* The variants of group `node` of t on the contigs `list` chooses become geno->variant_mask,
  * ANDed with a mask already there (same length); *out holds it and must outlive geno's use
  * (free with gsvd_autosomes_free).  An item that chooses no contig of the store is warned

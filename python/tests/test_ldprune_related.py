@@ -83,6 +83,46 @@ def test_chr_against_plink2(beds, tmp_path, chrom):
     assert {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)} == want
 
 
+@pytest.mark.parametrize("given", ["path", "list"])
+def test_variant_lists_against_plink2(khuman_ds, beds, tmp_path, given):
+    """extract=/exclude= (IDs) and extract_bed=/exclude_range= (ranges) keep what plink2 keeps
+    with --extract, --exclude, --extract bed0 and --exclude bed1, on the 1000 Genomes chr22
+    Dataset (dense enough that LD pruning keeps a part); given as files or as Python lists.
+    Range bounds sit on variant positions, so 0-based and 1-based bounds choose differently."""
+    bed = beds[KHUMAN]
+    bim = [line.split() for line in open(f"{bed}.bim")]
+    ids, pos = [b[1] for b in bim], [int(b[3]) for b in bim]
+    some = [ids[i] for i in range(0, len(ids), 3)] + ["rs_not_there"]
+    ranges = [("chr22", pos[100], pos[900]), ("22", pos[1500], pos[2500])]
+    files = {}
+    for name, text in (("ids", "".join(i + "\n" for i in some)),
+                       ("ranges", "".join(f"{c}\t{a}\t{b}\n" for c, a, b in ranges))):
+        files[name] = tmp_path / f"{name}.txt"
+        files[name].write_text(text)
+    # plink2 reads contig "22" (the .bed's); gensvd takes "chr22" and "22" as one contig
+    (tmp_path / "p.ranges").write_text("".join(f"22\t{a}\t{b}\n" for _, a, b in ranges))
+    for ours, theirs in ((dict(extract="ids"), ["--extract", tmp_path / "ids.txt"]),
+                         (dict(exclude="ids", extract_bed="ranges"),
+                          ["--exclude", tmp_path / "ids.txt", "--extract", "bed0",
+                           tmp_path / "p.ranges"]),
+                         (dict(exclude_range="ranges"),
+                          ["--exclude", "bed1", tmp_path / "p.ranges"])):
+        plink2("--bfile", bed, *theirs, "--indep-pairwise", 100, 10, 0.5, "--out",
+               tmp_path / "p", "--silent", "--allow-extra-chr")
+        want = set((tmp_path / "p.prune.in").read_text().split())
+        kw = {k: (files[v] if given == "path" else some if v == "ids" else ranges)
+              for k, v in ours.items()}
+        res = gensvd.ldprune(khuman_ds, window=100, step=10, r2=0.5, merge=False, **kw)
+        got = {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)}
+        assert got == want and 0 < len(want) < len(ids), (ours, len(got), len(want))
+    with pytest.raises(ValueError):
+        gensvd.ldprune(khuman_ds, window=100, r2=0.5, extract=["two words"])
+    with pytest.raises(TypeError):
+        gensvd.ldprune(khuman_ds, window=100, r2=0.5, extract_range=[("22", 1.5, 9)])
+    with pytest.raises(gensvd.GensvdError, match="line 1"):
+        gensvd.ldprune(khuman_ds, window=100, r2=0.5, extract_bed=[("22", 9, 9)])
+
+
 @pytest.mark.parametrize("store,variants,chrom,cutoff", [
     (HAPMAP, (0, 14266), "1-22", 0.0884), (KHUMAN, None, None, 0.0884),
     (HAPMAP, (0, 14266), "1-22", 0.177)], ids=["hapmap3", "khuman", "hapmap3-0.177"])

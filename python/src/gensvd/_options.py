@@ -23,18 +23,22 @@ RENAME = {"components": "n_components"}
 # for the rest.
 _INPUT = {"array": None, "transpose": False, "ploidy": 2, "variants": None, "samples": None,
           "maf": None, "max_missing": None, "variant_mask": None, "sample_mask": None,
-          "all_contigs": False, "chr": None, "var_filter": False}
+          "all_contigs": False, "chr": None, "var_filter": False, "extract": None,
+          "exclude": None, "extract_bed": None, "exclude_bed": None, "extract_range": None,
+          "exclude_range": None}
+_LISTS = ("extract", "exclude", "extract_bed", "exclude_bed", "extract_range", "exclude_range")
 _MEMORY = {"chunk_variants": None, "source_name": None}
 SOURCE_OPTIONS = {**_INPUT, **_MEMORY}
 _INPUT_BY_ANALYSIS = {
     _g.PCA: ("array", "transpose", "ploidy", "variants", "samples", "maf", "max_missing",
-             "chr", "var_filter", "variant_mask", "sample_mask"),
+             "chr", "var_filter", *_LISTS, "variant_mask", "sample_mask"),
     _g.PDIST: ("array", "transpose", "ploidy", "variants", "samples", "chr", "var_filter",
-               "variant_mask", "sample_mask", "all_contigs"),
+               *_LISTS, "variant_mask", "sample_mask", "all_contigs"),
     _g.LDPRUNE: ("array", "transpose", "ploidy", "variants", "samples", "maf", "max_missing",
-                 "chr", "var_filter"),
-    _g.RELATED: ("array", "variants", "samples", "chr", "var_filter", "all_contigs"),
-    _g.PROJECT: ("array", "transpose", "ploidy", "variants", "samples", "chr", "var_filter"),
+                 "chr", "var_filter", *_LISTS),
+    _g.RELATED: ("array", "variants", "samples", "chr", "var_filter", *_LISTS, "all_contigs"),
+    _g.PROJECT: ("array", "transpose", "ploidy", "variants", "samples", "chr", "var_filter",
+                 *_LISTS),
     _g.SIMULATE: (),
 }
 

@@ -13,6 +13,7 @@
 """
 
 import os
+import tempfile
 
 import numpy as np
 
@@ -234,6 +235,45 @@ def _var_filter(src, v):
         src.set_string("var-filter-except", ",".join(names))
 
 
+def _list_text(key, v):
+    """The file text of an ID list (strings) or a range list ((contig, start, end) rows)."""
+    if key in ("extract", "exclude"):
+        ids = [str(i) for i in v]
+        if not all(i and not any(c.isspace() for c in i) for i in ids):
+            raise ValueError(f"{key}: variant IDs are non-empty words (no blanks)")
+        return "".join(i + "\n" for i in ids)
+    rows = []
+    for r in v:
+        r = tuple(r)
+        if len(r) != 3 or isinstance(r[1], (bool, float)) or isinstance(r[2], (bool, float)):
+            raise TypeError(f"{key}: (contig, start, end) rows with whole-number bounds")
+        contig, start, end = str(r[0]), int(r[1]), int(r[2])
+        if not contig or any(c.isspace() for c in contig):
+            raise ValueError(f"{key}: a contig name is a non-empty word, not {r[0]!r}")
+        rows.append(f"{contig}\t{start}\t{end}\n")
+    return "".join(rows)
+
+
+def _var_list(src, key, v):
+    """A file of variant IDs or ranges: a path, or the IDs / (contig, start, end) rows, which
+    the library reads from a scratch file when the option is set (removed right after)."""
+    opt = key.replace("_", "-")
+    if isinstance(v, (str, os.PathLike)):
+        src.set_string(opt, os.fspath(v))
+        return
+    if isinstance(v, (bytes, dict)) or not hasattr(v, "__iter__"):
+        raise TypeError(f"{key}: a path, or a list of "
+                        + ("IDs" if key in ("extract", "exclude") else "(contig, start, end)"))
+    text = _list_text(key, v)
+    fd, path = tempfile.mkstemp(prefix="gensvd-", suffix=".txt")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        src.set_string(opt, path)
+    finally:
+        os.unlink(path)
+
+
 def apply_selection(src, sel):
     """The input options (keyword arguments) on a source; bad values raise before any work."""
     xr = _xarray()
@@ -260,6 +300,10 @@ def apply_selection(src, sel):
         if not items or not all(isinstance(i, (str, int)) and str(i) for i in items):
             raise TypeError("chr: contig names or numbers, as a string ('1-22,X') or a list")
         src.set_string("chr", ",".join(str(i) for i in items))
+    for key in ("extract", "exclude", "extract_bed", "exclude_bed", "extract_range",
+                "exclude_range"):
+        if sel.get(key) is not None:
+            _var_list(src, key, sel[key])
     samples = sel.get("samples")
     if samples is not None:
         ids = _read_ids(samples) if isinstance(samples, (str, os.PathLike)) else [
