@@ -307,6 +307,14 @@ GENSVD_API int gensvd_source_add_chunked(gensvd_source *src, const char *name,
  *           takes them: "1-22", "1-22,X", "2L,2R"),
  *           "var-filter-except" (comma-separated filter names a variant may fail and still
  *           pass "var-filter", which a non-empty list turns on),
+ *           "extract", "exclude" (a file of variant IDs: only, or all but, the variants whose
+ *           variant_id it lists; every whitespace-separated word is an ID, as plink2 reads
+ *           --extract), "extract-bed", "exclude-bed" (a BED file of ranges CONTIG START END,
+ *           0-based half-open: only, or all but, the variants whose variant_contig /
+ *           variant_position lie inside; plink2's --extract bed0), "extract-range",
+ *           "exclude-range" (the same, 1-based closed; plink2's bed1, PLINK 1.9's range);
+ *           the file is read when the option is set (an unreadable or malformed file fails
+ *           the call, naming it and the line); "" clears the option,
  *           "name" (in memory: the source's name in messages and attributes ["memory"])
  *   Any int or double setting may also be given as text with _string.
  * Errors: GENSVD_EINVAL (unknown name, wrong type, bad value). */

@@ -74,9 +74,9 @@ static int whole(const char *w, size_t n, int64_t *v)
     for (size_t i = 0; i < n; i++) {
         if (w[i] < '0' || w[i] > '9')
             return -1;
-        x = x * 10 + (w[i] - '0');
-        if (x > MAX_POS)
+        if (x > (MAX_POS - (w[i] - '0')) / 10)
             return -1;
+        x = x * 10 + (w[i] - '0');
     }
     *v = x;
     return 0;

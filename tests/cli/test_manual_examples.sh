@@ -2,7 +2,7 @@
 # The EXAMPLES of every manual page (docs/man/*.md) run and exit 0: each page's command lines,
 # in order, in a fresh directory holding what they name (cohort.vcz and its zip archive,
 # ref.vcz and new.vcz with the same variants, pops.tsv, cohort.ind (EIGENSTRAT's labels),
-# unrelated.txt, phased.vcz (1000
+# unrelated.txt, high_ld_regions.txt (a range file), phased.vcz (1000
 # Genomes' phased chr22 subset); for plot and dump also
 # pcs.zarr and dist.zarr), with this build's gensvd first on PATH.  Lines that need what a
 # test cannot reach (a URL: https://, gs://, s3://) or start a launcher (mpirun, srun) are
@@ -30,6 +30,7 @@ F=$tmp/fixtures
         <(echo population; gensvd dump cohort.vcz/sample_population) >pops.tsv
     tail -n +2 pops.tsv | awk '{print $1, "U", $2}' >cohort.ind
     gensvd dump cohort.vcz/sample_id --slice 0:150 >unrelated.txt
+    printf '1\t100000\t150000\tregion1\n' >high_ld_regions.txt # a PLINK range file
     (cd cohort.vcz && python3 -m zipfile -c ../cohort.vcz.zip .z* *)
     cp -r "$ROOT/testdata/realdata/khuman_chr22.vcz" phased.vcz # phased calls (pdist)
 ) || { echo "FAIL fixtures"; exit 1; }

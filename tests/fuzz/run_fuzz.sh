@@ -13,7 +13,7 @@ secs=${2:-5}
 shift $(($# < 2 ? $# : 2))
 here=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(meta codec chunk textmatrix http url genotype differential meta_v3 shard zip list opts cli_parse ind)
+[ ${#targets[@]} -gt 0 ] || targets=(meta codec chunk textmatrix http url genotype differential meta_v3 shard zip list opts cli_parse ind var_list)
 work=${FUZZ_KEEP:-$(mktemp -d)}
 mkdir -p "$work"
 [ -n "${FUZZ_KEEP:-}" ] || trap 'rm -rf "$work"' EXIT

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""--var-filter, --var-filter-except and --chr against plink2 on the same genotypes: the VCF
-FILTER column as bio2zarr stores it, and the contigs.
+"""--var-filter, --var-filter-except, --chr and the variant lists (--extract, --exclude and
+their -bed and -range forms) against plink2 on the same genotypes: the VCF FILTER column as
+bio2zarr stores it, the contigs, variant IDs and positional ranges.
 
 usage: test_variant_select.py GENSVD TESTDATA_DIR
 
@@ -21,7 +22,9 @@ written here: LowQual on every 5th record, "q10;LowQual" on every 7th, '.' (miss
 - --chr on HapMap3 (contigs 1..22, 23, 25, 26 as PLINK numbers them) against plink2 --chr on a
   .bed of the same store: ldprune's kept variants for 1-22, "2,chr4,20-22" and "X,MT" (plink2's
   codes: X is 23, MT 26), KING for 1-5; --chr Z (no such contig) fails naming it, 22-1 is
-  refused.
+  refused;
+- the variant lists on HapMap3 against plink2 --extract/--exclude [bed0|bed1] (check_lists);
+  errors naming the file and line, warnings for lists that choose nothing.
 Exit 77 (skipped) without bio2zarr's vcf2zarr or plink2."""
 
 import gzip
@@ -204,6 +207,122 @@ def check_chr(gensvd, hapmap, tmp):
           and r.stdout == "", r.stderr)
 
 
+def check_lists(gensvd, hapmap, tmp):
+    """--extract/--exclude (IDs) and the -bed (0-based) and -range (1-based) forms against
+    plink2 --extract/--exclude [bed0|bed1] on a .bed of HapMap3 (ldprune's kept variants,
+    KING) and numpy (pca); range bounds on variant positions, so the two conventions differ."""
+    bed = os.path.join(tmp, "hapmap3l")
+    oracle = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pca",
+                          "pca_oracle.py")
+    r = run([sys.executable, oracle, "write-bed", hapmap, bed])
+    if not check("HapMap3 as a .bed (lists)", r.returncode == 0, r.stderr[-300:]):
+        return
+    bim = [line.split() for line in open(bed + ".bim")]
+    ids, pos = [b[1] for b in bim], [int(b[3]) for b in bim]
+    first = {}
+    for i, b in enumerate(bim):
+        first.setdefault(b[0], i)
+    f = {k: os.path.join(tmp, k) for k in ("ids", "ours", "theirs", "bad", "nosuch")}
+    with open(f["ids"], "w") as out:  # words on lines, tabs, CRLF, and IDs of no variant
+        out.write(" ".join(ids[0:600:3]) + "\r\n\t" + "\n".join(ids[1000::4]) + "\nrs_none\n")
+    # ranges starting and ending on variants: chromosome 6's variants 50-400 and chromosome 2's
+    # 10-300, "chr"-prefixed and with BED headers in gensvd's file
+    c6, c2 = first["6"], first["2"]
+    spans = [("6", pos[c6 + 50], pos[c6 + 400]), ("2", pos[c2 + 10], pos[c2 + 300])]
+    with open(f["ours"], "w") as out:
+        out.write("track name=regions\n# high-LD regions\n")
+        out.write("".join(f"chr{c}\t{a}\t{b}\tname\n" for c, a, b in spans))
+    with open(f["theirs"], "w") as out:
+        out.write("".join(f"{c}\t{a}\t{b}\n" for c, a, b in spans))
+    cases = (("--extract", ["--extract", f["ids"]], ["--extract", f["ids"]]),
+             ("--exclude", ["--exclude", f["ids"]], ["--exclude", f["ids"]]),
+             ("--extract-bed", ["--extract-bed", f["ours"]], ["--extract", "bed0", f["theirs"]]),
+             ("--extract-range", ["--extract-range", f["ours"]],
+              ["--extract", "bed1", f["theirs"]]),
+             ("--exclude-bed --chr 1-8", ["--exclude-bed", f["ours"], "--chr", "1-8"],
+              ["--exclude", "bed0", f["theirs"], "--chr", "1-8"]),
+             ("--exclude-range --extract", ["--exclude-range", f["ours"], "--extract", f["ids"]],
+              ["--exclude", "bed1", f["theirs"], "--extract", f["ids"]]))
+    sizes = {}
+    for name, ours, theirs in cases:
+        mask = os.path.join(tmp, "l.zarr")
+        r = run(on_cpu([gensvd, "ldprune", hapmap, "--window", "20", "--step", "2", "--r2", "0.05",
+                        *ours, "-o", mask, "-f", "-q"]))
+        if not check(f"ldprune {name}: exit 0", r.returncode == 0, r.stderr):
+            continue
+        run([PLINK2, "--bfile", bed, *theirs, "--indep-pairwise", "20", "2", "0.05", "--out",
+             os.path.join(tmp, "l")])
+        want = set(open(os.path.join(tmp, "l.prune.in")).read().split())
+        keep = zarr.open_group(mask, mode="r")["variant_ld_keep"][:].astype(bool)
+        got = {ids[i] for i in np.flatnonzero(keep)}
+        sizes[name] = len(got)
+        check(f"ldprune {name}: plink2's variants ({len(want)} of {len(ids)})",
+              got == want and 0 < len(want) < len(ids), f"{len(got)} kept, {len(got ^ want)} differ")
+    check("0-based and 1-based bounds differ on these ranges",
+          sizes.get("--extract-bed") != sizes.get("--extract-range"), str(sizes))
+    out = os.path.join(tmp, "kl.zarr")
+    r = run(on_cpu([gensvd, "pdist", hapmap, "-m", "king", "--exclude-range", f["ours"],
+                    "--extract", f["ids"], "-o", out, "-f", "-q"]))
+    p = run([PLINK2, "--bfile", bed, "--exclude", "bed1", f["theirs"], "--extract", f["ids"],
+             "--make-king", "square", "bin", "--out", os.path.join(tmp, "kl")])
+    if check("pdist -m king --exclude-range --extract: exit 0", r.returncode == 0 and
+             p.returncode == 0, r.stderr + p.stdout[-300:]):
+        got = zarr.open_group(out, mode="r")["distance"][:]
+        want = np.fromfile(os.path.join(tmp, "kl.king.bin")).reshape(got.shape)
+        err = np.nanmax(np.abs(got - want))
+        check("KING = plink2 --exclude bed1 --extract --make-king", err <= 1e-12, f"{err:.3g}")
+    # pca: the variants numpy puts inside the ranges (0-based, half-open), as a --variant-mask,
+    # give the same eigenvalues, to the byte, as --extract-bed
+    chrom, p = np.array([b[0] for b in bim]), np.array(pos)
+    keep = np.zeros(len(ids), dtype=bool)
+    for c, a, b in spans:
+        keep |= (chrom == c) & (p > a) & (p <= b)
+    mask = os.path.join(tmp, "pm.zarr")
+    zarr.open_group(mask, mode="w", zarr_format=2).create_array("variant_ld_keep", data=keep)
+    vals = []
+    for sel in (["--extract-bed", f["ours"]], ["--variant-mask", mask]):
+        pre = os.path.join(tmp, "gl")
+        r = run(on_cpu([gensvd, "pca", hapmap, *sel, "-k", "4", "--plink", pre, "-f", "-q"]))
+        vals.append(open(pre + ".eigenval").read() if r.returncode == 0 else r.stderr)
+    check(f"pca --extract-bed = pca with numpy's mask ({keep.sum()} variants)",
+          vals[0] == vals[1] and keep.sum() > 0, str(vals))
+    # errors and warnings
+    base = [gensvd, "pca", hapmap, "-k", "2", "--format", "tsv"]
+    r = run(on_cpu(base + ["--extract", os.path.join(tmp, "absent.txt")]))
+    check("--extract of a missing file: exit 1 naming it", r.returncode == 1
+          and "absent.txt" in r.stderr and r.stdout == "", r.stderr)
+    with open(f["bad"], "w") as out:
+        out.write("6 100 200\n6 300\n")
+    r = run(on_cpu(base + ["--exclude-range", f["bad"]]))
+    check("a range line of two columns: exit 1 naming the file and line 2", r.returncode == 1
+          and f["bad"] + ": line 2" in r.stderr and r.stdout == "", r.stderr)
+    with open(f["bad"], "w") as out:
+        out.write("6 200 200\n")
+    r = run(on_cpu(base + ["--extract-bed", f["bad"]]))
+    check("an empty BED range: exit 1 naming line 1", r.returncode == 1
+          and f["bad"] + ": line 1" in r.stderr, r.stderr)
+    with open(f["nosuch"], "w") as out:
+        out.write("rs_none_1 rs_none_2\n")
+    r = run(on_cpu(base + ["--exclude", f["nosuch"]]))
+    check("--exclude of IDs naming no variant: warned, run", r.returncode == 0
+          and "none of the 2 IDs" in r.stderr, r.stderr)
+    r = run(on_cpu(base + ["--extract", f["nosuch"]]))
+    check("--extract of IDs naming no variant: exit 1", r.returncode == 1
+          and "nosuch" in r.stderr and r.stdout == "", r.stderr)
+    noid = os.path.join(tmp, "noid.vcz")
+    shutil.copytree(hapmap, noid)
+    shutil.rmtree(os.path.join(noid, "variant_id"))
+    for fn in (".zmetadata",):
+        if os.path.exists(os.path.join(noid, fn)):
+            os.remove(os.path.join(noid, fn))
+    r = run(on_cpu([gensvd, "pca", noid, "-k", "2", "--format", "tsv", "--extract", f["ids"]]))
+    check("--extract on a store without variant_id: exit 1 naming it", r.returncode == 1
+          and "variant_id" in r.stderr and "noid.vcz" in r.stderr, r.stderr)
+    r = run(on_cpu([gensvd, "pdist", hapmap, "--axis", "variants", "--extract", f["ids"],
+                    "--format", "tsv"]))
+    check("pdist --axis variants --extract: usage error", r.returncode == 2, r.stderr)
+
+
 def main():
     gensvd, testdata = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -227,6 +346,7 @@ def main():
                 check_errors(gensvd, os.path.join(testdata, "realdata", "hapmap3.vcz"), store,
                              tmp)
         check_chr(gensvd, os.path.join(testdata, "realdata", "hapmap3.vcz"), tmp)
+        check_lists(gensvd, os.path.join(testdata, "realdata", "hapmap3.vcz"), tmp)
     return summary()
 
 
