@@ -115,6 +115,13 @@ def test_variant_lists_against_plink2(khuman_ds, beds, tmp_path, given):
         res = gensvd.ldprune(khuman_ds, window=100, step=10, r2=0.5, merge=False, **kw)
         got = {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)}
         assert got == want and 0 < len(want) < len(ids), (ours, len(got), len(want))
+    # IDs as a Dataset holds them (a numpy array, bytes too): what extract= of the same list gives
+    sel = khuman_ds.variant_id.values[::3]
+    a = gensvd.ldprune(khuman_ds, window=100, step=10, r2=0.5, merge=False, extract=sel)
+    b = gensvd.ldprune(khuman_ds, window=100, step=10, r2=0.5, merge=False,
+                       extract=np.array([str(i).encode() for i in sel]))
+    np.testing.assert_array_equal(a.variant_ld_keep.values, b.variant_ld_keep.values)
+    assert a.variant_ld_keep.values.sum() > 0
     with pytest.raises(ValueError):
         gensvd.ldprune(khuman_ds, window=100, r2=0.5, extract=["two words"])
     with pytest.raises(TypeError):

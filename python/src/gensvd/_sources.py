@@ -238,7 +238,7 @@ def _var_filter(src, v):
 def _list_text(key, v):
     """The file text of an ID list (strings) or a range list ((contig, start, end) rows)."""
     if key in ("extract", "exclude"):
-        ids = [str(i) for i in v]
+        ids = [i.decode() if isinstance(i, bytes) else str(i) for i in v]
         if not all(i and not any(c.isspace() for c in i) for i in ids):
             raise ValueError(f"{key}: variant IDs are non-empty words (no blanks)")
         return "".join(i + "\n" for i in ids)
