@@ -157,6 +157,10 @@ int gsvd_cli_source(gensvd_ctx *ctx, const char *input, const struct gsvd_cli_ge
     for (size_t k = 0; rc == GENSVD_OK && k < 6; k++)
         if (geno->var_list[k])
             rc = gensvd_source_set_string(src, gsvd_cli_var_list_names[k], geno->var_list[k]);
+    if (rc == GENSVD_OK && geno->keep)
+        rc = gensvd_source_set_string(src, "keep", geno->keep);
+    if (rc == GENSVD_OK && geno->remove)
+        rc = gensvd_source_set_string(src, "remove", geno->remove);
     if (rc == GENSVD_OK && variant_mask)
         rc = gensvd_source_set_string(src, "variant-mask", variant_mask);
     if (rc == GENSVD_OK && sample_mask)

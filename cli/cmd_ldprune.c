@@ -82,6 +82,7 @@ static const struct gsvd_opt input_options[] = {
      .help = "dosage scale of a 2-D array (1 or 2) [2]"},
     GSVD_OPT_IN_VARIANTS(struct ld_opts),
     GSVD_OPT_IN_SAMPLES(struct ld_opts),
+    GSVD_OPT_IN_KEEP_REMOVE(struct ld_opts),
     GSVD_OPT_IN_MAF(struct ld_opts),
     GSVD_OPT_IN_MAX_MISSING(struct ld_opts),
     GSVD_OPT_IN_CHR(struct ld_opts),

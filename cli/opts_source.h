@@ -25,6 +25,7 @@ struct gsvd_cli_geno {
     /* --extract, --exclude, --extract-bed, --exclude-bed, --extract-range, --exclude-range:
        FILE (borrowed from argv), in the library's option order (gsvd_cli_var_list_names) */
     const char *var_list[6];
+    const char *keep, *remove; /* --keep FILE, --remove FILE (borrowed from argv) */
 };
 #define GSVD_CLI_GENO_DEFAULT                                                                      \
     {                                                                                              \
@@ -69,6 +70,17 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
         .name = "samples", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, samples_file),               \
         .arg = "FILE", .flags = GSVD_OPTF_FILE,                                                    \
         .help = "only these sample IDs (one per line), in this order"                              \
+    }
+#define GSVD_OPT_IN_KEEP_REMOVE(T)                                                                 \
+    {.name = "keep",                                                                               \
+     .type = GSVD_OPT_STRING,                                                                      \
+     GSVD_OPT_FIELD(T, geno.keep),                                                                 \
+     .arg = "FILE",                                                                                \
+     .flags = GSVD_OPTF_FILE,                                                                      \
+     .help = "only the samples FILE lists (plink2 --keep: IID\ncolumn, FID ignored)"},             \
+    {                                                                                              \
+        .name = "remove", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, geno.remove), .arg = "FILE",  \
+        .flags = GSVD_OPTF_FILE, .help = "leave out the samples FILE lists (plink2 --remove)"      \
     }
 #define GSVD_OPT_IN_MAF(T)                                                                         \
     {                                                                                              \

@@ -154,7 +154,7 @@ void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r)
     if (gsvd_cli_log_level() < GENSVD_LOG_WARN)
         return;
     gsvd_cli_note("%zu samples, %llu of %llu variants used (dropped: %llu without calls, %llu "
-                  "zero variance, %llu --maf, %llu --max-missing, %llu variant mask); %llu "
+                  "zero variance, %llu --maf, %llu --max-missing, %llu not selected); %llu "
                   "missing calls set to the mean",
                   r->n, (unsigned long long)r->m_kept, (unsigned long long)r->m_range,
                   (unsigned long long)r->m_no_calls, (unsigned long long)r->m_zero_var,

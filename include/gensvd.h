@@ -313,7 +313,10 @@ GENSVD_API int gensvd_source_add_chunked(gensvd_source *src, const char *name,
  *           0-based half-open: only, or all but, the variants whose variant_contig /
  *           variant_position lie inside; plink2's --extract bed0), "extract-range",
  *           "exclude-range" (the same, 1-based closed; plink2's bed1, PLINK 1.9's range);
- *           the file is read when the option is set (an unreadable or malformed file fails
+ *           "keep", "remove" (a sample-ID file as plink2's --keep/--remove read it: only, or
+ *           all but, the samples whose IID it lists; a "#FID IID" or "#IID" header names the
+ *           columns, else FID IID lines or one ID a line);
+ *           each file is read when the option is set (an unreadable or malformed file fails
  *           the call, naming it and the line); "" clears the option,
  *           "name" (in memory: the source's name in messages and attributes ["memory"])
  *   Any int or double setting may also be given as text with _string.

@@ -125,6 +125,10 @@ struct gensvd_source {
     /* "extract", "exclude", "extract-bed", "exclude-bed", "extract-range", "exclude-range":
        the files' lists, read when set (analysis/scan/var_list.h; owned, NULL: not given) */
     struct gsvd_var_list *var_list[LIB_VAR_LISTS];
+    /* "keep", "remove": the sample IDs of plink2-style ID files (analysis/scan/sample_list.h),
+       read when set (owned, NULL: not given), and the files' names for messages */
+    struct gsvd_strlist *keep_ids, *remove_ids;
+    char *keep_file, *remove_file;
     uint64_t chunk_variants; /* in memory: variants per chunk (0: up to 4 MiB a chunk) */
     size_t ploidy;
     uint64_t var_start, var_stop;

@@ -531,7 +531,8 @@ static int text_job(const struct lib_run *run, struct gsvd_pdist_params *pd, str
                         where, o->haplotypes ? "\"haplotypes\"" : "this metric");
     if (src->array || src->transpose || src->var_start || src->var_stop || o->axis_variants ||
         src->variant_mask_spec || src->sample_mask_spec || src->variant_mask_n ||
-        src->sample_mask_n || src->samples_set || lib_source_chooses_variants(src))
+        src->sample_mask_n || src->samples_set || src->keep_ids || src->remove_ids ||
+        lib_source_chooses_variants(src))
         return lib_fail(GSVD_EINVAL,
                         "%s: a selection (samples, variants, array, transpose, "
                         "axis, masks) applies to genotype input",

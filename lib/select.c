@@ -76,6 +76,10 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
     }
     if (src->samples_set)
         geno.samples = &src->samples;
+    geno.keep_ids = src->keep_ids;
+    geno.remove_ids = src->remove_ids;
+    geno.keep_file = src->keep_file;
+    geno.remove_file = src->remove_file;
     if (src->variant_mask_spec && src->variant_mask) {
         rc = lib_fail(GSVD_EINVAL, "two variant masks: one from a store and one in memory");
         goto out;

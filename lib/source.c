@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/scan/sample_list.h"
 #include "analysis/scan/var_list.h"
 #include "common/alloc.h"
 #include "common/err.h"
@@ -168,6 +169,14 @@ void gensvd_source_free(gensvd_source *src)
         gsvd_var_list_free(src->var_list[k]);
         gsvd_free(src->var_list[k]);
     }
+    for (int k = 0; k < 2; k++) {
+        struct gsvd_strlist **l = k ? &src->remove_ids : &src->keep_ids;
+        if (*l)
+            gsvd_strlist_free(*l);
+        gsvd_free(*l);
+    }
+    gsvd_free(src->keep_file);
+    gsvd_free(src->remove_file);
     gsvd_free(src->sample_mask_spec);
     gsvd_free(src->variant_mask);
     gsvd_free(src->sample_mask);
@@ -451,6 +460,32 @@ static int set_var_list(gensvd_source *src, size_t k, const char *path)
     return GSVD_OK;
 }
 
+/* "keep" or "remove": the sample IDs of the file at `path` (empty or NULL: clear it). */
+static int set_sample_list(gensvd_source *src, int remove, const char *path)
+{
+    struct gsvd_strlist **dst = remove ? &src->remove_ids : &src->keep_ids, *l = NULL;
+    char **file = remove ? &src->remove_file : &src->keep_file, *name = NULL;
+    if (path && *path) {
+        int rc;
+        if (!(l = gsvd_calloc(1, sizeof *l)) || !(name = gsvd_strdup(path))) {
+            gsvd_free(l);
+            return GSVD_ENOMEM;
+        }
+        if ((rc = gsvd_sample_list_read(path, l)) < 0) {
+            gsvd_free(l);
+            gsvd_free(name);
+            return rc;
+        }
+    }
+    if (*dst)
+        gsvd_strlist_free(*dst);
+    gsvd_free(*dst);
+    gsvd_free(*file);
+    *dst = l;
+    *file = name;
+    return GSVD_OK;
+}
+
 static int source_set_int(gensvd_source *src, const char *name, int64_t value)
 {
     int flag = value == 0 || value == 1;
@@ -572,6 +607,8 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
     for (size_t k = 0; k < LIB_VAR_LISTS; k++)
         if (!strcmp(name, var_lists[k].name))
             return set_var_list(src, k, value);
+    if (!strcmp(name, "keep") || !strcmp(name, "remove"))
+        return set_sample_list(src, name[0] == 'r', value);
     if (!strcmp(name, "var-filter-except")) {
         int rc = replace_str(&src->var_filter_except, value);
         if (rc == GSVD_OK && value && *value)

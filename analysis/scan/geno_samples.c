@@ -148,3 +148,85 @@ out:
     gsvd_free(used);
     return rc;
 }
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int listed(const struct gsvd_strlist *l, const char *id)
+{
+    return bsearch(&id, l->items, l->n, sizeof *l->items, cmp_str) != NULL;
+}
+
+/* A warning when list l (from `file`) names no sample of all. */
+static void check_list(const gsvd_geno *g, const struct gsvd_strlist *l, const char *file,
+                       const struct gsvd_strlist *all)
+{
+    size_t hit = 0;
+    for (size_t i = 0; l && i < all->n && hit == 0; i++)
+        hit += listed(l, all->items[i]);
+    if (l && l->n && hit == 0)
+        gsvd_log_warn("%s: none of the %zu sample IDs in %s names a sample",
+                      gsvd_array_name(g->arr), l->n, file ? file : "the list");
+}
+
+int gsvd_geno_pick_samples(gsvd_geno *g, const struct gsvd_geno_params *p, struct gsvd_strlist *all)
+{
+    struct gsvd_strlist masked = GSVD_STRLIST_INIT, want = GSVD_STRLIST_INIT;
+    const struct gsvd_strlist *from = p->samples;
+    int rc = GSVD_OK;
+
+    if (p->sample_mask && !p->samples) {
+        if (p->sample_mask_len != g->n_all_samples) {
+            gsvd_log_error("sample mask has %llu entries, %s has %llu samples",
+                           (unsigned long long)p->sample_mask_len, gsvd_array_name(g->arr),
+                           (unsigned long long)g->n_all_samples);
+            return GSVD_EINCONSIST;
+        }
+        for (size_t i = 0; rc == GSVD_OK && i < all->n; i++)
+            if (p->sample_mask[i])
+                rc = gsvd_strlist_push(&masked, all->items[i]);
+        if (rc == GSVD_OK && masked.n == 0) {
+            gsvd_log_error("the sample mask keeps no sample of %s", gsvd_array_name(g->arr));
+            rc = GSVD_EINCONSIST;
+        }
+        if (rc < 0)
+            goto out;
+        from = &masked;
+    }
+    if (!from && !p->keep_ids && !p->remove_ids) {
+        g->n_samples = all->n;
+        g->ids = *all;
+        *all = (struct gsvd_strlist)GSVD_STRLIST_INIT;
+        return GSVD_OK;
+    }
+    if (!from)
+        from = all;
+    if (p->keep_ids || p->remove_ids) {
+        check_list(g, p->keep_ids, p->keep_file, all);
+        check_list(g, p->remove_ids, p->remove_file, all);
+        for (size_t i = 0; i < from->n; i++) {
+            const char *id = from->items[i];
+            if ((p->keep_ids && !listed(p->keep_ids, id)) ||
+                (p->remove_ids && listed(p->remove_ids, id)))
+                continue;
+            GSVD_TRY(gsvd_strlist_push(&want, id));
+        }
+        if (want.n == 0) {
+            gsvd_log_error(
+                "%s: no sample of the %zu asked for is left by %s%s%s", gsvd_array_name(g->arr),
+                from->n, p->keep_ids ? (p->keep_file ? p->keep_file : "the keep list") : "",
+                p->keep_ids && p->remove_ids ? " and " : "",
+                p->remove_ids ? (p->remove_file ? p->remove_file : "the remove list") : "");
+            rc = GSVD_EINCONSIST;
+            goto out;
+        }
+        from = &want;
+    }
+    rc = gsvd_geno_select_samples(g, all, from);
+out:
+    gsvd_strlist_free(&masked);
+    gsvd_strlist_free(&want);
+    return rc;
+}

@@ -355,34 +355,7 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
         goto out;
     }
     GSVD_TRY(gsvd_geno_load_sample_ids(g, &all));
-    if (p->sample_mask && !p->samples) {
-        struct gsvd_strlist want = GSVD_STRLIST_INIT;
-        if (p->sample_mask_len != g->n_all_samples) {
-            gsvd_log_error("sample mask has %llu entries, %s has %llu samples",
-                           (unsigned long long)p->sample_mask_len, gsvd_array_name(g->arr),
-                           (unsigned long long)g->n_all_samples);
-            rc = GSVD_EINCONSIST;
-            goto out;
-        }
-        for (size_t i = 0; rc == GSVD_OK && i < all.n; i++)
-            if (p->sample_mask[i])
-                rc = gsvd_strlist_push(&want, all.items[i]);
-        if (rc == GSVD_OK && want.n == 0) {
-            gsvd_log_error("the sample mask keeps no sample of %s", gsvd_array_name(g->arr));
-            rc = GSVD_EINCONSIST;
-        }
-        if (rc == GSVD_OK)
-            rc = gsvd_geno_select_samples(g, &all, &want);
-        gsvd_strlist_free(&want);
-        if (rc < 0)
-            goto out;
-    } else if (p->samples) {
-        GSVD_TRY(gsvd_geno_select_samples(g, &all, p->samples));
-    } else {
-        g->n_samples = (size_t)g->n_all_samples;
-        g->ids = all;
-        all = (struct gsvd_strlist)GSVD_STRLIST_INIT;
-    }
+    GSVD_TRY(gsvd_geno_pick_samples(g, p, &all));
     if (g->n_samples == 0) {
         gsvd_log_error("%s: no samples to analyse", gsvd_array_name(g->arr));
         rc = GSVD_EDEGENERATE;

@@ -52,16 +52,22 @@ struct gsvd_geno_params {
     const uint8_t *sample_mask;  /* borrowed, or NULL: per sample of the array (by position),
                                     0 = leave it out; not with `samples` */
     uint64_t sample_mask_len;    /* entries of sample_mask: the array's sample count */
-    int haplotypes;              /* 1: every allele of a 3-D call array is a column of its own
-                                    (a haplotype): sample i's allele h is column i P + h of P per
-                                    call, 1 where the allele is > 0, 0 where it is 0, missing
-                                    where it is < 0; the handle's ploidy is then 1 and its
-                                    sample IDs are ID_0 .. ID_{P-1} (gsvd_geno_call_ids: the
-                                    samples).  A heterozygous call must be phased
-                                    (call_genotype_phased beside the calls), unless
-                                    ignore_phase */
-    int ignore_phase;            /* with haplotypes: take the alleles in their stored order
-                                    whatever call_genotype_phased says (or without it) */
+    const struct gsvd_strlist *keep_ids;   /* borrowed, or NULL: only the samples with these
+                                              IDs (sorted by strcmp, each once), in addition
+                                              to `samples` or sample_mask */
+    const struct gsvd_strlist *remove_ids; /* borrowed, or NULL: not the samples with these IDs
+                                              (sorted, each once) */
+    const char *keep_file, *remove_file;   /* what messages call the two lists */
+    int haplotypes;   /* 1: every allele of a 3-D call array is a column of its own
+                         (a haplotype): sample i's allele h is column i P + h of P per
+                         call, 1 where the allele is > 0, 0 where it is 0, missing
+                         where it is < 0; the handle's ploidy is then 1 and its
+                         sample IDs are ID_0 .. ID_{P-1} (gsvd_geno_call_ids: the
+                         samples).  A heterozygous call must be phased
+                         (call_genotype_phased beside the calls), unless
+                         ignore_phase */
+    int ignore_phase; /* with haplotypes: take the alleles in their stored order
+                         whatever call_genotype_phased says (or without it) */
 };
 #define GSVD_GENO_PARAMS_DEFAULT                                                                   \
     {                                                                                              \

@@ -69,6 +69,14 @@ GSVD_NODISCARD int gsvd_geno_load_sample_ids(gsvd_geno *g, struct gsvd_strlist *
 GSVD_NODISCARD int gsvd_geno_select_samples(gsvd_geno *g, const struct gsvd_strlist *all,
                                             const struct gsvd_strlist *want);
 
+/* The samples p asks for (p->samples, else p->sample_mask's, else every one, then narrowed by
+ * p->keep_ids and p->remove_ids) mapped onto the columns as gsvd_geno_select_samples does;
+ * with none of those, every sample (all's IDs then move to g->ids).  Returns GSVD_OK,
+ * GSVD_ENOMEM, or GSVD_EINCONSIST (logged) for a mask of another length, a mask or lists that
+ * keep no sample, and gsvd_geno_select_samples' errors. */
+GSVD_NODISCARD int gsvd_geno_pick_samples(gsvd_geno *g, const struct gsvd_geno_params *p,
+                                          struct gsvd_strlist *all);
+
 /* ---- one block of a scan (geno_rows.c) ---------------------------------------------------- */
 
 /* A pipeline slot: one worker's buffers for one chunk row of variants, reused block after

@@ -130,6 +130,31 @@ def test_variant_lists_against_plink2(khuman_ds, beds, tmp_path, given):
         gensvd.ldprune(khuman_ds, window=100, r2=0.5, extract_bed=[("22", 9, 9)])
 
 
+@pytest.mark.parametrize("given", ["path", "list"])
+def test_keep_remove_against_plink2(beds, tmp_path, given):
+    """keep= and remove= (--keep, --remove) keep plink2's samples: ldprune on the subset keeps
+    plink2 --keep --remove --indep-pairwise's variants (the subset's frequencies decide LD), on
+    the autosomes (plink2 treats chromosome X by sex, which gensvd does not)."""
+    bed = beds[HAPMAP]
+    samples = [line.split()[1] for line in open(f"{bed}.fam")]
+    keep, remove = samples[:400], samples[::5]
+    (tmp_path / "keep.txt").write_text("".join(s + "\n" for s in keep))
+    (tmp_path / "remove.txt").write_text("#IID\n" + "".join(s + "\n" for s in remove))
+    # plink2 compares the .fam's FIDs (= IIDs here) too: its lists are FID IID pairs
+    for name, ids in (("pk.txt", keep), ("pr.txt", remove)):
+        (tmp_path / name).write_text("".join(f"{s} {s}\n" for s in ids))
+    plink2("--bfile", bed, "--keep", tmp_path / "pk.txt", "--remove", tmp_path / "pr.txt",
+           "--chr", "1-22", "--indep-pairwise", 200, 7, 0.02, "--out", tmp_path / "p", "--silent")
+    want = set((tmp_path / "p.prune.in").read_text().split())
+    kw = (dict(keep=tmp_path / "keep.txt", remove=str(tmp_path / "remove.txt"))
+          if given == "path" else dict(keep=keep, remove=np.array(remove)))
+    res = gensvd.ldprune(str(HAPMAP), window=200, step=7, r2=0.02, chr="1-22", **kw)
+    ids = [line.split()[1] for line in open(f"{bed}.bim")]
+    assert {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)} == want
+    with pytest.raises(ValueError):
+        gensvd.ldprune(str(HAPMAP), window=50, r2=0.1, keep=["#IID"])
+
+
 @pytest.mark.parametrize("store,variants,chrom,cutoff", [
     (HAPMAP, (0, 14266), "1-22", 0.0884), (KHUMAN, None, None, 0.0884),
     (HAPMAP, (0, 14266), "1-22", 0.177)], ids=["hapmap3", "khuman", "hapmap3-0.177"])

@@ -5,13 +5,16 @@
  * non-empty, blank-free and strictly increasing, and ranges with 0 <= lo <= hi on a contig the
  * list names (non-empty, blank-free); and the two range forms accept the same files, but for
  * BED's empty ranges (END = START), with the same ranges shifted by one.  Built with
- * standalone.c when libFuzzer is not available. */
+ * standalone.c when libFuzzer is not available.  The same bytes also go through the sample-ID
+ * parser of `--keep` and `--remove` (sample_list.h): accepted, its IDs are non-empty,
+ * blank-free and strictly increasing. */
 #include "gsvd_config.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "analysis/scan/sample_list.h"
 #include "analysis/scan/var_list.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -67,6 +70,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (rc1 == GSVD_OK)
         check_ranges(&b1);
+    {
+        struct gsvd_strlist s = GSVD_STRLIST_INIT;
+        if (gsvd_sample_list_parse(text, size, "fuzz", &s) == GSVD_OK)
+            for (size_t i = 0; i < s.n; i++)
+                if (!word(s.items[i]) || (i > 0 && strcmp(s.items[i - 1], s.items[i]) >= 0))
+                    __builtin_trap();
+        gsvd_strlist_free(&s);
+    }
     gsvd_var_list_free(&ids);
     gsvd_var_list_free(&b0);
     gsvd_var_list_free(&b1);

@@ -3,12 +3,16 @@
  * BED's 0-based half-open and the 1-based closed bounds, the lines skipped, the lines refused
  * (as plink2 2.00a3.5 refuses them: fewer than three columns, a bound that is not a whole
  * number, END before START, and for BED END = START), and contig names compared as `--chr`
- * compares them (gsvd_chr_same). */
+ * compares them (gsvd_chr_same); and the sample-ID files of `--keep` and `--remove`
+ * (sample_list.h) in the forms plink2 writes and reads them: "#FID IID" and "#IID" headers,
+ * FID IID lines, one ID a line. */
 #include "gsvd_config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/scan/chr_select.h"
+#include "analysis/scan/sample_list.h"
 #include "analysis/scan/var_list.h"
 #include "common/err.h"
 #include "common/log.h"
@@ -87,6 +91,46 @@ static void check_same(void)
     GSVD_CHECK(!gsvd_chr_same("chrUn_gl1", "Un_gl1") && !gsvd_chr_same("2L", "2"));
 }
 
+/* The IIDs of text, sorted, as one space-separated string (or "ERR"). */
+static const char *iids(const char *text)
+{
+    static char out[256];
+    struct gsvd_strlist l = GSVD_STRLIST_INIT;
+    size_t at = 0;
+    if (gsvd_sample_list_parse(text, strlen(text), "k.txt", &l) != GSVD_OK)
+        return "ERR";
+    out[0] = '\0';
+    for (size_t i = 0; i < l.n && at + strlen(l.items[i]) + 2 < sizeof out; i++)
+        at += (size_t)snprintf(out + at, sizeof out - at, "%s%s", i ? " " : "", l.items[i]);
+    gsvd_strlist_free(&l);
+    return out;
+}
+
+static void check_sample_lists(void)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"#FID\tIID\nf1\ta\nf2\tb\n", "a b"},
+        {"#IID\tSEX\nb\t1\na\t2\n", "a b"},
+        {"#FID IID PAT MAT\n0 x 0 0\n", "x"},
+        {"a\nb\n\n# comment\nc\n", "a b c"},
+        {"f1 a\nf2 b extra\nc\n", "a b c"},
+        {"a\r\na\r\n", "a"},
+        {"", ""},
+        {"# only a comment\n", ""},
+        {"x\n#FID IID\ny z\n", "x z"}, /* a header only as the first line */
+        {"#FID\tPAT\na b\n", "ERR"},
+        {"#FID IID\nonly\n", "ERR"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *got = iids(cases[i].text);
+        if (strcmp(got, cases[i].want) != 0)
+            fprintf(stderr, "sample list %zu: '%s', want '%s'\n", i, got, cases[i].want);
+        GSVD_CHECK(strcmp(got, cases[i].want) == 0);
+    }
+}
+
 int main(int argc, char **argv)
 {
     int rc = gsvd_test_args(argc, argv, "test_var_list");
@@ -96,5 +140,6 @@ int main(int argc, char **argv)
     check_ids();
     check_ranges();
     check_same();
+    check_sample_lists();
     return gsvd_test_report("test_var_list");
 }

@@ -25,8 +25,9 @@ _INPUT = {"array": None, "transpose": False, "ploidy": 2, "variants": None, "sam
           "maf": None, "max_missing": None, "variant_mask": None, "sample_mask": None,
           "all_contigs": False, "chr": None, "var_filter": False, "extract": None,
           "exclude": None, "extract_bed": None, "exclude_bed": None, "extract_range": None,
-          "exclude_range": None}
-_LISTS = ("extract", "exclude", "extract_bed", "exclude_bed", "extract_range", "exclude_range")
+          "exclude_range": None, "keep": None, "remove": None}
+_LISTS = ("extract", "exclude", "extract_bed", "exclude_bed", "extract_range", "exclude_range",
+          "keep", "remove")
 _MEMORY = {"chunk_variants": None, "source_name": None}
 SOURCE_OPTIONS = {**_INPUT, **_MEMORY}
 _INPUT_BY_ANALYSIS = {

@@ -237,10 +237,13 @@ def _var_filter(src, v):
 
 def _list_text(key, v):
     """The file text of an ID list (strings) or a range list ((contig, start, end) rows)."""
-    if key in ("extract", "exclude"):
+    if key in ("extract", "exclude", "keep", "remove"):
         ids = [i.decode() if isinstance(i, bytes) else str(i) for i in v]
-        if not all(i and not any(c.isspace() for c in i) for i in ids):
-            raise ValueError(f"{key}: variant IDs are non-empty words (no blanks)")
+        what = "sample" if key in ("keep", "remove") else "variant"
+        if not all(i and not any(c.isspace() for c in i) for i in ids) or (
+                what == "sample" and any(i.startswith("#") for i in ids)):
+            raise ValueError(f"{key}: {what} IDs are non-empty words (no blanks"
+                             + (", no leading #)" if what == "sample" else ")"))
         return "".join(i + "\n" for i in ids)
     rows = []
     for r in v:
@@ -255,15 +258,16 @@ def _list_text(key, v):
 
 
 def _var_list(src, key, v):
-    """A file of variant IDs or ranges: a path, or the IDs / (contig, start, end) rows, which
-    the library reads from a scratch file when the option is set (removed right after)."""
+    """A file of variant IDs, ranges or sample IDs: a path, or the IDs / (contig, start, end)
+    rows, which the library reads from a scratch file when the option is set (removed right
+    after)."""
     opt = key.replace("_", "-")
     if isinstance(v, (str, os.PathLike)):
         src.set_string(opt, os.fspath(v))
         return
     if isinstance(v, (bytes, dict)) or not hasattr(v, "__iter__"):
-        raise TypeError(f"{key}: a path, or a list of "
-                        + ("IDs" if key in ("extract", "exclude") else "(contig, start, end)"))
+        raise TypeError(f"{key}: a path, or a list of " + (
+            "(contig, start, end)" if key.endswith(("_bed", "_range")) else "IDs"))
     text = _list_text(key, v)
     fd, path = tempfile.mkstemp(prefix="gensvd-", suffix=".txt")
     try:
@@ -301,7 +305,7 @@ def apply_selection(src, sel):
             raise TypeError("chr: contig names or numbers, as a string ('1-22,X') or a list")
         src.set_string("chr", ",".join(str(i) for i in items))
     for key in ("extract", "exclude", "extract_bed", "exclude_bed", "extract_range",
-                "exclude_range"):
+                "exclude_range", "keep", "remove"):
         if sel.get(key) is not None:
             _var_list(src, key, sel[key])
     samples = sel.get("samples")
