@@ -154,7 +154,7 @@ int gsvd_cli_source(gensvd_ctx *ctx, const char *input, const struct gsvd_cli_ge
         rc = gensvd_source_set_int(src, "var-filter", 1);
     if (rc == GENSVD_OK && geno->var_filter_except)
         rc = gensvd_source_set_string(src, "var-filter-except", geno->var_filter_except);
-    for (size_t k = 0; rc == GENSVD_OK && k < 6; k++)
+    for (size_t k = 0; rc == GENSVD_OK && k < GSVD_CLI_VAR_LISTS; k++)
         if (geno->var_list[k])
             rc = gensvd_source_set_string(src, gsvd_cli_var_list_names[k], geno->var_list[k]);
     if (rc == GENSVD_OK && geno->keep)

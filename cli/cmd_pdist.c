@@ -660,7 +660,7 @@ static int check_usage(const struct pdist_opts *o, int first, int argc)
         return gsvd_cli_usage_error("pdist", "--var-filter applies to --axis samples");
     if (o->geno.chr && o->axis_variants)
         return gsvd_cli_usage_error("pdist", "--chr applies to --axis samples");
-    for (size_t k = 0; k < 6; k++)
+    for (size_t k = 0; k < GSVD_CLI_VAR_LISTS; k++)
         if (o->geno.var_list[k] && o->axis_variants)
             return gsvd_cli_usage_error("pdist", "--%s applies to --axis samples",
                                         gsvd_cli_var_list_names[k]);

@@ -185,8 +185,8 @@ int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field)
 }
 
 const char *const gsvd_opt_device_names[] = {"auto", "cpu", "gpu", NULL};
-const char *const gsvd_cli_var_list_names[6] = {"extract",     "exclude",       "extract-bed",
-                                                "exclude-bed", "extract-range", "exclude-range"};
+const char *const gsvd_cli_var_list_names[GSVD_CLI_VAR_LISTS] = {
+    "extract", "exclude", "extract-bed", "exclude-bed", "extract-range", "exclude-range"};
 const char *const gsvd_opt_tsv_names[] = {"tsv", NULL};
 
 int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field)

@@ -11,6 +11,9 @@
 #include <stdint.h>
 #include "cli/opts.h"
 
+/* The options naming a file of variants (--extract, ...; gsvd_cli_var_list_names). */
+#define GSVD_CLI_VAR_LISTS 6
+
 /* The input options of a ported command, as parsed (0 / NULL: not given). */
 struct gsvd_cli_geno {
     const char *array;             /* --array (borrowed from argv) */
@@ -24,7 +27,7 @@ struct gsvd_cli_geno {
     const char *chr;               /* --chr LIST (borrowed from argv) */
     /* --extract, --exclude, --extract-bed, --exclude-bed, --extract-range, --exclude-range:
        FILE (borrowed from argv), in the library's option order (gsvd_cli_var_list_names) */
-    const char *var_list[6];
+    const char *var_list[GSVD_CLI_VAR_LISTS];
     const char *keep, *remove; /* --keep FILE, --remove FILE (borrowed from argv) */
 };
 #define GSVD_CLI_GENO_DEFAULT                                                                      \
@@ -113,7 +116,7 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
     }
 /* The six options naming a file of variant IDs or ranges, each passed to the library's source
  * option of the same name. */
-extern const char *const gsvd_cli_var_list_names[6];
+extern const char *const gsvd_cli_var_list_names[GSVD_CLI_VAR_LISTS];
 #define GSVD_OPT_IN_VAR_LIST(T, k, nm, what)                                                       \
     {                                                                                              \
         .name = nm, .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, geno.var_list[k]), .arg = "FILE",   \

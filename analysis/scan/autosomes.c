@@ -10,7 +10,6 @@
 #include "common/err.h"
 #include "common/log.h"
 #include "zarr/array.h"
-#include "zarr/reader.h"
 #include "zarr/store.h"
 
 int gsvd_contig_is_autosomal(const char *name)
@@ -51,27 +50,6 @@ static int has_array(gsvd_tree *t, const char *node, const char *name, char **pa
     return rc < 0 ? rc : rc == GSVD_NODE_ARRAY;
 }
 
-/* contig_id as strings. */
-static int read_contigs(gsvd_tree *t, const char *path, struct gsvd_strlist *names)
-{
-    gsvd_array *a = NULL;
-    gsvd_reader *r = NULL;
-    int rc = GSVD_OK;
-
-    GSVD_TRY(gsvd_array_open(t, path, &a));
-    if (gsvd_array_meta(a)->ndim != 1) {
-        gsvd_log_error("%s: expected a 1-D array of contig names", gsvd_array_name(a));
-        rc = GSVD_EFORMAT;
-        goto out;
-    }
-    GSVD_TRY(gsvd_reader_new(a, &r));
-    GSVD_TRY(gsvd_reader_read_strings(r, 0, gsvd_array_meta(a)->shape[0], names));
-out:
-    gsvd_reader_free(r);
-    gsvd_array_close(a);
-    return rc;
-}
-
 /* The length of the 1-D array at path (any dtype; read_i64 checks it). */
 static int array_len(gsvd_tree *t, const char *path, uint64_t *len)
 {
@@ -108,7 +86,7 @@ int gsvd_contig_index_read(gsvd_tree *t, const char *node, struct gsvd_strlist *
         rc = GSVD_ENOTFOUND;
         goto out;
     }
-    GSVD_TRY(read_contigs(t, ci, names));
+    GSVD_TRY(gsvd_variant_ids_read_strings(t, ci, "contig names", names));
     GSVD_TRY(array_len(t, vc, n));
     if (!(*idx = gsvd_malloc((*n ? *n : 1) * sizeof **idx))) {
         rc = GSVD_ENOMEM;

@@ -11,8 +11,6 @@
 #include "common/alloc.h"
 #include "common/err.h"
 #include "common/log.h"
-#include "zarr/array.h"
-#include "zarr/reader.h"
 #include "zarr/store.h"
 
 /* The largest START or END taken: far above any contig, far below int64's overflow. */
@@ -200,10 +198,7 @@ int gsvd_var_list_read(const char *path, enum gsvd_var_list_kind kind, int exclu
 /* variant_id of group `node` as strings (every variant). */
 static int read_ids(gsvd_tree *t, const char *node, const char *file, struct gsvd_strlist *names)
 {
-    gsvd_array *a = NULL;
-    gsvd_reader *r = NULL;
     char *path = NULL;
-    const struct gsvd_zarray *z;
     int rc = GSVD_OK, kind;
 
     GSVD_TRY(gsvd_key_join(node, "variant_id", &path));
@@ -217,19 +212,8 @@ static int read_ids(gsvd_tree *t, const char *node, const char *file, struct gsv
         rc = GSVD_ENOTFOUND;
         goto out;
     }
-    GSVD_TRY(gsvd_array_open(t, path, &a));
-    z = gsvd_array_meta(a);
-    if (z->ndim != 1 || !strchr("OSU", z->dtype.kind)) {
-        gsvd_log_error("%s: expected a 1-D array of strings (the variants' IDs)",
-                       gsvd_array_name(a));
-        rc = GSVD_EFORMAT;
-        goto out;
-    }
-    GSVD_TRY(gsvd_reader_new(a, &r));
-    GSVD_TRY(gsvd_reader_read_strings(r, 0, z->shape[0], names));
+    rc = gsvd_variant_ids_read_strings(t, path, "the variants' IDs", names);
 out:
-    gsvd_reader_free(r);
-    gsvd_array_close(a);
     gsvd_free(path);
     return rc;
 }

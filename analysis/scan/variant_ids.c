@@ -108,6 +108,29 @@ out:
     return rc;
 }
 
+int gsvd_variant_ids_read_strings(gsvd_tree *t, const char *path, const char *what,
+                                  struct gsvd_strlist *out)
+{
+    gsvd_array *a = NULL;
+    gsvd_reader *r = NULL;
+    const struct gsvd_zarray *z;
+    int rc = GSVD_OK;
+
+    GSVD_TRY(gsvd_array_open(t, path, &a));
+    z = gsvd_array_meta(a);
+    if (z->ndim != 1 || !strchr("OSU", z->dtype.kind)) {
+        gsvd_log_error("%s: expected a 1-D array of strings (%s)", gsvd_array_name(a), what);
+        rc = GSVD_EFORMAT;
+        goto out;
+    }
+    GSVD_TRY(gsvd_reader_new(a, &r));
+    GSVD_TRY(gsvd_reader_read_strings(r, 0, z->shape[0], out));
+out:
+    gsvd_reader_free(r);
+    gsvd_array_close(a);
+    return rc;
+}
+
 int gsvd_variant_ids_read_i64(gsvd_tree *t, const char *path, uint64_t start, uint64_t stop,
                               int64_t *dst)
 {

@@ -48,6 +48,11 @@ GSVD_NODISCARD int gsvd_variant_ids_read_names(gsvd_tree *t, const char *node, u
                                                struct gsvd_variant_ids *out);
 void gsvd_variant_ids_free(struct gsvd_variant_ids *v); /* accepts a zeroed struct */
 
+/* Read the whole 1-D string array at `path` of t into *out (appended).  GSVD_EFORMAT (logged:
+ * "expected a 1-D array of strings (WHAT)") when it is not one; store errors as they come. */
+GSVD_NODISCARD int gsvd_variant_ids_read_strings(gsvd_tree *t, const char *path, const char *what,
+                                                 struct gsvd_strlist *out);
+
 /* Read the whole 1-D integer array at `path` of t, elements [start, stop), as int64 into dst.
  * GSVD_EFORMAT (logged) when not a 1-D integer array or shorter than stop. */
 GSVD_NODISCARD int gsvd_variant_ids_read_i64(gsvd_tree *t, const char *path, uint64_t start,
