@@ -340,6 +340,12 @@ int gsvd_geno_judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t va
     double n = 0, sum = 0, sum2 = 0, mean, p, sd, var;
     int exact_var_zero = 0;
 
+    if (g->p.variant_mask && !g->p.variant_mask[variant]) { /* not selected: no statistics */
+        s->mean[j] = NAN;
+        s->inv_sd[j] = 0;
+        s->counts.n_mask++;
+        return 0;
+    }
     if (s->fdos) {
         const double *row = s->fdos + j * N;
         for (size_t i = 0; i < N; i++)
@@ -365,10 +371,6 @@ int gsvd_geno_judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t va
     }
     s->mean[j] = n > 0 ? sum / n : NAN;
     s->inv_sd[j] = 0;
-    if (g->p.variant_mask && !g->p.variant_mask[variant]) {
-        s->counts.n_mask++;
-        return 0;
-    }
     if (n == 0) {
         s->counts.n_no_calls++;
         return 0;

@@ -386,6 +386,19 @@ struct scan_ctx {
     struct gsvd_geno_counts counts;
 };
 
+/* 1 if the variant mask leaves out every variant of [v0, v0 + nv): a chunk row not worth
+ * reading (`--chr 22` on a whole genome reads chromosome 22's chunks only). */
+static int masked_out(const gsvd_geno *g, uint64_t v0, size_t nv)
+{
+    const uint8_t *m = g->p.variant_mask;
+    if (!m)
+        return 0;
+    for (size_t j = 0; j < nv; j++)
+        if (m[v0 + j])
+            return 0;
+    return 1;
+}
+
 static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
 {
     struct scan_ctx *c = vctx;
@@ -393,7 +406,7 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
     gsvd_geno *g = c->g;
     uint64_t chunk = c->first_chunk + block;
     uint64_t v0 = chunk * g->cv, v1 = v0 + g->cv;
-    size_t N = g->n_samples, nv, kept = 0;
+    size_t N = g->n_samples, nv, kept = 0, nv_skip = 0;
     int rc = GSVD_OK;
 
     if (v0 < c->a)
@@ -426,12 +439,21 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
             return GSVD_ENOMEM;
         }
     }
-    if (g->haps)
+    if (masked_out(g, v0, nv)) { /* no variant selected: the chunk row is not read at all */
+        for (size_t j = 0; j < nv; j++) {
+            s->mean[j] = NAN;
+            s->inv_sd[j] = 0;
+            s->kept[j] = 0;
+        }
+        s->counts.n_mask = nv;
+        nv_skip = nv;
+    } else if (g->haps) {
         GSVD_TRY(gsvd_geno_make_haplotypes(g, c->readers[worker],
                                            c->preaders ? c->preaders[worker] : NULL, v0, nv, s));
-    else
+    } else {
         GSVD_TRY(gsvd_geno_make_dosages(g, c->readers[worker], v0, nv, s));
-    for (size_t j = 0; j < nv; j++) {
+    }
+    for (size_t j = nv_skip; j < nv; j++) {
         int k = gsvd_geno_judge_row(g, s, j, v0 + j);
         if (k < 0) {
             rc = GSVD_EFORMAT;
@@ -510,12 +532,30 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
 }
 
 /* Read-ahead hint: the chunks of the variant range, in the order the blocks are consumed, so a
- * remote store keeps many requests in flight while the workers decode. */
+ * remote store keeps many requests in flight while the workers decode; without the chunk rows
+ * at either end that the variant mask leaves out entirely (which the scan does not read). */
 static int prefetch_range(gsvd_geno *g, uint64_t a, uint64_t b)
 {
     const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
     uint64_t start[GSVD_MAX_DIMS] = {0}, count[GSVD_MAX_DIMS];
     size_t axis = g->rank == 2 && g->p.transpose ? 1 : 0;
+
+    while (a < b) { /* the first chunk row with a selected variant */
+        uint64_t end = (a / g->cv + 1) * g->cv;
+        end = end < b ? end : b;
+        if (!masked_out(g, a, (size_t)(end - a)))
+            break;
+        a = end;
+    }
+    while (b > a) { /* the last one */
+        uint64_t begin = (b - 1) / g->cv * g->cv;
+        begin = begin > a ? begin : a;
+        if (!masked_out(g, begin, (size_t)(b - begin)))
+            break;
+        b = begin;
+    }
+    if (a == b)
+        return GSVD_OK;
 
     memcpy(count, z->shape, z->ndim * sizeof *count);
     start[axis] = a;
