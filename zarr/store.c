@@ -306,6 +306,11 @@ int gsvd_store_prefetch(gsvd_store *st, const char *const *keys, size_t n)
     return st->ops->prefetch(st, keys, n);
 }
 
+int gsvd_store_can_prefetch(const gsvd_store *st)
+{
+    return st->ops->prefetch != NULL;
+}
+
 int gsvd_store_can_prefetch_ranges(const gsvd_store *st)
 {
     return st->ops->version >= 4 && st->ops->prefetch_ranges != NULL;

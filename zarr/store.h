@@ -121,6 +121,10 @@ struct gsvd_store_range {
     int suffix;
 };
 
+/* 1 if st may read ahead keys (gsvd_store_prefetch does something: remote stores, archives
+ * inside them), else 0.  Data it fetched ahead and nobody read holds its read-ahead budget. */
+int gsvd_store_can_prefetch(const gsvd_store *st);
+
 /* 1 if st reads ahead byte ranges (gsvd_store_prefetch_ranges does something), else 0. */
 int gsvd_store_can_prefetch_ranges(const gsvd_store *st);
 

@@ -381,6 +381,10 @@ struct scan_ctx {
     void *fn_ctx;
     uint64_t first_chunk;
     uint64_t a, b;     /* the variants this scan reads: [a, b) inside [g->vs, g->ve) */
+    uint64_t pa, pb;   /* the read-ahead hint's variants: [a, b) less the chunk rows at either
+                          end that the variant mask leaves out entirely */
+    int skip_inner;    /* 1: such rows between pa and pb are not read either (a store that
+                          reads ahead would fetch them and hold them unread, so it reads them) */
     gsvd_gcache *fill; /* the cache the blocks go to, or NULL */
     int pack;          /* fill is set and rows can be packed to 2 bits */
     struct gsvd_geno_counts counts;
@@ -439,7 +443,8 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
             return GSVD_ENOMEM;
         }
     }
-    if (masked_out(g, v0, nv)) { /* no variant selected: the chunk row is not read at all */
+    if ((c->skip_inner || v1 <= c->pa || v0 >= c->pb) && masked_out(g, v0, nv)) {
+        /* no variant selected: the chunk row is not read at all */
         for (size_t j = 0; j < nv; j++) {
             s->mean[j] = NAN;
             s->inv_sd[j] = 0;
@@ -531,15 +536,10 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
     return c->fn(c->fn_ctx, &s->blk, &s->info);
 }
 
-/* Read-ahead hint: the chunks of the variant range, in the order the blocks are consumed, so a
- * remote store keeps many requests in flight while the workers decode; without the chunk rows
- * at either end that the variant mask leaves out entirely (which the scan does not read). */
-static int prefetch_range(gsvd_geno *g, uint64_t a, uint64_t b)
+/* [a, b) less the chunk rows at either end whose variants the variant mask leaves out
+ * entirely, into [*pa, *pb) (empty when every row is left out). */
+static void selected_span(const gsvd_geno *g, uint64_t a, uint64_t b, uint64_t *pa, uint64_t *pb)
 {
-    const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
-    uint64_t start[GSVD_MAX_DIMS] = {0}, count[GSVD_MAX_DIMS];
-    size_t axis = g->rank == 2 && g->p.transpose ? 1 : 0;
-
     while (a < b) { /* the first chunk row with a selected variant */
         uint64_t end = (a / g->cv + 1) * g->cv;
         end = end < b ? end : b;
@@ -554,9 +554,20 @@ static int prefetch_range(gsvd_geno *g, uint64_t a, uint64_t b)
             break;
         b = begin;
     }
+    *pa = a;
+    *pb = b;
+}
+
+/* Read-ahead hint: the chunks of the variants [a, b), in the order the blocks are consumed, so a
+ * remote store keeps many requests in flight while the workers decode. */
+static int prefetch_range(gsvd_geno *g, uint64_t a, uint64_t b)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
+    uint64_t start[GSVD_MAX_DIMS] = {0}, count[GSVD_MAX_DIMS];
+    size_t axis = g->rank == 2 && g->p.transpose ? 1 : 0;
+
     if (a == b)
         return GSVD_OK;
-
     memcpy(count, z->shape, z->ndim * sizeof *count);
     start[axis] = a;
     count[axis] = b - a;
@@ -650,7 +661,9 @@ static int scan_store(gsvd_geno *g, uint64_t a, uint64_t b, gsvd_gcache *fill,
     GSVD_TRY(gsvd_reader_pool_new(g->arr, nw, &c.readers));
     if (g->phased)
         GSVD_TRY(gsvd_reader_pool_new(g->phased, nw, &c.preaders));
-    GSVD_TRY(prefetch_range(g, a, b));
+    selected_span(g, a, b, &c.pa, &c.pb);
+    c.skip_inner = !gsvd_store_can_prefetch(gsvd_tree_store(g->tree));
+    GSVD_TRY(prefetch_range(g, c.pa, c.pb));
     for (size_t i = 0; i < depth; i++)
         ptrs[i] = &slots[i];
     struct gsvd_pipeline_params pp = {
