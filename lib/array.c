@@ -285,7 +285,7 @@ int gensvd_array_read_blocks(gensvd_array *arr, const uint64_t *start, const uin
     }
     GSVD_TRY(gsvd_reader_pool_new(arr->a, nw, &c.readers));
     if (c.n_blocks > 0)
-        GSVD_TRY(gsvd_array_prefetch(arr->a, 0, c.start, c.count)); /* remote read-ahead */
+        GSVD_TRY(gsvd_array_prefetch(arr->a, 0, c.start, c.count, NULL)); /* remote read-ahead */
     struct gsvd_pipeline_params pp = {.n_workers = nw, .depth = depth, .slots = ptrs};
     GSVD_TRY(gsvd_pipeline_run(&pp, c.n_blocks, block_produce, block_consume, &c));
 out:

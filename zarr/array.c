@@ -258,7 +258,8 @@ out:
     return rc;
 }
 
-int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start, const uint64_t *count)
+int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start, const uint64_t *count,
+                        const uint8_t *skip)
 {
     const struct gsvd_zarray *z = &a->meta;
     uint64_t lo[GSVD_MAX_DIMS], hi[GSVD_MAX_DIMS], idx[GSVD_MAX_DIMS];
@@ -271,6 +272,8 @@ int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start, const
         return GSVD_OK;
     if (z->sharded && !gsvd_store_can_prefetch_ranges(gsvd_tree_store(a->tree)))
         return GSVD_OK; /* local shards: read on demand, coalesced per reader */
+    if (!z->sharded && !gsvd_store_can_prefetch(gsvd_tree_store(a->tree)))
+        return GSVD_OK; /* nothing to tell a store that reads on demand */
     for (size_t d = 0; d < nd; d++) {
         if (start[d] > z->shape[d] || count[d] > z->shape[d] - start[d]) {
             gsvd_log_error("%s: prefetch region leaves axis %zu", a->name, d);
@@ -288,12 +291,14 @@ int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start, const
         if (d != axis)
             order[k++] = d;
     if (z->sharded)
-        return gsvd_array_plan_sharded(a, order, lo, hi);
+        return gsvd_array_plan_sharded(a, order, lo, hi, skip);
     for (;;) {
-        GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
-        GSVD_TRY(gsvd_strlist_push(&keys, key));
-        gsvd_free(key);
-        key = NULL;
+        if (!skip || !skip[idx[axis] - lo[axis]]) {
+            GSVD_TRY(gsvd_array_chunk_key(a, idx, &key));
+            GSVD_TRY(gsvd_strlist_push(&keys, key));
+            gsvd_free(key);
+            key = NULL;
+        }
         size_t j = nd;
         while (j-- > 0) {
             size_t d = order[j];

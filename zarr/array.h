@@ -89,10 +89,13 @@ void gsvd_array_to_c_order(const struct gsvd_zarray *z, const void *src, void *d
 /* Tell the store which chunks a scan of the region start..start+count will read (a read-ahead
  * hint for remote stores, see gsvd_store_prefetch): chunk rows along `axis` in increasing
  * order, each in C order over the other axes.  Replaces any earlier hint on the store.
- * Sharded arrays give no hint (their inner chunks are ranged reads).
+ * skip: NULL, or one byte per chunk row along `axis` that the region touches, from its first
+ * (start[axis] / chunks[axis]) on; a nonzero byte leaves that row's chunks out of the hint (rows
+ * the scan will not read: a chunk hinted and never read holds the store's read-ahead budget).
+ * Sharded arrays on local stores give no hint (their inner chunks are read on demand).
  * Returns GSVD_OK, GSVD_EINVAL (logged: region outside the array) or GSVD_ENOMEM. */
 GSVD_NODISCARD int gsvd_array_prefetch(gsvd_array *a, size_t axis, const uint64_t *start,
-                                       const uint64_t *count);
+                                       const uint64_t *count, const uint8_t *skip);
 
 /* Sum of the stored sizes of all present chunks and their count (lists the store, or fetches
  * each chunk when it cannot list); for sharded arrays, of the shards.  For `gensvd info`.

@@ -49,8 +49,10 @@ GSVD_NODISCARD int gsvd_array_fetch_inner(gsvd_array *a, const uint64_t *idx, co
                                           const uint64_t *hi, struct gsvd_chunk_span *span,
                                           struct gsvd_buf *raw);
 /* The read-ahead plan of a scan over chunks [lo, hi) in odometer `order` on a store that reads
- * ranges ahead (see zarr/array_shard.c).  GSVD_OK (also when too big to plan), store errors. */
+ * ranges ahead (see zarr/array_shard.c), less the chunk rows along order[0] whose byte
+ * skip[row - lo[order[0]]] is nonzero (skip may be NULL).  GSVD_OK (also when too big to plan),
+ * store errors. */
 GSVD_NODISCARD int gsvd_array_plan_sharded(gsvd_array *a, const size_t *order, const uint64_t *lo,
-                                           const uint64_t *hi);
+                                           const uint64_t *hi, const uint8_t *skip);
 
 #endif /* GSVD_ZARR_ARRAY_INTERNAL_H */

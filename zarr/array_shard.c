@@ -434,10 +434,11 @@ static void plan_free(struct plan *p)
     gsvd_free(p->seen);
 }
 
-/* The scan's chunks in order (odometer over `order`), their shards, and the distinct shards'
- * keys.  GSVD_OK with p->n == 0 when the scan is too big to plan. */
+/* The scan's chunks in order (odometer over `order`, less the rows along order[0] that skip
+ * marks), their shards, and the distinct shards' keys.  GSVD_OK with p->n == 0 when the scan is
+ * too big to plan or reads nothing. */
 static int plan_chunks(gsvd_array *a, const size_t *order, const uint64_t *lo, const uint64_t *hi,
-                       struct plan *p)
+                       const uint8_t *skip, struct plan *p)
 {
     const struct gsvd_zarray *z = &a->meta;
     uint64_t idx[GSVD_MAX_DIMS], n = 1, sidx[GSVD_MAX_DIMS];
@@ -455,9 +456,14 @@ static int plan_chunks(gsvd_array *a, const size_t *order, const uint64_t *lo, c
     p->shards = gsvd_malloc((size_t)n * sizeof *p->shards);
     if (!p->lin || !p->inner || !p->shards)
         return GSVD_ENOMEM;
-    for (uint64_t c = 0; c < n; c++) {
-        GSVD_TRY(locate_inner(a, idx, &p->lin[c], &p->inner[c], NULL));
-        p->shards[c] = p->lin[c];
+    uint64_t total = n;
+    n = 0;
+    for (uint64_t t = 0; t < total; t++) {
+        if (!skip || !skip[idx[order[0]] - lo[order[0]]]) { /* else the row is left out */
+            GSVD_TRY(locate_inner(a, idx, &p->lin[n], &p->inner[n], NULL));
+            p->shards[n] = p->lin[n];
+            n++;
+        }
         size_t j = nd;
         while (j-- > 0) {
             size_t d = order[j];
@@ -521,7 +527,7 @@ static int plan_ranges(const gsvd_array *a, struct plan *p, int with_chunks,
  * `concurrency` of them in flight, as a v2 scan keeps its chunks; without a plan (local stores,
  * or scans too big to plan) inner chunks are read on demand and coalesced per reader. */
 int gsvd_array_plan_sharded(gsvd_array *a, const size_t *order, const uint64_t *lo,
-                            const uint64_t *hi)
+                            const uint64_t *hi, const uint8_t *skip)
 {
     const struct gsvd_zarray *z = &a->meta;
     gsvd_store *st = gsvd_tree_store(a->tree);
@@ -530,7 +536,7 @@ int gsvd_array_plan_sharded(gsvd_array *a, const size_t *order, const uint64_t *
     size_t n = 0;
     int rc;
 
-    GSVD_TRY(plan_chunks(a, order, lo, hi, &p));
+    GSVD_TRY(plan_chunks(a, order, lo, hi, skip, &p));
     if (p.n == 0 || p.n_shards > PLAN_MAX_INDEX_BYTES / (16 * (z->n_inner ? z->n_inner : 1)))
         goto out; /* too big to plan: on demand */
     r = gsvd_malloc((size_t)(p.n + p.n_shards) * sizeof *r);

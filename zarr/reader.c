@@ -22,6 +22,7 @@ struct gsvd_reader {
     uint64_t cached[GSVD_MAX_DIMS]; /* index of the chunk in `chunk` */
     int have_cached;                /* 1 when `chunk` holds chunk `cached` */
     struct gsvd_chunk_span span;    /* sharded arrays: inner chunks read together */
+    int ahead;                      /* 1: a region of several chunks is hinted to the store */
 };
 
 int gsvd_reader_new(gsvd_array *a, gsvd_reader **out)
@@ -33,6 +34,7 @@ int gsvd_reader_new(gsvd_array *a, gsvd_reader **out)
     if (!r)
         return GSVD_ENOMEM;
     r->arr = a;
+    r->ahead = 1;
     GSVD_TRY(gsvd_codec_ws_new(&r->ws));
     *out = r;
     r = NULL;
@@ -58,6 +60,28 @@ gsvd_array *gsvd_reader_array(const gsvd_reader *r)
     return r->arr;
 }
 
+void gsvd_reader_set_read_ahead(gsvd_reader *r, int on)
+{
+    r->ahead = on != 0;
+}
+
+/* A region of more than one chunk (the box [c_lo, c_hi)) read by a reader that reads ahead:
+ * the store is told the chunks in the order they will be read (C order, as gsvd_nd_next
+ * walks), so a remote whole-array read keeps requests in flight instead of paying one round
+ * trip a chunk. */
+static int hint_region(gsvd_reader *r, const uint64_t *start, const uint64_t *count,
+                       const uint64_t *c_lo, const uint64_t *c_hi)
+{
+    const struct gsvd_zarray *z = gsvd_array_meta(r->arr);
+    int several = 0;
+
+    for (size_t d = 0; d < z->ndim; d++)
+        several |= c_hi[d] - c_lo[d] > 1;
+    if (!r->ahead || !several)
+        return GSVD_OK;
+    return gsvd_array_prefetch(r->arr, 0, start, count, NULL);
+}
+
 int gsvd_reader_pool_new(gsvd_array *a, size_t n, gsvd_reader ***out)
 {
     gsvd_reader **pool = gsvd_calloc(n ? n : 1, sizeof *pool);
@@ -66,8 +90,10 @@ int gsvd_reader_pool_new(gsvd_array *a, size_t n, gsvd_reader ***out)
     *out = NULL;
     if (!pool)
         return GSVD_ENOMEM;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         GSVD_TRY(gsvd_reader_new(a, &pool[i]));
+        pool[i]->ahead = 0; /* the pool's scan gives its own plan */
+    }
     *out = pool;
     pool = NULL;
 out:
@@ -160,7 +186,8 @@ static int begin_region(gsvd_reader *r, const uint64_t *start, const uint64_t *c
         c_hi[d] = (start[d] + count[d] - 1) / z->chunks[d] + 1;
         cidx[d] = c_lo[d];
     }
-    return 1;
+    rc = hint_region(r, start, count, c_lo, c_hi);
+    return rc < 0 ? rc : 1;
 }
 
 /* Visit the chunks [c_lo, c_hi) from cidx on (begin_region's box). */
@@ -344,6 +371,7 @@ int gsvd_reader_read_objects(gsvd_reader *r, const uint64_t *start, const uint64
         c_hi[d] = (start[d] + count[d] - 1) / z->chunks[d] + 1;
         cidx[d] = c_lo[d];
     }
+    GSVD_TRY(hint_region(r, start, count, c_lo, c_hi));
     region = gsvd_calloc(total, sizeof *region);
     if (!region) {
         rc = GSVD_ENOMEM;

@@ -19,6 +19,13 @@ void gsvd_reader_free(gsvd_reader *r); /* accepts NULL */
 
 gsvd_array *gsvd_reader_array(const gsvd_reader *r); /* borrowed */
 
+/* Read-ahead of a reader's regions: on (the default of gsvd_reader_new), a region of more than
+ * one chunk is first hinted to the store (gsvd_array_prefetch), so a remote read of a whole
+ * array keeps many requests in flight.  Each hint replaces the store's plan, so readers whose
+ * reads interleave with other readers' (a scan's workers, columns read side by side) turn it
+ * off; the readers of gsvd_reader_pool_new are off. */
+void gsvd_reader_set_read_ahead(gsvd_reader *r, int on);
+
 /* n readers of `a`, one per worker thread.  Caller owns *out (an array of n handles); free
  * with gsvd_reader_pool_free.  GSVD_ENOMEM. */
 GSVD_NODISCARD int gsvd_reader_pool_new(gsvd_array *a, size_t n, gsvd_reader ***out);

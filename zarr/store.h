@@ -121,8 +121,8 @@ struct gsvd_store_range {
     int suffix;
 };
 
-/* 1 if st may read ahead keys (gsvd_store_prefetch does something: remote stores, archives
- * inside them), else 0.  Data it fetched ahead and nobody read holds its read-ahead budget. */
+/* 1 if st reads ahead keys (gsvd_store_prefetch does something: remote stores, archives
+ * inside them), else 0. */
 int gsvd_store_can_prefetch(const gsvd_store *st);
 
 /* 1 if st reads ahead byte ranges (gsvd_store_prefetch_ranges does something), else 0. */

@@ -83,6 +83,7 @@ static int part_open(const char *out, size_t k, size_t n, struct part *p)
         }
         p->n_pairs = z->shape[0];
         GSVD_TRY(gsvd_reader_new(p->a[q], &p->r[q]));
+        gsvd_reader_set_read_ahead(p->r[q], 0); /* the columns' reads interleave */
     }
 out:
     return rc;

@@ -381,10 +381,8 @@ struct scan_ctx {
     void *fn_ctx;
     uint64_t first_chunk;
     uint64_t a, b;     /* the variants this scan reads: [a, b) inside [g->vs, g->ve) */
-    uint64_t pa, pb;   /* the read-ahead hint's variants: [a, b) less the chunk rows at either
-                          end that the variant mask leaves out entirely */
-    int skip_inner;    /* 1: such rows between pa and pb are not read either (a store that
-                          reads ahead would fetch them and hold them unread, so it reads them) */
+    uint8_t *rows_out; /* per block: 1 if the variant mask leaves out all its variants (the
+                          chunk row is neither read nor in the read-ahead hint); NULL: no mask */
     gsvd_gcache *fill; /* the cache the blocks go to, or NULL */
     int pack;          /* fill is set and rows can be packed to 2 bits */
     struct gsvd_geno_counts counts;
@@ -443,7 +441,7 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
             return GSVD_ENOMEM;
         }
     }
-    if ((c->skip_inner || v1 <= c->pa || v0 >= c->pb) && masked_out(g, v0, nv)) {
+    if (c->rows_out && c->rows_out[block]) {
         /* no variant selected: the chunk row is not read at all */
         for (size_t j = 0; j < nv; j++) {
             s->mean[j] = NAN;
@@ -536,42 +534,46 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
     return c->fn(c->fn_ctx, &s->blk, &s->info);
 }
 
-/* [a, b) less the chunk rows at either end whose variants the variant mask leaves out
- * entirely, into [*pa, *pb) (empty when every row is left out). */
-static void selected_span(const gsvd_geno *g, uint64_t a, uint64_t b, uint64_t *pa, uint64_t *pb)
+/* The scan's chunk rows that the variant mask leaves out entirely, one byte per block, into
+ * c->rows_out (left NULL without a mask or when every row has a selected variant). */
+static int rows_left_out(struct scan_ctx *c, uint64_t n_blocks)
 {
-    while (a < b) { /* the first chunk row with a selected variant */
-        uint64_t end = (a / g->cv + 1) * g->cv;
-        end = end < b ? end : b;
-        if (!masked_out(g, a, (size_t)(end - a)))
-            break;
-        a = end;
+    const gsvd_geno *g = c->g;
+    size_t n_out = 0;
+
+    if (!g->p.variant_mask)
+        return GSVD_OK;
+    c->rows_out = gsvd_malloc((size_t)n_blocks);
+    if (!c->rows_out)
+        return GSVD_ENOMEM;
+    for (uint64_t i = 0; i < n_blocks; i++) {
+        uint64_t v0 = (c->first_chunk + i) * g->cv, v1 = v0 + g->cv;
+        v0 = v0 > c->a ? v0 : c->a;
+        v1 = v1 < c->b ? v1 : c->b;
+        c->rows_out[i] = (uint8_t)masked_out(g, v0, (size_t)(v1 - v0));
+        n_out += c->rows_out[i];
     }
-    while (b > a) { /* the last one */
-        uint64_t begin = (b - 1) / g->cv * g->cv;
-        begin = begin > a ? begin : a;
-        if (!masked_out(g, begin, (size_t)(b - begin)))
-            break;
-        b = begin;
+    if (n_out == 0) {
+        gsvd_free(c->rows_out);
+        c->rows_out = NULL;
     }
-    *pa = a;
-    *pb = b;
+    return GSVD_OK;
 }
 
-/* Read-ahead hint: the chunks of the variants [a, b), in the order the blocks are consumed, so a
- * remote store keeps many requests in flight while the workers decode. */
-static int prefetch_range(gsvd_geno *g, uint64_t a, uint64_t b)
+/* Read-ahead hint: the chunks of the variants [a, b) less the rows left out, in the order the
+ * blocks are consumed, so a remote store keeps many requests in flight while the workers
+ * decode. */
+static int prefetch_range(const struct scan_ctx *c)
 {
+    const gsvd_geno *g = c->g;
     const struct gsvd_zarray *z = gsvd_array_meta(g->arr);
     uint64_t start[GSVD_MAX_DIMS] = {0}, count[GSVD_MAX_DIMS];
     size_t axis = g->rank == 2 && g->p.transpose ? 1 : 0;
 
-    if (a == b)
-        return GSVD_OK;
     memcpy(count, z->shape, z->ndim * sizeof *count);
-    start[axis] = a;
-    count[axis] = b - a;
-    return gsvd_array_prefetch(g->arr, axis, start, count);
+    start[axis] = c->a;
+    count[axis] = c->b - c->a;
+    return gsvd_array_prefetch(g->arr, axis, start, count, c->rows_out);
 }
 
 void gsvd_geno_range(const gsvd_geno *g, uint64_t *start, uint64_t *stop)
@@ -661,9 +663,8 @@ static int scan_store(gsvd_geno *g, uint64_t a, uint64_t b, gsvd_gcache *fill,
     GSVD_TRY(gsvd_reader_pool_new(g->arr, nw, &c.readers));
     if (g->phased)
         GSVD_TRY(gsvd_reader_pool_new(g->phased, nw, &c.preaders));
-    selected_span(g, a, b, &c.pa, &c.pb);
-    c.skip_inner = !gsvd_store_can_prefetch(gsvd_tree_store(g->tree));
-    GSVD_TRY(prefetch_range(g, c.pa, c.pb));
+    GSVD_TRY(rows_left_out(&c, n_blocks));
+    GSVD_TRY(prefetch_range(&c));
     for (size_t i = 0; i < depth; i++)
         ptrs[i] = &slots[i];
     struct gsvd_pipeline_params pp = {
@@ -690,6 +691,7 @@ out:
     }
     gsvd_free(slots);
     gsvd_free(ptrs);
+    gsvd_free(c.rows_out);
     return rc;
 }
 

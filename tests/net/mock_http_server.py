@@ -19,6 +19,8 @@ faults into requests for chunk keys (paths whose last component does not start w
               (and Content-Length) is only half of it
   long206     ranged requests: 206 for the range asked for with 4096 extra bytes of body
   badrange206 ranged requests: 206 with the right body but a Content-Range one byte off
+  latency     every chunk request answered after --stall seconds (a distant server); the most
+              requests of one array in flight at once are kept in MockServer.peak[ARRAY]
 
 Every wait is bounded (--stall, default 30 s).  Request counts per path are kept in
 MockServer.counts, and the Range headers received as (path, value) in MockServer.ranges, for
@@ -62,6 +64,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self):
+        srv = self.server
+        rel = self._path()[1]
+        if srv.mode != "latency" or os.path.basename(rel).startswith("."):
+            return self._get()
+        array = os.path.dirname(rel)
+        with srv.lock:
+            srv.inflight[array] = srv.inflight.get(array, 0) + 1
+            srv.peak[array] = max(srv.peak.get(array, 0), srv.inflight[array])
+        try:
+            time.sleep(srv.stall)
+            self._get()
+        finally:
+            with srv.lock:
+                srv.inflight[array] -= 1
+
+    def _get(self):
         full, rel = self._path()
         srv = self.server
         is_chunk = not os.path.basename(rel).startswith(".")
@@ -143,6 +161,8 @@ class MockServer(http.server.ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.counts = {}
         self.ranges = []
+        self.inflight = {}
+        self.peak = {}
 
     @property
     def port(self):
@@ -159,7 +179,8 @@ def main():
     ap.add_argument("--root", required=True)
     ap.add_argument("--mode", default="normal",
                     choices=["normal", "429", "503", "reset", "truncate", "slow", "slowall",
-                             "always500", "403", "norange", "short206", "long206", "badrange206"])
+                             "always500", "403", "norange", "short206", "long206", "badrange206",
+                             "latency"])
     ap.add_argument("--stall", type=float, default=30.0)
     a = ap.parse_args()
     srv = MockServer(a.root, a.mode, a.stall)
