@@ -150,6 +150,14 @@ int gsvd_cli_source(gensvd_ctx *ctx, const char *input, const struct gsvd_cli_ge
         rc = gensvd_source_set_int(src, "all-contigs", 1);
     if (rc == GENSVD_OK && geno->chr)
         rc = gensvd_source_set_string(src, "chr", geno->chr);
+    if (rc == GENSVD_OK && geno->not_chr)
+        rc = gensvd_source_set_string(src, "not-chr", geno->not_chr);
+    if (rc == GENSVD_OK && geno->autosome)
+        rc = gensvd_source_set_int(src, geno->autosome == 2 ? "autosome-par" : "autosome", 1);
+    if (rc == GENSVD_OK && geno->from_bp)
+        rc = gensvd_source_set_string(src, "from-bp", geno->from_bp);
+    if (rc == GENSVD_OK && geno->to_bp)
+        rc = gensvd_source_set_string(src, "to-bp", geno->to_bp);
     if (rc == GENSVD_OK && geno->var_filter)
         rc = gensvd_source_set_int(src, "var-filter", 1);
     if (rc == GENSVD_OK && geno->var_filter_except)

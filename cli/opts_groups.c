@@ -184,6 +184,28 @@ int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field)
     return 0;
 }
 
+static int parse_bp(const char *cmd, const char *opt, const char *arg, void *field)
+{
+    uint64_t n;
+    if (gsvd_cli_parse_uint(arg, 0, (uint64_t)1 << 62, 0, &n) < 0)
+        return gsvd_cli_usage_error(cmd,
+                                    "invalid %s '%s' (a position: a whole number from 0 to "
+                                    "2^62)",
+                                    opt, arg);
+    memcpy(field, &arg, sizeof arg);
+    return 0;
+}
+
+int gsvd_opt_parse_from_bp(const char *cmd, const char *arg, void *field)
+{
+    return parse_bp(cmd, "--from-bp", arg, field);
+}
+
+int gsvd_opt_parse_to_bp(const char *cmd, const char *arg, void *field)
+{
+    return parse_bp(cmd, "--to-bp", arg, field);
+}
+
 const char *const gsvd_opt_device_names[] = {"auto", "cpu", "gpu", NULL};
 const char *const gsvd_cli_var_list_names[GSVD_CLI_VAR_LISTS] = {
     "extract", "exclude", "extract-bed", "exclude-bed", "extract-range", "exclude-range"};

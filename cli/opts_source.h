@@ -25,6 +25,9 @@ struct gsvd_cli_geno {
     int var_filter;                /* --var-filter */
     const char *var_filter_except; /* --var-filter-except NAMES (borrowed from argv) */
     const char *chr;               /* --chr LIST (borrowed from argv) */
+    const char *not_chr;           /* --not-chr LIST (borrowed from argv) */
+    int autosome;                  /* --autosome 1, --autosome-par 2 */
+    const char *from_bp, *to_bp;   /* --from-bp N, --to-bp N (checked numbers, from argv) */
     /* --extract, --exclude, --extract-bed, --exclude-bed, --extract-range, --exclude-range:
        FILE (borrowed from argv), in the library's option order (gsvd_cli_var_list_names) */
     const char *var_list[GSVD_CLI_VAR_LISTS];
@@ -43,6 +46,9 @@ _Static_assert(offsetof(struct gsvd_cli_geno, var_stop) ==
 int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_tsv(const char *cmd, const char *arg, void *field);
+/* --from-bp/--to-bp N: a whole number from 0 to 2^62, kept as the text (a const char *). */
+int gsvd_opt_parse_from_bp(const char *cmd, const char *arg, void *field);
+int gsvd_opt_parse_to_bp(const char *cmd, const char *arg, void *field);
 /* What the two accept, as the options' `choices` for completion (NULL-terminated). */
 extern const char *const gsvd_opt_device_names[]; /* auto cpu gpu */
 extern const char *const gsvd_opt_tsv_names[];    /* tsv */
@@ -97,10 +103,36 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
         .help = "drop variants with a missing fraction above X"                                    \
     }
 #define GSVD_OPT_IN_CHR(T)                                                                         \
+    {.name = "chr",                                                                                \
+     .type = GSVD_OPT_STRING,                                                                      \
+     GSVD_OPT_FIELD(T, geno.chr),                                                                  \
+     .arg = "LIST",                                                                                \
+     .help = "only variants on these contigs: names or\nnumber ranges, e.g. 1-22 or 2L,2R,3L,3R"}, \
+        {.name = "not-chr",                                                                        \
+         .type = GSVD_OPT_STRING,                                                                  \
+         GSVD_OPT_FIELD(T, geno.not_chr),                                                          \
+         .arg = "LIST",                                                                            \
+         .help = "leave out the variants on these contigs"},                                       \
+        {.name = "autosome",                                                                       \
+         .type = GSVD_OPT_FLAG,                                                                    \
+         GSVD_OPT_FIELD(T, geno.autosome),                                                         \
+         .value = 1,                                                                               \
+         .help = "only variants on contigs 1-22 (chr1-chr22)"},                                    \
+        {.name = "autosome-par",                                                                   \
+         .type = GSVD_OPT_FLAG,                                                                    \
+         GSVD_OPT_FIELD(T, geno.autosome),                                                         \
+         .value = 2,                                                                               \
+         .help = "--autosome, also keeping XY (the pseudo-autosomal\nregion as a contig)"},        \
+        {.name = "from-bp",                                                                        \
+         .type = GSVD_OPT_CALL,                                                                    \
+         GSVD_OPT_FIELD(T, geno.from_bp),                                                          \
+         .arg = "N",                                                                               \
+         .parse = gsvd_opt_parse_from_bp,                                                          \
+         .help = "only variants at position N or after, on the\none contig --chr names"},          \
     {                                                                                              \
-        .name = "chr", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, geno.chr), .arg = "LIST",        \
-        .help =                                                                                    \
-            "only variants on these contigs: names or\nnumber ranges, e.g. 1-22 or 2L,2R,3L,3R"    \
+        .name = "to-bp", .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, geno.to_bp), .arg = "N",         \
+        .parse = gsvd_opt_parse_to_bp,                                                             \
+        .help = "only variants at position N or before, on the\none contig --chr names"            \
     }
 #define GSVD_OPT_IN_VAR_FILTER(T)                                                                  \
     {                                                                                              \

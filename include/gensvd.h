@@ -299,12 +299,15 @@ GENSVD_API int gensvd_source_add_chunked(gensvd_source *src, const char *name,
  *           indices; stop 0: the end), "all-contigs" (0/1: KING counts every contig),
  *           "var-filter" (0/1: only variants whose VCF FILTER, the arrays variant_filter and
  *           filter_id, is PASS or missing; plink2's --var-filter),
+ *           "autosome" (0/1: only contigs 1-22; plink2's --autosome; not with "chr"),
+ *           "autosome-par" (0/1: "autosome" and XY), "from-bp", "to-bp" (positions, both
+ *           included, on the one contig "chr" must name; plink2's --from-bp/--to-bp),
  *           "chunk-variants" (in memory: variants per chunk read; 0: automatic)
  *   double: "maf", "max-missing"
  *   string: "array" (the genotype array's path in the store), "variants" ("A:B"),
  *           "variant-mask", "sample-mask" (STORE[/ARRAY]: a 1-D bool array, nonzero = keep),
  *           "chr" (the contigs to keep, comma-separated names or ranges as plink2's --chr
- *           takes them: "1-22", "1-22,X", "2L,2R"),
+ *           takes them: "1-22", "1-22,X", "2L,2R"), "not-chr" (the contigs to leave out),
  *           "var-filter-except" (comma-separated filter names a variant may fail and still
  *           pass "var-filter", which a non-empty list turns on),
  *           "extract", "exclude" (a file of variant IDs: only, or all but, the variants whose

@@ -122,6 +122,10 @@ struct gensvd_source {
     int var_filter;          /* "var-filter": VCF FILTER PASS or missing only */
     char *var_filter_except; /* "var-filter-except": filters tolerated (comma-separated) */
     char *chr;               /* "chr": the contigs to keep (analysis/scan/chr_select.h) */
+    char *not_chr;           /* "not-chr": the contigs to leave out */
+    int autosome;            /* "autosome" (1: contigs 1-22), "autosome-par" (2: and XY) */
+    uint64_t from_bp, to_bp; /* "from-bp", "to-bp": positions on the one contig of "chr" */
+    int from_bp_set, to_bp_set;
     /* "extract", "exclude", "extract-bed", "exclude-bed", "extract-range", "exclude-range":
        the files' lists, read when set (analysis/scan/var_list.h; owned, NULL: not given) */
     struct gsvd_var_list *var_list[LIB_VAR_LISTS];

@@ -7,6 +7,7 @@
 #include "gsvd_config.h"
 #include "lib/lib_internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "analysis/scan/chr_select.h"
@@ -22,7 +23,9 @@ struct sel_owned {
     struct gsvd_mask vm, sm;
     struct gsvd_autosomes au;
     struct gsvd_var_filter vf;
-    struct gsvd_autosomes chr;                  /* "chr"'s mask */
+    struct gsvd_autosomes chr, not_chr, autosome; /* "chr"'s, "not-chr"'s, "autosome"'s masks */
+    struct gsvd_var_list bp;                      /* "from-bp"/"to-bp" as a range on "chr" */
+    struct gsvd_autosomes bp_mask;
     struct gsvd_strlist except;                 /* "var-filter-except" split at its commas */
     struct gsvd_autosomes lists[LIB_VAR_LISTS]; /* the variant lists' masks */
 };
@@ -48,6 +51,64 @@ static int read_mask(const char *spec, const char *default_array, int want_ids, 
     if (rc == GSVD_OK)
         rc = gsvd_mask_read(in.t, in.node, spec, default_array, want_ids, m);
     lib_store_close(&in);
+    return rc;
+}
+
+/* "from-bp"/"to-bp" as a 1-based closed range on the one contig "chr" names, into own->bp. */
+static int bp_range(const gensvd_source *src, struct sel_owned *own)
+{
+    struct gsvd_var_list *l = &own->bp;
+    char name[112];
+    int rc = GSVD_OK;
+
+    if (!src->chr || !gsvd_chr_one(src->chr))
+        return lib_fail(GSVD_EINVAL, "--from-bp and --to-bp need --chr naming one contig "
+                                     "(as plink2's do)");
+    if (src->from_bp_set && src->to_bp_set && src->to_bp < src->from_bp)
+        return lib_fail(GSVD_EINVAL, "--to-bp %llu is below --from-bp %llu",
+                        (unsigned long long)src->to_bp, (unsigned long long)src->from_bp);
+    if (src->from_bp_set && src->to_bp_set)
+        snprintf(name, sizeof name, "--chr %.24s --from-bp %llu --to-bp %llu", src->chr,
+                 (unsigned long long)src->from_bp, (unsigned long long)src->to_bp);
+    else if (src->from_bp_set)
+        snprintf(name, sizeof name, "--chr %.24s --from-bp %llu", src->chr,
+                 (unsigned long long)src->from_bp);
+    else
+        snprintf(name, sizeof name, "--chr %.24s --to-bp %llu", src->chr,
+                 (unsigned long long)src->to_bp);
+    l->kind = GSVD_VAR_LIST_BED1;
+    if (!(l->file = gsvd_strdup(name)) || !(l->range = gsvd_malloc(sizeof *l->range)))
+        return GSVD_ENOMEM;
+    GSVD_TRY(gsvd_strlist_push(&l->contigs, src->chr));
+    l->range[0] = (struct gsvd_var_range){0, src->from_bp_set ? (int64_t)src->from_bp : 0,
+                                          src->to_bp_set ? (int64_t)src->to_bp : INT64_MAX};
+    l->n_range = l->cap_range = 1;
+out:
+    return rc;
+}
+
+/* The contig rules: "chr", "autosome" (plink2 refuses it with --chr), "not-chr" and the
+ * positions "from-bp"/"to-bp" on the one contig of "chr". */
+static int apply_contigs(gensvd_source *src, struct sel_owned *own, struct gsvd_geno_params *geno)
+{
+    int rc = GSVD_OK;
+
+    if (src->autosome && src->chr)
+        return lib_fail(GSVD_EINVAL, "--autosome cannot be combined with --chr (as in plink2)");
+    if (src->chr)
+        GSVD_TRY(gsvd_chr_apply(src->tree, src->node, src->chr, 0, "--chr", &own->chr, geno));
+    if (src->autosome)
+        GSVD_TRY(gsvd_chr_apply(src->tree, src->node, src->autosome == 2 ? "1-22,XY" : "1-22", 0,
+                                src->autosome == 2 ? "--autosome-par" : "--autosome",
+                                &own->autosome, geno));
+    if (src->not_chr)
+        GSVD_TRY(gsvd_chr_apply(src->tree, src->node, src->not_chr, 1, "--not-chr", &own->not_chr,
+                                geno));
+    if (src->from_bp_set || src->to_bp_set) {
+        GSVD_TRY(bp_range(src, own));
+        GSVD_TRY(gsvd_var_list_apply(src->tree, src->node, &own->bp, &own->bp_mask, geno));
+    }
+out:
     return rc;
 }
 
@@ -106,8 +167,7 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
         GSVD_TRY(split_names(src->var_filter_except, &own->except));
         GSVD_TRY(gsvd_var_filter_apply(src->tree, src->node, &own->except, &own->vf, &geno));
     }
-    if (src->chr)
-        GSVD_TRY(gsvd_chr_apply(src->tree, src->node, src->chr, &own->chr, &geno));
+    GSVD_TRY(apply_contigs(src, own, &geno));
     for (size_t k = 0; k < LIB_VAR_LISTS; k++)
         if (src->var_list[k])
             GSVD_TRY(
@@ -130,6 +190,10 @@ void lib_sel_free(struct lib_sel *sel)
         gsvd_autosomes_free(&own->au);
         gsvd_var_filter_free(&own->vf);
         gsvd_autosomes_free(&own->chr);
+        gsvd_autosomes_free(&own->not_chr);
+        gsvd_autosomes_free(&own->autosome);
+        gsvd_var_list_free(&own->bp);
+        gsvd_autosomes_free(&own->bp_mask);
         gsvd_strlist_free(&own->except);
         for (size_t k = 0; k < LIB_VAR_LISTS; k++)
             gsvd_autosomes_free(&own->lists[k]);

@@ -165,6 +165,7 @@ void gensvd_source_free(gensvd_source *src)
     gsvd_free(src->variant_mask_spec);
     gsvd_free(src->var_filter_except);
     gsvd_free(src->chr);
+    gsvd_free(src->not_chr);
     for (size_t k = 0; k < LIB_VAR_LISTS; k++) {
         gsvd_var_list_free(src->var_list[k]);
         gsvd_free(src->var_list[k]);
@@ -437,7 +438,8 @@ int lib_source_chooses_variants(const gensvd_source *src)
     for (size_t k = 0; k < LIB_VAR_LISTS; k++)
         if (src->var_list[k])
             return 1;
-    return src->var_filter || src->chr;
+    return src->var_filter || src->chr || src->not_chr || src->autosome || src->from_bp_set ||
+           src->to_bp_set;
 }
 
 /* Read list k from `path` (empty or NULL: clear it), replacing what was there. */
@@ -506,6 +508,26 @@ static int source_set_int(gensvd_source *src, const char *name, int64_t value)
             }
         } else {
             src->all_contigs = (int)value;
+        }
+        return GSVD_OK;
+    }
+    if (!strcmp(name, "autosome") || !strcmp(name, "autosome-par")) {
+        if (!flag)
+            return lib_fail(GSVD_EINVAL, "source option '%s': %lld is not 0 or 1", name,
+                            (long long)value);
+        src->autosome = value ? (name[8] ? 2 : 1) : 0;
+        return GSVD_OK;
+    }
+    if (!strcmp(name, "from-bp") || !strcmp(name, "to-bp")) {
+        if (value < 0 || value > ((int64_t)1 << 62))
+            return lib_fail(GSVD_EINVAL, "source option '%s': %lld is not a position (0 to 2^62)",
+                            name, (long long)value);
+        if (name[0] == 'f') {
+            src->from_bp = (uint64_t)value;
+            src->from_bp_set = 1;
+        } else {
+            src->to_bp = (uint64_t)value;
+            src->to_bp_set = 1;
         }
         return GSVD_OK;
     }
@@ -604,6 +626,8 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
         return replace_str(&src->variant_mask_spec, value);
     if (!strcmp(name, "chr"))
         return replace_str(&src->chr, value);
+    if (!strcmp(name, "not-chr"))
+        return replace_str(&src->not_chr, value);
     for (size_t k = 0; k < LIB_VAR_LISTS; k++)
         if (!strcmp(name, var_lists[k].name))
             return set_var_list(src, k, value);
@@ -636,7 +660,8 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
         if (!strcmp(name, "transpose") || !strcmp(name, "all-contigs") ||
             !strcmp(name, "var-filter") || !strcmp(name, "ploidy") ||
             !strcmp(name, "variant-start") || !strcmp(name, "variant-stop") ||
-            !strcmp(name, "chunk-variants")) {
+            !strcmp(name, "chunk-variants") || !strcmp(name, "autosome") ||
+            !strcmp(name, "autosome-par") || !strcmp(name, "from-bp") || !strcmp(name, "to-bp")) {
             if (gsvd_parse_uint(v, 0, UINT64_MAX / 2, 1, &n) < 0)
                 return lib_fail(GSVD_EINVAL, "source option '%s': '%s' is not an integer", name, v);
             return source_set_int(src, name, (int64_t)n);

@@ -115,10 +115,26 @@ int gsvd_chr_same(const char *a, const char *b)
     return strcmp(a, b) == 0;
 }
 
+int gsvd_chr_one(const char *list)
+{
+    size_t n = strlen(list);
+    const char *dash = memchr(list, '-', n);
+    long long lo, hi;
+
+    if (n == 0 || strchr(list, ','))
+        return 0;
+    if (!dash)
+        return 1;
+    lo = code(list, (size_t)(dash - list));
+    hi = code(dash + 1, n - (size_t)(dash - list) - 1);
+    return lo < 0 || hi < 0 || lo == hi; /* a name with a dash ("HLA-A"), or A-A */
+}
+
 /* The predicate gsvd_contigs_read calls per variant: the last contig's answer is kept (a store
  * lists a contig's variants together), and every item that chooses a contig is marked. */
 struct chooser_ctx {
     const char *list;
+    int exclude;      /* keep the contigs the list does not choose */
     const char *last; /* the last name asked about (contig_id's string) and its answer */
     int last_keep;
     uint8_t *hit; /* per item */
@@ -129,19 +145,20 @@ static int keep_contig(const char *name, void *vctx)
     struct chooser_ctx *c = vctx;
     if (name != c->last) {
         c->last = name;
-        c->last_keep = chooser(c->list, name, c->hit) >= 0;
+        c->last_keep = (chooser(c->list, name, c->hit) >= 0) != c->exclude;
     }
     return c->last_keep;
 }
 
 /* One warning per item that chose no contig holding variants. */
-static void warn_unused(const char *list, const uint8_t *hit, const char *url)
+static void warn_unused(const char *list, const char *what, const uint8_t *hit, const char *url)
 {
     int k = 0;
     for (const char *p = list;; k++) {
         size_t n = strcspn(p, ",");
         if (!hit[k])
-            gsvd_log_warn("%s: no variant on a contig that --chr's '%.*s' names", url, (int)n, p);
+            gsvd_log_warn("%s: no variant on a contig that %s's '%.*s' names", url, what, (int)n,
+                          p);
         p += n;
         if (!*p)
             break;
@@ -149,20 +166,20 @@ static void warn_unused(const char *list, const uint8_t *hit, const char *url)
     }
 }
 
-int gsvd_chr_apply(gsvd_tree *t, const char *node, const char *list, struct gsvd_autosomes *out,
-                   struct gsvd_geno_params *geno)
+int gsvd_chr_apply(gsvd_tree *t, const char *node, const char *list, int exclude, const char *what,
+                   struct gsvd_autosomes *out, struct gsvd_geno_params *geno)
 {
     const char *url = gsvd_store_url(gsvd_tree_store(t));
-    struct chooser_ctx c = {list, NULL, 0, NULL};
+    struct chooser_ctx c = {list, exclude != 0, NULL, 0, NULL};
     size_t items = 1;
     uint64_t n_range, n_left;
     int rc = GSVD_OK;
 
     memset(out, 0, sizeof *out);
     if (chooser(list, "", NULL) == -2) {
-        gsvd_log_error("--chr '%s': an empty name, or a range whose first number is above its "
+        gsvd_log_error("%s '%s': an empty name, or a range whose first number is above its "
                        "last",
-                       list);
+                       what, list);
         return GSVD_EINVAL;
     }
     for (const char *p = list; *p; p++)
@@ -171,21 +188,27 @@ int gsvd_chr_apply(gsvd_tree *t, const char *node, const char *list, struct gsvd
         return GSVD_ENOMEM;
     rc = gsvd_contigs_read(t, node, keep_contig, &c, out);
     if (rc == GSVD_ENOTFOUND)
-        gsvd_log_error("%s: --chr needs the variants' contigs (variant_contig and contig_id, as "
+        gsvd_log_error("%s: %s needs the variants' contigs (variant_contig and contig_id, as "
                        "VCF-Zarr stores them)",
-                       url);
+                       url, what);
     if (rc < 0)
         goto out;
-    warn_unused(list, c.hit, url);
+    warn_unused(list, what, c.hit, url);
     GSVD_TRY(gsvd_mask_narrow(geno, out->keep, out->len, url, "variant_contig", &n_range, &n_left));
     if (n_left == 0 && n_range > 0) {
-        gsvd_log_error("%s: no variant of the %llu used is on the contigs --chr '%s' names", url,
-                       (unsigned long long)n_range, list);
+        if (exclude)
+            gsvd_log_error("%s: every one of the %llu variants used is on the contigs %s '%s' "
+                           "names",
+                           url, (unsigned long long)n_range, what, list);
+        else
+            gsvd_log_error("%s: no variant of the %llu used is on the contigs %s '%s' names", url,
+                           (unsigned long long)n_range, what, list);
         rc = GSVD_EDEGENERATE;
         goto out;
     }
-    gsvd_log_info("%s: %llu of %llu variants on the contigs --chr names", url,
-                  (unsigned long long)(out->len - out->n_excluded), (unsigned long long)out->len);
+    gsvd_log_info("%s: %llu of %llu variants %s the contigs %s names", url,
+                  (unsigned long long)(out->len - out->n_excluded), (unsigned long long)out->len,
+                  exclude ? "outside" : "on", what);
 out:
     if (rc < 0)
         gsvd_autosomes_free(out);

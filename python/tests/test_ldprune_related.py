@@ -83,6 +83,34 @@ def test_chr_against_plink2(beds, tmp_path, chrom):
     assert {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)} == want
 
 
+@pytest.mark.parametrize("kw,flags", [
+    ({"not_chr": ["X", 26]}, ["--not-chr", "X,26"]),
+    ({"autosome": True, "not_chr": range(2, 22)}, ["--autosome", "--not-chr", "2-21"]),
+    ({"autosome_par": True}, ["--autosome-par"]),
+    ({"chr": 6, "from_bp": 25_000_000, "to_bp": 35_000_000},
+     ["--chr", "6", "--from-bp", "25000000", "--to-bp", "35000000"])],
+    ids=["not_chr", "autosome", "autosome_par", "from_to_bp"])
+def test_contigs_against_plink2(beds, tmp_path, kw, flags):
+    """not_chr=, autosome=, autosome_par= and from_bp=/to_bp= keep plink2's variants for its
+    --not-chr, --autosome, --autosome-par and --chr C --from-bp A --to-bp B."""
+    plink2("--bfile", beds[HAPMAP], *flags, "--indep-pairwise", 50, 5, 0.2, "--out",
+           tmp_path / "p", "--silent")
+    want = set((tmp_path / "p.prune.in").read_text().split())
+    ids = [line.split()[1] for line in open(f"{beds[HAPMAP]}.bim")]
+    res = gensvd.ldprune(str(HAPMAP), window=50, step=5, r2=0.2, **kw)
+    assert {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)} == want
+
+
+def test_contig_options_refused():
+    """Bad contig options raise before any work, naming the option."""
+    with pytest.raises(TypeError, match="from_bp"):
+        gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, chr=1, from_bp="5")
+    with pytest.raises(gensvd.GensvdError, match="--from-bp"):
+        gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, chr="1,2", from_bp=5)
+    with pytest.raises(gensvd.GensvdError, match="--autosome"):
+        gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, chr=1, autosome=True)
+
+
 @pytest.mark.parametrize("given", ["path", "list"])
 def test_variant_lists_against_plink2(khuman_ds, beds, tmp_path, given):
     """extract=/exclude= (IDs) and extract_bed=/exclude_range= (ranges) keep what plink2 keeps

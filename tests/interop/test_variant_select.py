@@ -20,7 +20,8 @@ written here: LowQual on every 5th record, "q10;LowQual" on every 7th, '.' (miss
   and the arrays; an exception that is no filter of the store is warned about; pdist --axis
   variants refuses --var-filter (exit 2);
 - --chr on HapMap3 (contigs 1..22, 23, 25, 26 as PLINK numbers them) against plink2 --chr on a
-  .bed of the same store: ldprune's kept variants for 1-22, "2,chr4,20-22" and "X,MT" (plink2's
+  .bed of the same store: ldprune's kept variants for 1-22, "2,chr4,20-22" and "X,MT", and for
+  --not-chr, --autosome, --autosome-par and --from-bp/--to-bp as plink2 takes them (plink2's
   codes: X is 23, MT 26), KING for 1-5; --chr Z (no such contig) fails naming it, 22-1 is
   refused;
 - the variant lists on HapMap3 against plink2 --extract/--exclude [bed0|bed1] (check_lists);
@@ -173,19 +174,36 @@ def check_chr(gensvd, hapmap, tmp):
     if not check("HapMap3 as a .bed", r.returncode == 0, r.stderr[-300:]):
         return
     ids = [line.split()[1] for line in open(bed + ".bim")]
-    for lst in ("1-22", "2,chr4,20-22", "X,MT"):
+    # the same options for both tools: --chr lists, --not-chr, --autosome[-par], and positions
+    # on one contig (--from-bp/--to-bp, both bounds included)
+    for opts in (["--chr", "1-22"], ["--chr", "2,chr4,20-22"], ["--chr", "X,MT"],
+                 ["--not-chr", "X,MT"], ["--not-chr", "1-20"], ["--chr", "1-5", "--not-chr", "3"],
+                 ["--autosome"], ["--autosome-par"], ["--autosome", "--not-chr", "2-21"],
+                 ["--chr", "6", "--from-bp", "25000000", "--to-bp", "35000000"],
+                 ["--chr", "chr2", "--from-bp", "100000000"], ["--chr", "X", "--to-bp", "60000000"]):
+        tag = " ".join(opts)
         mask = os.path.join(tmp, "chr.zarr")
         r = run(on_cpu([gensvd, "ldprune", hapmap, "--window", "50", "--step", "5", "--r2", "0.2",
-                        "--chr", lst, "-o", mask, "-f", "-q"]))
-        if not check(f"ldprune --chr {lst}: exit 0", r.returncode == 0, r.stderr):
+                        "-o", mask, "-f", "-q"] + opts))
+        if not check(f"ldprune {tag}: exit 0", r.returncode == 0, r.stderr):
             continue
-        p = run([PLINK2, "--bfile", bed, "--chr", lst, "--indep-pairwise", "50", "5", "0.2",
-                 "--out", os.path.join(tmp, "c")])
+        p = run([PLINK2, "--bfile", bed, "--indep-pairwise", "50", "5", "0.2",
+                 "--out", os.path.join(tmp, "c")] + opts)
         want = set(open(os.path.join(tmp, "c.prune.in")).read().split())
         keep = zarr.open_group(mask, mode="r")["variant_ld_keep"][:].astype(bool)
         got = {ids[i] for i in np.flatnonzero(keep)}
-        check(f"ldprune --chr {lst}: plink2 --chr's variants ({len(want)})", got == want,
+        check(f"ldprune {tag}: plink2's variants ({len(want)})", got == want,
               f"{len(got)} kept, {len(got ^ want)} differ {p.stderr[-200:]}")
+    for opts, what in ((["--autosome", "--chr", "1"], "--autosome"),
+                       (["--from-bp", "5"], "--from-bp"),
+                       (["--chr", "1,2", "--to-bp", "5"], "--to-bp"),
+                       (["--chr", "1-2", "--from-bp", "5"], "--from-bp"),
+                       (["--chr", "1", "--from-bp", "500", "--to-bp", "400"], "--to-bp 400"),
+                       (["--chr", "1", "--from-bp", "12x"], "12x"),
+                       (["--not-chr", "1-26"], "--not-chr")):
+        r = run(on_cpu([gensvd, "pca", hapmap, "-k", "2", "--format", "tsv"] + opts))
+        check(f"{' '.join(opts)}: refused, naming {what}", r.returncode in (1, 2)
+              and what in r.stderr and r.stdout == "" and "[" not in r.stderr, r.stderr)
     out = os.path.join(tmp, "kc.zarr")
     r = run(on_cpu([gensvd, "pdist", hapmap, "-m", "king", "--chr", "1-5", "-o", out, "-f",
                     "-q"]))

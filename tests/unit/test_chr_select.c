@@ -71,6 +71,24 @@ static void check_lists(void)
     }
 }
 
+/* gsvd_chr_one: one contig, as plink2 wants --chr with --from-bp/--to-bp */
+static void check_one(void)
+{
+    static const struct {
+        const char *list;
+        int want;
+    } cases[] = {
+        {"6", 1},   {"chr6", 1},   {"X", 1},   {"2L", 1}, {"HLA-A", 1}, {"3-3", 1},
+        {"1-2", 0}, {"chr1-2", 0}, {"1,2", 0}, {"6,", 0}, {"", 0},      {"X-Y", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int got = gsvd_chr_one(cases[i].list);
+        if (got != cases[i].want)
+            fprintf(stderr, "gsvd_chr_one('%s'): %d, want %d\n", cases[i].list, got, cases[i].want);
+        GSVD_CHECK(got == cases[i].want);
+    }
+}
+
 static void check_autosomes(void)
 {
     static const char *const counted[] = {"1",  "chr2", "22",         "XY",
@@ -89,6 +107,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     check_lists();
+    check_one();
     check_autosomes();
     return gsvd_test_report("test_chr_select");
 }

@@ -297,13 +297,24 @@ def apply_selection(src, sel):
     if sel.get("variants") is not None:
         src.set_string("variants", _variants(sel["variants"]))
     _var_filter(src, sel.get("var_filter"))
-    if sel.get("chr") is not None:
-        c = sel["chr"]
-        items = [c] if isinstance(c, (str, int)) else list(c) if isinstance(
-            c, (list, tuple, range)) else None
-        if not items or not all(isinstance(i, (str, int)) and str(i) for i in items):
-            raise TypeError("chr: contig names or numbers, as a string ('1-22,X') or a list")
-        src.set_string("chr", ",".join(str(i) for i in items))
+    for key, opt in (("chr", "chr"), ("not_chr", "not-chr")):
+        if sel.get(key) is not None:
+            c = sel[key]
+            items = [c] if isinstance(c, (str, int)) else list(c) if isinstance(
+                c, (list, tuple, range)) else None
+            if not items or not all(isinstance(i, (str, int)) and str(i) for i in items):
+                raise TypeError(f"{key}: contig names or numbers, as a string ('1-22,X') or a "
+                                "list")
+            src.set_string(opt, ",".join(str(i) for i in items))
+    for key, opt in (("autosome", "autosome"), ("autosome_par", "autosome-par")):
+        if sel.get(key):
+            src.set_int(opt, 1)
+    for key, opt in (("from_bp", "from-bp"), ("to_bp", "to-bp")):
+        if sel.get(key) is not None:
+            v = sel[key]
+            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+                raise TypeError(f"{key}: a position, a whole number >= 0")
+            src.set_int(opt, v)
     for key in ("extract", "exclude", "extract_bed", "exclude_bed", "extract_range",
                 "exclude_range", "keep", "remove"):
         if sel.get(key) is not None:
