@@ -1,6 +1,6 @@
 /* common/cleanup.h - undo work when the process is interrupted (SIGINT, SIGTERM, SIGHUP).
  * A lower layer registers a callback while it holds something that must not outlive the run
- * (a local output's staging directory) and removes it when done.  cli/main.c catches the
+ * (a local output's staging directory) and removes it when done.  cli/signals.c catches the
  * signals with a self-pipe and runs the registered callbacks from an ordinary thread, never
  * from a signal handler, then exits; so the callbacks may allocate, log and walk directories.
  * Thread safety: every call may come from any thread; one mutex guards the registry. */

@@ -1,4 +1,4 @@
-/* mpi/comm_mpi.h - the MPI communicator (common/comm.h) over MPI_COMM_WORLD, for cli/.
+/* mpi/comm_mpi.h - the MPI communicator (common/comm.h) over MPI_COMM_WORLD, for lib/.
  * Built only with GENSVD_MPI (Open MPI from Debian: libopenmpi-dev, openmpi-bin).
  * Thread safety: open and destroy from the main thread; collectives from one thread at a
  * time (MPI_THREAD_FUNNELED). */

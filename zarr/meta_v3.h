@@ -1,6 +1,6 @@
 /* zarr/meta_v3.h - Zarr v3 metadata (zarr.json of groups and arrays) read into the model the v2
  * parser fills (struct gsvd_zarray and a codec chain), so readers and analyses do not know the
- * format.  Read only: gensvd writes Zarr v2.
+ * format.  The writer's v3 metadata is zarr/writer_meta.c.
  *
  * Supported: data_type bool, int8..int64, uint8..uint64, float16/32/64, string (vlen-utf8),
  * fixed_length_utf32 and null_terminated_bytes; chunk_grid "regular"; chunk_key_encoding

@@ -308,7 +308,7 @@ int gsvd_store_prefetch(gsvd_store *st, const char *const *keys, size_t n)
 
 int gsvd_store_can_prefetch(const gsvd_store *st)
 {
-    return st->ops->prefetch != NULL;
+    return st->ops->version >= 2 && st->ops->prefetch != NULL;
 }
 
 int gsvd_store_can_prefetch_ranges(const gsvd_store *st)

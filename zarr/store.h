@@ -1,6 +1,6 @@
 /* zarr/store.h - key/value stores holding Zarr hierarchies: local directories ("file"), memory
  * ("mem:", for tests and fuzzing) and, when built with libcurl, http(s):// (read-only), gs://
- * and s3:// (read and write; see zarr/store_http.c for the request engine).
+ * and s3:// (read and write; see zarr/store_http_engine.c for the request engine).
  *
  * Keys are '/'-separated relative paths ("call_genotype/0.0.0").  Every key is validated before
  * use: empty components, "." and "..", leading '/', backslashes and NUL are rejected with

@@ -11,7 +11,7 @@
 
 struct gsvd_store_ops {
     int version;      /* GSVD_STORE_OPS_VERSION; fields are appended, never reordered */
-    const char *name; /* "file", "zip", "mem", "http", "gcs", "s3" */
+    const char *name; /* "file", "zip", "mem", "memory" (views), "http", "gcs", "s3" */
     /* `url` is what follows the scheme prefix for file, zip and mem; the whole URL otherwise. */
     int (*open)(const char *url, unsigned flags, gsvd_store **out);
     void (*close)(gsvd_store *st);                                        /* accepts NULL */

@@ -3,7 +3,8 @@
  * gsvd_writer_commit(), which first checks that every chunk of every array was written, then
  * writes the consolidated metadata last (v2: .zmetadata; v3: the root zarr.json, which is
  * written only then) and moves the store into place.  Closing without a commit discards
- * everything.
+ * everything on a staged (local) store; on a remote one the objects already written stay
+ * (zarr/store.h).
  * v2 arrays are C order, "." separator, with _ARRAY_DIMENSIONS in .zattrs; chunks are encoded
  * with the array's codec chain (default: blosc zstd with shuffle, see gsvd_codec_chain_default).
  * v3 arrays (zarr.json as zarr-python 3 writes it) have the same chunks and compressor: codecs
@@ -37,7 +38,7 @@ struct gsvd_writer_params {
         .zarr_format = 2, .shard = { 0, 0 }                                                        \
     }
 
-/* Start writing a new hierarchy at `url` (a local path, file:// or mem:) with a root group.
+/* Start writing a new hierarchy at `url` (any URL gsvd_store_open writes) with a root group.
  * `overwrite` 1 lets the commit replace an existing output.  Caller owns *out; finish with
  * gsvd_writer_commit and/or gsvd_writer_close.  Errors: those of gsvd_store_open. */
 GSVD_NODISCARD int gsvd_writer_open(const char *url, int overwrite, gsvd_writer **out);
