@@ -18,7 +18,8 @@
  * directory of this target are never touched.
  *
  * SIGINT/SIGTERM/SIGHUP: the store registers its staging directory with common/cleanup.h;
- * cli/signals.c runs that (gensvd_abandon_outputs) from an ordinary thread, which drops the family as above and exits. */
+ * cli/signals.c runs that (gensvd_abandon_outputs) from an ordinary thread, which drops the family
+ * as above and exits. */
 #define _GNU_SOURCE /* O_TMPFILE: an owner file appears whole or not at all */
 #include "gsvd_config.h"
 #include "zarr/store.h"
