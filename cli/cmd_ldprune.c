@@ -85,6 +85,7 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_KEEP_REMOVE(struct ld_opts),
     GSVD_OPT_IN_MAF(struct ld_opts),
     GSVD_OPT_IN_MAX_MISSING(struct ld_opts),
+    GSVD_OPT_IN_HWE(struct ld_opts),
     GSVD_OPT_IN_CHR(struct ld_opts),
     GSVD_OPT_IN_VAR_LISTS(struct ld_opts),
     GSVD_OPT_IN_VAR_FILTER(struct ld_opts),

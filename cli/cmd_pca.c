@@ -346,6 +346,7 @@ static const struct gsvd_opt input_options[] = {
              "(output: sample_pca_fitted)"},
     GSVD_OPT_IN_MAF(struct pca_opts),
     GSVD_OPT_IN_MAX_MISSING(struct pca_opts),
+    GSVD_OPT_IN_HWE(struct pca_opts),
     GSVD_OPT_IN_CHR(struct pca_opts),
     GSVD_OPT_IN_VAR_LISTS(struct pca_opts),
     GSVD_OPT_IN_VAR_FILTER(struct pca_opts),
@@ -433,7 +434,8 @@ static void report(const gensvd_result *res, const struct pca_opts *o)
 {
     const char *method = gensvd_result_attr_string(res, "method");
     const char *stop = gensvd_result_attr_string(res, "stop");
-    const uint64_t *c = array_of(res, "variant_counts", NULL);
+    uint64_t n_counts = 0;
+    const uint64_t *c = array_of(res, "variant_counts", &n_counts);
     const int64_t *converged = array_of(res, "converged", NULL);
     const double *gram_error = array_of(res, "gram_error", NULL);
     uint64_t k = 0, n = 0, n_start = 0;
@@ -470,6 +472,8 @@ static void report(const gensvd_result *res, const struct pca_opts *o)
     s.m_missing = c[5];
     s.m_mask = c[6];
     s.missing_calls = c[7];
+    s.m_hwe = n_counts > 8 ? c[8] : 0;
+    s.hwe = o->geno.hwe > 0;
     s.converged = (int)*converged;
     s.gram_error = *gram_error;
     if (s.round) {

@@ -21,6 +21,8 @@ struct gsvd_cli_geno {
     size_t ploidy;                 /* --ploidy; 0: the library's default (2) */
     uint64_t var_start, var_stop;  /* --variants A:B (adjacent: written as one uint64_t[2]) */
     double maf, max_missing;       /* --maf [0], --max-missing [1] */
+    double hwe;                    /* --hwe P [0: no test] */
+    int hwe_midp;                  /* --hwe-midp */
     int all_contigs;               /* --all-contigs (KING) */
     int var_filter;                /* --var-filter */
     const char *var_filter_except; /* --var-filter-except NAMES (borrowed from argv) */
@@ -101,6 +103,19 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
         .name = "max-missing", .type = GSVD_OPT_DOUBLE, GSVD_OPT_FIELD(T, geno.max_missing),       \
         .arg = "X", .dlo = 0, .dhi = 1, .range = "0..1",                                           \
         .help = "drop variants with a missing fraction above X"                                    \
+    }
+#define GSVD_OPT_IN_HWE(T)                                                                         \
+    {.name = "hwe",                                                                                \
+     .type = GSVD_OPT_DOUBLE,                                                                      \
+     GSVD_OPT_FIELD(T, geno.hwe),                                                                  \
+     .arg = "P",                                                                                   \
+     .dlo = 0,                                                                                     \
+     .dhi = 1,                                                                                     \
+     .range = "0..1",                                                                              \
+     .help = "drop variants whose Hardy-Weinberg exact test\np-value is below P (plink2 --hwe)"},  \
+    {                                                                                              \
+        .name = "hwe-midp", .type = GSVD_OPT_FLAG, GSVD_OPT_FIELD(T, geno.hwe_midp), .value = 1,   \
+        .help = "--hwe with the mid-p value (plink2's midp)"                                       \
     }
 #define GSVD_OPT_IN_CHR(T)                                                                         \
     {.name = "chr",                                                                                \

@@ -96,6 +96,8 @@ struct gsvd_cli_pca_summary {
     size_t n, k; /* the samples the PCs are of, the components */
     /* the variants: kept of the range, and why the others were dropped */
     uint64_t m_kept, m_range, m_no_calls, m_zero_var, m_maf, m_missing, m_mask;
+    uint64_t m_hwe;         /* dropped by --hwe */
+    int hwe;                /* --hwe was given */
     uint64_t missing_calls; /* calls set to the mean */
     const char *method;     /* the method run: "exact", "randomized", "krylov", "subspace" */
     int exact;              /* method is exact */

@@ -153,12 +153,15 @@ void gsvd_cli_pca_report(const struct gsvd_cli_pca_summary *r)
 {
     if (gsvd_cli_log_level() < GENSVD_LOG_WARN)
         return;
+    char hwe[48] = "";
+    if (r->hwe || r->m_hwe)
+        snprintf(hwe, sizeof hwe, ", %llu --hwe", (unsigned long long)r->m_hwe);
     gsvd_cli_note("%zu samples, %llu of %llu variants used (dropped: %llu without calls, %llu "
-                  "zero variance, %llu --maf, %llu --max-missing, %llu not selected); %llu "
+                  "zero variance, %llu --maf, %llu --max-missing%s, %llu not selected); %llu "
                   "missing calls set to the mean",
                   r->n, (unsigned long long)r->m_kept, (unsigned long long)r->m_range,
                   (unsigned long long)r->m_no_calls, (unsigned long long)r->m_zero_var,
-                  (unsigned long long)r->m_maf, (unsigned long long)r->m_missing,
+                  (unsigned long long)r->m_maf, (unsigned long long)r->m_missing, hwe,
                   (unsigned long long)r->m_mask, (unsigned long long)r->missing_calls);
     if (r->exact && r->gram_error > 0)
         gsvd_cli_note("exact: Gram matrix Z'Z from int8 tiles (weights within %.2g) and "

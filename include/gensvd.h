@@ -303,7 +303,9 @@ GENSVD_API int gensvd_source_add_chunked(gensvd_source *src, const char *name,
  *           "autosome-par" (0/1: "autosome" and XY), "from-bp", "to-bp" (positions, both
  *           included, on the one contig "chr" must name; plink2's --from-bp/--to-bp),
  *           "chunk-variants" (in memory: variants per chunk read; 0: automatic)
- *   double: "maf", "max-missing"
+ *   double: "maf", "max-missing", "hwe" (drop the variants whose Hardy-Weinberg exact test
+ *           p-value is below it, plink2's --hwe; X, Y and MT are not tested; "hwe-midp" 0/1
+ *           takes the mid-p value; pca and ldprune)
  *   string: "array" (the genotype array's path in the store), "variants" ("A:B"),
  *           "variant-mask", "sample-mask" (STORE[/ARRAY]: a 1-D bool array, nonzero = keep),
  *           "chr" (the contigs to keep, comma-separated names or ranges as plink2's --chr
@@ -467,9 +469,10 @@ GENSVD_API enum gensvd_analysis gensvd_result_analysis(const gensvd_result *res)
  * "singular_value_error_bound" and "singular_value_error_estimate" (FLOAT64 per component,
  * unrounded; the attributes of the same names hold them to 6 digits, -1 for a non-finite
  * one), "gram_error" (FLOAT64, one element), "converged" (INT64, one element: 1, 0, or -1
- * for a fixed pass count), "variant_counts" (UINT64, 8 elements: the variants used, those
+ * for a fixed pass count), "variant_counts" (UINT64, 9 elements: the variants used, those
  * of the range, those dropped without calls, for zero variance, by "maf", by "max-missing"
- * and by a variant mask, then the missing calls set to the mean) and, with
+ * and by a variant mask, then the missing calls set to the mean, then the variants dropped
+ * by "hwe") and, with
  * "outlier-iter", "outlier_sample_id" (STRING), "outlier_round", "outlier_pc" (INT64) and
  * "outlier_sigma" (FLOAT64): the starting set in its order, with the round that removed each
  * sample (0: kept), the PC and its distance in standard deviations (NaN: kept); with the flag

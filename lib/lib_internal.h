@@ -137,6 +137,8 @@ struct gensvd_source {
     size_t ploidy;
     uint64_t var_start, var_stop;
     double maf, max_missing;
+    double hwe;   /* "hwe": the Hardy-Weinberg threshold (0: no test) */
+    int hwe_midp; /* "hwe-midp" */
     char *variant_mask_spec, *sample_mask_spec; /* STORE[/ARRAY] */
     uint8_t *variant_mask, *sample_mask;        /* in memory (copied) */
     uint64_t variant_mask_n, sample_mask_n;

@@ -26,6 +26,7 @@ struct sel_owned {
     struct gsvd_autosomes chr, not_chr, autosome; /* "chr"'s, "not-chr"'s, "autosome"'s masks */
     struct gsvd_var_list bp;                      /* "from-bp"/"to-bp" as a range on "chr" */
     struct gsvd_autosomes bp_mask;
+    struct gsvd_autosomes hwe;                  /* the variants "hwe" tests: not on X, Y, MT */
     struct gsvd_strlist except;                 /* "var-filter-except" split at its commas */
     struct gsvd_autosomes lists[LIB_VAR_LISTS]; /* the variant lists' masks */
 };
@@ -130,6 +131,8 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
     geno.var_stop = src->var_stop;
     geno.maf = src->maf;
     geno.max_missing = src->max_missing;
+    geno.hwe = src->hwe;
+    geno.hwe_midp = src->hwe_midp;
     geno.n_threads = lib_threads(src->ctx);
     if (src->samples_set && (src->sample_mask_spec || src->sample_mask)) {
         rc = lib_fail(GSVD_EINVAL, "a sample list and a sample mask cannot be combined");
@@ -172,6 +175,17 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
         if (src->var_list[k])
             GSVD_TRY(
                 gsvd_var_list_apply(src->tree, src->node, src->var_list[k], &own->lists[k], &geno));
+    if (src->hwe > 0) { /* plink2 tests X on females only, Y and MT not at all */
+        rc = gsvd_autosomes_read(src->tree, src->node, &own->hwe);
+        if (rc == GSVD_ENOTFOUND) { /* no contigs: every variant is tested */
+            rc = GSVD_OK;
+        } else if (rc == GSVD_OK) {
+            geno.hwe_test = own->hwe.keep;
+            geno.hwe_test_len = own->hwe.len;
+        }
+        if (rc < 0)
+            goto out;
+    }
     if (king)
         GSVD_TRY(gsvd_autosomes_apply(src->tree, src->node, src->all_contigs, &own->au, &geno));
     sel->geno = geno;
@@ -194,6 +208,7 @@ void lib_sel_free(struct lib_sel *sel)
         gsvd_autosomes_free(&own->autosome);
         gsvd_var_list_free(&own->bp);
         gsvd_autosomes_free(&own->bp_mask);
+        gsvd_autosomes_free(&own->hwe);
         gsvd_strlist_free(&own->except);
         for (size_t k = 0; k < LIB_VAR_LISTS; k++)
             gsvd_autosomes_free(&own->lists[k]);

@@ -511,6 +511,13 @@ static int source_set_int(gensvd_source *src, const char *name, int64_t value)
         }
         return GSVD_OK;
     }
+    if (!strcmp(name, "hwe-midp")) {
+        if (!flag)
+            return lib_fail(GSVD_EINVAL, "source option 'hwe-midp': %lld is not 0 or 1",
+                            (long long)value);
+        src->hwe_midp = (int)value;
+        return GSVD_OK;
+    }
     if (!strcmp(name, "autosome") || !strcmp(name, "autosome-par")) {
         if (!flag)
             return lib_fail(GSVD_EINVAL, "source option '%s': %lld is not 0 or 1", name,
@@ -560,7 +567,7 @@ static int source_set_int(gensvd_source *src, const char *name, int64_t value)
         *(!strcmp(name, "variant-start") ? &src->var_start : &src->var_stop) = (uint64_t)value;
         return GSVD_OK;
     }
-    if (!strcmp(name, "maf") || !strcmp(name, "max-missing"))
+    if (!strcmp(name, "maf") || !strcmp(name, "max-missing") || !strcmp(name, "hwe"))
         return lib_fail(GSVD_EINVAL,
                         "source option '%s' is a real number "
                         "(gensvd_source_set_double)",
@@ -591,6 +598,12 @@ static int source_set_double(gensvd_source *src, const char *name, double value)
             return lib_fail(GSVD_EINVAL, "source option 'max-missing': %g is out of range (0 to 1)",
                             value);
         src->max_missing = value;
+        return GSVD_OK;
+    }
+    if (!strcmp(name, "hwe")) {
+        if (!(value >= 0 && value <= 1))
+            return lib_fail(GSVD_EINVAL, "source option 'hwe': %g is out of range (0 to 1)", value);
+        src->hwe = value;
         return GSVD_OK;
     }
     if (value == floor(value) && fabs(value) < 9e15)
@@ -649,7 +662,7 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
         src->var_stop = b;
         return GSVD_OK;
     }
-    if (!strcmp(name, "maf") || !strcmp(name, "max-missing")) {
+    if (!strcmp(name, "maf") || !strcmp(name, "max-missing") || !strcmp(name, "hwe")) {
         double d;
         if (gsvd_parse_double(v, 0, 1, &d) < 0)
             return lib_fail(GSVD_EINVAL, "source option '%s': '%s' is not a number", name, v);
@@ -661,7 +674,8 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
             !strcmp(name, "var-filter") || !strcmp(name, "ploidy") ||
             !strcmp(name, "variant-start") || !strcmp(name, "variant-stop") ||
             !strcmp(name, "chunk-variants") || !strcmp(name, "autosome") ||
-            !strcmp(name, "autosome-par") || !strcmp(name, "from-bp") || !strcmp(name, "to-bp")) {
+            !strcmp(name, "hwe-midp") || !strcmp(name, "autosome-par") ||
+            !strcmp(name, "from-bp") || !strcmp(name, "to-bp")) {
             if (gsvd_parse_uint(v, 0, UINT64_MAX / 2, 1, &n) < 0)
                 return lib_fail(GSVD_EINVAL, "source option '%s': '%s' is not an integer", name, v);
             return source_set_int(src, name, (int64_t)n);

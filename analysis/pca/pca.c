@@ -140,12 +140,12 @@ static int data_apply(void *ctx, struct pca_solver *s, size_t width, size_t it, 
         res->counts = *gsvd_geno_counts(d->g);
         GSVD_TRY(gsvd_pca_sum_counts(p->comm, &res->counts));
         if (res->counts.n_kept == 0) {
-            gsvd_log_error("%s: no variant left to analyse (%llu without calls, %llu with "
-                           "zero variance, %llu by --maf, %llu by --max-missing)",
-                           gsvd_geno_array_name(d->g), (unsigned long long)res->counts.n_no_calls,
-                           (unsigned long long)res->counts.n_zero_var,
-                           (unsigned long long)res->counts.n_maf,
-                           (unsigned long long)res->counts.n_missing);
+            gsvd_log_error(
+                "%s: no variant left to analyse (%llu without calls, %llu with "
+                "zero variance, %llu by --maf, %llu by --max-missing, %llu by --hwe)",
+                gsvd_geno_array_name(d->g), (unsigned long long)res->counts.n_no_calls,
+                (unsigned long long)res->counts.n_zero_var, (unsigned long long)res->counts.n_maf,
+                (unsigned long long)res->counts.n_missing, (unsigned long long)res->counts.n_hwe);
             rc = GSVD_EDEGENERATE;
             goto out;
         }

@@ -40,9 +40,9 @@ out:
 /* The filter counts of every rank's variants. */
 int gsvd_pca_sum_counts(gsvd_comm *comm, struct gsvd_geno_counts *c)
 {
-    uint64_t v[8] = {c->n_range, c->n_kept,    c->n_no_calls,      c->n_zero_var,
-                     c->n_maf,   c->n_missing, c->n_missing_calls, c->n_mask};
-    int rc = gsvd_comm_sum_u64(comm, v, 8);
+    uint64_t v[9] = {c->n_range,   c->n_kept,          c->n_no_calls, c->n_zero_var, c->n_maf,
+                     c->n_missing, c->n_missing_calls, c->n_mask,     c->n_hwe};
+    int rc = gsvd_comm_sum_u64(comm, v, 9);
     c->n_range = v[0];
     c->n_kept = v[1];
     c->n_no_calls = v[2];
@@ -51,6 +51,7 @@ int gsvd_pca_sum_counts(gsvd_comm *comm, struct gsvd_geno_counts *c)
     c->n_missing = v[5];
     c->n_missing_calls = v[6];
     c->n_mask = v[7];
+    c->n_hwe = v[8];
     return rc;
 }
 

@@ -309,8 +309,8 @@ int gsvd_pca_table_build(const struct gsvd_pca_result *r, const struct gsvd_strl
                          const struct gsvd_pca_outliers *ol, gsvd_result **out)
 {
     const struct gsvd_geno_counts *c = &r->counts;
-    uint64_t counts[8] = {c->n_kept, c->n_range,   c->n_no_calls, c->n_zero_var,
-                          c->n_maf,  c->n_missing, c->n_mask,     c->n_missing_calls};
+    uint64_t counts[9] = {c->n_kept,    c->n_range, c->n_no_calls,      c->n_zero_var, c->n_maf,
+                          c->n_missing, c->n_mask,  c->n_missing_calls, c->n_hwe};
     int64_t converged = r->converged;
     gsvd_result *res = NULL;
     int rc = GSVD_OK;
@@ -325,7 +325,7 @@ int gsvd_pca_table_build(const struct gsvd_pca_result *r, const struct gsvd_strl
                       r->error_estimate));
     GSVD_TRY(add_held(res, "gram_error", "scalar", 'f', 1, 0, &r->gram_error));
     GSVD_TRY(add_held(res, "converged", "scalar", 'i', 1, 0, &converged));
-    GSVD_TRY(add_held(res, "variant_counts", "counts", 'u', 8, 0, counts));
+    GSVD_TRY(add_held(res, "variant_counts", "counts", 'u', 9, 0, counts));
     if (r->gram_eig)
         GSVD_TRY(add_held(res, "gram_eigenvalue", "eigenvalues", 'f', r->n, 0, r->gram_eig));
     if (ol) {

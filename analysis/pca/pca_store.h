@@ -82,10 +82,10 @@ GSVD_NODISCARD int gsvd_pca_store_build(const struct gsvd_pca_store_info *info,
  * removal) and fit_sample_vector (float64, r->n x r->k: their unit eigenvectors U),
  * singular_value_error_bound and singular_value_error_estimate (float64, r->k each,
  * unrounded), gram_error (float64, 1), converged (int64, 1: 1, 0, or -1 for a fixed pass
- * count), variant_counts (uint64, 8: used, of the range, dropped without calls, zero variance,
- * maf, max-missing, variant mask, then the missing calls set to the mean), with r->gram_eig
- * gram_eigenvalue (float64, r->n: every eigenvalue of the Gram, descending) and, with `ol`
- * (outlier removal, else NULL), outlier_sample_id, outlier_round, outlier_pc (int64) and
+ * count), variant_counts (uint64, 9: used, of the range, dropped without calls, zero variance,
+ * maf, max-missing, variant mask, then the missing calls set to the mean, then dropped by hwe),
+ * with r->gram_eig gram_eigenvalue (float64, r->n: every eigenvalue of the Gram, descending) and,
+ * with `ol` (outlier removal, else NULL), outlier_sample_id, outlier_round, outlier_pc (int64) and
  * outlier_sigma (float64): the starting set in its order (struct gsvd_pca_outliers).  ids: the
  * r->n IDs.  Caller frees *out.  GSVD_OK or GSVD_ENOMEM. */
 GSVD_NODISCARD int gsvd_pca_table_build(const struct gsvd_pca_result *r,

@@ -318,14 +318,7 @@ int gsvd_gcache_replay(gsvd_gcache *c, gsvd_geno_block_fn fn, void *ctx,
             set_rows(&blk, b->fmt, c->buf);
         }
         GSVD_TRY(fn(ctx, &blk, &b->info));
-        counts->n_range += b->counts.n_range;
-        counts->n_kept += b->counts.n_kept;
-        counts->n_no_calls += b->counts.n_no_calls;
-        counts->n_zero_var += b->counts.n_zero_var;
-        counts->n_maf += b->counts.n_maf;
-        counts->n_missing += b->counts.n_missing;
-        counts->n_missing_calls += b->counts.n_missing_calls;
-        counts->n_mask += b->counts.n_mask;
+        gsvd_geno_counts_add(counts, &b->counts);
     }
 out:
     return rc;

@@ -10,6 +10,7 @@
 
 #include "analysis/scan/dosage.h"
 #include "analysis/scan/gblock_std.h"
+#include "analysis/scan/hwe.h"
 #include "common/alloc.h"
 #include "common/checked.h"
 #include "common/err.h"
@@ -389,6 +390,14 @@ int gsvd_geno_judge_row(gsvd_geno *g, struct scan_slot *s, size_t j, uint64_t va
     if (g->p.maf > 0 && (p < 1 - p ? p : 1 - p) < g->p.maf) {
         s->counts.n_maf++;
         return 0;
+    }
+    if (g->p.hwe > 0 && !s->fdos && (!g->p.hwe_test || g->p.hwe_test[variant])) {
+        /* diploid integer dosages 0..2: sum = n1 + 2 n2, sum of squares = n1 + 4 n2 */
+        uint64_t n2 = (uint64_t)(sum2 - sum) / 2, n1 = (uint64_t)sum - 2 * n2;
+        if (gsvd_hwe_p(n1, (uint64_t)n - n1 - n2, n2, g->p.hwe_midp) < g->p.hwe) {
+            s->counts.n_hwe++;
+            return 0;
+        }
     }
     var = sum2 / n - mean * mean;
     switch (g->p.scaler) {

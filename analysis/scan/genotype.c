@@ -322,6 +322,21 @@ int gsvd_geno_open(gsvd_tree *t, const char *path, const struct gsvd_geno_params
         rc = GSVD_EUNSUPPORTED;
         goto out;
     }
+    if (p->hwe > 0 && (g->is_float || g->ploidy != 2 || p->haplotypes)) {
+        gsvd_log_error("%s: the Hardy-Weinberg test (--hwe) needs diploid integer calls; this "
+                       "array holds %s",
+                       gsvd_array_name(g->arr),
+                       g->is_float ? "real-valued dosages" : "calls of another ploidy");
+        rc = GSVD_EUNSUPPORTED;
+        goto out;
+    }
+    if (p->hwe_test && p->hwe_test_len != g->n_all_variants) {
+        gsvd_log_error("internal error: the Hardy-Weinberg test's contig mask has %llu entries "
+                       "for %llu variants",
+                       (unsigned long long)p->hwe_test_len, (unsigned long long)g->n_all_variants);
+        rc = GSVD_EINTERNAL;
+        goto out;
+    }
     if (g->n_all_samples > GSVD_GENO_MAX_SAMPLES) {
         /* before anything is sized by it: sample names alone would take ~16 bytes each */
         gsvd_log_error("%s: %llu samples, more than gensvd accepts (%llu); a corrupt or hostile "
@@ -504,7 +519,7 @@ out:
     return rc;
 }
 
-static void add_counts(struct gsvd_geno_counts *to, const struct gsvd_geno_counts *from)
+void gsvd_geno_counts_add(struct gsvd_geno_counts *to, const struct gsvd_geno_counts *from)
 {
     to->n_range += from->n_range;
     to->n_kept += from->n_kept;
@@ -514,6 +529,7 @@ static void add_counts(struct gsvd_geno_counts *to, const struct gsvd_geno_count
     to->n_missing += from->n_missing;
     to->n_missing_calls += from->n_missing_calls;
     to->n_mask += from->n_mask;
+    to->n_hwe += from->n_hwe;
 }
 
 static int scan_consume(void *vctx, uint64_t block, void *vslot)
@@ -530,7 +546,7 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
         if (rc < 0)
             return rc;
     }
-    add_counts(&c->counts, &s->counts);
+    gsvd_geno_counts_add(&c->counts, &s->counts);
     return c->fn(c->fn_ctx, &s->blk, &s->info);
 }
 
@@ -716,7 +732,7 @@ static int replay(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
         if (!parts[i])
             continue;
         GSVD_TRY(gsvd_gcache_replay(parts[i], fn, ctx, &c));
-        add_counts(&g->counts, &c);
+        gsvd_geno_counts_add(&g->counts, &c);
     }
 out:
     return rc;
@@ -740,12 +756,12 @@ static int scan_moved(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx)
     memset(&g->counts, 0, sizeof g->counts);
     GSVD_TRY(gsvd_gcache_new(budget_left(g), g->p.cache_dir, &g->pre));
     GSVD_TRY(scan_store(g, g->vs, g->keep_lo, g->pre, fn, ctx, &c));
-    add_counts(&g->counts, &c);
+    gsvd_geno_counts_add(&g->counts, &c);
     GSVD_TRY(gsvd_gcache_replay(g->cache, fn, ctx, &c));
-    add_counts(&g->counts, &c);
+    gsvd_geno_counts_add(&g->counts, &c);
     GSVD_TRY(gsvd_gcache_new(budget_left(g), g->p.cache_dir, &g->post));
     GSVD_TRY(scan_store(g, g->keep_hi, g->ve, g->post, fn, ctx, &c));
-    add_counts(&g->counts, &c);
+    gsvd_geno_counts_add(&g->counts, &c);
     if (gsvd_gcache_usable(g->pre) && gsvd_gcache_usable(g->post)) {
         g->cache_state = 1;
         gsvd_log_info(

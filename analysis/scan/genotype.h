@@ -35,8 +35,15 @@ struct gsvd_geno_params {
     uint64_t var_start;                 /* first variant (0) */
     uint64_t var_stop;                  /* one past the last; 0 = all */
     const struct gsvd_strlist *samples; /* sample IDs to keep (in this order), or NULL = all */
-    double maf;         /* keep variants with minor allele frequency >= maf (0 = all) */
-    double max_missing; /* keep variants with missing fraction <= this (1 = all) */
+    double maf;              /* keep variants with minor allele frequency >= maf (0 = all) */
+    double max_missing;      /* keep variants with missing fraction <= this (1 = all) */
+    double hwe;              /* drop the variants whose Hardy-Weinberg exact test p-value
+                                (analysis/scan/hwe.h) is below this (0 = test none); needs diploid
+                                integer calls */
+    int hwe_midp;            /* test with the mid-p value */
+    const uint8_t *hwe_test; /* borrowed, or NULL (every variant tested): per variant of the
+                                array, 0 = not tested (plink2 leaves X, Y and MT out) */
+    uint64_t hwe_test_len;   /* entries of hwe_test: the array's variant count */
     enum gsvd_scaler scaler;
     int missing_error;           /* 1: a missing call is an error */
     size_t ploidy;               /* for 2-D dosage arrays (3-D arrays have their own); 0 = 2 */
@@ -72,10 +79,10 @@ struct gsvd_geno_params {
 #define GSVD_GENO_PARAMS_DEFAULT                                                                   \
     {                                                                                              \
         .array = NULL, .transpose = 0, .var_start = 0, .var_stop = 0, .samples = NULL, .maf = 0,   \
-        .max_missing = 1, .scaler = GSVD_SCALER_PATTERSON, .missing_error = 0, .ploidy = 0,        \
-        .n_threads = 1, .cache_bytes = 0, .cache_dir = NULL, .variant_mask = NULL,                 \
-        .variant_mask_len = 0, .sample_mask = NULL, .sample_mask_len = 0, .haplotypes = 0,         \
-        .ignore_phase = 0                                                                          \
+        .max_missing = 1, .hwe = 0, .hwe_midp = 0, .hwe_test = NULL, .hwe_test_len = 0,            \
+        .scaler = GSVD_SCALER_PATTERSON, .missing_error = 0, .ploidy = 0, .n_threads = 1,          \
+        .cache_bytes = 0, .cache_dir = NULL, .variant_mask = NULL, .variant_mask_len = 0,          \
+        .sample_mask = NULL, .sample_mask_len = 0, .haplotypes = 0, .ignore_phase = 0              \
     }
 
 /* Per-block description handed to the scan callback with the block itself. */
@@ -100,14 +107,19 @@ struct gsvd_geno_counts {
     uint64_t n_missing;       /* dropped by --max-missing */
     uint64_t n_missing_calls; /* missing calls among kept variants */
     uint64_t n_mask;          /* dropped by the variant mask */
+    uint64_t n_hwe;           /* dropped by the Hardy-Weinberg test (hwe) */
 };
+
+/* Add the counts of `from` to `to`. */
+void gsvd_geno_counts_add(struct gsvd_geno_counts *to, const struct gsvd_geno_counts *from);
 
 /* Open the genotype matrix under node `path` of tree t (borrowed; must outlive the handle).
  * Returns GSVD_OK and a new handle (caller owns; free with gsvd_geno_close), or (logged)
  * GSVD_ENOTFOUND (no genotype array; with haplotypes no phase array, unless ignore_phase),
  * GSVD_EINCONSIST (unknown or duplicate sample IDs, shape disagreements), GSVD_EUNSUPPORTED (a
  * dtype that is not integer or float, a rank other than 2 or 3, more than
- * GSVD_GENO_MAX_SAMPLES samples; haplotypes of anything but 3-D integer calls), GSVD_EINVAL
+ * GSVD_GENO_MAX_SAMPLES samples; haplotypes of anything but 3-D integer calls; hwe of anything
+ * but diploid integer calls), GSVD_EINVAL
  * (bad range), or store/format errors; GSVD_EINCONSIST also when variant_mask_len or
  * sample_mask_len differ from the array's variant or sample count, or the sample mask keeps no
  * sample.  A scan with haplotypes fails with GSVD_EINCONSIST (logged) on an unphased

@@ -101,6 +101,19 @@ def test_contigs_against_plink2(beds, tmp_path, kw, flags):
     assert {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)} == want
 
 
+@pytest.mark.parametrize("midp", [False, True], ids=["p", "midp"])
+def test_hwe_against_plink2(beds, tmp_path, midp):
+    """hwe= (--hwe) keeps plink2 --hwe's variants on HapMap3 (sexes unknown: X not tested)."""
+    plink2("--bfile", beds[HAPMAP], "--hwe", 0.01, *(["midp"] if midp else []),
+           "--indep-pairwise", 50, 5, 0.2, "--out", tmp_path / "p", "--silent")
+    want = set((tmp_path / "p.prune.in").read_text().split())
+    ids = [line.split()[1] for line in open(f"{beds[HAPMAP]}.bim")]
+    res = gensvd.ldprune(str(HAPMAP), window=50, step=5, r2=0.2, hwe=0.01, hwe_midp=midp)
+    assert {ids[i] for i in np.flatnonzero(res.variant_ld_keep.values)} == want
+    pcs = gensvd.pca(str(HAPMAP), n_components=2, hwe=0.01, hwe_midp=midp)
+    assert int(pcs.attrs["M_used"]) < len(ids)
+
+
 def test_contig_options_refused():
     """Bad contig options raise before any work, naming the option."""
     with pytest.raises(TypeError, match="from_bp"):

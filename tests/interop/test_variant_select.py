@@ -25,7 +25,9 @@ written here: LowQual on every 5th record, "q10;LowQual" on every 7th, '.' (miss
   codes: X is 23, MT 26), KING for 1-5; --chr Z (no such contig) fails naming it, 22-1 is
   refused;
 - the variant lists on HapMap3 against plink2 --extract/--exclude [bed0|bed1] (check_lists);
-  errors naming the file and line, warnings for lists that choose nothing.
+  errors naming the file and line, warnings for lists that choose nothing;
+- --hwe [--hwe-midp] on HapMap3 against plink2 --hwe [midp] (check_hwe): ldprune's kept
+  variants, pca's dropped count, haploid calls refused.
 Exit 77 (skipped) without bio2zarr's vcf2zarr or plink2."""
 
 import gzip
@@ -225,6 +227,51 @@ def check_chr(gensvd, hapmap, tmp):
           and r.stdout == "", r.stderr)
 
 
+def check_hwe(gensvd, hapmap, tmp):
+    """--hwe P [--hwe-midp] against plink2 --hwe P [midp] on a .bed of HapMap3: ldprune's kept
+    variants (with --maf and --chr beside it too; the .fam's sexes are unknown, so plink2 tests
+    no X variant, and neither Y nor MT: gensvd's rule), pca's count of dropped variants against
+    plink2's log, and the refusal of haploid calls."""
+    bed = os.path.join(tmp, "hapmap3")
+    if not os.path.exists(bed + ".bim"):
+        oracle = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pca",
+                              "pca_oracle.py")
+        r = run([sys.executable, oracle, "write-bed", hapmap, bed])
+        if not check("HapMap3 as a .bed", r.returncode == 0, r.stderr[-300:]):
+            return
+    ids = [line.split()[1] for line in open(bed + ".bim")]
+    for ours, theirs in ((["--hwe", "0.01"], ["--hwe", "0.01"]),
+                         (["--hwe", "1e-3", "--hwe-midp"], ["--hwe", "1e-3", "midp"]),
+                         (["--hwe", "0.05", "--maf", "0.05"], ["--hwe", "0.05", "--maf", "0.05"]),
+                         (["--hwe", "0.2", "--chr", "1-5,X,XY"], ["--hwe", "0.2", "--chr", "1-5,X,XY"])):
+        tag = " ".join(ours)
+        mask = os.path.join(tmp, "hwe.zarr")
+        r = run(on_cpu([gensvd, "ldprune", hapmap, "--window", "50", "--step", "5", "--r2", "0.2",
+                        "-o", mask, "-f", "-q"] + ours))
+        if not check(f"ldprune {tag}: exit 0", r.returncode == 0, r.stderr):
+            continue
+        p = run([PLINK2, "--bfile", bed, "--indep-pairwise", "50", "5", "0.2",
+                 "--out", os.path.join(tmp, "h")] + theirs)
+        want = set(open(os.path.join(tmp, "h.prune.in")).read().split())
+        keep = zarr.open_group(mask, mode="r")["variant_ld_keep"][:].astype(bool)
+        got = {ids[i] for i in np.flatnonzero(keep)}
+        check(f"ldprune {tag}: plink2 {' '.join(theirs)}'s variants ({len(want)})", got == want,
+              f"{len(got)} kept, {len(got ^ want)} differ {p.stderr[-200:]}")
+    p = run([PLINK2, "--bfile", bed, "--hwe", "0.01", "--write-snplist", "--out",
+             os.path.join(tmp, "hs")])
+    removed = [line for line in open(os.path.join(tmp, "hs.log")) if line.startswith("--hwe:")]
+    r = run(on_cpu([gensvd, "pca", hapmap, "--hwe", "0.01", "-k", "2", "--format", "tsv"]))
+    n = removed[0].split()[1] if removed else "?"
+    check(f"pca --hwe 0.01: '{n} --hwe' as plink2 removes", r.returncode == 0
+          and f", {n} --hwe," in r.stderr, r.stderr + "".join(removed))
+    hap = os.path.join(tmp, "haploid.vcz")
+    run([gensvd, "simulate", "-q", "-m", "200", "-n", "20", "-p", "1", hap, "-f"])
+    r = run(on_cpu([gensvd, "ldprune", hap, "--window", "50", "--r2", "0.2", "--hwe", "0.01",
+                    "-o", os.path.join(tmp, "x.zarr"), "-f"]))
+    check("--hwe on haploid calls: exit 1, saying why", r.returncode == 1 and "diploid" in r.stderr
+          and "haploid.vcz" in r.stderr, r.stderr)
+
+
 def check_lists(gensvd, hapmap, tmp):
     """--extract/--exclude (IDs) and the -bed (0-based) and -range (1-based) forms against
     plink2 --extract/--exclude [bed0|bed1] on a .bed of HapMap3 (ldprune's kept variants,
@@ -365,6 +412,7 @@ def main():
                              tmp)
         check_chr(gensvd, os.path.join(testdata, "realdata", "hapmap3.vcz"), tmp)
         check_lists(gensvd, os.path.join(testdata, "realdata", "hapmap3.vcz"), tmp)
+        check_hwe(gensvd, os.path.join(testdata, "realdata", "hapmap3.vcz"), tmp)
     return summary()
 
 

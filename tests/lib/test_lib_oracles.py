@@ -170,9 +170,9 @@ def pca_held(lib, store, tmp, k=4):
           f"min |corr| {min(corr):.7f}")
     rel = np.max(np.abs(np.array(s) - ref.s[:k]) / ref.s[:k])
     check(f"{label}: singular values of the fit samples", rel <= 1e-6, f"{rel:.3g}")
-    counts, i = take(got, i, 8, int)
+    counts, i = take(got, i, 9, int)
     missing = int(data.miss[ref.keep].sum())
-    want = [ref.M_used, data.M, ref.n_no_calls, ref.n_zero_var, 0, 0, 0, missing]
+    want = [ref.M_used, data.M, ref.n_no_calls, ref.n_zero_var, 0, 0, 0, missing, 0]
     check(f"{label}: variant_counts = pca_oracle's", counts == want, f"{counts} != {want}")
     conv, i = take(got, i, 1, int)
     check(f"{label}: converged (exact)", conv == [1], conv)

@@ -22,11 +22,11 @@ RENAME = {"components": "n_components"}
 # library's defaults (and, for the context, the environment's: GENSVD_CONCURRENCY, ...) hold
 # for the rest.
 _INPUT = {"array": None, "transpose": False, "ploidy": 2, "variants": None, "samples": None,
-          "maf": None, "max_missing": None, "variant_mask": None, "sample_mask": None,
-          "all_contigs": False, "chr": None, "not_chr": None, "autosome": False,
-          "autosome_par": False, "from_bp": None, "to_bp": None, "var_filter": False,
-          "extract": None,
-          "exclude": None, "extract_bed": None, "exclude_bed": None, "extract_range": None,
+          "maf": None, "max_missing": None, "hwe": None, "hwe_midp": False,
+          "variant_mask": None, "sample_mask": None, "all_contigs": False, "chr": None,
+          "not_chr": None, "autosome": False, "autosome_par": False, "from_bp": None,
+          "to_bp": None, "var_filter": False, "extract": None, "exclude": None,
+          "extract_bed": None, "exclude_bed": None, "extract_range": None,
           "exclude_range": None, "keep": None, "remove": None}
 _LISTS = ("extract", "exclude", "extract_bed", "exclude_bed", "extract_range", "exclude_range",
           "keep", "remove")
@@ -35,11 +35,11 @@ _MEMORY = {"chunk_variants": None, "source_name": None}
 SOURCE_OPTIONS = {**_INPUT, **_MEMORY}
 _INPUT_BY_ANALYSIS = {
     _g.PCA: ("array", "transpose", "ploidy", "variants", "samples", "maf", "max_missing",
-             *_CONTIGS, "var_filter", *_LISTS, "variant_mask", "sample_mask"),
+             "hwe", "hwe_midp", *_CONTIGS, "var_filter", *_LISTS, "variant_mask", "sample_mask"),
     _g.PDIST: ("array", "transpose", "ploidy", "variants", "samples", *_CONTIGS, "var_filter",
                *_LISTS, "variant_mask", "sample_mask", "all_contigs"),
     _g.LDPRUNE: ("array", "transpose", "ploidy", "variants", "samples", "maf", "max_missing",
-                 *_CONTIGS, "var_filter", *_LISTS),
+                 "hwe", "hwe_midp", *_CONTIGS, "var_filter", *_LISTS),
     _g.RELATED: ("array", "variants", "samples", *_CONTIGS, "var_filter", *_LISTS, "all_contigs"),
     _g.PROJECT: ("array", "transpose", "ploidy", "variants", "samples", *_CONTIGS, "var_filter",
                  *_LISTS),

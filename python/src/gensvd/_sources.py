@@ -291,9 +291,11 @@ def apply_selection(src, sel):
     for key, opt in (("ploidy", "ploidy"), ("chunk_variants", "chunk-variants")):
         if sel.get(key) is not None:
             src.set_int(opt, int(sel[key]))
-    for key, opt in (("maf", "maf"), ("max_missing", "max-missing")):
+    for key, opt in (("maf", "maf"), ("max_missing", "max-missing"), ("hwe", "hwe")):
         if sel.get(key) is not None:
             src.set_double(opt, float(sel[key]))
+    if sel.get("hwe_midp"):
+        src.set_int("hwe-midp", 1)
     if sel.get("variants") is not None:
         src.set_string("variants", _variants(sel["variants"]))
     _var_filter(src, sel.get("var_filter"))
