@@ -519,19 +519,6 @@ out:
     return rc;
 }
 
-void gsvd_geno_counts_add(struct gsvd_geno_counts *to, const struct gsvd_geno_counts *from)
-{
-    to->n_range += from->n_range;
-    to->n_kept += from->n_kept;
-    to->n_no_calls += from->n_no_calls;
-    to->n_zero_var += from->n_zero_var;
-    to->n_maf += from->n_maf;
-    to->n_missing += from->n_missing;
-    to->n_missing_calls += from->n_missing_calls;
-    to->n_mask += from->n_mask;
-    to->n_hwe += from->n_hwe;
-}
-
 static int scan_consume(void *vctx, uint64_t block, void *vslot)
 {
     struct scan_ctx *c = vctx;

@@ -110,8 +110,21 @@ struct gsvd_geno_counts {
     uint64_t n_hwe;           /* dropped by the Hardy-Weinberg test (hwe) */
 };
 
-/* Add the counts of `from` to `to`. */
-void gsvd_geno_counts_add(struct gsvd_geno_counts *to, const struct gsvd_geno_counts *from);
+/* Add the counts of `from` to `to` (inline: the scan and its cache both add, and neither
+ * object may depend on the other). */
+static inline void gsvd_geno_counts_add(struct gsvd_geno_counts *to,
+                                        const struct gsvd_geno_counts *from)
+{
+    to->n_range += from->n_range;
+    to->n_kept += from->n_kept;
+    to->n_no_calls += from->n_no_calls;
+    to->n_zero_var += from->n_zero_var;
+    to->n_maf += from->n_maf;
+    to->n_missing += from->n_missing;
+    to->n_missing_calls += from->n_missing_calls;
+    to->n_mask += from->n_mask;
+    to->n_hwe += from->n_hwe;
+}
 
 /* Open the genotype matrix under node `path` of tree t (borrowed; must outlive the handle).
  * Returns GSVD_OK and a new handle (caller owns; free with gsvd_geno_close), or (logged)
