@@ -168,14 +168,40 @@ def check_errors(gensvd, hapmap, store, tmp):
     check("pdist --axis variants --var-filter: usage error", r.returncode == 2, r.stderr)
 
 
-def check_chr(gensvd, hapmap, tmp):
-    bed = os.path.join(tmp, "hapmap3")
+def hapmap_bed(hapmap, tmp, name="hapmap3"):
+    """HapMap3 as a .bed (pca_oracle.py write-bed), made once: its prefix, or None."""
+    bed = os.path.join(tmp, name)
+    if os.path.exists(bed + ".bim"):
+        return bed
     oracle = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pca",
                           "pca_oracle.py")
     r = run([sys.executable, oracle, "write-bed", hapmap, bed])
-    if not check("HapMap3 as a .bed", r.returncode == 0, r.stderr[-300:]):
-        return
+    return bed if check(f"HapMap3 as a .bed ({name})", r.returncode == 0, r.stderr[-300:]) else None
+
+
+def same_pruning(gensvd, hapmap, bed, tmp, ours, theirs):
+    """ldprune (window 50, step 5, r2 0.2) with options `ours` keeps the variants of plink2
+    --indep-pairwise 50 5 0.2 with `theirs` on the .bed of the same genotypes."""
     ids = [line.split()[1] for line in open(bed + ".bim")]
+    tag = " ".join(ours)
+    mask = os.path.join(tmp, "prune.zarr")
+    r = run(on_cpu([gensvd, "ldprune", hapmap, "--window", "50", "--step", "5", "--r2", "0.2",
+                    "-o", mask, "-f", "-q"] + ours))
+    if not check(f"ldprune {tag}: exit 0", r.returncode == 0, r.stderr):
+        return
+    p = run([PLINK2, "--bfile", bed, "--indep-pairwise", "50", "5", "0.2",
+             "--out", os.path.join(tmp, "prune")] + theirs)
+    want = set(open(os.path.join(tmp, "prune.prune.in")).read().split())
+    keep = zarr.open_group(mask, mode="r")["variant_ld_keep"][:].astype(bool)
+    got = {ids[i] for i in np.flatnonzero(keep)}
+    check(f"ldprune {tag}: plink2 {' '.join(theirs)}'s variants ({len(want)})", got == want,
+          f"{len(got)} kept, {len(got ^ want)} differ {p.stderr[-200:]}")
+
+
+def check_chr(gensvd, hapmap, tmp):
+    bed = hapmap_bed(hapmap, tmp)
+    if not bed:
+        return
     # the same options for both tools: --chr lists, --not-chr, --autosome[-par], and positions
     # on one contig (--from-bp/--to-bp, both bounds included)
     for opts in (["--chr", "1-22"], ["--chr", "2,chr4,20-22"], ["--chr", "X,MT"],
@@ -183,19 +209,7 @@ def check_chr(gensvd, hapmap, tmp):
                  ["--autosome"], ["--autosome-par"], ["--autosome", "--not-chr", "2-21"],
                  ["--chr", "6", "--from-bp", "25000000", "--to-bp", "35000000"],
                  ["--chr", "chr2", "--from-bp", "100000000"], ["--chr", "X", "--to-bp", "60000000"]):
-        tag = " ".join(opts)
-        mask = os.path.join(tmp, "chr.zarr")
-        r = run(on_cpu([gensvd, "ldprune", hapmap, "--window", "50", "--step", "5", "--r2", "0.2",
-                        "-o", mask, "-f", "-q"] + opts))
-        if not check(f"ldprune {tag}: exit 0", r.returncode == 0, r.stderr):
-            continue
-        p = run([PLINK2, "--bfile", bed, "--indep-pairwise", "50", "5", "0.2",
-                 "--out", os.path.join(tmp, "c")] + opts)
-        want = set(open(os.path.join(tmp, "c.prune.in")).read().split())
-        keep = zarr.open_group(mask, mode="r")["variant_ld_keep"][:].astype(bool)
-        got = {ids[i] for i in np.flatnonzero(keep)}
-        check(f"ldprune {tag}: plink2's variants ({len(want)})", got == want,
-              f"{len(got)} kept, {len(got ^ want)} differ {p.stderr[-200:]}")
+        same_pruning(gensvd, hapmap, bed, tmp, opts, opts)
     for opts, what in ((["--autosome", "--chr", "1"], "--autosome"),
                        (["--from-bp", "5"], "--from-bp"),
                        (["--chr", "1,2", "--to-bp", "5"], "--to-bp"),
@@ -232,31 +246,15 @@ def check_hwe(gensvd, hapmap, tmp):
     variants (with --maf and --chr beside it too; the .fam's sexes are unknown, so plink2 tests
     no X variant, and neither Y nor MT: gensvd's rule), pca's count of dropped variants against
     plink2's log, and the refusal of haploid calls."""
-    bed = os.path.join(tmp, "hapmap3")
-    if not os.path.exists(bed + ".bim"):
-        oracle = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pca",
-                              "pca_oracle.py")
-        r = run([sys.executable, oracle, "write-bed", hapmap, bed])
-        if not check("HapMap3 as a .bed", r.returncode == 0, r.stderr[-300:]):
-            return
-    ids = [line.split()[1] for line in open(bed + ".bim")]
+    bed = hapmap_bed(hapmap, tmp)
+    if not bed:
+        return
     for ours, theirs in ((["--hwe", "0.01"], ["--hwe", "0.01"]),
                          (["--hwe", "1e-3", "--hwe-midp"], ["--hwe", "1e-3", "midp"]),
                          (["--hwe", "0.05", "--maf", "0.05"], ["--hwe", "0.05", "--maf", "0.05"]),
-                         (["--hwe", "0.2", "--chr", "1-5,X,XY"], ["--hwe", "0.2", "--chr", "1-5,X,XY"])):
-        tag = " ".join(ours)
-        mask = os.path.join(tmp, "hwe.zarr")
-        r = run(on_cpu([gensvd, "ldprune", hapmap, "--window", "50", "--step", "5", "--r2", "0.2",
-                        "-o", mask, "-f", "-q"] + ours))
-        if not check(f"ldprune {tag}: exit 0", r.returncode == 0, r.stderr):
-            continue
-        p = run([PLINK2, "--bfile", bed, "--indep-pairwise", "50", "5", "0.2",
-                 "--out", os.path.join(tmp, "h")] + theirs)
-        want = set(open(os.path.join(tmp, "h.prune.in")).read().split())
-        keep = zarr.open_group(mask, mode="r")["variant_ld_keep"][:].astype(bool)
-        got = {ids[i] for i in np.flatnonzero(keep)}
-        check(f"ldprune {tag}: plink2 {' '.join(theirs)}'s variants ({len(want)})", got == want,
-              f"{len(got)} kept, {len(got ^ want)} differ {p.stderr[-200:]}")
+                         (["--hwe", "0.2", "--chr", "1-5,X,XY"],
+                          ["--hwe", "0.2", "--chr", "1-5,X,XY"])):
+        same_pruning(gensvd, hapmap, bed, tmp, ours, theirs)
     p = run([PLINK2, "--bfile", bed, "--hwe", "0.01", "--write-snplist", "--out",
              os.path.join(tmp, "hs")])
     removed = [line for line in open(os.path.join(tmp, "hs.log")) if line.startswith("--hwe:")]
@@ -276,11 +274,8 @@ def check_lists(gensvd, hapmap, tmp):
     """--extract/--exclude (IDs) and the -bed (0-based) and -range (1-based) forms against
     plink2 --extract/--exclude [bed0|bed1] on a .bed of HapMap3 (ldprune's kept variants,
     KING) and numpy (pca); range bounds on variant positions, so the two conventions differ."""
-    bed = os.path.join(tmp, "hapmap3l")
-    oracle = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pca",
-                          "pca_oracle.py")
-    r = run([sys.executable, oracle, "write-bed", hapmap, bed])
-    if not check("HapMap3 as a .bed (lists)", r.returncode == 0, r.stderr[-300:]):
+    bed = hapmap_bed(hapmap, tmp, "hapmap3l")
+    if not bed:
         return
     bim = [line.split() for line in open(bed + ".bim")]
     ids, pos = [b[1] for b in bim], [int(b[3]) for b in bim]
