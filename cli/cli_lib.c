@@ -146,6 +146,8 @@ int gsvd_cli_source(gensvd_ctx *ctx, const char *input, const struct gsvd_cli_ge
         rc = gensvd_source_set_double(src, "maf", geno->maf);
     if (rc == GENSVD_OK && geno->max_missing < 1)
         rc = gensvd_source_set_double(src, "max-missing", geno->max_missing);
+    if (rc == GENSVD_OK && geno->mind < 1)
+        rc = gensvd_source_set_double(src, "mind", geno->mind);
     if (rc == GENSVD_OK && geno->hwe > 0)
         rc = gensvd_source_set_double(src, "hwe", geno->hwe);
     if (rc == GENSVD_OK && geno->hwe_midp)

@@ -83,6 +83,7 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_VARIANTS(struct ld_opts),
     GSVD_OPT_IN_SAMPLES(struct ld_opts),
     GSVD_OPT_IN_KEEP_REMOVE(struct ld_opts),
+    GSVD_OPT_IN_MIND(struct ld_opts),
     GSVD_OPT_IN_MAF(struct ld_opts),
     GSVD_OPT_IN_MAX_MISSING(struct ld_opts),
     GSVD_OPT_IN_HWE(struct ld_opts),

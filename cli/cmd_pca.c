@@ -336,6 +336,7 @@ static const struct gsvd_opt input_options[] = {
     GSVD_OPT_IN_VARIANTS(struct pca_opts),
     GSVD_OPT_IN_SAMPLES(struct pca_opts),
     GSVD_OPT_IN_KEEP_REMOVE(struct pca_opts),
+    GSVD_OPT_IN_MIND(struct pca_opts),
     {.name = "fit-samples",
      .lib = "fit-samples",
      .type = GSVD_OPT_STRING,

@@ -241,12 +241,19 @@ static const struct gsvd_opt layout_options[] = {
              "the parts)"},
 };
 static const struct gsvd_opt input_options[] = {
-    GSVD_OPT_IN_ARRAY(struct pdist_opts),        GSVD_OPT_IN_TRANSPOSE(struct pdist_opts),
-    GSVD_OPT_IN_PLOIDY(struct pdist_opts),       GSVD_OPT_IN_VARIANTS(struct pdist_opts),
-    GSVD_OPT_IN_SAMPLES(struct pdist_opts),      GSVD_OPT_IN_KEEP_REMOVE(struct pdist_opts),
-    GSVD_OPT_IN_VARIANT_MASK(struct pdist_opts), GSVD_OPT_IN_SAMPLE_MASK(struct pdist_opts),
-    GSVD_OPT_IN_CHR(struct pdist_opts),          GSVD_OPT_IN_VAR_LISTS(struct pdist_opts),
-    GSVD_OPT_IN_VAR_FILTER(struct pdist_opts),   GSVD_OPT_IN_VAR_FILTER_EXCEPT(struct pdist_opts),
+    GSVD_OPT_IN_ARRAY(struct pdist_opts),
+    GSVD_OPT_IN_TRANSPOSE(struct pdist_opts),
+    GSVD_OPT_IN_PLOIDY(struct pdist_opts),
+    GSVD_OPT_IN_VARIANTS(struct pdist_opts),
+    GSVD_OPT_IN_SAMPLES(struct pdist_opts),
+    GSVD_OPT_IN_KEEP_REMOVE(struct pdist_opts),
+    GSVD_OPT_IN_MIND(struct pdist_opts),
+    GSVD_OPT_IN_VARIANT_MASK(struct pdist_opts),
+    GSVD_OPT_IN_SAMPLE_MASK(struct pdist_opts),
+    GSVD_OPT_IN_CHR(struct pdist_opts),
+    GSVD_OPT_IN_VAR_LISTS(struct pdist_opts),
+    GSVD_OPT_IN_VAR_FILTER(struct pdist_opts),
+    GSVD_OPT_IN_VAR_FILTER_EXCEPT(struct pdist_opts),
 };
 static const struct gsvd_opt_group pdist_group = GSVD_OPT_GROUP(NULL, pdist_options);
 static const struct gsvd_opt_group layout_group = GSVD_OPT_GROUP(NULL, layout_options);

@@ -66,11 +66,17 @@ static const struct gsvd_opt method_options[] = {
              "each sample's called\nvariants, smartpca's lsqproject) [mean]"},
 };
 static const struct gsvd_opt input_options[] = {
-    GSVD_OPT_IN_ARRAY(struct project_opts),      GSVD_OPT_IN_TRANSPOSE(struct project_opts),
-    GSVD_OPT_IN_PLOIDY(struct project_opts),     GSVD_OPT_IN_VARIANTS(struct project_opts),
-    GSVD_OPT_IN_SAMPLES(struct project_opts),    GSVD_OPT_IN_KEEP_REMOVE(struct project_opts),
-    GSVD_OPT_IN_CHR(struct project_opts),        GSVD_OPT_IN_VAR_LISTS(struct project_opts),
-    GSVD_OPT_IN_VAR_FILTER(struct project_opts), GSVD_OPT_IN_VAR_FILTER_EXCEPT(struct project_opts),
+    GSVD_OPT_IN_ARRAY(struct project_opts),
+    GSVD_OPT_IN_TRANSPOSE(struct project_opts),
+    GSVD_OPT_IN_PLOIDY(struct project_opts),
+    GSVD_OPT_IN_VARIANTS(struct project_opts),
+    GSVD_OPT_IN_SAMPLES(struct project_opts),
+    GSVD_OPT_IN_KEEP_REMOVE(struct project_opts),
+    GSVD_OPT_IN_MIND(struct project_opts),
+    GSVD_OPT_IN_CHR(struct project_opts),
+    GSVD_OPT_IN_VAR_LISTS(struct project_opts),
+    GSVD_OPT_IN_VAR_FILTER(struct project_opts),
+    GSVD_OPT_IN_VAR_FILTER_EXCEPT(struct project_opts),
 };
 static const struct gsvd_opt_group out_group =
     GSVD_OPT_GROUP("Output (default: TSV of the scores on stdout):", out_options);

@@ -86,6 +86,7 @@ static const struct gsvd_opt input_options[] = {
              "MT (by contig_id: X, 23, Y, 24, MT, M,\n26, with or without chr) are left out"},
     GSVD_OPT_IN_SAMPLES(struct related_opts),
     GSVD_OPT_IN_KEEP_REMOVE(struct related_opts),
+    GSVD_OPT_IN_MIND(struct related_opts),
     GSVD_OPT_IN_CHR(struct related_opts),
     GSVD_OPT_IN_VAR_LISTS(struct related_opts),
     GSVD_OPT_IN_VAR_FILTER(struct related_opts),

@@ -22,6 +22,7 @@ struct gsvd_cli_geno {
     uint64_t var_start, var_stop;  /* --variants A:B (adjacent: written as one uint64_t[2]) */
     double maf, max_missing;       /* --maf [0], --max-missing [1] */
     double hwe;                    /* --hwe P [0: no test] */
+    double mind;                   /* --mind X [1: keep all] */
     int hwe_midp;                  /* --hwe-midp */
     int all_contigs;               /* --all-contigs (KING) */
     int var_filter;                /* --var-filter */
@@ -37,7 +38,7 @@ struct gsvd_cli_geno {
 };
 #define GSVD_CLI_GENO_DEFAULT                                                                      \
     {                                                                                              \
-        .max_missing = 1                                                                           \
+        .max_missing = 1, .mind = 1                                                                \
     }
 _Static_assert(offsetof(struct gsvd_cli_geno, var_stop) ==
                    offsetof(struct gsvd_cli_geno, var_start) + sizeof(uint64_t),
@@ -92,6 +93,12 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
     {                                                                                              \
         .name = "remove", .type = GSVD_OPT_STRING, GSVD_OPT_FIELD(T, geno.remove), .arg = "FILE",  \
         .flags = GSVD_OPTF_FILE, .help = "leave out the samples FILE lists (plink2 --remove)"      \
+    }
+#define GSVD_OPT_IN_MIND(T)                                                                        \
+    {                                                                                              \
+        .name = "mind", .type = GSVD_OPT_DOUBLE, GSVD_OPT_FIELD(T, geno.mind), .arg = "X",         \
+        .dlo = 0, .dhi = 1, .range = "0..1",                                                       \
+        .help = "leave out samples missing more than a fraction X\nof their calls (plink2 --mind)" \
     }
 #define GSVD_OPT_IN_MAF(T)                                                                         \
     {                                                                                              \

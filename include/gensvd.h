@@ -303,7 +303,9 @@ GENSVD_API int gensvd_source_add_chunked(gensvd_source *src, const char *name,
  *           "autosome-par" (0/1: "autosome" and XY), "from-bp", "to-bp" (positions, both
  *           included, on the one contig "chr" must name; plink2's --from-bp/--to-bp),
  *           "chunk-variants" (in memory: variants per chunk read; 0: automatic)
- *   double: "maf", "max-missing", "hwe" (drop the variants whose Hardy-Weinberg exact test
+ *   double: "maf", "max-missing", "mind" (leave out the samples missing more than this
+ *           fraction of the selected variants' calls, plink2's --mind; one more pass),
+ *           "hwe" (drop the variants whose Hardy-Weinberg exact test
  *           p-value is below it, plink2's --hwe; X, Y and MT are not tested; "hwe-midp" 0/1
  *           takes the mid-p value; pca and ldprune)
  *   string: "array" (the genotype array's path in the store), "variants" ("A:B"),

@@ -139,6 +139,7 @@ struct gensvd_source {
     double maf, max_missing;
     double hwe;   /* "hwe": the Hardy-Weinberg threshold (0: no test) */
     int hwe_midp; /* "hwe-midp" */
+    double mind;  /* "mind": the largest missing call rate a sample may have (1: any) */
     char *variant_mask_spec, *sample_mask_spec; /* STORE[/ARRAY] */
     uint8_t *variant_mask, *sample_mask;        /* in memory (copied) */
     uint64_t variant_mask_n, sample_mask_n;

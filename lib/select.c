@@ -27,6 +27,7 @@ struct sel_owned {
     struct gsvd_var_list bp;                      /* "from-bp"/"to-bp" as a range on "chr" */
     struct gsvd_autosomes bp_mask;
     struct gsvd_autosomes hwe;                  /* the variants "hwe" tests: not on X, Y, MT */
+    struct gsvd_strlist mind_keep;              /* the samples "mind" keeps, in order */
     struct gsvd_strlist except;                 /* "var-filter-except" split at its commas */
     struct gsvd_autosomes lists[LIB_VAR_LISTS]; /* the variant lists' masks */
 };
@@ -113,6 +114,52 @@ out:
     return rc;
 }
 
+/* plink2's --mind: the samples whose missing call rate over the variants selected so far
+ * (before maf, max-missing and hwe, as plink2 counts) is above src->mind leave the selection,
+ * which becomes the list of the others, in order.  One pass over the store. */
+static int apply_mind(gensvd_source *src, struct sel_owned *own, struct gsvd_geno_params *geno)
+{
+    struct gsvd_geno_params p = *geno;
+    const struct gsvd_strlist *ids;
+    gsvd_geno *g = NULL;
+    uint64_t *miss = NULL, n_var = 0;
+    size_t n, n_out = 0;
+    int rc = GSVD_OK;
+
+    p.cache_bytes = 0;
+    GSVD_TRY(gsvd_geno_open(src->tree, src->node, &p, &g));
+    n = gsvd_geno_n_samples(g);
+    ids = gsvd_geno_sample_ids(g);
+    if (!(miss = gsvd_malloc((n ? n : 1) * sizeof *miss))) {
+        rc = GSVD_ENOMEM;
+        goto out;
+    }
+    GSVD_TRY(gsvd_geno_count_missing(g, miss, &n_var));
+    for (size_t i = 0; i < n; i++) {
+        if (n_var > 0 && (double)miss[i] > src->mind * (double)n_var)
+            n_out++;
+        else
+            GSVD_TRY(gsvd_strlist_push(&own->mind_keep, ids->items[i]));
+    }
+    if (n_out == n) {
+        rc = lib_fail(GSVD_EDEGENERATE,
+                      "%s: --mind %g removes every one of the %zu samples (each misses more "
+                      "than that fraction of the %llu variants)",
+                      lib_source_name(src), src->mind, n, (unsigned long long)n_var);
+        goto out;
+    }
+    gsvd_log_info("%s: --mind %g: %zu of %zu samples removed (missing call rate above it over "
+                  "%llu variants)",
+                  lib_source_name(src), src->mind, n_out, n, (unsigned long long)n_var);
+    geno->samples = &own->mind_keep;
+    geno->sample_mask = NULL;
+    geno->sample_mask_len = 0;
+out:
+    gsvd_free(miss);
+    gsvd_geno_close(g);
+    return rc;
+}
+
 int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
 {
     struct gsvd_geno_params geno = GSVD_GENO_PARAMS_DEFAULT;
@@ -175,6 +222,8 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
         if (src->var_list[k])
             GSVD_TRY(
                 gsvd_var_list_apply(src->tree, src->node, src->var_list[k], &own->lists[k], &geno));
+    if (src->mind < 1)
+        GSVD_TRY(apply_mind(src, own, &geno));
     if (src->hwe > 0) { /* plink2 tests X on females only, Y and MT not at all */
         rc = gsvd_autosomes_read(src->tree, src->node, &own->hwe);
         if (rc == GSVD_ENOTFOUND) { /* no contigs: every variant is tested */
@@ -209,6 +258,7 @@ void lib_sel_free(struct lib_sel *sel)
         gsvd_var_list_free(&own->bp);
         gsvd_autosomes_free(&own->bp_mask);
         gsvd_autosomes_free(&own->hwe);
+        gsvd_strlist_free(&own->mind_keep);
         gsvd_strlist_free(&own->except);
         for (size_t k = 0; k < LIB_VAR_LISTS; k++)
             gsvd_autosomes_free(&own->lists[k]);

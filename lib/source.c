@@ -28,6 +28,7 @@ static gensvd_source *source_alloc(gensvd_ctx *ctx)
     src->ctx = ctx;
     src->maf = 0;
     src->max_missing = 1;
+    src->mind = 1;
     return src;
 }
 
@@ -567,7 +568,8 @@ static int source_set_int(gensvd_source *src, const char *name, int64_t value)
         *(!strcmp(name, "variant-start") ? &src->var_start : &src->var_stop) = (uint64_t)value;
         return GSVD_OK;
     }
-    if (!strcmp(name, "maf") || !strcmp(name, "max-missing") || !strcmp(name, "hwe"))
+    if (!strcmp(name, "maf") || !strcmp(name, "max-missing") || !strcmp(name, "hwe") ||
+        !strcmp(name, "mind"))
         return lib_fail(GSVD_EINVAL,
                         "source option '%s' is a real number "
                         "(gensvd_source_set_double)",
@@ -598,6 +600,13 @@ static int source_set_double(gensvd_source *src, const char *name, double value)
             return lib_fail(GSVD_EINVAL, "source option 'max-missing': %g is out of range (0 to 1)",
                             value);
         src->max_missing = value;
+        return GSVD_OK;
+    }
+    if (!strcmp(name, "mind")) {
+        if (!(value >= 0 && value <= 1))
+            return lib_fail(GSVD_EINVAL, "source option 'mind': %g is out of range (0 to 1)",
+                            value);
+        src->mind = value;
         return GSVD_OK;
     }
     if (!strcmp(name, "hwe")) {
@@ -662,7 +671,8 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
         src->var_stop = b;
         return GSVD_OK;
     }
-    if (!strcmp(name, "maf") || !strcmp(name, "max-missing") || !strcmp(name, "hwe")) {
+    if (!strcmp(name, "maf") || !strcmp(name, "max-missing") || !strcmp(name, "hwe") ||
+        !strcmp(name, "mind")) {
         double d;
         if (gsvd_parse_double(v, 0, 1, &d) < 0)
             return lib_fail(GSVD_EINVAL, "source option '%s': '%s' is not a number", name, v);

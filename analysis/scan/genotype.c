@@ -416,6 +416,33 @@ static int masked_out(const gsvd_geno *g, uint64_t v0, size_t nv)
     return 1;
 }
 
+/* gsvd_geno_count_missing's part of a block: the missing calls of its selected rows, per
+ * sample, into s->smiss (the rows then go to no analysis). */
+static int count_missing(const gsvd_geno *g, struct scan_slot *s, uint64_t v0, size_t nv)
+{
+    const uint8_t *m = g->p.variant_mask;
+    size_t N = g->n_samples;
+
+    if (!s->smiss && !(s->smiss = gsvd_calloc(N ? N : 1, sizeof *s->smiss)))
+        return GSVD_ENOMEM;
+    for (size_t j = 0; j < nv; j++) {
+        if (m && !m[v0 + j])
+            continue;
+        if (s->fdos) {
+            const double *row = s->fdos + j * N;
+            for (size_t i = 0; i < N; i++)
+                s->smiss[i] += isnan(row[i]) != 0;
+        } else {
+            const int8_t *row = s->dos + j * N;
+            for (size_t i = 0; i < N; i++)
+                s->smiss[i] += row[i] < 0;
+        }
+        s->smiss_rows++;
+        s->kept[j] = 0;
+    }
+    return GSVD_OK;
+}
+
 static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
 {
     struct scan_ctx *c = vctx;
@@ -470,6 +497,11 @@ static int scan_produce(void *vctx, size_t worker, uint64_t block, void *vslot)
                                            c->preaders ? c->preaders[worker] : NULL, v0, nv, s));
     } else {
         GSVD_TRY(gsvd_geno_make_dosages(g, c->readers[worker], v0, nv, s));
+    }
+    if (g->count_miss) { /* no analysis: only the missing calls are counted */
+        memset(s->kept, 0, nv);
+        GSVD_TRY(count_missing(g, s, v0, nv));
+        nv_skip = nv;
     }
     for (size_t j = nv_skip; j < nv; j++) {
         int k = gsvd_geno_judge_row(g, s, j, v0 + j);
@@ -527,6 +559,14 @@ static int scan_consume(void *vctx, uint64_t block, void *vslot)
     (void)block;
     if (gsvd_scope_cancelled()) /* the caller asked to stop: between blocks (not logged) */
         return GSVD_ECANCELED;
+    if (c->g->count_miss && s->smiss) {
+        for (size_t i = 0; i < c->g->n_samples; i++) {
+            c->g->count_miss[i] += s->smiss[i];
+            s->smiss[i] = 0;
+        }
+        c->g->count_rows += s->smiss_rows;
+        s->smiss_rows = 0;
+    }
     if (c->fill && gsvd_gcache_usable(c->fill)) {
         rc = gsvd_gcache_add(c->fill, &s->blk, s->blk.n_rows && s->p2 ? s->p2 : NULL, &s->info,
                              &s->counts);
@@ -691,6 +731,7 @@ out:
         gsvd_free(slots[i].inv_sd);
         gsvd_free(slots[i].rsums);
         gsvd_free(slots[i].p2);
+        gsvd_free(slots[i].smiss);
     }
     gsvd_free(slots);
     gsvd_free(ptrs);
@@ -798,6 +839,33 @@ out:
         gsvd_gcache_free(g->cache); /* a partial cache is useless; the next scan fills it */
         g->cache = NULL;
     }
+    return rc;
+}
+
+static int no_block(void *ctx, const struct gsvd_gblock *blk, const struct gsvd_geno_info *info)
+{
+    (void)ctx;
+    (void)blk;
+    (void)info;
+    return GSVD_OK;
+}
+
+int gsvd_geno_count_missing(gsvd_geno *g, uint64_t *miss, uint64_t *n_variants)
+{
+    struct gsvd_geno_counts counts;
+    int rc;
+
+    if (g->haps) {
+        gsvd_log_error("%s: sample missingness (--mind) is counted per call, not per haplotype",
+                       gsvd_array_name(g->arr));
+        return GSVD_EUNSUPPORTED;
+    }
+    memset(miss, 0, g->n_samples * sizeof *miss);
+    g->count_miss = miss;
+    g->count_rows = 0;
+    rc = scan_store(g, g->vs, g->ve, NULL, no_block, NULL, &counts);
+    g->count_miss = NULL;
+    *n_variants = g->count_rows;
     return rc;
 }
 

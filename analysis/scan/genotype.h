@@ -202,5 +202,13 @@ int gsvd_geno_cached(const gsvd_geno *g);
  * error, or read/format errors (logged). */
 GSVD_NODISCARD int gsvd_geno_scan(gsvd_geno *g, gsvd_geno_block_fn fn, void *ctx);
 
+/* plink2's --mind counts: miss[i] (N entries, overwritten) the missing calls of sample i
+ * (gsvd_geno_sample_ids' order) over every variant the range and the variant mask select,
+ * whatever maf, max-missing, hwe and the no-call and zero-variance rules would drop, and
+ * *n_variants those variants.  One pass over the store, which neither uses nor fills the
+ * cache nor changes the counts of gsvd_geno_counts.  GSVD_EUNSUPPORTED (logged) with
+ * haplotypes; else the errors of a scan. */
+GSVD_NODISCARD int gsvd_geno_count_missing(gsvd_geno *g, uint64_t *miss, uint64_t *n_variants);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_SCAN_GENOTYPE_H */

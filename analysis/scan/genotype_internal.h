@@ -36,6 +36,8 @@ struct gsvd_geno {
     uint64_t n_all_variants;   /* variants in the array */
     uint64_t vs, ve;           /* variant range [vs, ve) */
     uint64_t cv;               /* chunk extent along the variant axis */
+    uint64_t *count_miss;      /* during gsvd_geno_count_missing: its per-sample counts */
+    uint64_t count_rows;       /* ... and the variants counted */
     size_t n_samples;          /* analysed samples */
     uint64_t *sample_idx;      /* owned; analysed sample -> array column, NULL = identity */
     struct gsvd_geno_pick *sample_pick; /* owned; with sample_idx: by column (or NULL) */
@@ -100,6 +102,8 @@ struct scan_slot {
     size_t p2_cap;
     int packed; /* blk holds the packed rows (p2), not the int8 ones */
     int have_sums;
+    uint64_t *smiss;     /* gsvd_geno_count_missing: this block's missing calls per sample */
+    uint64_t smiss_rows; /* ... and the variants they were counted over */
     size_t rows_cap;
     struct gsvd_geno_info info;
     struct gsvd_gblock blk;

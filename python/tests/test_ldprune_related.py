@@ -114,6 +114,17 @@ def test_hwe_against_plink2(beds, tmp_path, midp):
     assert int(pcs.attrs["M_used"]) < len(ids)
 
 
+def test_mind_against_plink2(beds, tmp_path):
+    """mind= (--mind) leaves out plink2 --mind's samples: KING over the rest equals plink2's."""
+    plink2("--bfile", beds[HAPMAP], "--mind", 0.004, "--make-king", "square", "bin", "--out",
+           tmp_path / "k", "--silent")
+    ids = [line.split()[-1] for line in open(tmp_path / "k.king.id")][1:]
+    want = np.fromfile(tmp_path / "k.king.bin").reshape(len(ids), len(ids))
+    got = gensvd.pdist(str(HAPMAP), "king", mind=0.004)
+    assert list(got.samples_0.values) == ids
+    assert np.nanmax(np.abs(got.values - want)) <= 1e-12
+
+
 def test_contig_options_refused():
     """Bad contig options raise before any work, naming the option."""
     with pytest.raises(TypeError, match="from_bp"):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""--keep and --remove against plink2 --keep and --remove on the same genotypes (HapMap3 as a
+"""--keep, --remove and --mind against plink2 --keep and --remove on the same genotypes (HapMap3 as a
 .bed written from the store, FID = IID there), with the files plink2 itself writes.
 
 usage: test_sample_select.py GENSVD TESTDATA_DIR
@@ -16,6 +16,8 @@ Checked:
   IID only) the same;
 - `--samples` (its order) narrowed by `--remove`: pca's TSV lists the --samples IDs in the
   file's order less the removed ones;
+- --mind against plink2 --mind (KING with --chr and --remove beside it, ldprune with --maf,
+  pca's samples against plink2's --write-samples; --mind 0 removing every sample is an error);
 - errors: a header without an IID column (exit 1, naming the file and line), a --keep list
   naming no sample (warned, then exit 1), a --remove list naming no sample (warned, runs).
 Exit 77 (skipped) without plink2."""
@@ -132,6 +134,29 @@ def main():
         got = [line.split("\t")[0] for line in r.stdout.strip().split("\n")[1:]]
         check("--samples narrowed by --remove: --samples' order less the removed",
               r.returncode == 0 and got == [s for s in order if s not in rm], r.stderr)
+        # --mind: the missing call rate over the selected variants, before --maf
+        king(gensvd, hapmap, bed, tmp, ["--mind", "0.004"], ["--mind", "0.004"], "--mind 0.004")
+        king(gensvd, hapmap, bed, tmp, ["--mind", "0.004", "--chr", "1-5", "--remove", out_id],
+             ["--mind", "0.004", "--chr", "1-5", "--remove", out_id],
+             "--mind 0.004 --chr 1-5 --remove")
+        ldprune(gensvd, hapmap, bed, tmp, ["--mind", "0.003", "--maf", "0.2"],
+                ["--mind", "0.003", "--maf", "0.2"], "--mind 0.003 --maf 0.2", bim_ids)
+        p = run([PLINK2, "--bfile", bed, "--mind", "0.004", "--write-samples", "--out",
+                 os.path.join(tmp, "m")])
+        kept = [line.split()[-1] for line in open(os.path.join(tmp, "m.id"))][1:]
+        r = run(on_cpu([gensvd, "pca", hapmap, "--mind", "0.004", "-k", "2", "--format", "tsv"]))
+        got = [line.split("\t")[0] for line in r.stdout.strip().split("\n")[1:]]
+        check(f"pca --mind 0.004: plink2's {len(kept)} samples", r.returncode == 0
+              and got == kept, r.stderr)
+        run([PLINK2, "--bfile", bed, "--missing", "--out", os.path.join(tmp, "m")])
+        smiss = [line.split() for line in open(os.path.join(tmp, "m.smiss"))][1:]
+        some = os.path.join(tmp, "some.txt")  # three samples that miss calls
+        with open(some, "w") as f:
+            f.write("\n".join([s[1] for s in smiss if int(s[2]) > 0][:3]) + "\n")
+        r = run(on_cpu([gensvd, "pca", hapmap, "--keep", some, "--mind", "0", "-k", "1",
+                        "--format", "tsv"]))
+        check("--mind 0 of samples that all miss calls: exit 1, naming --mind",
+              r.returncode == 1 and "--mind" in r.stderr and r.stdout == "", r.stderr)
         # errors and warnings
         bad = os.path.join(tmp, "bad.txt")
         with open(bad, "w") as f:

@@ -27,7 +27,7 @@ _INPUT = {"array": None, "transpose": False, "ploidy": 2, "variants": None, "sam
           "not_chr": None, "autosome": False, "autosome_par": False, "from_bp": None,
           "to_bp": None, "var_filter": False, "extract": None, "exclude": None,
           "extract_bed": None, "exclude_bed": None, "extract_range": None,
-          "exclude_range": None, "keep": None, "remove": None}
+          "exclude_range": None, "keep": None, "remove": None, "mind": None}
 _LISTS = ("extract", "exclude", "extract_bed", "exclude_bed", "extract_range", "exclude_range",
           "keep", "remove")
 _CONTIGS = ("chr", "not_chr", "autosome", "autosome_par", "from_bp", "to_bp")
@@ -35,14 +35,16 @@ _MEMORY = {"chunk_variants": None, "source_name": None}
 SOURCE_OPTIONS = {**_INPUT, **_MEMORY}
 _INPUT_BY_ANALYSIS = {
     _g.PCA: ("array", "transpose", "ploidy", "variants", "samples", "maf", "max_missing",
-             "hwe", "hwe_midp", *_CONTIGS, "var_filter", *_LISTS, "variant_mask", "sample_mask"),
+             "hwe", "hwe_midp", *_CONTIGS, "var_filter", *_LISTS, "mind", "variant_mask",
+             "sample_mask"),
     _g.PDIST: ("array", "transpose", "ploidy", "variants", "samples", *_CONTIGS, "var_filter",
-               *_LISTS, "variant_mask", "sample_mask", "all_contigs"),
+               *_LISTS, "mind", "variant_mask", "sample_mask", "all_contigs"),
     _g.LDPRUNE: ("array", "transpose", "ploidy", "variants", "samples", "maf", "max_missing",
-                 "hwe", "hwe_midp", *_CONTIGS, "var_filter", *_LISTS),
-    _g.RELATED: ("array", "variants", "samples", *_CONTIGS, "var_filter", *_LISTS, "all_contigs"),
+                 "hwe", "hwe_midp", *_CONTIGS, "var_filter", *_LISTS, "mind"),
+    _g.RELATED: ("array", "variants", "samples", *_CONTIGS, "var_filter", *_LISTS, "mind",
+                 "all_contigs"),
     _g.PROJECT: ("array", "transpose", "ploidy", "variants", "samples", *_CONTIGS, "var_filter",
-                 *_LISTS),
+                 *_LISTS, "mind"),
     _g.SIMULATE: (),
 }
 

@@ -291,7 +291,8 @@ def apply_selection(src, sel):
     for key, opt in (("ploidy", "ploidy"), ("chunk_variants", "chunk-variants")):
         if sel.get(key) is not None:
             src.set_int(opt, int(sel[key]))
-    for key, opt in (("maf", "maf"), ("max_missing", "max-missing"), ("hwe", "hwe")):
+    for key, opt in (("maf", "maf"), ("max_missing", "max-missing"), ("hwe", "hwe"),
+                     ("mind", "mind")):
         if sel.get(key) is not None:
             src.set_double(opt, float(sel[key]))
     if sel.get("hwe_midp"):
