@@ -102,7 +102,7 @@ struct scan_slot {
     size_t p2_cap;
     int packed; /* blk holds the packed rows (p2), not the int8 ones */
     int have_sums;
-    uint64_t *smiss;     /* gsvd_geno_count_missing: this block's missing calls per sample */
+    uint32_t *smiss;     /* gsvd_geno_count_missing: this block's missing calls per sample */
     uint64_t smiss_rows; /* ... and the variants they were counted over */
     size_t rows_cap;
     struct gsvd_geno_info info;
