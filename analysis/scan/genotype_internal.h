@@ -1,10 +1,11 @@
-/* analysis/scan/genotype_internal.h - for analysis/scan/genotype.c, geno_samples.c and geno_rows.c
- * only: the genotype handle's fields, the sample side of opening one (geno_samples.c: the sample
- * IDs of the array, and the mapping of requested IDs onto its columns) and the per-block work of a
- * scan's workers (geno_rows.c: decoded chunk rows to dosages, each row's statistics, filters
- * and scale, the 2-bit packing for the cache).  Files call downwards only: genotype.c ->
- * geno_samples.c, genotype.c -> geno_rows.c.  Thread safety: a handle has one user at a time;
- * during a scan the workers share it read-only, each with its own slot and reader. */
+/* analysis/scan/genotype_internal.h - for analysis/scan/genotype.c, geno_scan.c, geno_samples.c
+ * and geno_rows.c only: the genotype handle's fields, the sample side of opening one
+ * (geno_samples.c: the sample IDs of the array, and the mapping of requested IDs onto its
+ * columns) and the per-block work of a scan's workers (geno_rows.c: decoded chunk rows to
+ * dosages, each row's statistics, filters and scale, the 2-bit packing for the cache).  Files
+ * call downwards only: genotype.c -> geno_samples.c, geno_scan.c -> geno_rows.c (geno_scan.c
+ * uses the handle genotype.c opens, through genotype.h).  Thread safety: a handle has one user
+ * at a time; during a scan the workers share it read-only, each with its own slot and reader. */
 #ifndef GSVD_ANALYSIS_SCAN_GENOTYPE_INTERNAL_H
 #define GSVD_ANALYSIS_SCAN_GENOTYPE_INTERNAL_H
 #include <stdatomic.h>
