@@ -489,6 +489,25 @@ static int set_sample_list(gensvd_source *src, int remove, const char *path)
     return GSVD_OK;
 }
 
+/* The real-valued source options: name, largest value (the smallest is 0), field. */
+static double *real_option(gensvd_source *src, const char *name, double *hi)
+{
+    const struct {
+        const char *name;
+        double hi;
+        double *field;
+    } opts[] = {{"maf", 0.5, &src->maf},
+                {"max-missing", 1, &src->max_missing},
+                {"mind", 1, &src->mind},
+                {"hwe", 1, &src->hwe}};
+    for (size_t k = 0; k < sizeof opts / sizeof *opts; k++)
+        if (!strcmp(name, opts[k].name)) {
+            *hi = opts[k].hi;
+            return opts[k].field;
+        }
+    return NULL;
+}
+
 static int source_set_int(gensvd_source *src, const char *name, int64_t value)
 {
     int flag = value == 0 || value == 1;
@@ -568,8 +587,7 @@ static int source_set_int(gensvd_source *src, const char *name, int64_t value)
         *(!strcmp(name, "variant-start") ? &src->var_start : &src->var_stop) = (uint64_t)value;
         return GSVD_OK;
     }
-    if (!strcmp(name, "maf") || !strcmp(name, "max-missing") || !strcmp(name, "hwe") ||
-        !strcmp(name, "mind"))
+    if (real_option(src, name, &(double){0}))
         return lib_fail(GSVD_EINVAL,
                         "source option '%s' is a real number "
                         "(gensvd_source_set_double)",
@@ -588,31 +606,12 @@ int gensvd_source_set_int(gensvd_source *src, const char *name, int64_t value)
 
 static int source_set_double(gensvd_source *src, const char *name, double value)
 {
-    if (!strcmp(name, "maf")) {
-        if (!(value >= 0 && value <= 0.5))
-            return lib_fail(GSVD_EINVAL, "source option 'maf': %g is out of range (0 to 0.5)",
-                            value);
-        src->maf = value;
-        return GSVD_OK;
-    }
-    if (!strcmp(name, "max-missing")) {
-        if (!(value >= 0 && value <= 1))
-            return lib_fail(GSVD_EINVAL, "source option 'max-missing': %g is out of range (0 to 1)",
-                            value);
-        src->max_missing = value;
-        return GSVD_OK;
-    }
-    if (!strcmp(name, "mind")) {
-        if (!(value >= 0 && value <= 1))
-            return lib_fail(GSVD_EINVAL, "source option 'mind': %g is out of range (0 to 1)",
-                            value);
-        src->mind = value;
-        return GSVD_OK;
-    }
-    if (!strcmp(name, "hwe")) {
-        if (!(value >= 0 && value <= 1))
-            return lib_fail(GSVD_EINVAL, "source option 'hwe': %g is out of range (0 to 1)", value);
-        src->hwe = value;
+    double hi, *field = real_option(src, name, &hi);
+    if (field) {
+        if (!(value >= 0 && value <= hi))
+            return lib_fail(GSVD_EINVAL, "source option '%s': %g is out of range (0 to %g)", name,
+                            value, hi);
+        *field = value;
         return GSVD_OK;
     }
     if (value == floor(value) && fabs(value) < 9e15)
@@ -671,8 +670,7 @@ static int source_set_string(gensvd_source *src, const char *name, const char *v
         src->var_stop = b;
         return GSVD_OK;
     }
-    if (!strcmp(name, "maf") || !strcmp(name, "max-missing") || !strcmp(name, "hwe") ||
-        !strcmp(name, "mind")) {
+    if (real_option(src, name, &(double){0})) {
         double d;
         if (gsvd_parse_double(v, 0, 1, &d) < 0)
             return lib_fail(GSVD_EINVAL, "source option '%s': '%s' is not a number", name, v);
