@@ -42,7 +42,10 @@
  *     ("cohort.vcz/call_genotype/3.0: corrupt chunk: ..."), and pointer out-parameters are NULL.
  *   - The library never writes to stdout or stderr and never exits: messages go to the log
  *     callback, if one is set (a context's, or for what no context hears the process-wide one
- *     of gensvd_set_default_log), and the last error is kept in the context.
+ *     of gensvd_set_default_log), and the last error is kept in the context.  Messages name
+ *     an option as the command line spells it: `--chr 'chr99'` is the source option "chr",
+ *     `pca option 'components'` the options' "components" (a binding may reword them: the
+ *     Python package writes `chr='chr99'` and `argument n_components`).
  *   - Objects made from a context (sources, options, results, destinations) must not outlive
  *     it; *_free functions accept NULL.
  *   - Thread safety: one call at a time per context and per object made from it; different

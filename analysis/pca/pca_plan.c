@@ -5,6 +5,7 @@
 #include "analysis/pca/pca.h"
 
 #include <math.h>
+#include <stdio.h>
 
 #include "analysis/cpu/kernels/pass_avx2.h"
 #include "analysis/cpu/kernels/pass_i8.h"
@@ -82,10 +83,25 @@ static double gram_kernel_bytes(const struct gsvd_backend_params *bp, enum gsvd_
     }
 }
 
+/* --memory as a person reads it in a message: "512 KiB", "300 MiB", "2 GiB". */
+static const char *memory_text(char buf[32], uint64_t bytes)
+{
+    static const char *unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, 32, "%.4g %s", v, unit[u]);
+    return buf;
+}
+
 int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_params *bp,
                   struct gsvd_pca_params *p, uint64_t *cache_bytes)
 {
     double n = (double)gsvd_geno_n_samples(g), l = (double)(p->n_components + p->oversampling);
+    char mem[32];
     double mib = 1048576.0, window = (double)(p->window < 2 ? 2 : p->window);
     double threads = (double)(bp->n_threads ? bp->n_threads : 1);
     /* basis: K, Y and a scratch of n x l x window float64; per pass: X, Y rows (float64) and
@@ -123,9 +139,9 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
         double gram =
             (p->comm ? 4.0 : 3.0) * 8.0 * n * n + gram_kernel_bytes(bp, p->method, n, rows, big);
         if (memory && gram + scan > (double)memory) {
-            gsvd_log_error("--memory %.0f MiB is below what the exact method needs (%.0f MiB for "
+            gsvd_log_error("--memory %s is below what the exact method needs (%.0f MiB for "
                            "%.0f samples: the N x N Gram matrices and the Gram kernel's buffers)",
-                           (double)memory / mib, (gram + scan) / mib, n);
+                           memory_text(mem, memory), (gram + scan) / mib, n);
             return GSVD_EINVAL;
         }
         if (memory)
@@ -137,10 +153,10 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
     if (memory) {
         double fixed = pass + scan, blocks = ((double)memory - fixed) / per_block;
         if (fixed_basis && blocks < window) {
-            gsvd_log_error("--memory %.0f MiB is below the %.0f MiB --method %s needs for %.0f "
+            gsvd_log_error("--memory %s is below the %.0f MiB --method %s needs for %.0f "
                            "samples (basis of %.0f blocks of %.0f columns, pass buffers, decode "
                            "pipeline)%s",
-                           (double)memory / mib, (fixed + window * per_block) / mib,
+                           memory_text(mem, memory), (fixed + window * per_block) / mib,
                            p->method == GSVD_PCA_KRYLOV ? "krylov" : "subspace", n, window, l,
                            p->method == GSVD_PCA_KRYLOV ? "; fewer --max-iter or randomized's "
                                                           "restarted basis fit in less"
@@ -148,9 +164,9 @@ int gsvd_pca_plan(gsvd_geno *g, uint64_t memory, const struct gsvd_backend_param
             return GSVD_EINVAL;
         }
         if (blocks < 2 && !fixed_basis) {
-            gsvd_log_error("--memory %.0f MiB is below the minimum of %.0f MiB for %.0f samples "
+            gsvd_log_error("--memory %s is below the minimum of %.0f MiB for %.0f samples "
                            "(basis of two blocks of %.0f columns, pass buffers, decode pipeline)",
-                           (double)memory / mib, (fixed + 2 * per_block) / mib, n, l);
+                           memory_text(mem, memory), (fixed + 2 * per_block) / mib, n, l);
             return GSVD_EINVAL;
         }
         if (blocks < window && !fixed_basis) {

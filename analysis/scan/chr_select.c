@@ -157,8 +157,7 @@ static void warn_unused(const char *list, const char *what, const uint8_t *hit, 
     for (const char *p = list;; k++) {
         size_t n = strcspn(p, ",");
         if (!hit[k])
-            gsvd_log_warn("%s: no variant on a contig that %s's '%.*s' names", url, what, (int)n,
-                          p);
+            gsvd_log_warn("%s: no variant on the contig '%.*s' of %s", url, (int)n, p, what);
         p += n;
         if (!*p)
             break;

@@ -90,8 +90,8 @@ def test_positional_parameters_and_sgkit_names():
 def test_bad_values_raise_usage_error_before_reading(tmp_path):
     missing = str(tmp_path / "no-such-store.vcz")  # never opened: the options fail first
     out = tmp_path / "out.zarr"
-    for kwargs, word in [({"n_components": 0}, "components"), ({"method": "fast"}, "method"),
-                         ({"tol": 2.0}, "tol"), ({"ld_prune": "0.2"}, "ld-prune"),
+    for kwargs, word in [({"n_components": 0}, "n_components"), ({"method": "fast"}, "method"),
+                         ({"tol": 2.0}, "tol"), ({"ld_prune": "0.2"}, "ld_prune"),
                          ({"memory": "lots"}, "memory"), ({"threads": -1}, "threads"),
                          ({"device": "tpu"}, "device"), ({"variants": "9:3"}, "variants")]:
         with pytest.raises(gensvd.UsageError, match=word) as e:
@@ -99,6 +99,7 @@ def test_bad_values_raise_usage_error_before_reading(tmp_path):
                        **kwargs)
         assert isinstance(e.value, ValueError) and isinstance(e.value, gensvd.GensvdError)
         assert e.value.code == -2  # GENSVD_EINVAL
+        assert "--" not in str(e.value) and "option '" not in str(e.value)  # Python's words
     assert not leftovers(tmp_path, "out")
 
 

@@ -1,6 +1,8 @@
 """ldprune against plink2 --indep-pairwise and related against plink2 --king-cutoff, on a .bed
 written from the same store; their results as masks for pca, from a path and a Dataset."""
 
+import logging
+
 import numpy as np
 import pytest
 
@@ -129,10 +131,27 @@ def test_contig_options_refused():
     """Bad contig options raise before any work, naming the option."""
     with pytest.raises(TypeError, match="from_bp"):
         gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, chr=1, from_bp="5")
-    with pytest.raises(gensvd.GensvdError, match="--from-bp"):
+    with pytest.raises(gensvd.GensvdError, match="from_bp="):
         gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, chr="1,2", from_bp=5)
-    with pytest.raises(gensvd.GensvdError, match="--autosome"):
+    with pytest.raises(gensvd.GensvdError, match="autosome=True"):
         gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, chr=1, autosome=True)
+    with pytest.raises(gensvd.UsageError, match="to_bp=3 is below from_bp=9"):
+        gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, chr=1, from_bp=9, to_bp=3)
+    with pytest.raises(gensvd.UsageError, match="argument mind: 2 is out of range"):
+        gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, mind=2)
+
+
+def test_messages_in_python_words(caplog):
+    """The library's messages (errors and log records) name the call's keywords, not the
+    command line's options."""
+    with caplog.at_level(logging.WARNING, logger="gensvd"):
+        gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, chr="22,zz")
+    text = " ".join(r.getMessage() for r in caplog.records)
+    assert "no variant on the contig 'zz' of chr=" in text and "--" not in text
+    with pytest.raises(gensvd.InputError, match="contigs chr='zz'"):
+        gensvd.ldprune(str(HAPMAP), window=50, r2=0.2, chr="zz")
+    with pytest.raises(gensvd.UsageError, match="argument window is required"):
+        gensvd.ldprune(str(HAPMAP))
 
 
 @pytest.mark.parametrize("given", ["path", "list"])

@@ -12,7 +12,7 @@ import json
 import os
 
 from . import _gensvd as _g
-from . import _options, _progress, _results, _runner, _sources
+from . import _messages, _options, _progress, _results, _runner, _sources
 from ._options import CONTEXT_INT, CONTEXT_STRING, SOURCE_OPTIONS
 
 _REMOTE = {k: v for k, v in {**CONTEXT_INT, **CONTEXT_STRING}.items()}
@@ -89,7 +89,8 @@ def _merge(ds, new, analysis):
     return out
 
 
-def _run(func, analysis, spec, positional, bound, *, source_arg="source", pcs=None):
+def _run(func, analysis, spec, positional, bound, *, source_arg="source", pcs=None,
+         words=None):
     kw = dict(bound)
     source = kw.pop(source_arg, None) if source_arg else None
     given = {k: v for k, v in bound.items() if k != source_arg and (
@@ -132,7 +133,7 @@ def _run(func, analysis, spec, positional, bound, *, source_arg="source", pcs=No
     if rep is not None:
         ctx.set_progress(rep)
     try:
-        res = _runner.call(ctx, _g.run, ctx, opt, src, dest)
+        res = _runner.call(ctx, _g.run, ctx, opt, src, dest, words=words)
     finally:
         ctx.set_progress(None)
         close = getattr(rep, "close", None)
@@ -151,6 +152,15 @@ def _dataset_result(func, analysis, res, source, merge):
     return out
 
 
+def _words(spec, groups):
+    """{option name: (python name, is a flag)} of a function's keywords, for its messages."""
+    names = {o: (p, k == _g.OPTION_FLAG) for p, o, k, _d in spec}
+    for group in groups:
+        for py, default in group.items():
+            names.setdefault(py.replace("_", "-"), (py, default is False))
+    return names
+
+
 def _make(func, analysis, positional, doc, *, source=True, convert=None, extra=None):
     spec = _options.analysis_options(analysis)
     extra = dict(extra if extra is not None else {**_options.OUTPUT_OPTIONS,
@@ -160,6 +170,8 @@ def _make(func, analysis, positional, doc, *, source=True, convert=None, extra=N
     sig = _options.signature(positional, spec, [inputs, context, extra])
     names = [p for p, _d in positional]
 
+    words = _messages.Words(_words(spec, [inputs, context, extra]))
+
     def f(*args, **kwargs):
         try:
             bound = sig.bind(*args, **kwargs)
@@ -167,11 +179,16 @@ def _make(func, analysis, positional, doc, *, source=True, convert=None, extra=N
             raise TypeError(f"{func}(): {e}") from None
         arguments = dict(bound.arguments)
         pcs = arguments.pop("pcs", None) if analysis == _g.PROJECT else None
-        res, src, merge = _run(func, analysis, spec, names, arguments,
-                               source_arg="source" if source else None, pcs=pcs)
-        if convert is not None:
-            return convert(res, arguments)
-        return _dataset_result(func, analysis, res, src, merge)
+        try:
+            res, src, merge = _run(func, analysis, spec, names, arguments,
+                                   source_arg="source" if source else None, pcs=pcs,
+                                   words=words)
+            if convert is not None:
+                return convert(res, arguments)
+            return _dataset_result(func, analysis, res, src, merge)
+        except _g.GensvdError as e:
+            _messages.rewrite_error(e, words)
+            raise
 
     f.__name__ = f.__qualname__ = func
     f.__signature__ = sig

@@ -28,25 +28,27 @@ def log_level():
     return _g.LOG_ERROR
 
 
-def emit_log(ctx):
-    """The run's messages to the logger; errors at DEBUG only: the exception raised carries
-    them (logging's last-resort handler would print them a second time)."""
+def emit_log(ctx, words=None):
+    """The run's messages to the logger (in the call's words: gensvd._messages); errors at
+    DEBUG only: the exception raised carries them (logging's last-resort handler would print
+    them a second time)."""
     messages, dropped = ctx.take_log()
     for level, message in messages:
         log.log(logging.DEBUG if level == _g.LOG_ERROR else _LEVELS.get(level, logging.INFO),
-                "%s", message)
+                "%s", words(message) if words else message)
     if dropped:
         log.warning("%d more messages", dropped)
 
 
-def call(ctx, fn, *args):
+def call(ctx, fn, *args, words=None):
     """fn(*args) (an extension call that releases the GIL and stops when ctx is cancelled),
-    interruptible by Ctrl-C from the main thread."""
+    interruptible by Ctrl-C from the main thread; words (gensvd._messages.Words) rewrites the
+    log's messages."""
     if threading.current_thread() is not threading.main_thread():
         try:
             return fn(*args)
         finally:
-            emit_log(ctx)
+            emit_log(ctx, words)
     box = {}
 
     def target():
@@ -64,7 +66,7 @@ def call(ctx, fn, *args):
         except KeyboardInterrupt as e:
             interrupted = interrupted or e
             ctx.cancel()  # again on a second Ctrl-C: the run is stopping
-    emit_log(ctx)
+    emit_log(ctx, words)
     error = box.get("error")
     if interrupted is not None:
         if error is None or isinstance(error, _g.CancelledError):
