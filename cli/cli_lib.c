@@ -160,10 +160,10 @@ int gsvd_cli_source(gensvd_ctx *ctx, const char *input, const struct gsvd_cli_ge
         rc = gensvd_source_set_string(src, "not-chr", geno->not_chr);
     if (rc == GENSVD_OK && geno->autosome)
         rc = gensvd_source_set_int(src, geno->autosome == 2 ? "autosome-par" : "autosome", 1);
-    if (rc == GENSVD_OK && geno->from_bp)
-        rc = gensvd_source_set_string(src, "from-bp", geno->from_bp);
-    if (rc == GENSVD_OK && geno->to_bp)
-        rc = gensvd_source_set_string(src, "to-bp", geno->to_bp);
+    if (rc == GENSVD_OK && geno->from_bp != GSVD_CLI_BP_UNSET)
+        rc = gensvd_source_set_int(src, "from-bp", (int64_t)geno->from_bp);
+    if (rc == GENSVD_OK && geno->to_bp != GSVD_CLI_BP_UNSET)
+        rc = gensvd_source_set_int(src, "to-bp", (int64_t)geno->to_bp);
     if (rc == GENSVD_OK && geno->var_filter)
         rc = gensvd_source_set_int(src, "var-filter", 1);
     if (rc == GENSVD_OK && geno->var_filter_except)

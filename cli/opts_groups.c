@@ -184,26 +184,93 @@ int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field)
     return 0;
 }
 
-static int parse_bp(const char *cmd, const char *opt, const char *arg, void *field)
+/* A decimal number of 10^digits bases ("1.5" kb = 1500): *bp rounded up (a start) or down (an
+ * end) to a whole base, as plink2 rounds --from-kb and --to-kb.  -1 if not a plain decimal
+ * number or above 2^62 bases. */
+static int decimal_bases(const char *s, int digits, int up, uint64_t *bp)
 {
-    uint64_t n;
-    if (gsvd_cli_parse_uint(arg, 0, (uint64_t)1 << 62, 0, &n) < 0)
+    uint64_t v = 0;
+    int frac = -1, rest = 0, any = 0;
+    for (; *s; s++) {
+        if (*s == '.' && frac < 0) {
+            frac = 0;
+            continue;
+        }
+        if (*s < '0' || *s > '9')
+            return -1;
+        any = 1;
+        if (frac >= digits) {
+            rest |= *s != '0';
+            continue;
+        }
+        if (v > ((uint64_t)1 << 62) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*s - '0');
+        if (frac >= 0)
+            frac++;
+    }
+    for (frac = frac < 0 ? 0 : frac; frac < digits; frac++) {
+        if (v > ((uint64_t)1 << 62) / 10)
+            return -1;
+        v *= 10;
+    }
+    v += (uint64_t)(up && rest);
+    if (!any || v > (uint64_t)1 << 62)
+        return -1;
+    *bp = v;
+    return 0;
+}
+
+/* --{from,to}-{bp,kb,mb}: digits 0, 3 or 6; up for a start. */
+static int parse_bases(const char *cmd, const char *end, int digits, const char *arg, void *field)
+{
+    const char *unit = digits == 0 ? "bp" : digits == 3 ? "kb" : "mb";
+    uint64_t n, had;
+    int bad = digits == 0 ? gsvd_cli_parse_uint(arg, 0, (uint64_t)1 << 62, 0, &n)
+                          : decimal_bases(arg, digits, !strcmp(end, "from"), &n);
+    if (bad < 0)
+        return gsvd_cli_usage_error(cmd, "invalid --%s-%s '%s' (%s)", end, unit, arg,
+                                    digits == 0 ? "a position: a whole number from 0 to 2^62"
+                                                : "a decimal number such as 1.5");
+    memcpy(&had, field, sizeof had);
+    if (had != GSVD_CLI_BP_UNSET)
         return gsvd_cli_usage_error(cmd,
-                                    "invalid %s '%s' (a position: a whole number from 0 to "
-                                    "2^62)",
-                                    opt, arg);
-    memcpy(field, &arg, sizeof arg);
+                                    "--%s-%s: a %s position is given twice (one of --%s-bp, "
+                                    "--%s-kb, --%s-mb, once)",
+                                    end, unit, !strcmp(end, "from") ? "start" : "end", end, end,
+                                    end);
+    memcpy(field, &n, sizeof n);
     return 0;
 }
 
 int gsvd_opt_parse_from_bp(const char *cmd, const char *arg, void *field)
 {
-    return parse_bp(cmd, "--from-bp", arg, field);
+    return parse_bases(cmd, "from", 0, arg, field);
+}
+
+int gsvd_opt_parse_from_kb(const char *cmd, const char *arg, void *field)
+{
+    return parse_bases(cmd, "from", 3, arg, field);
+}
+
+int gsvd_opt_parse_from_mb(const char *cmd, const char *arg, void *field)
+{
+    return parse_bases(cmd, "from", 6, arg, field);
 }
 
 int gsvd_opt_parse_to_bp(const char *cmd, const char *arg, void *field)
 {
-    return parse_bp(cmd, "--to-bp", arg, field);
+    return parse_bases(cmd, "to", 0, arg, field);
+}
+
+int gsvd_opt_parse_to_kb(const char *cmd, const char *arg, void *field)
+{
+    return parse_bases(cmd, "to", 3, arg, field);
+}
+
+int gsvd_opt_parse_to_mb(const char *cmd, const char *arg, void *field)
+{
+    return parse_bases(cmd, "to", 6, arg, field);
 }
 
 const char *const gsvd_opt_device_names[] = {"auto", "cpu", "gpu", NULL};

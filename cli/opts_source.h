@@ -30,15 +30,17 @@ struct gsvd_cli_geno {
     const char *chr;               /* --chr LIST (borrowed from argv) */
     const char *not_chr;           /* --not-chr LIST (borrowed from argv) */
     int autosome;                  /* --autosome 1, --autosome-par 2 */
-    const char *from_bp, *to_bp;   /* --from-bp N, --to-bp N (checked numbers, from argv) */
+    uint64_t from_bp, to_bp;       /* --from-bp/-kb/-mb, --to-bp/-kb/-mb in bases
+                                      [GSVD_CLI_BP_UNSET: not given] */
     /* --extract, --exclude, --extract-bed, --exclude-bed, --extract-range, --exclude-range:
        FILE (borrowed from argv), in the library's option order (gsvd_cli_var_list_names) */
     const char *var_list[GSVD_CLI_VAR_LISTS];
     const char *keep, *remove; /* --keep FILE, --remove FILE (borrowed from argv) */
 };
+#define GSVD_CLI_BP_UNSET UINT64_MAX
 #define GSVD_CLI_GENO_DEFAULT                                                                      \
     {                                                                                              \
-        .max_missing = 1, .mind = 1                                                                \
+        .max_missing = 1, .mind = 1, .from_bp = GSVD_CLI_BP_UNSET, .to_bp = GSVD_CLI_BP_UNSET      \
     }
 _Static_assert(offsetof(struct gsvd_cli_geno, var_stop) ==
                    offsetof(struct gsvd_cli_geno, var_start) + sizeof(uint64_t),
@@ -49,9 +51,15 @@ _Static_assert(offsetof(struct gsvd_cli_geno, var_stop) ==
 int gsvd_opt_parse_variants(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_device(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_tsv(const char *cmd, const char *arg, void *field);
-/* --from-bp/--to-bp N: a whole number from 0 to 2^62, kept as the text (a const char *). */
+/* --from-bp/--to-bp N (a whole number from 0 to 2^62) and their -kb/-mb forms (a decimal
+ * number of kilobases or megabases: a start rounded up to a whole base, an end rounded down,
+ * as plink2 does) into a uint64_t; one of the three forms each (a second is an error). */
 int gsvd_opt_parse_from_bp(const char *cmd, const char *arg, void *field);
+int gsvd_opt_parse_from_kb(const char *cmd, const char *arg, void *field);
+int gsvd_opt_parse_from_mb(const char *cmd, const char *arg, void *field);
 int gsvd_opt_parse_to_bp(const char *cmd, const char *arg, void *field);
+int gsvd_opt_parse_to_kb(const char *cmd, const char *arg, void *field);
+int gsvd_opt_parse_to_mb(const char *cmd, const char *arg, void *field);
 /* What the two accept, as the options' `choices` for completion (NULL-terminated). */
 extern const char *const gsvd_opt_device_names[]; /* auto cpu gpu */
 extern const char *const gsvd_opt_tsv_names[];    /* tsv */
@@ -106,10 +114,17 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
         .dhi = 0.5, .range = "0..0.5", .help = "drop variants with minor allele frequency below X" \
     }
 #define GSVD_OPT_IN_MAX_MISSING(T)                                                                 \
+    {.name = "max-missing",                                                                        \
+     .type = GSVD_OPT_DOUBLE,                                                                      \
+     GSVD_OPT_FIELD(T, geno.max_missing),                                                          \
+     .arg = "X",                                                                                   \
+     .dlo = 0,                                                                                     \
+     .dhi = 1,                                                                                     \
+     .range = "0..1",                                                                              \
+     .help = "drop variants with a missing fraction above X"},                                     \
     {                                                                                              \
-        .name = "max-missing", .type = GSVD_OPT_DOUBLE, GSVD_OPT_FIELD(T, geno.max_missing),       \
-        .arg = "X", .dlo = 0, .dhi = 1, .range = "0..1",                                           \
-        .help = "drop variants with a missing fraction above X"                                    \
+        .name = "geno", .type = GSVD_OPT_DOUBLE, GSVD_OPT_FIELD(T, geno.max_missing), .arg = "X",  \
+        .dlo = 0, .dhi = 1, .range = "0..1", .help = "--max-missing X (plink2's name for it)"      \
     }
 #define GSVD_OPT_IN_HWE(T)                                                                         \
     {.name = "hwe",                                                                                \
@@ -145,16 +160,22 @@ extern const char *const gsvd_opt_tsv_names[];    /* tsv */
          GSVD_OPT_FIELD(T, geno.autosome),                                                         \
          .value = 2,                                                                               \
          .help = "--autosome, also keeping XY (the pseudo-autosomal\nregion as a contig)"},        \
-        {.name = "from-bp",                                                                        \
-         .type = GSVD_OPT_CALL,                                                                    \
-         GSVD_OPT_FIELD(T, geno.from_bp),                                                          \
-         .arg = "N",                                                                               \
-         .parse = gsvd_opt_parse_from_bp,                                                          \
-         .help = "only variants at position N or after, on the\none contig --chr names"},          \
+        {.name = "autosome-xy",                                                                    \
+         .type = GSVD_OPT_FLAG,                                                                    \
+         GSVD_OPT_FIELD(T, geno.autosome),                                                         \
+         .value = 2,                                                                               \
+         .help = "--autosome-par (plink2's other name for it)"},                                   \
+        GSVD_OPT_IN_BP(T, from, bp, "N", "at position N or after"),                                \
+        GSVD_OPT_IN_BP(T, from, kb, "X", "at X kilobases or after"),                               \
+        GSVD_OPT_IN_BP(T, from, mb, "X", "at X megabases or after"),                               \
+        GSVD_OPT_IN_BP(T, to, bp, "N", "at position N or before"),                                 \
+        GSVD_OPT_IN_BP(T, to, kb, "X", "at X kilobases or before"),                                \
+        GSVD_OPT_IN_BP(T, to, mb, "X", "at X megabases or before")
+#define GSVD_OPT_IN_BP(T, end, unit, a, what)                                                      \
     {                                                                                              \
-        .name = "to-bp", .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, geno.to_bp), .arg = "N",         \
-        .parse = gsvd_opt_parse_to_bp,                                                             \
-        .help = "only variants at position N or before, on the\none contig --chr names"            \
+        .name = #end "-" #unit, .type = GSVD_OPT_CALL, GSVD_OPT_FIELD(T, geno.end##_bp), .arg = a, \
+        .parse = gsvd_opt_parse_##end##_##unit,                                                    \
+        .help = "only variants " what ", on the\none contig --chr names"                           \
     }
 #define GSVD_OPT_IN_VAR_FILTER(T)                                                                  \
     {                                                                                              \

@@ -96,7 +96,8 @@ static int apply_contigs(gensvd_source *src, struct sel_owned *own, struct gsvd_
     int rc = GSVD_OK;
 
     if (src->autosome && src->chr)
-        return lib_fail(GSVD_EINVAL, "--autosome cannot be combined with --chr (as in plink2)");
+        return lib_fail(GSVD_EINVAL, "%s cannot be combined with --chr (as in plink2)",
+                        src->autosome == 2 ? "--autosome-par" : "--autosome");
     if (src->chr)
         GSVD_TRY(gsvd_chr_apply(src->tree, src->node, src->chr, 0, "--chr", &own->chr, geno));
     if (src->autosome)

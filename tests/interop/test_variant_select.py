@@ -21,8 +21,8 @@ written here: LowQual on every 5th record, "q10;LowQual" on every 7th, '.' (miss
   variants refuses --var-filter (exit 2);
 - --chr on HapMap3 (contigs 1..22, 23, 25, 26 as PLINK numbers them) against plink2 --chr on a
   .bed of the same store: ldprune's kept variants for 1-22, "2,chr4,20-22" and "X,MT", and for
-  --not-chr, --autosome, --autosome-par and --from-bp/--to-bp as plink2 takes them (plink2's
-  codes: X is 23, MT 26), KING for 1-5; --chr Z (no such contig) fails naming it, 22-1 is
+  --not-chr, --autosome, --autosome-par (-xy) and --from-/--to-bp/kb/mb as plink2 takes them
+  (plink2's codes: X is 23, MT 26), KING for 1-5; --chr Z (no such contig) fails naming it, 22-1 is
   refused;
 - the variant lists on HapMap3 against plink2 --extract/--exclude [bed0|bed1] (check_lists);
   errors naming the file and line, warnings for lists that choose nothing;
@@ -189,8 +189,13 @@ def same_pruning(gensvd, hapmap, bed, tmp, ours, theirs):
                     "-o", mask, "-f", "-q"] + ours))
     if not check(f"ldprune {tag}: exit 0", r.returncode == 0, r.stderr):
         return
+    if os.path.exists(os.path.join(tmp, "prune.prune.in")):
+        os.remove(os.path.join(tmp, "prune.prune.in"))  # not the last case's
     p = run([PLINK2, "--bfile", bed, "--indep-pairwise", "50", "5", "0.2",
              "--out", os.path.join(tmp, "prune")] + theirs)
+    if not check(f"plink2 {' '.join(theirs)}: prune.in written",
+                 os.path.exists(os.path.join(tmp, "prune.prune.in")), p.stderr[-300:]):
+        return
     want = set(open(os.path.join(tmp, "prune.prune.in")).read().split())
     keep = zarr.open_group(mask, mode="r")["variant_ld_keep"][:].astype(bool)
     got = {ids[i] for i in np.flatnonzero(keep)}
@@ -208,7 +213,14 @@ def check_chr(gensvd, hapmap, tmp):
                  ["--not-chr", "X,MT"], ["--not-chr", "1-20"], ["--chr", "1-5", "--not-chr", "3"],
                  ["--autosome"], ["--autosome-par"], ["--autosome", "--not-chr", "2-21"],
                  ["--chr", "6", "--from-bp", "25000000", "--to-bp", "35000000"],
-                 ["--chr", "chr2", "--from-bp", "100000000"], ["--chr", "X", "--to-bp", "60000000"]):
+                 ["--chr", "chr2", "--from-bp", "100000000"], ["--chr", "X", "--to-bp", "60000000"],
+                 # plink2's other names: --autosome-xy, and the bounds in kb or Mb (a start
+                 # rounded up, an end down: rs2070501 lies at 22:15464609, rs9605145 at
+                 # 22:15644904)
+                 ["--autosome-xy"], ["--chr", "6", "--from-mb", "25", "--to-mb", "35.5"],
+                 ["--chr", "22", "--from-kb", "15464.6091"],
+                 ["--chr", "22", "--from-kb", "15464.609", "--to-kb", "15644.9045"],
+                 ["--chr", "22", "--from-mb", "15.4646089", "--to-kb", "15790.3729"]):
         same_pruning(gensvd, hapmap, bed, tmp, opts, opts)
     for opts, what in ((["--autosome", "--chr", "1"], "--autosome"),
                        (["--from-bp", "5"], "--from-bp"),
@@ -216,6 +228,8 @@ def check_chr(gensvd, hapmap, tmp):
                        (["--chr", "1-2", "--from-bp", "5"], "--from-bp"),
                        (["--chr", "1", "--from-bp", "500", "--to-bp", "400"], "--to-bp 400"),
                        (["--chr", "1", "--from-bp", "12x"], "12x"),
+                       (["--chr", "1", "--from-bp", "5", "--from-kb", "1"], "given twice"),
+                       (["--chr", "1", "--to-mb", "1e3"], "1e3"),
                        (["--not-chr", "1-26"], "--not-chr")):
         r = run(on_cpu([gensvd, "pca", hapmap, "-k", "2", "--format", "tsv"] + opts))
         check(f"{' '.join(opts)}: refused, naming {what}", r.returncode in (1, 2)
@@ -242,7 +256,7 @@ def check_chr(gensvd, hapmap, tmp):
 
 
 def check_hwe(gensvd, hapmap, tmp):
-    """--hwe P [--hwe-midp] against plink2 --hwe P [midp] on a .bed of HapMap3: ldprune's kept
+    """--hwe P [--hwe-midp] (and --geno) against plink2 --hwe P [midp] on a .bed of HapMap3: ldprune's kept
     variants (with --maf and --chr beside it too; the .fam's sexes are unknown, so plink2 tests
     no X variant, and neither Y nor MT: gensvd's rule), pca's count of dropped variants against
     plink2's log, and the refusal of haploid calls."""
@@ -253,7 +267,10 @@ def check_hwe(gensvd, hapmap, tmp):
                          (["--hwe", "1e-3", "--hwe-midp"], ["--hwe", "1e-3", "midp"]),
                          (["--hwe", "0.05", "--maf", "0.05"], ["--hwe", "0.05", "--maf", "0.05"]),
                          (["--hwe", "0.2", "--chr", "1-5,X,XY"],
-                          ["--hwe", "0.2", "--chr", "1-5,X,XY"])):
+                          ["--hwe", "0.2", "--chr", "1-5,X,XY"]),
+                         # plink2's --geno, under its name and ours
+                         (["--geno", "0.001", "--hwe", "0.01"], ["--geno", "0.001", "--hwe", "0.01"]),
+                         (["--max-missing", "0.002"], ["--geno", "0.002"])):
         same_pruning(gensvd, hapmap, bed, tmp, ours, theirs)
     p = run([PLINK2, "--bfile", bed, "--hwe", "0.01", "--write-snplist", "--out",
              os.path.join(tmp, "hs")])
