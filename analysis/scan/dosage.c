@@ -9,6 +9,7 @@
 #include "gsvd_config.h"
 #include "analysis/scan/dosage.h"
 
+#include <pthread.h>
 #include <string.h>
 
 #include "common/cpu.h"
@@ -311,4 +312,108 @@ void gsvd_dosage_pack_p2(const int8_t *d, size_t n, uint8_t *o)
             byte |= (d[i] < 0 ? 3u : (unsigned)d[i]) << (2 * (i % 4));
         o[full] = (uint8_t)byte;
     }
+}
+
+/* ---- a subset's samples out of a whole row ------------------------------------------------ */
+
+/* The 64 bits of the bitmap from bit b on. */
+static inline uint64_t bits64(const uint64_t *bits, uint64_t b)
+{
+    uint64_t w = b >> 6;
+    unsigned sh = (unsigned)(b & 63);
+    return sh ? bits[w] >> sh | bits[w + 1] << (64 - sh) : bits[w];
+}
+
+static size_t compact_portable(int8_t *d, size_t n, const uint64_t *bits, uint64_t bit0)
+{
+    size_t p = 0;
+    for (size_t i = 0; i < n; i += 64) {
+        size_t len = n - i < 64 ? n - i : 64;
+        uint64_t m = bits64(bits, bit0 + i);
+        for (size_t k = 0; k < len; k++) { /* branch-free: every byte written, kept ones kept */
+            d[p] = d[i + k];
+            p += (m >> k) & 1;
+        }
+    }
+    return p;
+}
+
+#if DOS_X86
+/* A 64-byte step: the step's bits as a mask, vpcompressb, a masked store of what it kept (in
+ * place: the store ends at or before the step's own bytes end). */
+__attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt"))) static size_t
+compact_vbmi2(int8_t *d, size_t n, const uint64_t *bits, uint64_t bit0)
+{
+    size_t p = 0;
+    for (size_t i = 0; i < n; i += 64) {
+        size_t len = n - i < 64 ? n - i : 64;
+        __mmask64 in = len == 64 ? ~(__mmask64)0 : ((__mmask64)1 << len) - 1;
+        __mmask64 m = bits64(bits, bit0 + i) & in;
+        unsigned k = (unsigned)__builtin_popcountll(m);
+        __m512i v = _mm512_maskz_compress_epi8(m, _mm512_maskz_loadu_epi8(in, d + i));
+        _mm512_mask_storeu_epi8(d + p, k == 64 ? ~(__mmask64)0 : ((__mmask64)1 << k) - 1, v);
+        p += k;
+    }
+    return p;
+}
+
+static int have_vbmi2(void)
+{
+    return have_avx512bw() && __builtin_cpu_supports("avx512vbmi2");
+}
+
+/* For each byte mask, the pshufb control that moves its kept bytes to the front. */
+static uint64_t shuffle8[256];
+static pthread_once_t shuffle8_once = PTHREAD_ONCE_INIT;
+
+static void shuffle8_make(void)
+{
+    for (unsigned m = 0; m < 256; m++) {
+        uint64_t c = 0;
+        unsigned k = 0;
+        for (unsigned b = 0; b < 8; b++)
+            if (m >> b & 1)
+                c |= (uint64_t)b << (8 * k++);
+        shuffle8[m] = c;
+    }
+}
+
+/* 8 bytes a step through the table; each step stores 8 bytes at p <= i, so what it writes past
+ * its kept bytes is written over by the next step or lies past the result, inside the row. */
+__attribute__((target("avx2,popcnt"))) static size_t
+compact_avx2(int8_t *d, size_t n, const uint64_t *bits, uint64_t bit0)
+{
+    size_t p = 0, i = 0;
+    for (; i + 64 <= n; i += 64) {
+        uint64_t m = bits64(bits, bit0 + i);
+        for (unsigned q = 0; q < 64; q += 8) {
+            unsigned b = (unsigned)(m >> q) & 0xff;
+            __m128i x = _mm_loadl_epi64((const __m128i *)(const void *)(d + i + q));
+            x = _mm_shuffle_epi8(x, _mm_cvtsi64_si128((long long)shuffle8[b]));
+            _mm_storel_epi64((__m128i *)(void *)(d + p), x);
+            p += (unsigned)__builtin_popcount(b);
+        }
+    }
+    if (i < n) {
+        uint64_t m = bits64(bits, bit0 + i);
+        for (; i < n; i++, m >>= 1) {
+            d[p] = d[i];
+            p += m & 1;
+        }
+    }
+    return p;
+}
+#endif
+
+size_t gsvd_dosage_compact(int8_t *d, size_t n, const uint64_t *bits, uint64_t bit0)
+{
+#if DOS_X86
+    if (have_vbmi2())
+        return compact_vbmi2(d, n, bits, bit0);
+    if (have_avx2()) {
+        pthread_once(&shuffle8_once, shuffle8_make);
+        return compact_avx2(d, n, bits, bit0);
+    }
+#endif
+    return compact_portable(d, n, bits, bit0);
 }

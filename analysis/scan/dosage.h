@@ -25,5 +25,12 @@ void gsvd_dosage_sums(const int8_t *row, size_t n, int64_t sums[3]);
  * (gsvd_std_p2_row_bytes(n) bytes; code 3 = missing, padding codes 0). */
 void gsvd_dosage_pack_p2(const int8_t *d, size_t n, uint8_t *o);
 
+/* Keep the bytes d[i] whose bit bit0 + i is set in bits (bit k = bits[k / 64] >> (k % 64)),
+ * moved in order to the front of d, in place; returns how many.  bits must be readable up to
+ * word (bit0 + n) / 64 + 1.  The picked samples of a subset, out of a row of all of them: a
+ * compress by mask with AVX-512 VBMI2, shuffles from a table of the 256 byte masks with AVX2,
+ * else one byte a step. */
+size_t gsvd_dosage_compact(int8_t *d, size_t n, const uint64_t *bits, uint64_t bit0);
+
 GSVD_EXTERN_C_END
 #endif /* GSVD_ANALYSIS_SCAN_DOSAGE_H */

@@ -82,6 +82,7 @@ struct diploid_ctx {
     int64_t *rsums;                    /* nv x 3, zeroed before the visit (all samples) */
     size_t n;                          /* N */
     const struct gsvd_geno_pick *pick; /* a subset's samples by column (else NULL) */
+    const uint64_t *bits;              /* ... and its columns as bits, when in column order */
     int8_t *scratch;                   /* a subset: one chunk row's dosages */
 };
 
@@ -106,7 +107,9 @@ static int diploid_piece(void *ctx, const struct gsvd_reader_piece *p)
 
 /* The same for a sample subset: each row of the piece converted whole into the scratch row
  * (vectorised; cheaper than the rule per picked call), then the subset's samples whose
- * columns fall in the piece picked from it. */
+ * columns fall in the piece picked from it: compacted by the column bits when the subset keeps
+ * the array's order (--keep, --remove, --mind, a sample mask), else copied stretch by
+ * stretch. */
 static int diploid_subset_piece(void *ctx, const struct gsvd_reader_piece *p)
 {
     const struct diploid_ctx *c = ctx;
@@ -131,6 +134,11 @@ static int diploid_subset_piece(void *ctx, const struct gsvd_reader_piece *p)
         int64_t unused[3];
         int8_t *d = c->dos + (p->dorg[0] + j) * n;
         gsvd_diploid_dosages(calls + j * stride, p->ext[1], tmp, unused, 1);
+        if (c->bits) { /* pick[k].out == k */
+            size_t kept = gsvd_dosage_compact(tmp, p->ext[1], c->bits, col0);
+            memcpy(d + lo, tmp, kept < hi - lo ? kept : hi - lo);
+            continue;
+        }
         for (size_t k = lo; k < hi;) { /* stretches of consecutive columns and outputs */
             size_t len = pick[k].run < hi - k ? pick[k].run : hi - k;
             if (len == 1)
@@ -159,7 +167,7 @@ int gsvd_geno_make_dosages(gsvd_geno *g, gsvd_reader *r, uint64_t v0, size_t nv,
 
     if (g->rank == 3 && dt->kind == 'i' && dt->size == 1 && P == 2 && z->chunks[2] == 2 &&
         (!g->sample_idx || g->sample_pick)) {
-        struct diploid_ctx c = {NULL, s->rsums, N, g->sample_pick, NULL};
+        struct diploid_ctx c = {NULL, s->rsums, N, g->sample_pick, g->col_bits, NULL};
         uint64_t dstart[3] = {v0, 0, 0}, dcount[3] = {nv, NA, 2};
         GSVD_TRY(gsvd_reserve_large(&s->dos, &s->dos_cap, nv, N)); /* (checks nv x N) */
         c.dos = s->dos;

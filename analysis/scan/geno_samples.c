@@ -76,7 +76,8 @@ out:
 }
 
 /* g->sample_pick: the analysed samples in column order (for readers that visit the columns
- * chunk by chunk).  Left NULL above 2^32 samples (the readers then gather from whole rows). */
+ * chunk by chunk), and g->col_bits when that is their output order too.  Left NULL above 2^32
+ * samples (the readers then gather from whole rows). */
 static int order_by_column(gsvd_geno *g, size_t n_all)
 {
     uint32_t *at;
@@ -102,6 +103,13 @@ static int order_by_column(gsvd_geno *g, size_t n_all)
             a->run = b->run + 1;
     }
     gsvd_free(at);
+    for (size_t i = 0; i < k; i++)
+        if (g->sample_pick[i].out != i)
+            return GSVD_OK; /* another order: the readers copy stretches */
+    if (!(g->col_bits = gsvd_calloc(n_all / 64 + 2, sizeof *g->col_bits)))
+        return GSVD_ENOMEM;
+    for (size_t i = 0; i < k; i++)
+        g->col_bits[g->sample_pick[i].col / 64] |= (uint64_t)1 << (g->sample_pick[i].col % 64);
     return GSVD_OK;
 }
 

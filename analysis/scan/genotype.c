@@ -103,6 +103,7 @@ void gsvd_geno_close(gsvd_geno *g)
     gsvd_free(g->arr_path);
     gsvd_free(g->sample_idx);
     gsvd_free(g->sample_pick);
+    gsvd_free(g->col_bits);
     gsvd_strlist_free(&g->ids);
     gsvd_gcache_free(g->cache);
     gsvd_gcache_free(g->pre);

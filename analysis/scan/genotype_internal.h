@@ -42,7 +42,10 @@ struct gsvd_geno {
     size_t n_samples;          /* analysed samples */
     uint64_t *sample_idx;      /* owned; analysed sample -> array column, NULL = identity */
     struct gsvd_geno_pick *sample_pick; /* owned; with sample_idx: by column (or NULL) */
-    struct gsvd_strlist ids;            /* analysed sample IDs */
+    uint64_t *col_bits;      /* owned; when sample_pick's outputs are in column order too (a subset
+                                that keeps the array's order): bit c set for each picked column c,
+                                one spare word (gsvd_dosage_compact's); else NULL */
+    struct gsvd_strlist ids; /* analysed sample IDs */
     struct gsvd_geno_counts counts;
     gsvd_gcache *cache; /* owned; blocks of the first scan, or NULL */
     int cache_state;    /* 0 filling on the next scan, 1 complete, -1 off, 2 moved: the next scan

@@ -2,7 +2,8 @@
  * allele values (all 65,536, fill -2 and other negatives included) through the vector path and
  * the portable path, for row lengths around the vector width (tails), against the rule written
  * out here; and the row sums (called, sum, sum of squares), also of rows of any int8 dosages
- * (gsvd_dosage_sums: tails, and rows long enough for its 32-bit partial sums to be flushed). */
+ * (gsvd_dosage_sums: tails, and rows long enough for its 32-bit partial sums to be flushed);
+ * and a subset's bytes picked out of a row (gsvd_dosage_compact) against a byte-by-byte pick. */
 #include "gsvd_config.h"
 
 #include <stdint.h>
@@ -59,6 +60,44 @@ static void check_sums(const int8_t *row, size_t n, size_t *bad)
             want[2] += (int64_t)row[i] * row[i];
         }
     *bad += got[0] != want[0] || got[1] != want[1] || got[2] != want[2];
+}
+
+/* gsvd_dosage_compact against the bytes picked one by one: rows of 0..300 bytes from every
+ * bit offset 0..130 of bitmaps of every density (none, all, sparse, dense, runs), in place,
+ * with the bytes after the row untouched. */
+static void check_compact(void)
+{
+    enum { W = 12, N = 300 };
+    uint64_t bits[W];
+    int8_t buf[N + 16], want[N];
+    size_t bad = 0;
+    for (int dens = 0; dens < 6; dens++) {
+        for (size_t w = 0; w < W; w++) {
+            uint64_t h = (w + 1) * 0x9E3779B97F4A7C15ull, r = h ^ h >> 29;
+            bits[w] = dens == 0   ? 0
+                      : dens == 1 ? ~0ull
+                      : dens == 2 ? r & r >> 7 & r >> 13            /* ~1/8 kept */
+                      : dens == 3 ? ~(r & r >> 11)                  /* ~3/4 kept */
+                      : dens == 4 ? 0xFFFF0000FF00F0F0ull * (w & 1) /* runs */
+                                  : r;
+        }
+        for (uint64_t bit0 = 0; bit0 <= 130; bit0++)
+            for (size_t n = 0; n <= N && bit0 + n + 128 <= 64 * W; n += n < 80 ? 1 : 17) {
+                size_t k = 0, got;
+                for (size_t i = 0; i < N + 16; i++)
+                    buf[i] = (int8_t)(i * 37 + bit0);
+                for (size_t i = 0; i < n; i++)
+                    if (bits[(bit0 + i) / 64] >> ((bit0 + i) % 64) & 1)
+                        want[k++] = buf[i];
+                got = gsvd_dosage_compact(buf, n, bits, bit0);
+                bad += got != k || memcmp(buf, want, k) != 0;
+                for (size_t i = n; i < N + 16; i++)
+                    bad += buf[i] != (int8_t)(i * 37 + bit0);
+            }
+    }
+    if (bad)
+        fprintf(stderr, "  gsvd_dosage_compact: %zu bad rows\n", bad);
+    GSVD_CHECK(bad == 0);
 }
 
 int main(void)
@@ -127,6 +166,7 @@ int main(void)
         gsvd_free(big);
     }
     GSVD_CHECK(bad_sums == 0);
+    check_compact();
     if (bad[0] || bad[1])
         fprintf(stderr, "  portable: %zu bad, vector: %zu bad\n", bad[0], bad[1]);
     gsvd_free(row);
