@@ -17,9 +17,11 @@ FUNCTIONS = {"pca": gensvd.pca, "pdist": gensvd.pdist, "ldprune": gensvd.ldprune
              "related": gensvd.related, "project": gensvd.project, "simulate": gensvd.simulate}
 # command-line options a Python function has no use for: output formats and messages (pca's
 # --outlier-out is a TSV of the result's sample_pca_outlier arrays); --var-filter-except is
-# var_filter= with the names
+# var_filter= with the names; plink2's other spellings (--geno is max_missing=, --autosome-xy
+# autosome_par=, the kb and Mb bounds from_bp= and to_bp= times 1,000 or 1,000,000)
 CLI_ONLY = {"format", "plink", "eigensoft", "eigensoft-ind", "outlier-out", "help", "verbose",
-            "quiet", "no-progress", "var-filter-except"}
+            "quiet", "no-progress", "var-filter-except", "geno", "autosome-xy", "from-kb",
+            "from-mb", "to-kb", "to-mb"}
 # keywords the command line has no option for: the binding's, sources in memory, credentials
 # (which the program reads from the environment), the recorded command, and the rows of
 # smartpca's .evec and .eval as arrays (the command line's --eigensoft writes the files)

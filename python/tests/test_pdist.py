@@ -146,3 +146,42 @@ def test_sgkit_pairwise_distance_agrees(complete):
         got = gensvd.pdist(d, metric).values
         # sgkit sums in float64 too: float64 rounding apart
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12, err_msg=metric)
+
+
+def test_pairwise_distance_is_sgkits(tmp_path):
+    """gensvd.pairwise_distance(x, metric) = sgkit.pairwise_distance(x, metric): rows are the
+    vectors, negative and NaN values missing (pairs compared where both are present), for
+    float, integer (values above any ploidy too) and dask input; the result a dask array."""
+    import dask.array as da
+    import sgkit
+    import xarray as xr
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(30, 200))
+    x[rng.random(x.shape) < 0.1] = np.nan  # and the negative half: missing for sgkit
+    xi = rng.integers(-1, 10, size=(25, 300))
+    big = rng.integers(-5, 1000, size=(12, 80))  # above gensvd's ploidies: read as floats
+    cases = [("float", x), ("int", xi), ("int > 100", big),
+             ("dask", da.from_array(x, chunks=(10, 50))), ("DataArray", xr.DataArray(xi))]
+    for name, data in cases:
+        for metric in ("euclidean", "correlation"):
+            got = gensvd.pairwise_distance(data, metric)
+            assert isinstance(got, da.Array), name
+            got = got.compute()
+            ref = np.asarray(sgkit.pairwise_distance(
+                data.data if hasattr(data, "dims") else data, metric=metric).compute())
+            assert got.shape == ref.shape == (data.shape[0],) * 2
+            np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12,
+                                       err_msg=f"{name} {metric}")
+    # sgkit's docstring example
+    ex = np.array([[6, 4, 1], [4, 5, 2], [9, 7, 3]])
+    np.testing.assert_allclose(gensvd.pairwise_distance(ex).compute(),
+                               [[0, 2.44948974, 4.69041576], [2.44948974, 0, 5.47722558],
+                                [4.69041576, 5.47722558, 0]], atol=1e-8)
+    # a pair with no column both rows have: NaN, as sgkit
+    gap = np.array([[1.0, np.nan], [np.nan, 2.0], [1.0, 2.0]])
+    assert np.isnan(gensvd.pairwise_distance(gap).compute()[0, 1])
+    with pytest.raises(ValueError, match="two-dimensional"):
+        gensvd.pairwise_distance(np.zeros((2, 3, 4)))
+    with pytest.raises(gensvd.UsageError, match="metric"):
+        gensvd.pairwise_distance(x, "nope")

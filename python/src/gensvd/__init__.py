@@ -45,6 +45,7 @@ from ._api import (  # noqa: E402
     write,
 )
 from ._results import Result  # noqa: E402
+from ._sgkit import pairwise_distance  # noqa: E402
 
 __version__ = _gensvd.version()[0]
 
@@ -60,6 +61,7 @@ __all__ = [
     "build_info",
     "ldprune",
     "open_info",
+    "pairwise_distance",
     "pca",
     "pdist",
     "project",
