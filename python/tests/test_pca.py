@@ -218,3 +218,41 @@ def test_project_onto_a_result_and_a_store(tmp_path, khuman_ds):
     assert c.attrs["missing"] == "lsq" and np.isfinite(c.sample_pca_projection.values).all()
     with pytest.raises(gensvd.UsageError, match="loadings"):
         gensvd.project(str(KHUMAN), gensvd.pca(str(KHUMAN), 4))
+
+
+def test_svd_compressed_is_dasks():
+    """gensvd.svd_compressed(a, k) returns what dask.array.linalg.svd_compressed(a, k)
+    returns, dask arrays u (m, k), s (k), v (k, n) with dask's signs (svd_flip: each row of v
+    sums >= 0), against numpy's exact SVD (the oracle) for float (negative values, a constant
+    column), integer and dask input; and equals dask's own on a matrix whose top k singular
+    values are separated, where dask's iterations converge."""
+    import dask.array as da
+    from dask.array.utils import svd_flip
+
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=(300, 1000)) - 0.2
+    a[:, 5] = 2.0
+    ai = rng.integers(0, 3, size=(200, 500))
+    for name, data, ref, tol in [("float", a, a, 1e-6), ("int", ai, ai.astype(float), 1e-12),
+                                 ("dask", da.from_array(a, chunks=(100, 300)), a, 1e-6)]:
+        k = 5
+        out = gensvd.svd_compressed(data, k)
+        assert all(isinstance(x, da.Array) for x in out), name
+        u, s, v = (x.compute() for x in out)
+        U, S, V = np.linalg.svd(ref, full_matrices=False)
+        U, V = svd_flip(U[:, :k], V[:k])
+        assert u.shape == (ref.shape[0], k) and s.shape == (k,) and v.shape == (k, ref.shape[1])
+        assert np.abs(s - S[:k]).max() <= tol * S[0], name
+        assert np.abs(u - U).max() <= 1e3 * tol and np.abs(v - V).max() <= 1e3 * tol, name
+    u, s, v = (x.compute() for x in gensvd.svd_compressed(a, 3, coerce_signs=False))
+    assert (u[np.abs(u).argmax(axis=0), range(3)] > 0).all()  # gensvd's own sign rule
+    # a separated spectrum (rank 4 plus noise): dask's own result, to its accuracy
+    low = rng.normal(size=(400, 4)) @ (rng.normal(size=(4, 600)) * [[40], [30], [20], [10]])
+    low += rng.normal(size=low.shape)
+    got = [x.compute() for x in gensvd.svd_compressed(low, 4)]
+    want = [x.compute() for x in da.linalg.svd_compressed(
+        da.from_array(low, chunks=(400, 200)), 4, n_power_iter=4, seed=0)]
+    assert np.abs(got[1] - want[1]).max() <= 1e-6 * want[1][0]
+    assert np.abs(got[0] - want[0]).max() <= 1e-5 and np.abs(got[2] - want[2]).max() <= 1e-5
+    with pytest.raises(ValueError, match="two-dimensional"):
+        gensvd.svd_compressed(np.zeros((3, 4, 2)), 2)

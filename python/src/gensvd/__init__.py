@@ -45,7 +45,7 @@ from ._api import (  # noqa: E402
     write,
 )
 from ._results import Result  # noqa: E402
-from ._sgkit import pairwise_distance  # noqa: E402
+from ._sgkit import pairwise_distance, svd_compressed  # noqa: E402
 
 __version__ = _gensvd.version()[0]
 
@@ -68,5 +68,6 @@ __all__ = [
     "read",
     "related",
     "simulate",
+    "svd_compressed",
     "write",
 ]

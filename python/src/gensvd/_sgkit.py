@@ -1,5 +1,5 @@
-"""Drop-in calls for sgkit's users: the same arguments and the same result as sgkit's function
-of the same name, computed by gensvd."""
+"""Drop-in calls for sgkit's and dask's users: the same arguments and the same result as
+sgkit.pairwise_distance and dask.array.linalg.svd_compressed, computed by gensvd."""
 
 import numbers
 
@@ -70,8 +70,74 @@ def pairwise_distance(x, metric="euclidean", split_every=None, device="cpu", *, 
     dist = _api.pdist(data, metric, transpose=True, device=device, threads=threads,
                       **options)
     values = np.asarray(dist.values if hasattr(dist, "values") else dist, dtype=np.float64)
+    return _as_dask(values)[0]
+
+
+def _as_dask(*arrays):
+    """The arrays as single-chunk dask arrays, as dask's functions return them (numpy arrays
+    where dask is not installed)."""
     try:
         import dask.array as da
     except ImportError:
-        return values
-    return da.from_array(values, chunks=values.shape or -1)
+        return arrays
+    return tuple(da.from_array(a, chunks=a.shape or -1) for a in arrays)
+
+
+def _plain_values(a):
+    """a as gensvd.pca reads a matrix whose every number is a value (none missing but NaN):
+    integers 0..100 and bools as they are (with a ploidy that holds them), anything else as
+    float64; a dask array lazily."""
+    if hasattr(a, "variable") and hasattr(a, "dims"):  # an xarray DataArray
+        a = a.data
+    if _is_dask(a):
+        return (a if a.dtype == np.float64 else a.astype(np.float64)), None
+    a = np.asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"svd_compressed(): a must be two-dimensional, not {a.ndim}-D")
+    if a.dtype.kind == "b":
+        return a.astype(np.int8), 1
+    if a.dtype.kind in "iu" and a.size and 0 <= int(a.min()) and int(a.max()) <= _MAX_INT_VALUE:
+        return a, max(int(a.max()), 1)
+    return a.astype(np.float64, copy=False), None
+
+
+def svd_compressed(a, k, iterator="power", n_power_iter=0, n_oversamples=10, seed=None,
+                   compute=False, coerce_signs=True, *, threads=0, device="cpu", **options):
+    """The rank-k thin singular value decomposition u, s, v of the 2-D array a (a ~ u diag(s)
+    v), as ``dask.array.linalg.svd_compressed(a, k, ...)`` returns it: u (m, k) and v (k, n)
+    orthonormal, s descending, v's rows signed as dask's ``coerce_signs`` signs them (each
+    row's sum >= 0; ``coerce_signs=False``: gensvd's rule, the largest entry of each column of
+    u positive), all three as dask arrays (numpy arrays without dask).
+
+    Computed by gensvd.pca(a, k, transpose=True, scaler="none"): the rows of a are the
+    observations and nothing is centred. Up to 5,000 rows the exact method (the Gram matrix of
+    the rows, float32 products summed in float64: singular values to ~1e-7 relative); above,
+    randomized subspace iterations to pca's default tolerance, which leaves the values that
+    lie in a flat noise bulk as estimates (~1e-2; ``accuracy="bulk"`` converges every one).
+    ``iterator``, ``n_power_iter``, ``n_oversamples`` and ``compute`` are dask's tuning and are
+    not used; ``seed`` (an int) seeds the random start. NaN entries are missing, taken as their
+    column's mean. threads, device and the other keywords: as gensvd.pca's (``method=``,
+    ``accuracy=``, ``tol=``, ...).
+    """
+    del iterator, n_power_iter, n_oversamples, compute  # dask's tuning of its own method
+    if getattr(a, "ndim", 2) != 2:
+        raise ValueError(f"svd_compressed(): a must be two-dimensional, not {a.ndim}-D")
+    data, ploidy = _plain_values(a)
+    if ploidy is not None:
+        options.setdefault("ploidy", ploidy)
+    if seed is not None:
+        if not isinstance(seed, numbers.Integral):
+            raise TypeError("svd_compressed(): seed must be an int (gensvd's start is not drawn "
+                            "from a RandomState)")
+        options.setdefault("seed", int(seed))
+    r = _api.pca(data, k, transpose=True, scaler="none", loadings=True, threads=threads,
+                 device=device, merge=False, **options)
+    s = np.asarray(r["sample_pca_singular_value"], dtype=np.float64)
+    u = np.asarray(r["sample_pca_projection"], dtype=np.float64) / np.where(s > 0, s, 1)
+    v = np.asarray(r["sample_pca_component"], dtype=np.float64).T.copy()
+    v[~np.isfinite(v)] = 0  # columns with no value at all: no part in the decomposition
+    if coerce_signs:
+        signs = np.where(v.sum(axis=1) >= 0, 1.0, -1.0)
+        u *= signs
+        v *= signs[:, None]
+    return _as_dask(u, s, v)
