@@ -382,13 +382,15 @@ static int labels_from_tsv(const char *path, const char *column, const struct gs
     struct gsvd_buf scratch = GSVD_BUF_INIT, how = GSVD_BUF_INIT;
     char **lab = NULL;
     unsigned char *found = NULL;
-    size_t *order = NULL, lab_col, stray = 0;
+    size_t *order = NULL, *row_of = NULL, lab_col, stray = 0, clash = 0, clash_i = 0;
+    size_t clash_rows[2] = {0, 0};
     const char *hint = NULL;
     int rc = GSVD_OK;
 
     GSVD_TRY(tsv_read(path, &f));
     if (!(order = gsvd_str_order(ids->items, ids->n)) ||
         !(lab = gsvd_calloc(ids->n ? ids->n : 1, sizeof *lab)) ||
+        !(row_of = gsvd_calloc(ids->n ? ids->n : 1, sizeof *row_of)) ||
         !(found = gsvd_calloc(ids->n ? ids->n : 1, 1))) {
         rc = GSVD_ENOMEM;
         goto out;
@@ -421,16 +423,30 @@ static int labels_from_tsv(const char *path, const char *column, const struct gs
             stray++;
             continue;
         }
+        if (found[i] && strcmp(lab[i], f.cell[r * f.n_cols + lab_col]) != 0 && !clash++) {
+            clash_i = (size_t)i; /* the first sample given two labels, and its two rows */
+            clash_rows[0] = row_of[i];
+            clash_rows[1] = r + 1;
+        }
         lab[i] = f.cell[r * f.n_cols + lab_col];
+        row_of[i] = r + 1;
         found[i] = 1;
     }
     if (stray)
         gsvd_log_info("%s: %zu rows name samples that are not plotted", path, stray);
+    if (clash)
+        gsvd_log_warn("%s: a sample's label is given again, differently, on %zu row%s (the "
+                      "first: %s, '%s' on row %zu and '%s' on row %zu); the last row's label is "
+                      "drawn",
+                      path, clash, clash == 1 ? "" : "s", ids->items[clash_i],
+                      f.cell[(clash_rows[0] - 1) * f.n_cols + lab_col], clash_rows[0],
+                      f.cell[(clash_rows[1] - 1) * f.n_cols + lab_col], clash_rows[1]);
     GSVD_TRY(report_matches(path, how.data, ids, found, hint));
     GSVD_TRY(labels_from_strings(lab, ids->n, out));
 out:
     gsvd_free(lab);
     gsvd_free(found);
+    gsvd_free(row_of);
     gsvd_free(order);
     gsvd_buf_free(&scratch);
     gsvd_buf_free(&how);

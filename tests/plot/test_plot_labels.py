@@ -16,6 +16,7 @@ same command (plot/pca_plot.h) and the PCs read with zarr-python.  Checked:
   warns with the counts and the first unmatched IDs, computed here; plink's FID/IID layout
   matches by IID, or by FID_IID for a store named as plink 1.9 names VCF samples; a file without
   a header row loses no sample; an array whose sample_id names none of the samples is an error;
+  a sample given two labels is warned about (the last row's drawn), one listed twice alike not;
 - integer label arrays: labels in numeric order (2 before 10), counts as in the array;
 - --pcs beyond the stored components fails before the labels are read."""
 import os
@@ -237,6 +238,25 @@ def check_layouts(gensvd, tmp, pcs, ids, proj):
                 svg], expect=1)
     pc.check("no header: --label-column refused", p.returncode == 1 and bare in p.stderr and
              "header" in p.stderr, p.stderr)
+    # a sample listed twice: with another label, warned (naming it and both rows), the last
+    # row's label drawn; with the same label, silent
+    twice = os.path.join(tmp, "twice.tsv")
+    first, second = rows[0], rows[1]
+    with open(twice, "w") as f:
+        for r in [header, *rows, [first[0], first[1], "Elsewhere"], second]:
+            f.write("\t".join(r) + "\n")
+    svg = os.path.join(tmp, "twice.svg")
+    p = pc.run([gensvd, "plot", "pca", pcs, "--color-by", twice, "-o", svg])
+    moved = dict(want)
+    moved[first[2]] -= 1
+    moved["Elsewhere"] = 1
+    pc.check("a sample labelled twice: warned, naming it and both rows", p.returncode == 0 and
+             f"{first[1]}, '{first[2]}' on row 2 and 'Elsewhere' on row {len(rows) + 2}"
+             in p.stderr and "on 1 row " in p.stderr, p.stderr)
+    pc.check("a sample labelled twice: the last label drawn",
+             sorted(legend_counts(svg)) == sorted(moved.items()), str(legend_counts(svg)))
+    pc.check("a sample listed twice with one label: not counted", p.stderr.count("given again")
+             == 1 and "on 1 row " in p.stderr, p.stderr)
     return joined
 
 
