@@ -14,14 +14,9 @@
 #   THREADS (default 2, as the issue's comparison), N, M (defaults 2000, 200000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-G=${GENSVD:-build/cli/gensvd}
-PY=${PY:-.venv/zarr3/bin/python}
-T=${THREADS:-2}
 N=${N:-2000}
 M=${M:-200000}
-out=bench/out
-mkdir -p "$out"
-tm() { /usr/bin/time -f "%e %M" -o "$out/.time" "$@"; read -r wall rss <"$out/.time"; }
+. bench/common.sh
 rate() { "$PY" -c "import sys; n,m,t=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]); print(f'{n*(n-1)/2*m/t:.3g}')" "$@"; }
 
 S=$out/king_${N}x${M}.vcz

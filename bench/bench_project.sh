@@ -19,20 +19,12 @@
 #   THREADS (default 2), N, M (defaults 2000, 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-G=${GENSVD:-build/cli/gensvd}
-PY=${PY:-.venv/zarr3/bin/python}
-T=${THREADS:-2}
 N=${N:-2000}
 M=${M:-1000000}
-out=bench/out
+. bench/common.sh
 w=$out/project
 mkdir -p "$w"
-tm() { /usr/bin/time -f "%e %M" -o "$out/.time" "$@"; read -r wall rss <"$out/.time"; }
-
-S=$out/sim_${M}x${N}.vcz
-B=$out/sim_${M}x${N}
-[ -d "$S" ] || "$G" simulate -n "$N" -m "$M" -K 3 --fst 0.05 --missing 0.01 --seed 1 -q "$S"
-[ -f "$B.bed" ] || "$PY" tests/pca/pca_oracle.py write-bed "$S" "$B" >/dev/null
+sim_pair "$M" "$N"
 
 # the halves, the fit and the weights (not timed)
 half=$((N / 2))

@@ -13,19 +13,10 @@
 #   THREADS (default 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-G=${GENSVD:-build/cli/gensvd}
-PY=${PY:-.venv/zarr3/bin/python}
-T=${THREADS:-2}
-N=2000 M=1000000
-out=bench/out
+. bench/common.sh
 w=$out/qc
 mkdir -p "$w"
-tm() { /usr/bin/time -f "%e %M" -o "$out/.time" "$@"; read -r wall rss <"$out/.time"; }
-
-S=$out/sim_${M}x${N}.vcz
-B=$out/sim_${M}x${N}
-[ -d "$S" ] || "$G" simulate -n "$N" -m "$M" -K 3 --fst 0.05 --missing 0.01 --seed 1 -q "$S"
-[ -f "$B.bed" ] || "$PY" tests/pca/pca_oracle.py write-bed "$S" "$B" >/dev/null
+sim_pair 1000000 2000
 QC_G=(--autosome --mind 0.0101 --max-missing 0.02 --maf 0.01 --hwe 1e-6)
 QC_P=(--autosome --mind 0.0101 --geno 0.02 --maf 0.01 --hwe 1e-6)
 

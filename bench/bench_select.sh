@@ -14,19 +14,10 @@
 #   THREADS (default 2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-G=${GENSVD:-build/cli/gensvd}
-PY=${PY:-.venv/zarr3/bin/python}
-T=${THREADS:-2}
-N=2000 M=1000000
-out=bench/out
+. bench/common.sh
 w=$out/select
 mkdir -p "$w"
-tm() { /usr/bin/time -f "%e %M" -o "$out/.time" "$@"; read -r wall rss <"$out/.time"; }
-
-S=$out/sim_${M}x${N}.vcz
-B=$out/sim_${M}x${N}
-[ -d "$S" ] || "$G" simulate -n "$N" -m "$M" -K 3 --fst 0.05 --missing 0.01 --seed 1 -q "$S"
-[ -f "$B.bed" ] || "$PY" tests/pca/pca_oracle.py write-bed "$S" "$B" >/dev/null
+sim_pair 1000000 2000
 # 24 ranges of 0.5-2 Mb over the contig's 100 Mb (positions 1, 101, ...), and every tenth sample
 awk 'BEGIN { for (i = 0; i < 24; i++) { a = 2000000 + i * 4000000; print "1", a, a + 500000 + (i % 4) * 500000, "r" i } }' >"$w/ranges.txt"
 awk 'NR % 10 == 0 {print $2}' "$B.fam" >"$w/remove.ids"
