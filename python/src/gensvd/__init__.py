@@ -8,6 +8,8 @@ and numpy or dask arrays; results as xarray Datasets with sgkit's variable names
 
 The functions mirror the commands of the ``gensvd`` program (``man gensvd-pca``): the keyword
 arguments are its options, with ``-`` written ``_``, and the same defaults.
+``gensvd.pairwise_distance`` and ``gensvd.svd_compressed`` take the calls of
+``sgkit.pairwise_distance`` and ``dask.array.linalg.svd_compressed`` as they are.
 """
 
 import importlib.util as _ilu
