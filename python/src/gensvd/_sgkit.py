@@ -15,6 +15,21 @@ def _is_dask(x):
     return type(x).__module__.split(".")[0] == "dask"
 
 
+def _matrix(func, name, a, threads):
+    """a (numpy, dask or xarray array, or anything numpy.asarray takes) as a numpy or dask
+    array, checked to be two-dimensional (ValueError) and threads an int (TypeError), naming
+    the drop-in's function and argument."""
+    if not isinstance(threads, numbers.Integral):
+        raise TypeError(f"{func}(): threads must be an int, not {type(threads).__name__}")
+    if hasattr(a, "variable") and hasattr(a, "dims"):  # an xarray DataArray
+        a = a.data
+    if not _is_dask(a):
+        a = np.asarray(a)
+    if a.ndim != 2:
+        raise ValueError(f"{func}(): {name} must be two-dimensional, not {a.ndim}-D")
+    return a
+
+
 def _with_missing_as_nan(x):
     """x (rows: the vectors) as gensvd reads it, with sgkit's missing values (negative or NaN)
     missing: integers 0..100 as they are (negative is missing for gensvd too), other numbers
@@ -23,9 +38,6 @@ def _with_missing_as_nan(x):
         import dask.array as da
         x = x.astype(np.float64)
         return da.where(x < 0, np.nan, x), None
-    x = np.asarray(x)
-    if x.ndim != 2:
-        raise ValueError(f"pairwise_distance(): x must be two-dimensional, not {x.ndim}-D")
     if x.dtype.kind in "iu" and x.size:
         top = int(x.max())
         if top <= _MAX_INT_VALUE:
@@ -57,14 +69,7 @@ def pairwise_distance(x, metric="euclidean", split_every=None, device="cpu", *, 
     numpy array where dask is not installed.
     """
     del split_every  # sgkit's tuning of its dask reduction: nothing here to tune
-    if getattr(x, "ndim", 2) != 2:
-        raise ValueError(f"pairwise_distance(): x must be two-dimensional, not {x.ndim}-D")
-    if not isinstance(threads, numbers.Integral):
-        raise TypeError(f"pairwise_distance(): threads must be an int, not "
-                        f"{type(threads).__name__}")
-    if hasattr(x, "variable") and hasattr(x, "dims"):  # an xarray DataArray
-        x = x.data
-    data, ploidy = _with_missing_as_nan(x)
+    data, ploidy = _with_missing_as_nan(_matrix("pairwise_distance", "x", x, threads))
     if ploidy is not None:
         options.setdefault("ploidy", ploidy)
     dist = _api.pdist(data, metric, transpose=True, device=device, threads=threads,
@@ -87,13 +92,8 @@ def _plain_values(a):
     """a as gensvd.pca reads a matrix whose every number is a value (none missing but NaN):
     integers 0..100 and bools as they are (with a ploidy that holds them), anything else as
     float64; a dask array lazily."""
-    if hasattr(a, "variable") and hasattr(a, "dims"):  # an xarray DataArray
-        a = a.data
     if _is_dask(a):
         return (a if a.dtype == np.float64 else a.astype(np.float64)), None
-    a = np.asarray(a)
-    if a.ndim != 2:
-        raise ValueError(f"svd_compressed(): a must be two-dimensional, not {a.ndim}-D")
     if a.dtype.kind == "b":
         return a.astype(np.int8), 1
     if a.dtype.kind in "iu" and a.size and 0 <= int(a.min()) and int(a.max()) <= _MAX_INT_VALUE:
@@ -120,9 +120,7 @@ def svd_compressed(a, k, iterator="power", n_power_iter=0, n_oversamples=10, see
     ``accuracy=``, ``tol=``, ...).
     """
     del iterator, n_power_iter, n_oversamples, compute  # dask's tuning of its own method
-    if getattr(a, "ndim", 2) != 2:
-        raise ValueError(f"svd_compressed(): a must be two-dimensional, not {a.ndim}-D")
-    data, ploidy = _plain_values(a)
+    data, ploidy = _plain_values(_matrix("svd_compressed", "a", a, threads))
     if ploidy is not None:
         options.setdefault("ploidy", ploidy)
     if seed is not None:
