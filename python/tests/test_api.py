@@ -138,7 +138,7 @@ def test_errors_carry_the_librarys_message(tmp_path):
     with pytest.raises(gensvd.StoreError, match="exists"):
         gensvd.pca(str(tmp_path / "no-such-store.vcz"), output=tmp_path / "exists.zarr")
     # degenerate input: more components than samples
-    with pytest.raises(gensvd.UsageError, match="components|samples"):
+    with pytest.raises(gensvd.UsageError, match="n_components=5 needs more than 3 samples"):
         gensvd.pca(np.zeros((50, 3, 2), dtype=np.int8), n_components=5)
 
 

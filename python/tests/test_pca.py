@@ -4,6 +4,7 @@ path, a numpy-backed and a dask-backed Dataset and the `gensvd pca -o` program; 
 and merge=True."""
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -256,3 +257,11 @@ def test_svd_compressed_is_dasks():
     assert np.abs(got[0] - want[0]).max() <= 1e-5 and np.abs(got[2] - want[2]).max() <= 1e-5
     with pytest.raises(ValueError, match="two-dimensional"):
         gensvd.svd_compressed(np.zeros((3, 4, 2)), 2)
+    # the library's refusals in svd_compressed's words (k, rows), not pca's
+    for k, message in [(0, "argument k: invalid value '0'"),
+                       (300, "k=300 needs more than 300 rows")]:
+        with pytest.raises(gensvd.UsageError, match=re.escape(message)) as e:
+            gensvd.svd_compressed(a, k)
+        assert "n_components" not in str(e.value) and "samples" not in str(e.value)
+    with pytest.raises(gensvd.UsageError, match="argument method") as e:
+        gensvd.svd_compressed(a, 3, method="fast")

@@ -4,9 +4,9 @@ The library names an option as the command line spells it (``--chr``, ``--memory
 ``pca option 'components'``), which is right for the program and for C callers and wrong for
 someone who wrote ``chr=`` or ``n_components=``. Each message of a call (its exception and its
 log records) is rewritten here with the call's own keywords: ``--chr 'chr99'`` becomes
-``chr='chr99'``, ``--autosome`` ``autosome=True``, ``pca option 'components'`` ``argument
-n_components``. Only the options the function takes are rewritten; text in backquotes (a
-command to run) and every other word is left as it is.
+``chr='chr99'``, ``--autosome`` ``autosome=True``, ``-k 20`` ``n_components=20``, ``pca
+option 'components'`` ``argument n_components``. Only the options the function takes are
+rewritten; text in backquotes (a command to run) and every other word is left as it is.
 """
 
 import re
@@ -19,6 +19,10 @@ _WORD_VALUED = frozenset((
 
 _FLAG = re.compile(r"(?<![\w`-])--([a-z0-9][a-z0-9-]*)"
                    r"(?: (-?[0-9][0-9.eE+-]*\b|'[^']*'|[a-z][a-z0-9-]*))?")
+# The command line's short options the library's messages use (``-k 20 needs more than 10
+# samples``), by the long option they stand for.
+_SHORT_OPTIONS = {"k": "components"}
+_SHORT = re.compile(r"(?<![\w`-])-([a-zA-Z]) (-?[0-9][0-9.eE+-]*\b)")
 _NAMED = re.compile(r"(?:\b[a-z]+ )?option ['\"]([a-z0-9][a-z0-9-]*)['\"]")
 _TICKS = re.compile(r"(`[^`]*`)")
 
@@ -44,6 +48,12 @@ class Words:
             return f"{py}='{value}'"
         return f"{py}= {value}"
 
+    def _short(self, m):
+        option = _SHORT_OPTIONS.get(m.group(1))
+        if option not in self.names:
+            return m.group(0)
+        return f"{self.names[option][0]}={m.group(2)}"
+
     def _named(self, m):
         option = m.group(1)
         if option not in self.names:
@@ -53,7 +63,8 @@ class Words:
     def __call__(self, message):
         parts = _TICKS.split(message)
         for i in range(0, len(parts), 2):  # the even parts lie outside backquotes
-            parts[i] = _NAMED.sub(self._named, _FLAG.sub(self._flag, parts[i]))
+            text = _SHORT.sub(self._short, _FLAG.sub(self._flag, parts[i]))
+            parts[i] = _NAMED.sub(self._named, text)
         return "".join(parts)
 
 

@@ -1,11 +1,14 @@
 """Drop-in calls for sgkit's and dask's users: the same arguments and the same result as
 sgkit.pairwise_distance and dask.array.linalg.svd_compressed, computed by gensvd."""
 
+import contextlib
 import numbers
+import re
 
 import numpy as np
 
 from . import _api
+from . import _gensvd as _g
 
 # sgkit.pairwise_distance's ploidy-free integer values: up to the largest ploidy gensvd takes
 _MAX_INT_VALUE = 100
@@ -28,6 +31,23 @@ def _matrix(func, name, a, threads):
     if a.ndim != 2:
         raise ValueError(f"{func}(): {name} must be two-dimensional, not {a.ndim}-D")
     return a
+
+
+@contextlib.contextmanager
+def _in_words_of(func, under, renames):
+    """Errors raised inside as the drop-in's own: the function underneath (``under()``) named
+    as the drop-in ``func()``, and its words as the drop-in's (renames: {word: the drop-in's},
+    whole words: its keywords, and "samples" for the rows of the matrix, which gensvd reads
+    as samples); each exception keeps its class, code and cause."""
+    try:
+        yield
+    except (_g.GensvdError, TypeError, ValueError) as e:
+        if e.args and isinstance(e.args[0], str):
+            text = e.args[0].replace(f"{under}()", f"{func}()")
+            for old, new in renames.items():
+                text = re.sub(rf"\b{old}\b", new, text)
+            e.args = (text, *e.args[1:])
+        raise
 
 
 def _with_missing_as_nan(x):
@@ -72,8 +92,9 @@ def pairwise_distance(x, metric="euclidean", split_every=None, device="cpu", *, 
     data, ploidy = _with_missing_as_nan(_matrix("pairwise_distance", "x", x, threads))
     if ploidy is not None:
         options.setdefault("ploidy", ploidy)
-    dist = _api.pdist(data, metric, transpose=True, device=device, threads=threads,
-                      **options)
+    with _in_words_of("pairwise_distance", "pdist", {"samples": "rows"}):
+        dist = _api.pdist(data, metric, transpose=True, device=device, threads=threads,
+                          **options)
     values = np.asarray(dist.values if hasattr(dist, "values") else dist, dtype=np.float64)
     return _as_dask(values)[0]
 
@@ -128,8 +149,9 @@ def svd_compressed(a, k, iterator="power", n_power_iter=0, n_oversamples=10, see
             raise TypeError("svd_compressed(): seed must be an int (gensvd's start is not drawn "
                             "from a RandomState)")
         options.setdefault("seed", int(seed))
-    r = _api.pca(data, k, transpose=True, scaler="none", loadings=True, threads=threads,
-                 device=device, merge=False, **options)
+    with _in_words_of("svd_compressed", "pca", {"n_components": "k", "samples": "rows"}):
+        r = _api.pca(data, k, transpose=True, scaler="none", loadings=True, threads=threads,
+                     device=device, merge=False, **options)
     s = np.asarray(r["sample_pca_singular_value"], dtype=np.float64)
     u = np.asarray(r["sample_pca_projection"], dtype=np.float64) / np.where(s > 0, s, 1)
     v = np.asarray(r["sample_pca_component"], dtype=np.float64).T.copy()
