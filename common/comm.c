@@ -130,6 +130,8 @@ int gsvd_comm_agree(gsvd_comm *c, int rc, int *failed_rank)
         return rc > 0 ? rc : GSVD_OK;
     if (who == gsvd_comm_rank(c))
         return rc < 0 ? rc : code;
+    if (rc == GSVD_EPEER) /* it said so at the agreement that failed */
+        return GSVD_EPEER;
     gsvd_log_error("rank %d of %d failed (%s); stopping rank %d", who, gsvd_comm_size(c),
                    gsvd_strerror(code), gsvd_comm_rank(c));
     return GSVD_EPEER;

@@ -85,8 +85,10 @@ void gsvd_comm_abort(gsvd_comm *c, int code);
 /* Agree on success: every rank passes its own rc.  Returns GSVD_OK when every rank succeeded;
  * otherwise the lowest failing rank's code on that rank, and GSVD_EPEER on the others, which
  * log once that rank `failed_rank` failed (with its code's name), so that each process exits
- * with its own message and the failing one's is the cause.  *failed_rank (may be NULL) is the
- * lowest failing rank or -1. */
+ * with its own message and the failing one's is the cause.  A rank passing GSVD_EPEER (it
+ * learnt of a failure at an earlier agreement) is not a cause: the lowest rank that failed
+ * otherwise is, and a rank that passes GSVD_EPEER logs nothing again, so agreeing twice on one
+ * failure names its cause once.  *failed_rank (may be NULL) is the failing rank or -1. */
 GSVD_NODISCARD int gsvd_comm_agree(gsvd_comm *c, int rc, int *failed_rank);
 
 void gsvd_comm_destroy(gsvd_comm *c); /* accepts NULL */

@@ -205,6 +205,12 @@ struct lib_sel {
 };
 GSVD_NODISCARD int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel);
 void lib_sel_free(struct lib_sel *sel);
+/* A distributed --mind counts in collectives inside lib_sel_make, which every rank reaches
+ * through this join (an agreement) exactly once per run: lib_sel_make calls it, with its error
+ * when it fails before counting, and a run that fails before it calls lib_sel_make calls it in
+ * lib_sel_make's place with its error, so the others are not left waiting.  Returns rc, or
+ * GSVD_EPEER where another rank failed; without --mind or a distributed run, rc at once. */
+GSVD_NODISCARD int lib_sel_join(gensvd_source *src, int rc);
 
 /* ---- options ------------------------------------------------------------------------------ */
 

@@ -90,8 +90,11 @@ static int project_setup(struct lib_run *run, const char *pcs, struct gsvd_pca_m
     gsvd_comm *world = lib_world();
     int rc = GSVD_OK;
 
-    GSVD_TRY(reference(run->opt, ref));
-    GSVD_TRY(gsvd_project_model_check(ref, o->k, pcs ? pcs : ""));
+    rc = reference(run->opt, ref);
+    if (rc == GSVD_OK)
+        rc = gsvd_project_model_check(ref, o->k, pcs ? pcs : "");
+    if (rc < 0) /* maybe this rank alone: the others may be counting --mind */
+        return lib_sel_join(run->src, rc);
     GSVD_TRY(lib_sel_make(run->src, 0, sel));
     sel->geno.scaler = GSVD_SCALER_NONE;
     sel->geno.cache_bytes = 0;
@@ -209,8 +212,7 @@ int lib_run_related(struct lib_run *run)
     int rc = GSVD_OK;
 
     rc = lib_backend(run->ctx, NULL, &be); /* first: an unavailable device fails early */
-    if (rc == GSVD_OK)
-        rc = lib_sel_make(run->src, 1, &sel);
+    rc = rc == GSVD_OK ? lib_sel_make(run->src, 1, &sel) : lib_sel_join(run->src, rc);
     sel.geno.scaler = GSVD_SCALER_NONE; /* raw dosages */
     if (rc == GSVD_OK)
         rc = gsvd_geno_open(run->src->tree, run->src->node, &sel.geno, &g);

@@ -246,8 +246,10 @@ static int setup(struct lib_run *run, struct pca_run *p, struct gsvd_pca_params 
     gensvd_source *src = run->src;
     int rc = GSVD_OK;
 
-    GSVD_TRY(check(o));
-    GSVD_TRY(lib_backend(run->ctx, bp, &p->be));
+    GSVD_TRY(check(o)); /* the same on every rank: none reaches lib_sel_make */
+    rc = lib_backend(run->ctx, bp, &p->be);
+    if (rc < 0) /* maybe this rank alone: the others may be counting --mind */
+        return lib_sel_join(src, rc);
     if (strcmp(gsvd_backend_name(p->be), "cpu") != 0) { /* the command line's words */
         if (o->gram_kernel != GSVD_GRAM_AUTO)
             gsvd_log_warn("--gram-kernel applies to the CPU backend only (%s runs its own Gram)",

@@ -641,7 +641,7 @@ int lib_run_pdist(struct lib_run *run)
     const char *output = run->dest ? run->dest->url : NULL;
     struct gsvd_pdist_summary sum = {0};
     gsvd_result *gr = NULL, *held = NULL;
-    int rc = GSVD_OK;
+    int rc = GSVD_OK, joined = 0;
 
     if (o->finalize)
         return run_finalize(run);
@@ -663,6 +663,7 @@ int lib_run_pdist(struct lib_run *run)
     pd.n_threads = lib_threads(run->ctx);
     pd.progress = lib_progress(run->ctx);
     pd.comm = lib_world();
+    joined = 1; /* geno_job's lib_sel_make joins the ranks' --mind */
     GSVD_TRY(run->src->text ? text_job(run, &pd, &j) : geno_job(run, &pd, &j));
     if (run->opt->items_fn &&
         run->opt->items_fn(run->opt->items_user, j.n, (const char *const *)j.ids->items) != 0) {
@@ -687,6 +688,8 @@ int lib_run_pdist(struct lib_run *run)
         held = NULL;
     }
 out:
+    if (!joined && !run->src->text) /* failed before: the others may be counting --mind */
+        rc = lib_sel_join(run->src, rc);
     gsvd_result_free(held);
     gsvd_result_free(gr);
     gsvd_backend_destroy(pd.device);

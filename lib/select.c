@@ -10,11 +10,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/pca/pca.h"
 #include "analysis/scan/chr_select.h"
 #include "analysis/scan/mask.h"
 #include "analysis/scan/var_filter.h"
 #include "analysis/scan/var_list.h"
 #include "common/alloc.h"
+#include "common/comm.h"
 #include "common/err.h"
 #include "common/log.h"
 
@@ -117,25 +119,47 @@ out:
 
 /* plink2's --mind: the samples whose missing call rate over the variants selected so far
  * (before maf, max-missing and hwe, as plink2 counts) is above src->mind leave the selection,
- * which becomes the list of the others, in order.  One pass over the store. */
+ * which becomes the list of the others, in order.  One pass over the store; in a distributed
+ * run each rank counts its part (whole chunk rows) and the integer counts are summed, so every
+ * rank gets the list one process gets.  Collectives: lib_sel_make's joining, then one agree
+ * on the counting and the sum. */
 static int apply_mind(gensvd_source *src, struct sel_owned *own, struct gsvd_geno_params *geno)
 {
     struct gsvd_geno_params p = *geno;
-    const struct gsvd_strlist *ids;
+    gsvd_comm *world = lib_world();
+    const struct gsvd_strlist *ids = NULL;
     gsvd_geno *g = NULL;
     uint64_t *miss = NULL, n_var = 0;
-    size_t n, n_out = 0;
+    size_t n = 0, n_out = 0;
     int rc = GSVD_OK;
 
     p.cache_bytes = 0;
-    GSVD_TRY(gsvd_geno_open(src->tree, src->node, &p, &g));
-    n = gsvd_geno_n_samples(g);
-    ids = gsvd_geno_sample_ids(g);
-    if (!(miss = gsvd_malloc((n ? n : 1) * sizeof *miss))) {
-        rc = GSVD_ENOMEM;
-        goto out;
+    rc = gsvd_geno_open(src->tree, src->node, &p, &g);
+    if (rc == GSVD_OK) {
+        n = gsvd_geno_n_samples(g);
+        ids = gsvd_geno_sample_ids(g);
+        if (!(miss = gsvd_malloc((n + 1) * sizeof *miss))) /* + the variant count */
+            rc = GSVD_ENOMEM;
     }
-    GSVD_TRY(gsvd_geno_count_missing(g, miss, &n_var));
+    if (rc == GSVD_OK && world) {
+        uint64_t a, b, vs, ve;
+        gsvd_geno_range(g, &vs, &ve);
+        gsvd_pca_split_runs(gsvd_geno_chunk_variants(g), vs, ve, gsvd_comm_rank(world),
+                            gsvd_comm_size(world), &a, &b);
+        rc = gsvd_geno_restrict(g, a, b);
+    }
+    if (rc == GSVD_OK)
+        rc = gsvd_geno_count_missing(g, miss, &n_var);
+    if (world) {
+        rc = gsvd_comm_agree(world, rc, NULL);
+        if (rc == GSVD_OK) {
+            miss[n] = n_var;
+            rc = gsvd_comm_sum_u64(world, miss, n + 1);
+            n_var = miss[n];
+        }
+    }
+    if (rc < 0)
+        goto out;
     for (size_t i = 0; i < n; i++) {
         if (n_var > 0 && (double)miss[i] > src->mind * (double)n_var)
             n_out++;
@@ -161,15 +185,23 @@ out:
     return rc;
 }
 
+int lib_sel_join(gensvd_source *src, int rc)
+{
+    gsvd_comm *world = lib_world();
+    if (!world || !src || src->mind >= 1)
+        return rc;
+    return gsvd_comm_agree(world, rc, NULL);
+}
+
 int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
 {
     struct gsvd_geno_params geno = GSVD_GENO_PARAMS_DEFAULT;
     struct sel_owned *own;
-    int rc = GSVD_OK;
+    int rc = GSVD_OK, joined = 0;
 
     memset(sel, 0, sizeof *sel);
     if (!(own = gsvd_calloc(1, sizeof *own)))
-        return GSVD_ENOMEM;
+        return lib_sel_join(src, GSVD_ENOMEM);
     sel->autosomes = own;
     GSVD_TRY(lib_source_ready(src));
     geno.array = src->array;
@@ -223,6 +255,8 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
         if (src->var_list[k])
             GSVD_TRY(
                 gsvd_var_list_apply(src->tree, src->node, src->var_list[k], &own->lists[k], &geno));
+    joined = 1;
+    GSVD_TRY(lib_sel_join(src, GSVD_OK));
     if (src->mind < 1)
         GSVD_TRY(apply_mind(src, own, &geno));
     if (src->hwe > 0) { /* plink2 tests X on females only, Y and MT not at all */
@@ -240,6 +274,8 @@ int lib_sel_make(gensvd_source *src, int king, struct lib_sel *sel)
         GSVD_TRY(gsvd_autosomes_apply(src->tree, src->node, src->all_contigs, &own->au, &geno));
     sel->geno = geno;
 out:
+    if (!joined) /* failed before the ranks' joining: join with the failure */
+        rc = lib_sel_join(src, rc);
     if (rc < 0)
         lib_sel_free(sel);
     return rc;

@@ -66,7 +66,9 @@ static int mpi_max_f64(gsvd_comm *c, double *buf, size_t n)
 
 static int mpi_agree(gsvd_comm *c, int rc, int *failed_rank, int *failed_rc)
 {
-    int who = rc < 0 ? c->rank : INT_MAX, code = rc, e;
+    /* the lowest rank that failed on its own; else (every failure a GSVD_EPEER of an
+     * earlier agreement) the lowest that failed: ranks size.. stand for those */
+    int who = rc >= 0 ? INT_MAX : rc == GSVD_EPEER ? c->size + c->rank : c->rank, code = rc, e;
     e = MPI_Allreduce(MPI_IN_PLACE, &who, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (e != MPI_SUCCESS)
         return mpi_failed("allreduce (status)", e);
@@ -75,6 +77,8 @@ static int mpi_agree(gsvd_comm *c, int rc, int *failed_rank, int *failed_rc)
         *failed_rc = GSVD_OK;
         return GSVD_OK;
     }
+    if (who >= c->size)
+        who -= c->size;
     e = MPI_Bcast(&code, 1, MPI_INT, who, MPI_COMM_WORLD);
     if (e != MPI_SUCCESS)
         return mpi_failed("broadcast (status)", e);

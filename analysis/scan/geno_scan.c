@@ -24,6 +24,11 @@ uint64_t gsvd_geno_n_blocks(const gsvd_geno *g)
     return g->ve == g->vs ? 0 : (g->ve - 1) / g->cv - g->vs / g->cv + 1;
 }
 
+uint64_t gsvd_geno_chunk_variants(const gsvd_geno *g)
+{
+    return g->cv;
+}
+
 /* The scan's producers (common/pipeline.h, the caller helping): n_threads - 1 decoding threads
  * beside the consumer, which decodes while it waits; at n_threads 1 one thread decodes beside
  * it as well. */

@@ -160,6 +160,8 @@ const struct gsvd_geno_counts *gsvd_geno_counts(const gsvd_geno *g);
 
 /* Blocks a scan hands to its callback (chunk rows of the variant range). */
 uint64_t gsvd_geno_n_blocks(const gsvd_geno *g);
+/* Variants in a chunk row of the array (blocks start at its multiples). */
+uint64_t gsvd_geno_chunk_variants(const gsvd_geno *g);
 
 /* Bytes a scan's decode pipeline holds at most (slot buffers of every worker). */
 uint64_t gsvd_geno_scan_bytes(const gsvd_geno *g);

@@ -10,7 +10,9 @@
 # memory for the loadings it gathers; project (mean and least squares, shrinkage corrections,
 # a variant range) and related for R = 1..3, a corrupt chunk stopping each, float dosages
 # refused by project; ldprune (whole contigs per rank) for R = 1..3 on the HapMap3 store and
-# pca --ld-prune for R = 2, 3, a corrupt chunk stopping each; info and simulate refuse to start.  The single-process results are checked against numpy elsewhere
+# pca --ld-prune for R = 2, 3, a corrupt chunk stopping each; --mind counted in parts (pca,
+# ldprune, related, pdist -m king for R = 2, 3; a corrupt chunk and rank 0 out of memory
+# while counting stop every rank); info and simulate refuse to start.  The single-process results are checked against numpy elsewhere
 # (pca_oracles, pca_scale); here the oracle is the one-process run of the same binary, which
 # shares no reduction order with the distributed runs.
 set -u
@@ -437,6 +439,61 @@ check "ldprune corrupt chunk: no table" test ! -s "$T/ldbad.tsv"
 check "pca --ld-prune corrupt chunk: exit 1" test $? = 1
 check "pca --ld-prune corrupt chunk: the others name rank 2" grep -q 'rank 1: rank 2 of 3 failed' "$T/plbad.err"
 check "pca --ld-prune corrupt chunk: no output" test ! -e "$T/plbad.zarr"
+
+# --mind: each rank counts the missing calls of its part of the variants (whole chunk rows)
+# and the integer counts are summed, so every rank removes the samples one process removes
+# (118 of HapMap3's 957 at 0.003): the same bytes and the same count line for pca, ldprune,
+# related and pdist -m king at R = 2, 3.  A corrupt chunk in rank 2's part of the count and
+# rank 0 out of memory while counting stop every rank: exit 1, the cause and each other
+# rank's line once, no output, and no rank left waiting (timeout)
+for mcmd in "pca --device cpu -k 4 --loadings" "ldprune --window 50 --r2 0.1" \
+    "related --device cpu" "pdist --device cpu -m king"; do
+    # shellcheck disable=SC2206
+    mopts=($mcmd --mind 0.003)
+    "$G" "${mopts[@]}" "$HM" -v -o "$T/mind1.zarr" --format tsv >"$T/mind1.tsv" 2>"$T/mind1.err" ||
+        { echo "FAIL one process ${mopts[*]}"; exit 1; }
+    check "${mopts[*]}: one process removes 118" grep -q -- '--mind 0.003: 118 of 957 samples removed' "$T/mind1.err"
+    for r in 2 3; do
+        timeout 600 "${MR[@]}" "$r" "$G" "${mopts[@]}" "$HM" -v -t 1 -o "$T/mindr.zarr" --format tsv \
+            >"$T/mindr.tsv" 2>"$T/mindr.err"
+        check "${mopts[*]} -n $r: exit" test $? = 0
+        check "${mopts[*]} -n $r: TSV bytes" cmp -s "$T/mind1.tsv" "$T/mindr.tsv"
+        check "${mopts[*]} -n $r: Zarr bytes" same_store "$T/mind1.zarr" "$T/mindr.zarr"
+        check "${mopts[*]} -n $r: the same samples removed" \
+            grep -q -- 'rank 0: .*--mind 0.003: 118 of 957 samples removed' "$T/mindr.err"
+        rm -rf "$T/mindr.zarr"
+    done
+    rm -rf "$T/mind1.zarr"
+done
+for mcmd in "pca --device cpu -k 3" "ldprune --window 50"; do
+    # shellcheck disable=SC2206
+    mopts=($mcmd --mind 0.003 -t 1)
+    timeout 600 "${MR[@]}" 3 "$G" "${mopts[@]}" "$T/ldbad.vcz" -o "$T/mindbad.zarr" >/dev/null \
+        2>"$T/mindbad.err"
+    check "${mopts[*]} corrupt chunk: exit 1" test $? = 1
+    check "${mopts[*]} corrupt chunk: rank 2 names the chunk" \
+        grep -q "^gensvd ${mcmd%% *}: error: rank 2: .*corrupt chunk 'call_genotype/7.0.0'" "$T/mindbad.err"
+    for k in 0 1; do
+        check "${mopts[*]} corrupt chunk: rank $k names rank 2, once" \
+            test "$(grep -c "rank $k: rank 2 of 3 failed" "$T/mindbad.err")" = 1
+    done
+    check "${mopts[*]} corrupt chunk: no output" test ! -e "$T/mindbad.zarr"
+done
+if [ -f "$T/fail_malloc.so" ]; then
+    # the counts of 957 samples and the variant count: (957 + 1) x 8 bytes, on rank 0 only
+    timeout 600 "${MR[@]}" 1 -x LD_PRELOAD="$T/fail_malloc.so" -x GSVD_TEST_FAIL_SIZE=7664 \
+        "$G" ldprune --window 50 --mind 0.003 -t 1 "$HM" -o "$T/mindoom.zarr" : \
+        -n 2 "$G" ldprune --window 50 --mind 0.003 -t 1 "$HM" -o "$T/mindoom.zarr" \
+        >/dev/null 2>"$T/mindoom.err"
+    check "--mind rank 0 out of memory: exit 1" test $? = 1
+    check "--mind rank 0 out of memory: the cause on rank 0" \
+        grep -q "rank 0: out of memory" "$T/mindoom.err"
+    for k in 1 2; do
+        check "--mind rank 0 out of memory: rank $k names rank 0, once" \
+            test "$(grep -c "rank $k: rank 0 of 3 failed (out of memory)" "$T/mindoom.err")" = 1
+    done
+    check "--mind rank 0 out of memory: no output" test ! -e "$T/mindoom.zarr"
+fi
 
 # commands that do not run distributed say so instead of racing on one output
 "${MR[@]}" 2 "$G" info "$T/sim.vcz" >"$T/info2.out" 2>"$T/info2.err"
