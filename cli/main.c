@@ -173,6 +173,11 @@ static int run_command(const struct command *cmd, int argc, char **argv)
         }
     }
     rc = cmd->run(argc - 1, argv + 1);
+    /* a failure the other processes have not heard of (one rank's device, network or memory
+     * before their next agreement) ends them all, instead of leaving them waiting for this one;
+     * a usage error every process finds alike ends each of them as usual */
+    if (rc != 0 && rc != GSVD_EXIT_USAGE)
+        gensvd_mpi_fail(rc);
     gensvd_mpi_finalize();
     return rc;
 }

@@ -128,6 +128,8 @@ int gsvd_comm_agree(gsvd_comm *c, int rc, int *failed_rank)
         *failed_rank = who;
     if (who < 0)
         return rc > 0 ? rc : GSVD_OK;
+    if (c)
+        c->failure_agreed = 1;
     if (who == gsvd_comm_rank(c))
         return rc < 0 ? rc : code;
     if (rc == GSVD_EPEER) /* it said so at the agreement that failed */

@@ -43,9 +43,10 @@ struct gsvd_comm_ops {
 
 struct gsvd_comm {
     const struct gsvd_comm_ops *ops;
-    int rank, size; /* this process, and how many there are */
-    int local_rank; /* rank among the processes of this node (picks a GPU) */
-    int local_size; /* processes on this node (shares its cores) */
+    int rank, size;     /* this process, and how many there are */
+    int local_rank;     /* rank among the processes of this node (picks a GPU) */
+    int local_size;     /* processes on this node (shares its cores) */
+    int failure_agreed; /* an agreement reported a failure: every rank has heard of one */
 };
 
 /* Rank and size of c; NULL: 0 and 1. */

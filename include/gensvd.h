@@ -592,6 +592,14 @@ GENSVD_API int gensvd_mpi_size(void); /* 1 without MPI */
  * sets "threads" itself divides the node's cores by it. */
 GENSVD_API int gensvd_mpi_local_size(void);
 GENSVD_API void gensvd_mpi_finalize(void);
+/* For a process of a distributed run that is about to end with a failure (exit status
+ * `status`, not 0), before gensvd_mpi_finalize: when no agreement of the run has reported a
+ * failure yet, the others may be waiting for this process in a collective step and would wait
+ * for ever, so every process of the run is ended now (MPI_Abort with `status`: this call does
+ * not return).  When an agreement has reported a failure (every process has heard of it and
+ * ends too), without MPI, or with status 0, it returns at once.  A usage error that every
+ * process finds alike, before any collective step, need not call it. */
+GENSVD_API void gensvd_mpi_fail(int status);
 
 /* ---- process-wide guards ------------------------------------------------------------------ */
 

@@ -51,6 +51,12 @@ int gensvd_mpi_local_size(void)
     return gsvd_comm_local_size(world); /* 1 without a communicator */
 }
 
+void gensvd_mpi_fail(int status)
+{
+    if (world && status != 0 && !world->failure_agreed)
+        gsvd_comm_abort(world, status);
+}
+
 void gensvd_mpi_finalize(void)
 {
     gsvd_comm_destroy(world);

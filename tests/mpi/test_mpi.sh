@@ -12,7 +12,8 @@
 # refused by project; ldprune (whole contigs per rank) for R = 1..3 on the HapMap3 store and
 # pca --ld-prune for R = 2, 3, a corrupt chunk stopping each; --mind counted in parts (pca,
 # ldprune, related, pdist -m king for R = 2, 3; a corrupt chunk and rank 0 out of memory
-# while counting stop every rank); info and simulate refuse to start.  The single-process results are checked against numpy elsewhere
+# while counting stop every rank); one rank failing before the others' first agreement (its
+# device) ends the run (MPI_Abort) instead of hanging; info and simulate refuse to start.  The single-process results are checked against numpy elsewhere
 # (pca_oracles, pca_scale); here the oracle is the one-process run of the same binary, which
 # shares no reduction order with the distributed runs.
 set -u
@@ -494,6 +495,39 @@ if [ -f "$T/fail_malloc.so" ]; then
     done
     check "--mind rank 0 out of memory: no output" test ! -e "$T/mindoom.zarr"
 fi
+
+# one rank failing where the others cannot hear of it (its device, before their first
+# agreement: rank 0 asks for a GPU this host lacks, ranks 1-2 for the CPU) ends the run at once
+# with the failing rank's status and message (MPI_Abort) instead of leaving the others waiting
+# for it; with --mind too (the others then wait in the count's agreement)
+if ! "$G" related --device gpu "$HM" -q >/dev/null 2>&1; then
+    for extra in "" "--mind 0.003"; do
+        # shellcheck disable=SC2086
+        timeout 300 "${MR[@]}" 1 "$G" related --device gpu "$HM" $extra -t 1 -o "$T/dev.zarr" : \
+            -n 2 "$G" related --device cpu "$HM" $extra -t 1 -o "$T/dev.zarr" >/dev/null 2>"$T/dev.err"
+        st=$?
+        check "one rank without its device $extra: ends, no waiting (exit $st)" test "$st" != 124
+        check "one rank without its device $extra: its status, 3" test "$st" = 3
+        check "one rank without its device $extra: rank 0 says why" \
+            grep -q '^gensvd related: error: rank 0: no usable cuda device' "$T/dev.err"
+        check "one rank without its device $extra: no output" test ! -e "$T/dev.zarr"
+    done
+else
+    echo "this host has a usable GPU: the one-rank device failure is skipped"
+fi
+# the same for an input only rank 0 cannot open (a store its node cannot reach)
+for ucmd in "pca --device cpu -k 3" "ldprune --window 50"; do
+    # shellcheck disable=SC2206
+    uopts=($ucmd -t 1 -o "$T/unreach.zarr")
+    timeout 300 "${MR[@]}" 1 "$G" "${uopts[@]}" "$T/no-such.vcz" : -n 2 "$G" "${uopts[@]}" "$HM" \
+        >/dev/null 2>"$T/unreach.err"
+    st=$?
+    check "${ucmd%% *}: one rank without its input: ends, no waiting (exit $st)" test "$st" != 124
+    check "${ucmd%% *}: one rank without its input: exit 1" test "$st" = 1
+    check "${ucmd%% *}: one rank without its input: rank 0 names it" \
+        grep -q "^gensvd ${ucmd%% *}: error: rank 0: .*no-such.vcz" "$T/unreach.err"
+    check "${ucmd%% *}: one rank without its input: no output" test ! -e "$T/unreach.zarr"
+done
 
 # commands that do not run distributed say so instead of racing on one output
 "${MR[@]}" 2 "$G" info "$T/sim.vcz" >"$T/info2.out" 2>"$T/info2.err"
