@@ -188,23 +188,31 @@ for meth in exact randomized; do
     rm -rf "$T/o1.zarr" "$T/o1.txt"
 done
 
+# rank0_oom NAME SIZE CAUSE OUT CMD...: CMD on 3 ranks with malloc of SIZE bytes failing on
+# rank 0 only (tests/mpi/fail_malloc.c): exit 1, CAUSE on rank 0, ranks 1 and 2 naming rank 0
+# once, no output OUT, no rank left waiting
+rank0_oom() {
+    local name=$1 size=$2 cause=$3 out=$4
+    shift 4
+    timeout 600 "${MR[@]}" 1 -x LD_PRELOAD="$T/fail_malloc.so" -x GSVD_TEST_FAIL_SIZE="$size" \
+        "$@" -o "$out" : -n 2 "$@" -o "$out" >/dev/null 2>"$T/oom.err"
+    check "$name: exit 1" test $? = 1
+    check "$name: the cause on rank 0" grep -q "$cause" "$T/oom.err"
+    for k in 1 2; do
+        check "$name: rank $k names rank 0, once" \
+            test "$(grep -c "rank $k: rank 0 of 3 failed (out of memory); stopping rank $k" "$T/oom.err")" = 1
+    done
+    check "$name: no internal error" test "$(grep -ci internal "$T/oom.err")" = 0
+    check "$name: no output" test ! -e "$out"
+}
+
 # rank 0 out of memory for the loadings it gathers (a malloc shim fails that one size on rank 0
 # only): every rank ends with its own message naming rank 0 and the cause, no output
 if ${CC:-cc} -shared -fPIC -O1 -o "$T/fail_malloc.so" "$ROOT/tests/mpi/fail_malloc.c" -ldl 2>/dev/null; then
     rows=$((40000 * 5 * 8)) # 40,000 variants x k = 5 float64 loadings
-    "${MR[@]}" 1 -x LD_PRELOAD="$T/fail_malloc.so" -x GSVD_TEST_FAIL_SIZE=$((rows + 1)) \
-        "$G" pca --device cpu "$T/sim.vcz" -k 5 --method randomized --loadings -q -t 1 -o "$T/oom.zarr" : \
-        -n 2 "$G" pca --device cpu "$T/sim.vcz" -k 5 --method randomized --loadings -q -t 1 -o "$T/oom.zarr" \
-        >/dev/null 2>"$T/oom.err"
-    check "rank 0 out of memory: exit 1" test $? = 1
-    check "rank 0 out of memory: the cause on rank 0" \
-        grep -q "rank 0: no memory for the $rows bytes of variant rows that rank 0 gathers" "$T/oom.err"
-    for k in 1 2; do
-        check "rank 0 out of memory: rank $k names rank 0" \
-            grep -q "rank $k: rank 0 of 3 failed (out of memory); stopping rank $k" "$T/oom.err"
-    done
-    check "rank 0 out of memory: no internal error" test "$(grep -ci internal "$T/oom.err")" = 0
-    check "rank 0 out of memory: no output" test ! -e "$T/oom.zarr"
+    rank0_oom "rank 0 out of memory" $((rows + 1)) \
+        "rank 0: no memory for the $rows bytes of variant rows that rank 0 gathers" "$T/oom.zarr" \
+        "$G" pca --device cpu "$T/sim.vcz" -k 5 --method randomized --loadings -q -t 1
 else
     echo "no C compiler for the malloc shim: the out-of-memory case is skipped"
 fi
@@ -482,18 +490,8 @@ for mcmd in "pca --device cpu -k 3" "ldprune --window 50"; do
 done
 if [ -f "$T/fail_malloc.so" ]; then
     # the counts of 957 samples and the variant count: (957 + 1) x 8 bytes, on rank 0 only
-    timeout 600 "${MR[@]}" 1 -x LD_PRELOAD="$T/fail_malloc.so" -x GSVD_TEST_FAIL_SIZE=7664 \
-        "$G" ldprune --window 50 --mind 0.003 -t 1 "$HM" -o "$T/mindoom.zarr" : \
-        -n 2 "$G" ldprune --window 50 --mind 0.003 -t 1 "$HM" -o "$T/mindoom.zarr" \
-        >/dev/null 2>"$T/mindoom.err"
-    check "--mind rank 0 out of memory: exit 1" test $? = 1
-    check "--mind rank 0 out of memory: the cause on rank 0" \
-        grep -q "rank 0: out of memory" "$T/mindoom.err"
-    for k in 1 2; do
-        check "--mind rank 0 out of memory: rank $k names rank 0, once" \
-            test "$(grep -c "rank $k: rank 0 of 3 failed (out of memory)" "$T/mindoom.err")" = 1
-    done
-    check "--mind rank 0 out of memory: no output" test ! -e "$T/mindoom.zarr"
+    rank0_oom "--mind rank 0 out of memory" 7664 "rank 0: out of memory" "$T/mindoom.zarr" \
+        "$G" ldprune "$HM" --window 50 --mind 0.003 -t 1
 fi
 
 # one rank failing where the others cannot hear of it (its device, before their first
