@@ -494,37 +494,40 @@ if [ -f "$T/fail_malloc.so" ]; then
         "$G" ldprune "$HM" --window 50 --mind 0.003 -t 1
 fi
 
-# one rank failing where the others cannot hear of it (its device, before their first
-# agreement: rank 0 asks for a GPU this host lacks, ranks 1-2 for the CPU) ends the run at once
-# with the failing rank's status and message (MPI_Abort) instead of leaving the others waiting
-# for it; with --mind too (the others then wait in the count's agreement)
+# lone_failure NAME STATUS CAUSE OUT RANK0... -- OTHERS...: rank 0 runs RANK0 and ranks 1-2
+# OTHERS, each with -o OUT; rank 0 fails alone before the others' next agreement, so the run
+# must end at once (no timeout) with its status and CAUSE on rank 0 (MPI_Abort), no output
+lone_failure() {
+    local name=$1 want=$2 cause=$3 out=$4 first=() others=()
+    shift 4
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do first+=("$1"); shift; done
+    shift
+    others=("$@")
+    timeout 300 "${MR[@]}" 1 "${first[@]}" -o "$out" : -n 2 "${others[@]}" -o "$out" \
+        >/dev/null 2>"$T/lone.err"
+    local st=$?
+    check "$name: ends, no waiting (exit $st)" test "$st" != 124
+    check "$name: its status, $want" test "$st" = "$want"
+    check "$name: rank 0 says why" grep -q "$cause" "$T/lone.err"
+    check "$name: no output" test ! -e "$out"
+}
+# its device (asked for a GPU this host lacks; the others the CPU), also with --mind (the
+# others then wait in the count's agreement), and an input only rank 0 cannot open
 if ! "$G" related --device gpu "$HM" -q >/dev/null 2>&1; then
     for extra in "" "--mind 0.003"; do
         # shellcheck disable=SC2086
-        timeout 300 "${MR[@]}" 1 "$G" related --device gpu "$HM" $extra -t 1 -o "$T/dev.zarr" : \
-            -n 2 "$G" related --device cpu "$HM" $extra -t 1 -o "$T/dev.zarr" >/dev/null 2>"$T/dev.err"
-        st=$?
-        check "one rank without its device $extra: ends, no waiting (exit $st)" test "$st" != 124
-        check "one rank without its device $extra: its status, 3" test "$st" = 3
-        check "one rank without its device $extra: rank 0 says why" \
-            grep -q '^gensvd related: error: rank 0: no usable cuda device' "$T/dev.err"
-        check "one rank without its device $extra: no output" test ! -e "$T/dev.zarr"
+        lone_failure "one rank without its device $extra" 3 '^gensvd related: error: rank 0: ' \
+            "$T/dev.zarr" "$G" related --device gpu "$HM" $extra -t 1 \
+            -- "$G" related --device cpu "$HM" $extra -t 1
     done
 else
     echo "this host has a usable GPU: the one-rank device failure is skipped"
 fi
-# the same for an input only rank 0 cannot open (a store its node cannot reach)
 for ucmd in "pca --device cpu -k 3" "ldprune --window 50"; do
-    # shellcheck disable=SC2206
-    uopts=($ucmd -t 1 -o "$T/unreach.zarr")
-    timeout 300 "${MR[@]}" 1 "$G" "${uopts[@]}" "$T/no-such.vcz" : -n 2 "$G" "${uopts[@]}" "$HM" \
-        >/dev/null 2>"$T/unreach.err"
-    st=$?
-    check "${ucmd%% *}: one rank without its input: ends, no waiting (exit $st)" test "$st" != 124
-    check "${ucmd%% *}: one rank without its input: exit 1" test "$st" = 1
-    check "${ucmd%% *}: one rank without its input: rank 0 names it" \
-        grep -q "^gensvd ${ucmd%% *}: error: rank 0: .*no-such.vcz" "$T/unreach.err"
-    check "${ucmd%% *}: one rank without its input: no output" test ! -e "$T/unreach.zarr"
+    # shellcheck disable=SC2086
+    lone_failure "${ucmd%% *}: one rank without its input" 1 \
+        "^gensvd ${ucmd%% *}: error: rank 0: .*no-such.vcz" "$T/unreach.zarr" \
+        "$G" $ucmd -t 1 "$T/no-such.vcz" -- "$G" $ucmd -t 1 "$HM"
 done
 
 # commands that do not run distributed say so instead of racing on one output
